@@ -1,0 +1,38 @@
+// Any export added here is public API: keep it named, documented and deliberate.
+
+export { SwitchyardError } from './errors/switchyard-error';
+export { ToolDefinitionError } from './errors/tool-definition-error';
+export {
+  type CollectToolSchemasOptions,
+  collectToolSchemas,
+  type FunctionToolSchema,
+  type NamespaceToolSchema,
+  type ResponsesToolSchema,
+  type ToolSchemaEntry,
+  type ToolSchemaManifest,
+  type ToolSearchMode,
+  type ToolSearchToolSchema,
+} from './schema/collect-tool-schemas';
+export {
+  restoreOptionalNulls,
+  type StrictJSONSchemaResult,
+  schemaAcceptsNull,
+  toStrictJSONSchema,
+} from './schema/strict-json-schema';
+export { resolveToolParameters, type ToolParameters } from './schema/tool-parameters';
+export { zodToJSONSchema } from './schema/zod-to-json-schema';
+export { agentToolMap, toolKey } from './tool/agent-tool-map';
+export { defineWorkerTool, TOOL_NAME_PATTERN, type WorkerToolDefinition } from './tool/define-worker-tool';
+export type {
+  AgentToolResult,
+  AnyWorkerAgentTool,
+  JSONSchemaObject,
+  ToolExecutionContext,
+  ToolExecutionMode,
+  ToolPresentationEvent,
+  ToolProgress,
+  ToolResultContentPart,
+  ToolResultImagePart,
+  ToolResultTextPart,
+  WorkerAgentTool,
+} from './tool/worker-agent-tool';

@@ -1,0 +1,308 @@
+import type { JSONSchemaObject } from '../tool/worker-agent-tool';
+
+/** The outcome of `toStrictJSONSchema`: a strict-mode schema, or why the schema cannot be one. */
+export type StrictJSONSchemaResult = { ok: true; schema: JSONSchemaObject } | { ok: false; reason: string };
+
+/** Limits of OpenAI strict mode (structured outputs). */
+const MAX_NESTING_DEPTH = 10;
+const MAX_PROPERTIES = 5000;
+
+/** Keywords kept as they are. */
+const PLAIN_KEYWORDS = new Set([
+  'type',
+  'description',
+  'title',
+  'enum',
+  'const',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  '$ref',
+]);
+
+/**
+ * Annotations that constrain nothing the model must produce. They are dropped: strict mode does
+ * not accept them, and validation still applies a Zod default after a null maps back to absent.
+ */
+const DROPPED_ANNOTATIONS = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+
+/** Keywords this function handles itself. */
+const STRUCTURAL_KEYWORDS = new Set([
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'oneOf',
+  '$defs',
+  'definitions',
+  'propertyNames',
+]);
+
+class StrictRefusal extends Error {}
+
+function refuse(reason: string): never {
+  throw new StrictRefusal(reason);
+}
+
+function pointer(path: readonly string[]): string {
+  return path.length === 0
+    ? '/'
+    : `/${path.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+}
+
+function isPlainObject(value: unknown): value is JSONSchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when the schema already accepts `null`. */
+export function schemaAcceptsNull(schema: unknown): boolean {
+  if (!isPlainObject(schema)) return schema === true;
+  if (schema.type === 'null') return true;
+  if (Array.isArray(schema.type) && schema.type.includes('null')) return true;
+  if ('const' in schema && schema.const === null) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches) && branches.some(schemaAcceptsNull)) return true;
+  }
+  return false;
+}
+
+function makeNullable(schema: JSONSchemaObject): JSONSchemaObject {
+  if (schemaAcceptsNull(schema)) return schema;
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: 'null' }] };
+  const { type } = schema;
+  if ((typeof type === 'string' || Array.isArray(type)) && !('const' in schema) && !('$ref' in schema)) {
+    const types = typeof type === 'string' ? [type, 'null'] : [...type, 'null'];
+    const enumValues = Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {};
+    return { ...schema, type: types, ...enumValues };
+  }
+  const { description, ...rest } = schema;
+  return {
+    ...(typeof description === 'string' ? { description } : {}),
+    anyOf: [rest, { type: 'null' }],
+  };
+}
+
+function isZodSafeIntegerBound(key: string, value: unknown, schema: JSONSchemaObject): boolean {
+  return (
+    schema.type === 'integer' &&
+    ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) ||
+      (key === 'maximum' && value === Number.MAX_SAFE_INTEGER))
+  );
+}
+
+/** A `oneOf` whose object branches are told apart by a shared `const` property: exclusive as `anyOf` too. */
+function isDiscriminatedUnion(branches: unknown[]): boolean {
+  if (branches.length < 2 || !branches.every(isPlainObject)) return false;
+  const objects = branches as JSONSchemaObject[];
+  const first = objects[0]?.properties;
+  if (!isPlainObject(first)) return false;
+  return Object.keys(first).some((key) => {
+    const seen = new Set<unknown>();
+    for (const branch of objects) {
+      const properties = branch.properties;
+      if (!isPlainObject(properties)) return false;
+      const property = properties[key];
+      const required = Array.isArray(branch.required) && branch.required.includes(key);
+      if (!isPlainObject(property) || !('const' in property) || !required || seen.has(property.const))
+        return false;
+      seen.add(property.const);
+    }
+    return true;
+  });
+}
+
+interface ProjectionState {
+  properties: number;
+}
+
+function project(node: unknown, path: string[], depth: number, state: ProjectionState): JSONSchemaObject {
+  if (!isPlainObject(node)) {
+    refuse(
+      `a schema that is not an object (${JSON.stringify(node)}) at ${pointer(path)} is not supported in strict mode`,
+    );
+  }
+  if (depth > MAX_NESTING_DEPTH) {
+    refuse(`nesting deeper than ${MAX_NESTING_DEPTH} levels at ${pointer(path)} exceeds strict mode's limit`);
+  }
+  const keys = Object.keys(node);
+  const meaningful = keys.filter(
+    (key) => !DROPPED_ANNOTATIONS.has(key) && key !== 'description' && key !== 'title',
+  );
+  if (meaningful.length === 0) {
+    refuse(`an unconstrained schema (any value) at ${pointer(path)} is not supported in strict mode`);
+  }
+
+  const result: JSONSchemaObject = {};
+  for (const key of keys) {
+    const value = node[key];
+    if (DROPPED_ANNOTATIONS.has(key) || isZodSafeIntegerBound(key, value, node)) continue;
+    if (PLAIN_KEYWORDS.has(key)) {
+      result[key] = value;
+      continue;
+    }
+    if (!STRUCTURAL_KEYWORDS.has(key)) {
+      refuse(`keyword '${key}' at ${pointer(path)} is not supported in strict mode`);
+    }
+  }
+
+  const isObject = node.type === 'object' || (node.type === undefined && 'properties' in node);
+  if (isObject) {
+    const additional = node.additionalProperties;
+    if (additional !== undefined && additional !== false) {
+      refuse(
+        isPlainObject(additional) && Object.keys(additional).length > 0
+          ? `a record (additionalProperties with a schema) at ${pointer(path)} is not supported in strict mode`
+          : `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
+      );
+    }
+    if ('propertyNames' in node)
+      refuse(`keyword 'propertyNames' at ${pointer(path)} is not supported in strict mode`);
+    const properties = isPlainObject(node.properties) ? node.properties : {};
+    const required = new Set(Array.isArray(node.required) ? node.required : []);
+    const projected: JSONSchemaObject = {};
+    for (const [name, property] of Object.entries(properties)) {
+      state.properties += 1;
+      if (state.properties > MAX_PROPERTIES) {
+        refuse(`more than ${MAX_PROPERTIES} properties in all exceeds strict mode's limit`);
+      }
+      const child = project(property, [...path, 'properties', name], depth + 1, state);
+      projected[name] = required.has(name) ? child : makeNullable(child);
+    }
+    result.properties = projected;
+    result.required = Object.keys(projected);
+    result.additionalProperties = false;
+  } else if ('properties' in node || 'required' in node || 'additionalProperties' in node) {
+    refuse(`object keywords on a non-object schema at ${pointer(path)} are not supported in strict mode`);
+  }
+
+  if ('items' in node) {
+    if (Array.isArray(node.items)) refuse(`tuple items at ${pointer(path)} are not supported in strict mode`);
+    result.items = project(node.items, [...path, 'items'], depth + 1, state);
+  }
+
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (!(key in node)) continue;
+    const branches = node[key];
+    if (!Array.isArray(branches) || branches.length === 0) {
+      refuse(`'${key}' at ${pointer(path)} must be a non-empty array`);
+    }
+    if (path.length === 0) refuse(`'${key}' at the root is not supported in strict mode`);
+    if (key === 'oneOf' && !isDiscriminatedUnion(branches)) {
+      refuse(
+        `'oneOf' at ${pointer(path)} is not supported in strict mode (only discriminated unions map to anyOf)`,
+      );
+    }
+    const projected = branches.map((branch, index) =>
+      project(branch, [...path, key, String(index)], depth + 1, state),
+    );
+    result.anyOf = [...(Array.isArray(result.anyOf) ? result.anyOf : []), ...projected];
+  }
+
+  for (const key of ['$defs', 'definitions'] as const) {
+    const definitions = node[key];
+    if (definitions === undefined) continue;
+    if (!isPlainObject(definitions)) refuse(`'${key}' at ${pointer(path)} must be an object`);
+    const projected: JSONSchemaObject = {};
+    for (const [name, definition] of Object.entries(definitions)) {
+      projected[name] = project(definition, [...path, key, name], 0, state);
+    }
+    result[key] = projected;
+  }
+
+  return result;
+}
+
+/**
+ * Projects a JSON Schema onto what OpenAI strict mode accepts: every property required, optional
+ * ones made nullable, `additionalProperties: false` on every object. A schema that strict mode
+ * cannot express faithfully is refused with a reason instead of being turned into a wrong schema.
+ *
+ * Contract: never throws; never mutates its input. `restoreOptionalNulls` undoes the
+ * optional-to-nullable step on values the model sends back.
+ *
+ * @example
+ * toStrictJSONSchema({ type: 'object', properties: { limit: { type: 'integer' } } })
+ * // { ok: true, schema: { type: 'object', properties: { limit: { type: ['integer', 'null'] } },
+ * //   required: ['limit'], additionalProperties: false } }
+ */
+export function toStrictJSONSchema(jsonSchema: JSONSchemaObject): StrictJSONSchemaResult {
+  if (!isPlainObject(jsonSchema) || jsonSchema.type !== 'object') {
+    return { ok: false, reason: 'the root of a strict schema must be an object schema' };
+  }
+  try {
+    return { ok: true, schema: project(jsonSchema, [], 0, { properties: 0 }) };
+  } catch (error) {
+    if (error instanceof StrictRefusal) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+function resolveRef(ref: string, root: JSONSchemaObject): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const part = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!isPlainObject(node)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+function restore(value: unknown, schema: unknown, root: JSONSchemaObject, depth: number): unknown {
+  if (!isPlainObject(schema) || depth > 64) return value;
+  if (typeof schema.$ref === 'string') return restore(value, resolveRef(schema.$ref, root), root, depth + 1);
+  if (Array.isArray(value)) {
+    return 'items' in schema ? value.map((item) => restore(item, schema.items, root, depth + 1)) : value;
+  }
+  if (!isPlainObject(value)) return value;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches)) continue;
+    const objectBranches = branches.filter(
+      (branch) =>
+        isPlainObject(branch) && (branch.type === 'object' || 'properties' in branch || '$ref' in branch),
+    );
+    // Only an unambiguous object branch tells which properties were optional.
+    return objectBranches.length === 1 ? restore(value, objectBranches[0], root, depth + 1) : value;
+  }
+  const properties = isPlainObject(schema.properties) ? schema.properties : undefined;
+  if (!properties) return value;
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const restored: JSONSchemaObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    const property = properties[key];
+    if (item === null && property !== undefined && !required.has(key) && !schemaAcceptsNull(property))
+      continue;
+    restored[key] = property === undefined ? item : restore(item, property, root, depth + 1);
+  }
+  return restored;
+}
+
+/**
+ * Maps the `null` of a formerly optional property back to "absent", guided by the original
+ * (pre-strict) JSON Schema: a `null` stays only where the original schema accepts `null`.
+ *
+ * Contract: returns a new value; never mutates `value`.
+ */
+export function restoreOptionalNulls<T>(value: T, originalSchema: JSONSchemaObject): T {
+  return restore(value, originalSchema, originalSchema, 0) as T;
+}

@@ -1,0 +1,182 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import { SwitchyardError } from '../errors/switchyard-error';
+import { ToolDefinitionError } from '../errors/tool-definition-error';
+import { defineWorkerTool, type WorkerToolDefinition } from './define-worker-tool';
+import type { AgentToolResult, ToolExecutionContext } from './worker-agent-tool';
+
+const schema = z.object({ path: z.string(), limit: z.number().int().optional() });
+
+function valid(
+  overrides: Partial<WorkerToolDefinition<typeof schema>> = {},
+): WorkerToolDefinition<typeof schema> {
+  return {
+    name: 'read_note',
+    description: 'Read a note.',
+    schema,
+    describeActivity: ({ path }) => `Reading ${path}`,
+    execute: ({ path }) => ({ content: path }),
+    ...overrides,
+  };
+}
+
+function definitionError(run: () => unknown): ToolDefinitionError {
+  try {
+    run();
+  } catch (error) {
+    if (ToolDefinitionError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ToolDefinitionError');
+}
+
+const context: ToolExecutionContext = {
+  signal: new AbortController().signal,
+  toolCallId: 'call_1',
+  reportProgress: () => {},
+};
+
+describe('tool defaults', () => {
+  it('fills in sequential, not read-only, not destructive', () => {
+    const tool = defineWorkerTool(valid());
+    expect(tool.executionMode).toBe('sequential');
+    expect(tool.isReadOnly).toBe(false);
+    expect(tool.isDestructive).toBe(false);
+    expect('strict' in tool).toBe(false);
+    expect(Object.isFrozen(tool)).toBe(true);
+  });
+
+  it('makes a synchronous execute asynchronous', async () => {
+    const tool = defineWorkerTool(valid());
+    const pending = tool.execute({ path: 'a.md' }, context);
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).resolves.toEqual({ content: 'a.md' });
+  });
+
+  it('keeps the optional fields it was given', () => {
+    const tool = defineWorkerTool(
+      valid({
+        namespace: 'notes',
+        namespaceDescription: 'Notes',
+        deferLoading: true,
+        strict: true,
+        executionMode: 'parallel',
+        isReadOnly: true,
+      }),
+    );
+    expect(tool).toMatchObject({
+      namespace: 'notes',
+      namespaceDescription: 'Notes',
+      deferLoading: true,
+      strict: true,
+      executionMode: 'parallel',
+      isReadOnly: true,
+    });
+  });
+});
+
+describe('contract errors', () => {
+  it.each([
+    ['name', { name: 'read note' }],
+    ['name', { name: '' }],
+    ['name', { name: 'x'.repeat(65) }],
+    ['name', { name: 'notes.read' }],
+    ['description', { description: '  ' }],
+    ['namespace', { namespace: '' }],
+    ['namespace', { namespace: 'my namespace' }],
+    ['namespaceDescription', { namespaceDescription: 'Notes' }],
+    ['executionMode', { executionMode: 'concurrent' as never }],
+    ['isDestructive', { isReadOnly: true, isDestructive: true }],
+    ['strict', { strict: 'yes' as never }],
+    ['deferLoading', { deferLoading: 1 as never }],
+    ['describeActivity', { describeActivity: undefined as never }],
+    ['describeCompletedActivity', { describeCompletedActivity: 'done' as never }],
+    ['execute', { execute: undefined as never }],
+    ['jsonSchema', { jsonSchema: { type: 'array' } }],
+    ['jsonSchema', { jsonSchema: [] as never }],
+  ])('names the field %s', (field, overrides) => {
+    const error = definitionError(() => defineWorkerTool(valid(overrides)));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(field);
+    expect(error.name).toBe('ToolDefinitionError');
+  });
+
+  it('refuses a schema with a non-object root', () => {
+    const error = definitionError(() => defineWorkerTool(valid({ schema: z.string() as never })));
+    expect(error.field).toBe('schema');
+    expect(error.message).toContain('function tool parameters must use a root object schema');
+  });
+
+  it('refuses a schema that is not Zod', () => {
+    const error = definitionError(() => defineWorkerTool(valid({ schema: { type: 'object' } as never })));
+    expect(error.field).toBe('schema');
+  });
+
+  it('refuses a schema JSON Schema cannot express', () => {
+    const error = definitionError(() =>
+      defineWorkerTool(valid({ schema: z.object({ at: z.date() }) as never })),
+    );
+    expect(error.field).toBe('schema');
+  });
+
+  it('refuses strict: true on a schema strict mode cannot express, with the reason', () => {
+    const error = definitionError(() =>
+      defineWorkerTool(
+        valid({ strict: true, schema: z.object({ tags: z.record(z.string(), z.string()) }) as never }),
+      ),
+    );
+    expect(error.field).toBe('strict');
+    expect(error.message).toContain('record');
+  });
+
+  it('refuses strict: true on an external schema that is not already strict', () => {
+    const error = definitionError(() =>
+      defineWorkerTool(
+        valid({ strict: true, jsonSchema: { type: 'object', properties: { a: { type: 'string' } } } }),
+      ),
+    );
+    expect(error.field).toBe('strict');
+  });
+
+  it('marks errors so they are recognised across copies of core', () => {
+    const error = definitionError(() => defineWorkerTool(valid({ name: '' })));
+    expect(SwitchyardError.isInstance(error)).toBe(true);
+    expect(ToolDefinitionError.isInstance(new Error('x'))).toBe(false);
+    expect(ToolDefinitionError.isInstance(new SwitchyardError('x'))).toBe(false);
+    const lookalike = { [Symbol.for('switchyard.error.ToolDefinitionError')]: true };
+    expect(ToolDefinitionError.isInstance(lookalike)).toBe(true);
+  });
+});
+
+describe('type inference', () => {
+  it('gives execute and the labels the output type of the schema', () => {
+    const tool = defineWorkerTool({
+      name: 'search',
+      description: 'Search.',
+      schema: z.object({
+        query: z.string(),
+        limit: z.number().default(10),
+        tags: z.array(z.string()).optional(),
+      }),
+      describeActivity: (params) => {
+        expectTypeOf(params).toEqualTypeOf<{ query: string; limit: number; tags?: string[] | undefined }>();
+        return params.query;
+      },
+      execute: async (params, context) => {
+        expectTypeOf(params.limit).toEqualTypeOf<number>();
+        expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>();
+        return { content: 'ok', details: { hits: 3 } };
+      },
+      describeCompletedActivity: (_params, result) => {
+        expectTypeOf(result).toEqualTypeOf<AgentToolResult<{ hits: number }>>();
+        return `Found ${result.details?.hits}`;
+      },
+    });
+    expectTypeOf(tool.execute)
+      .parameter(0)
+      .toEqualTypeOf<{ query: string; limit: number; tags?: string[] | undefined }>();
+    // @ts-expect-error: a string root schema is refused by the types as well
+    expect(() => defineWorkerTool({ ...valid(), schema: z.string() })).toThrow();
+    expect(tool.name).toBe('search');
+  });
+});

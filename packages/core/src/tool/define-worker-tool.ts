@@ -1,0 +1,250 @@
+import type { z } from 'zod';
+import { ToolDefinitionError } from '../errors/tool-definition-error';
+import { resolveToolParameters } from '../schema/tool-parameters';
+import type {
+  AgentToolResult,
+  JSONSchemaObject,
+  ToolExecutionContext,
+  ToolExecutionMode,
+  WorkerAgentTool,
+} from './worker-agent-tool';
+
+/** Tool and namespace names the Responses API accepts. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** What `defineWorkerTool` takes. `execute` receives `z.output` of the schema. */
+export interface WorkerToolDefinition<
+  TSchema extends z.ZodType<Record<string, unknown>>,
+  TDetails = unknown,
+> {
+  /** What the model sees and calls: `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string;
+  /** What the tool does; the model reads it to decide whether to call it. */
+  description: string;
+  /** Zod object schema the arguments are validated against before `execute`. */
+  schema: TSchema;
+  /** A live external JSON Schema (object root) sent byte-for-byte unchanged instead of the Zod one. */
+  jsonSchema?: JSONSchemaObject;
+  /** Enforce the schema in strict mode. Unset: strict when the schema allows it, else a stated fallback. */
+  strict?: boolean;
+  /** Group the tool under a provider namespace (same pattern as a tool name). */
+  namespace?: string;
+  /** Description of the namespace; requires `namespace`. */
+  namespaceDescription?: string;
+  /** Keep the schema behind Tool Search until selected. Default false. */
+  deferLoading?: boolean;
+  /** Default `'sequential'`. */
+  executionMode?: ToolExecutionMode;
+  /** Default false. */
+  isReadOnly?: boolean;
+  /** Default false. */
+  isDestructive?: boolean;
+  /** A short label while the call runs, e.g. "Reading notes/todo.md". Must not throw. */
+  describeActivity(params: z.output<TSchema>): string;
+  /** A label that replaces the activity label when done. Must not throw. */
+  describeCompletedActivity?(params: z.output<TSchema>, result: AgentToolResult<TDetails>): string;
+  /** The work. May return the result directly or a promise of it. */
+  execute(
+    params: z.output<TSchema>,
+    context: ToolExecutionContext,
+  ): Promise<AgentToolResult<TDetails>> | AgentToolResult<TDetails>;
+}
+
+const EXECUTION_MODES: ReadonlySet<string> = new Set(['parallel', 'sequential']);
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as z.ZodType).safeParse === 'function'
+  );
+}
+
+function checkOptionalBoolean(definition: Record<string, unknown>, field: string, toolName: string): void {
+  const value = definition[field];
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new ToolDefinitionError({ toolName, field, message: `must be a boolean, got ${typeof value}` });
+  }
+}
+
+/**
+ * Defines a tool the model may call. The definition is checked now, so a bad tool fails at
+ * start-up rather than mid-turn, and its schema is converted (once per schema object).
+ *
+ * Contract: throws `ToolDefinitionError` naming the field for a bad name, a missing description, a
+ * schema that is not Zod or has a non-object root, a non-object `jsonSchema`, a namespace without a
+ * name, `namespaceDescription` without `namespace`, an unknown execution mode, a tool both
+ * read-only and destructive, `strict: true` on a schema strict mode cannot express, or a missing
+ * `describeActivity`/`execute`.
+ *
+ * @example
+ * const readNote = defineWorkerTool({
+ *   name: 'read_note',
+ *   description: 'Read a note by its path.',
+ *   schema: z.object({ path: z.string().describe('Path inside the notes folder') }),
+ *   executionMode: 'parallel',
+ *   isReadOnly: true,
+ *   describeActivity: ({ path }) => `Reading ${path}`,
+ *   async execute({ path }) {
+ *     return { content: await notes.read(path) };
+ *   },
+ * });
+ */
+export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknown>>, TDetails = unknown>(
+  definition: WorkerToolDefinition<TSchema, TDetails>,
+): WorkerAgentTool<z.output<TSchema>, TDetails> {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new ToolDefinitionError({ field: 'definition', message: 'must be an object' });
+  }
+  const raw = definition as unknown as Record<string, unknown>;
+  const { name } = definition;
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+    throw new ToolDefinitionError({
+      toolName: typeof name === 'string' ? name : undefined,
+      field: 'name',
+      message: `must match ${TOOL_NAME_PATTERN} (letters, digits, '_' and '-', 1 to 64 characters), got ${JSON.stringify(name)}`,
+    });
+  }
+  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'description',
+      message: 'must be a non-empty string',
+    });
+  }
+  if (!isZodSchema(definition.schema)) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'schema',
+      message: 'must be a Zod object schema',
+    });
+  }
+  const { jsonSchema } = definition;
+  if (jsonSchema !== undefined) {
+    if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
+      throw new ToolDefinitionError({
+        toolName: name,
+        field: 'jsonSchema',
+        message: 'must be a JSON Schema object',
+      });
+    }
+    if (jsonSchema.type !== 'object') {
+      throw new ToolDefinitionError({
+        toolName: name,
+        field: 'jsonSchema',
+        message: 'function tool parameters must use a root object schema',
+      });
+    }
+  }
+  checkOptionalBoolean(raw, 'strict', name);
+  checkOptionalBoolean(raw, 'deferLoading', name);
+  checkOptionalBoolean(raw, 'isReadOnly', name);
+  checkOptionalBoolean(raw, 'isDestructive', name);
+
+  const { namespace, namespaceDescription } = definition;
+  if (namespace !== undefined && (typeof namespace !== 'string' || !TOOL_NAME_PATTERN.test(namespace))) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'namespace',
+      message:
+        namespace === ''
+          ? 'a namespace needs a name (omit the field for no namespace)'
+          : `must match ${TOOL_NAME_PATTERN}, got ${JSON.stringify(namespace)}`,
+    });
+  }
+  if (namespaceDescription !== undefined) {
+    if (namespace === undefined) {
+      throw new ToolDefinitionError({
+        toolName: name,
+        field: 'namespaceDescription',
+        message: 'is set but namespace is not',
+      });
+    }
+    if (typeof namespaceDescription !== 'string' || namespaceDescription.trim() === '') {
+      throw new ToolDefinitionError({
+        toolName: name,
+        field: 'namespaceDescription',
+        message: 'must be a non-empty string',
+      });
+    }
+  }
+
+  const executionMode = definition.executionMode ?? 'sequential';
+  if (!EXECUTION_MODES.has(executionMode)) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'executionMode',
+      message: `must be 'parallel' or 'sequential', got ${JSON.stringify(executionMode)}`,
+    });
+  }
+  const isReadOnly = definition.isReadOnly ?? false;
+  const isDestructive = definition.isDestructive ?? false;
+  if (isReadOnly && isDestructive) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'isDestructive',
+      message: 'a read-only tool cannot be destructive',
+    });
+  }
+  if (typeof definition.describeActivity !== 'function') {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'describeActivity',
+      message: 'must be a function',
+    });
+  }
+  if (
+    definition.describeCompletedActivity !== undefined &&
+    typeof definition.describeCompletedActivity !== 'function'
+  ) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'describeCompletedActivity',
+      message: 'must be a function',
+    });
+  }
+  if (typeof definition.execute !== 'function') {
+    throw new ToolDefinitionError({ toolName: name, field: 'execute', message: 'must be a function' });
+  }
+
+  let parameters: ReturnType<typeof resolveToolParameters>;
+  try {
+    parameters = resolveToolParameters(definition);
+  } catch (error) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'schema',
+      message: error instanceof Error ? error.message : String(error),
+      cause: error,
+    });
+  }
+  if (definition.strict === true && !parameters.strict) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      field: 'strict',
+      message: `strict mode was requested but ${parameters.fallbackReason ?? 'the schema is not strict-compatible'}`,
+    });
+  }
+
+  const execute = definition.execute;
+  const tool: WorkerAgentTool<z.output<TSchema>, TDetails> = {
+    name,
+    description: definition.description,
+    schema: definition.schema as unknown as z.ZodType<z.output<TSchema>>,
+    ...(jsonSchema === undefined ? {} : { jsonSchema }),
+    ...(definition.strict === undefined ? {} : { strict: definition.strict }),
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(namespaceDescription === undefined ? {} : { namespaceDescription }),
+    ...(definition.deferLoading === undefined ? {} : { deferLoading: definition.deferLoading }),
+    executionMode,
+    isReadOnly,
+    isDestructive,
+    describeActivity: definition.describeActivity,
+    ...(definition.describeCompletedActivity === undefined
+      ? {}
+      : { describeCompletedActivity: definition.describeCompletedActivity }),
+    execute: async (params, context) => execute(params, context),
+  };
+  return Object.freeze(tool);
+}

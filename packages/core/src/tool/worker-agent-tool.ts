@@ -1,0 +1,115 @@
+import type { z } from 'zod';
+
+/** A JSON Schema document as a plain object (what the model sees as a tool's `parameters`). */
+export type JSONSchemaObject = { [key: string]: unknown };
+
+/**
+ * How a tool may be scheduled against the other calls of the same model response.
+ * `parallel`: consecutive parallel calls run concurrently. `sequential`: waits for every call
+ * before it and blocks every call after it.
+ */
+export type ToolExecutionMode = 'parallel' | 'sequential';
+
+/** A text part of a tool result. */
+export interface ToolResultTextPart {
+  /** Discriminator. */
+  type: 'text';
+  /** The text the model reads. */
+  text: string;
+}
+
+/** An image part of a tool result, sent to the model as an `input_image`. */
+export interface ToolResultImagePart {
+  /** Discriminator. */
+  type: 'image';
+  /** Base64-encoded image bytes. */
+  data: string;
+  /** The image's media type, e.g. `image/png`. */
+  mimeType: string;
+}
+
+/** One part of a tool result's content. */
+export type ToolResultContentPart = ToolResultTextPart | ToolResultImagePart;
+
+/** A presentation event a tool asks the worker to show its user (a file preview, a link, ...). */
+export interface ToolPresentationEvent {
+  /** What kind of presentation this is; the worker decides how to render each kind. */
+  kind: string;
+  /** The data to present. */
+  data?: unknown;
+}
+
+/** What a tool's `execute` returns. */
+export interface AgentToolResult<TDetails = unknown> {
+  /** What the model sees: a string, or text and image parts. */
+  content: string | ToolResultContentPart[];
+  /** Structured data for logs and activity reporting; never sent to the model. */
+  details?: TDetails;
+  /** Presentation events for the worker's user. */
+  presentation?: ToolPresentationEvent[];
+  /** This result completes the actor event the turn was started for. */
+  completesActorEvent?: boolean;
+  /** Stop the loop after the current batch of calls is recorded. */
+  endsTurn?: boolean;
+  /** The call failed; the content says why, so the model can act on it. */
+  isError?: boolean;
+}
+
+/** Progress a running tool reports (shown next to its activity label). */
+export interface ToolProgress {
+  /** A short human-readable status line. */
+  message?: string;
+  /** Units of work done so far. */
+  completed?: number;
+  /** Units of work in all, when known. */
+  total?: number;
+}
+
+/** What `execute` receives besides its validated parameters. */
+export interface ToolExecutionContext {
+  /** Fires when the turn is aborted or the tool's timeout elapses; stop work promptly. */
+  signal: AbortSignal;
+  /** The id of the function call being executed. */
+  toolCallId: string;
+  /** Report progress on long work. Never throws. */
+  reportProgress: (progress: ToolProgress) => void;
+}
+
+/**
+ * A tool the model may call: what `defineWorkerTool` returns and what the loop dispatches to.
+ * Build it with `defineWorkerTool`, which checks the definition and fills in defaults.
+ */
+export interface WorkerAgentTool<TParams = unknown, TDetails = unknown> {
+  /** What the model sees and calls: `^[a-zA-Z0-9_-]{1,64}$`. */
+  readonly name: string;
+  /** What the tool does; the model reads it to decide whether to call it. */
+  readonly description: string;
+  /** Zod object schema the arguments are validated against before `execute`. */
+  readonly schema: z.ZodType<TParams>;
+  /** A live external JSON Schema sent byte-for-byte unchanged instead of the one derived from `schema`. */
+  readonly jsonSchema?: JSONSchemaObject;
+  /** Ask the provider to enforce the schema in strict mode. Unset: strict when the schema allows it. */
+  readonly strict?: boolean;
+  /** Provider namespace grouping related external tools. */
+  readonly namespace?: string;
+  /** Description of the namespace, sent once for the group. */
+  readonly namespaceDescription?: string;
+  /** Keep the schema behind Tool Search until the model selects it. */
+  readonly deferLoading?: boolean;
+  /** How the call is scheduled against the other calls of the same response. */
+  readonly executionMode: ToolExecutionMode;
+  /** The tool only reads. */
+  readonly isReadOnly: boolean;
+  /** The tool may change or destroy state outside the turn (files, processes, remote systems). */
+  readonly isDestructive: boolean;
+  /** A short label while the call runs, e.g. "Reading notes/todo.md". */
+  describeActivity(params: TParams): string;
+  /** A label that replaces the activity label when done, e.g. "Read 120 lines of notes/todo.md". */
+  describeCompletedActivity?(params: TParams, result: AgentToolResult<TDetails>): string;
+  /** The work. Receives validated parameters, never raw model output. */
+  execute(params: TParams, context: ToolExecutionContext): Promise<AgentToolResult<TDetails>>;
+}
+
+/** A tool of any parameter type, as held in a tool set. */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool array needs a bivariant parameter type
+export type AnyWorkerAgentTool = WorkerAgentTool<any, any>;

@@ -1,0 +1,8 @@
+import { describe, expect, it } from 'vitest';
+import { createScheduleTools } from './index';
+
+describe('createScheduleTools', () => {
+  it('returns an empty tool list until the category lands', () => {
+    expect(createScheduleTools({})).toEqual([]);
+  });
+});

@@ -1,0 +1,3 @@
+// Any export added here is public API: keep it named, documented and deliberate.
+
+export { createScheduleTools, type ScheduleToolsContext } from './create-schedule-tools';
