@@ -42,7 +42,6 @@ const TOOL_CALL_OPEN = '<tool_call>';
 const TOOL_CALL_CLOSE = '</tool_call>';
 const PYTHON_TAG = '<|python_tag|>';
 const FENCE = '```';
-const FENCE_LINE = /^[ \t]*```/gm;
 const FENCE_LANGUAGE = /^[A-Za-z][\w+.-]*/;
 
 interface LadderContext {
@@ -67,17 +66,8 @@ function addRepair(repairs: ArgumentRepair[], repair: ArgumentRepair): void {
 }
 
 function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      bytes += 4;
-      index += 1;
-    } else bytes += 3;
-  }
-  return bytes;
+  if (typeof Buffer !== 'undefined') return Buffer.byteLength(text, 'utf8');
+  return new TextEncoder().encode(text).length;
 }
 
 function checkSize(raw: string): void {
@@ -199,6 +189,26 @@ function multipleFences(): never {
   );
 }
 
+/**
+ * Where the first three fences that start a line (after optional spaces or tabs) end. Three are
+ * enough to know there are too many, so a flood of fences costs no more than three.
+ */
+function findFenceLines(text: string): number[] {
+  const ends: number[] = [];
+  let from = 0;
+  while (ends.length < 3) {
+    const start = text.indexOf(FENCE, from);
+    if (start === -1) break;
+    let lineStart = start;
+    while (lineStart > 0 && (text[lineStart - 1] === ' ' || text[lineStart - 1] === '\t')) lineStart -= 1;
+    if (lineStart === 0 || text[lineStart - 1] === '\n') ends.push(start + FENCE.length);
+    // Skip the rest of the backtick run: "````" is one fence, not two.
+    from = start + FENCE.length;
+    while (text[from] === '`') from += 1;
+  }
+  return ends;
+}
+
 function stripFences(text: string, repairs: ArgumentRepair[], context: LadderContext): string {
   const first = text.charCodeAt(0);
   if (first === 123 || first === 91) {
@@ -209,13 +219,15 @@ function stripFences(text: string, repairs: ArgumentRepair[], context: LadderCon
     return text.slice(0, -FENCE.length).trimEnd();
   }
   if (!text.includes(FENCE)) return text;
-  const fences = [...text.matchAll(FENCE_LINE)].map((match) => match.index + match[0].length);
+  const fences = findFenceLines(text);
   if (fences.length === 1 && text.startsWith(FENCE) && text.length >= 6 && text.endsWith(FENCE)) {
     // A one-line fence: ```json {"a": 1}```
     const inner = text.slice(FENCE.length, -FENCE.length);
     const language = FENCE_LANGUAGE.exec(inner);
     addRepair(repairs, 'strip-code-fence');
-    return (language && /^\s/.test(inner.slice(language[0].length)) ? inner.slice(language[0].length) : inner).trim();
+    return (
+      language && /^\s/.test(inner.slice(language[0].length)) ? inner.slice(language[0].length) : inner
+    ).trim();
   }
   if (fences.length === 0) return text;
   if (fences.length === 1) unclosedFence(context);
@@ -236,7 +248,10 @@ function stripFences(text: string, repairs: ArgumentRepair[], context: LadderCon
   let body = text.slice(openEnd, closeStart);
   const language = FENCE_LANGUAGE.exec(body);
   if (language) body = body.slice(language[0].length);
-  addRepair(repairs, text.slice(0, openEnd - FENCE.length).trim() === '' ? 'strip-code-fence' : 'extract-fenced-block');
+  addRepair(
+    repairs,
+    text.slice(0, openEnd - FENCE.length).trim() === '' ? 'strip-code-fence' : 'extract-fenced-block',
+  );
   return body.trim();
 }
 
@@ -316,7 +331,10 @@ function parseStrict(text: string, colons: number, context: LadderContext): { va
   if (typeof value === 'object' && value !== null && countMembers(value) !== colons) {
     // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
     parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
-    throw new LadderRefusal('duplicate-key', 'A key appears more than once in an object. Send each key once.');
+    throw new LadderRefusal(
+      'duplicate-key',
+      'A key appears more than once in an object. Send each key once.',
+    );
   }
   return { value };
 }
@@ -350,6 +368,8 @@ function runLadder(raw: string, context: LadderContext, stage: LadderStage): Lad
   let text = stripWrappers(trimmed, repairs);
   text = stripFences(text, repairs, context);
   text = stripWrappers(text, repairs);
+  // Untouched input keeps its trailing whitespace: a number followed by a space is complete.
+  if (repairs.length === 0 || (repairs.length === 1 && repairs[0] === 'strip-bom')) text = raw.trimStart();
 
   if (repairs.length > 0) {
     const unwrapped = parseStrict(text, scanStructure(text), context);
@@ -389,11 +409,15 @@ export function parseToolArguments(
 ): ParseToolArgumentsResult {
   const context: LadderContext = {
     options,
-    truncatedByLimit: options.finishReason !== undefined && TRUNCATING_FINISH_REASONS.has(options.finishReason),
+    truncatedByLimit:
+      options.finishReason !== undefined && TRUNCATING_FINISH_REASONS.has(options.finishReason),
   };
   try {
     if (typeof raw !== 'string') {
-      throw new LadderRefusal('invalid-json', `The arguments must be a JSON string, got ${describeKind(raw)}.`);
+      throw new LadderRefusal(
+        'invalid-json',
+        `The arguments must be a JSON string, got ${describeKind(raw)}.`,
+      );
     }
     const { value, repairs } = runLadder(raw, context, { decode: true, envelope: true });
     return { ok: true, value, repairs };

@@ -42,6 +42,9 @@ const RIGHT_DOUBLE_CURLY = 0x201d;
 const LEFT_SINGLE_CURLY = 0x2018;
 const RIGHT_SINGLE_CURLY = 0x2019;
 
+const OPENER = /[[{]/g;
+/** Beyond this many concatenated copies the input is refused without comparing them. */
+const MAX_CONCATENATED_OBJECTS = 16;
 const LITERALS = ['true', 'false', 'null', 'True', 'False', 'None'];
 
 function isDigit(code: number): boolean {
@@ -140,9 +143,9 @@ class TolerantParser {
     } else if (
       first !== OPEN_BRACE &&
       first !== OPEN_BRACKET &&
-      first !== MINUS &&
       !isDigit(first) &&
-      !isQuote(first)
+      !isQuote(first) &&
+      !(first === MINUS && /[0-9I]/.test(text.charAt(this.position + 1)))
     ) {
       if (text.indexOf('{', this.position) !== -1) {
         throw new LadderRefusal(
@@ -158,7 +161,8 @@ class TolerantParser {
       this.skipSpace();
       if (this.atEnd()) break;
       const restStart = this.position;
-      if (!/[[{]/.test(text.slice(restStart))) {
+      OPENER.lastIndex = restStart;
+      if (!OPENER.test(text)) {
         // Prose, a `;` or stray closers after a complete root: they carry no arguments.
         this.repairs.add('drop-trailing-text');
         this.position = text.length;
@@ -173,6 +177,12 @@ class TolerantParser {
       }
       const rootIsObject = typeof values[0] === 'object' && values[0] !== null && !Array.isArray(values[0]);
       if (rootIsObject && text.charCodeAt(this.position) === OPEN_BRACE) {
+        if (values.length === MAX_CONCATENATED_OBJECTS) {
+          throw new LadderRefusal(
+            'concatenated-objects',
+            `More than ${MAX_CONCATENATED_OBJECTS} argument objects were concatenated; call the tool once per object.`,
+          );
+        }
         // A later object is never closed for the model: concatenation plus truncation is too much guessing.
         this.rootCloseAllowed = false;
         values.push(this.parseValue());
@@ -303,7 +313,8 @@ class TolerantParser {
           `${word}${this.where()} is not a JSON value: use a number, null or a string.`,
         );
     }
-    if (this.atEnd() && LITERALS.some((literal) => literal.startsWith(word))) this.truncated('inside a value');
+    if (this.atEnd() && LITERALS.some((literal) => literal.startsWith(word)))
+      this.truncated('inside a value');
     throw new LadderRefusal(
       'invalid-json',
       `Unquoted text ${quoteForMessage(word)}${this.where()} is not a JSON value: put strings in double quotes.`,
@@ -405,7 +416,8 @@ class TolerantParser {
           index += 2;
         } else if (next === 117) {
           let hex = 0;
-          while (hex < 4 && index + 2 + hex < text.length && isHex(text.charCodeAt(index + 2 + hex))) hex += 1;
+          while (hex < 4 && index + 2 + hex < text.length && isHex(text.charCodeAt(index + 2 + hex)))
+            hex += 1;
           if (hex === 4) {
             otherEscape ??= text.slice(index, index + 6);
             index += 6;
@@ -415,7 +427,14 @@ class TolerantParser {
             invalidEscape ??= text.slice(index, index + 2);
             index += 2;
           }
-        } else if (next === SLASH || next === 98 || next === 102 || next === 110 || next === 114 || next === 116) {
+        } else if (
+          next === SLASH ||
+          next === 98 ||
+          next === 102 ||
+          next === 110 ||
+          next === 114 ||
+          next === 116
+        ) {
           otherEscape ??= text.slice(index, index + 2);
           index += 2;
         } else {
