@@ -1,14 +1,13 @@
 /**
  * Thrown inside the argument ladder to stop at the first refusal; `parseToolArguments` turns it
- * into `{ ok: false, reason, message }`. Internal: never escapes the ladder.
+ * into `{ ok: false, reason, message }`. Internal: never escapes the ladder. Deliberately not an
+ * `Error`: capturing a stack trace would cost more than reading most inputs.
  */
-export class LadderRefusal extends Error {
-  /** A stable kebab-case id, e.g. `truncated`. */
-  readonly reason: string;
-
-  constructor(reason: string, message: string) {
-    super(message);
-    this.name = 'LadderRefusal';
-    this.reason = reason;
-  }
+export class LadderRefusal {
+  constructor(
+    /** A stable kebab-case id, e.g. `truncated`. */
+    readonly reason: string,
+    /** What is wrong, for the model. */
+    readonly message: string,
+  ) {}
 }

@@ -85,11 +85,14 @@ function checkSize(raw: string): void {
 /**
  * One pass over the text before any parsing: the nesting depth (refused past the cap) and the
  * number of `:` outside double-quoted strings, which for strict JSON is the number of members.
- * Strings are skipped with `indexOf`, so long string values cost almost nothing.
+ * Returns -1 instead when the text cannot be strict JSON (open brackets or an open string at the
+ * end; outside strings a quote other than `"`, a comment, a backslash, a capital letter, anything
+ * non-ASCII), so `JSON.parse` and the cost of its exception are skipped. Strings are skipped with `indexOf`: long values cost little.
  */
 function scanStructure(text: string): number {
   let depth = 0;
   let colons = 0;
+  let strict = true;
   let index = 0;
   const length = text.length;
   while (index < length) {
@@ -102,7 +105,11 @@ function scanStructure(text: string): number {
         if (backslashes % 2 === 0) break;
         close = text.indexOf('"', close + 1);
       }
-      if (close === -1) break;
+      if (close === -1) {
+        // An unterminated string: JSON.parse would fail.
+        strict = false;
+        break;
+      }
       index = close + 1;
       continue;
     }
@@ -118,10 +125,21 @@ function scanStructure(text: string): number {
       if (depth > 0) depth -= 1;
     } else if (code === 58) {
       colons += 1;
+    } else if (
+      code === 39 ||
+      code === 47 ||
+      code === 92 ||
+      code === 96 ||
+      code === 60 ||
+      code >= 128 ||
+      (code >= 65 && code <= 90 && code !== 69)
+    ) {
+      strict = false;
     }
     index += 1;
   }
-  return colons;
+  // Unbalanced brackets (a cut-off object, say) rule strict JSON out as well.
+  return strict && depth === 0 ? colons : -1;
 }
 
 /** Members in all objects of a parsed value (depth is bounded by the scan). */
@@ -267,15 +285,15 @@ function unwrapEnvelope(
   repairs: ArgumentRepair[],
   context: LadderContext,
 ): LadderSuccess {
-  const unchanged = { value: object, repairs };
   const { declaredProperties, toolName } = context.options;
-  if (declaredProperties === undefined) return unchanged;
   const argumentsKey = Object.hasOwn(object, 'arguments')
     ? 'arguments'
     : Object.hasOwn(object, 'parameters')
       ? 'parameters'
       : undefined;
-  if (argumentsKey === undefined || declaredProperties.includes(argumentsKey)) return unchanged;
+  if (argumentsKey === undefined) return { value: object, repairs };
+  const unchanged = { value: object, repairs };
+  if (declaredProperties === undefined || declaredProperties.includes(argumentsKey)) return unchanged;
   const keyCount = Object.keys(object).length;
   if (keyCount === 2 && Object.hasOwn(object, 'name')) {
     const { name } = object;
@@ -320,13 +338,16 @@ function finish(
   return stage.envelope ? unwrapEnvelope(value, repairs, context) : { value, repairs };
 }
 
+const NOT_STRICT: unique symbol = Symbol('not strict JSON');
+
 /** Strict `JSON.parse`, refusing the duplicate keys it would silently collapse. */
-function parseStrict(text: string, colons: number, context: LadderContext): { value: unknown } | undefined {
+function parseStrict(text: string, colons: number, context: LadderContext): unknown {
+  if (colons < 0) return NOT_STRICT;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return undefined;
+    return NOT_STRICT;
   }
   if (typeof value === 'object' && value !== null && countMembers(value) !== colons) {
     // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
@@ -336,13 +357,19 @@ function parseStrict(text: string, colons: number, context: LadderContext): { va
       'A key appears more than once in an object. Send each key once.',
     );
   }
-  return { value };
+  return value;
 }
 
 function runLadder(raw: string, context: LadderContext, stage: LadderStage): LadderSuccess {
   // Step 1: caps before any parsing.
   checkSize(raw);
   const colons = scanStructure(raw);
+  const startsAsObject = raw.charCodeAt(0) === 123;
+  if (startsAsObject) {
+    // Step 3 first for the common case: an object cannot be step 2's "nothing".
+    const strict = parseStrict(raw, colons, context);
+    if (strict !== NOT_STRICT) return finish(strict, [], context, stage);
+  }
 
   // Step 2: nothing means no arguments (the schema still enforces required fields).
   const trimmed = raw.trim();
@@ -357,8 +384,8 @@ function runLadder(raw: string, context: LadderContext, stage: LadderStage): Lad
   }
 
   // Step 3: strict JSON, the fast path for clean input.
-  const strict = parseStrict(raw, colons, context);
-  if (strict !== undefined) return finish(strict.value, [], context, stage);
+  const strict = startsAsObject ? NOT_STRICT : parseStrict(raw, colons, context);
+  if (strict !== NOT_STRICT) return finish(strict, [], context, stage);
 
   // Steps 4 and 5: a BOM, template wrappers and code fences around the JSON.
   const repairs: ArgumentRepair[] = [];
@@ -373,7 +400,7 @@ function runLadder(raw: string, context: LadderContext, stage: LadderStage): Lad
 
   if (repairs.length > 0) {
     const unwrapped = parseStrict(text, scanStructure(text), context);
-    if (unwrapped !== undefined) return finish(unwrapped.value, repairs, context, stage);
+    if (unwrapped !== NOT_STRICT) return finish(unwrapped, repairs, context, stage);
   }
 
   // Steps 6 to 9: the tolerant reader (it refuses duplicate keys itself).

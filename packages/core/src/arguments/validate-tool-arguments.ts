@@ -5,9 +5,9 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import type { z } from 'zod';
 import { type ToolArgumentIssue, ToolArgumentsError } from '../errors/tool-arguments-error';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
-import { restoreOptionalNulls } from '../schema/strict-json-schema';
 import { resolveToolParameters } from '../schema/tool-parameters';
 import type { JSONSchemaObject, WorkerAgentTool } from '../tool/worker-agent-tool';
+import { compileNullRestorer } from './compile-null-restorer';
 import { toJSONPointer } from './json-pointer';
 import {
   type ArgumentRepair,
@@ -45,7 +45,8 @@ type CheckResult = { ok: true; params: unknown } | { ok: false; issues: ToolArgu
 
 interface ToolValidator {
   readonly parseOptions: ParseToolArgumentsOptions;
-  check(value: Record<string, unknown>): CheckResult;
+  /** `noNulls`: the input is known to hold no `null`, so there is nothing to map back. */
+  check(value: Record<string, unknown>, noNulls: boolean): CheckResult;
 }
 
 // Per tool object: this runs on every call, so the schema work happens once per tool.
@@ -196,13 +197,16 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
       },
     };
   }
-  const restores = parameters.restoresOptionalNulls && hasOptionalProperties(original);
+  const restore =
+    parameters.restoresOptionalNulls && hasOptionalProperties(original)
+      ? compileNullRestorer(original)
+      : undefined;
   const { schema } = tool;
   return {
     parseOptions,
-    check(value) {
+    check(value, noNulls) {
       // Strict mode made optional properties required-but-nullable: their nulls mean "absent".
-      const result = schema.safeParse(restores ? restoreOptionalNulls(value, original) : value);
+      const result = schema.safeParse(restore !== undefined && !noNulls ? restore(value) : value);
       if (result.success) return { ok: true, params: result.data };
       return { ok: false, issues: capIssues(result.error.issues.flatMap(fromZodIssue)) };
     },
@@ -229,7 +233,7 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
 export function validateToolArguments<TParams>(
   tool: WorkerAgentTool<TParams>,
   raw: string,
-  options: ValidateToolArgumentsOptions = {},
+  options?: ValidateToolArgumentsOptions,
 ): ValidateToolArgumentsResult<TParams> {
   let validator = validators.get(tool);
   if (validator === undefined) {
@@ -238,7 +242,7 @@ export function validateToolArguments<TParams>(
   }
   const parsed = parseToolArguments(
     raw,
-    options.finishReason === undefined
+    options?.finishReason === undefined
       ? validator.parseOptions
       : { ...validator.parseOptions, finishReason: options.finishReason },
   );
@@ -253,7 +257,7 @@ export function validateToolArguments<TParams>(
       }),
     };
   }
-  const checked = validator.check(parsed.value);
+  const checked = validator.check(parsed.value, parsed.repairs.length === 0 && !raw.includes('null'));
   if (!checked.ok) {
     return {
       ok: false,
