@@ -1,6 +1,19 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
+export {
+  type ArgumentRepair,
+  type ParseToolArgumentsOptions,
+  type ParseToolArgumentsResult,
+  parseToolArguments,
+} from './arguments/parse-tool-arguments';
+export {
+  type ValidateToolArgumentsOptions,
+  type ValidateToolArgumentsResult,
+  validateToolArguments,
+} from './arguments/validate-tool-arguments';
 export { SwitchyardError } from './errors/switchyard-error';
+export { type ToolArgumentIssue, ToolArgumentsError } from './errors/tool-arguments-error';
 export { ToolDefinitionError } from './errors/tool-definition-error';
 export {
   type CollectToolSchemasOptions,
