@@ -69,7 +69,6 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
 }
 
 const DEFAULT_MAX_ITERATIONS = 50;
-const neverAborted = new AbortController().signal;
 
 /** A single-consumer event queue: the loop pushes, the iterator pulls, nothing is dropped. */
 class EventChannel {
@@ -203,7 +202,8 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
   const { model, tools, instructions } = options;
   const toolMap = agentToolMap(tools);
   const toolSearch = options.toolSearch ?? model.defaultToolSearch;
-  const signal = options.signal ?? neverAborted;
+  // Tools always get a signal; one that never aborts when the turn has none.
+  const signal = options.signal ?? new AbortController().signal;
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const deferred = tools.filter((tool) => tool.deferLoading === true);
   const useClientSearch = toolSearch === 'client' && deferred.length > 0;
@@ -277,7 +277,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
             previousResponseId: last?.id,
             instructions,
             tools: requestTools,
-            signal,
+            signal: options.signal,
             onTextDelta: (delta) => emit({ type: 'text-delta', iteration, delta }),
           });
         } catch (caught) {

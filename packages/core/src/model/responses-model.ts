@@ -130,6 +130,19 @@ function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
 }
 
+/**
+ * The SDK adds an abort listener to the signal of every request and never removes it, so a
+ * long turn would pile listeners onto the turn's signal: give each request its own child signal.
+ */
+function linkSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; release(): void } {
+  if (signal === undefined) return { signal, release: () => {} };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
 function isOpenAIEndpoint(baseURL: string): boolean {
   try {
     return new URL(baseURL).hostname === 'api.openai.com';
@@ -209,12 +222,18 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
 
   async function respondOnce(request: ModelRequest): Promise<ModelResponse> {
     const { signal } = request;
+    const link = linkSignal(signal);
     let response: OpenAI.Responses.Response;
     try {
-      response = await client.responses.create({ ...buildBody(request), stream: false }, { signal });
+      response = await client.responses.create(
+        { ...buildBody(request), stream: false },
+        { signal: link.signal },
+      );
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       throw toModelRequestError(error, 'request');
+    } finally {
+      link.release();
     }
     if (response.status === 'failed') {
       throw new ModelRequestError({
@@ -227,10 +246,23 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
   }
 
   async function respondStreaming(request: ModelRequest): Promise<ModelResponse> {
+    const { signal } = request;
+    const link = linkSignal(signal);
+    try {
+      return await streamResponse(request, link.signal);
+    } finally {
+      link.release();
+    }
+  }
+
+  async function streamResponse(request: ModelRequest, requestSignal: AbortSignal | undefined) {
     const { signal, onTextDelta } = request;
     let events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>;
     try {
-      events = await client.responses.create({ ...buildBody(request), stream: true }, { signal });
+      events = await client.responses.create(
+        { ...buildBody(request), stream: true },
+        { signal: requestSignal },
+      );
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       throw toModelRequestError(error, 'request');

@@ -1,8 +1,6 @@
 import {
-  type AgentToolResult,
   type AnyWorkerAgentTool,
   agentToolMap,
-  collectToolSchemas,
   resolveToolParameters,
   TOOL_NAME_PATTERN,
   toolKey,
@@ -18,7 +16,7 @@ export interface DescribeToolCategoryOptions {
    * (a sample that does not validate fails the suite). Besides these, the suite generates minimal
    * params from each tool's JSON Schema (required fields only, first enum value, minimum bounds)
    * and uses them when the schema accepts them. A tool with neither fails the suite, asking for a
-   * sample. The first valid params of a tool are the ones `execute` runs with.
+   * sample. The first valid params of a tool (samples first) are the ones `execute` runs with.
    */
   samples?: Record<string, Array<Record<string, unknown>>>;
   /** Why each tool that is sent non-strict is non-strict (external `jsonSchema` tools need no entry). */
@@ -27,72 +25,73 @@ export interface DescribeToolCategoryOptions {
   skipExecute?: Record<string, string>;
   /** How long an aborted `execute` may take to settle before it counts as hanging (default 2000 ms). */
   abortTimeoutMs?: number;
+  /** How long an `execute` may take to return its result (default 5000 ms). */
+  executeTimeoutMs?: number;
 }
 
 type Tools = readonly AnyWorkerAgentTool[];
 
-function paramsFor(tool: AnyWorkerAgentTool, options: DescribeToolCategoryOptions): unknown[] {
+/** Params per tool, or the problem that there are none. */
+function paramsFor(tool: AnyWorkerAgentTool, options: DescribeToolCategoryOptions): unknown[] | string {
   const key = toolKey(tool);
   const found: unknown[] = [];
-  (options.samples?.[key] ?? []).forEach((sample, index) => {
+  const samples = options.samples?.[key] ?? [];
+  for (const [index, sample] of samples.entries()) {
     const parsed = tool.schema.safeParse(sample);
-    if (!parsed.success) {
-      throw new Error(`sample ${index} of tool '${key}' does not validate: ${parsed.error.message}`);
-    }
+    if (!parsed.success) return `tool '${key}': samples[${index}] does not validate: ${parsed.error.message}`;
     found.push(parsed.data);
-  });
-  const { original } = resolveToolParameters(tool);
-  const generated = tool.schema.safeParse(minimalParams(original));
+  }
+  const generated = tool.schema.safeParse(minimalParams(resolveToolParameters(tool).original));
   if (generated.success) found.push(generated.data);
   if (found.length === 0) {
-    throw new Error(
-      `tool '${key}': no params to exercise it with: its schema rejects generated minimal params, so pass samples: { '${key}': [{ ... }] }`,
-    );
+    return `tool '${key}': no params to exercise it with: its schema rejects generated minimal params, so pass samples: { '${key}': [{ ... }] }`;
   }
   return found;
 }
 
-async function settleWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<void> {
+const timedOut = Symbol('timed out');
+
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof timedOut> {
   let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms of the abort`)), ms);
-  });
   try {
-    await Promise.race([
-      promise.then(
-        () => undefined,
-        () => undefined,
-      ),
-      hang,
+    return await Promise.race([
+      promise,
+      new Promise<typeof timedOut>((resolve) => {
+        timer = setTimeout(() => resolve(timedOut), ms);
+      }),
     ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-function checkResult(key: string, result: AgentToolResult): void {
-  const content = result?.content;
-  expect(
-    typeof content === 'string' || Array.isArray(content),
-    `tool '${key}': result.content must be a string or parts`,
-  ).toBe(true);
+function resultProblem(key: string, result: unknown): string | undefined {
+  const content = (result as { content?: unknown } | null)?.content;
+  if (typeof content !== 'string' && !Array.isArray(content)) {
+    return `tool '${key}': result.content must be a string or an array of parts`;
+  }
   let json: string;
   try {
     json = JSON.stringify(result);
   } catch (error) {
-    throw new Error(`tool '${key}': its result is not JSON-serialisable: ${(error as Error).message}`);
+    return `tool '${key}': its result is not JSON-serialisable: ${(error as Error).message}`;
   }
-  expect(JSON.parse(json), `tool '${key}': its result must survive JSON round-tripping`).toEqual(result);
+  try {
+    expect(JSON.parse(json)).toEqual(result);
+  } catch {
+    return `tool '${key}': its result changes when JSON round-tripped (functions, Dates, Maps, class instances, undefined in arrays?)`;
+  }
+  return undefined;
 }
 
 /**
  * Declares the conformance suite of a tool category, to call at the top level of one of the
  * category's own test files. `create` builds the category's tools (as a turn would); it is called
- * afresh for each check. The checks: at least one tool; valid, unique names and namespaces; a
- * root-object schema for each tool; strict mode or a stated reason (`nonStrict`); a
- * `describeActivity` that returns a non-empty string on every sample and on generated minimal
- * params; an `execute` that settles promptly once its signal aborts; and results that survive
- * JSON round-tripping.
+ * afresh for each check. Each check lists every problem it finds, naming the tool and the fix:
+ * at least one tool; valid, unique names and namespaces; a root-object schema for each tool;
+ * strict mode or a stated reason (`nonStrict`); a `describeActivity` that returns a non-empty
+ * string on every sample and on generated minimal params; an `execute` that settles promptly once
+ * its signal aborts; and results that survive JSON round-tripping.
  *
  * @example
  * // packages/tools-web/src/conformance.test.ts
@@ -107,6 +106,9 @@ export function describeToolCategory(
   options: DescribeToolCategoryOptions = {},
 ): void {
   const abortTimeoutMs = options.abortTimeoutMs ?? 2000;
+  const executeTimeoutMs = options.executeTimeoutMs ?? 5000;
+  // Execution checks wait on every tool in turn; vitest's own timeout must not cut them short.
+  const executionTestTimeout = 120_000;
   const executable = async () =>
     (await create()).filter((tool) => options.skipExecute?.[toolKey(tool)] === undefined);
 
@@ -114,87 +116,159 @@ export function describeToolCategory(
     it('creates at least one tool, each a defined worker tool', async () => {
       const tools = await create();
       expect(Array.isArray(tools), 'create() must return an array of tools').toBe(true);
-      expect(tools.length).toBeGreaterThan(0);
+      expect(tools.length, 'create() returned no tools').toBeGreaterThan(0);
+      const problems: string[] = [];
       for (const tool of tools) {
-        expect(typeof tool.execute, `tool '${tool.name}': execute`).toBe('function');
-        expect(typeof tool.describeActivity, `tool '${tool.name}': describeActivity`).toBe('function');
-        expect(['parallel', 'sequential'], `tool '${tool.name}': executionMode`).toContain(
-          tool.executionMode,
-        );
-        expect(tool.description.trim(), `tool '${tool.name}': description`).not.toBe('');
+        if (typeof tool.execute !== 'function')
+          problems.push(`tool '${tool.name}': execute is not a function`);
+        if (typeof tool.describeActivity !== 'function')
+          problems.push(`tool '${tool.name}': no describeActivity`);
+        if (tool.executionMode !== 'parallel' && tool.executionMode !== 'sequential') {
+          problems.push(`tool '${tool.name}': executionMode ${String(tool.executionMode)}`);
+        }
+        if (typeof tool.description !== 'string' || tool.description.trim() === '') {
+          problems.push(`tool '${tool.name}': empty description`);
+        }
       }
+      expect(problems).toEqual([]);
     });
 
     it('gives every tool a valid, unique name', async () => {
       const tools = await create();
+      const problems: string[] = [];
       for (const tool of tools) {
-        expect(tool.name, `tool name '${tool.name}'`).toMatch(TOOL_NAME_PATTERN);
-        if (tool.namespace !== undefined)
-          expect(tool.namespace, `namespace of '${tool.name}'`).toMatch(TOOL_NAME_PATTERN);
+        if (!TOOL_NAME_PATTERN.test(tool.name)) {
+          problems.push(`tool name ${JSON.stringify(tool.name)} does not match ${TOOL_NAME_PATTERN}`);
+        }
+        if (tool.namespace !== undefined && !TOOL_NAME_PATTERN.test(tool.namespace)) {
+          problems.push(
+            `namespace ${JSON.stringify(tool.namespace)} of '${tool.name}' does not match ${TOOL_NAME_PATTERN}`,
+          );
+        }
       }
-      expect(() => agentToolMap(tools)).not.toThrow();
+      try {
+        agentToolMap(tools);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+      expect(problems).toEqual([]);
     });
 
     it('gives every tool a root-object schema', async () => {
+      const problems: string[] = [];
       for (const tool of await create()) {
-        const parameters = resolveToolParameters(tool);
-        expect(parameters.original.type, `tool '${toolKey(tool)}': schema root`).toBe('object');
-        expect(parameters.parameters.type, `tool '${toolKey(tool)}': parameters root`).toBe('object');
+        try {
+          const parameters = resolveToolParameters(tool);
+          if (parameters.parameters.type !== 'object')
+            problems.push(`tool '${toolKey(tool)}': parameters root is not an object`);
+        } catch (error) {
+          problems.push(`tool '${toolKey(tool)}': ${(error as Error).message}`);
+        }
       }
+      expect(problems).toEqual([]);
     });
 
     it('sends every tool strict, or states why not', async () => {
       const tools = await create();
-      const manifest = collectToolSchemas(tools, { toolSearch: 'native' });
       const reasons = options.nonStrict ?? {};
-      for (const entry of manifest.entries) {
-        if (entry.strict || entry.external) continue;
-        expect(
-          reasons[entry.key],
-          `tool '${entry.key}' is sent non-strict (${entry.fallbackReason ?? 'opted out'}): fix the schema, or state why in nonStrict: { '${entry.key}': '...' }`,
-        ).toBeTypeOf('string');
+      const problems: string[] = [];
+      const keys = new Set<string>();
+      for (const tool of tools) {
+        const key = toolKey(tool);
+        keys.add(key);
+        const parameters = resolveToolParameters(tool);
+        if (parameters.strict && reasons[key] !== undefined) {
+          problems.push(`nonStrict names '${key}', which is sent strict: drop the entry`);
+        }
+        if (parameters.strict || parameters.external || reasons[key] !== undefined) continue;
+        problems.push(
+          `tool '${key}' is sent non-strict (${parameters.fallbackReason ?? 'strict: false'}): fix the schema, or state why in nonStrict: { '${key}': '...' }`,
+        );
       }
       for (const key of Object.keys(reasons)) {
-        const entry = manifest.entries.find((candidate) => candidate.key === key);
-        expect(entry, `nonStrict names '${key}', which the category does not create`).toBeDefined();
-        expect(entry?.strict, `nonStrict names '${key}', which is sent strict: drop the entry`).toBe(false);
+        if (!keys.has(key)) problems.push(`nonStrict names '${key}', which the category does not create`);
       }
+      expect(problems).toEqual([]);
     });
 
     it('describes the activity of every tool on sample and minimal params', async () => {
+      const problems: string[] = [];
       for (const tool of await create()) {
-        for (const params of paramsFor(tool, options)) {
-          const label = tool.describeActivity(params);
-          expect(typeof label, `tool '${toolKey(tool)}': describeActivity(${JSON.stringify(params)})`).toBe(
-            'string',
-          );
-          expect(label.trim(), `tool '${toolKey(tool)}': describeActivity label`).not.toBe('');
-        }
-      }
-    });
-
-    it('settles promptly when execute is aborted', async () => {
-      for (const tool of await executable()) {
-        const [params] = paramsFor(tool, options);
-        const context = createTestToolContext({ toolCallId: `call_abort_${tool.name}` });
-        const running = Promise.resolve().then(() => tool.execute(params, context));
-        context.controller.abort(new Error('conformance: aborted'));
-        await settleWithin(running, abortTimeoutMs, `tool '${toolKey(tool)}': execute`);
-      }
-    });
-
-    it('returns results that survive JSON round-tripping', async () => {
-      for (const tool of await executable()) {
-        const [params] = paramsFor(tool, options);
-        let result: AgentToolResult | undefined;
-        try {
-          result = await tool.execute(params, createTestToolContext({ toolCallId: `call_${tool.name}` }));
-        } catch {
-          // A throw is a failure the loop records as an error output; nothing to serialise.
+        const params = paramsFor(tool, options);
+        if (typeof params === 'string') {
+          problems.push(params);
           continue;
         }
-        checkResult(toolKey(tool), result);
+        for (const value of params) {
+          const where = `tool '${toolKey(tool)}': describeActivity(${JSON.stringify(value)})`;
+          try {
+            const label = tool.describeActivity(value);
+            if (typeof label !== 'string' || label.trim() === '') {
+              problems.push(`${where} returned ${JSON.stringify(label)}, not a non-empty label`);
+            }
+          } catch (error) {
+            problems.push(`${where} threw: ${(error as Error).message}`);
+          }
+        }
       }
+      expect(problems).toEqual([]);
+    });
+
+    it('settles promptly when execute is aborted', { timeout: executionTestTimeout }, async () => {
+      const problems: string[] = [];
+      for (const tool of await executable()) {
+        const params = paramsFor(tool, options);
+        if (typeof params === 'string') {
+          problems.push(params);
+          continue;
+        }
+        const context = createTestToolContext({ toolCallId: `call_abort_${tool.name}` });
+        const running = Promise.resolve()
+          .then(() => tool.execute(params[0], context))
+          .then(
+            () => 'settled',
+            () => 'settled',
+          );
+        context.controller.abort(new Error('conformance check: aborted'));
+        if ((await within(running, abortTimeoutMs)) === timedOut) {
+          problems.push(
+            `tool '${toolKey(tool)}': execute did not settle within ${abortTimeoutMs} ms of its signal aborting`,
+          );
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('returns results that survive JSON round-tripping', { timeout: executionTestTimeout }, async () => {
+      const problems: string[] = [];
+      for (const tool of await executable()) {
+        const key = toolKey(tool);
+        const params = paramsFor(tool, options);
+        if (typeof params === 'string') {
+          problems.push(params);
+          continue;
+        }
+        const context = createTestToolContext({ toolCallId: `call_${tool.name}` });
+        const outcome = await within(
+          Promise.resolve()
+            .then(() => tool.execute(params[0], context))
+            // A throw is a failure the loop records as an error output: nothing to serialise.
+            .then(
+              (result) => ({ result }),
+              () => undefined,
+            ),
+          executeTimeoutMs,
+        );
+        if (outcome === timedOut) {
+          context.controller.abort();
+          problems.push(`tool '${key}': execute did not finish within ${executeTimeoutMs} ms`);
+          continue;
+        }
+        if (outcome === undefined) continue;
+        const problem = resultProblem(key, outcome.result);
+        if (problem !== undefined) problems.push(problem);
+      }
+      expect(problems).toEqual([]);
     });
   });
 }
