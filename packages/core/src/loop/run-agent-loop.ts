@@ -79,6 +79,7 @@ class EventChannel {
   private iterated = false;
 
   push(event: AgentEvent): void {
+    if (this.closed) return;
     const waiter = this.waiter;
     if (waiter !== undefined) {
       this.waiter = undefined;
