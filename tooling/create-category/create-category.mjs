@@ -33,7 +33,10 @@ function files(name, versions) {
         type: 'module',
         sideEffects: false,
         license: 'MIT',
-        exports: { './package.json': './package.json', '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
+        exports: {
+          './package.json': './package.json',
+          '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+        },
         main: './dist/index.js',
         types: './dist/index.d.ts',
         files: ['dist', 'CHANGELOG.md', 'README.md'],
@@ -189,10 +192,13 @@ First release of the ${name} tool category.
  */
 export function createCategory(root, name) {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    throw new Error(`create-category: the name must be lower-case words joined by '-' (e.g. crm or crm-sync), got ${JSON.stringify(name)}`);
+    throw new Error(
+      `create-category: the name must be lower-case words joined by '-' (e.g. crm or crm-sync), got ${JSON.stringify(name)}`,
+    );
   }
   const directory = path.join(root, 'packages', `tools-${name}`);
-  if (existsSync(directory)) throw new Error(`create-category: ${path.relative(root, directory)} already exists`);
+  if (existsSync(directory))
+    throw new Error(`create-category: ${path.relative(root, directory)} already exists`);
   const corePackage = JSON.parse(readFileSync(path.join(root, 'packages', 'core', 'package.json'), 'utf8'));
   const versions = { zod: corePackage.devDependencies.zod };
   for (const [file, content] of Object.entries(files(name, versions))) {

@@ -12,7 +12,7 @@ function run(command: string, args: string[], cwd: string): string {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', CI: 'true' },
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' },
   });
 }
 
@@ -24,6 +24,17 @@ function copyWorkspace(target: string): void {
     mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
     cpSync(path.join(repositoryRoot, file), path.join(target, file));
   }
+  // The packages a category builds on are already built here (turbo builds this package's
+  // dependencies first): reuse their output instead of rebuilding them in the copy.
+  for (const dependency of ['core', 'testkit']) {
+    cpSync(
+      path.join(repositoryRoot, 'packages', dependency, 'dist'),
+      path.join(target, 'packages', dependency, 'dist'),
+      {
+        recursive: true,
+      },
+    );
+  }
 }
 
 describe('create-category scaffold', () => {
@@ -33,7 +44,7 @@ describe('create-category scaffold', () => {
     workspace = mkdtempSync(path.join(tmpdir(), 'switchyard-scaffold-'));
     copyWorkspace(workspace);
     run('git', ['init', '-q'], workspace);
-  });
+  }, 120_000);
 
   afterAll(() => {
     rmSync(workspace, { recursive: true, force: true });
@@ -51,11 +62,26 @@ describe('create-category scaffold', () => {
       '"@switchyard/tools-sample-crm": minor',
     );
     run('pnpm', ['install', '--offline', '--no-frozen-lockfile', '--reporter=silent'], workspace);
-    run('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@switchyard/tools-sample-crm...', '--output-logs=errors-only'], workspace);
+    run(
+      'pnpm',
+      [
+        'exec',
+        'turbo',
+        'run',
+        'build',
+        '--filter=@switchyard/tools-sample-crm...',
+        '--output-logs=errors-only',
+      ],
+      workspace,
+    );
     for (const script of ['type-check', 'lint', 'check-package']) {
       run('pnpm', ['--filter', '@switchyard/tools-sample-crm', 'run', script], workspace);
     }
-    const output = run('pnpm', ['--filter', '@switchyard/tools-sample-crm', 'run', 'test', '--reporter=verbose'], workspace);
+    const output = run(
+      'pnpm',
+      ['--filter', '@switchyard/tools-sample-crm', 'run', 'test', '--reporter=verbose'],
+      workspace,
+    );
     expect(output).toMatch(/sample-crm: tool category conformance/);
     expect(output).toMatch(/Tests\s+\d+ passed/);
     expect(output).not.toMatch(/failed/);

@@ -87,7 +87,8 @@ function ajvFor(schema: JSONSchemaObject): AjvInstance {
   return instance;
 }
 
-function compileJSONSchema(toolName: string, schema: JSONSchemaObject): ValidateFunction {
+/** Internal: compiles (once per schema object) the validator of an external JSON Schema. */
+export function compileJSONSchema(toolName: string, schema: JSONSchemaObject): ValidateFunction {
   let validate = compiledSchemas.get(schema);
   if (validate === undefined) {
     const ajv = ajvFor(schema);
