@@ -398,5 +398,19 @@ for (const backend of backends) {
         expect(rows).toEqual([]);
       });
     });
+
+    describe('durability', () => {
+      it('reopens the same database with its state and without re-applying migrations', async () => {
+        const before = await controlPlane.schedules.listSchedules({ agentId: 'ada' });
+        expect(before.length).toBeGreaterThan(0);
+        await controlPlane.close();
+        controlPlane = await open(database);
+        expect((await controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id)).toEqual(
+          before.map((s) => s.id),
+        );
+        const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
+        expect(rows).toEqual([{ version: 1 }]);
+      });
+    });
   });
 }

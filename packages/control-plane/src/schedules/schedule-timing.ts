@@ -56,8 +56,8 @@ function compileCron(cron: string, timeZone: string): Cron {
  *
  * Contract: throws `ControlPlaneInputError` naming the field for: both or neither of `cron` and
  * `runAt`; an unknown time zone; a cron that is not 5 fields or does not parse; a cron that never
- * fires; a cron firing more often than `minimumIntervalSeconds`; a `runAt` that is not ISO 8601,
- * does not exist in the zone (a DST gap), or is not after `now`.
+ * fires; a cron firing more often than `minimumIntervalSeconds`; a `runAt` that is not ISO 8601
+ * or is not after `now`.
  */
 export function parseScheduleTiming(
   input: { cron?: string | null; timeZone?: string | null; runAt?: string | null },
@@ -110,13 +110,17 @@ export function parseScheduleTiming(
       throw new ControlPlaneInputError('runAt', `${JSON.stringify(runAtText)} is not a valid date-time`);
     }
   } else {
-    // Croner reads an offset-less ISO time in the zone and answers null for a wall time a DST gap skips.
-    runAt = new Cron(runAtText, { timezone: timeZone, paused: true }).nextRun(new Date(0));
+    // Croner reads an offset-less ISO time in the zone: a wall time in a DST gap moves forward by
+    // the gap, an ambiguous one is its first occurrence (Temporal's 'compatible' reading).
+    try {
+      runAt = new Cron(runAtText, { timezone: timeZone, paused: true }).nextRun(new Date(0));
+    } catch (error) {
+      throw new ControlPlaneInputError('runAt', `${JSON.stringify(runAtText)} is not a valid date-time`, {
+        cause: error,
+      });
+    }
     if (runAt === null) {
-      throw new ControlPlaneInputError(
-        'runAt',
-        `${JSON.stringify(runAtText)} does not exist in ${timeZone} (skipped by a daylight-saving change)`,
-      );
+      throw new ControlPlaneInputError('runAt', `${JSON.stringify(runAtText)} is not a valid date-time`);
     }
   }
   if (runAt.getTime() <= options.now.getTime()) {
