@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../database/database';
+import type { TurnRequest } from '../turn-requests/turn-request';
 import type { TurnRequestQueue } from '../turn-requests/turn-request-queue';
 import { SCHEDULE_COLUMNS, type ScheduleRow } from './schedule-row';
 import { latestSlotAtOrBefore, nextFireTimes } from './schedule-timing';
@@ -77,8 +78,9 @@ export class ScheduleTicker {
            ORDER BY next_fire_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
           [now, batchSize],
         );
-        for (const row of rows) {
-          result.due += 1;
+        if (rows.length === 0) return result;
+        result.due = rows.length;
+        const plans = rows.map((row) => {
           const dueAt = row.next_fire_at ?? now;
           let slot = dueAt;
           let next: Date | null = null;
@@ -88,34 +90,46 @@ export class ScheduleTicker {
             next =
               nextFireTimes({ kind: 'cron', cron: row.cron, timeZone: row.time_zone }, now, 1)[0] ?? null;
           }
-          const runId = randomUUID();
-          const idempotencyKey = `schedule:${row.id}:${slot.toISOString()}`;
-          const { rows: inserted } = await transaction.query(
-            `INSERT INTO switchyard.schedule_runs (id, schedule_id, agent_id, slot, idempotency_key)
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
-            [runId, row.id, row.agent_id, slot, idempotencyKey],
-          );
-          if (inserted.length === 1) {
-            await this.#queue.enqueue(transaction, {
-              runId,
-              scheduleId: row.id,
-              scheduleName: row.name,
-              agentId: row.agent_id,
-              prompt: row.prompt,
-              slot: slot.toISOString(),
-              idempotencyKey,
-            });
-            result.enqueued += 1;
-          } else {
-            result.alreadyFired += 1;
-          }
-          await transaction.query(
-            `UPDATE switchyard.schedules
-             SET next_fire_at = $2, status = CASE WHEN $2::timestamptz IS NULL THEN 'finished' ELSE status END
-             WHERE id = $1`,
-            [row.id, next],
-          );
-        }
+          const request: TurnRequest = {
+            runId: randomUUID(),
+            scheduleId: row.id,
+            scheduleName: row.name,
+            agentId: row.agent_id,
+            prompt: row.prompt,
+            slot: slot.toISOString(),
+            idempotencyKey: `schedule:${row.id}:${slot.toISOString()}`,
+          };
+          return { request, next };
+        });
+        // One statement each for the ledger rows, the queue jobs and the next fire times.
+        const { rows: inserted } = await transaction.query<{ id: string }>(
+          `INSERT INTO switchyard.schedule_runs (id, schedule_id, agent_id, slot, idempotency_key)
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::text[])
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [
+            plans.map((plan) => plan.request.runId),
+            plans.map((plan) => plan.request.scheduleId),
+            plans.map((plan) => plan.request.agentId),
+            plans.map((plan) => plan.request.slot),
+            plans.map((plan) => plan.request.idempotencyKey),
+          ],
+        );
+        const fresh = new Set(inserted.map((row) => row.id));
+        const requests = plans.map((plan) => plan.request).filter((request) => fresh.has(request.runId));
+        await this.#queue.enqueue(transaction, requests);
+        result.enqueued = requests.length;
+        result.alreadyFired = plans.length - requests.length;
+        await transaction.query(
+          `UPDATE switchyard.schedules AS schedule
+           SET next_fire_at = planned.next,
+               status = CASE WHEN planned.next IS NULL THEN 'finished' ELSE schedule.status END
+           FROM unnest($1::uuid[], $2::timestamptz[]) AS planned (id, next)
+           WHERE schedule.id = planned.id`,
+          [
+            plans.map((plan) => plan.request.scheduleId),
+            plans.map((plan) => plan.next?.toISOString() ?? null),
+          ],
+        );
         return result;
       });
       total.due += batch.due;

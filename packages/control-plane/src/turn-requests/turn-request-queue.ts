@@ -78,15 +78,16 @@ export class TurnRequestQueue {
     return created;
   }
 
-  /** Enqueues a turn request inside the caller's transaction, with the run id as the job id. */
-  async enqueue(transaction: SqlExecutor, request: TurnRequest): Promise<void> {
-    await this.#boss.send(
-      turnRequestQueueName(request.agentId),
-      { ...request },
-      {
+  /** Enqueues turn requests inside the caller's transaction, each with its run id as the job id. */
+  async enqueue(transaction: SqlExecutor, requests: readonly TurnRequest[]): Promise<void> {
+    if (requests.length === 0) return;
+    await this.#boss.insert(
+      requests.map((request) => ({
         id: request.runId,
-        db: transaction,
-      },
+        name: turnRequestQueueName(request.agentId),
+        data: { ...request },
+      })),
+      { db: transaction },
     );
   }
 
