@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { copyPgliteTemplate } from './pglite-template';
 
 /** A database for one test file: a fresh PGlite directory or a fresh database on the shared server. */
 export interface TestDatabase {
@@ -21,9 +20,9 @@ export const postgresTitle = postgresUrl
   ? 'PostgreSQL server'
   : 'PostgreSQL server (skipped: no PostgreSQL server binaries)';
 
-/** A fresh PGlite data directory. */
+/** A fresh PGlite data directory (a copy of an initialised template). */
 export async function createPgliteDatabase(): Promise<TestDatabase> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-pglite-'));
+  const dataDir = await copyPgliteTemplate();
   return { options: { dataDir }, dispose: () => rm(dataDir, { recursive: true, force: true }) };
 }
 

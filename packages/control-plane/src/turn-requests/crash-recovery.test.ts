@@ -29,6 +29,7 @@ interface ConsumerEvent {
 class Consumer {
   readonly child: ChildProcess;
   readonly events: ConsumerEvent[] = [];
+  stderr = '';
   readonly #waiters: Array<{
     match: (event: ConsumerEvent) => boolean;
     resolve: (event: ConsumerEvent) => void;
@@ -38,7 +39,10 @@ class Consumer {
   constructor(databaseUrl: string) {
     this.child = spawn(process.execPath, ['--import', 'tsx', consumerScript, databaseUrl, AGENT, '400'], {
       cwd: packageRoot,
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
     });
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => resolve(signal ?? code)),
@@ -60,11 +64,14 @@ class Consumer {
     });
   }
 
-  next(match: (event: ConsumerEvent) => boolean, timeoutMs = 20_000): Promise<ConsumerEvent> {
+  next(match: (event: ConsumerEvent) => boolean, timeoutMs = 90_000): Promise<ConsumerEvent> {
     const seen = this.events.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('consumer event timed out')), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`consumer event timed out; events so far: ${JSON.stringify(this.events)}; stderr: ${this.stderr}`)),
+        timeoutMs,
+      );
       this.#waiters.push({
         match,
         resolve: (event) => {
@@ -145,7 +152,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     const restarted = new Consumer(databaseUrl);
     consumers.push(restarted);
 
-    const deadline = Date.now() + 40_000;
+    const deadline = Date.now() + 90_000;
     let completed = 0;
     while (Date.now() < deadline) {
       const { rows } = await controlPlane.query<{ count: number }>(
