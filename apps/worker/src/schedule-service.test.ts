@@ -1,31 +1,30 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { type ControlPlane, openControlPlane, type TurnRequest } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { agentToolMap } from '@switchyard/core';
 import { createTestToolContext } from '@switchyard/testkit';
 import { createScheduleTools, type ScheduleService, type ScheduleSummary } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgliteDataDir } from './__fixtures__/pglite-data-dir';
 
 describe('schedule tools on the control plane (embedded PGlite)', () => {
   let dataDir: string;
   let controlPlane: ControlPlane;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-worker-schedules-'));
+    dataDir = await createPgliteDataDir();
     controlPlane = await openControlPlane({
       dataDir,
       environment: {},
       schedules: { minimumIntervalSeconds: 600, maxSchedulesPerAgent: 5 },
       turnRequests: { pollingIntervalSeconds: 0.5 },
     });
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await controlPlane?.close();
     await rm(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 
   function toolsFor(agentId: string) {
     // The control plane's service is a ScheduleService as the category declares it.
