@@ -69,7 +69,12 @@ class Consumer {
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`consumer event timed out; events so far: ${JSON.stringify(this.events)}; stderr: ${this.stderr}`)),
+        () =>
+          reject(
+            new Error(
+              `consumer event timed out; events so far: ${JSON.stringify(this.events)}; stderr: ${this.stderr}`,
+            ),
+          ),
         timeoutMs,
       );
       this.#waiters.push({
