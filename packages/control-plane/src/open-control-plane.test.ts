@@ -400,6 +400,38 @@ for (const backend of backends) {
     });
 
     describe('durability', () => {
+      it('drains on close: a running handler finishes and its run is completed', async () => {
+        const runAt = new Date(Date.now() + MINUTE);
+        await controlPlane.schedules.createSchedule({
+          agentId: 'zed',
+          name: 'slow',
+          prompt: 'Slow.',
+          runAt: runAt.toISOString(),
+        });
+        let finished = false;
+        let markStarted: () => void = () => {};
+        const started = new Promise<void>((resolve) => {
+          markStarted = resolve;
+        });
+        await controlPlane.turnRequests.work(
+          async () => {
+            markStarted();
+            await new Promise((resolve) => setTimeout(resolve, 700));
+            finished = true;
+          },
+          { agentId: 'zed' },
+        );
+        await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1000) });
+        await started;
+        await controlPlane.close();
+        expect(finished).toBe(true);
+        controlPlane = await open(database);
+        const { rows } = await controlPlane.query<{ status: string }>(
+          "SELECT status FROM switchyard.schedule_runs WHERE agent_id = 'zed'",
+        );
+        expect(rows).toEqual([{ status: 'completed' }]);
+      });
+
       it('reopens the same database with its state and without re-applying migrations', async () => {
         const before = await controlPlane.schedules.listSchedules({ agentId: 'ada' });
         expect(before.length).toBeGreaterThan(0);

@@ -42,6 +42,7 @@ export class TurnRequestQueue {
   readonly #defaultAgentId: string | undefined;
   readonly #createdQueues = new Map<string, Promise<void>>();
   readonly #workers: string[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
 
   /** Use `controlPlane.turnRequests` rather than constructing one. */
   constructor(
@@ -114,48 +115,56 @@ export class TurnRequestQueue {
     const workerId = await this.#boss.work<TurnRequest>(
       turnRequestQueueName(agentId),
       { batchSize: 1, pollingIntervalSeconds: this.#options.pollingIntervalSeconds },
-      async (jobs) => {
-        for (const job of jobs) {
-          const request = job.data;
-          const { rows } = await this.#database.query<{ attempts: number }>(
-            `UPDATE switchyard.schedule_runs
-             SET status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), error = NULL
-             WHERE id = $1 AND status <> 'completed'
-             RETURNING attempts`,
-            [request.runId],
-          );
-          const claimed = rows[0];
-          // Already completed (a duplicate delivery) or not in the ledger: acknowledge, run nothing.
-          if (claimed === undefined) continue;
-          try {
-            await handler(request, { attempt: claimed.attempts, jobId: job.id });
-          } catch (error) {
-            await this.#database.query(
-              "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'completed'",
-              [
-                request.runId,
-                (error instanceof Error ? error.message : String(error))
-                  .replaceAll('\u0000', '')
-                  .slice(0, 2000),
-              ],
-            );
-            throw error;
-          }
-          await this.#database.query(
-            `UPDATE switchyard.schedule_runs SET status = 'completed', completed_at = clock_timestamp()
-             WHERE id = $1 AND status <> 'completed'`,
-            [request.runId],
-          );
-        }
-      },
+      (jobs) => this.#track(this.#deliver(jobs, handler)),
     );
     this.#workers.push(workerId);
     return workerId;
   }
 
-  /** Stops every consumer this process started; running handlers finish first. */
+  #track(delivery: Promise<void>): Promise<void> {
+    this.#inFlight.add(delivery);
+    const untrack = () => this.#inFlight.delete(delivery);
+    delivery.then(untrack, untrack);
+    return delivery;
+  }
+
+  async #deliver(jobs: PgBoss.Job<TurnRequest>[], handler: TurnRequestHandler): Promise<void> {
+    for (const job of jobs) {
+      const request = job.data;
+      const { rows } = await this.#database.query<{ attempts: number }>(
+        `UPDATE switchyard.schedule_runs
+             SET status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), error = NULL
+             WHERE id = $1 AND status <> 'completed'
+             RETURNING attempts`,
+        [request.runId],
+      );
+      const claimed = rows[0];
+      // Already completed (a duplicate delivery) or not in the ledger: acknowledge, run nothing.
+      if (claimed === undefined) continue;
+      try {
+        await handler(request, { attempt: claimed.attempts, jobId: job.id });
+      } catch (error) {
+        await this.#database.query(
+          "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'completed'",
+          [
+            request.runId,
+            (error instanceof Error ? error.message : String(error)).replaceAll('\u0000', '').slice(0, 2000),
+          ],
+        );
+        throw error;
+      }
+      await this.#database.query(
+        `UPDATE switchyard.schedule_runs SET status = 'completed', completed_at = clock_timestamp()
+             WHERE id = $1 AND status <> 'completed'`,
+        [request.runId],
+      );
+    }
+  }
+
+  /** Stops every consumer this process started and waits for running handlers to finish. */
   async stop(): Promise<void> {
     const workers = this.#workers.splice(0);
     await Promise.all(workers.map((id) => this.#boss.offWork({ id })));
+    await Promise.allSettled([...this.#inFlight]);
   }
 }
