@@ -270,6 +270,31 @@ for (const backend of backends) {
         expect(jobs[0]?.count).toBe(3);
       });
 
+      it('ticks on a timer once started, until stopped', async () => {
+        const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
+        const schedule = await controlPlane.schedules.createSchedule({
+          agentId: 'timer',
+          name: 'soon',
+          prompt: 'Soon.',
+          runAt: runAt.toISOString(),
+        });
+        controlPlane.scheduler.start({ intervalMs: 100 });
+        const rows = await until(
+          async () =>
+            (
+              await controlPlane.query<{ slot: Date; enqueued_at: Date }>(
+                'SELECT slot, enqueued_at FROM switchyard.schedule_runs WHERE schedule_id = $1',
+                [schedule.id],
+              )
+            ).rows,
+          (value) => value.length > 0,
+        );
+        await controlPlane.scheduler.stop();
+        expect(rows).toHaveLength(1);
+        expect(rows[0]?.slot.toISOString()).toBe(runAt.toISOString());
+        expect(rows[0]?.enqueued_at.getTime()).toBeGreaterThanOrEqual(runAt.getTime());
+      });
+
       it('fires a one-shot once and marks it finished', async () => {
         const runAt = new Date(Date.now() + 10 * MINUTE);
         const schedule = await controlPlane.schedules.createSchedule({

@@ -28,7 +28,7 @@ export interface ControlPlaneOptions {
   maintenanceIntervalSeconds?: number;
   /** Largest PostgreSQL connection pool. Default 10. */
   maxConnections?: number;
-  /** Receives background errors (pg-boss maintenance, polling). Default: ignored. */
+  /** Receives background errors (pg-boss maintenance and polling, failed scheduler ticks). Default: ignored. */
   onError?: (error: unknown) => void;
   /** Where `DATABASE_URL` is read. Default `process.env`. */
   environment?: NodeJS.ProcessEnv;
@@ -142,7 +142,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   }
   const startedBoss = boss;
   const turnRequests = new TurnRequestQueue(startedBoss, database, delivery, agentId);
-  const scheduler = new ScheduleTicker(database, turnRequests);
+  const scheduler = new ScheduleTicker(database, turnRequests, onError);
   const schedules = new ControlPlaneScheduleService(database, limits, {
     onCreated: (owner) => turnRequests.ensureQueue(owner),
   });

@@ -80,6 +80,9 @@ describe('createScheduleTools', () => {
       /^scheduleService: must implement ScheduleService \(missing createSchedule\)/,
     );
     expect(() => createScheduleTools({ scheduleService: service, agentId: '' })).toThrow(/^agentId: /);
+    expect(() =>
+      createScheduleTools({ scheduleService: service, agentId: 'ada', defaultTimeZone: 'Moon/Base' }),
+    ).toThrow(/^defaultTimeZone: "Moon\/Base" is not an IANA time zone/);
   });
 });
 

@@ -22,8 +22,8 @@ function failure(action: string, error: unknown): AgentToolResult {
  * Creates the schedule tools: `create_schedule`, `list_schedules` and `cancel_schedule`, in that
  * order, all scoped to `agentId`.
  *
- * Contract: throws at creation naming the field when `scheduleService` lacks a method or `agentId`
- * is not a non-empty string. Invalid input (a bad cron or zone, a past time, a limit reached, an
+ * Contract: throws at creation naming the field when `scheduleService` lacks a method, `agentId`
+ * is not a non-empty string, or `defaultTimeZone` is not an IANA zone. Invalid input (a bad cron or zone, a past time, a limit reached, an
  * unknown id) becomes an `isError` result saying what to change.
  *
  * @example
@@ -43,6 +43,11 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
     throw new TypeError(`agentId: must be a non-empty string, got ${JSON.stringify(agentId)}`);
   }
   const defaultTimeZone = context.defaultTimeZone ?? 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: defaultTimeZone });
+  } catch {
+    throw new TypeError(`defaultTimeZone: ${JSON.stringify(defaultTimeZone)} is not an IANA time zone`);
+  }
 
   const createSchedule = defineWorkerTool({
     name: 'create_schedule',

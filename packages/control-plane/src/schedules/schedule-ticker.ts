@@ -27,7 +27,7 @@ export interface ScheduleTickOptions {
 export interface ScheduleTickerStartOptions {
   /** Milliseconds between ticks. Default 1000. */
   intervalMs?: number;
-  /** Called with a tick's error; the ticker keeps going. Default: ignore. */
+  /** Called with a tick's error; the ticker keeps going. Default: the control plane's `onError`. */
   onError?: (error: unknown) => void;
 }
 
@@ -47,10 +47,13 @@ export class ScheduleTicker {
   #running: Promise<unknown> | undefined;
   #stopped = true;
 
+  readonly #onError: (error: unknown) => void;
+
   /** Use `controlPlane.scheduler` rather than constructing one. */
-  constructor(database: Database, queue: TurnRequestQueue) {
+  constructor(database: Database, queue: TurnRequestQueue, onError: (error: unknown) => void = () => {}) {
     this.#database = database;
     this.#queue = queue;
+    this.#onError = onError;
   }
 
   /**
@@ -152,7 +155,7 @@ export class ScheduleTicker {
     const loop = () => {
       if (this.#stopped) return;
       this.#running = this.tick()
-        .catch((error: unknown) => options.onError?.(error))
+        .catch((error: unknown) => (options.onError ?? this.#onError)(error))
         .finally(() => {
           this.#running = undefined;
           if (!this.#stopped) this.#timer = setTimeout(loop, intervalMs);
