@@ -1,0 +1,22 @@
+/** Why a fetch failed; each becomes an `isError` tool result the model can act on. */
+export type FetchFailureKind =
+  | 'refused'
+  | 'redirects'
+  | 'timeout'
+  | 'aborted'
+  | 'too-large'
+  | 'content-type'
+  | 'http-status'
+  | 'network';
+
+/** A fetch that did not produce a page. Internal: the tool turns it into an error result. */
+export class FetchFailure extends Error {
+  constructor(
+    readonly kind: FetchFailureKind,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'FetchFailure';
+  }
+}

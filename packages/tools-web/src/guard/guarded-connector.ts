@@ -1,0 +1,59 @@
+import { buildConnector } from 'undici';
+import { checkHost } from './check-host';
+import type { GuardPolicy } from './guard-policy';
+
+const marker = Symbol.for('switchyard.tools-web.ConnectRefusedError');
+
+/** A connection the guard refused at connect time (after the URL check had passed, or without one). */
+export class ConnectRefusedError extends Error {
+  constructor(readonly reason: string) {
+    super(`connection refused by the network guard: ${reason}`);
+    this.name = 'ConnectRefusedError';
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  static isInstance(value: unknown): value is ConnectRefusedError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/**
+ * Wraps an undici connector so every new connection is checked where it is made: IP literals
+ * directly, names resolved here with `policy.lookup` and every address checked, then the socket
+ * is opened to a checked address while `host` (and so the Host header and TLS server name) stays
+ * the original name. undici's own `connect.lookup` is never consulted for IP-literal URLs, which
+ * is why the check lives in the connector itself.
+ *
+ * Contract: a refused host calls back with `ConnectRefusedError` before the base connector is
+ * called at all; addresses are tried in order, the next one only after a connect error.
+ */
+export function createGuardedConnector(
+  policy: GuardPolicy,
+  base: buildConnector.connector = buildConnector({}),
+): buildConnector.connector {
+  return (options, callback) => {
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    checkHost(options.hostname, port, policy).then(
+      (check) => {
+        if (!check.ok) {
+          callback(new ConnectRefusedError(`${options.hostname}: ${check.reason}`), null);
+          return;
+        }
+        const addresses = check.addresses;
+        const attempt = (index: number): void => {
+          const address = addresses[index]?.address ?? '';
+          base({ ...options, hostname: address }, (error, socket) => {
+            if (error && index + 1 < addresses.length) {
+              attempt(index + 1);
+              return;
+            }
+            if (error) callback(error, null);
+            else callback(null, socket as NonNullable<typeof socket>);
+          });
+        };
+        attempt(0);
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+    );
+  };
+}
