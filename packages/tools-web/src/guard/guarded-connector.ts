@@ -33,27 +33,24 @@ export function createGuardedConnector(
 ): buildConnector.connector {
   return (options, callback) => {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
-    checkHost(options.hostname, port, policy).then(
-      (check) => {
+    const connectTo = (addresses: readonly string[], index: number): void => {
+      base({ ...options, hostname: addresses[index] ?? '' }, (error, socket) => {
+        if (error && index + 1 < addresses.length) connectTo(addresses, index + 1);
+        else if (error) callback(error, null);
+        else callback(null, socket as NonNullable<typeof socket>);
+      });
+    };
+    checkHost(options.hostname, port, policy)
+      .then((check) => {
         if (!check.ok) {
           callback(new ConnectRefusedError(`${options.hostname}: ${check.reason}`), null);
           return;
         }
-        const addresses = check.addresses;
-        const attempt = (index: number): void => {
-          const address = addresses[index]?.address ?? '';
-          base({ ...options, hostname: address }, (error, socket) => {
-            if (error && index + 1 < addresses.length) {
-              attempt(index + 1);
-              return;
-            }
-            if (error) callback(error, null);
-            else callback(null, socket as NonNullable<typeof socket>);
-          });
-        };
-        attempt(0);
-      },
-      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
-    );
+        connectTo(
+          check.addresses.map(({ address }) => address),
+          0,
+        );
+      })
+      .catch((error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null));
   };
 }
