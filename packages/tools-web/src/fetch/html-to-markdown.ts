@@ -79,6 +79,20 @@ function absolutize(document: ParsedDocument, baseUrl: string): void {
 }
 
 /**
+ * linkedom builds an empty body unless the markup has an explicit `<body>` (which HTML lets pages
+ * omit), so fragments and body-less documents are wrapped into a full document first.
+ */
+function withExplicitBody(html: string): string {
+  if (/<body[\s>]/i.test(html)) return html;
+  const head = /<head[\s>][\s\S]*?<\/head>/i.exec(html)?.[0] ?? '';
+  const rest = html
+    .replace(head, '')
+    .replace(/<!doctype[^>]*>/i, '')
+    .replace(/<\/?html[^>]*>/gi, '');
+  return `<!doctype html><html>${head}<body>${rest}</body></html>`;
+}
+
+/**
  * Converts an HTML document to readable Markdown: Readability (Firefox Reader View's algorithm)
  * extracts the main content, falling back to the whole body when it finds no article, then
  * turndown writes Markdown. Links and images are made absolute against `baseUrl`; scripts,
@@ -87,7 +101,7 @@ function absolutize(document: ParsedDocument, baseUrl: string): void {
  * Contract: never throws for malformed HTML; an empty document gives empty Markdown.
  */
 export function htmlToMarkdown(html: string, baseUrl: string): MarkdownPage {
-  const { document } = parseHTML(html);
+  const { document } = parseHTML(withExplicitBody(html));
   for (const element of document.querySelectorAll(REMOVED_ELEMENTS.join(','))) element.remove();
   absolutize(document, baseUrl);
   const documentTitle = document.querySelector('title')?.textContent?.trim() || undefined;
