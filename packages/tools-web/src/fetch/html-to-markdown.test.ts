@@ -3,13 +3,21 @@ import { htmlToMarkdown } from './html-to-markdown';
 
 describe('htmlToMarkdown', () => {
   it('converts fragments and body-less documents, not only full pages', () => {
-    for (const html of ['<p>Hello <b>there</b></p>', '<!doctype html><title>T</title><p>Hello <b>there</b></p>', '<html><head><title>T</title></head><p>Hello <b>there</b></p></html>']) {
+    for (const html of [
+      '<p>Hello <b>there</b></p>',
+      '<!doctype html><title>T</title><p>Hello <b>there</b></p>',
+      '<html><head><title>T</title></head><p>Hello <b>there</b></p></html>',
+    ]) {
       expect(htmlToMarkdown(html, 'https://example.com/').markdown).toContain('Hello **there**');
     }
   });
 
   it('keeps the main article and drops navigation, scripts and inline data images', () => {
-    const paragraphs = Array.from({ length: 5 }, (_, index) => `<p>Paragraph ${index} has enough words in it to look like the body of a real article about something.</p>`).join('');
+    const paragraphs = Array.from(
+      { length: 5 },
+      (_, index) =>
+        `<p>Paragraph ${index} has enough words in it to look like the body of a real article about something.</p>`,
+    ).join('');
     const page = htmlToMarkdown(
       `<html><head><title>Doc</title></head><body><nav><a href="/x">Nav link</a></nav><article><h1>Heading</h1>${paragraphs}<img src="data:image/png;base64,AAAA" alt="dot"><img src="/a.png" alt="A"><a href="javascript:alert(1)">click</a></article><script>evil()</script></body></html>`,
       'https://example.com/dir/page',

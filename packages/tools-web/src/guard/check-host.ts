@@ -71,7 +71,7 @@ export async function checkHost(hostname: string, port: number, policy: GuardPol
     if (!decision.ok) {
       return {
         ok: false,
-        reason: `"${name}" resolves to ${describeRefusal(answer.address, decision.refusal)}`,
+        reason: `"${name}" resolves to ${answer.address}, a ${decision.refusal.description} address`,
       };
     }
     addresses.push({ address: answer.address, family: answer.family });

@@ -107,7 +107,12 @@ describe('checkUrl: IP literals in every spelling', () => {
       url: 'https://[2606:4700::1111]:8443/',
       addresses: [{ address: '2606:4700::1111', family: 6 }],
     });
-    for (const url of ['http://172.32.0.1/', 'http://100.128.0.1/', 'http://11.0.0.1/', 'http://192.169.0.1/']) {
+    for (const url of [
+      'http://172.32.0.1/',
+      'http://100.128.0.1/',
+      'http://11.0.0.1/',
+      'http://192.169.0.1/',
+    ]) {
       expect((await checkUrl(url, { lookup: noLookup })).ok).toBe(true);
     }
   });
@@ -159,17 +164,28 @@ describe('checkUrl: host names', () => {
     });
     expect(await checkUrl('http://mixed.test/', { lookup })).toEqual({
       ok: false,
-      reason: 'mixed.test refused: "mixed.test" resolves to 10.1.2.3, a private network (RFC 1918) (10.0.0.0/8) address',
+      reason:
+        'mixed.test refused: "mixed.test" resolves to 10.1.2.3, a private network (RFC 1918) (10.0.0.0/8) address',
     });
     for (const name of ['v6.test', 'mapped.test', 'zone.test', 'empty.test', 'missing.test']) {
       expect((await checkUrl(`http://${name}/`, { lookup })).ok).toBe(false);
     }
-    expect(lookup.calls).toEqual(['mixed.test', 'v6.test', 'mapped.test', 'zone.test', 'empty.test', 'missing.test']);
+    expect(lookup.calls).toEqual([
+      'mixed.test',
+      'v6.test',
+      'mapped.test',
+      'zone.test',
+      'empty.test',
+      'missing.test',
+    ]);
   });
 
   it('reports a failed lookup with its code', async () => {
     const result = await checkUrl('http://missing.test/', { lookup: staticLookup({}) });
-    expect(result).toEqual({ ok: false, reason: 'missing.test refused: could not resolve "missing.test" (ENOTFOUND)' });
+    expect(result).toEqual({
+      ok: false,
+      reason: 'missing.test refused: could not resolve "missing.test" (ENOTFOUND)',
+    });
   });
 
   it('accepts a name whose every address is public, returning them all', async () => {
@@ -191,10 +207,21 @@ describe('checkUrl: host names', () => {
 describe('checkUrl: allowPrivateNetwork and allowedTargets', () => {
   it('opens local networks with allowPrivateNetwork but keeps other classes refused', async () => {
     const lookup = staticLookup({ localhost: [{ address: '127.0.0.1', family: 4 }] });
-    for (const url of ['http://127.0.0.1/', 'http://10.0.0.1/', 'http://[fd00::1]/', 'http://100.64.0.1/', 'http://localhost/']) {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://10.0.0.1/',
+      'http://[fd00::1]/',
+      'http://100.64.0.1/',
+      'http://localhost/',
+    ]) {
       expect((await checkUrl(url, { lookup, allowPrivateNetwork: true })).ok).toBe(true);
     }
-    for (const url of ['http://0.0.0.0/', 'http://224.0.0.1/', 'http://192.0.2.1/', 'http://[::ffff:10.0.0.1]/']) {
+    for (const url of [
+      'http://0.0.0.0/',
+      'http://224.0.0.1/',
+      'http://192.0.2.1/',
+      'http://[::ffff:10.0.0.1]/',
+    ]) {
       expect((await checkUrl(url, { lookup: noLookup, allowPrivateNetwork: true })).ok).toBe(false);
     }
   });

@@ -162,7 +162,12 @@ describe('refused address properties', () => {
         const dotted = formatIPv4(value);
         const high = (value >>> 16).toString(16);
         const low = (value & 0xffff).toString(16);
-        const forms = [`::ffff:${dotted}`, `::ffff:${high}:${low}`, `64:ff9b::${high}:${low}`, `2002:${high}:${low}::1`];
+        const forms = [
+          `::ffff:${dotted}`,
+          `::ffff:${high}:${low}`,
+          `64:ff9b::${high}:${low}`,
+          `2002:${high}:${low}::1`,
+        ];
         return forms.every((form) => {
           const refusal = classifyAddress(form);
           return refusal !== undefined && refusal.embedded === dotted;
@@ -172,14 +177,22 @@ describe('refused address properties', () => {
   });
 
   it('classifies an embedded metadata address as metadata in every embedding', () => {
-    for (const form of ['::ffff:169.254.169.254', '64:ff9b::169.254.169.254', '2002:a9fe:a9fe:1::', '::169.254.169.254']) {
+    for (const form of [
+      '::ffff:169.254.169.254',
+      '64:ff9b::169.254.169.254',
+      '2002:a9fe:a9fe:1::',
+      '::169.254.169.254',
+    ]) {
       expect(classifyAddress(form)?.category).toBe('metadata');
     }
   });
 
   it('refuses every IPv6 address outside global unicast', () => {
     const outside = fc
-      .tuple(fc.integer({ min: 0, max: 0xffff }), fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 7, maxLength: 7 }))
+      .tuple(
+        fc.integer({ min: 0, max: 0xffff }),
+        fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 7, maxLength: 7 }),
+      )
       .filter(([first]) => first < 0x2000 || first >= 0x4000)
       .map(([first, rest]) => [first, ...rest].map((group) => group.toString(16)).join(':'));
     fc.assert(fc.property(outside, (address) => classifyAddress(address) !== undefined));

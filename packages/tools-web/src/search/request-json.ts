@@ -68,7 +68,10 @@ export async function requestJson(
     );
   }
   if (status === 429) {
-    const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
+    // Brave sends X-RateLimit-Reset ("seconds for each window") rather than Retry-After.
+    const retryAfterSeconds =
+      parseRetryAfter(response.headers.get('retry-after')) ??
+      parseRetryAfter(response.headers.get('x-ratelimit-reset')?.split(',')[0] ?? null);
     throw new SearchProviderError(
       'rate-limited',
       `${displayName} rate limit reached (HTTP 429)${
