@@ -190,7 +190,7 @@ export function createWebFetchTool(
           connector: internals.connector,
         });
       } catch (error) {
-        if (!(error instanceof FetchFailure)) throw error;
+        if (!FetchFailure.isInstance(error)) throw error;
         if (error.kind === 'aborted' && context.signal.aborted) throw context.signal.reason;
         return {
           content: `web_fetch failed: ${error.message}`,

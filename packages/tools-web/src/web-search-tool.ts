@@ -195,7 +195,7 @@ export function createWebSearchTool(
           details: { provider, query: trimmed, results },
         };
       } catch (error) {
-        if (!(error instanceof SearchProviderError)) throw error;
+        if (!SearchProviderError.isInstance(error)) throw error;
         return {
           content: `web_search failed: ${error.message}`,
           details: {

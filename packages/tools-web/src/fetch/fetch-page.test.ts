@@ -48,7 +48,7 @@ async function fetchWith(url: string, guard: GuardOptions, extra: Partial<FetchL
 }
 
 function expectFailure(outcome: unknown, kind: FetchFailure['kind']): FetchFailure {
-  expect(outcome).toBeInstanceOf(FetchFailure);
+  expect(FetchFailure.isInstance(outcome)).toBe(true);
   expect((outcome as FetchFailure).kind).toBe(kind);
   return outcome as FetchFailure;
 }

@@ -222,7 +222,7 @@ export async function fetchPage(
       };
     }
   } catch (error) {
-    if (error instanceof FetchFailure) throw error;
+    if (FetchFailure.isInstance(error)) throw error;
     if (signal.aborted) throw new FetchFailure('aborted', 'the fetch was cancelled');
     if (timeout.aborted) {
       throw new FetchFailure('timeout', `${current} did not finish within ${limits.timeoutMs} ms`, {

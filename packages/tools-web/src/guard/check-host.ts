@@ -19,7 +19,7 @@ function refuseByName(name: string, policy: GuardPolicy): string | undefined {
 }
 
 function describeRefusal(address: string, refusal: AddressRefusal): string {
-  return `${address} is a ${refusal.description} address`;
+  return `${address} is a refused address: ${refusal.description}`;
 }
 
 function validAnswer(value: unknown): value is LookupAddress {
@@ -71,7 +71,7 @@ export async function checkHost(hostname: string, port: number, policy: GuardPol
     if (!decision.ok) {
       return {
         ok: false,
-        reason: `"${name}" resolves to ${answer.address}, a ${decision.refusal.description} address`,
+        reason: `"${name}" resolves to ${answer.address}, a refused address: ${decision.refusal.description}`,
       };
     }
     addresses.push({ address: answer.address, family: answer.family });

@@ -96,6 +96,13 @@ describe('checkUrl: IP literals in every spelling', () => {
     }
   });
 
+  it('words the refusal as the documented example', async () => {
+    expect(await checkUrl('http://0x7f.1/')).toEqual({
+      ok: false,
+      reason: '127.0.0.1 refused: 127.0.0.1 is a refused address: loopback (127.0.0.0/8)',
+    });
+  });
+
   it('accepts public literals and returns the normalised URL and address', async () => {
     expect(await checkUrl('http://8.8.8.8/a?b#c', { lookup: noLookup })).toEqual({
       ok: true,
@@ -165,7 +172,7 @@ describe('checkUrl: host names', () => {
     expect(await checkUrl('http://mixed.test/', { lookup })).toEqual({
       ok: false,
       reason:
-        'mixed.test refused: "mixed.test" resolves to 10.1.2.3, a private network (RFC 1918) (10.0.0.0/8) address',
+        'mixed.test refused: "mixed.test" resolves to 10.1.2.3, a refused address: private network (RFC 1918) (10.0.0.0/8)',
     });
     for (const name of ['v6.test', 'mapped.test', 'zone.test', 'empty.test', 'missing.test']) {
       expect((await checkUrl(`http://${name}/`, { lookup })).ok).toBe(false);

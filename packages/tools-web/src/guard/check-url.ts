@@ -68,7 +68,7 @@ export async function checkUrlWithPolicy(input: string | URL, policy: GuardPolic
  *
  * @example
  * const result = await checkUrl('http://0x7f.1/admin');
- * // { ok: false, reason: '127.0.0.1 refused: 127.0.0.1 is a loopback (127.0.0.0/8) address' }
+ * // { ok: false, reason: '127.0.0.1 refused: 127.0.0.1 is a refused address: loopback (127.0.0.0/8)' }
  */
 export async function checkUrl(url: string | URL, options: CheckUrlOptions = {}): Promise<CheckUrlResult> {
   return checkUrlWithPolicy(url, compileGuardPolicy(options));

@@ -35,9 +35,11 @@ export interface GuardOptions {
 
 /** The compiled form of `GuardOptions`. */
 export interface GuardPolicy {
+  /** The resolver (the injected one or the DNS default). */
   readonly lookup: LookupFunction;
+  /** Whether the private-network classes are open. */
   readonly allowPrivateNetwork: boolean;
-  /** Keys from `targetKey`. */
+  /** Allowed `address:port` targets, as canonical keys (family, numeric address, port). */
   readonly allowedTargets: ReadonlySet<string>;
 }
 

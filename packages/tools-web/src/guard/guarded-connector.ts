@@ -1,18 +1,23 @@
+import { SwitchyardError } from '@switchyard/core';
 import { buildConnector } from 'undici';
 import { checkHost } from './check-host';
 import type { GuardPolicy } from './guard-policy';
 
-const marker = Symbol.for('switchyard.tools-web.ConnectRefusedError');
+const marker = Symbol.for('switchyard.error.ConnectRefusedError');
 
 /** A connection the guard refused at connect time (after the URL check had passed, or without one). */
-export class ConnectRefusedError extends Error {
-  constructor(readonly reason: string) {
+export class ConnectRefusedError extends SwitchyardError {
+  /** Why the connection was refused. */
+  readonly reason: string;
+
+  constructor(reason: string) {
     super(`connection refused by the network guard: ${reason}`);
+    this.reason = reason;
     this.name = 'ConnectRefusedError';
     Object.defineProperty(this, marker, { value: true });
   }
 
-  static isInstance(value: unknown): value is ConnectRefusedError {
+  static override isInstance(value: unknown): value is ConnectRefusedError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
   }
 }

@@ -1,3 +1,5 @@
+import { SwitchyardError } from '@switchyard/core';
+
 /** Why a provider call failed. */
 export type SearchFailureKind =
   | 'unauthorized'
@@ -8,8 +10,10 @@ export type SearchFailureKind =
   | 'network'
   | 'timeout';
 
+const marker = Symbol.for('switchyard.error.SearchProviderError');
+
 /** A provider call that failed; the tool turns it into an `isError` result. Internal. */
-export class SearchProviderError extends Error {
+export class SearchProviderError extends SwitchyardError {
   constructor(
     readonly kind: SearchFailureKind,
     message: string,
@@ -19,5 +23,10 @@ export class SearchProviderError extends Error {
   ) {
     super(message);
     this.name = 'SearchProviderError';
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  static override isInstance(value: unknown): value is SearchProviderError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
   }
 }

@@ -31,7 +31,7 @@ export function createSearxngSearchAdapter(profile: SearxngSearchProfile, timeou
           { signal, timeoutMs },
         );
       } catch (error) {
-        if (error instanceof SearchProviderError && error.status === 403) {
+        if (SearchProviderError.isInstance(error) && error.status === 403) {
           throw new SearchProviderError(
             'unauthorized',
             `${error.message}. A SearXNG instance answers 403 when its settings.yml lacks "json" in search.formats`,
