@@ -5,9 +5,9 @@ import { buildConnector } from 'undici';
  * 127.0.0.1 or ::1. Any other address fails the connection without touching the network, so even
  * a broken guard (or a mutation of it) cannot send test traffic off this machine.
  */
-export function loopbackOnlyConnector() {
+export function loopbackOnlyConnector(options: buildConnector.BuildOptions = {}) {
   const attempts: string[] = [];
-  const base = buildConnector({});
+  const base = buildConnector(options);
   const connector: buildConnector.connector = (options, callback) => {
     attempts.push(`${options.hostname}:${options.port}`);
     if (options.hostname !== '127.0.0.1' && options.hostname !== '::1') {
