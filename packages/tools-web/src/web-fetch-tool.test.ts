@@ -1,4 +1,4 @@
-import { createTestToolContext } from '@switchyard/testkit';
+import { createTestToolContext, runToolCall } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LocalServer, startLocalServer } from './__fixtures__/local-server';
 import { loopbackOnlyConnector } from './__fixtures__/loopback-only-connector';
@@ -220,6 +220,32 @@ describe('web_fetch: activity labels', () => {
     expect(tool.describeCompletedActivity?.({ url: 'http://10.0.0.1/' }, failed)).toBe(
       'Could not fetch 10.0.0.1',
     );
+  });
+});
+
+describe('web_fetch through the argument ladder', () => {
+  it('accepts strict-mode arguments (nulls for omitted options) as the model sends them', async () => {
+    const server = await serve({ '/page': { type: 'text/plain', body: 'x'.repeat(3000) } });
+    const { tool } = fetchTool(server);
+    const outcome = await runToolCall(
+      tool,
+      JSON.stringify({ url: `${server.origin}/page`, start_index: null, max_length: null }),
+    );
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      params: { url: `${server.origin}/page` },
+      activity: `Fetching 127.0.0.1:${server.port}/page`,
+      completedActivity: `Fetched 3 KB from 127.0.0.1:${server.port}`,
+      result: { details: { startIndex: 0, endIndex: 3000 } },
+    });
+  });
+
+  it('rejects a negative start_index before execute runs', async () => {
+    const server = await serve({});
+    const { tool } = fetchTool(server);
+    const outcome = await runToolCall(tool, { url: `${server.origin}/`, start_index: -1 });
+    expect(outcome.status).toBe('invalid-arguments');
+    expect(server.requests).toEqual([]);
   });
 });
 
