@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { realpathSync } from 'node:fs';
 import {
   type AgentToolResult,
   type AnyWorkerAgentTool,
@@ -11,7 +10,7 @@ import {
 } from '@switchyard/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addInputSchemaFile, calcStdioServer } from './__fixtures__/fixture-paths';
-import { type McpServers, connectMcpServers } from './connect-mcp-servers';
+import { connectMcpServers, type McpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
 import { McpConfigurationError } from './errors/mcp-configuration-error';
 import type { McpToolCallDetails } from './mcp-tool-result';
@@ -47,7 +46,12 @@ let servers: McpServers;
 beforeAll(async () => {
   servers = await connectMcpServers({
     servers: {
-      calc: { command: process.execPath, args: [calcStdioServer], env: { CALC_MARKER: 'm1' }, cwd: workDirectory },
+      calc: {
+        command: process.execPath,
+        args: [calcStdioServer],
+        env: { CALC_MARKER: 'm1' },
+        cwd: workDirectory,
+      },
       lazy: {
         command: process.execPath,
         args: [calcStdioServer],
@@ -92,10 +96,12 @@ describe('tool definitions', () => {
 
   it('defers loading only for the server configured so', () => {
     const tools = createMcpTools({ servers });
-    expect(tools.filter((tool) => tool.namespace === 'lazy').every((tool) => tool.deferLoading === true)).toBe(true);
-    expect(tools.filter((tool) => tool.namespace === 'calc').every((tool) => tool.deferLoading === undefined)).toBe(
-      true,
-    );
+    expect(
+      tools.filter((tool) => tool.namespace === 'lazy').every((tool) => tool.deferLoading === true),
+    ).toBe(true);
+    expect(
+      tools.filter((tool) => tool.namespace === 'calc').every((tool) => tool.deferLoading === undefined),
+    ).toBe(true);
   });
 
   it('maps the MCP annotations to hints and execution modes', () => {
@@ -159,7 +165,10 @@ describe('tool definitions', () => {
 describe('calls', () => {
   it('round-trips a call through the server', async () => {
     const result = await call(createMcpTools({ servers }), 'add', { a: 2, b: 3 });
-    expect(result).toEqual({ content: [{ type: 'text', text: '5' }], details: { server: 'calc', tool: 'add' } });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: '5' }],
+      details: { server: 'calc', tool: 'add' },
+    });
   });
 
   it('starts a stdio server with the configured env and cwd', async () => {
@@ -224,7 +233,10 @@ describe('abort handling', () => {
   it('does not start a call whose signal has already fired', async () => {
     const controller = new AbortController();
     controller.abort(new Error('too late'));
-    const result = await find(createMcpTools({ servers }), 'calc', 'add').execute({ a: 1, b: 1 }, context(controller.signal));
+    const result = await find(createMcpTools({ servers }), 'calc', 'add').execute(
+      { a: 1, b: 1 },
+      context(controller.signal),
+    );
     expect(result).toMatchObject({ isError: true, details: { failure: 'cancelled' } });
   });
 });
@@ -233,12 +245,16 @@ describe('tool list changes', () => {
   it('follows tools/list_changed and keeps the unchanged tool objects', async () => {
     const before = createMcpTools({ servers }).filter((tool) => tool.namespace === 'lazy');
     expect(text(await call(createMcpTools({ servers }), 'grow', {}, 'lazy'))).toBe('grown');
-    await vi.waitFor(() => expect(createMcpTools({ servers }).some((tool) => tool.name === 'extra')).toBe(true));
+    await vi.waitFor(() =>
+      expect(createMcpTools({ servers }).some((tool) => tool.name === 'extra')).toBe(true),
+    );
     const after = createMcpTools({ servers }).filter((tool) => tool.namespace === 'lazy');
     expect(after.map((tool) => tool.name)).toEqual([...before.map((tool) => tool.name), 'extra']);
     before.forEach((tool, index) => expect(after[index]).toBe(tool));
     expect(find(after, 'lazy', 'extra').deferLoading).toBe(true);
     expect(text(await call(after, 'extra', {}, 'lazy'))).toBe('extra');
-    expect(createMcpTools({ servers }).some((tool) => tool.namespace === 'calc' && tool.name === 'extra')).toBe(false);
+    expect(
+      createMcpTools({ servers }).some((tool) => tool.namespace === 'calc' && tool.name === 'extra'),
+    ).toBe(false);
   });
 });

@@ -57,6 +57,9 @@ export class McpServerConnection {
   // Tool schemas as they arrived on the wire: the SDK's own parse reorders keys.
   private readonly rawTools = new Map<string, Record<string, unknown>>();
   private toolCache = new Map<string, AnyWorkerAgentTool>();
+  // One controller per running call, aborted when the server is found dead.
+  private readonly inflight = new Set<AbortController>();
+  private checking: Promise<void> | undefined;
 
   constructor(name: string, config: ResolvedMcpServerConfig, clientInfo: { name: string; version: string }) {
     this.name = name;
@@ -83,7 +86,7 @@ export class McpServerConnection {
     transport.onmessage = (message) => this.capture(message);
     const client = new Client(this.clientInfo, { capabilities: {} });
     client.onclose = () => this.closed(generation);
-    client.onerror = () => {};
+    client.onerror = () => this.transportError(generation);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation === this.generation && this.state === 'connected') {
         this.refreshTools().catch(() => {});
@@ -140,9 +143,12 @@ export class McpServerConnection {
         details: { ...details, failure: 'server-unavailable' },
       };
     }
+    const generation = this.generation;
+    const lost = new AbortController();
+    this.inflight.add(lost);
     try {
       const result = await client.callTool({ name: mcpName, arguments: params }, undefined, {
-        signal: context.signal,
+        signal: AbortSignal.any([context.signal, lost.signal]),
         timeout: this.config.callTimeoutMs,
         resetTimeoutOnProgress: true,
         onprogress: ({ progress, total, message }) =>
@@ -155,13 +161,6 @@ export class McpServerConnection {
       return toAgentToolResult(result, details);
     } catch (error) {
       if (context.signal.aborted) return this.cancelled(label, details, context.signal);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        return {
-          isError: true,
-          content: `The call to ${label} timed out after ${this.config.callTimeoutMs} ms without a result.`,
-          details: { ...details, failure: 'timeout' },
-        };
-      }
       if (this.state === 'closed') {
         return {
           isError: true,
@@ -169,14 +168,28 @@ export class McpServerConnection {
           details: { ...details, failure: 'server-unavailable' },
         };
       }
+      // An HTTP request that fails below MCP (fetch failed, session gone): is the server still there?
+      if (this.config.kind === 'http' && !(error instanceof McpError)) await this.checkAlive(generation);
       if (
+        lost.signal.aborted ||
         (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) ||
         client !== this.client
       ) {
+        const what =
+          this.config.kind === 'stdio'
+            ? 'exited during the call to'
+            : 'became unreachable during the call to';
         return {
           isError: true,
-          content: `MCP server '${this.name}' exited during the call to ${label}; the call did not complete and may or may not have taken effect.${this.stderrNote()}`,
+          content: `MCP server '${this.name}' ${what} ${label} (${this.downReason}); the call did not complete and may or may not have taken effect.${this.stderrNote()}`,
           details: { ...details, failure: 'server-exited' },
+        };
+      }
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        return {
+          isError: true,
+          content: `The call to ${label} timed out after ${this.config.callTimeoutMs} ms without a result.`,
+          details: { ...details, failure: 'timeout' },
         };
       }
       return {
@@ -184,6 +197,8 @@ export class McpServerConnection {
         content: `Calling ${label} failed: ${errorMessage(error)}`,
         details: { ...details, failure: 'protocol-error' },
       };
+    } finally {
+      this.inflight.delete(lost);
     }
   }
 
@@ -205,7 +220,8 @@ export class McpServerConnection {
       const reason = this.downReason;
       this.reconnecting = this.open().catch((error: unknown) => {
         if (this.state !== 'closed') {
-          this.downReason = `${reason}, and restarting it failed: ${errorMessage(error)}`;
+          const detail = errorMessage(error).replace(`MCP server '${this.name}' failed to start: `, '');
+          this.downReason = `${reason}, and restarting it failed: ${detail}`;
         }
       });
     }
@@ -270,10 +286,41 @@ export class McpServerConnection {
   }
 
   private closed(generation: number): void {
-    if (generation !== this.generation || this.state === 'closed') return;
+    if (generation !== this.generation || this.state !== 'connected') return;
+    this.lose(this.config.kind === 'stdio' ? 'its process exited' : 'its connection closed');
+  }
+
+  private lose(reason: string): void {
+    const client = this.client;
     this.client = undefined;
     this.state = 'unavailable';
-    this.downReason = this.config.kind === 'stdio' ? 'its process exited' : 'its connection closed';
+    this.downReason = reason;
+    for (const controller of this.inflight) controller.abort(new Error(reason));
+    this.inflight.clear();
+    client?.close().catch(() => {});
+  }
+
+  // The streamable HTTP transport reports a broken response stream only through onerror, without
+  // saying which request it carried, and never fails that request: without this check a call to a
+  // server that died would wait for the whole call timeout.
+  private transportError(generation: number): void {
+    if (this.config.kind !== 'http' || this.inflight.size === 0) return;
+    this.checkAlive(generation).catch(() => {});
+  }
+
+  private checkAlive(generation: number): Promise<void> {
+    this.checking ??= (async () => {
+      try {
+        await this.client?.ping({ timeout: Math.min(5000, this.config.startupTimeoutMs) });
+      } catch (error) {
+        if (generation === this.generation && this.state === 'connected') {
+          this.lose(`its connection failed: ${errorMessage(error)}`);
+        }
+      } finally {
+        this.checking = undefined;
+      }
+    })();
+    return this.checking;
   }
 
   private createTransport(): Transport {
