@@ -140,7 +140,7 @@ describe('tool definitions', () => {
     const second = createMcpTools({ servers });
     expect(second).not.toBe(first);
     expect(second).toHaveLength(first.length);
-    second.forEach((tool, index) => expect(tool).toBe(first[index]));
+    for (const [index, tool] of second.entries()) expect(tool).toBe(first[index]);
   });
 
   it('gives an MCP name the Responses API refuses a valid name, and calls it by its own', async () => {
@@ -250,7 +250,7 @@ describe('tool list changes', () => {
     );
     const after = createMcpTools({ servers }).filter((tool) => tool.namespace === 'lazy');
     expect(after.map((tool) => tool.name)).toEqual([...before.map((tool) => tool.name), 'extra']);
-    before.forEach((tool, index) => expect(after[index]).toBe(tool));
+    for (const [index, tool] of before.entries()) expect(after[index]).toBe(tool);
     expect(find(after, 'lazy', 'extra').deferLoading).toBe(true);
     expect(text(await call(after, 'extra', {}, 'lazy'))).toBe('extra');
     expect(

@@ -56,7 +56,7 @@ describe('a server that dies mid-call', () => {
         content: [{ type: 'text', text: '4' }],
       });
       expect(servers.status('calc')).toBe('connected');
-      createMcpTools({ servers }).forEach((tool, index) => expect(tool).toBe(tools[index]));
+      for (const [index, tool] of createMcpTools({ servers }).entries()) expect(tool).toBe(tools[index]);
 
       expect((await crash.execute({}, context)).details?.failure).toBe('server-exited');
       const unavailable = await add.execute({ a: 2, b: 2 }, context);
