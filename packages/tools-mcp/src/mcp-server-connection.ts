@@ -135,7 +135,8 @@ export class McpServerConnection {
     const details: McpToolCallDetails = { server: this.name, tool: mcpName };
     const label = `${this.name}.${mcpName}`;
     if (context.signal.aborted) return this.cancelled(label, details, context.signal);
-    const client = await this.usableClient();
+    const client = await this.usableClient(context.signal);
+    if (context.signal.aborted) return this.cancelled(label, details, context.signal);
     if (client === undefined) {
       return {
         isError: true,
@@ -212,7 +213,8 @@ export class McpServerConnection {
     await client?.close().catch(() => {});
   }
 
-  private async usableClient(): Promise<Client | undefined> {
+  // Waits for a restart (started by this call or another) unless the call's signal fires first.
+  private async usableClient(signal: AbortSignal): Promise<Client | undefined> {
     if (this.state === 'connected' && this.client) return this.client;
     if (this.state === 'closed') return undefined;
     if (this.reconnecting === undefined && this.reconnectsLeft > 0) {
@@ -225,7 +227,13 @@ export class McpServerConnection {
         }
       });
     }
-    await this.reconnecting;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    await Promise.race([this.reconnecting, aborted]);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
     return this.state === 'connected' ? this.client : undefined;
   }
 

@@ -51,7 +51,13 @@ describe('a server that dies mid-call', () => {
       expect(crash.describeCompletedActivity?.({}, died)).toBe('calc.crash failed: server unavailable');
       expect(servers.status('calc')).toBe('unavailable');
 
-      // The first call after the death restarts the server; the tool objects stay the same.
+      // The first call after the death starts a restart; aborting that call does not wait for it.
+      const controller = new AbortController();
+      const waiting = add.execute({ a: 2, b: 2 }, { ...context, signal: controller.signal });
+      controller.abort(new Error('turn aborted'));
+      expect(await waiting).toMatchObject({ isError: true, details: { failure: 'cancelled' } });
+
+      // The next call gets the restarted server; the tool objects stay the same.
       expect(await add.execute({ a: 2, b: 2 }, context)).toMatchObject({
         content: [{ type: 'text', text: '4' }],
       });
