@@ -145,11 +145,15 @@ export class McpServerConnection {
       };
     }
     const generation = this.generation;
-    const lost = new AbortController();
-    this.inflight.add(lost);
+    // One controller per call, fired by the turn's signal or by `lose()`. (AbortSignal.any would do,
+    // but on Node 20 it is slow and keeps every call's signal alive as long as the turn's signal.)
+    const call = new AbortController();
+    const forwardAbort = () => call.abort(context.signal.reason);
+    context.signal.addEventListener('abort', forwardAbort, { once: true });
+    this.inflight.add(call);
     try {
       const result = await client.callTool({ name: mcpName, arguments: params }, undefined, {
-        signal: AbortSignal.any([context.signal, lost.signal]),
+        signal: call.signal,
         timeout: this.config.callTimeoutMs,
         resetTimeoutOnProgress: true,
         onprogress: ({ progress, total, message }) =>
@@ -172,7 +176,7 @@ export class McpServerConnection {
       // An HTTP request that fails below MCP (fetch failed, session gone): is the server still there?
       if (this.config.kind === 'http' && !(error instanceof McpError)) await this.checkAlive(generation);
       if (
-        lost.signal.aborted ||
+        call.signal.aborted ||
         (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) ||
         client !== this.client
       ) {
@@ -199,7 +203,8 @@ export class McpServerConnection {
         details: { ...details, failure: 'protocol-error' },
       };
     } finally {
-      this.inflight.delete(lost);
+      this.inflight.delete(call);
+      context.signal.removeEventListener('abort', forwardAbort);
     }
   }
 
