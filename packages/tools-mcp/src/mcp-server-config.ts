@@ -8,7 +8,7 @@ export interface McpServerCommonConfig {
   deferLoading?: boolean;
   /** The namespace description the model reads. Default: the server's `instructions`, else its own description. */
   description?: string;
-  /** How long the start-up handshake and first tool listing may take, in ms. Default 30000. */
+  /** How long each of the start-up handshake and the first tool listing may take, in ms. Default 30000. */
   startupTimeoutMs?: number;
   /** How long one tool call may take before it fails as timed out, in ms. Default 60000. */
   callTimeoutMs?: number;

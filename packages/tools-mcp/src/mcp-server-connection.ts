@@ -246,14 +246,17 @@ export class McpServerConnection {
     const client = this.client;
     if (!client) return;
     const listed: Tool[] = [];
+    // A server may offer only resources or prompts: it has no tools, and no tools/list to ask.
+    const hasTools = client.getServerCapabilities()?.tools !== undefined;
     let cursor: string | undefined;
-    do {
+    while (hasTools) {
       const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
         ...(timeout === undefined ? {} : { timeout }),
       });
       listed.push(...page.tools);
       cursor = page.nextCursor;
-    } while (cursor !== undefined);
+      if (cursor === undefined) break;
+    }
     if (client !== this.client) return;
 
     const taken = new Set<string>();

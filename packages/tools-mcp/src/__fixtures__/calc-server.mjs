@@ -72,19 +72,31 @@ const extraTool = {
 const pixel =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-/** A fresh server with its own state (tool list, cancellation count). */
-export function createCalcServer() {
+/**
+ * A fresh server with its own state (tool list, cancellation count). With `tools: false` it offers
+ * no tools capability at all, like a server of only resources or prompts.
+ */
+export function createCalcServer({ tools: offerTools = true } = {}) {
   let tools = baseTools;
   let cancelled = 0;
   const server = new Server(
     { name: 'calc', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: offerTools ? { tools: { listChanged: true } } : {},
       instructions: process.env.CALC_INSTRUCTIONS ?? 'Arithmetic and test tools.',
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  if (!offerTools) return server;
+
+  // CALC_PAGE_SIZE pages the tool list (the cursor is the offset of the next page).
+  const pageSize = Number(process.env.CALC_PAGE_SIZE ?? 0);
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (!pageSize) return { tools };
+    const offset = Number(request.params?.cursor ?? 0);
+    const next = offset + pageSize;
+    return { tools: tools.slice(offset, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};

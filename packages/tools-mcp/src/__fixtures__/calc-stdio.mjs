@@ -2,4 +2,4 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createCalcServer } from './calc-server.mjs';
 
-await createCalcServer().connect(new StdioServerTransport());
+await createCalcServer({ tools: process.env.CALC_NO_TOOLS !== '1' }).connect(new StdioServerTransport());
