@@ -1,6 +1,6 @@
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { type McpServerConfig, resolveMcpServersConfig } from './mcp-server-config';
-import { McpServerConnection, type McpServerStatus } from './mcp-server-connection';
+import { McpServerConnection, type McpServerStatus, type McpSkippedTool } from './mcp-server-connection';
 
 /** What `connectMcpServers` takes. */
 export interface ConnectMcpServersOptions {
@@ -23,6 +23,11 @@ export interface McpServers {
    * A server's tool objects stay the same while its tool list is unchanged.
    */
   tools(): AnyWorkerAgentTool[];
+  /**
+   * The servers' tools left out because core refused their definition (a schema it cannot compile
+   * for validation, say); the other tools of the server are kept. Log these at start-up.
+   */
+  skippedTools(): McpSkippedTool[];
   /** Where a server stands: `connected`, `unavailable` (it died and was not restarted) or `closed`. */
   status(name: string): McpServerStatus | undefined;
   /**
@@ -72,6 +77,7 @@ export async function connectMcpServers(options: ConnectMcpServersOptions): Prom
   return {
     names: connections.map((connection) => connection.name),
     tools: () => connections.flatMap((connection) => connection.tools),
+    skippedTools: () => connections.flatMap((connection) => connection.skipped),
     status: (name) => byName.get(name)?.status,
     refresh: async () => {
       await Promise.all(

@@ -137,6 +137,16 @@ describe('tool definitions', () => {
     );
   });
 
+  it('leaves out a tool whose schema cannot be compiled, keeping the others, and reports it', () => {
+    expect(createMcpTools({ servers }).some((tool) => tool.name === 'broken_schema')).toBe(false);
+    const skipped = servers.skippedTools();
+    expect(skipped.map(({ server, tool }) => `${server}.${tool}`)).toEqual([
+      'calc.broken_schema',
+      'lazy.broken_schema',
+    ]);
+    expect(skipped[0]?.reason).toContain('jsonSchema: cannot be compiled for validation');
+  });
+
   it('reuses the same tool objects on every turn while the tool list is unchanged', () => {
     const first = createMcpTools({ servers });
     const second = createMcpTools({ servers });

@@ -9,17 +9,28 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  AgentToolResult,
-  AnyWorkerAgentTool,
-  JSONSchemaObject,
-  ToolExecutionContext,
+import {
+  type AgentToolResult,
+  type AnyWorkerAgentTool,
+  type JSONSchemaObject,
+  ToolDefinitionError,
+  type ToolExecutionContext,
 } from '@switchyard/core';
 import { McpConnectionError } from './errors/mcp-connection-error';
 import type { ResolvedMcpServerConfig } from './mcp-server-config';
 import { toWorkerToolName } from './mcp-tool-name';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
 import { createMcpWorkerTool } from './mcp-worker-tool';
+
+/** An MCP tool left out of the worker's tools because core refused its definition. */
+export interface McpSkippedTool {
+  /** The configured server name. */
+  server: string;
+  /** The tool's name on the server. */
+  tool: string;
+  /** Why, e.g. `Invalid tool 'x': jsonSchema: cannot be compiled for validation: ...`. */
+  reason: string;
+}
 
 /** Where a server stands: `unavailable` after it died and could not (or may no longer) be restarted. */
 export type McpServerStatus = 'connected' | 'unavailable' | 'closed';
@@ -43,6 +54,8 @@ export class McpServerConnection {
   readonly config: ResolvedMcpServerConfig;
   /** The current worker tools, replaced (not mutated) when the server's tool list changes. */
   tools: readonly AnyWorkerAgentTool[] = [];
+  /** Tools of the current list left out because core refused their definition. */
+  skipped: readonly McpSkippedTool[] = [];
 
   private readonly clientInfo: { name: string; version: string };
   private client: Client | undefined;
@@ -262,6 +275,7 @@ export class McpServerConnection {
     const taken = new Set<string>();
     const cache = new Map<string, AnyWorkerAgentTool>();
     const tools: AnyWorkerAgentTool[] = [];
+    const skipped: McpSkippedTool[] = [];
     for (const tool of listed) {
       const name = toWorkerToolName(tool.name, taken);
       taken.add(name);
@@ -271,9 +285,9 @@ export class McpServerConnection {
           ? (raw.inputSchema as JSONSchemaObject)
           : (tool.inputSchema as JSONSchemaObject);
       const key = JSON.stringify([name, this.namespaceDescription ?? null, raw ?? tool]);
-      const worker =
-        this.toolCache.get(key) ??
-        createMcpWorkerTool({
+      let worker = this.toolCache.get(key);
+      try {
+        worker ??= createMcpWorkerTool({
           server: this.name,
           name,
           tool,
@@ -282,11 +296,19 @@ export class McpServerConnection {
           deferLoading: this.config.deferLoading === true,
           call: (mcpName, params, context) => this.call(mcpName, params, context),
         });
+      } catch (error) {
+        // One tool whose schema core cannot compile (an unresolvable $ref, ...) must not take
+        // the server's other tools down with it.
+        if (!ToolDefinitionError.isInstance(error)) throw error;
+        skipped.push({ server: this.name, tool: tool.name, reason: error.message });
+        continue;
+      }
       cache.set(key, worker);
       tools.push(worker);
     }
     this.toolCache = cache;
     this.tools = tools;
+    this.skipped = skipped;
     for (const name of this.rawTools.keys()) {
       if (!listed.some((tool) => tool.name === name)) this.rawTools.delete(name);
     }

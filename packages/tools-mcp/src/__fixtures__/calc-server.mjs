@@ -57,6 +57,11 @@ const baseTools = [
     annotations: { readOnlyHint: true },
   },
   {
+    name: 'broken_schema',
+    description: 'A tool whose schema no validator can compile (an unresolvable $ref).',
+    inputSchema: { type: 'object', properties: { x: { $ref: '#/definitions/missing' } } },
+  },
+  {
     name: 'grow',
     description: 'Add the `extra` tool and announce the tool list change.',
     inputSchema: emptyObject,
