@@ -21,17 +21,20 @@ await client.connect(new StdioClientTransport(server));
 const relist = await measure(
   async () => {
     const { tools } = await client.listTools();
-    const defined = tools.map((tool) =>
-      createMcpWorkerTool({
-        server: 'calc',
-        name: tool.name.replace(/[^a-zA-Z0-9_-]/g, '_'),
-        tool,
-        inputSchema: tool.inputSchema as JSONSchemaObject,
-        namespaceDescription: undefined,
-        deferLoading: false,
-        call: async () => ({ content: '' }),
-      }),
-    );
+    // The fixture's broken_schema tool is one core refuses; the real path leaves it out too.
+    const defined = tools
+      .filter((tool) => tool.name !== 'broken_schema')
+      .map((tool) =>
+        createMcpWorkerTool({
+          server: 'calc',
+          name: tool.name.replace(/[^a-zA-Z0-9_-]/g, '_'),
+          tool,
+          inputSchema: tool.inputSchema as JSONSchemaObject,
+          namespaceDescription: undefined,
+          deferLoading: false,
+          call: async () => ({ content: '' }),
+        }),
+      );
     return collectToolSchemas(defined);
   },
   { runs: 200 },
@@ -46,14 +49,20 @@ report(
 
 const add = createMcpTools({ servers: mcp }).find((tool) => tool.name === 'add');
 if (!add) throw new Error('no add tool');
-const raw = await measure(() => client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }), { runs: 300 });
-const wrapped = await measure(() => add.execute({ a: 2, b: 3 }, context), { runs: 300 });
-report('  call round trip, baseline: SDK client.callTool', ms(raw.median));
-report(
-  '  call round trip: worker tool execute',
-  ms(wrapped.median),
-  `${(wrapped.median / raw.median).toFixed(2)}x the baseline`,
-);
+// Interleaved rounds, best median of each: on a shared machine one-after-the-other runs mostly
+// measure the load.
+let raw = Number.POSITIVE_INFINITY;
+let wrapped = Number.POSITIVE_INFINITY;
+for (let round = 0; round < 3; round += 1) {
+  const rawRound = await measure(() => client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }), {
+    runs: 200,
+  });
+  const wrappedRound = await measure(() => add.execute({ a: 2, b: 3 }, context), { runs: 200 });
+  raw = Math.min(raw, rawRound.median);
+  wrapped = Math.min(wrapped, wrappedRound.median);
+}
+report('  call round trip, baseline: SDK client.callTool', ms(raw));
+report('  call round trip: worker tool execute', ms(wrapped), `${(wrapped / raw).toFixed(2)}x the baseline`);
 
 await client.close();
 await mcp.close();
