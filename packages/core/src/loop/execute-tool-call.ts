@@ -185,7 +185,7 @@ export async function executeToolCall(
     const activity = `Searched tools for "${result.details?.query ?? ''}"`;
     return finish(call, scope, 'completed', result, activity, [], 0);
   }
-  const key = call.namespace === undefined ? call.name : toolKey(call);
+  const key = toolKey(call);
   const tool = scope.tools.get(key);
   if (tool === undefined) {
     const known = [...scope.tools.keys()];

@@ -6,7 +6,7 @@ import {
   type ResponsesToolSchema,
   type ToolSearchMode,
 } from '../schema/collect-tool-schemas';
-import { agentToolMap } from '../tool/agent-tool-map';
+import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
 import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
 import { dispatchToolCalls } from './dispatch';
