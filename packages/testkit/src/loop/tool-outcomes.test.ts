@@ -1,7 +1,15 @@
 // Core's loop through the real openai SDK against the fake server: what each call's output becomes.
-import { type AgentToolResult, defineWorkerTool, type ToolCallRequest } from '@switchyard/core';
+import {
+  type AgentToolResult,
+  createResponsesModel,
+  defineWorkerTool,
+  runAgentLoop,
+  type ToolCallRequest,
+} from '@switchyard/core';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { startFakeResponsesServer } from '../fake-server/start-fake-responses-server';
 import { runTurn, toolCallEnds } from './loop-test-helpers';
 
 const readFile = defineWorkerTool({
@@ -331,6 +339,37 @@ describe('abort handling', () => {
     expect(result.status).toBe('aborted');
     expect(result.iterations).toBe(1);
     expect(events.map((event) => event.type)).toEqual(['turn-start', 'model-request-start', 'turn-end']);
+  });
+});
+
+describe('abort while streaming', () => {
+  it('stops reading the stream and ends the turn aborted', async () => {
+    const server = await startFakeResponsesServer({
+      script: [{ text: 'a long answer that streams slowly', textChunks: 8, eventDelayMs: 10 }],
+    });
+    try {
+      const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 });
+      const controller = new AbortController();
+      const run = runAgentLoop({
+        model: createResponsesModel({ client, model: 'fake-model' }),
+        tools: [readFile],
+        input: 'Tell me a story',
+        signal: controller.signal,
+      });
+      const types: string[] = [];
+      for await (const event of run) {
+        types.push(event.type);
+        // Aborting on the first delta: the next one is at least 10 ms away on the wire.
+        if (event.type === 'text-delta') controller.abort(new Error('stop streaming'));
+      }
+      const result = await run.result();
+      expect(result.status).toBe('aborted');
+      expect(result.error?.message).toBe('stop streaming');
+      expect(types.filter((type) => type === 'text-delta')).toHaveLength(1);
+      expect(types.at(-1)).toBe('turn-end');
+    } finally {
+      await server.close();
+    }
   });
 });
 
