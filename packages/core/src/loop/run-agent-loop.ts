@@ -307,9 +307,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         let endedByTool = false;
         const records = await dispatchToolCalls<(typeof calls)[number], ToolCallRecord>(calls, {
           isParallel: (call) => {
-            const tool = toolMap.get(
-              call.namespace === undefined ? call.name : `${call.namespace}.${call.name}`,
-            );
+            const tool = toolMap.get(toolKey(call));
             // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
             return tool === undefined || tool.executionMode === 'parallel';
           },

@@ -220,6 +220,36 @@ describe('beforeToolCall policy', () => {
   });
 });
 
+describe('beforeToolCall failing closed', () => {
+  it('denies when the hook throws or gives no answer', async () => {
+    let calls = 0;
+    const { server } = await runTurn(
+      [
+        {
+          functionCalls: [
+            { name: 'read_file', arguments: { path: 'a' }, callId: 'throws' },
+            { name: 'read_file', arguments: { path: 'b' }, callId: 'silent' },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      {
+        tools: [readFile],
+        beforeToolCall: (call) => {
+          calls += 1;
+          if (call.callId === 'throws') throw new Error('policy service down');
+          return undefined as never;
+        },
+      },
+    );
+    expect(calls).toBe(2);
+    expect(server.requests[1]?.functionCallOutputs).toEqual([
+      { callId: 'throws', output: 'Tool call denied: the approval check failed: policy service down' },
+      { callId: 'silent', output: 'Tool call denied: no reason given' },
+    ]);
+  });
+});
+
 describe('endsTurn', () => {
   it('stops after the current batch: no further request, later calls skipped, status ended-by-tool', async () => {
     const submit = defineWorkerTool({
