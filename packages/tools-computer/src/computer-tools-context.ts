@@ -19,12 +19,16 @@ export interface ComputerToolsLimits {
   maxFileBytes?: number;
   /** Lines `read_file` returns when the call gives no `limit`, and the most it returns. Default 2 000. */
   maxReadLines?: number;
+  /** The most text `read_file` returns in one call (it stops at a line boundary). Default 65 536 (64 KiB). */
+  maxReadBytes?: number;
   /** A line `read_file` or `search_files` shows longer than this is cut. Default 2 000 characters. */
   maxLineLength?: number;
   /** The most entries `list_files` returns. Default 1 000. */
   maxListEntries?: number;
   /** The most matching lines `search_files` returns. Default 200. */
   maxSearchMatches?: number;
+  /** How long one `search_files` call may take; its regular expression runs off the main thread and is stopped then. Default 10 000 ms. */
+  searchTimeoutMs?: number;
   /** The most directory entries `list_files` or `search_files` visits in one call. Default 100 000. */
   maxWalkEntries?: number;
 }

@@ -1,7 +1,7 @@
 import { spawn as nodeSpawn } from 'node:child_process';
-import type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
 import { assertAllowedEnvironmentNames } from './command/command-environment';
 import { defaultPathPrepend } from './command/default-path-prepend';
+import type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
 import { ComputerToolsConfigError } from './errors/computer-tools-config-error';
 import { type AgentHome, resolveAgentHome } from './paths/agent-home';
 
@@ -23,10 +23,12 @@ const DEFAULT_LIMITS: Required<ComputerToolsLimits> = {
   maxSavedOutputBytes: 64 * 1024 * 1024,
   maxFileBytes: 10 * 1024 * 1024,
   maxReadLines: 2_000,
+  maxReadBytes: 64 * 1024,
   maxLineLength: 2_000,
   maxListEntries: 1_000,
   maxSearchMatches: 200,
   maxWalkEntries: 100_000,
+  searchTimeoutMs: 10_000,
 };
 
 function resolveLimits(limits: ComputerToolsLimits | undefined): Required<ComputerToolsLimits> {
@@ -84,7 +86,10 @@ export function resolveComputerSettings(context: ComputerToolsContext): Computer
   if (context.spawn !== undefined && typeof context.spawn !== 'function') {
     throw new ComputerToolsConfigError({ field: 'spawn', message: 'must be a function' });
   }
-  if (context.sourceEnv !== undefined && (typeof context.sourceEnv !== 'object' || context.sourceEnv === null)) {
+  if (
+    context.sourceEnv !== undefined &&
+    (typeof context.sourceEnv !== 'object' || context.sourceEnv === null)
+  ) {
     throw new ComputerToolsConfigError({ field: 'sourceEnv', message: 'must be an object' });
   }
   return {

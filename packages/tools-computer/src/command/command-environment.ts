@@ -22,7 +22,10 @@ export function assertAllowedEnvironmentNames(names: readonly unknown[]): void {
   names.forEach((name, index) => {
     const field = `env[${index}]`;
     if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-      throw new ComputerToolsConfigError({ field, message: `${JSON.stringify(name)} is not a variable name` });
+      throw new ComputerToolsConfigError({
+        field,
+        message: `${JSON.stringify(name)} is not a variable name`,
+      });
     }
     if (SECRET_NAME_PATTERN.test(name)) {
       throw new ComputerToolsConfigError({

@@ -142,7 +142,10 @@ export class OutputCapture {
     const tail = this.tail.subarray(tailStart);
     const cutBytes = this.total - head.length - tail.length;
     const firstCutLine = countNewlines(head) + 1;
-    const lastCutLine = Math.max(firstCutLine, totalLines - countNewlines(tail) - (this.lastByte === 0x0a ? 0 : 1));
+    const lastCutLine = Math.max(
+      firstCutLine,
+      totalLines - countNewlines(tail) - (this.lastByte === 0x0a ? 0 : 1),
+    );
 
     let where: string;
     if (this.sink !== undefined && this.sinkError === undefined) {

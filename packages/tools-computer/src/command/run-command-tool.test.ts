@@ -27,7 +27,11 @@ function context(signal = new AbortController().signal): ToolExecutionContext {
   return { signal, toolCallId: 'call-1', reportProgress: () => undefined };
 }
 
-async function run(params: RunCommandParams, overrides: Partial<ComputerToolsContext> = {}, signal?: AbortSignal) {
+async function run(
+  params: RunCommandParams,
+  overrides: Partial<ComputerToolsContext> = {},
+  signal?: AbortSignal,
+) {
   const runCommand = tool(overrides);
   const parsed = runCommand.schema.parse(params);
   const result = await runCommand.execute(parsed, context(signal));
@@ -66,7 +70,9 @@ describe('running commands', () => {
   it('labels the activity and the completion in the house style', async () => {
     const { result, runCommand, parsed } = await run({ command: 'exit 1' });
     expect(runCommand.describeActivity({ command: 'npm test' })).toBe('Running `npm test`');
-    expect(runCommand.describeCompletedActivity?.(parsed, result)).toMatch(/^Command exited 1 after \d+\.\d s$/);
+    expect(runCommand.describeCompletedActivity?.(parsed, result)).toMatch(
+      /^Command exited 1 after \d+\.\d s$/,
+    );
   });
 
   it('is destructive and sequential', () => {
@@ -93,7 +99,10 @@ describe('running commands', () => {
       throw new Error('spawn refused');
     }) as unknown as SpawnFunction;
     const { result } = await run({ command: 'true' }, { spawn: failing });
-    expect(result).toMatchObject({ isError: true, content: 'The command could not be started: spawn refused' });
+    expect(result).toMatchObject({
+      isError: true,
+      content: 'The command could not be started: spawn refused',
+    });
   });
 });
 
@@ -126,7 +135,9 @@ describe('environment scrubbing', () => {
   });
 
   it('refuses a secret-looking name in the allowlist at creation, naming the field', () => {
-    expect(() => tool({ env: ['PROJECT_NAME', 'GITHUB_TOKEN'] })).toThrow(/env\[1\]: GITHUB_TOKEN looks like a secret/);
+    expect(() => tool({ env: ['PROJECT_NAME', 'GITHUB_TOKEN'] })).toThrow(
+      /env\[1\]: GITHUB_TOKEN looks like a secret/,
+    );
     expect(() => tool({ env: ['HOME'] })).toThrow(/env\[0\]: HOME is set by the computer tools/);
   });
 
@@ -141,7 +152,9 @@ describe('output capping', () => {
     const { result, text } = await run({ command: 'seq 1 20000' });
     expect(text.startsWith('1\n2\n3\n')).toBe(true);
     expect(text).toContain('20000\n\nExit code 0');
-    expect(text).toMatch(/\[\.\.\. [\d,]+ bytes cut \(lines [\d,]+ to [\d,]+ of 20,000\); the full output was saved to \.switchyard\/command-output\/.+\.log \.\.\.\]/);
+    expect(text).toMatch(
+      /\[\.\.\. [\d,]+ bytes cut \(lines [\d,]+ to [\d,]+ of 20,000\); the full output was saved to \.switchyard\/command-output\/.+\.log \.\.\.\]/,
+    );
     expect(text).not.toContain('\n10000\n');
     expect(Buffer.byteLength(text)).toBeLessThan(16 * 1024 + 400);
     const saved = result.details?.savedOutputPath;
@@ -161,7 +174,7 @@ describe('output capping', () => {
 describe('process tree termination', () => {
   it('a timeout kills the whole tree, including a grandchild that ignores SIGTERM', async () => {
     const script = [
-      "bash -c 'trap \"\" TERM; echo $$ >> pids; while :; do sleep 0.05; done' &",
+      'bash -c \'trap "" TERM; echo $$ >> pids; while :; do sleep 0.05; done\' &',
       'sleep 30 & echo $! >> pids',
       'echo $$ >> pids',
       'wait',
@@ -177,7 +190,7 @@ describe('process tree termination', () => {
 
   it('kills a setsid escapee too', async () => {
     const script = [
-      "setsid bash -c 'trap \"\" TERM; echo $$ >> pids; while :; do sleep 0.05; done' &",
+      'setsid bash -c \'trap "" TERM; echo $$ >> pids; while :; do sleep 0.05; done\' &',
       'sleep 30',
     ].join('\n');
     const { result } = await run({ command: script, timeout_ms: 1000 });
@@ -189,10 +202,9 @@ describe('process tree termination', () => {
 
   it('kills a setsid escapee whose parent already exited', async () => {
     // The intermediate shell exits at once, so the escapee is re-parented before any scan sees it.
-    const script = [
-      "bash -c \"setsid bash -c 'echo \\$\\$ >> pids; exec sleep 30' & \"",
-      'sleep 30',
-    ].join('\n');
+    const script = ['bash -c "setsid bash -c \'echo \\$\\$ >> pids; exec sleep 30\' & "', 'sleep 30'].join(
+      '\n',
+    );
     const { result } = await run({ command: script, timeout_ms: 1000 });
     const pids = pidsIn('pids');
     expect(pids).toHaveLength(1);
@@ -203,7 +215,10 @@ describe('process tree termination', () => {
   it('abort mid-command kills the tree and returns promptly', async () => {
     const controller = new AbortController();
     const running = run(
-      { command: "bash -c 'trap \"\" TERM; echo $$ >> pids; while :; do sleep 0.05; done' & echo $$ >> pids; wait" },
+      {
+        command:
+          'bash -c \'trap "" TERM; echo $$ >> pids; while :; do sleep 0.05; done\' & echo $$ >> pids; wait',
+      },
       {},
       controller.signal,
     );
@@ -225,7 +240,10 @@ describe('process tree termination', () => {
   });
 
   it('lowers a timeout above the maximum and says so', async () => {
-    const { text, result } = await run({ command: 'true', timeout_ms: 10_000 }, { limits: { maxTimeoutMs: 5_000, defaultTimeoutMs: 1_000 } });
+    const { text, result } = await run(
+      { command: 'true', timeout_ms: 10_000 },
+      { limits: { maxTimeoutMs: 5_000, defaultTimeoutMs: 1_000 } },
+    );
     expect(text).toContain('timeout_ms 10000 exceeds the maximum 5000; 5000 was used.');
     expect(result.details?.timeoutMs).toBe(5_000);
   });

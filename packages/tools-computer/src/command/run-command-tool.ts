@@ -106,7 +106,8 @@ function describeEnd(details: RunCommandDetails): string {
   if (details.spawnError !== undefined) return `Command failed to start: ${details.spawnError}`;
   if (details.timedOut) return `Command timed out after ${seconds(details.durationMs)}`;
   if (details.aborted) return `Command stopped after ${seconds(details.durationMs)}`;
-  if (details.signal !== null) return `Command killed by ${details.signal} after ${seconds(details.durationMs)}`;
+  if (details.signal !== null)
+    return `Command killed by ${details.signal} after ${seconds(details.durationMs)}`;
   return `Command exited ${details.exitCode} after ${seconds(details.durationMs)}`;
 }
 
@@ -150,7 +151,9 @@ async function runCommand(
     };
   }
   if (timeoutMs > limits.maxTimeoutMs) {
-    notes.push(`timeout_ms ${timeoutMs} exceeds the maximum ${limits.maxTimeoutMs}; ${limits.maxTimeoutMs} was used.`);
+    notes.push(
+      `timeout_ms ${timeoutMs} exceeds the maximum ${limits.maxTimeoutMs}; ${limits.maxTimeoutMs} was used.`,
+    );
     timeoutMs = limits.maxTimeoutMs;
   }
   if (params.command.trim() === '') {
@@ -215,7 +218,8 @@ async function runCommand(
   child.stderr?.on('data', (chunk: Buffer) => capture.push(chunk));
   const closed = streamsClosed(child);
 
-  const tree = child.pid === undefined ? undefined : new ProcessTree(child.pid, `SWITCHYARD_COMMAND_ID=${commandId}`);
+  const tree =
+    child.pid === undefined ? undefined : new ProcessTree(child.pid, `SWITCHYARD_COMMAND_ID=${commandId}`);
   // Descendants are recorded while their parent still lives, so a setsid escapee stays known.
   const poll = setInterval(() => tree?.scan(), 200);
   let stopReason: 'timeout' | 'abort' | undefined;
@@ -266,7 +270,9 @@ async function runCommand(
   if (pipesHeld) {
     child.stdout?.destroy();
     child.stderr?.destroy();
-    notes.push('A process outside the command still held its output open; output after this point was not captured.');
+    notes.push(
+      'A process outside the command still held its output open; output after this point was not captured.',
+    );
   }
   const durationMs = performance.now() - started;
   const output = await capture.finish();
@@ -320,7 +326,9 @@ function emptyDetails(timeoutMs: number, overrides: Partial<RunCommandDetails>):
  * Contract: a non-zero exit is a normal result (the model reads the exit code); a timeout, an abort
  * or a command that cannot start is an `isError` result. Never throws for the model's input.
  */
-export function createRunCommandTool(settings: ComputerSettings): WorkerAgentTool<RunCommandParams, RunCommandDetails> {
+export function createRunCommandTool(
+  settings: ComputerSettings,
+): WorkerAgentTool<RunCommandParams, RunCommandDetails> {
   return defineWorkerTool({
     name: 'run_command',
     description: [
