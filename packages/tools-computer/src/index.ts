@@ -9,3 +9,11 @@ export type { ListFilesDetails } from './files/list-files-tool';
 export type { ReadFileDetails } from './files/read-file-tool';
 export type { SearchFilesDetails } from './files/search-files-tool';
 export type { WriteFileDetails } from './files/write-file-tool';
+export { loadSkills } from './skills/load-skills';
+export { projectSkills } from './skills/project-skills';
+export type { LoadedSkills, McpServerDefinition, Skill, SkillProblem } from './skills/skill';
+export {
+  MCPORTER_CONFIG_PATH,
+  type McporterConfigResult,
+  writeMcporterConfig,
+} from './skills/write-mcporter-config';
