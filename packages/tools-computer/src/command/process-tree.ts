@@ -78,6 +78,7 @@ function carriesMarker(pid: number, marker: string): boolean {
 export class ProcessTree {
   private readonly tracked = new Map<number, string>();
   private readonly signalled = new Set<number>();
+  private readonly rootStart: number;
 
   /**
    * @param rootPid the spawned shell, leader of its own process group and session
@@ -89,6 +90,7 @@ export class ProcessTree {
   ) {
     const root = readProcessStatus(rootPid);
     this.tracked.set(rootPid, root?.startTime ?? '');
+    this.rootStart = Number(root?.startTime ?? 0);
   }
 
   /** Records the command's current processes. `deep` also reads every process's environment. */
@@ -106,7 +108,8 @@ export class ProcessTree {
           status.groupId === this.rootPid ||
           status.sessionId === this.rootPid ||
           (parent !== undefined && byPid.get(status.parentPid)?.startTime === parent) ||
-          (deep && carriesMarker(status.pid, this.marker));
+          // Only processes started after the command can carry its marker: skip reading the rest.
+          (deep && Number(status.startTime) >= this.rootStart && carriesMarker(status.pid, this.marker));
         if (belongs) {
           this.tracked.set(status.pid, status.startTime);
           grew = true;
@@ -129,13 +132,16 @@ export class ProcessTree {
     return living;
   }
 
-  private signal(signal: NodeJS.Signals): void {
-    const living = this.alive().filter((pid) => pid !== process.pid);
+  /** Sends `signal` to the group and to each living tracked process (`onlyNew`: those not signalled yet). */
+  private signal(signal: NodeJS.Signals, onlyNew = false): void {
+    const living = this.alive().filter((pid) => pid !== process.pid && !(onlyNew && this.signalled.has(pid)));
     for (const pid of living) this.signalled.add(pid);
-    try {
-      process.kill(-this.rootPid, signal);
-    } catch {
-      // The group may already be empty.
+    if (!onlyNew) {
+      try {
+        process.kill(-this.rootPid, signal);
+      } catch {
+        // The group may already be empty.
+      }
     }
     for (const pid of living) {
       try {
@@ -153,16 +159,16 @@ export class ProcessTree {
    */
   async terminate(graceMs: number): Promise<number[]> {
     this.scan(true);
-    if (this.alive().length > 0) {
-      this.signal('SIGTERM');
-      this.signal('SIGCONT');
-      const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline) {
-        await sleep(Math.min(25, Math.max(1, deadline - Date.now())));
-        this.scan();
-        if (this.alive().length === 0) break;
-        this.signal('SIGTERM');
-      }
+    if (this.alive().length === 0) return [...this.signalled];
+    this.signal('SIGTERM');
+    this.signal('SIGCONT');
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline) {
+      await sleep(Math.min(25, Math.max(1, deadline - Date.now())));
+      this.scan();
+      if (this.alive().length === 0) break;
+      // Processes started meanwhile get their SIGTERM too; the others are not signalled twice.
+      this.signal('SIGTERM', true);
     }
     this.scan(true);
     for (let attempt = 0; attempt < 100 && this.alive().length > 0; attempt += 1) {

@@ -221,7 +221,7 @@ async function runCommand(
   const tree =
     child.pid === undefined ? undefined : new ProcessTree(child.pid, `SWITCHYARD_COMMAND_ID=${commandId}`);
   // Descendants are recorded while their parent still lives, so a setsid escapee stays known.
-  const poll = setInterval(() => tree?.scan(), 200);
+  const poll = setInterval(() => tree?.scan(), 250);
   let stopReason: 'timeout' | 'abort' | undefined;
   let stopTimer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;

@@ -11,10 +11,19 @@ parentPort.on('message', (message) => {
     return;
   }
   const found = [];
-  const lines = message.text.split('\\n');
-  for (let index = 0; index < lines.length && found.length < message.max; index += 1) {
-    const line = lines[index].endsWith('\\r') ? lines[index].slice(0, -1) : lines[index];
-    if (pattern.test(line)) found.push([index + 1, line]);
+  let count = 0;
+  for (const text of message.texts) {
+    const matches = [];
+    const lines = text.split('\\n');
+    for (let index = 0; index < lines.length && count < message.max; index += 1) {
+      const line = lines[index].endsWith('\\r') ? lines[index].slice(0, -1) : lines[index];
+      if (pattern.test(line)) {
+        matches.push([index + 1, line]);
+        count += 1;
+      }
+    }
+    found.push(matches);
+    if (count >= message.max) break;
   }
   parentPort.postMessage(found);
 });
@@ -48,12 +57,13 @@ export class LineMatcher {
   }
 
   /**
-   * Returns up to `max` matching lines of `text`.
+   * Returns the matching lines of each text, up to `max` in all (texts after the cap is reached
+   * get no entry).
    *
    * Contract: rejects with `MatchTimeoutError` when the deadline passes (the thread is stopped),
    * or with the abort reason when `signal` fires.
    */
-  match(text: string, max: number, signal?: AbortSignal): Promise<LineMatch[]> {
+  match(texts: string[], max: number, signal?: AbortSignal): Promise<LineMatch[][]> {
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         clearTimeout(timer);
@@ -61,7 +71,7 @@ export class LineMatcher {
         this.worker.off('error', onError);
         signal?.removeEventListener('abort', onAbort);
       };
-      const onMessage = (found: LineMatch[]) => {
+      const onMessage = (found: LineMatch[][]) => {
         cleanup();
         resolve(found);
       };
@@ -85,7 +95,7 @@ export class LineMatcher {
       this.worker.on('message', onMessage);
       this.worker.on('error', onError);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.worker.postMessage({ type: 'match', text, max });
+      this.worker.postMessage({ type: 'match', texts, max });
     });
   }
 

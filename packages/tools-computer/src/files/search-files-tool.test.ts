@@ -54,6 +54,17 @@ describe('searching', () => {
     expect(result.details).toMatchObject({ matches: 3, truncated: true });
   });
 
+  it('keeps walk order across files when capping', async () => {
+    for (const name of ['x1', 'x2', 'x3']) temp.write(`hits/${name}.txt`, 'hit one\nhit two\n');
+    const { text } = await callTool(tool({ maxSearchMatches: 3 }), { pattern: 'hit', path: 'hits' });
+    expect(text.split('\n')).toEqual([
+      'hits/x1.txt:1: hit one',
+      'hits/x1.txt:2: hit two',
+      'hits/x2.txt:1: hit one',
+      '[Only the first 3 matches are shown; narrow the pattern, path or glob.]',
+    ]);
+  });
+
   it('reports an invalid regular expression and paths outside the home as errors', async () => {
     expect((await callTool(tool(), { pattern: '(' })).text).toMatch(/^Invalid regular expression/);
     expect((await callTool(tool(), { pattern: 'x', path: '../outside' })).result.isError).toBe(true);

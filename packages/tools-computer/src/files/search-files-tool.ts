@@ -40,6 +40,8 @@ export interface SearchFilesDetails {
 }
 
 const decoder = new TextDecoder('utf-8');
+const BATCH_BYTES = 512 * 1024;
+const BATCH_FILES = 256;
 
 /**
  * `search_files { pattern, path?, glob? }`: searches text files inside the home for lines matching
@@ -102,7 +104,9 @@ export function createSearchFilesTool(
               dot: glob.includes('.') && glob.startsWith('.'),
             });
       const results: string[] = [];
-      const files = new Set<string>();
+      const resultFiles = new Set<string>();
+      let batch: Array<{ shown: string; text: string }> = [];
+      let batchBytes = 0;
       let searchedFiles = 0;
       let skippedFiles = 0;
       let capped = false;
@@ -135,18 +139,37 @@ export function createSearchFilesTool(
           return true;
         }
         searchedFiles += 1;
+        batch.push({ shown, text: decoder.decode(bytes) });
+        batchBytes += bytes.length;
+        return batchBytes < BATCH_BYTES && batch.length < BATCH_FILES ? true : flush();
+      };
+
+      // Files go to the matcher thread in batches: one round trip per batch, not per file.
+      const flush = async (): Promise<boolean> => {
+        if (batch.length === 0 || capped) return !capped;
+        const files = batch;
+        batch = [];
+        batchBytes = 0;
         const room = limits.maxSearchMatches - results.length;
-        const found = await matcher.match(decoder.decode(bytes), room + 1, signal);
-        for (const [line, text] of found.slice(0, room)) {
-          const cut = text.length > limits.maxLineLength ? `${text.slice(0, limits.maxLineLength)}...` : text;
-          results.push(`${shown}:${line}: ${cut}`);
-          files.add(shown);
-        }
-        if (found.length > room) {
-          capped = true;
-          return false;
-        }
-        return true;
+        const found = await matcher.match(
+          files.map((file) => file.text),
+          room + 1,
+          signal,
+        );
+        let total = 0;
+        found.forEach((matches, index) => {
+          const shown = files[index]?.shown ?? '';
+          for (const [line, text] of matches) {
+            total += 1;
+            if (total > room) break;
+            const cut =
+              text.length > limits.maxLineLength ? `${text.slice(0, limits.maxLineLength)}...` : text;
+            results.push(`${shown}:${line}: ${cut}`);
+            resultFiles.add(shown);
+          }
+        });
+        if (total > room) capped = true;
+        return !capped;
       };
 
       let exhausted = false;
@@ -173,6 +196,7 @@ export function createSearchFilesTool(
           );
           exhausted = summary.exhausted;
         }
+        await flush();
       } catch (caught) {
         if (caught instanceof MatchTimeoutError) {
           return fail(
@@ -203,7 +227,7 @@ export function createSearchFilesTool(
         content: lines.join('\n'),
         details: {
           matches: results.length,
-          files: files.size,
+          files: resultFiles.size,
           searchedFiles,
           skippedFiles,
           truncated: capped || exhausted,
