@@ -179,12 +179,12 @@ describe('process tree termination', () => {
       'echo $$ >> pids',
       'wait',
     ].join('\n');
-    const { result, text } = await run({ command: script, timeout_ms: 1500 });
+    const { result, text } = await run({ command: script, timeout_ms: 3000 });
     const pids = pidsIn('pids');
     expect(pids).toHaveLength(3);
     expect(result.isError).toBe(true);
     expect(result.details?.timedOut).toBe(true);
-    expect(text).toContain('Timed out after 1.5 s');
+    expect(text).toContain('Timed out after 3.0 s');
     for (const pid of pids) expect(isProcessAlive(pid), `pid ${pid}`).toBe(false);
   });
 
@@ -193,7 +193,7 @@ describe('process tree termination', () => {
       'setsid bash -c \'trap "" TERM; echo $$ >> pids; while :; do sleep 0.05; done\' &',
       'sleep 30',
     ].join('\n');
-    const { result } = await run({ command: script, timeout_ms: 1000 });
+    const { result } = await run({ command: script, timeout_ms: 2500 });
     const pids = pidsIn('pids');
     expect(pids).toHaveLength(1);
     expect(result.details?.timedOut).toBe(true);
@@ -205,7 +205,7 @@ describe('process tree termination', () => {
     const script = ['bash -c "setsid bash -c \'echo \\$\\$ >> pids; exec sleep 30\' & "', 'sleep 30'].join(
       '\n',
     );
-    const { result } = await run({ command: script, timeout_ms: 1000 });
+    const { result } = await run({ command: script, timeout_ms: 2500 });
     const pids = pidsIn('pids');
     expect(pids).toHaveLength(1);
     expect(result.details?.timedOut).toBe(true);

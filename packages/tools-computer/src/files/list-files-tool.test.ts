@@ -59,6 +59,12 @@ describe('globbing', () => {
     expect(result.details).toMatchObject({ truncated: true, count: 2 });
   });
 
+  it('refuses a file as the folder to list', async () => {
+    const { result, text } = await callTool(tool(), { pattern: '*', path: 'README.md' });
+    expect(result.isError).toBe(true);
+    expect(text).toBe('README.md is a file, not a folder; list_files searches folders.');
+  });
+
   it('refuses escapes and bad patterns', async () => {
     for (const args of [
       { pattern: '*', path: '..' },

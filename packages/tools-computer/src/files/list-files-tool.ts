@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import picomatch from 'picomatch';
 import { z } from 'zod';
@@ -79,6 +80,9 @@ export function createListFilesTool(
       } catch (caught) {
         if (caught instanceof HomePathError) return { content: caught.message, isError: true };
         throw caught;
+      }
+      if (!(await stat(base.real)).isDirectory()) {
+        return { content: `${path} is a file, not a folder; list_files searches folders.`, isError: true };
       }
       const matches = picomatch(pattern, { dot: pattern.startsWith('.') || pattern.includes('/.') });
       const depth = pattern.includes('**') ? undefined : pattern.split('/').length;
