@@ -74,5 +74,6 @@ describe('MCP-backed skills through mcporter', () => {
     expect(result.details).toMatchObject({ exitCode: 0 });
     expect(text).toContain('sum=5');
     expect(text).toContain('CALC_MODE=exact');
+    expect(text.split('\n')[0]).toMatch(/node_modules\/\.bin\/mcporter$/);
   }, 60_000);
 });
