@@ -239,6 +239,17 @@ describe('process tree termination', () => {
     expect(isProcessAlive(pidsIn('pids')[0] ?? 0)).toBe(false);
   });
 
+  it('does not start a command when the turn is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { result } = await run({ command: 'echo started > started' }, {}, controller.signal);
+    expect(result).toMatchObject({
+      isError: true,
+      content: 'The command was not started: the turn was aborted.',
+    });
+    expect(() => readFileSync(path.join(home, 'started'))).toThrow(/ENOENT/);
+  });
+
   it('lowers a timeout above the maximum and says so', async () => {
     const { text, result } = await run(
       { command: 'true', timeout_ms: 10_000 },

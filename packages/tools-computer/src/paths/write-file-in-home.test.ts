@@ -67,6 +67,15 @@ describe('symlinks and races', () => {
     expect(readFileSync(victim(), 'utf8')).toBe('untouched');
   });
 
+  it('writes through a symlink that stays inside, keeping the link', async () => {
+    writeFileSync(inHome('dir/real.txt'), 'old');
+    symlinkSync(inHome('dir/real.txt'), inHome('alias.txt'));
+    const result = await writeFileInHome(home, 'alias.txt', 'new');
+    expect(result.relative).toBe('dir/real.txt');
+    expect(lstatSync(inHome('alias.txt')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(inHome('dir/real.txt'), 'utf8')).toBe('new');
+  });
+
   it('refuses a symlinked parent that leads outside', async () => {
     symlinkSync(path.join(base, 'outside'), inHome('out'));
     await expect(writeFileInHome(home, 'out/victim.txt', 'x')).rejects.toThrow(/outside the agent home/);
