@@ -1,7 +1,57 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
+export {
+  type ArgumentRepair,
+  type ParseToolArgumentsOptions,
+  type ParseToolArgumentsResult,
+  parseToolArguments,
+} from './arguments/parse-tool-arguments';
+export {
+  type ValidateToolArgumentsOptions,
+  type ValidateToolArgumentsResult,
+  validateToolArguments,
+} from './arguments/validate-tool-arguments';
+export { ModelRequestError } from './errors/model-request-error';
 export { SwitchyardError } from './errors/switchyard-error';
+export { type ToolArgumentIssue, ToolArgumentsError } from './errors/tool-arguments-error';
 export { ToolDefinitionError } from './errors/tool-definition-error';
+export {
+  AGENT_EVENT_TYPES,
+  type AgentEvent,
+  type AgentRunStatus,
+  type AgentUsage,
+  type ModelRequestEndEvent,
+  type ModelRequestStartEvent,
+  type TextDeltaEvent,
+  type ToolCallEndEvent,
+  type ToolCallOutcome,
+  type ToolCallProgressEvent,
+  type ToolCallStartEvent,
+  type TurnEndEvent,
+  type TurnStartEvent,
+} from './events/agent-event';
+export type {
+  BeforeToolCall,
+  ToolCallDecision,
+  ToolCallRequest,
+} from './loop/execute-tool-call';
+export {
+  type AgentRun,
+  type AgentRunResult,
+  type RunAgentLoopOptions,
+  runAgentLoop,
+} from './loop/run-agent-loop';
+export {
+  createResponsesModel,
+  type ModelRequest,
+  type ModelResponse,
+  type ResponsesChaining,
+  type ResponsesClient,
+  type ResponsesModel,
+  type ResponsesModelOptions,
+  type ResponsesRequestDefaults,
+} from './model/responses-model';
 export {
   type CollectToolSchemasOptions,
   collectToolSchemas,
@@ -36,3 +86,8 @@ export type {
   ToolResultTextPart,
   WorkerAgentTool,
 } from './tool/worker-agent-tool';
+export {
+  createToolSearchIndex,
+  type ToolSearchHit,
+  type ToolSearchIndex,
+} from './tool-search/client-tool-search';

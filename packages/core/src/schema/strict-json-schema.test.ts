@@ -248,6 +248,14 @@ describe('restoreOptionalNulls', () => {
     });
   });
 
+  it('keeps a __proto__ key as a key', () => {
+    const value = JSON.parse('{"path":"a","__proto__":{"polluted":true},"limit":null}');
+    const restored = restoreOptionalNulls(value, original) as Record<string, unknown>;
+    expect(Object.keys(restored)).toEqual(['path', '__proto__']);
+    expect(Object.getPrototypeOf(restored)).toBe(Object.prototype);
+    expect((restored as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it('leaves a null for a required property for validation to refuse', () => {
     expect(restoreOptionalNulls({ path: null }, original)).toEqual({ path: null });
   });

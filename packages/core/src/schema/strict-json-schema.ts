@@ -292,7 +292,13 @@ function restore(value: unknown, schema: unknown, root: JSONSchemaObject, depth:
     const property = properties[key];
     if (item === null && property !== undefined && !required.has(key) && !schemaAcceptsNull(property))
       continue;
-    restored[key] = property === undefined ? item : restore(item, property, root, depth + 1);
+    // defineProperty, not assignment: a `__proto__` key must stay a key, not replace the prototype.
+    Object.defineProperty(restored, key, {
+      value: property === undefined ? item : restore(item, property, root, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return restored;
 }

@@ -107,6 +107,16 @@ describe('contract errors', () => {
     expect(error.message).toContain('function tool parameters must use a root object schema');
   });
 
+  it('refuses an external schema the validator cannot compile, at definition', () => {
+    const error = definitionError(() =>
+      defineWorkerTool(
+        valid({ jsonSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } }),
+      ),
+    );
+    expect(error.field).toBe('jsonSchema');
+    expect(error.message).toContain('cannot be compiled');
+  });
+
   it('refuses a schema that is not Zod', () => {
     const error = definitionError(() => defineWorkerTool(valid({ schema: { type: 'object' } as never })));
     expect(error.field).toBe('schema');

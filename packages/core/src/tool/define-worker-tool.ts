@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { compileJSONSchema } from '../arguments/validate-tool-arguments';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { resolveToolParameters } from '../schema/tool-parameters';
 import type {
@@ -219,6 +220,8 @@ export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknow
       cause: error,
     });
   }
+  // A schema the validator cannot compile is a configuration mistake: fail now, not at the first call.
+  if (jsonSchema !== undefined) compileJSONSchema(name, jsonSchema);
   if (definition.strict === true && !parameters.strict) {
     throw new ToolDefinitionError({
       toolName: name,

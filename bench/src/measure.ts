@@ -1,0 +1,72 @@
+/** Benchmark helpers: interleaved timing of several contenders, robust statistics, aligned report lines. */
+
+/** Timings of one contender. */
+export interface Timings {
+  /** The contender's name. */
+  name: string;
+  /** Milliseconds per run, in run order. */
+  runs: number[];
+}
+
+/** The median of a list of numbers. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
+/**
+ * Times several contenders against each other. Runs are interleaved, and the order within each
+ * round rotates, so drift in machine load (a shared 2-core box) hits every contender alike.
+ */
+export async function interleave(
+  contenders: ReadonlyArray<{ name: string; run: () => Promise<unknown> }>,
+  options: { rounds: number; warmup: number },
+): Promise<Timings[]> {
+  const timings = contenders.map((contender) => ({ name: contender.name, runs: [] as number[] }));
+  for (let round = -options.warmup; round < options.rounds; round += 1) {
+    for (let offset = 0; offset < contenders.length; offset += 1) {
+      const index = (Math.abs(round) + offset) % contenders.length;
+      const contender = contenders[index];
+      if (contender === undefined) continue;
+      const start = performance.now();
+      await contender.run();
+      const elapsed = performance.now() - start;
+      if (round >= 0) timings[index]?.runs.push(elapsed);
+    }
+  }
+  return timings;
+}
+
+/**
+ * The ratio of two contenders' per-round times, as the median of per-round ratios: each round's
+ * pair ran back to back under the same load, so their ratio is steadier than a ratio of medians.
+ */
+export function pairedRatio(subject: Timings, baseline: Timings): number {
+  const ratios = subject.runs.map((time, index) => time / (baseline.runs[index] ?? Number.NaN));
+  return median(ratios);
+}
+
+/** Formats milliseconds for a report line. */
+export function ms(value: number): string {
+  return value >= 1 ? `${value.toFixed(2)} ms` : `${(value * 1000).toFixed(1)} µs`;
+}
+
+/** Formats bytes for a report line. */
+export function bytes(value: number): string {
+  return value >= 10_000 ? `${(value / 1024).toFixed(1)} KiB` : `${value} B`;
+}
+
+/** Prints a section heading. */
+export function heading(title: string): void {
+  process.stdout.write(`\n${title}\n`);
+}
+
+/** Prints one report line: label, figure and an optional comparison. */
+export function report(label: string, figure: string, comparison?: string): void {
+  process.stdout.write(
+    `  ${label.padEnd(56)} ${figure.padStart(12)}${comparison === undefined ? '' : `   ${comparison}`}\n`,
+  );
+}

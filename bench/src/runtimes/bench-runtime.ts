@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+
+/** A tool as the benchmarks define it, before any runtime adapts it. */
+export interface BenchTool {
+  /** Tool name. */
+  name: string;
+  /** What it does. */
+  description: string;
+  /** Its parameters, as Zod (runtimes that take Zod use this). */
+  schema: z.ZodObject;
+  /** Its parameters as the JSON Schema sent to the model (runtimes that take JSON Schema use this). */
+  parameters: Record<string, unknown>;
+  /** Run concurrently with neighbouring parallel calls. */
+  parallel: boolean;
+  /** The work. */
+  execute(params: Record<string, unknown>): Promise<string>;
+}
+
+/** One scripted turn to run: where the fake model is, what it may call, what it is asked. */
+export interface BenchTurn {
+  /** The fake server's `/v1` URL. */
+  baseURL: string;
+  /** The turn's tools. */
+  tools: readonly BenchTool[];
+  /** System instructions. */
+  instructions: string;
+  /** The user message. */
+  input: string;
+}
+
+/**
+ * An agent runtime under benchmark: Switchyard, the bare openai SDK loop, and (later) peers such as
+ * the AI SDK, the OpenAI Agents SDK or pi-agent-core. `prepare` does the per-process set-up a
+ * worker would do once (adapting tools, creating clients); the returned function runs one turn to
+ * its end and resolves with the final text.
+ */
+export interface BenchRuntime {
+  /** Name shown in reports. */
+  readonly name: string;
+  /** Prepares a runner for this turn shape; everything inside the returned function is measured. */
+  prepare(turn: BenchTurn): () => Promise<string>;
+}

@@ -1,0 +1,455 @@
+import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
+import { LadderRefusal } from './ladder-refusal';
+import { parseTolerantJSON } from './tolerant-json-parser';
+
+/**
+ * One repair step the ladder applied, as a stable kebab-case id: `strip-code-fence`,
+ * `decode-double-encoded`, `trailing-comma`, ... (the package README lists them all).
+ */
+export type ArgumentRepair = string;
+
+/** The outcome of `parseToolArguments`. */
+export type ParseToolArgumentsResult =
+  | {
+      /** The arguments were read. */
+      ok: true;
+      /** The arguments object. */
+      value: Record<string, unknown>;
+      /** The repair steps applied, in order; empty for clean JSON. */
+      repairs: ArgumentRepair[];
+    }
+  | {
+      /** The arguments were refused. */
+      ok: false;
+      /** A stable kebab-case id of the refusal, e.g. `truncated`, `duplicate-key`. */
+      reason: string;
+      /** What is wrong and what to send instead, written for the model. */
+      message: string;
+    };
+
+/** What `parseToolArguments` may know about the call. */
+export interface ParseToolArgumentsOptions {
+  /** The called tool's name: an envelope `{ "name", "arguments" }` is unwrapped only when it names this tool. */
+  toolName?: string;
+  /** The model response's finish reason; `length`, `max_output_tokens` or `max_tokens` means it was cut off. */
+  finishReason?: string;
+  /** The property names the tool's schema declares; envelopes are unwrapped only when this is given. */
+  declaredProperties?: readonly string[];
+}
+
+const TRUNCATING_FINISH_REASONS: ReadonlySet<string> = new Set(['length', 'max_output_tokens', 'max_tokens']);
+const TOOL_CALL_OPEN = '<tool_call>';
+const TOOL_CALL_CLOSE = '</tool_call>';
+const PYTHON_TAG = '<|python_tag|>';
+const FENCE = '```';
+const FENCE_LANGUAGE = /^[A-Za-z][\w+.-]*/;
+
+interface LadderContext {
+  readonly options: ParseToolArgumentsOptions;
+  readonly truncatedByLimit: boolean;
+}
+
+interface LadderStage {
+  /** Decode a JSON string holding an object (only once: not inside a decoded string). */
+  readonly decode: boolean;
+  /** Unwrap a call envelope (only once). */
+  readonly envelope: boolean;
+}
+
+interface LadderSuccess {
+  value: Record<string, unknown>;
+  repairs: ArgumentRepair[];
+}
+
+function addRepair(repairs: ArgumentRepair[], repair: ArgumentRepair): void {
+  if (!repairs.includes(repair)) repairs.push(repair);
+}
+
+function utf8Length(text: string): number {
+  if (typeof Buffer !== 'undefined') return Buffer.byteLength(text, 'utf8');
+  return new TextEncoder().encode(text).length;
+}
+
+function checkSize(raw: string): void {
+  // A UTF-16 code unit is at least one UTF-8 byte and at most three: count only when it matters.
+  if (raw.length * 3 <= MAX_TOOL_ARGUMENT_BYTES) return;
+  const bytes = raw.length > MAX_TOOL_ARGUMENT_BYTES ? raw.length : utf8Length(raw);
+  if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
+    throw new LadderRefusal(
+      'too-large',
+      `The arguments are larger than ${MAX_TOOL_ARGUMENT_BYTES} bytes (1 MB), so they were not read and nothing was run. Send smaller arguments, e.g. split large content over several calls.`,
+    );
+  }
+}
+
+/**
+ * One pass over the text before any parsing: the nesting depth (refused past the cap) and the
+ * number of `:` outside double-quoted strings, which for strict JSON is the number of members.
+ * Returns -1 instead when the text cannot be strict JSON (open brackets or an open string at the
+ * end; outside strings a quote other than `"`, a comment, a backslash, a capital letter, anything
+ * non-ASCII), so `JSON.parse` and the cost of its exception are skipped. Strings are skipped with `indexOf`: long values cost little.
+ */
+function scanStructure(text: string): number {
+  let depth = 0;
+  let colons = 0;
+  let strict = true;
+  let index = 0;
+  const length = text.length;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (code === 34) {
+      let close = text.indexOf('"', index + 1);
+      while (close !== -1) {
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === 92) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+        close = text.indexOf('"', close + 1);
+      }
+      if (close === -1) {
+        // An unterminated string: JSON.parse would fail.
+        strict = false;
+        break;
+      }
+      index = close + 1;
+      continue;
+    }
+    if (code === 123 || code === 91) {
+      depth += 1;
+      if (depth > MAX_TOOL_ARGUMENT_DEPTH) {
+        throw new LadderRefusal(
+          'too-deep',
+          `The arguments nest deeper than ${MAX_TOOL_ARGUMENT_DEPTH} levels, so they were not read. Send a flatter object.`,
+        );
+      }
+    } else if (code === 125 || code === 93) {
+      if (depth > 0) depth -= 1;
+    } else if (code === 58) {
+      colons += 1;
+    } else if (
+      code === 39 ||
+      code === 47 ||
+      code === 92 ||
+      code === 96 ||
+      code === 60 ||
+      code >= 128 ||
+      (code >= 65 && code <= 90 && code !== 69)
+    ) {
+      strict = false;
+    }
+    index += 1;
+  }
+  // Unbalanced brackets (a cut-off object, say) rule strict JSON out as well.
+  return strict && depth === 0 ? colons : -1;
+}
+
+/** Members in all objects of a parsed value (depth is bounded by the scan). */
+function countMembers(value: object): number {
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (typeof item === 'object' && item !== null) count += countMembers(item);
+    }
+    return count;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    count += 1;
+    const item = record[key];
+    if (typeof item === 'object' && item !== null) count += countMembers(item);
+  }
+  return count;
+}
+
+function describeKind(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return `a ${typeof value}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stripWrappers(text: string, repairs: ArgumentRepair[]): string {
+  let result = text;
+  if (result.startsWith(PYTHON_TAG)) {
+    result = result.slice(PYTHON_TAG.length).trim();
+    addRepair(repairs, 'strip-template-wrapper');
+  }
+  if (result.startsWith(TOOL_CALL_OPEN)) {
+    result = result.slice(TOOL_CALL_OPEN.length).trim();
+    if (result.endsWith(TOOL_CALL_CLOSE)) result = result.slice(0, -TOOL_CALL_CLOSE.length).trim();
+    addRepair(repairs, 'strip-template-wrapper');
+  } else if (result.endsWith(TOOL_CALL_CLOSE)) {
+    result = result.slice(0, -TOOL_CALL_CLOSE.length).trim();
+    addRepair(repairs, 'strip-template-wrapper');
+  }
+  return result;
+}
+
+function unclosedFence(context: LadderContext): never {
+  if (context.truncatedByLimit) {
+    throw new LadderRefusal(
+      'truncated',
+      'The arguments were cut off at the output token limit (a code fence was opened but never closed). Nothing was run. Send the call again with shorter arguments.',
+    );
+  }
+  throw new LadderRefusal(
+    'unclosed-code-fence',
+    'The arguments open a ``` code fence that is never closed. Send the JSON object alone, without a code fence.',
+  );
+}
+
+function multipleFences(): never {
+  throw new LadderRefusal(
+    'multiple-code-fences',
+    'The arguments hold more than one ``` code fence, so it is unclear which one is meant. Send one JSON object, without code fences.',
+  );
+}
+
+/**
+ * Where the first three fences that start a line (after optional spaces or tabs) end. Three are
+ * enough to know there are too many, so a flood of fences costs no more than three.
+ */
+function findFenceLines(text: string): number[] {
+  const ends: number[] = [];
+  let from = 0;
+  while (ends.length < 3) {
+    const start = text.indexOf(FENCE, from);
+    if (start === -1) break;
+    let lineStart = start;
+    while (lineStart > 0 && (text[lineStart - 1] === ' ' || text[lineStart - 1] === '\t')) lineStart -= 1;
+    if (lineStart === 0 || text[lineStart - 1] === '\n') ends.push(start + FENCE.length);
+    // Skip the rest of the backtick run: "````" is one fence, not two.
+    from = start + FENCE.length;
+    while (text[from] === '`') from += 1;
+  }
+  return ends;
+}
+
+function stripFences(text: string, repairs: ArgumentRepair[], context: LadderContext): string {
+  const first = text.charCodeAt(0);
+  if (first === 123 || first === 91) {
+    // Line-start fences further in may sit inside a string with raw newlines: only a fence that
+    // ends the input, where no JSON value can end, is stripped.
+    if (!text.endsWith(FENCE)) return text;
+    addRepair(repairs, 'strip-trailing-code-fence');
+    return text.slice(0, -FENCE.length).trimEnd();
+  }
+  if (!text.includes(FENCE)) return text;
+  const fences = findFenceLines(text);
+  if (fences.length === 1 && text.startsWith(FENCE) && text.length >= 6 && text.endsWith(FENCE)) {
+    // A one-line fence: ```json {"a": 1}```
+    const inner = text.slice(FENCE.length, -FENCE.length);
+    const language = FENCE_LANGUAGE.exec(inner);
+    addRepair(repairs, 'strip-code-fence');
+    return (
+      language && /^\s/.test(inner.slice(language[0].length)) ? inner.slice(language[0].length) : inner
+    ).trim();
+  }
+  if (fences.length === 0) return text;
+  if (fences.length === 1) unclosedFence(context);
+  if (fences.length > 2) multipleFences();
+  const [openEnd = 0, closeEnd = 0] = fences;
+  const closeStart = closeEnd - FENCE.length;
+  const closeLineEnd = text.indexOf('\n', closeEnd);
+  const closeInfo = text.slice(closeEnd, closeLineEnd === -1 ? text.length : closeLineEnd);
+  // A second fence line with a language is the opening of another block.
+  if (closeInfo.trim() !== '') multipleFences();
+  const after = closeLineEnd === -1 ? '' : text.slice(closeLineEnd);
+  if (/[[{]/.test(after)) {
+    throw new LadderRefusal(
+      'trailing-content',
+      'After the fenced block there is more text holding "{" or "[". Send exactly one JSON object and nothing else.',
+    );
+  }
+  let body = text.slice(openEnd, closeStart);
+  const language = FENCE_LANGUAGE.exec(body);
+  if (language) body = body.slice(language[0].length);
+  addRepair(
+    repairs,
+    text.slice(0, openEnd - FENCE.length).trim() === '' ? 'strip-code-fence' : 'extract-fenced-block',
+  );
+  return body.trim();
+}
+
+function refuseNotAnObject(value: unknown): never {
+  throw new LadderRefusal(
+    'not-an-object',
+    `The arguments are ${describeKind(value)}, not a JSON object. Send an object whose keys are the tool's parameters.`,
+  );
+}
+
+function unwrapEnvelope(
+  object: Record<string, unknown>,
+  repairs: ArgumentRepair[],
+  context: LadderContext,
+): LadderSuccess {
+  const { declaredProperties, toolName } = context.options;
+  const argumentsKey = Object.hasOwn(object, 'arguments')
+    ? 'arguments'
+    : Object.hasOwn(object, 'parameters')
+      ? 'parameters'
+      : undefined;
+  if (argumentsKey === undefined) return { value: object, repairs };
+  const unchanged = { value: object, repairs };
+  if (declaredProperties === undefined || declaredProperties.includes(argumentsKey)) return unchanged;
+  const keyCount = Object.keys(object).length;
+  if (keyCount === 2 && Object.hasOwn(object, 'name')) {
+    const { name } = object;
+    if (declaredProperties.includes('name') || typeof name !== 'string' || toolName === undefined) {
+      return unchanged;
+    }
+    if (name !== toolName) {
+      throw new LadderRefusal(
+        'envelope-for-other-tool',
+        `The arguments are a call envelope for the tool ${JSON.stringify(name)}, but this call is to ${JSON.stringify(toolName)}. Nothing was run. Call ${JSON.stringify(name)} directly, or send only the arguments of ${JSON.stringify(toolName)}.`,
+      );
+    }
+  } else if (keyCount !== 1 || argumentsKey !== 'arguments') {
+    return unchanged;
+  }
+  const inner = object[argumentsKey];
+  if (isPlainObject(inner)) {
+    addRepair(repairs, 'unwrap-envelope');
+    return { value: inner, repairs };
+  }
+  if (typeof inner !== 'string') return unchanged;
+  const decoded = runLadder(inner, context, { decode: false, envelope: false });
+  addRepair(repairs, 'unwrap-envelope');
+  for (const repair of decoded.repairs) addRepair(repairs, repair);
+  return { value: decoded.value, repairs };
+}
+
+function finish(
+  value: unknown,
+  repairs: ArgumentRepair[],
+  context: LadderContext,
+  stage: LadderStage,
+): LadderSuccess {
+  if (typeof value === 'string') {
+    if (!stage.decode || !value.trimStart().startsWith('{')) refuseNotAnObject(value);
+    const decoded = runLadder(value, context, { decode: false, envelope: stage.envelope });
+    const all = ['decode-double-encoded'];
+    for (const repair of [...repairs, ...decoded.repairs]) addRepair(all, repair);
+    return { value: decoded.value, repairs: all };
+  }
+  if (!isPlainObject(value)) refuseNotAnObject(value);
+  return stage.envelope ? unwrapEnvelope(value, repairs, context) : { value, repairs };
+}
+
+const NOT_STRICT: unique symbol = Symbol('not strict JSON');
+
+/** Strict `JSON.parse`, refusing the duplicate keys it would silently collapse. */
+function parseStrict(text: string, colons: number, context: LadderContext): unknown {
+  if (colons < 0) return NOT_STRICT;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return NOT_STRICT;
+  }
+  if (typeof value === 'object' && value !== null && countMembers(value) !== colons) {
+    // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
+    parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
+    throw new LadderRefusal(
+      'duplicate-key',
+      'A key appears more than once in an object. Send each key once.',
+    );
+  }
+  return value;
+}
+
+function runLadder(raw: string, context: LadderContext, stage: LadderStage): LadderSuccess {
+  // Step 1: caps before any parsing.
+  checkSize(raw);
+  const colons = scanStructure(raw);
+  const startsAsObject = raw.charCodeAt(0) === 123;
+  if (startsAsObject) {
+    // Step 3 first for the common case: an object cannot be step 2's "nothing".
+    const strict = parseStrict(raw, colons, context);
+    if (strict !== NOT_STRICT) return finish(strict, [], context, stage);
+  }
+
+  // Step 2: nothing means no arguments (the schema still enforces required fields).
+  const trimmed = raw.trim();
+  if (trimmed === '' || trimmed === 'null' || trimmed === 'None') {
+    if (trimmed === '' && context.truncatedByLimit) {
+      throw new LadderRefusal(
+        'truncated',
+        'The arguments are empty and the output was cut off at the token limit. Nothing was run. Send the call again.',
+      );
+    }
+    return { value: {}, repairs: ['no-arguments'] };
+  }
+
+  // Step 3: strict JSON, the fast path for clean input.
+  const strict = startsAsObject ? NOT_STRICT : parseStrict(raw, colons, context);
+  if (strict !== NOT_STRICT) return finish(strict, [], context, stage);
+
+  // Steps 4 and 5: a BOM, template wrappers and code fences around the JSON.
+  const repairs: ArgumentRepair[] = [];
+  let leading = 0;
+  while (/[ \t\r\n]/.test(raw.charAt(leading))) leading += 1;
+  if (raw.charCodeAt(leading) === 0xfeff) repairs.push('strip-bom');
+  let text = stripWrappers(trimmed, repairs);
+  text = stripFences(text, repairs, context);
+  text = stripWrappers(text, repairs);
+  // Untouched input keeps its trailing whitespace: a number followed by a space is complete.
+  if (repairs.length === 0 || (repairs.length === 1 && repairs[0] === 'strip-bom')) text = raw.trimStart();
+
+  if (repairs.length > 0) {
+    const unwrapped = parseStrict(text, scanStructure(text), context);
+    if (unwrapped !== NOT_STRICT) return finish(unwrapped, repairs, context, stage);
+  }
+
+  // Steps 6 to 9: the tolerant reader (it refuses duplicate keys itself).
+  const tolerant = parseTolerantJSON(text, {
+    allowRootClose: true,
+    truncatedByLimit: context.truncatedByLimit,
+  });
+  for (const repair of tolerant.repairs) addRepair(repairs, repair);
+  // Step 10 (an object root) and the envelope, in `finish`.
+  return finish(tolerant.value, repairs, context, stage);
+}
+
+/**
+ * Reads a model's tool-call argument string into an arguments object through a bounded repair
+ * ladder: caps, no-arguments, strict JSON (and double-encoded JSON), BOM / fences / template
+ * wrappers / call envelopes, a string-aware tolerant reader, trailing text, concatenated copies,
+ * a truncated root and an object root. Anything it cannot read without guessing is refused with a
+ * stable `reason` and a `message` the model can act on.
+ *
+ * Contract: a pure function; never throws; never turns broken input into `{}` or a shorter value
+ * (the one exception is closing a root object that ends right after a complete member, reported
+ * as the `close-truncated-root` repair, and never when `finishReason` says the output was cut).
+ *
+ * @example
+ * parseToolArguments('```json\n{"path": "notes.md",}\n```');
+ * // { ok: true, value: { path: 'notes.md' }, repairs: ['strip-code-fence', 'trailing-comma'] }
+ * parseToolArguments('{"path": "notes.md", "content": "# To', { finishReason: 'length' });
+ * // { ok: false, reason: 'truncated', message: 'The arguments were cut off at the output token limit ...' }
+ */
+export function parseToolArguments(
+  raw: string,
+  options: ParseToolArgumentsOptions = {},
+): ParseToolArgumentsResult {
+  const context: LadderContext = {
+    options,
+    truncatedByLimit:
+      options.finishReason !== undefined && TRUNCATING_FINISH_REASONS.has(options.finishReason),
+  };
+  try {
+    if (typeof raw !== 'string') {
+      throw new LadderRefusal(
+        'invalid-json',
+        `The arguments must be a JSON string, got ${describeKind(raw)}.`,
+      );
+    }
+    const { value, repairs } = runLadder(raw, context, { decode: true, envelope: true });
+    return { ok: true, value, repairs };
+  } catch (error) {
+    if (error instanceof LadderRefusal) return { ok: false, reason: error.reason, message: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ToolArgumentsError } from '../errors/tool-arguments-error';
+import { ToolDefinitionError } from '../errors/tool-definition-error';
+import { defineWorkerTool } from '../tool/define-worker-tool';
+import type { JSONSchemaObject } from '../tool/worker-agent-tool';
+import { validateToolArguments } from './validate-tool-arguments';
+
+function zodTool<TSchema extends z.ZodType<Record<string, unknown>>>(
+  schema: TSchema,
+  extra: { name?: string; strict?: boolean } = {},
+) {
+  return defineWorkerTool({
+    name: extra.name ?? 'write_file',
+    description: 'Write a file.',
+    schema,
+    ...(extra.strict === undefined ? {} : { strict: extra.strict }),
+    describeActivity: () => 'Writing',
+    execute: () => ({ content: 'ok' }),
+  });
+}
+
+function externalTool(jsonSchema: JSONSchemaObject, name = 'mcp_tool') {
+  return defineWorkerTool({
+    name,
+    description: 'An external tool.',
+    schema: z.object({}),
+    jsonSchema,
+    describeActivity: () => 'Calling',
+    execute: () => ({ content: 'ok' }),
+  });
+}
+
+function failure(result: ReturnType<typeof validateToolArguments>): ToolArgumentsError {
+  if (result.ok) throw new Error(`expected an error, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+const writeFile = zodTool(
+  z.object({
+    path: z.string(),
+    content: z.string(),
+    mode: z.enum(['overwrite', 'append']).default('overwrite'),
+    encoding: z.string().optional(),
+    note: z.string().nullable().optional(),
+  }),
+);
+
+describe('validation with a Zod schema', () => {
+  it('returns the parsed parameters of clean input with no repairs', () => {
+    expect(validateToolArguments(writeFile, '{"path": "a.md", "content": "hi", "mode": "append"}')).toEqual({
+      ok: true,
+      params: { path: 'a.md', content: 'hi', mode: 'append' },
+      repairs: [],
+    });
+  });
+
+  it('maps the nulls strict mode forces for optional fields back to absent, so defaults apply', () => {
+    const raw = '{"path": "a.md", "content": "hi", "mode": null, "encoding": null, "note": null}';
+    const result = validateToolArguments(writeFile, raw);
+    // `note` accepts null in the original schema, so its null is kept.
+    expect(result).toEqual({
+      ok: true,
+      params: { path: 'a.md', content: 'hi', mode: 'overwrite', note: null },
+      repairs: [],
+    });
+  });
+
+  it('does not map nulls back for a tool that opted out of strict mode', () => {
+    const tool = zodTool(z.object({ path: z.string(), limit: z.number().optional() }), { strict: false });
+    const error = failure(validateToolArguments(tool, '{"path": "a", "limit": null}'));
+    expect(error.issues).toEqual([{ path: '/limit', message: 'expected number, received null' }]);
+  });
+
+  it('reports repairs along with the parameters', () => {
+    const result = validateToolArguments(writeFile, '```json\n{"path": "a.md", "content": "hi",}\n```');
+    expect(result).toEqual({
+      ok: true,
+      params: { path: 'a.md', content: 'hi', mode: 'overwrite' },
+      repairs: ['strip-code-fence', 'trailing-comma'],
+    });
+  });
+
+  it('lists each problem as a JSON pointer and what was expected', () => {
+    const tool = zodTool(
+      z.strictObject({
+        items: z.array(z.object({ name: z.string(), size: z.number().int().min(1) })),
+        mode: z.enum(['a', 'b']),
+      }),
+      { name: 'batch' },
+    );
+    const error = failure(
+      validateToolArguments(
+        tool,
+        '{"items": [{"name": 1, "size": 0}, {"size": 2}], "mode": "c", "extra/key": true}',
+      ),
+    );
+    expect(error.reason).toBe('invalid-arguments');
+    expect(error.toolName).toBe('batch');
+    expect(error.issues).toEqual([
+      { path: '/items/0/name', message: 'expected string, received number' },
+      { path: '/items/0/size', message: 'Too small: expected number to be >=1' },
+      { path: '/items/1/name', message: 'missing: expected string' },
+      { path: '/mode', message: 'Invalid option: expected one of "a"|"b"' },
+      { path: '/extra~1key', message: 'unexpected property: the schema does not allow it' },
+    ]);
+    expect(error.message).toContain("Invalid arguments for tool 'batch'");
+    expect(error.message).toContain('- /items/0/name: expected string, received number');
+  });
+
+  it('echoes at most 200 characters of the raw input', () => {
+    const raw = JSON.stringify({ path: 1, content: 'x'.repeat(5000) });
+    const error = failure(validateToolArguments(writeFile, raw));
+    expect(error.message).toContain(`the first 200 of ${raw.length} characters`);
+    expect(error.message).toContain(JSON.stringify(raw.slice(0, 200)));
+    expect(error.message).not.toContain('x'.repeat(200));
+    expect(error.message.length).toBeLessThan(600);
+  });
+
+  it('turns a ladder refusal into an error with its reason', () => {
+    const error = failure(validateToolArguments(writeFile, '{"path": "a.md", "content": "# Ti'));
+    expect(ToolArgumentsError.isInstance(error)).toBe(true);
+    expect(error.reason).toBe('truncated');
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.path).toBe('');
+    expect(error.message).toContain("tool 'write_file'");
+    expect(error.message).toContain('cut off');
+  });
+
+  it('passes the finish reason to the ladder', () => {
+    const raw = '{"path": "a.md", "content": "done"';
+    expect(validateToolArguments(writeFile, raw).ok).toBe(true);
+    expect(failure(validateToolArguments(writeFile, raw, { finishReason: 'length' })).reason).toBe(
+      'truncated',
+    );
+  });
+
+  it('still enforces required fields for no arguments', () => {
+    const error = failure(validateToolArguments(writeFile, ''));
+    expect(error.issues.map((issue) => issue.path)).toEqual(['/path', '/content']);
+  });
+
+  it('unwraps an envelope using the properties the schema declares', () => {
+    const raw = JSON.stringify({ name: 'write_file', arguments: { path: 'a.md', content: 'hi' } });
+    expect(validateToolArguments(writeFile, raw)).toMatchObject({ ok: true, repairs: ['unwrap-envelope'] });
+    const other = JSON.stringify({ name: 'delete_file', arguments: { path: 'a.md' } });
+    expect(failure(validateToolArguments(writeFile, other)).reason).toBe('envelope-for-other-tool');
+  });
+
+  it('does not unwrap when the tool itself declares name and arguments', () => {
+    const tool = zodTool(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }), {
+      name: 'start_job',
+    });
+    const raw = '{"name": "other", "arguments": {"x": 1}}';
+    expect(validateToolArguments(tool, raw)).toEqual({
+      ok: true,
+      params: { name: 'other', arguments: { x: 1 } },
+      repairs: [],
+    });
+  });
+});
+
+describe('validation with an external JSON Schema', () => {
+  const draft07 = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 2 },
+      limit: { type: 'integer', minimum: 1, maximum: 50 },
+      order: { enum: ['asc', 'desc'] },
+      url: { type: 'string', format: 'uri' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  };
+
+  it('validates against the JSON Schema, not the Zod one, and keeps every property', () => {
+    const tool = externalTool(draft07);
+    expect(validateToolArguments(tool, '{"query": "cats", "limit": 5, "url": "not checked"}')).toEqual({
+      ok: true,
+      params: { query: 'cats', limit: 5, url: 'not checked' },
+      repairs: [],
+    });
+  });
+
+  it('translates JSON Schema errors into pointers and expectations', () => {
+    const error = failure(
+      validateToolArguments(externalTool(draft07), '{"limit": 0, "order": "up", "x": 1}'),
+    );
+    expect(error.reason).toBe('invalid-arguments');
+    expect(error.issues).toEqual([
+      { path: '/query', message: 'missing: this property is required' },
+      { path: '/x', message: 'unexpected property: the schema does not allow it' },
+      { path: '/limit', message: 'expected a value that must be >= 1' },
+      { path: '/order', message: 'expected one of "asc", "desc"' },
+    ]);
+    expect(error.message).toContain("tool 'mcp_tool'");
+  });
+
+  it('validates 2020-12 schemas with their own keywords', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: {
+        point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false },
+      },
+      properties: { from: { $ref: '#/$defs/point' }, label: { type: 'string' } },
+      required: ['from'],
+      unevaluatedProperties: false,
+    };
+    const tool = externalTool(schema, 'plot');
+    expect(validateToolArguments(tool, '{"from": [1, 2], "label": "a"}').ok).toBe(true);
+    const error = failure(validateToolArguments(tool, '{"from": [1, "2", 3], "color": "red"}'));
+    expect(error.issues).toEqual(
+      expect.arrayContaining([
+        { path: '/from/1', message: 'expected number' },
+        { path: '/color', message: 'unexpected property: the schema does not allow it' },
+      ]),
+    );
+  });
+
+  it('lets two tools share a schema $id', () => {
+    const schema = {
+      $id: 'https://example.test/search',
+      type: 'object',
+      properties: { q: { type: 'string' } },
+    };
+    const first = externalTool({ ...schema }, 'search_a');
+    const second = externalTool({ ...schema }, 'search_b');
+    expect(validateToolArguments(first, '{"q": "a"}').ok).toBe(true);
+    expect(validateToolArguments(second, '{"q": 1}').ok).toBe(false);
+  });
+
+  it('throws ToolDefinitionError naming jsonSchema when the schema cannot be compiled (at definition)', () => {
+    let caught: unknown;
+    try {
+      externalTool({ type: 'object', properties: { a: { type: 'strin' } } }, 'broken');
+    } catch (error) {
+      caught = error;
+    }
+    expect(ToolDefinitionError.isInstance(caught) && caught.field).toBe('jsonSchema');
+  });
+});

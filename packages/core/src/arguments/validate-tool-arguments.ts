@@ -1,0 +1,274 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv from 'ajv';
+import Ajv2019 from 'ajv/dist/2019.js';
+import Ajv2020 from 'ajv/dist/2020.js';
+import type { z } from 'zod';
+import { type ToolArgumentIssue, ToolArgumentsError } from '../errors/tool-arguments-error';
+import { ToolDefinitionError } from '../errors/tool-definition-error';
+import { resolveToolParameters } from '../schema/tool-parameters';
+import type { JSONSchemaObject, WorkerAgentTool } from '../tool/worker-agent-tool';
+import { compileNullRestorer } from './compile-null-restorer';
+import { toJSONPointer } from './json-pointer';
+import {
+  type ArgumentRepair,
+  type ParseToolArgumentsOptions,
+  parseToolArguments,
+} from './parse-tool-arguments';
+
+/** The outcome of `validateToolArguments`. */
+export type ValidateToolArgumentsResult<TParams> =
+  | {
+      /** The arguments are valid. */
+      ok: true;
+      /** What `execute` receives: the schema's output (defaults applied). */
+      params: TParams;
+      /** The repair steps the ladder applied; empty for clean JSON. */
+      repairs: ArgumentRepair[];
+    }
+  | {
+      /** The arguments were refused or do not match the schema. */
+      ok: false;
+      /** Why, with a message written for the model. */
+      error: ToolArgumentsError;
+    };
+
+/** What `validateToolArguments` may know about the call. */
+export interface ValidateToolArgumentsOptions {
+  /** The model response's finish reason; `length` or `max_output_tokens` means it was cut off. */
+  finishReason?: string;
+}
+
+/** At most this many issues are listed; the rest are counted. */
+const MAX_ISSUES = 20;
+
+type CheckResult = { ok: true; params: unknown } | { ok: false; issues: ToolArgumentIssue[] };
+
+interface ToolValidator {
+  readonly parseOptions: ParseToolArgumentsOptions;
+  /** `noNulls`: the input is known to hold no `null`, so there is nothing to map back. */
+  check(value: Record<string, unknown>, noNulls: boolean): CheckResult;
+}
+
+// Per tool object: this runs on every call, so the schema work happens once per tool.
+const validators = new WeakMap<object, ToolValidator>();
+// Per external schema object: creators that rebuild tools every turn usually keep the schema.
+const compiledSchemas = new WeakMap<object, ValidateFunction>();
+
+type AjvInstance = InstanceType<typeof Ajv>;
+const ajvInstances = new Map<string, AjvInstance>();
+
+function ajvFor(schema: JSONSchemaObject): AjvInstance {
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const draft = dialect.includes('2020-12')
+    ? '2020-12'
+    : dialect.includes('2019-09')
+      ? '2019-09'
+      : 'draft-07';
+  let instance = ajvInstances.get(draft);
+  if (instance === undefined) {
+    const options = {
+      // MCP servers send schemas written for other validators: unknown keywords and formats are
+      // ignored rather than refused, and `$id`s are not registered (two tools may share one).
+      strict: false,
+      allErrors: true,
+      validateFormats: false,
+      validateSchema: false,
+      addUsedSchema: false,
+      logger: false as const,
+    };
+    instance =
+      draft === '2020-12'
+        ? new Ajv2020(options)
+        : draft === '2019-09'
+          ? new Ajv2019(options)
+          : new Ajv(options);
+    ajvInstances.set(draft, instance);
+  }
+  return instance;
+}
+
+/** Internal: compiles (once per schema object) the validator of an external JSON Schema. */
+export function compileJSONSchema(toolName: string, schema: JSONSchemaObject): ValidateFunction {
+  let validate = compiledSchemas.get(schema);
+  if (validate === undefined) {
+    const ajv = ajvFor(schema);
+    try {
+      validate = ajv.compile(schema);
+    } catch (error) {
+      throw new ToolDefinitionError({
+        toolName,
+        field: 'jsonSchema',
+        message: `cannot be compiled for validation: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+    // The compiled function keeps what it needs; dropping Ajv's own cache entry lets the schema go.
+    ajv.removeSchema(schema);
+    compiledSchemas.set(schema, validate);
+  }
+  return validate;
+}
+
+function escapeSegment(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function capIssues(issues: ToolArgumentIssue[]): ToolArgumentIssue[] {
+  if (issues.length <= MAX_ISSUES) return issues;
+  return [
+    ...issues.slice(0, MAX_ISSUES),
+    { path: '', message: `${issues.length - MAX_ISSUES} more problems not listed` },
+  ];
+}
+
+function fromAjvError(error: ErrorObject): ToolArgumentIssue {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return {
+        path: `${error.instancePath}/${escapeSegment(String(params.missingProperty))}`,
+        message: 'missing: this property is required',
+      };
+    case 'additionalProperties':
+    case 'unevaluatedProperties': {
+      const property = params.additionalProperty ?? params.unevaluatedProperty;
+      return {
+        path: `${error.instancePath}/${escapeSegment(String(property))}`,
+        message: 'unexpected property: the schema does not allow it',
+      };
+    }
+    case 'type':
+      return { path: error.instancePath, message: `expected ${String(params.type)}` };
+    case 'enum':
+      return {
+        path: error.instancePath,
+        message: `expected one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`,
+      };
+    case 'const':
+      return { path: error.instancePath, message: `expected ${JSON.stringify(params.allowedValue)}` };
+    default:
+      return {
+        path: error.instancePath,
+        message: `expected a value that ${error.message ?? `passes '${error.keyword}'`}`,
+      };
+  }
+}
+
+function fromZodIssue(issue: z.core.$ZodIssue): ToolArgumentIssue[] {
+  const path = toJSONPointer(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      path: `${path}/${escapeSegment(key)}`,
+      message: 'unexpected property: the schema does not allow it',
+    }));
+  }
+  if (issue.code === 'invalid_type' && / received undefined$/.test(issue.message)) {
+    return [{ path, message: `missing: expected ${issue.expected}` }];
+  }
+  return [{ path, message: issue.message.replace(/^Invalid input: /, '') }];
+}
+
+function isPlainObject(value: unknown): value is JSONSchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when some object in the schema has a property that is not required. */
+function hasOptionalProperties(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasOptionalProperties);
+  if (!isPlainObject(node)) return false;
+  if (isPlainObject(node.properties)) {
+    const required = new Set(Array.isArray(node.required) ? node.required : []);
+    if (Object.keys(node.properties).some((key) => !required.has(key))) return true;
+  }
+  return Object.values(node).some(hasOptionalProperties);
+}
+
+function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
+  const parameters = resolveToolParameters(tool);
+  const { original } = parameters;
+  const declaredProperties = Object.keys(isPlainObject(original.properties) ? original.properties : {});
+  const parseOptions = { toolName: tool.name, declaredProperties };
+  if (parameters.external) {
+    const validate = compileJSONSchema(tool.name, original);
+    return {
+      parseOptions,
+      check(value) {
+        if (validate(value)) return { ok: true, params: value };
+        return { ok: false, issues: capIssues((validate.errors ?? []).map(fromAjvError)) };
+      },
+    };
+  }
+  const restore =
+    parameters.restoresOptionalNulls && hasOptionalProperties(original)
+      ? compileNullRestorer(original)
+      : undefined;
+  const { schema } = tool;
+  return {
+    parseOptions,
+    check(value, noNulls) {
+      // Strict mode made optional properties required-but-nullable: their nulls mean "absent".
+      const result = schema.safeParse(restore !== undefined && !noNulls ? restore(value) : value);
+      if (result.success) return { ok: true, params: result.data };
+      return { ok: false, issues: capIssues(result.error.issues.flatMap(fromZodIssue)) };
+    },
+  };
+}
+
+/**
+ * Turns a tool call's raw argument string into the tool's parameters: the argument ladder
+ * (`parseToolArguments`), then the tool's schema. A Zod tool sent in strict mode first gets the
+ * nulls of its optional properties mapped back to absent (so Zod defaults apply); a tool with an
+ * external `jsonSchema` is validated against that JSON Schema (draft-07, 2019-09 or 2020-12, by its
+ * `$schema`) and receives the parsed object as its parameters. Schema work is cached per tool.
+ *
+ * Contract: the model's mistakes are returned, never thrown: `{ ok: false, error }` with a
+ * `ToolArgumentsError` whose message lists each problem as a JSON-pointer path and what was
+ * expected. Throws `ToolDefinitionError` (field `jsonSchema`) only when a tool's external JSON
+ * Schema cannot be compiled: a configuration mistake, not the model's.
+ *
+ * @example
+ * const result = validateToolArguments(readNote, call.arguments, { finishReason });
+ * if (!result.ok) return { content: result.error.message, isError: true };
+ * return readNote.execute(result.params, context);
+ */
+export function validateToolArguments<TParams>(
+  tool: WorkerAgentTool<TParams>,
+  raw: string,
+  options?: ValidateToolArgumentsOptions,
+): ValidateToolArgumentsResult<TParams> {
+  let validator = validators.get(tool);
+  if (validator === undefined) {
+    validator = createValidator(tool as WorkerAgentTool<unknown>);
+    validators.set(tool, validator);
+  }
+  const parsed = parseToolArguments(
+    raw,
+    options?.finishReason === undefined
+      ? validator.parseOptions
+      : { ...validator.parseOptions, finishReason: options.finishReason },
+  );
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      error: new ToolArgumentsError({
+        toolName: tool.name,
+        reason: parsed.reason,
+        issues: [{ path: '', message: parsed.message }],
+        raw,
+      }),
+    };
+  }
+  const checked = validator.check(parsed.value, parsed.repairs.length === 0 && !raw.includes('null'));
+  if (!checked.ok) {
+    return {
+      ok: false,
+      error: new ToolArgumentsError({
+        toolName: tool.name,
+        reason: 'invalid-arguments',
+        issues: checked.issues,
+        raw,
+      }),
+    };
+  }
+  return { ok: true, params: checked.params as TParams, repairs: parsed.repairs };
+}

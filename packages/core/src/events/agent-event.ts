@@ -1,0 +1,179 @@
+import type { AgentToolResult, ToolProgress } from '../tool/worker-agent-tool';
+
+/** Token usage summed over a turn's model requests. */
+export interface AgentUsage {
+  /** Input tokens. */
+  inputTokens: number;
+  /** Of `inputTokens`, how many were served from the provider's prompt cache. */
+  cachedInputTokens: number;
+  /** Output tokens. */
+  outputTokens: number;
+  /** Of `outputTokens`, how many were reasoning tokens. */
+  reasoningTokens: number;
+  /** Input plus output tokens. */
+  totalTokens: number;
+}
+
+/** How a turn ended. */
+export type AgentRunStatus = 'completed' | 'ended-by-tool' | 'aborted' | 'max-iterations' | 'failed';
+
+/**
+ * How one tool call ended. `completed`: `execute` returned (its result may still set `isError`).
+ * The rest are failures the model reads as an `isError` output: `unknown-tool`, `invalid-arguments`,
+ * `denied` (by `beforeToolCall`), `error` (execute threw), `timeout`, `cancelled` (turn aborted),
+ * `skipped` (an earlier call of the same response ended the turn).
+ */
+export type ToolCallOutcome =
+  | 'completed'
+  | 'unknown-tool'
+  | 'invalid-arguments'
+  | 'denied'
+  | 'error'
+  | 'timeout'
+  | 'cancelled'
+  | 'skipped';
+
+/** The turn started. */
+export interface TurnStartEvent {
+  /** Discriminator. */
+  type: 'turn-start';
+  /** Tools in the turn's tool set (including deferred ones). */
+  toolCount: number;
+  /** How deferred tools are offered this turn. */
+  toolSearch: 'native' | 'client';
+}
+
+/** A model request is about to be sent. */
+export interface ModelRequestStartEvent {
+  /** Discriminator. */
+  type: 'model-request-start';
+  /** 1-based iteration (model request) number. */
+  iteration: number;
+  /** Entries in the request's `tools` array (a namespace counts once). */
+  toolCount: number;
+}
+
+/** A piece of the model's output text, as it streams. */
+export interface TextDeltaEvent {
+  /** Discriminator. */
+  type: 'text-delta';
+  /** 1-based iteration number. */
+  iteration: number;
+  /** The new text. */
+  delta: string;
+}
+
+/** A model response arrived in full. */
+export interface ModelRequestEndEvent {
+  /** Discriminator. */
+  type: 'model-request-end';
+  /** 1-based iteration number. */
+  iteration: number;
+  /** The response's id. */
+  responseId: string;
+  /** This response's usage (the turn's running total is in `run.result()`). */
+  usage: AgentUsage;
+  /** Function calls the response asked for. */
+  functionCallCount: number;
+  /** `incomplete_details.reason` when the response is incomplete, e.g. `max_output_tokens`. */
+  finishReason?: string;
+}
+
+/** A validated, allowed tool call is starting. */
+export interface ToolCallStartEvent {
+  /** Discriminator. */
+  type: 'tool-call-start';
+  /** The function call's `call_id`. */
+  callId: string;
+  /** Tool name as called. */
+  name: string;
+  /** Tool namespace, if any. */
+  namespace?: string;
+  /** The tool's `describeActivity` label, e.g. "Reading notes/todo.md". */
+  activity: string;
+  /** The validated parameters. */
+  params: unknown;
+  /** Repairs the argument ladder made (empty when none). */
+  repairs: string[];
+}
+
+/** A running tool reported progress. */
+export interface ToolCallProgressEvent {
+  /** Discriminator. */
+  type: 'tool-call-progress';
+  /** The function call's `call_id`. */
+  callId: string;
+  /** Tool name as called. */
+  name: string;
+  /** What the tool reported. */
+  progress: ToolProgress;
+}
+
+/**
+ * A tool call has its output. Emitted for every function call, including those that never
+ * started (unknown tool, invalid arguments, denied, cancelled, skipped): those have no
+ * `tool-call-start` before them.
+ */
+export interface ToolCallEndEvent {
+  /** Discriminator. */
+  type: 'tool-call-end';
+  /** The function call's `call_id`. */
+  callId: string;
+  /** Tool name as called. */
+  name: string;
+  /** Tool namespace, if any. */
+  namespace?: string;
+  /** How the call ended. */
+  outcome: ToolCallOutcome;
+  /** The `describeCompletedActivity` label, else the activity label, else the tool name. */
+  activity: string;
+  /** Milliseconds from start to output (0 for calls that never started). */
+  durationMs: number;
+  /** The output is an error the model should act on. */
+  isError: boolean;
+  /** Repairs the argument ladder made (empty when none). */
+  repairs: string[];
+  /** The result recorded as the call's output (for failures, the error text as `content`). */
+  result: AgentToolResult;
+  /** The result completes the actor event the turn was started for. */
+  completesActorEvent: boolean;
+  /** The result ends the turn after this batch. */
+  endsTurn: boolean;
+}
+
+/** The turn ended. Always the last event. */
+export interface TurnEndEvent {
+  /** Discriminator. */
+  type: 'turn-end';
+  /** How it ended. */
+  status: AgentRunStatus;
+  /** Model requests made. */
+  iterations: number;
+  /** Usage summed over the turn. */
+  usage: AgentUsage;
+  /** Why the turn failed or was aborted. */
+  error?: Error;
+}
+
+/** Everything a run yields, in order. */
+export type AgentEvent =
+  | TurnStartEvent
+  | ModelRequestStartEvent
+  | TextDeltaEvent
+  | ModelRequestEndEvent
+  | ToolCallStartEvent
+  | ToolCallProgressEvent
+  | ToolCallEndEvent
+  | TurnEndEvent;
+
+/** Every event `type`, e.g. for exhaustive handling. */
+export const AGENT_EVENT_TYPES = [
+  'turn-start',
+  'model-request-start',
+  'text-delta',
+  'model-request-end',
+  'tool-call-start',
+  'tool-call-progress',
+  'tool-call-end',
+  'turn-end',
+] as const satisfies readonly AgentEvent['type'][];

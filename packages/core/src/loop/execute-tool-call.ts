@@ -1,0 +1,311 @@
+import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
+import { validateToolArguments } from '../arguments/validate-tool-arguments';
+import type { AgentEvent, ToolCallOutcome } from '../events/agent-event';
+import { toolKey } from '../tool/agent-tool-map';
+import type {
+  AgentToolResult,
+  AnyWorkerAgentTool,
+  ToolProgress,
+  ToolResultContentPart,
+} from '../tool/worker-agent-tool';
+import type { ClientToolSearch } from '../tool-search/client-tool-search-tool';
+import { CLIENT_TOOL_SEARCH_NAME } from '../tool-search/client-tool-search-tool';
+
+/** What `beforeToolCall` is told about a call: validated and about to run. */
+export interface ToolCallRequest {
+  /** The function call's `call_id`. */
+  callId: string;
+  /** Tool name as called. */
+  name: string;
+  /** Tool namespace, if any. */
+  namespace?: string;
+  /** The validated parameters `execute` would receive. */
+  params: unknown;
+  /** The raw argument string the model sent. */
+  rawArguments: string;
+  /** Repairs the argument ladder made. */
+  repairs: string[];
+}
+
+/** `beforeToolCall`'s answer: run the call, or record `reason` as its output instead. */
+export type ToolCallDecision = { allow: true } | { allow: false; reason: string };
+
+/**
+ * A policy hook run after validation, before `execute` (approvals plug in here). The tool carries
+ * `isReadOnly`, `isDestructive` and `executionMode`.
+ */
+export type BeforeToolCall = (
+  call: ToolCallRequest,
+  tool: AnyWorkerAgentTool,
+) => ToolCallDecision | Promise<ToolCallDecision>;
+
+/** One call's recorded output, plus what the loop needs to know about it. */
+export interface ToolCallRecord {
+  /** The `function_call_output` item appended to the transcript. */
+  output: ResponseInputItem.FunctionCallOutput;
+  /** The result asked to end the turn. */
+  endsTurn: boolean;
+}
+
+/** The per-turn state `executeToolCall` works with. */
+export interface ToolCallScope {
+  /** The turn's tools by `toolKey`. */
+  tools: ReadonlyMap<string, AnyWorkerAgentTool>;
+  /** The turn's signal (never aborts when the turn has none). */
+  signal: AbortSignal;
+  /** Per-call timeout, when set. */
+  toolTimeoutMs: number | undefined;
+  /** The policy hook, when set. */
+  beforeToolCall: BeforeToolCall | undefined;
+  /** Client-side Tool Search, when the turn uses it. */
+  clientToolSearch: ClientToolSearch | undefined;
+  /** Deferred tools loaded so far (client-side Tool Search). */
+  loadedTools: Set<string>;
+  /** Called when `loadedTools` grows. */
+  onToolsLoaded(): void;
+  /** Emits an event. */
+  emit(event: AgentEvent): void;
+}
+
+const cancelled = Symbol('cancelled');
+
+function toOutput(content: AgentToolResult['content']): ResponseInputItem.FunctionCallOutput['output'] {
+  if (typeof content === 'string') return content;
+  return content.map((part: ToolResultContentPart) =>
+    part.type === 'text'
+      ? { type: 'input_text' as const, text: part.text }
+      : {
+          type: 'input_image' as const,
+          image_url: `data:${part.mimeType};base64,${part.data}`,
+          detail: 'auto' as const,
+        },
+  );
+}
+
+function label(describe: () => string, fallback: string): string {
+  try {
+    const text = describe();
+    return typeof text === 'string' && text !== '' ? text : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function isResult(value: unknown): value is AgentToolResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const { content } = value as { content?: unknown };
+  return typeof content === 'string' || Array.isArray(content);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Resolves with `promise`, or rejects with `cancelled` as soon as `signal` aborts. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The output given to a call that was never run. */
+export function unrunToolCall(
+  call: ResponseFunctionToolCall,
+  outcome: 'cancelled' | 'skipped',
+  scope: Pick<ToolCallScope, 'emit'>,
+): ToolCallRecord {
+  const content =
+    outcome === 'cancelled'
+      ? 'cancelled: the turn was aborted before this call ran'
+      : 'skipped: an earlier call of this response ended the turn';
+  return finish(call, scope, outcome, { content, isError: true }, undefined, [], 0);
+}
+
+function finish(
+  call: ResponseFunctionToolCall,
+  scope: Pick<ToolCallScope, 'emit'>,
+  outcome: ToolCallOutcome,
+  result: AgentToolResult,
+  activity: string | undefined,
+  repairs: string[],
+  durationMs: number,
+): ToolCallRecord {
+  const isError = result.isError === true;
+  const endsTurn = outcome === 'completed' && result.endsTurn === true;
+  scope.emit({
+    type: 'tool-call-end',
+    callId: call.call_id,
+    name: call.name,
+    ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+    outcome,
+    activity: activity ?? call.name,
+    durationMs,
+    isError,
+    repairs,
+    result,
+    completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
+    endsTurn,
+  });
+  return {
+    output: { type: 'function_call_output', call_id: call.call_id, output: toOutput(result.content) },
+    endsTurn,
+  };
+}
+
+/**
+ * Runs one function call to its output: lookup by `(namespace, name)`, argument validation (with
+ * the response's finish reason), the `beforeToolCall` policy, then `execute` under the turn's
+ * signal and the per-call timeout.
+ *
+ * Contract: never rejects. An unknown tool, invalid arguments, a denial, a thrown error, a timeout
+ * or an abort each become an `isError` output the model can act on, with a `tool-call-end` event.
+ */
+export async function executeToolCall(
+  call: ResponseFunctionToolCall,
+  finishReason: string | undefined,
+  scope: ToolCallScope,
+): Promise<ToolCallRecord> {
+  if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
+  const search = scope.clientToolSearch;
+  if (search !== undefined && call.name === CLIENT_TOOL_SEARCH_NAME && call.namespace === undefined) {
+    const { result, loaded } = search.run(call.arguments);
+    for (const key of loaded) scope.loadedTools.add(key);
+    if (loaded.length > 0) scope.onToolsLoaded();
+    const activity = `Searched tools for "${result.details?.query ?? ''}"`;
+    return finish(call, scope, 'completed', result, activity, [], 0);
+  }
+  const key = call.namespace === undefined ? call.name : toolKey(call);
+  const tool = scope.tools.get(key);
+  if (tool === undefined) {
+    const known = [...scope.tools.keys()];
+    const list = known.length > 40 ? `${known.slice(0, 40).join(', ')}, ...` : known.join(', ');
+    const content = `Unknown tool '${key}'. Call one of the available tools${list === '' ? '' : `: ${list}`}.`;
+    return finish(call, scope, 'unknown-tool', { content, isError: true }, undefined, [], 0);
+  }
+  if (search !== undefined && tool.deferLoading === true && !scope.loadedTools.has(key)) {
+    // Called by name without a search first: load it so its schema is sent from now on.
+    scope.loadedTools.add(key);
+    scope.onToolsLoaded();
+  }
+  const validation = validateToolArguments(
+    tool,
+    call.arguments,
+    finishReason === undefined ? undefined : { finishReason },
+  );
+  if (!validation.ok) {
+    return finish(
+      call,
+      scope,
+      'invalid-arguments',
+      { content: validation.error.message, isError: true },
+      undefined,
+      [],
+      0,
+    );
+  }
+  const { params, repairs } = validation;
+  if (scope.beforeToolCall !== undefined) {
+    let decision: ToolCallDecision;
+    try {
+      decision = await scope.beforeToolCall(
+        {
+          callId: call.call_id,
+          name: call.name,
+          ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+          params,
+          rawArguments: call.arguments,
+          repairs,
+        },
+        tool,
+      );
+    } catch (error) {
+      decision = { allow: false, reason: `the approval check failed: ${errorMessage(error)}` };
+    }
+    if (decision.allow !== true) {
+      const reason = (decision as { reason?: unknown }).reason;
+      const content = `Tool call denied: ${typeof reason === 'string' && reason !== '' ? reason : 'no reason given'}`;
+      return finish(call, scope, 'denied', { content, isError: true }, undefined, repairs, 0);
+    }
+    if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
+  }
+
+  const activity = label(() => tool.describeActivity(params), tool.name);
+  const { emit } = scope;
+  emit({
+    type: 'tool-call-start',
+    callId: call.call_id,
+    name: call.name,
+    ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+    activity,
+    params,
+    repairs,
+  });
+  const started = performance.now();
+  const timeoutMs = scope.toolTimeoutMs;
+  const signal =
+    timeoutMs === undefined ? scope.signal : AbortSignal.any([scope.signal, AbortSignal.timeout(timeoutMs)]);
+  const context = {
+    signal,
+    toolCallId: call.call_id,
+    reportProgress: (progress: ToolProgress) => {
+      try {
+        emit({ type: 'tool-call-progress', callId: call.call_id, name: call.name, progress });
+      } catch {
+        // Progress reporting never throws into the tool.
+      }
+    },
+  };
+  let result: AgentToolResult;
+  let outcome: ToolCallOutcome = 'completed';
+  try {
+    const execution = tool.execute(params, context);
+    const value = await raceAbort(execution, signal);
+    if (isResult(value)) result = value;
+    else {
+      outcome = 'error';
+      result = {
+        content: `Tool '${tool.name}' failed: execute returned no result with content`,
+        isError: true,
+      };
+    }
+  } catch (error) {
+    if (scope.signal.aborted) {
+      outcome = 'cancelled';
+      result = { content: 'cancelled: the turn was aborted while this call ran', isError: true };
+    } else if (signal.aborted) {
+      outcome = 'timeout';
+      result = { content: `Tool '${tool.name}' timed out after ${timeoutMs} ms`, isError: true };
+    } else {
+      outcome = 'error';
+      result = { content: `Tool '${tool.name}' failed: ${errorMessage(error)}`, isError: true };
+    }
+  }
+  const completed =
+    outcome === 'completed' && tool.describeCompletedActivity !== undefined
+      ? label(() => tool.describeCompletedActivity?.(params, result) ?? activity, activity)
+      : activity;
+  if (outcome === 'completed' && repairs.length > 0) {
+    // The repair note travels in `details` so logs show what the model actually sent.
+    result = {
+      ...result,
+      details:
+        typeof result.details === 'object' && result.details !== null && !Array.isArray(result.details)
+          ? { ...result.details, argumentRepairs: repairs }
+          : result.details === undefined
+            ? { argumentRepairs: repairs }
+            : { value: result.details, argumentRepairs: repairs },
+    };
+  }
+  return finish(call, scope, outcome, result, completed, repairs, performance.now() - started);
+}

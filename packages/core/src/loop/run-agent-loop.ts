@@ -1,0 +1,366 @@
+import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
+import type { ModelResponse, ResponsesModel } from '../model/responses-model';
+import {
+  collectToolSchemas,
+  type ResponsesToolSchema,
+  type ToolSearchMode,
+} from '../schema/collect-tool-schemas';
+import { agentToolMap } from '../tool/agent-tool-map';
+import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
+import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
+import { dispatchToolCalls } from './dispatch';
+import {
+  type BeforeToolCall,
+  executeToolCall,
+  type ToolCallRecord,
+  type ToolCallScope,
+  unrunToolCall,
+} from './execute-tool-call';
+
+/** Options of `runAgentLoop`. */
+export interface RunAgentLoopOptions {
+  /** The model, from `createResponsesModel`. */
+  model: ResponsesModel;
+  /** The turn's tool set, in order: a tool in it is available, a tool not in it is not. */
+  tools: readonly AnyWorkerAgentTool[];
+  /** The user's message, or the transcript so far as Responses input items. */
+  input: string | readonly ResponseInputItem[];
+  /** System instructions sent with every request. */
+  instructions?: string;
+  /** Aborts the turn: the model request and every running tool. */
+  signal?: AbortSignal;
+  /** Most model requests in the turn (default 50). */
+  maxIterations?: number;
+  /** Per-call timeout in milliseconds (default none); a timed-out call gets an error output. */
+  toolTimeoutMs?: number;
+  /**
+   * How deferred tools are offered: `'native'` sends OpenAI's `tool_search` with `defer_loading`;
+   * `'client'` adds a `tool_search` function tool (BM25) that loads the chosen tools into the next
+   * request. Default: the model's `defaultToolSearch` (native on api.openai.com, else client).
+   */
+  toolSearch?: ToolSearchMode;
+  /** Policy hook after validation, before `execute`: allow, or deny with a reason the model reads. */
+  beforeToolCall?: BeforeToolCall;
+}
+
+/** What `run.result()` resolves with. */
+export interface AgentRunResult {
+  /** How the turn ended. */
+  status: AgentRunStatus;
+  /** The output text of the last model response (empty when it had none). */
+  output: string;
+  /** The whole transcript: input, every response's replayable output items and every call's output. */
+  items: ResponseInputItem[];
+  /** Usage summed over the turn. */
+  usage: AgentUsage;
+  /** Model requests made. */
+  iterations: number;
+  /** The last response's id, when there was one. */
+  responseId?: string;
+  /** Why the turn failed (`ModelRequestError`) or was aborted (the signal's reason). */
+  error?: Error;
+}
+
+/** A running turn: `for await` over its events, and/or `await run.result()`. */
+export interface AgentRun extends AsyncIterable<AgentEvent> {
+  /** Resolves when the turn ends. Never rejects: failures are a `'failed'` status with `error`. */
+  result(): Promise<AgentRunResult>;
+}
+
+const DEFAULT_MAX_ITERATIONS = 50;
+
+/** A single-consumer event queue: the loop pushes, the iterator pulls, nothing is dropped. */
+class EventChannel {
+  private buffer: AgentEvent[] = [];
+  private head = 0;
+  private closed = false;
+  private waiter: ((result: IteratorResult<AgentEvent>) => void) | undefined;
+  private iterated = false;
+
+  push(event: AgentEvent): void {
+    if (this.closed) return;
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      waiter({ value: event, done: false });
+    } else {
+      this.buffer.push(event);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.({ value: undefined, done: true });
+  }
+
+  iterator(): AsyncIterator<AgentEvent> {
+    if (this.iterated) throw new Error('runAgentLoop: a run can be iterated only once');
+    this.iterated = true;
+    return {
+      next: () => {
+        if (this.head < this.buffer.length) {
+          const value = this.buffer[this.head] as AgentEvent;
+          this.head += 1;
+          if (this.head === this.buffer.length) {
+            this.buffer = [];
+            this.head = 0;
+          }
+          return Promise.resolve({ value, done: false });
+        }
+        if (this.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => {
+          this.waiter = resolve;
+        });
+      },
+      return: () => {
+        // Leaving the loop early stops delivery, not the turn: abort through `signal` for that.
+        this.closed = true;
+        this.buffer = [];
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}
+
+function addUsage(total: AgentUsage, usage: AgentUsage): void {
+  total.inputTokens += usage.inputTokens;
+  total.cachedInputTokens += usage.cachedInputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.reasoningTokens += usage.reasoningTokens;
+  total.totalTokens += usage.totalTokens;
+}
+
+function outputText(output: readonly ResponseOutputItem[]): string {
+  let text = '';
+  for (const item of output) {
+    if (item.type !== 'message') continue;
+    for (const part of item.content) if (part.type === 'output_text') text += part.text;
+  }
+  return text;
+}
+
+function checkOptions(options: RunAgentLoopOptions): void {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('runAgentLoop: options must be an object');
+  if (typeof options.model?.respond !== 'function') {
+    throw new TypeError('runAgentLoop: model must be a model from createResponsesModel');
+  }
+  if (!Array.isArray(options.tools)) throw new TypeError('runAgentLoop: tools must be an array of tools');
+  if (typeof options.input !== 'string' && !Array.isArray(options.input)) {
+    throw new TypeError('runAgentLoop: input must be a string or an array of Responses input items');
+  }
+  const { maxIterations, toolTimeoutMs, toolSearch } = options;
+  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
+    throw new TypeError(`runAgentLoop: maxIterations must be a positive integer, got ${maxIterations}`);
+  }
+  if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
+    throw new TypeError(`runAgentLoop: toolTimeoutMs must be a positive number, got ${toolTimeoutMs}`);
+  }
+  if (toolSearch !== undefined && toolSearch !== 'native' && toolSearch !== 'client') {
+    throw new TypeError(
+      `runAgentLoop: toolSearch must be 'native' or 'client', got ${JSON.stringify(toolSearch)}`,
+    );
+  }
+  if (options.beforeToolCall !== undefined && typeof options.beforeToolCall !== 'function') {
+    throw new TypeError('runAgentLoop: beforeToolCall must be a function');
+  }
+}
+
+/**
+ * Runs one turn: model request, dispatch of every function call, outputs appended, and again,
+ * until a response has no function call (or a result ends the turn, the turn is aborted, the
+ * iteration limit is reached or a request fails).
+ *
+ * Calls of one response run in the model's order; consecutive `parallel` calls run concurrently, a
+ * `sequential` call runs alone; outputs are recorded in call order.
+ *
+ * Contract: throws `TypeError` (bad option, naming it) or `ToolDefinitionError` (two tools with one
+ * key, or a tool named `tool_search` with client-side Tool Search) when called. After that it
+ * never throws: model mistakes and tool failures become `isError` outputs the model reads, and a
+ * transport failure or an abort ends the turn with status `'failed'` or `'aborted'`. An aborted
+ * turn gives every call without an output a "cancelled" one, so `items` stays a valid transcript.
+ *
+ * @example
+ * const model = createResponsesModel({ client: new OpenAI(), model: 'gpt-5.4-mini' });
+ * const run = runAgentLoop({
+ *   model,
+ *   tools: [readNote, ...createWebTools(ctx)],
+ *   instructions: 'You are a careful assistant.',
+ *   input: 'Summarise notes/todo.md',
+ *   signal: AbortSignal.timeout(120_000),
+ * });
+ * for await (const event of run) {
+ *   if (event.type === 'text-delta') process.stdout.write(event.delta);
+ *   if (event.type === 'tool-call-start') console.log(`… ${event.activity}`);
+ * }
+ * const { status, output, items, usage } = await run.result();
+ */
+export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
+  checkOptions(options);
+  const { model, tools, instructions } = options;
+  const toolMap = agentToolMap(tools);
+  const toolSearch = options.toolSearch ?? model.defaultToolSearch;
+  // Tools always get a signal; one that never aborts when the turn has none.
+  const signal = options.signal ?? new AbortController().signal;
+  const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+  const deferred = tools.filter((tool) => tool.deferLoading === true);
+  const useClientSearch = toolSearch === 'client' && deferred.length > 0;
+  if (useClientSearch && toolMap.has(CLIENT_TOOL_SEARCH_NAME)) {
+    throw new TypeError(
+      `runAgentLoop: a tool is named '${CLIENT_TOOL_SEARCH_NAME}', which client-side Tool Search needs for itself`,
+    );
+  }
+  const loadedTools = new Set<string>();
+  const clientToolSearch = useClientSearch ? createClientToolSearch(deferred, loadedTools) : undefined;
+  const channel = new EventChannel();
+  const emit = (event: AgentEvent) => channel.push(event);
+
+  let requestTools: ResponsesToolSchema[] = [];
+  let toolsStale = true;
+  const scope: ToolCallScope = {
+    tools: toolMap,
+    signal,
+    toolTimeoutMs: options.toolTimeoutMs,
+    beforeToolCall: options.beforeToolCall,
+    clientToolSearch,
+    loadedTools,
+    onToolsLoaded: () => {
+      toolsStale = true;
+    },
+    emit,
+  };
+
+  async function loop(): Promise<AgentRunResult> {
+    const items: ResponseInputItem[] =
+      typeof options.input === 'string'
+        ? [{ type: 'message', role: 'user', content: options.input }]
+        : [...options.input];
+    const usage: AgentUsage = {
+      inputTokens: 0,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      totalTokens: 0,
+    };
+    let iterations = 0;
+    let pendingFrom = 0;
+    let last: ModelResponse | undefined;
+    let status: AgentRunStatus;
+    let error: Error | undefined;
+    emit({ type: 'turn-start', toolCount: tools.length, toolSearch });
+    try {
+      for (;;) {
+        if (signal.aborted) {
+          status = 'aborted';
+          break;
+        }
+        if (iterations >= maxIterations) {
+          status = 'max-iterations';
+          break;
+        }
+        if (toolsStale) {
+          // Re-collected only when the loaded set changes: the schemas themselves are cached in core.
+          requestTools = collectToolSchemas(tools, { toolSearch, loadedTools }).tools;
+          if (clientToolSearch !== undefined) requestTools.push(clientToolSearch.schema);
+          toolsStale = false;
+        }
+        iterations += 1;
+        const iteration = iterations;
+        emit({ type: 'model-request-start', iteration, toolCount: requestTools.length });
+        let response: ModelResponse;
+        try {
+          response = await model.respond({
+            items,
+            pendingFrom,
+            previousResponseId: last?.id,
+            instructions,
+            tools: requestTools,
+            signal: options.signal,
+            onTextDelta: (delta) => emit({ type: 'text-delta', iteration, delta }),
+          });
+        } catch (caught) {
+          status = signal.aborted ? 'aborted' : 'failed';
+          error = caught instanceof Error ? caught : new Error(String(caught));
+          break;
+        }
+        last = response;
+        addUsage(usage, response.usage);
+        const calls = response.functionCalls;
+        emit({
+          type: 'model-request-end',
+          iteration,
+          responseId: response.id,
+          usage: response.usage,
+          functionCallCount: calls.length,
+          ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+        });
+        for (const item of response.items) items.push(item);
+        pendingFrom = items.length;
+        if (calls.length === 0) {
+          status = 'completed';
+          break;
+        }
+        const finishReason = response.finishReason;
+        let endedByTool = false;
+        const records = await dispatchToolCalls<(typeof calls)[number], ToolCallRecord>(calls, {
+          isParallel: (call) => {
+            const tool = toolMap.get(
+              call.namespace === undefined ? call.name : `${call.namespace}.${call.name}`,
+            );
+            // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
+            return tool === undefined || tool.executionMode === 'parallel';
+          },
+          run: async (call) => {
+            const record = await executeToolCall(call, finishReason, scope);
+            if (record.endsTurn) endedByTool = true;
+            return record;
+          },
+          shouldStop: () => endedByTool || signal.aborted,
+          skip: (call) => unrunToolCall(call, signal.aborted ? 'cancelled' : 'skipped', scope),
+        });
+        for (const record of records) items.push(record.output);
+        if (signal.aborted) {
+          status = 'aborted';
+          break;
+        }
+        if (endedByTool) {
+          status = 'ended-by-tool';
+          break;
+        }
+      }
+    } catch (caught) {
+      // Only a defect in the loop itself lands here; the turn still ends with an event.
+      status = 'failed';
+      error = caught instanceof Error ? caught : new Error(String(caught));
+    }
+    if (status === 'aborted' && error === undefined) {
+      error = signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
+    }
+    emit({
+      type: 'turn-end',
+      status,
+      iterations,
+      usage: { ...usage },
+      ...(error === undefined ? {} : { error }),
+    });
+    channel.close();
+    return {
+      status,
+      output: last === undefined ? '' : outputText(last.output),
+      items,
+      usage,
+      iterations,
+      ...(last === undefined ? {} : { responseId: last.id }),
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  const result = loop();
+  return {
+    [Symbol.asyncIterator]: () => channel.iterator(),
+    result: () => result,
+  };
+}

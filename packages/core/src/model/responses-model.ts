@@ -1,0 +1,315 @@
+import type OpenAI from 'openai';
+import type {
+  ResponseCreateParamsBase,
+  ResponseFunctionToolCall,
+  ResponseInputItem,
+  ResponseOutputItem,
+  ResponseUsage,
+  Tool,
+} from 'openai/resources/responses/responses';
+import { ModelRequestError } from '../errors/model-request-error';
+import type { AgentUsage } from '../events/agent-event';
+import type { ResponsesToolSchema, ToolSearchMode } from '../schema/collect-tool-schemas';
+
+/** The part of an `openai` SDK client the adapter uses: `new OpenAI({ baseURL, apiKey, maxRetries })`. */
+export type ResponsesClient = Pick<OpenAI, 'responses' | 'baseURL'>;
+
+/** How a turn's requests relate to each other. */
+export type ResponsesChaining = 'stateless' | 'previous-response-id';
+
+/** Request fields sent with every request (anything of `responses.create` but what the loop sets). */
+export type ResponsesRequestDefaults = Omit<
+  ResponseCreateParamsBase,
+  'model' | 'input' | 'instructions' | 'tools' | 'stream' | 'previous_response_id'
+>;
+
+/** Options of `createResponsesModel`. */
+export interface ResponsesModelOptions extends ResponsesRequestDefaults {
+  /** An `openai` SDK client; its `maxRetries` governs retries and backoff on 429 and 5xx. */
+  client: ResponsesClient;
+  /** The model name, e.g. `gpt-5.4-mini`. */
+  model: string;
+  /**
+   * `'stateless'` (default): `store: false` and the whole transcript replayed on every request,
+   * reasoning items carried through when they have encrypted content. `'previous-response-id'`:
+   * `store: true` and each request sends only the new items plus `previous_response_id`.
+   */
+  chaining?: ResponsesChaining;
+  /** Stream the response (default `true`); `false` for endpoints that cannot stream. */
+  stream?: boolean;
+}
+
+/** What the loop hands the model for one request. */
+export interface ModelRequest {
+  /** The whole transcript so far. */
+  items: readonly ResponseInputItem[];
+  /** Index in `items` of the first item the previous response has not seen. */
+  pendingFrom: number;
+  /** The previous response's id, `undefined` on the first request. */
+  previousResponseId: string | undefined;
+  /** System instructions. */
+  instructions: string | undefined;
+  /** The request's `tools` array. */
+  tools: readonly ResponsesToolSchema[];
+  /** Aborts the request. */
+  signal: AbortSignal | undefined;
+  /** Called with each piece of output text as it streams. */
+  onTextDelta: (delta: string) => void;
+}
+
+/** A model response, reduced to what the loop needs. */
+export interface ModelResponse {
+  /** The response's id. */
+  id: string;
+  /** The function calls, in the model's order. */
+  functionCalls: ResponseFunctionToolCall[];
+  /** The output items to append to the transcript (replayable ones only when stateless). */
+  items: ResponseInputItem[];
+  /** The output items as received. */
+  output: ResponseOutputItem[];
+  /** `incomplete_details.reason`, e.g. `max_output_tokens`. */
+  finishReason: string | undefined;
+  /** This response's usage. */
+  usage: AgentUsage;
+}
+
+/** The model a loop talks to: what `createResponsesModel` returns. */
+export interface ResponsesModel {
+  /** The model name. */
+  readonly model: string;
+  /** Tool Search mode used when the loop is not told: `'native'` on api.openai.com, else `'client'`. */
+  readonly defaultToolSearch: ToolSearchMode;
+  /**
+   * Sends one request and resolves with the whole response.
+   *
+   * Contract: rejects with `ModelRequestError` for an HTTP error left after the SDK's retries, a
+   * connection failure, a stream that ends or breaks before `response.completed`, or a
+   * `response.failed`/`error` event; when `signal` aborts it rejects promptly.
+   */
+  respond(request: ModelRequest): Promise<ModelResponse>;
+}
+
+const EMPTY_USAGE: AgentUsage = {
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  totalTokens: 0,
+};
+
+function toUsage(usage: ResponseUsage | undefined): AgentUsage {
+  if (!usage) return EMPTY_USAGE;
+  return {
+    inputTokens: usage.input_tokens ?? 0,
+    cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
+    outputTokens: usage.output_tokens ?? 0,
+    reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
+    totalTokens: usage.total_tokens ?? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
+  };
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}
+
+function toModelRequestError(error: unknown, stage: 'request' | 'stream'): ModelRequestError {
+  if (ModelRequestError.isInstance(error)) return error;
+  const status = (error as { status?: unknown } | null)?.status;
+  const statusText = typeof status === 'number' ? ` (HTTP ${status})` : '';
+  const what = stage === 'request' ? 'Model request failed' : 'Model response stream broke off';
+  return new ModelRequestError({
+    message: `${what}${statusText}: ${describeCause(error)}`,
+    ...(typeof status === 'number' ? { status } : {}),
+    cause: error,
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
+}
+
+/**
+ * The SDK adds an abort listener to the signal of every request and never removes it, so a
+ * long turn would pile listeners onto the turn's signal: give each request its own child signal.
+ */
+function linkSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; release(): void } {
+  if (signal === undefined) return { signal, release: () => {} };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
+}
+
+function isOpenAIEndpoint(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Wraps an `openai` SDK client as the model of `runAgentLoop`: one streaming
+ * `client.responses.create` per iteration, against api.openai.com or any OpenAI-compatible
+ * `baseURL`. Every other option is sent with each request (`reasoning`, `max_output_tokens`,
+ * `include`, ...). Retries come from the client's `maxRetries`.
+ *
+ * Contract: throws `TypeError` naming the field for a missing `client` or `model`.
+ *
+ * @example
+ * const model = createResponsesModel({
+ *   client: new OpenAI({ maxRetries: 3 }),
+ *   model: 'gpt-5.4-mini',
+ *   reasoning: { effort: 'low' },
+ *   include: ['reasoning.encrypted_content'],
+ * });
+ */
+export function createResponsesModel(options: ResponsesModelOptions): ResponsesModel {
+  const { client, model, chaining = 'stateless', stream = true, ...requestDefaults } = options;
+  if (typeof client !== 'object' || client === null || typeof client.responses?.create !== 'function') {
+    throw new TypeError('createResponsesModel: client must be an openai SDK client (new OpenAI(...))');
+  }
+  if (typeof model !== 'string' || model === '') {
+    throw new TypeError('createResponsesModel: model must be a non-empty model name');
+  }
+  if (chaining !== 'stateless' && chaining !== 'previous-response-id') {
+    throw new TypeError(
+      `createResponsesModel: chaining must be 'stateless' or 'previous-response-id', got ${JSON.stringify(chaining)}`,
+    );
+  }
+  const chained = chaining === 'previous-response-id';
+  const store = requestDefaults.store ?? chained;
+
+  function buildBody(request: ModelRequest): ResponseCreateParamsBase {
+    const sendPending = chained && request.previousResponseId !== undefined;
+    return {
+      ...requestDefaults,
+      model,
+      store,
+      input: (sendPending ? request.items.slice(request.pendingFrom) : request.items) as ResponseInputItem[],
+      ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
+      ...(request.tools.length === 0 ? {} : { tools: request.tools as unknown as Tool[] }),
+      ...(sendPending ? { previous_response_id: request.previousResponseId } : {}),
+    };
+  }
+
+  function finish(
+    id: string,
+    output: ResponseOutputItem[],
+    incomplete: { reason?: string } | null | undefined,
+    usage: ResponseUsage | undefined,
+  ): ModelResponse {
+    const functionCalls: ResponseFunctionToolCall[] = [];
+    const items: ResponseInputItem[] = [];
+    for (const item of output) {
+      if (item.type === 'function_call') functionCalls.push(item);
+      // Without store, a reasoning item can only be replayed with its encrypted content.
+      else if (item.type === 'reasoning' && !chained && !item.encrypted_content) continue;
+      items.push(item as ResponseInputItem);
+    }
+    return {
+      id,
+      functionCalls,
+      items,
+      output,
+      finishReason: incomplete?.reason ?? undefined,
+      usage: toUsage(usage),
+    };
+  }
+
+  async function respondOnce(request: ModelRequest): Promise<ModelResponse> {
+    const { signal } = request;
+    const link = linkSignal(signal);
+    let response: OpenAI.Responses.Response;
+    try {
+      response = await client.responses.create(
+        { ...buildBody(request), stream: false },
+        { signal: link.signal },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw toModelRequestError(error, 'request');
+    } finally {
+      link.release();
+    }
+    if (response.status === 'failed') {
+      throw new ModelRequestError({
+        message: `Model response failed: ${response.error?.message ?? 'no reason given'}`,
+      });
+    }
+    const text = response.output_text;
+    if (text) request.onTextDelta(text);
+    return finish(response.id, response.output, response.incomplete_details, response.usage);
+  }
+
+  async function respondStreaming(request: ModelRequest): Promise<ModelResponse> {
+    const { signal } = request;
+    const link = linkSignal(signal);
+    try {
+      return await streamResponse(request, link.signal);
+    } finally {
+      link.release();
+    }
+  }
+
+  async function streamResponse(request: ModelRequest, requestSignal: AbortSignal | undefined) {
+    const { signal, onTextDelta } = request;
+    let events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>;
+    try {
+      events = await client.responses.create(
+        { ...buildBody(request), stream: true },
+        { signal: requestSignal },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw toModelRequestError(error, 'request');
+    }
+    let final: OpenAI.Responses.Response | undefined;
+    const doneItems: ResponseOutputItem[] = [];
+    try {
+      for await (const event of events) {
+        switch (event.type) {
+          case 'response.output_text.delta':
+            onTextDelta(event.delta);
+            break;
+          case 'response.output_item.done':
+            doneItems.push(event.item);
+            break;
+          case 'response.completed':
+          case 'response.incomplete':
+            final = event.response;
+            break;
+          case 'response.failed':
+            throw new ModelRequestError({
+              message: `Model response failed: ${event.response.error?.message ?? 'no reason given'}`,
+            });
+          case 'error':
+            throw new ModelRequestError({ message: `Model stream error: ${event.message}` });
+        }
+      }
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw toModelRequestError(error, 'stream');
+    }
+    // The SDK ends the iteration quietly when its request is aborted.
+    if (signal?.aborted) throw abortError(signal);
+    if (final === undefined) {
+      throw new ModelRequestError({
+        message:
+          'Model response stream broke off: the stream ended before response.completed (connection closed early?)',
+      });
+    }
+    // Some compatible servers send the final response without its output; the streamed items have it.
+    const output = final.output.length > 0 ? final.output : doneItems;
+    return finish(final.id, output, final.incomplete_details, final.usage);
+  }
+
+  return {
+    model,
+    defaultToolSearch: isOpenAIEndpoint(client.baseURL) ? 'native' : 'client',
+    respond: stream ? respondStreaming : respondOnce,
+  };
+}

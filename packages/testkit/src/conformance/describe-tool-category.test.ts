@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { defineWorkerTool } from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { describeToolCategory } from './describe-tool-category';
+import { minimalParams } from './minimal-params';
+
+const notes = new Map([['todo.md', 'buy milk']]);
+
+// A well-behaved category passes the suite it declares here.
+describeToolCategory(
+  'notes',
+  () => [
+    defineWorkerTool({
+      name: 'read_note',
+      description: 'Read a note.',
+      schema: z.object({ path: z.string(), maxLines: z.number().int().min(1).optional() }),
+      executionMode: 'parallel',
+      isReadOnly: true,
+      describeActivity: ({ path }) => `Reading ${path}`,
+      execute: ({ path }, context) => {
+        context.signal.throwIfAborted();
+        return { content: notes.get(path) ?? `no note ${path}`, isError: !notes.has(path) };
+      },
+    }),
+    defineWorkerTool({
+      name: 'tag_note',
+      namespace: 'tags',
+      description: 'Tag a note.',
+      schema: z.object({ path: z.string(), tags: z.record(z.string(), z.string()) }),
+      describeActivity: ({ path }) => `Tagging ${path}`,
+      execute: async ({ path }, context) => {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 5);
+          context.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(context.signal.reason);
+          });
+        });
+        return { content: `tagged ${path}`, details: { path } };
+      },
+    }),
+    defineWorkerTool({
+      name: 'set_code',
+      description: 'Needs a sample: a pattern the generator cannot satisfy.',
+      schema: z.object({ code: z.string().regex(/^[A-Z]{3}$/) }),
+      strict: false,
+      describeActivity: ({ code }) => `Setting ${code}`,
+      execute: ({ code }) => ({ content: code }),
+    }),
+  ],
+  {
+    samples: { read_note: [{ path: 'todo.md' }], set_code: [{ code: 'ABC' }] },
+    nonStrict: { 'tags.tag_note': 'tags is an open record', set_code: 'minLength-like pattern' },
+  },
+);
+
+describe('describeToolCategory on a broken category', () => {
+  it('fails each check with a message naming the tool and the fix', { timeout: 60_000 }, async () => {
+    const vitestBin = join(dirname(fileURLToPath(import.meta.resolve('vitest/package.json'))), 'vitest.mjs');
+    const config = fileURLToPath(new URL('./__fixtures__/vitest.config.ts', import.meta.url));
+    const output = await promisify(execFile)(
+      process.execPath,
+      [vitestBin, 'run', '--config', config, '--reporter', 'verbose'],
+      {
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      },
+    ).then(
+      () => '',
+      (error: { stdout: string; stderr: string }) => `${error.stdout}\n${error.stderr}`,
+    );
+    expect(output).toMatch(/✓ .*creates at least one tool/);
+    expect(output).toMatch(/✓ .*gives every tool a root-object schema/);
+    expect(output).toContain('tool name \\"bad name\\" does not match');
+    expect(output).toContain("tool 'tags' is sent non-strict (a record");
+    expect(output).toContain("nonStrict names 'ghost', which the category does not create");
+    expect(output).toContain(
+      `tool 'tags': describeActivity({\\"tags\\":{}}) returned \\"\\", not a non-empty label`,
+    );
+    expect(output).toContain("tool 'dup.code': no params to exercise it with");
+    expect(output).toContain("samples: { 'dup.code': [{ ... }] }");
+    expect(output).toContain("tool 'tags': execute did not settle within 50 ms of its signal aborting");
+    expect(output).toContain("tool 'tags': execute did not finish within 100 ms");
+    expect(output).toContain("tool 'bad name': its result changes when JSON round-tripped");
+    expect(output).toMatch(/Tests\s+5 failed \| 2 passed \(7\)/);
+  });
+});
+
+describe('minimalParams', () => {
+  it('builds required fields only, with enum, bounds, lengths and nested objects', () => {
+    const schema = z.toJSONSchema(
+      z.object({
+        query: z.string().min(3),
+        mode: z.enum(['fast', 'slow']),
+        limit: z.number().int().min(5),
+        filter: z.object({ tag: z.string(), ids: z.array(z.number()).min(1) }),
+        optional: z.string().optional(),
+      }),
+    ) as Record<string, unknown>;
+    expect(minimalParams(schema)).toEqual({
+      query: 'sample',
+      mode: 'fast',
+      limit: 5,
+      filter: { tag: 'sample', ids: [1] },
+    });
+  });
+});

@@ -1,0 +1,274 @@
+import {
+  type AnyWorkerAgentTool,
+  agentToolMap,
+  resolveToolParameters,
+  TOOL_NAME_PATTERN,
+  toolKey,
+} from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import { createTestToolContext } from '../create-test-tool-context';
+import { minimalParams } from './minimal-params';
+
+/** Options of `describeToolCategory`, all keyed by tool key (`name`, or `namespace.name`). */
+export interface DescribeToolCategoryOptions {
+  /**
+   * Arguments as the model would send them, per tool. Each is validated through the tool's schema
+   * (a sample that does not validate fails the suite). Besides these, the suite generates minimal
+   * params from each tool's JSON Schema (required fields only, first enum value, minimum bounds)
+   * and uses them when the schema accepts them. A tool with neither fails the suite, asking for a
+   * sample. The first valid params of a tool (samples first) are the ones `execute` runs with.
+   */
+  samples?: Record<string, Array<Record<string, unknown>>>;
+  /** Why each tool that is sent non-strict is non-strict (external `jsonSchema` tools need no entry). */
+  nonStrict?: Record<string, string>;
+  /** Tools whose `execute` cannot run in this test, with the reason (their abort and result checks are left out). */
+  skipExecute?: Record<string, string>;
+  /** How long an aborted `execute` may take to settle before it counts as hanging (default 2000 ms). */
+  abortTimeoutMs?: number;
+  /** How long an `execute` may take to return its result (default 5000 ms). */
+  executeTimeoutMs?: number;
+}
+
+type Tools = readonly AnyWorkerAgentTool[];
+
+/** Params per tool, or the problem that there are none. */
+function paramsFor(tool: AnyWorkerAgentTool, options: DescribeToolCategoryOptions): unknown[] | string {
+  const key = toolKey(tool);
+  const found: unknown[] = [];
+  const samples = options.samples?.[key] ?? [];
+  for (const [index, sample] of samples.entries()) {
+    const parsed = tool.schema.safeParse(sample);
+    if (!parsed.success) return `tool '${key}': samples[${index}] does not validate: ${parsed.error.message}`;
+    found.push(parsed.data);
+  }
+  const generated = tool.schema.safeParse(minimalParams(resolveToolParameters(tool).original));
+  if (generated.success) found.push(generated.data);
+  if (found.length === 0) {
+    return `tool '${key}': no params to exercise it with: its schema rejects generated minimal params, so pass samples: { '${key}': [{ ... }] }`;
+  }
+  return found;
+}
+
+const timedOut = Symbol('timed out');
+
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof timedOut> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<typeof timedOut>((resolve) => {
+        timer = setTimeout(() => resolve(timedOut), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function resultProblem(key: string, result: unknown): string | undefined {
+  const content = (result as { content?: unknown } | null)?.content;
+  if (typeof content !== 'string' && !Array.isArray(content)) {
+    return `tool '${key}': result.content must be a string or an array of parts`;
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(result);
+  } catch (error) {
+    return `tool '${key}': its result is not JSON-serialisable: ${(error as Error).message}`;
+  }
+  try {
+    expect(JSON.parse(json)).toEqual(result);
+  } catch {
+    return `tool '${key}': its result changes when JSON round-tripped (functions, Dates, Maps, class instances, undefined in arrays?)`;
+  }
+  return undefined;
+}
+
+/**
+ * Declares the conformance suite of a tool category, to call at the top level of one of the
+ * category's own test files. `create` builds the category's tools (as a turn would); it is called
+ * afresh for each check. Each check lists every problem it finds, naming the tool and the fix:
+ * at least one tool; valid, unique names and namespaces; a root-object schema for each tool;
+ * strict mode or a stated reason (`nonStrict`); a `describeActivity` that returns a non-empty
+ * string on every sample and on generated minimal params; an `execute` that settles promptly once
+ * its signal aborts; and results that survive JSON round-tripping.
+ *
+ * @example
+ * // packages/tools-web/src/conformance.test.ts
+ * describeToolCategory('web tools', () => createWebTools({ fetch: fakeFetch, search: fakeSearch }), {
+ *   samples: { web_fetch: [{ url: 'https://example.com/' }] },
+ *   skipExecute: { web_search: 'needs a provider; covered by web-search-tool.test.ts' },
+ * });
+ */
+export function describeToolCategory(
+  name: string,
+  create: () => Tools | Promise<Tools>,
+  options: DescribeToolCategoryOptions = {},
+): void {
+  const abortTimeoutMs = options.abortTimeoutMs ?? 2000;
+  const executeTimeoutMs = options.executeTimeoutMs ?? 5000;
+  // Execution checks wait on every tool in turn; vitest's own timeout must not cut them short.
+  const executionTestTimeout = 120_000;
+  const executable = async () =>
+    (await create()).filter((tool) => options.skipExecute?.[toolKey(tool)] === undefined);
+
+  describe(`${name}: tool category conformance`, () => {
+    it('creates at least one tool, each a defined worker tool', async () => {
+      const tools = await create();
+      expect(Array.isArray(tools), 'create() must return an array of tools').toBe(true);
+      expect(tools.length, 'create() returned no tools').toBeGreaterThan(0);
+      const problems: string[] = [];
+      for (const tool of tools) {
+        if (typeof tool.execute !== 'function')
+          problems.push(`tool '${tool.name}': execute is not a function`);
+        if (typeof tool.describeActivity !== 'function')
+          problems.push(`tool '${tool.name}': no describeActivity`);
+        if (tool.executionMode !== 'parallel' && tool.executionMode !== 'sequential') {
+          problems.push(`tool '${tool.name}': executionMode ${String(tool.executionMode)}`);
+        }
+        if (typeof tool.description !== 'string' || tool.description.trim() === '') {
+          problems.push(`tool '${tool.name}': empty description`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('gives every tool a valid, unique name', async () => {
+      const tools = await create();
+      const problems: string[] = [];
+      for (const tool of tools) {
+        if (!TOOL_NAME_PATTERN.test(tool.name)) {
+          problems.push(`tool name ${JSON.stringify(tool.name)} does not match ${TOOL_NAME_PATTERN}`);
+        }
+        if (tool.namespace !== undefined && !TOOL_NAME_PATTERN.test(tool.namespace)) {
+          problems.push(
+            `namespace ${JSON.stringify(tool.namespace)} of '${tool.name}' does not match ${TOOL_NAME_PATTERN}`,
+          );
+        }
+      }
+      try {
+        agentToolMap(tools);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('gives every tool a root-object schema', async () => {
+      const problems: string[] = [];
+      for (const tool of await create()) {
+        try {
+          const parameters = resolveToolParameters(tool);
+          if (parameters.parameters.type !== 'object')
+            problems.push(`tool '${toolKey(tool)}': parameters root is not an object`);
+        } catch (error) {
+          problems.push(`tool '${toolKey(tool)}': ${(error as Error).message}`);
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('sends every tool strict, or states why not', async () => {
+      const tools = await create();
+      const reasons = options.nonStrict ?? {};
+      const problems: string[] = [];
+      const keys = new Set<string>();
+      for (const tool of tools) {
+        const key = toolKey(tool);
+        keys.add(key);
+        const parameters = resolveToolParameters(tool);
+        if (parameters.strict && reasons[key] !== undefined) {
+          problems.push(`nonStrict names '${key}', which is sent strict: drop the entry`);
+        }
+        if (parameters.strict || parameters.external || reasons[key] !== undefined) continue;
+        problems.push(
+          `tool '${key}' is sent non-strict (${parameters.fallbackReason ?? 'strict: false'}): fix the schema, or state why in nonStrict: { '${key}': '...' }`,
+        );
+      }
+      for (const key of Object.keys(reasons)) {
+        if (!keys.has(key)) problems.push(`nonStrict names '${key}', which the category does not create`);
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('describes the activity of every tool on sample and minimal params', async () => {
+      const problems: string[] = [];
+      for (const tool of await create()) {
+        const params = paramsFor(tool, options);
+        if (typeof params === 'string') {
+          problems.push(params);
+          continue;
+        }
+        for (const value of params) {
+          const where = `tool '${toolKey(tool)}': describeActivity(${JSON.stringify(value)})`;
+          try {
+            const label = tool.describeActivity(value);
+            if (typeof label !== 'string' || label.trim() === '') {
+              problems.push(`${where} returned ${JSON.stringify(label)}, not a non-empty label`);
+            }
+          } catch (error) {
+            problems.push(`${where} threw: ${(error as Error).message}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('settles promptly when execute is aborted', { timeout: executionTestTimeout }, async () => {
+      const problems: string[] = [];
+      for (const tool of await executable()) {
+        const params = paramsFor(tool, options);
+        if (typeof params === 'string') {
+          problems.push(params);
+          continue;
+        }
+        const context = createTestToolContext({ toolCallId: `call_abort_${tool.name}` });
+        const running = Promise.resolve()
+          .then(() => tool.execute(params[0], context))
+          .then(
+            () => 'settled',
+            () => 'settled',
+          );
+        context.controller.abort(new Error('conformance check: aborted'));
+        if ((await within(running, abortTimeoutMs)) === timedOut) {
+          problems.push(
+            `tool '${toolKey(tool)}': execute did not settle within ${abortTimeoutMs} ms of its signal aborting`,
+          );
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('returns results that survive JSON round-tripping', { timeout: executionTestTimeout }, async () => {
+      const problems: string[] = [];
+      for (const tool of await executable()) {
+        const key = toolKey(tool);
+        const params = paramsFor(tool, options);
+        if (typeof params === 'string') {
+          problems.push(params);
+          continue;
+        }
+        const context = createTestToolContext({ toolCallId: `call_${tool.name}` });
+        const outcome = await within(
+          Promise.resolve()
+            .then(() => tool.execute(params[0], context))
+            // A throw is a failure the loop records as an error output: nothing to serialise.
+            .then(
+              (result) => ({ result }),
+              () => undefined,
+            ),
+          executeTimeoutMs,
+        );
+        if (outcome === timedOut) {
+          context.controller.abort();
+          problems.push(`tool '${key}': execute did not finish within ${executeTimeoutMs} ms`);
+          continue;
+        }
+        if (outcome === undefined) continue;
+        const problem = resultProblem(key, outcome.result);
+        if (problem !== undefined) problems.push(problem);
+      }
+      expect(problems).toEqual([]);
+    });
+  });
+}

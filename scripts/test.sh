@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The test command (`pnpm test`): build, type-check, lint, package checks and every package's tests
+# through turbo. With SWITCHYARD_BASE_REF set to a commit that exists, only the packages changed
+# since it and the packages that depend on them are tested (turbo --affected); otherwise everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# turbo does not key its cache on the Node version: without this a run under another Node would
+# replay the previous run's results instead of testing.
+export NODE_RUNTIME_VERSION="$(node -v)" TURBO_TELEMETRY_DISABLED=1
+args=(run build type-check lint check-package test --concurrency=3 --continue)
+base="${SWITCHYARD_BASE_REF:-}"
+if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
+  echo "test: packages affected since $base and their dependents"
+  export TURBO_SCM_BASE="$base"
+  args+=(--affected)
+else
+  echo "test: every package"
+fi
+exec pnpm exec turbo "${args[@]}"

@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+// Scaffolds a new tool category package: `pnpm create-category <name>` writes packages/tools-<name>
+// with an example tool, tests that run the testkit's conformance suite, a README and a changeset.
+// The new package builds and passes its tests with no edits (after `pnpm install`).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const NAME_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/** `crm-sync` -> `CrmSync`. */
+function pascal(name) {
+  return name
+    .split('-')
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
+}
+
+function files(name, versions) {
+  const Name = pascal(name);
+  const snake = name.replaceAll('-', '_');
+  const packageName = `@switchyard/tools-${name}`;
+  const creator = `create${Name}Tools`;
+  const context = `${Name}ToolsContext`;
+  const toolName = `${snake}_echo`;
+  const toolCreator = `create${Name}EchoTool`;
+  return {
+    'package.json': `${JSON.stringify(
+      {
+        name: packageName,
+        version: '0.1.0',
+        description: `Switchyard ${name} tools`,
+        type: 'module',
+        sideEffects: false,
+        license: 'MIT',
+        exports: {
+          './package.json': './package.json',
+          '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+        },
+        main: './dist/index.js',
+        types: './dist/index.d.ts',
+        files: ['dist', 'CHANGELOG.md', 'README.md'],
+        scripts: {
+          build: 'tsup',
+          'type-check': 'tsc --noEmit',
+          lint: 'biome check .',
+          test: 'vitest --run',
+          'check-package': 'publint --strict && attw --pack . --profile esm-only --quiet',
+        },
+        dependencies: { '@switchyard/core': 'workspace:^' },
+        peerDependencies: { zod: '^4.0.0' },
+        devDependencies: { zod: versions.zod, '@switchyard/testkit': 'workspace:^' },
+        engines: { node: '>=20.19' },
+      },
+      null,
+      2,
+    )}\n`,
+    'tsconfig.json': `{
+  "extends": "../../tsconfig.base.json",
+  "compilerOptions": { "noEmit": true },
+  "include": ["src", "*.config.ts"]
+}
+`,
+    'tsup.config.ts': `import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: ['esm'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+});
+`,
+    'src/index.ts': `// Any export added here is public API: keep it named, documented and deliberate.
+
+export { ${creator}, type ${context} } from './create-${name}-tools';
+`,
+    [`src/create-${name}-tools.ts`]: `import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { ${toolCreator} } from './${name}-echo-tool';
+
+/** What \`${creator}\` needs from the turn. Declare services here as interfaces; the worker passes them in. */
+export interface ${context} {
+  /** Text put before every echo. */
+  prefix?: string;
+}
+
+/**
+ * Creates the ${name} tools for one turn.
+ *
+ * Contract: cheap and free of I/O (it may run on every turn); throws naming the field for bad options.
+ *
+ * @example
+ * const tools = [...${creator}({ prefix: '> ' })];
+ */
+export function ${creator}(context: ${context} = {}): AnyWorkerAgentTool[] {
+  if (context.prefix !== undefined && typeof context.prefix !== 'string') {
+    throw new TypeError('${creator}: prefix must be a string');
+  }
+  return [${toolCreator}(context)];
+}
+`,
+    [`src/${name}-echo-tool.ts`]: `import { defineWorkerTool } from '@switchyard/core';
+import { z } from 'zod';
+import type { ${context} } from './create-${name}-tools';
+
+// Module level: schema conversion is cached per schema object, so per-turn creation costs nothing.
+const schema = z.object({
+  text: z.string().describe('The text to echo back'),
+  times: z.number().int().describe('How many times to repeat it').optional(),
+});
+
+/** The example tool: echoes text back. Replace it with your category's first real tool. */
+export function ${toolCreator}(context: ${context}) {
+  return defineWorkerTool({
+    name: '${toolName}',
+    description: 'Echo text back, optionally repeated.',
+    schema,
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: ({ text }) => \`Echoing "\${text.slice(0, 40)}"\`,
+    describeCompletedActivity: ({ times }) => \`Echoed \${times ?? 1} time(s)\`,
+    execute: ({ text, times }, { signal }) => {
+      if (signal.aborted) return { content: 'Cancelled.', isError: true };
+      const echoed = Array.from({ length: times ?? 1 }, () => \`\${context.prefix ?? ''}\${text}\`).join('\\n');
+      return { content: echoed, details: { times: times ?? 1 } };
+    },
+  });
+}
+`,
+    [`src/create-${name}-tools.test.ts`]: `import { describeToolCategory, runToolCall } from '@switchyard/testkit';
+import { describe, expect, it } from 'vitest';
+import { ${creator} } from './index';
+
+describeToolCategory('${name}', () => ${creator}({ prefix: '> ' }), {
+  samples: { ${toolName}: [{ text: 'hello', times: 2 }] },
+});
+
+describe('${toolName}', () => {
+  it('echoes the text the model sent, repeated', async () => {
+    const [tool] = ${creator}({ prefix: '> ' });
+    if (!tool) throw new Error('no tool');
+    const call = await runToolCall(tool, '{"text":"hi","times":2}');
+    expect(call.status === 'completed' && call.result.content).toBe('> hi\\n> hi');
+  });
+
+  it('refuses bad options naming the field', () => {
+    expect(() => ${creator}({ prefix: 3 as never })).toThrow(/prefix/);
+  });
+});
+`,
+    'README.md': `# ${packageName}
+
+Switchyard ${name} tools.
+
+\`\`\`sh
+pnpm add ${packageName} @switchyard/core zod
+\`\`\`
+
+## Options
+
+\`${creator}(ctx)\`:
+
+| option | default | meaning |
+|---|---|---|
+| \`prefix\` | none | text put before every echo |
+
+## Tools
+
+- \`${toolName} { text, times? }\`: echoes text back (read-only, parallel).
+
+## Example
+
+\`\`\`ts
+import { ${creator} } from '${packageName}';
+
+const tools = [...${creator}({ prefix: '> ' })];
+\`\`\`
+`,
+    [`../../.changeset/tools-${name}-initial.md`]: `---
+"${packageName}": minor
+---
+
+First release of the ${name} tool category.
+`,
+  };
+}
+
+/**
+ * Writes the package into `<root>/packages/tools-<name>`.
+ * @returns the package directory.
+ */
+export function createCategory(root, name) {
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
+    throw new Error(
+      `create-category: the name must be lower-case words joined by '-' (e.g. crm or crm-sync), got ${JSON.stringify(name)}`,
+    );
+  }
+  const directory = path.join(root, 'packages', `tools-${name}`);
+  if (existsSync(directory))
+    throw new Error(`create-category: ${path.relative(root, directory)} already exists`);
+  const corePackage = JSON.parse(readFileSync(path.join(root, 'packages', 'core', 'package.json'), 'utf8'));
+  const versions = { zod: corePackage.devDependencies.zod };
+  for (const [file, content] of Object.entries(files(name, versions))) {
+    const target = path.join(directory, file);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  return directory;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  try {
+    const directory = createCategory(root, process.argv[2]);
+    const relative = path.relative(root, directory);
+    process.stdout.write(
+      `Created ${relative}.\nNext:\n  pnpm install\n  pnpm exec turbo run build test --filter=@switchyard/tools-${process.argv[2]}...\n`,
+    );
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
