@@ -1,3 +1,30 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export type { QueryResult } from './database/database';
+export { ControlPlaneInputError } from './errors/control-plane-input-error';
+export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
 export { type DatabaseTarget, resolveDatabaseTarget } from './resolve-database-target';
+export { AGENT_ID_PATTERN } from './schedules/agent-id';
+export type { CreateScheduleRequest, ScheduleRecord } from './schedules/schedule-record';
+export { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
+export {
+  ScheduleTicker,
+  type ScheduleTickerStartOptions,
+  type ScheduleTickOptions,
+  type ScheduleTickResult,
+} from './schedules/schedule-ticker';
+export { formatInTimeZone } from './schedules/schedule-timing';
+export type { TurnRequest, TurnRequestContext, TurnRequestHandler } from './turn-requests/turn-request';
+export {
+  type TurnRequestOptions,
+  TurnRequestQueue,
+  type TurnRequestWorkOptions,
+  turnRequestQueueName,
+} from './turn-requests/turn-request-queue';
+export {
+  type CreateBackgroundJobRequest,
+  type CreateWorkflowRequest,
+  type StoredWork,
+  type StoreTaskResultRequest,
+  WorkStore,
+} from './work/work-store';

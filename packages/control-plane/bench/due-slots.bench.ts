@@ -1,0 +1,143 @@
+// 1,000 due schedule slots processed by the scheduler on embedded PGlite and on a PostgreSQL server:
+// due-to-enqueue latency (median, p99) and throughput, against a baseline measured in the same run
+// (the same number of bare INSERT ... ON CONFLICT DO NOTHING statements: the ledger write alone).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { type ControlPlane, openControlPlane } from '../src/index';
+import { ms, percentile, report } from './measure';
+
+const SLOTS = 1000;
+const AGENTS = 10;
+const run = promisify(execFile);
+const script = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../scripts/test-postgres.sh',
+);
+
+async function benchmark(label: string, controlPlane: ControlPlane): Promise<void> {
+  const runAt = new Date(Date.now() + 3_600_000).toISOString();
+  for (let index = 0; index < SLOTS; index += 1) {
+    await controlPlane.schedules.createSchedule({
+      agentId: `bench-${index % AGENTS}`,
+      name: `slot-${index}`,
+      prompt: `Due slot ${index}.`,
+      runAt,
+    });
+  }
+  // Baseline: the ledger write alone, one statement per slot.
+  await controlPlane.query(
+    'CREATE TEMP TABLE IF NOT EXISTS bench_baseline (key text PRIMARY KEY, at timestamptz)',
+  );
+  const baselineStart = performance.now();
+  for (let index = 0; index < SLOTS; index += 1) {
+    await controlPlane.query(
+      'INSERT INTO bench_baseline (key, at) VALUES ($1, clock_timestamp()) ON CONFLICT DO NOTHING',
+      [`slot-${index}`],
+    );
+  }
+  const baselineMs = performance.now() - baselineStart;
+
+  // Every slot falls due now; the scheduler then processes them (ledger row + queue job + next fire).
+  await controlPlane.query(
+    "UPDATE switchyard.schedules SET next_fire_at = clock_timestamp() WHERE status = 'active'",
+  );
+  const start = performance.now();
+  const result = await controlPlane.scheduler.tick();
+  const elapsedMs = performance.now() - start;
+  if (result.enqueued !== SLOTS) throw new Error(`expected ${SLOTS} enqueued, got ${result.enqueued}`);
+  const { rows } = await controlPlane.query<{ latency: number }>(
+    'SELECT extract(epoch FROM (enqueued_at - slot)) * 1000 AS latency FROM switchyard.schedule_runs',
+  );
+  const { rows: jobs } = await controlPlane.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM pgboss.job WHERE name LIKE 'switchyard.turn-requests.bench-%'",
+  );
+  if (jobs[0]?.count !== SLOTS) throw new Error(`expected ${SLOTS} queue jobs, got ${jobs[0]?.count}`);
+  const latencies = rows.map((row) => Number(row.latency)).sort((a, b) => a - b);
+  const throughput = SLOTS / (elapsedMs / 1000);
+  const baselineThroughput = SLOTS / (baselineMs / 1000);
+  report(`${label}: ${SLOTS} due slots, one tick`, ms(elapsedMs));
+  report('  due-to-enqueue latency, median', ms(percentile(latencies, 0.5)));
+  report('  due-to-enqueue latency, p99', ms(percentile(latencies, 0.99)));
+  report(
+    '  throughput',
+    `${throughput.toFixed(0)} slots/s`,
+    `${(throughput / baselineThroughput).toFixed(2)}x bare ledger INSERTs (${baselineThroughput.toFixed(0)}/s)`,
+  );
+}
+
+function hasServerBinaries(): boolean {
+  const onPath = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .some((dir) => existsSync(path.join(dir, 'initdb')));
+  return onPath || existsSync('/usr/lib/postgresql');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-pglite-'));
+try {
+  const controlPlane = await openControlPlane({
+    dataDir,
+    environment: {},
+    schedules: { maxSchedulesPerAgent: SLOTS },
+  });
+  try {
+    await benchmark('PGlite', controlPlane);
+  } finally {
+    await controlPlane.close();
+  }
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
+
+let adminUrl = process.env.SWITCHYARD_TEST_DATABASE_URL || undefined;
+let serverDir: string | undefined;
+if (adminUrl === undefined && hasServerBinaries()) {
+  serverDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-pg-'));
+  adminUrl = (await run('bash', [script, 'start', serverDir, String(await freePort())])).stdout.trim();
+}
+if (adminUrl === undefined) {
+  report('PostgreSQL: skipped: no PostgreSQL server binaries', '-');
+} else {
+  const database = `switchyard_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  try {
+    const controlPlane = await openControlPlane({
+      databaseUrl: url.toString(),
+      environment: {},
+      schedules: { maxSchedulesPerAgent: SLOTS },
+    });
+    try {
+      await benchmark('PostgreSQL', controlPlane);
+    } finally {
+      await controlPlane.close();
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+    if (serverDir !== undefined) {
+      await run('bash', [script, 'stop', serverDir]);
+      await rm(serverDir, { recursive: true, force: true });
+    }
+  }
+}

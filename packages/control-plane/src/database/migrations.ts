@@ -1,0 +1,94 @@
+/** One versioned schema change. Versions only grow; an applied migration is never edited. */
+export interface Migration {
+  /** Applied in ascending order, each once. */
+  version: number;
+  /** A short label stored beside the version. */
+  name: string;
+  /** The script, run in one transaction. */
+  sql: string;
+}
+
+/** The control plane's schema, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'schedules, runs, jobs, workflows, task results',
+    sql: `
+CREATE TABLE switchyard.schedules (
+  id uuid PRIMARY KEY,
+  agent_id text NOT NULL,
+  name text NOT NULL,
+  prompt text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('cron', 'once')),
+  cron text,
+  time_zone text NOT NULL,
+  run_at timestamptz,
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'cancelled', 'finished')),
+  next_fire_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  cancelled_at timestamptz,
+  CHECK ((kind = 'cron') = (cron IS NOT NULL)),
+  CHECK ((kind = 'once') = (run_at IS NOT NULL)),
+  CHECK (status <> 'active' OR next_fire_at IS NOT NULL)
+);
+CREATE UNIQUE INDEX schedules_active_name ON switchyard.schedules (agent_id, name) WHERE status = 'active';
+CREATE INDEX schedules_agent ON switchyard.schedules (agent_id, created_at);
+CREATE INDEX schedules_due ON switchyard.schedules (next_fire_at) WHERE status = 'active';
+
+CREATE TABLE switchyard.schedule_runs (
+  id uuid PRIMARY KEY,
+  schedule_id uuid NOT NULL REFERENCES switchyard.schedules (id),
+  agent_id text NOT NULL,
+  slot timestamptz NOT NULL,
+  idempotency_key text NOT NULL UNIQUE,
+  status text NOT NULL DEFAULT 'enqueued' CHECK (status IN ('enqueued', 'running', 'completed', 'failed')),
+  attempts integer NOT NULL DEFAULT 0,
+  enqueued_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  started_at timestamptz,
+  completed_at timestamptz,
+  error text,
+  UNIQUE (schedule_id, slot)
+);
+
+CREATE TABLE switchyard.background_jobs (
+  id uuid PRIMARY KEY,
+  agent_id text NOT NULL,
+  kind text NOT NULL,
+  payload jsonb NOT NULL,
+  idempotency_key text NOT NULL UNIQUE,
+  status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled')),
+  result jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE switchyard.workflows (
+  id uuid PRIMARY KEY,
+  agent_id text NOT NULL,
+  name text NOT NULL,
+  definition jsonb NOT NULL,
+  idempotency_key text NOT NULL UNIQUE,
+  status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'completed', 'failed', 'cancelled')),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE switchyard.workflow_tasks (
+  workflow_id uuid NOT NULL REFERENCES switchyard.workflows (id) ON DELETE CASCADE,
+  task_id text NOT NULL,
+  input jsonb NOT NULL,
+  status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+  PRIMARY KEY (workflow_id, task_id)
+);
+
+CREATE TABLE switchyard.task_results (
+  id uuid PRIMARY KEY,
+  workflow_id uuid NOT NULL,
+  task_id text NOT NULL,
+  result jsonb NOT NULL,
+  stored_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (workflow_id, task_id),
+  FOREIGN KEY (workflow_id, task_id) REFERENCES switchyard.workflow_tasks (workflow_id, task_id) ON DELETE CASCADE
+);
+`,
+  },
+];

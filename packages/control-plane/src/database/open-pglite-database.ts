@@ -1,0 +1,40 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import type { Database, QueryResult, SqlExecutor } from './database';
+
+function wrap(target: PGlite | Transaction): SqlExecutor {
+  const query = async <TRow>(text: string, values?: readonly unknown[]): Promise<QueryResult<TRow>> => {
+    const result = await target.query<TRow>(text, values === undefined ? undefined : [...values]);
+    return { rows: result.rows };
+  };
+  return {
+    query,
+    exec: async (text) => {
+      await target.exec(text);
+    },
+    executeSql: async (text, values) => {
+      // PGlite's `query` takes one statement; pg-boss sends its migrations as scripts without values.
+      if (values === undefined || values.length === 0) {
+        const results = await target.exec(text);
+        return { rows: results.at(-1)?.rows ?? [] };
+      }
+      return query(text, values);
+    },
+  };
+}
+
+/**
+ * Opens (creating on first use) an embedded PGlite database persisted in `dataDir`.
+ *
+ * Contract: PGlite is one connection; it serialises transactions itself.
+ */
+export async function openPgliteDatabase(dataDir: string): Promise<Database> {
+  await mkdir(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir);
+  return {
+    kind: 'pglite',
+    ...wrap(pglite),
+    transaction: (work) => pglite.transaction((transaction) => work(wrap(transaction))),
+    close: () => pglite.close(),
+  };
+}

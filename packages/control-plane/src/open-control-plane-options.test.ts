@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ControlPlaneInputError, openControlPlane } from './index';
+
+describe('openControlPlane options', () => {
+  it('throws naming the field before opening any database', async () => {
+    await expect(openControlPlane({ databaseUrl: 'mysql://x', environment: {} })).rejects.toThrow(
+      /^databaseUrl: /,
+    );
+    await expect(openControlPlane({ environment: { DATABASE_URL: 'nope' } })).rejects.toThrow(
+      /^DATABASE_URL: /,
+    );
+    const agent = await openControlPlane({ agentId: 'has space', environment: {} }).catch(
+      (error: unknown) => error,
+    );
+    expect(ControlPlaneInputError.isInstance(agent)).toBe(true);
+    expect((agent as ControlPlaneInputError).field).toBe('agentId');
+    await expect(
+      openControlPlane({ schedules: { maxSchedulesPerAgent: 0 }, environment: {} }),
+    ).rejects.toThrow(/^schedules\.maxSchedulesPerAgent: must be a number of at least 1, got 0/);
+    await expect(
+      openControlPlane({ turnRequests: { pollingIntervalSeconds: 0.1 }, environment: {} }),
+    ).rejects.toThrow(/^turnRequests\.pollingIntervalSeconds: must be a number of at least 0\.5/);
+  });
+
+  it('rejects when the PostgreSQL server is unreachable', async () => {
+    await expect(
+      openControlPlane({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none', environment: {} }),
+    ).rejects.toThrow(/ECONNREFUSED/);
+  });
+});

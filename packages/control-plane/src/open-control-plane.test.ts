@@ -1,0 +1,473 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPgliteDatabase,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from './__fixtures__/test-backends';
+import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnRequest } from './index';
+
+const MINUTE = 60_000;
+
+const backends = [
+  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
+  {
+    title: postgresTitle,
+    available: postgresUrl !== null,
+    create: () => createPostgresDatabase(postgresUrl ?? ''),
+  },
+];
+
+function open(database: TestDatabase, agentId?: string): Promise<ControlPlane> {
+  return openControlPlane({
+    ...database.options,
+    environment: {},
+    agentId,
+    schedules: { minimumIntervalSeconds: 120, maxSchedulesPerAgent: 3 },
+    turnRequests: { expireInSeconds: 5, retryLimit: 2, retryDelaySeconds: 0, pollingIntervalSeconds: 0.5 },
+    maintenanceIntervalSeconds: 1,
+  });
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function inputError(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
+  return promise.then(
+    () => {
+      throw new Error('expected a ControlPlaneInputError');
+    },
+    (error: unknown) => {
+      expect(ControlPlaneInputError.isInstance(error)).toBe(true);
+      return error as ControlPlaneInputError;
+    },
+  );
+}
+
+for (const backend of backends) {
+  describe.runIf(backend.available)(backend.title, () => {
+    let database: TestDatabase;
+    let controlPlane: ControlPlane;
+
+    beforeAll(async () => {
+      database = await backend.create();
+      controlPlane = await open(database);
+    });
+
+    afterAll(async () => {
+      await controlPlane?.close();
+      await database?.dispose();
+    });
+
+    describe('migrations and constraints', () => {
+      it('creates every table with the effectively-once UNIQUE constraints', async () => {
+        const { rows } = await controlPlane.query<{ table_name: string; definition: string }>(
+          `SELECT conrelid::regclass::text AS table_name, pg_get_constraintdef(oid) AS definition
+           FROM pg_constraint WHERE contype = 'u' AND connamespace = 'switchyard'::regnamespace`,
+        );
+        const unique = rows.map((row) => `${row.table_name} ${row.definition}`);
+        expect(unique).toContain('switchyard.schedule_runs UNIQUE (schedule_id, slot)');
+        expect(unique).toContain('switchyard.task_results UNIQUE (workflow_id, task_id)');
+        const { rows: tables } = await controlPlane.query<{ name: string }>(
+          "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'switchyard' ORDER BY 1",
+        );
+        expect(tables.map((table) => table.name)).toEqual([
+          'background_jobs',
+          'migrations',
+          'schedule_runs',
+          'schedules',
+          'task_results',
+          'workflow_tasks',
+          'workflows',
+        ]);
+      });
+
+      it('records each migration once, however often the control plane opens', async () => {
+        const { rows } = await controlPlane.query<{ version: number }>(
+          'SELECT version FROM switchyard.migrations',
+        );
+        expect(rows.map((row) => row.version)).toEqual([1]);
+      });
+    });
+
+    describe('schedule service', () => {
+      it('creates a cron schedule and reports the next three fire times in its zone', async () => {
+        const created = await controlPlane.schedules.createSchedule({
+          agentId: 'ada',
+          name: 'standup',
+          prompt: 'Summarise yesterday.',
+          cron: '0 9 * * *',
+          timeZone: 'Asia/Kolkata',
+        });
+        expect(created).toMatchObject({
+          agentId: 'ada',
+          kind: 'cron',
+          status: 'active',
+          timeZone: 'Asia/Kolkata',
+        });
+        expect(created.nextFireTimes).toHaveLength(3);
+        for (const time of created.nextFireTimes) expect(time).toMatch(/T09:00:00\+05:30$/);
+        expect(Date.parse(created.nextFireTimes[0] ?? '')).toBeGreaterThan(Date.now());
+      });
+
+      it('creates a one-shot schedule', async () => {
+        const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
+        const created = await controlPlane.schedules.createSchedule({
+          agentId: 'ada',
+          name: 'reminder',
+          prompt: 'Check the oven.',
+          runAt,
+        });
+        expect(created.kind).toBe('once');
+        expect(created.nextFireTimes).toHaveLength(1);
+        expect(Date.parse(created.nextFireTimes[0] ?? '')).toBe(Date.parse(runAt));
+      });
+
+      it('scopes list and cancel to the calling agent', async () => {
+        const mine = await controlPlane.schedules.createSchedule({
+          agentId: 'bob',
+          name: 'digest',
+          prompt: 'Send the digest.',
+          cron: '30 7 * * 1-5',
+          timeZone: 'Europe/Berlin',
+        });
+        expect(
+          (await controlPlane.schedules.listSchedules({ agentId: 'eve' })).map((s) => s.id),
+        ).not.toContain(mine.id);
+        expect(
+          await controlPlane.schedules.cancelSchedule({ agentId: 'eve', scheduleId: mine.id }),
+        ).toBeNull();
+        expect((await controlPlane.schedules.listSchedules({ agentId: 'bob' })).map((s) => s.id)).toEqual([
+          mine.id,
+        ]);
+        const cancelled = await controlPlane.schedules.cancelSchedule({
+          agentId: 'bob',
+          scheduleId: mine.id,
+        });
+        expect(cancelled).toMatchObject({ id: mine.id, status: 'cancelled', nextFireTimes: [] });
+        expect(await controlPlane.schedules.listSchedules({ agentId: 'bob' })).toEqual([]);
+        expect(
+          await controlPlane.schedules.listSchedules({ agentId: 'bob', includeInactive: true }),
+        ).toHaveLength(1);
+        expect(
+          await controlPlane.schedules.cancelSchedule({ agentId: 'bob', scheduleId: 'not-a-uuid' }),
+        ).toBeNull();
+      });
+
+      it('refuses invalid cron, unknown zones, past one-shots and too-frequent crons, naming the field', async () => {
+        const base = { agentId: 'carol', name: 'x', prompt: 'p' };
+        expect(
+          (await inputError(controlPlane.schedules.createSchedule({ ...base, cron: '61 * * * *' }))).field,
+        ).toBe('cron');
+        expect(
+          (await inputError(controlPlane.schedules.createSchedule({ ...base, cron: '0 9 * *' }))).message,
+        ).toMatch(/5 fields/);
+        expect(
+          (
+            await inputError(
+              controlPlane.schedules.createSchedule({ ...base, cron: '0 9 * * *', timeZone: 'Mars/Base' }),
+            )
+          ).field,
+        ).toBe('timeZone');
+        const past = await inputError(
+          controlPlane.schedules.createSchedule({ ...base, runAt: '2020-01-01T00:00:00Z' }),
+        );
+        expect(past.field).toBe('runAt');
+        expect(past.message).toMatch(/in the past/);
+        expect(
+          (await inputError(controlPlane.schedules.createSchedule({ ...base, cron: '* * * * *' }))).field,
+        ).toBe('cron');
+        expect((await inputError(controlPlane.schedules.createSchedule(base))).message).toMatch(
+          /either a cron/,
+        );
+        expect(await controlPlane.schedules.listSchedules({ agentId: 'carol' })).toEqual([]);
+      });
+
+      it('enforces the per-agent limit and unique active names', async () => {
+        const base = { agentId: 'dave', prompt: 'p', cron: '0 * * * *' };
+        await controlPlane.schedules.createSchedule({ ...base, name: 'one' });
+        expect(
+          (await inputError(controlPlane.schedules.createSchedule({ ...base, name: 'one' }))).field,
+        ).toBe('name');
+        await controlPlane.schedules.createSchedule({ ...base, name: 'two' });
+        await controlPlane.schedules.createSchedule({ ...base, name: 'three' });
+        const over = await inputError(controlPlane.schedules.createSchedule({ ...base, name: 'four' }));
+        expect(over.message).toMatch(/limit is 3/);
+        expect(await controlPlane.schedules.listSchedules({ agentId: 'dave' })).toHaveLength(3);
+      });
+
+      it('rejects NUL characters and huge prompts before the write', async () => {
+        const base = { agentId: 'erin', name: 'n', cron: '0 * * * *' };
+        const nul = await inputError(controlPlane.schedules.createSchedule({ ...base, prompt: 'a\u0000b' }));
+        expect(nul).toMatchObject({ field: 'prompt' });
+        expect(nul.message).toMatch(/NUL/);
+        const huge = await inputError(
+          controlPlane.schedules.createSchedule({ ...base, prompt: 'x'.repeat(20_000) }),
+        );
+        expect(huge.message).toMatch(/over the limit/);
+        expect(await controlPlane.schedules.listSchedules({ agentId: 'erin' })).toEqual([]);
+      });
+    });
+
+    describe('scheduler', () => {
+      it('fires a missed cron schedule once for its latest slot, not once per missed slot', async () => {
+        const schedule = await controlPlane.schedules.createSchedule({
+          agentId: 'frank',
+          name: 'every-five',
+          prompt: 'Tick.',
+          cron: '*/5 * * * *',
+        });
+        const first = Date.parse(schedule.nextFireTimes[0] ?? '');
+        // Nothing ticked for an hour: twelve slots passed.
+        const later = new Date(first + 60 * MINUTE + 30_000);
+        await controlPlane.scheduler.tick({ now: later });
+        await controlPlane.scheduler.tick({ now: later });
+        const { rows } = await controlPlane.query<{ slot: Date }>(
+          'SELECT slot FROM switchyard.schedule_runs WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        expect(rows.map((row) => row.slot.toISOString())).toEqual([
+          new Date(first + 60 * MINUTE).toISOString(),
+        ]);
+        const [listed] = await controlPlane.schedules.listSchedules({ agentId: 'frank' });
+        expect(Date.parse(listed?.nextFireTimes[0] ?? '')).toBeGreaterThan(Date.now());
+      });
+
+      it('enqueues one turn request per slot when several ticks race', async () => {
+        const schedules = await Promise.all(
+          ['a', 'b', 'c'].map((name) =>
+            controlPlane.schedules.createSchedule({ agentId: 'gina', name, prompt: name, cron: '0 * * * *' }),
+          ),
+        );
+        const now = new Date(Date.now() + 2 * 3_600_000);
+        const countRuns = async () =>
+          (
+            await controlPlane.query<{ count: number }>(
+              'SELECT count(*)::int AS count FROM switchyard.schedule_runs',
+            )
+          ).rows[0]?.count ?? 0;
+        const before = await countRuns();
+        const results = await Promise.all(
+          [1, 2, 3].map(() => controlPlane.scheduler.tick({ now, batchSize: 1 })),
+        );
+        // Other tests' schedules are due too: every enqueue the ticks report is one new ledger row.
+        expect(results.reduce((sum, result) => sum + result.enqueued, 0)).toBe((await countRuns()) - before);
+        const { rows } = await controlPlane.query<{ count: number }>(
+          'SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE schedule_id = ANY($1::uuid[])',
+          [schedules.map((schedule) => schedule.id)],
+        );
+        expect(rows[0]?.count).toBe(3);
+        const { rows: jobs } = await controlPlane.query<{ count: number }>(
+          "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.turn-requests.gina'",
+        );
+        expect(jobs[0]?.count).toBe(3);
+      });
+
+      it('ticks on a timer once started, until stopped', async () => {
+        const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
+        const schedule = await controlPlane.schedules.createSchedule({
+          agentId: 'timer',
+          name: 'soon',
+          prompt: 'Soon.',
+          runAt: runAt.toISOString(),
+        });
+        controlPlane.scheduler.start({ intervalMs: 100 });
+        const rows = await until(
+          async () =>
+            (
+              await controlPlane.query<{ slot: Date; enqueued_at: Date }>(
+                'SELECT slot, enqueued_at FROM switchyard.schedule_runs WHERE schedule_id = $1',
+                [schedule.id],
+              )
+            ).rows,
+          (value) => value.length > 0,
+        );
+        await controlPlane.scheduler.stop();
+        expect(rows).toHaveLength(1);
+        expect(rows[0]?.slot.toISOString()).toBe(runAt.toISOString());
+        expect(rows[0]?.enqueued_at.getTime()).toBeGreaterThanOrEqual(runAt.getTime());
+      });
+
+      it('fires a one-shot once and marks it finished', async () => {
+        const runAt = new Date(Date.now() + 10 * MINUTE);
+        const schedule = await controlPlane.schedules.createSchedule({
+          agentId: 'hank',
+          name: 'once',
+          prompt: 'Once.',
+          runAt: runAt.toISOString(),
+        });
+        const result = await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 5 * MINUTE) });
+        expect(result.enqueued).toBeGreaterThanOrEqual(1);
+        const [listed] = await controlPlane.schedules.listSchedules({
+          agentId: 'hank',
+          includeInactive: true,
+        });
+        expect(listed).toMatchObject({ id: schedule.id, status: 'finished', nextFireTimes: [] });
+        await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 60 * MINUTE) });
+        const { rows } = await controlPlane.query(
+          'SELECT 1 FROM switchyard.schedule_runs WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        expect(rows).toHaveLength(1);
+      });
+    });
+
+    describe('turn requests', () => {
+      it('delivers each turn request to the agent and completes its ledger row once, retrying a failure', async () => {
+        const schedule = await controlPlane.schedules.createSchedule({
+          agentId: 'iris',
+          name: 'retry',
+          prompt: 'Work.',
+          runAt: new Date(Date.now() + MINUTE).toISOString(),
+        });
+        await controlPlane.scheduler.tick({ now: new Date(Date.now() + 2 * MINUTE) });
+        const seen: Array<{ request: TurnRequest; attempt: number }> = [];
+        await controlPlane.turnRequests.work(
+          async (request, context) => {
+            seen.push({ request, attempt: context.attempt });
+            if (context.attempt === 1) throw new Error('model unavailable');
+          },
+          { agentId: 'iris' },
+        );
+        const rows = await until(
+          async () =>
+            (
+              await controlPlane.query<{ status: string; attempts: number; idempotency_key: string }>(
+                'SELECT status, attempts, idempotency_key FROM switchyard.schedule_runs WHERE schedule_id = $1',
+                [schedule.id],
+              )
+            ).rows,
+          (value) => value[0]?.status === 'completed',
+        );
+        expect(rows).toEqual([
+          { status: 'completed', attempts: 2, idempotency_key: expect.stringMatching(/^schedule:/) },
+        ]);
+        expect(seen.map((entry) => entry.attempt)).toEqual([1, 2]);
+        expect(seen[0]?.request).toMatchObject({ agentId: 'iris', prompt: 'Work.', scheduleId: schedule.id });
+      });
+
+      it('refuses to consume without an agent', async () => {
+        expect((await inputError(controlPlane.turnRequests.work(async () => {}))).field).toBe('agentId');
+      });
+    });
+
+    describe('jobs, workflows and task results', () => {
+      it('stores one job per idempotency key and one result per task', async () => {
+        const job = {
+          agentId: 'jill',
+          kind: 'agent-turn',
+          payload: { prompt: 'hi' },
+          idempotencyKey: 'job-1',
+        };
+        const first = await controlPlane.work.createBackgroundJob(job);
+        const again = await controlPlane.work.createBackgroundJob(job);
+        expect(first.created).toBe(true);
+        expect(again).toEqual({ id: first.id, created: false });
+
+        const workflow = {
+          agentId: 'jill',
+          name: 'research',
+          definition: { steps: 2 },
+          tasks: [
+            { taskId: 'search', input: {} },
+            { taskId: 'write', input: {} },
+          ],
+          idempotencyKey: 'wf-1',
+        };
+        const created = await controlPlane.work.createWorkflow(workflow);
+        expect((await controlPlane.work.createWorkflow(workflow)).created).toBe(false);
+        const store = { workflowId: created.id, taskId: 'search', result: { links: 3 } };
+        expect(await controlPlane.work.storeTaskResult(store)).toEqual({ stored: true });
+        expect(await controlPlane.work.storeTaskResult({ ...store, result: { links: 4 } })).toEqual({
+          stored: false,
+        });
+        const { rows } = await controlPlane.query<{ result: unknown }>(
+          'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
+          [created.id],
+        );
+        expect(rows).toEqual([{ result: { links: 3 } }]);
+        expect(
+          (await inputError(controlPlane.work.storeTaskResult({ ...store, taskId: 'nope' }))).field,
+        ).toBe('taskId');
+      });
+
+      it('rejects a NUL character in JSON and a huge payload before the write', async () => {
+        const nul = await inputError(
+          controlPlane.work.createBackgroundJob({
+            agentId: 'kim',
+            kind: 'k',
+            payload: { text: 'a\u0000b' },
+            idempotencyKey: 'nul',
+          }),
+        );
+        expect(nul).toMatchObject({ field: 'payload' });
+        const huge = await inputError(
+          controlPlane.work.createBackgroundJob({
+            agentId: 'kim',
+            kind: 'k',
+            payload: 'x'.repeat(2 * 1024 * 1024),
+            idempotencyKey: 'huge',
+          }),
+        );
+        expect(huge.message).toMatch(/2\.0 MiB of JSON, over the limit of 1\.0 MiB/);
+        const { rows } = await controlPlane.query(
+          "SELECT 1 FROM switchyard.background_jobs WHERE agent_id = 'kim'",
+        );
+        expect(rows).toEqual([]);
+      });
+    });
+
+    describe('durability', () => {
+      it('drains on close: a running handler finishes and its run is completed', async () => {
+        const runAt = new Date(Date.now() + MINUTE);
+        await controlPlane.schedules.createSchedule({
+          agentId: 'zed',
+          name: 'slow',
+          prompt: 'Slow.',
+          runAt: runAt.toISOString(),
+        });
+        let finished = false;
+        let markStarted: () => void = () => {};
+        const started = new Promise<void>((resolve) => {
+          markStarted = resolve;
+        });
+        await controlPlane.turnRequests.work(
+          async () => {
+            markStarted();
+            await new Promise((resolve) => setTimeout(resolve, 700));
+            finished = true;
+          },
+          { agentId: 'zed' },
+        );
+        await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1000) });
+        await started;
+        await controlPlane.close();
+        expect(finished).toBe(true);
+        controlPlane = await open(database);
+        const { rows } = await controlPlane.query<{ status: string }>(
+          "SELECT status FROM switchyard.schedule_runs WHERE agent_id = 'zed'",
+        );
+        expect(rows).toEqual([{ status: 'completed' }]);
+      });
+
+      it('reopens the same database with its state and without re-applying migrations', async () => {
+        const before = await controlPlane.schedules.listSchedules({ agentId: 'ada' });
+        expect(before.length).toBeGreaterThan(0);
+        await controlPlane.close();
+        controlPlane = await open(database);
+        expect((await controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id)).toEqual(
+          before.map((s) => s.id),
+        );
+        const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
+        expect(rows).toEqual([{ version: 1 }]);
+      });
+    });
+  });
+}

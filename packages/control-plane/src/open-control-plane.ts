@@ -1,0 +1,167 @@
+import PgBoss from 'pg-boss';
+import type { Database, QueryResult } from './database/database';
+import { openPgliteDatabase } from './database/open-pglite-database';
+import { openPostgresDatabase } from './database/open-postgres-database';
+import { runMigrations } from './database/run-migrations';
+import { resolveDatabaseTarget } from './resolve-database-target';
+import { checkAgentId } from './schedules/agent-id';
+import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
+import { ScheduleTicker } from './schedules/schedule-ticker';
+import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
+import { WorkStore } from './work/work-store';
+
+/** What `openControlPlane` takes. Every field is optional. */
+export interface ControlPlaneOptions {
+  /** A `postgres://` URL: use that server. Default: the `DATABASE_URL` environment variable. */
+  databaseUrl?: string;
+  /** Where the embedded PGlite database lives when no URL is set. Default `.switchyard/db`. */
+  dataDir?: string;
+  /** The agent this process acts for: the default of `turnRequests.work`. */
+  agentId?: string;
+  /** Limits on schedules (minimum interval, schedules per agent, prompt size). */
+  schedules?: ScheduleLimits;
+  /** Turn-request delivery: expiry, retries, polling. */
+  turnRequests?: TurnRequestOptions;
+  /** The largest JSON value stored (payloads, definitions, results), in bytes. Default 1 MiB. */
+  maxValueBytes?: number;
+  /** How often pg-boss expires lost deliveries and archives old jobs, in seconds. Default 30. */
+  maintenanceIntervalSeconds?: number;
+  /** Largest PostgreSQL connection pool. Default 10. */
+  maxConnections?: number;
+  /** Receives background errors (pg-boss maintenance and polling, failed scheduler ticks). Default: ignored. */
+  onError?: (error: unknown) => void;
+  /** Where `DATABASE_URL` is read. Default `process.env`. */
+  environment?: NodeJS.ProcessEnv;
+}
+
+/** An open control plane. `close()` it when done. */
+export interface ControlPlane {
+  /** `pglite` (embedded) or `postgres` (a server). */
+  readonly kind: 'pglite' | 'postgres';
+  /** The schedule service for `createScheduleTools({ scheduleService, agentId })`. */
+  readonly schedules: ControlPlaneScheduleService;
+  /** The scheduler: `tick()` once, or `start()` ticking until `close()`. */
+  readonly scheduler: ScheduleTicker;
+  /** Turn requests for the worker's daemon: `work(handler)`. */
+  readonly turnRequests: TurnRequestQueue;
+  /** Background jobs, workflows and task results. */
+  readonly work: WorkStore;
+  /** Runs one read query: for diagnostics and tests, not for writes. */
+  query<TRow = Record<string, unknown>>(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<QueryResult<TRow>>;
+  /** Stops the scheduler and the consumers (running handlers finish), then closes the database. */
+  close(): Promise<void>;
+}
+
+function positive(field: string, value: number | undefined, fallback: number, minimum = 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum) {
+    throw new Error(`${field}: must be a number of at least ${minimum}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Opens the control plane: an embedded PGlite database in `dataDir`, or the PostgreSQL server of
+ * `databaseUrl` / `DATABASE_URL`. Both run the same migrations and queries, and pg-boss 10 queues.
+ *
+ * Contract: throws naming the field for bad options (a non-postgres URL, a bad `agentId`, a
+ * non-positive limit); rejects when the server is unreachable or a migration fails.
+ *
+ * @example
+ * const controlPlane = await openControlPlane({ dataDir: '/var/lib/switchyard/db', agentId: 'ada' });
+ * const tools = createScheduleTools({ scheduleService: controlPlane.schedules, agentId: 'ada' });
+ * controlPlane.scheduler.start();
+ * await controlPlane.turnRequests.work(async (request) => runTurn(request.prompt));
+ * // ...
+ * await controlPlane.close();
+ */
+export async function openControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const target = resolveDatabaseTarget(options, options.environment);
+  const agentId = options.agentId === undefined ? undefined : checkAgentId(options.agentId, 'agentId');
+  const limits = {
+    minimumIntervalSeconds: positive(
+      'schedules.minimumIntervalSeconds',
+      options.schedules?.minimumIntervalSeconds,
+      300,
+    ),
+    maxSchedulesPerAgent: positive(
+      'schedules.maxSchedulesPerAgent',
+      options.schedules?.maxSchedulesPerAgent,
+      25,
+    ),
+    maxPromptBytes: positive('schedules.maxPromptBytes', options.schedules?.maxPromptBytes, 16 * 1024),
+  };
+  const delivery = {
+    expireInSeconds: positive('turnRequests.expireInSeconds', options.turnRequests?.expireInSeconds, 900),
+    retryLimit: positive('turnRequests.retryLimit', options.turnRequests?.retryLimit, 3, 0),
+    retryDelaySeconds: positive(
+      'turnRequests.retryDelaySeconds',
+      options.turnRequests?.retryDelaySeconds,
+      10,
+      0,
+    ),
+    pollingIntervalSeconds: positive(
+      'turnRequests.pollingIntervalSeconds',
+      options.turnRequests?.pollingIntervalSeconds,
+      2,
+      0.5,
+    ),
+  };
+  const maxValueBytes = positive('maxValueBytes', options.maxValueBytes, 1024 * 1024);
+  const maintenanceIntervalSeconds = positive(
+    'maintenanceIntervalSeconds',
+    options.maintenanceIntervalSeconds,
+    30,
+  );
+  const onError = options.onError ?? (() => {});
+
+  const database: Database =
+    target.kind === 'postgres'
+      ? await openPostgresDatabase(target.url, { maxConnections: options.maxConnections })
+      : await openPgliteDatabase(target.dataDir);
+  let boss: PgBoss | undefined;
+  try {
+    await runMigrations(database);
+    boss = new PgBoss({
+      db: database,
+      schema: 'pgboss',
+      migrate: true,
+      supervise: true,
+      schedule: false,
+      maintenanceIntervalSeconds,
+    });
+    boss.on('error', onError);
+    await boss.start();
+  } catch (error) {
+    await boss?.stop({ graceful: false, wait: true }).catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
+  const startedBoss = boss;
+  const turnRequests = new TurnRequestQueue(startedBoss, database, delivery, agentId);
+  const scheduler = new ScheduleTicker(database, turnRequests, onError);
+  const schedules = new ControlPlaneScheduleService(database, limits, {
+    onCreated: (owner) => turnRequests.ensureQueue(owner),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    kind: database.kind,
+    schedules,
+    scheduler,
+    turnRequests,
+    work: new WorkStore(database, maxValueBytes),
+    query: (text, values) => database.query(text, values),
+    close: () => {
+      closing ??= (async () => {
+        await scheduler.stop();
+        await turnRequests.stop();
+        await startedBoss.stop({ graceful: true, wait: true, timeout: 30_000 });
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}

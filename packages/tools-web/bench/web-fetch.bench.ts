@@ -1,0 +1,83 @@
+// Speed of the network guard and the page pipeline, against baselines measured in the same run.
+// All traffic goes to a local server on 127.0.0.1; no other address is contacted.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { loopbackOnlyConnector } from '../src/__fixtures__/loopback-only-connector';
+import { htmlToMarkdown } from '../src/fetch/html-to-markdown';
+import { checkUrl } from '../src/guard/check-url';
+import { classifyAddress } from '../src/guard/classify-address';
+import { createWebFetchTool } from '../src/web-fetch-tool';
+import { measure, ms, report } from './measure';
+
+const paragraphs = Array.from(
+  { length: 400 },
+  (_, index) =>
+    `<p>Paragraph ${index}: a river flows through several countries, shaping trade, farming and towns along its banks, <a href="/p/${index}">more</a>.</p>`,
+).join('\n');
+const page = `<!doctype html><html><head><title>Bench article</title><script>var x = 1;</script></head><body><nav><a href="/">Home</a></nav><article><h1>Bench</h1>${paragraphs}</article><footer>footer</footer></body></html>`;
+
+const server = createServer((request, response) => {
+  response.writeHead(200, {
+    'content-type': request.url === '/text' ? 'text/plain' : 'text/html; charset=utf-8',
+  });
+  response.end(page);
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const { port } = server.address() as AddressInfo;
+const url = `http://127.0.0.1:${port}/article`;
+const textUrl = `http://127.0.0.1:${port}/text`;
+
+const noLookup = async () => {
+  throw new Error('no lookup in this benchmark');
+};
+
+report('network guard', 'median', 'ratio');
+const parse = await measure(() => new URL('http://0x7f.1/path'), { runs: 20_000 });
+const classify = await measure(() => classifyAddress('2002:a9fe:a9fe::1'), { runs: 20_000 });
+const check = await measure(() => checkUrl('http://93.184.215.14/path', { lookup: noLookup }), {
+  runs: 20_000,
+});
+report('  new URL() (baseline)', ms(parse.median));
+report(
+  '  classifyAddress (IPv6 6to4)',
+  ms(classify.median),
+  `${(classify.median / parse.median).toFixed(1)}x URL parse`,
+);
+report('  checkUrl (IP literal)', ms(check.median), `${(check.median / parse.median).toFixed(1)}x URL parse`);
+
+report(`page pipeline (${(page.length / 1024).toFixed(0)} KB HTML)`, 'median', 'ratio');
+const convert = await measure(() => htmlToMarkdown(page, url), { runs: 30, warmup: 3 });
+report('  htmlToMarkdown (Readability + turndown)', ms(convert.median));
+
+// Baseline: a plain undici fetch of the same page with a fresh Agent, no guard, no conversion.
+const plain = await measure(
+  async () => {
+    const agent = new Agent();
+    const response = await undiciFetch(textUrl, { dispatcher: agent });
+    await response.text();
+    await agent.close();
+  },
+  { runs: 100, warmup: 10 },
+);
+const { connector } = loopbackOnlyConnector();
+const tool = createWebFetchTool(
+  { allowedTargets: [`127.0.0.1:${port}`], defaultMaxLength: 100_000 },
+  { connector },
+);
+const context = { signal: new AbortController().signal, toolCallId: 'bench', reportProgress: () => {} };
+const guardedText = await measure(() => tool.execute({ url: textUrl }, context), { runs: 100, warmup: 10 });
+const guarded = await measure(() => tool.execute({ url }, context), { runs: 30, warmup: 3 });
+report('  plain undici fetch, fresh agent, text (baseline)', ms(plain.median));
+report(
+  '  web_fetch of the same bytes as text (guard + caps + markers)',
+  ms(guardedText.median),
+  `${(guardedText.median / plain.median).toFixed(2)}x plain fetch`,
+);
+report(
+  '  web_fetch of the page as HTML (+ Markdown conversion)',
+  ms(guarded.median),
+  `${(guarded.median / plain.median).toFixed(1)}x plain fetch`,
+);
+
+server.close();

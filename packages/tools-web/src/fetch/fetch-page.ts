@@ -1,0 +1,239 @@
+import { Agent, type buildConnector, fetch as undiciFetch } from 'undici';
+import { checkUrlWithPolicy } from '../guard/check-url';
+import type { GuardPolicy } from '../guard/guard-policy';
+import { ConnectRefusedError, createGuardedConnector } from '../guard/guarded-connector';
+import { type ContentKind, contentKind, parseContentType } from './content-kind';
+import { FetchFailure } from './fetch-failure';
+
+/** The caps of one fetch. */
+export interface FetchLimits {
+  /** Whole fetch, redirects and body included. */
+  timeoutMs: number;
+  /** Body bytes after decompression. */
+  maxBodyBytes: number;
+  /** Redirects followed before giving up. */
+  maxRedirects: number;
+  /** The User-Agent header. */
+  userAgent: string;
+}
+
+/** A fetched and decoded response body. */
+export interface FetchedPage {
+  /** The URL asked for, normalised. */
+  requestedUrl: string;
+  /** The URL the body came from, after redirects. */
+  url: string;
+  /** Every URL redirected to, in order (the last is `url`). */
+  redirects: string[];
+  /** HTTP status of the final response. */
+  status: number;
+  /** Media type of the body, e.g. `text/html`. */
+  mediaType: string;
+  /** How the body is handled. */
+  kind: ContentKind;
+  /** The decoded body. */
+  text: string;
+  /** Body bytes after decompression. */
+  bytes: number;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ACCEPT = 'text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8';
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function findCause<T>(error: unknown, test: (value: unknown) => value is T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
+    if (test(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function describeNetworkError(error: unknown): string {
+  let current: unknown = error;
+  let message = 'network error';
+  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    message = typeof code === 'string' ? `${current.message} (${code})` : current.message;
+    current = current.cause;
+  }
+  return message;
+}
+
+function decoderFor(charset: string | undefined): InstanceType<typeof TextDecoder> {
+  try {
+    return new TextDecoder(charset ?? 'utf-8');
+  } catch {
+    return new TextDecoder('utf-8');
+  }
+}
+
+/** The charset a `<meta>` in the first bytes of an HTML document declares. */
+function sniffHtmlCharset(bytes: Uint8Array): string | undefined {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 2048));
+  return /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase();
+}
+
+async function readCapped(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  url: string,
+): Promise<{ data: Uint8Array; bytes: number }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new FetchFailure(
+        'too-large',
+        `the response body of ${url} is larger than the ${maxBytes}-byte limit (counted after decompression); it was not read further`,
+        { maxBodyBytes: maxBytes },
+      );
+    }
+    chunks.push(value);
+  }
+  return { data: Buffer.concat(chunks), bytes };
+}
+
+/**
+ * Fetches a URL through the network guard: the URL is checked before every hop, every new
+ * connection is checked again where it is made (so a name that resolves differently at connect
+ * time is still refused), redirects are followed by hand, and time and body size are capped.
+ * A fresh dispatcher per call keeps a socket checked for one fetch from being reused by another.
+ *
+ * Contract: throws `FetchFailure` (kind `refused`, `redirects`, `timeout`, `aborted`,
+ * `too-large`, `content-type`, `http-status` or `network`); never connects to a refused address.
+ */
+export async function fetchPage(
+  url: string,
+  options: {
+    policy: GuardPolicy;
+    limits: FetchLimits;
+    signal: AbortSignal;
+    /** The connector under the guard; tests wrap it to record every connection attempt. */
+    connector?: buildConnector.connector;
+  },
+): Promise<FetchedPage> {
+  const { policy, limits, signal } = options;
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const deadline = AbortSignal.any([signal, timeout]);
+  const agent = new Agent({ connect: createGuardedConnector(policy, options.connector) });
+  const redirects: string[] = [];
+  let requestedUrl = url;
+  let current = url;
+  try {
+    for (let hop = 0; ; hop += 1) {
+      const check = await raceAbort(checkUrlWithPolicy(current, policy), deadline);
+      if (!check.ok) {
+        throw new FetchFailure(
+          'refused',
+          hop === 0 ? `refused: ${check.reason}` : `redirect ${hop} to ${current} refused: ${check.reason}`,
+          { hop, blockedUrl: current },
+        );
+      }
+      current = check.url;
+      if (hop === 0) requestedUrl = current;
+      const response = await undiciFetch(current, {
+        dispatcher: agent,
+        redirect: 'manual',
+        signal: deadline,
+        headers: { 'user-agent': limits.userAgent, accept: ACCEPT },
+      });
+      const location = response.headers.get('location');
+      if (REDIRECT_STATUSES.has(response.status) && location !== null) {
+        await response.body?.cancel().catch(() => {});
+        if (hop >= limits.maxRedirects) {
+          throw new FetchFailure(
+            'redirects',
+            `stopped after ${limits.maxRedirects} redirects (last to ${location})`,
+            {
+              redirects,
+            },
+          );
+        }
+        let next: string;
+        try {
+          next = new URL(location, current).href;
+        } catch {
+          throw new FetchFailure(
+            'refused',
+            `redirect to an invalid URL ${JSON.stringify(location.slice(0, 200))}`,
+          );
+        }
+        redirects.push(next);
+        current = next;
+        continue;
+      }
+      if (response.status < 200 || response.status > 299) {
+        await response.body?.cancel().catch(() => {});
+        throw new FetchFailure(
+          'http-status',
+          `${current} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+          { status: response.status },
+        );
+      }
+      const contentType = parseContentType(response.headers.get('content-type'));
+      const kind = contentKind(contentType.mediaType);
+      if (kind === undefined) {
+        await response.body?.cancel().catch(() => {});
+        throw new FetchFailure(
+          'content-type',
+          contentType.mediaType === ''
+            ? `${current} sent no Content-Type; web_fetch reads only HTML, text and JSON`
+            : `${current} is ${contentType.mediaType}; web_fetch reads only HTML, text/* and JSON`,
+          { mediaType: contentType.mediaType },
+        );
+      }
+      const { data, bytes } = response.body
+        ? await readCapped(response.body, limits.maxBodyBytes, current)
+        : { data: new Uint8Array(), bytes: 0 };
+      const charset = contentType.charset ?? (kind === 'html' ? sniffHtmlCharset(data) : undefined);
+      return {
+        requestedUrl,
+        url: current,
+        redirects,
+        status: response.status,
+        mediaType: contentType.mediaType,
+        kind,
+        text: decoderFor(charset).decode(data),
+        bytes,
+      };
+    }
+  } catch (error) {
+    if (FetchFailure.isInstance(error)) throw error;
+    if (signal.aborted) throw new FetchFailure('aborted', 'the fetch was cancelled');
+    if (timeout.aborted) {
+      throw new FetchFailure('timeout', `${current} did not finish within ${limits.timeoutMs} ms`, {
+        timeoutMs: limits.timeoutMs,
+      });
+    }
+    const refused = findCause(error, ConnectRefusedError.isInstance);
+    if (refused)
+      throw new FetchFailure('refused', `refused at connect: ${refused.reason}`, { blockedUrl: current });
+    throw new FetchFailure('network', `could not fetch ${current}: ${describeNetworkError(error)}`);
+  } finally {
+    agent.destroy().catch(() => {});
+  }
+}

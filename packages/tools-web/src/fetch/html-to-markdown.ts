@@ -1,0 +1,122 @@
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+
+/** A page converted to Markdown. */
+export interface MarkdownPage {
+  /** The article's or document's title, when there is one. */
+  title?: string;
+  /** The readable content as Markdown. */
+  markdown: string;
+  /** True when Readability found a main article; false when the whole body was converted. */
+  extracted: boolean;
+}
+
+const REMOVED_ELEMENTS = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'canvas',
+];
+
+function createTurndown(): TurndownService {
+  const turndown = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '_',
+  });
+  turndown.remove([
+    'script',
+    'style',
+    'noscript',
+    'template',
+    'form',
+    'button',
+    'input',
+    'select',
+    'textarea',
+  ]);
+  // Inline data URIs can be megabytes of base64 the model cannot use.
+  turndown.addRule('dropDataImages', {
+    filter: (node) => node.nodeName === 'IMG' && (node.getAttribute('src') ?? '').startsWith('data:'),
+    replacement: (_content, node) => {
+      const alt = (node as unknown as { getAttribute(name: string): string | null }).getAttribute('alt');
+      return alt ? `[image: ${alt}]` : '';
+    },
+  });
+  turndown.addRule('scriptLinks', {
+    filter: (node) => node.nodeName === 'A' && !/^(https?:|mailto:|#)/i.test(node.getAttribute('href') ?? ''),
+    replacement: (content) => content,
+  });
+  return turndown;
+}
+
+const turndown = createTurndown();
+
+type ParsedDocument = ReturnType<typeof parseHTML>['document'];
+
+function absolutize(document: ParsedDocument, baseUrl: string): void {
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
+    for (const element of document.querySelectorAll(selector)) {
+      const value = element.getAttribute(attribute);
+      if (value === null || value.startsWith('#') || value.startsWith('data:')) continue;
+      try {
+        element.setAttribute(attribute, new URL(value, baseUrl).href);
+      } catch {
+        element.removeAttribute(attribute);
+      }
+    }
+  }
+}
+
+/**
+ * linkedom builds an empty body unless the markup has an explicit `<body>` (which HTML lets pages
+ * omit), so fragments and body-less documents are wrapped into a full document first.
+ */
+function withExplicitBody(html: string): string {
+  if (/<body[\s>]/i.test(html)) return html;
+  const head = /<head[\s>][\s\S]*?<\/head>/i.exec(html)?.[0] ?? '';
+  const rest = html
+    .replace(head, '')
+    .replace(/<!doctype[^>]*>/i, '')
+    .replace(/<\/?html[^>]*>/gi, '');
+  return `<!doctype html><html>${head}<body>${rest}</body></html>`;
+}
+
+/**
+ * Converts an HTML document to readable Markdown: Readability (Firefox Reader View's algorithm)
+ * extracts the main content, falling back to the whole body when it finds no article, then
+ * turndown writes Markdown. Links and images are made absolute against `baseUrl`; scripts,
+ * styles, forms and inline data images are dropped.
+ *
+ * Contract: never throws for malformed HTML; an empty document gives empty Markdown.
+ */
+export function htmlToMarkdown(html: string, baseUrl: string): MarkdownPage {
+  const { document } = parseHTML(withExplicitBody(html));
+  for (const element of document.querySelectorAll(REMOVED_ELEMENTS.join(','))) element.remove();
+  absolutize(document, baseUrl);
+  const documentTitle = document.querySelector('title')?.textContent?.trim() || undefined;
+  const fallbackHtml = document.body?.innerHTML ?? document.documentElement?.innerHTML ?? '';
+  let article: ReturnType<Readability['parse']> = null;
+  try {
+    article = new Readability(document, { charThreshold: 300 }).parse();
+  } catch {
+    article = null;
+  }
+  const extracted = typeof article?.content === 'string' && (article.textContent ?? '').trim() !== '';
+  const markdown = turndown
+    .turndown(extracted ? (article?.content ?? '') : fallbackHtml)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  const title = article?.title?.trim() || documentTitle;
+  return { ...(title ? { title } : {}), markdown, extracted };
+}

@@ -1,0 +1,81 @@
+import { SearchProviderError } from './search-provider-error';
+import type { WebSearchResult } from './search-types';
+
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  '#39': "'",
+};
+
+/** Plain text from a provider snippet: tags removed, common entities decoded, whitespace collapsed. */
+export function plainText(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  return value
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*|#39);/gi, (match, entity: string) => {
+      const lower = entity.toLowerCase();
+      if (lower in ENTITIES) return ENTITIES[lower] ?? match;
+      const code = lower.startsWith('#x')
+        ? Number.parseInt(lower.slice(2), 16)
+        : lower.startsWith('#')
+          ? Number(lower.slice(1))
+          : Number.NaN;
+      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : match;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The array at `path` in a provider body, or a `malformed` error naming the path. */
+export function arrayAt(body: unknown, path: readonly string[], displayName: string): unknown[] {
+  let current: unknown = body;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) {
+      current = undefined;
+      break;
+    }
+    current = (current as Record<string, unknown>)[key];
+  }
+  if (!Array.isArray(current)) {
+    throw new SearchProviderError(
+      'malformed',
+      `${displayName} sent a malformed response (no ${path.join('.')} array)`,
+    );
+  }
+  return current;
+}
+
+/**
+ * Builds a normalised result from provider fields; undefined when the item has no usable http(s)
+ * URL (so one odd item does not fail the whole search).
+ */
+export function normaliseResult(fields: {
+  title: unknown;
+  url: unknown;
+  snippet: unknown;
+  publishedDate?: unknown;
+}): WebSearchResult | undefined {
+  if (typeof fields.url !== 'string') return undefined;
+  try {
+    const parsed = new URL(fields.url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  } catch {
+    return undefined;
+  }
+  const published = typeof fields.publishedDate === 'string' ? fields.publishedDate.trim() : '';
+  return {
+    title: plainText(fields.title) || fields.url,
+    url: fields.url,
+    snippet: plainText(fields.snippet),
+    ...(published === '' ? {} : { publishedDate: published }),
+  };
+}
+
+/** Keeps the first `count` defined results. */
+export function firstResults(items: (WebSearchResult | undefined)[], count: number): WebSearchResult[] {
+  return items.filter((item): item is WebSearchResult => item !== undefined).slice(0, count);
+}

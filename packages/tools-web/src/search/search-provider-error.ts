@@ -1,0 +1,32 @@
+import { SwitchyardError } from '@switchyard/core';
+
+/** Why a provider call failed. */
+export type SearchFailureKind =
+  | 'unauthorized'
+  | 'rate-limited'
+  | 'unavailable'
+  | 'rejected'
+  | 'malformed'
+  | 'network'
+  | 'timeout';
+
+const marker = Symbol.for('switchyard.error.SearchProviderError');
+
+/** A provider call that failed; the tool turns it into an `isError` result. Internal. */
+export class SearchProviderError extends SwitchyardError {
+  constructor(
+    readonly kind: SearchFailureKind,
+    message: string,
+    readonly status?: number,
+    /** Seconds to wait, from `Retry-After`, for `rate-limited`. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'SearchProviderError';
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  static override isInstance(value: unknown): value is SearchProviderError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
