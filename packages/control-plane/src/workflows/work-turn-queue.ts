@@ -34,6 +34,8 @@ export interface WorkTurnOptions {
 export interface WorkTurnWorkOptions {
   /** The agent whose work turns to consume. Default: the control plane's `agentId`. */
   agentId?: string;
+  /** How many turns this process runs at once (one pg-boss worker each). Default 2. */
+  concurrency?: number;
 }
 
 type QueuedWork =
@@ -114,7 +116,7 @@ export class WorkTurnQueue {
   };
 
   /**
-   * Starts consuming the agent's work turns. Returns the pg-boss worker id.
+   * Starts consuming the agent's work turns, `concurrency` at a time. Returns the pg-boss worker ids.
    *
    * Contract: throws `ControlPlaneInputError` on `agentId` when no agent is named. After the handler
    * returns, a task without an accepted result (or a job with a result schema and none) fails with
@@ -124,22 +126,34 @@ export class WorkTurnQueue {
    * @example
    * await controlPlane.workTurns.work(async (turn, { signal }) => runTaskTurn(turn, signal));
    */
-  async work(handler: WorkTurnHandler, options: WorkTurnWorkOptions = {}): Promise<string> {
+  async work(handler: WorkTurnHandler, options: WorkTurnWorkOptions = {}): Promise<string[]> {
     const agentId = options.agentId ?? this.#defaultAgentId;
     if (agentId === undefined) {
       throw new ControlPlaneInputError('agentId', 'name the agent whose work turns to consume');
     }
     checkAgentId(agentId);
+    const concurrency = options.concurrency ?? 2;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new ControlPlaneInputError(
+        'concurrency',
+        `must be a positive integer, got ${String(concurrency)}`,
+      );
+    }
     await this.ensureQueue(agentId);
-    const workerId = await this.#boss.work<QueuedWork>(
-      workTurnQueueName(agentId),
-      { batchSize: 1, pollingIntervalSeconds: this.#options.pollingIntervalSeconds },
-      async (jobs) => {
-        for (const job of jobs) await this.#track(this.#deliver(job.data, handler));
-      },
-    );
-    this.#workers.push(workerId);
-    return workerId;
+    const ids: string[] = [];
+    // pg-boss 10 runs one batch per worker at a time: concurrency means several workers.
+    for (let index = 0; index < concurrency; index += 1) {
+      const workerId = await this.#boss.work<QueuedWork>(
+        workTurnQueueName(agentId),
+        { batchSize: 1, pollingIntervalSeconds: this.#options.pollingIntervalSeconds },
+        async (jobs) => {
+          for (const job of jobs) await this.#track(this.#deliver(job.data, handler));
+        },
+      );
+      this.#workers.push(workerId);
+      ids.push(workerId);
+    }
+    return ids;
   }
 
   #track(delivery: Promise<void>): Promise<void> {
