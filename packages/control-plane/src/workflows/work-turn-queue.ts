@@ -5,6 +5,7 @@ import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { toStoredJson } from '../values/check-stored-value';
+import { checkResultSchema } from './check-result-schema';
 import { TASK_REFERENCE } from './check-workflow-spec';
 import { dispatchWorkflow, type EnqueueWorkTurn } from './dispatch-workflow';
 import { validateResult } from './validate-result';
@@ -48,6 +49,16 @@ const NO_SUBMISSION = 'the task turn ended without an accepted submit_result';
 /** The pg-boss queue of one agent's work turns. */
 export function workTurnQueueName(agentId: string): string {
   return `switchyard.work-turns.${agentId}`;
+}
+
+/**
+ * jsonb does not keep key order, and strict mode compares the schema it is sent with its canonical
+ * projection key by key: so a stored schema is put back in canonical order before a turn sees it.
+ */
+function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null {
+  if (schema === null) return null;
+  const checked = checkResultSchema(schema);
+  return checked.ok ? checked.schema : schema;
 }
 
 function message(error: unknown): string {
@@ -183,7 +194,7 @@ export class WorkTurnQueue {
           agentId: row.agent_id,
           jobId: work.jobId,
           prompt: row.payload.prompt,
-          resultSchema: row.payload.resultSchema ?? null,
+          resultSchema: canonical(row.payload.resultSchema ?? null),
         },
       };
     }
@@ -223,7 +234,7 @@ export class WorkTurnQueue {
           workflowName: row.name,
           taskId: work.taskId,
           prompt,
-          resultSchema: row.result_schema,
+          resultSchema: canonical(row.result_schema) ?? row.result_schema,
         },
       };
     });
