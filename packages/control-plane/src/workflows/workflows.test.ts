@@ -89,6 +89,13 @@ for (const backend of backends) {
     it('runs dependency-free tasks, then the dependant with their results in its prompt', async () => {
       behaviour = async (turn) => {
         if (turn.kind !== 'workflow-task') return undefined;
+        // Read back from jsonb, yet in strict mode's canonical key order (submit_result is sent strict).
+        expect(Object.keys(turn.resultSchema)).toEqual([
+          'type',
+          'properties',
+          'required',
+          'additionalProperties',
+        ]);
         const value = turn.taskId === 'merge' ? `merged: ${turn.prompt}` : `found ${turn.taskId}`;
         const invalid = await controlPlane.workTurns.submitResult({
           target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
@@ -115,7 +122,16 @@ for (const backend of backends) {
         spec: {
           name: 'research',
           tasks: [
-            { id: 'left', prompt: 'look left', resultSchema: summarySchema },
+            {
+              id: 'left',
+              prompt: 'look left',
+              resultSchema: {
+                additionalProperties: false,
+                required: ['summary'],
+                properties: summarySchema.properties,
+                type: 'object',
+              },
+            },
             { id: 'right', prompt: 'look right', resultSchema: summarySchema },
             {
               id: 'merge',
