@@ -95,6 +95,10 @@ CREATE TABLE switchyard.task_results (
     version: 2,
     name: 'workflow orchestration, task turns and background agent jobs',
     sql: `
+-- pg-boss creates its schema with CREATE SCHEMA IF NOT EXISTS, which two processes starting at once on
+-- an empty database can both run (one fails on pg_namespace's unique index). Created here, under the
+-- migration lock, it exists before any process starts pg-boss.
+CREATE SCHEMA IF NOT EXISTS pgboss;
 ALTER TABLE switchyard.workflows ADD COLUMN finished_at timestamptz;
 ALTER TABLE switchyard.workflows ADD COLUMN max_concurrent_tasks integer NOT NULL DEFAULT 4;
 ALTER TABLE switchyard.workflow_tasks DROP CONSTRAINT workflow_tasks_status_check;
