@@ -299,6 +299,62 @@ for (const backend of backends) {
       ).toEqual({ status: 'already-stored' });
     });
 
+    it('queues at most maxConcurrentTasks tasks of one workflow at once', async () => {
+      behaviour = async (turn) => {
+        if (turn.kind === 'workflow-task') {
+          await controlPlane.workTurns.submitResult({
+            target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
+            result: { summary: turn.taskId },
+          });
+        }
+        return undefined;
+      };
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: {
+          name: 'wide',
+          tasks: ['one', 'two', 'three'].map((id) => ({ id, prompt: id, resultSchema: summarySchema })),
+        },
+      });
+      expect(started.tasks.map((task) => task.status)).toEqual(['queued', 'queued', 'pending']);
+      const done = await until(
+        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        (workflow) => workflow?.status !== 'running',
+      );
+      expect(done?.status).toBe('completed');
+    });
+
+    it('cancels a running background job: its turn is aborted and it stores nothing', async () => {
+      let abortedJob = '';
+      behaviour = async (turn, signal) => {
+        if (turn.kind !== 'background-job') return undefined;
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        abortedJob = turn.jobId;
+        return { output: 'too late' };
+      };
+      const job = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'wait' });
+      await until(
+        () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
+        (found) => found?.status === 'running',
+      );
+      expect(
+        await controlPlane.backgroundJobs.cancelBackgroundJob({ agentId: 'bob', jobId: job.id }),
+      ).toBeNull();
+      const cancelled = await controlPlane.backgroundJobs.cancelBackgroundJob({
+        agentId: 'ada',
+        jobId: job.id,
+      });
+      expect(cancelled?.status).toBe('cancelled');
+      await until(
+        async () => abortedJob,
+        (id) => id === job.id,
+      );
+      const final = await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id });
+      expect(final).toMatchObject({ status: 'cancelled', result: null });
+    });
+
     it('refuses workflow and job creation from a task turn', async () => {
       const origin = {
         kind: 'workflow-task' as const,
