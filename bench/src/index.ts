@@ -1,12 +1,12 @@
-// Runs every benchmark suite in turn. Peer runtimes join by adding a BenchRuntime to `runtimes`.
+// Runs every benchmark suite in turn, then rewrites RESULTS.md and results/overhead.svg.
+import { aiSdkRuntime } from './runtimes/ai-sdk-runtime';
+import { openaiAgentsRuntime } from './runtimes/openai-agents-runtime';
 import { openaiSdkLoopRuntime } from './runtimes/openai-sdk-loop-runtime';
+import { piAgentCoreRuntime } from './runtimes/pi-agent-core-runtime';
 import { switchyardRuntime } from './runtimes/switchyard-runtime';
-import { deferredSchemas } from './suites/deferred-schemas';
 import { loopOverhead } from './suites/loop-overhead';
-import { parallelBatch } from './suites/parallel-batch';
 
-const runtimes = [switchyardRuntime];
+const runtimes = [switchyardRuntime, aiSdkRuntime, openaiAgentsRuntime, piAgentCoreRuntime];
 
-await loopOverhead(runtimes, openaiSdkLoopRuntime);
-await parallelBatch();
-await deferredSchemas();
+const overhead = await loopOverhead(runtimes, openaiSdkLoopRuntime);
+console.log(JSON.stringify(overhead.failed, null, 1).slice(0, 3000));
