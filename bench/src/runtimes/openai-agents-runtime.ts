@@ -1,6 +1,14 @@
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
 import type { BenchRuntime } from './bench-runtime';
 
+/** The strict JSON-Schema shape `tool()` accepts as `parameters` (the bench tools' schemas are strict). */
+export type AgentsStrictSchema = {
+  type: 'object';
+  properties: Record<string, never>;
+  required: never[];
+  additionalProperties: false;
+};
+
 /**
  * The OpenAI Agents SDK (`@openai/agents` 0.20): an `Agent` with strict JSON-Schema function tools,
  * run streamed by a `Runner` whose `OpenAIProvider` (Responses API) points at the fake server.
@@ -21,7 +29,7 @@ export const openaiAgentsRuntime: BenchRuntime = {
         tool({
           name: benchTool.name,
           description: benchTool.description,
-          parameters: benchTool.parameters as Parameters<typeof tool>[0]['parameters'],
+          parameters: benchTool.parameters as AgentsStrictSchema,
           strict: true,
           execute: (input) => benchTool.execute(input as Record<string, unknown>),
         }),

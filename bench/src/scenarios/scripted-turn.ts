@@ -1,4 +1,4 @@
-import type { FakeRequest, FakeScriptStep } from '@switchyard/testkit';
+import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
 import type { BenchTool } from '../runtimes/bench-runtime';
 
 /** Model requests in one scripted turn (the last one answers with text). */
@@ -29,7 +29,7 @@ export function scriptedCall(tools: readonly BenchTool[], iteration: number, pos
  * with text. The iteration is read from the request (how many call outputs its input carries), so
  * one script serves every runtime and any number of turns.
  */
-export function scriptedTurn(tools: readonly BenchTool[]): (request: FakeRequest) => FakeScriptStep {
+export function scriptedTurn(tools: readonly BenchTool[]): (request: FakeRequest) => FakeResponse {
   return (request) => {
     const iteration = Math.floor(outputsIn(request.body) / TURN_BATCH);
     if (iteration >= TURN_ITERATIONS - 1) return { text: TURN_ANSWER };

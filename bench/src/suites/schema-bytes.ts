@@ -7,6 +7,7 @@ import { jsonSchema, streamText, type ToolSet, tool as aiTool } from 'ai';
 import OpenAI from 'openai';
 import { bytes, heading, report } from '../measure';
 import type { BenchTool } from '../runtimes/bench-runtime';
+import type { AgentsStrictSchema } from '../runtimes/openai-agents-runtime';
 import { benchTools } from '../scenarios/bench-tools';
 
 const TOOL_COUNT = 300;
@@ -103,7 +104,7 @@ function aiSdkRequest(tools: readonly BenchTool[], mode: 'flat' | 'namespaced' |
         }),
       ]),
     );
-    if (mode === 'deferred') set.tool_search = provider.tools.toolSearch({});
+    if (mode === 'deferred') set.tool_search = provider.tools.toolSearch({}) as unknown as ToolSet[string];
     const result = streamText({
       model: provider.responses('bench-model'),
       prompt: 'Go.',
@@ -121,7 +122,7 @@ function agentsRequest(tools: readonly BenchTool[], mode: 'flat' | 'namespaced' 
       agentsTool({
         name: tool.name,
         description: tool.description,
-        parameters: tool.parameters as Parameters<typeof agentsTool>[0]['parameters'],
+        parameters: tool.parameters as AgentsStrictSchema,
         strict: true,
         deferLoading: mode === 'deferred',
         execute: async () => 'ok',
