@@ -30,5 +30,8 @@ writeFileSync(
     `Agent turn overhead vs a bare openai SDK loop (${overhead.iterations} iterations, ${overhead.rounds} rounds)`,
   ),
 );
-writeFileSync(new URL('../RESULTS.md', import.meta.url), renderResults({ overhead, parallel, schemas, ladder, seconds }));
+writeFileSync(
+  new URL('../RESULTS.md', import.meta.url),
+  renderResults({ overhead, parallel, schemas, ladder, seconds }),
+);
 process.stdout.write(`\nWrote bench/RESULTS.md and bench/results/overhead.svg (${seconds.toFixed(0)} s)\n`);

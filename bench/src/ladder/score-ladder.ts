@@ -96,7 +96,8 @@ export function checkCorpus(value: unknown): LadderCase[] {
   if (!Array.isArray(cases)) throw new Error('corpus: `cases` must be an array');
   const ids = new Set<string>();
   for (const entry of cases as LadderCase[]) {
-    if (typeof entry.id !== 'string' || ids.has(entry.id)) throw new Error(`corpus: bad or repeated id ${entry.id}`);
+    if (typeof entry.id !== 'string' || ids.has(entry.id))
+      throw new Error(`corpus: bad or repeated id ${entry.id}`);
     ids.add(entry.id);
     if (typeof entry.raw !== 'string') throw new Error(`corpus ${entry.id}: raw must be a string`);
     if (!(entry.tool in ladderSchemas)) throw new Error(`corpus ${entry.id}: unknown tool ${entry.tool}`);

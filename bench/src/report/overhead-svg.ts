@@ -8,6 +8,8 @@ export interface OverheadBar {
   wall: number;
 }
 
+const label = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 'n/a');
+
 const escapeXml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -24,7 +26,8 @@ export function overheadSvg(bars: readonly OverheadBar[], title: string): string
   const width = labelWidth + plotWidth + 90;
   const finite = bars.flatMap((bar) => [bar.cpu, bar.wall]).filter((value) => Number.isFinite(value));
   const max = Math.max(1.5, Math.ceil(Math.max(1, ...finite) * 2) / 2);
-  const x = (ratio: number) => labelWidth + (Math.max(0, Number.isFinite(ratio) ? ratio : 0) / max) * plotWidth;
+  const x = (ratio: number) =>
+    labelWidth + (Math.max(0, Number.isFinite(ratio) ? ratio : 0) / max) * plotWidth;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
@@ -37,13 +40,15 @@ export function overheadSvg(bars: readonly OverheadBar[], title: string): string
     parts.push(
       `<text x="${labelWidth - 8}" y="${y + 24}" text-anchor="end">${escapeXml(bar.name)}</text>`,
       `<rect class="bar-cpu" x="${labelWidth}" y="${y + 6}" width="${(x(bar.cpu) - labelWidth).toFixed(1)}" height="15" fill="#2f6db5"/>`,
-      `<text x="${(x(bar.cpu) + 4).toFixed(1)}" y="${y + 18}">${bar.cpu.toFixed(2)}x</text>`,
+      `<text x="${(x(bar.cpu) + 4).toFixed(1)}" y="${y + 18}">${label(bar.cpu)}</text>`,
       `<rect class="bar-wall" x="${labelWidth}" y="${y + 22}" width="${(x(bar.wall) - labelWidth).toFixed(1)}" height="15" fill="#a8c4e6"/>`,
-      `<text x="${(x(bar.wall) + 4).toFixed(1)}" y="${y + 34}">${bar.wall.toFixed(2)}x</text>`,
+      `<text x="${(x(bar.wall) + 4).toFixed(1)}" y="${y + 34}">${label(bar.wall)}</text>`,
     );
   });
   const axisY = top + bars.length * rowHeight + 4;
-  parts.push(`<line x1="${labelWidth}" y1="${axisY}" x2="${labelWidth + plotWidth}" y2="${axisY}" stroke="#333"/>`);
+  parts.push(
+    `<line x1="${labelWidth}" y1="${axisY}" x2="${labelWidth + plotWidth}" y2="${axisY}" stroke="#333"/>`,
+  );
   for (let tick = 0; tick <= max + 1e-9; tick += max > 4 ? 1 : 0.5) {
     parts.push(
       `<line x1="${x(tick).toFixed(1)}" y1="${axisY}" x2="${x(tick).toFixed(1)}" y2="${axisY + 5}" stroke="#333"/>`,

@@ -16,7 +16,15 @@ export interface BenchResults {
   seconds: number;
 }
 
-const PACKAGES = ['openai', 'ai', '@ai-sdk/openai', '@openai/agents', '@mariozechner/pi-agent-core', 'jsonrepair', 'zod'];
+const PACKAGES = [
+  'openai',
+  'ai',
+  '@ai-sdk/openai',
+  '@openai/agents',
+  '@mariozechner/pi-agent-core',
+  'jsonrepair',
+  'zod',
+];
 
 function version(name: string): string {
   try {
@@ -64,7 +72,10 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     '',
     ...(overhead.failed.length === 0
       ? ['Every runtime passed the recorded-turn check.']
-      : overhead.failed.map((failure) => `- **${failure.name} failed the turn check** (not timed): ${failure.problems.slice(0, 3).join('; ')}`)),
+      : overhead.failed.map(
+          (failure) =>
+            `- **${failure.name} failed the turn check** (not timed): ${failure.problems.slice(0, 3).join('; ')}`,
+        )),
     '',
     '![Overhead ratios](results/overhead.svg)',
     '',
@@ -78,12 +89,14 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     '',
     `## Tool-schema bytes per request (${schemas.tools} tools in ${schemas.namespaces} namespaces)`,
     '',
-    "Bytes of the JSON `tools` array in the first request body each runtime actually sent to the fake server (same tools, same strict JSON Schemas).",
+    'Bytes of the JSON `tools` array in the first request body each runtime actually sent to the fake server (same tools, same strict JSON Schemas).',
     '',
     '| runtime | declaration | `tools` entries | bytes | vs Switchyard eager |',
     '|---|---|---|---|---|',
   ];
-  const eager = schemas.rows.find((row) => row.runtime === 'switchyard' && row.variant.startsWith('eager'))?.bytes;
+  const eager = schemas.rows.find(
+    (row) => row.runtime === 'switchyard' && row.variant.startsWith('eager'),
+  )?.bytes;
   for (const row of schemas.rows)
     lines.push(
       `| ${row.runtime} | ${row.variant} | ${row.entries} | ${kib(row.bytes)} | ${eager ? `${((100 * row.bytes) / eager).toFixed(1)}%` : '-'} |`,
@@ -114,7 +127,10 @@ export function renderResults(results: BenchResults, now = new Date()): string {
         ),
         '',
       );
-    lines.push(`Rejected although repairable, ${score.policy}: ${score.missed.map((id) => `\`${id}\``).join(', ') || 'none'}.`, '');
+    lines.push(
+      `Rejected although repairable, ${score.policy}: ${score.missed.map((id) => `\`${id}\``).join(', ') || 'none'}.`,
+      '',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

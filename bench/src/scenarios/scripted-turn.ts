@@ -36,7 +36,11 @@ export function scriptedTurn(tools: readonly BenchTool[]): (request: FakeRequest
     return {
       functionCalls: Array.from({ length: TURN_BATCH }, (_, position) => {
         const call = scriptedCall(tools, iteration, position);
-        return { name: call.name, callId: call.callId, arguments: { path: call.path, limit: 20, mode: null, filters: null } };
+        return {
+          name: call.name,
+          callId: call.callId,
+          arguments: { path: call.path, limit: 20, mode: null, filters: null },
+        };
       }),
     };
   };

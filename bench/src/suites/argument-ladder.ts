@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { checkCorpus, jsonrepairPolicy, type LadderScore, scoreLadder, switchyardPolicy } from '../ladder/score-ladder';
+import {
+  checkCorpus,
+  jsonrepairPolicy,
+  type LadderScore,
+  scoreLadder,
+  switchyardPolicy,
+} from '../ladder/score-ladder';
 import { heading, report } from '../measure';
 
 /** Where the corpus lives. */

@@ -40,7 +40,11 @@ export interface OverheadResult {
   failed: Array<{ name: string; problems: string[] }>;
 }
 
-function counted(tools: readonly BenchTool[]): { tools: BenchTool[]; count: () => number; reset: () => void } {
+function counted(tools: readonly BenchTool[]): {
+  tools: BenchTool[];
+  count: () => number;
+  reset: () => void;
+} {
   let executed = 0;
   return {
     tools: tools.map((tool) => ({
@@ -104,7 +108,12 @@ export async function loopOverhead(
   const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
   let timings: Timings[];
   try {
-    const turn = { baseURL: server.baseURL, tools: counter.tools, instructions: 'You are a benchmark.', input: 'Go.' };
+    const turn = {
+      baseURL: server.baseURL,
+      tools: counter.tools,
+      instructions: 'You are a benchmark.',
+      input: 'Go.',
+    };
     const contenders = passing.map((runtime) => ({ name: runtime.name, run: runtime.prepare(turn) }));
     timings = await interleave(contenders, { rounds, warmup: 5 });
   } finally {
@@ -136,7 +145,8 @@ export async function loopOverhead(
         : `bare x${row.wallToBare.toFixed(2)} / x${row.cpuToBare.toFixed(2)}; switchyard x${row.wallToSwitchyard.toFixed(2)} / x${row.cpuToSwitchyard.toFixed(2)}; +${ms(row.cpuPerIteration)} CPU per iteration`,
     );
   }
-  for (const failure of failed) report(`${failure.name}: FAILED the turn check`, '', failure.problems.slice(0, 3).join('; '));
+  for (const failure of failed)
+    report(`${failure.name}: FAILED the turn check`, '', failure.problems.slice(0, 3).join('; '));
   void others;
   return { rounds, iterations: TURN_ITERATIONS, batch: TURN_BATCH, tools: TOOL_COUNT, rows, failed };
 }

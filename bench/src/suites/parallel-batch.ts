@@ -58,7 +58,12 @@ export async function parallelBatch(runtimes: readonly BenchRuntime[]): Promise<
   const rows: ParallelBatchRow[] = [];
   try {
     for (const runtime of runtimes) {
-      const run = runtime.prepare({ baseURL: server.baseURL, tools: counted, instructions: 'Bench.', input: 'Go.' });
+      const run = runtime.prepare({
+        baseURL: server.baseURL,
+        tools: counted,
+        instructions: 'Bench.',
+        input: 'Go.',
+      });
       await run();
       const times: number[] = [];
       executed = 0;
@@ -68,13 +73,16 @@ export async function parallelBatch(runtimes: readonly BenchRuntime[]): Promise<
         await run();
         times.push(performance.now() - start);
       }
-      if (executed !== CALLS * RUNS) throw new Error(`${runtime.name} executed ${executed} of ${CALLS * RUNS} calls`);
+      if (executed !== CALLS * RUNS)
+        throw new Error(`${runtime.name} executed ${executed} of ${CALLS * RUNS} calls`);
       rows.push({ name: runtime.name, turn: median(times), maxInFlight });
     }
   } finally {
     await server.close();
   }
-  heading(`Parallel batch: one response with ${CALLS} calls that each wait ${WAIT_MS} ms (median of ${RUNS} turns)`);
+  heading(
+    `Parallel batch: one response with ${CALLS} calls that each wait ${WAIT_MS} ms (median of ${RUNS} turns)`,
+  );
   for (const row of rows)
     report(
       `${row.name}, whole turn`,

@@ -1,9 +1,16 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { runAgentLoop as runPiLoop } from '@mariozechner/pi-agent-core';
-import { Agent, OpenAIProvider, Runner, tool as agentsTool, toolNamespace, toolSearchTool } from '@openai/agents';
+import {
+  Agent,
+  tool as agentsTool,
+  OpenAIProvider,
+  Runner,
+  toolNamespace,
+  toolSearchTool,
+} from '@openai/agents';
 import { createResponsesModel, defineWorkerTool, runAgentLoop, type ToolSearchMode } from '@switchyard/core';
 import { startFakeResponsesServer } from '@switchyard/testkit';
-import { jsonSchema, streamText, type ToolSet, tool as aiTool } from 'ai';
+import { tool as aiTool, jsonSchema, streamText, type ToolSet } from 'ai';
 import OpenAI from 'openai';
 import { bytes, heading, report } from '../measure';
 import type { BenchTool } from '../runtimes/bench-runtime';
@@ -212,7 +219,7 @@ export async function schemaBytes(): Promise<SchemaBytesResult> {
   const rows: SchemaBytesRow[] = [];
   const notes: string[] = [
     'pi-agent-core has no namespaces and no deferred loading: it always sends every schema.',
-    'The AI SDK and the Agents SDK defer through the provider-side `defer_loading` flag with hosted Tool Search: the schemas are still in every request body (the provider keeps them out of the context). Only Switchyard\'s client Tool Search leaves them out of the request.',
+    "The AI SDK and the Agents SDK defer through the provider-side `defer_loading` flag with hosted Tool Search: the schemas are still in every request body (the provider keeps them out of the context). Only Switchyard's client Tool Search leaves them out of the request.",
   ];
   try {
     for (const [runtime, variant, request] of variants) {
@@ -223,7 +230,9 @@ export async function schemaBytes(): Promise<SchemaBytesResult> {
         if (!Array.isArray(sent)) throw new Error('no tools array in the request');
         rows.push({ runtime, variant, bytes: Buffer.byteLength(JSON.stringify(sent)), entries: sent.length });
       } catch (error) {
-        notes.push(`${runtime}, ${variant}: failed (${error instanceof Error ? error.message : String(error)})`);
+        notes.push(
+          `${runtime}, ${variant}: failed (${error instanceof Error ? error.message : String(error)})`,
+        );
       }
     }
   } finally {
