@@ -43,7 +43,7 @@ export interface LadderScore {
   /** Cases per verdict. */
   counts: Record<Verdict, number>;
   /** Every case whose verdict is a silent wrong value, with what the policy returned. */
-  silentWrong: Array<{ id: string; raw: string; expected: unknown; got: unknown }>;
+  silentWrong: Array<{ id: string; raw: string; expected: unknown; got: unknown; note?: string }>;
   /** Ids of the cases rejected although a value was expected (safe, but a repair was possible). */
   missed: string[];
   /** Verdict of every case, by id. */
@@ -84,6 +84,7 @@ export function scoreLadder(cases: readonly LadderCase[], policy: ArgumentPolicy
         raw: entry.raw,
         expected: entry.expected,
         got: outcome.ok ? outcome.value : undefined,
+        ...(entry.note === undefined ? {} : { note: entry.note }),
       });
     if (verdict === 'missed-repair') score.missed.push(entry.id);
   }

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { LadderScore } from '../ladder/score-ladder';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
 import type { OverheadResult } from '../suites/loop-overhead';
@@ -35,6 +37,22 @@ function version(name: string): string {
   }
 }
 
+/** The version of `dependency` as pnpm installed it for the last of `chain` (each a dependency of the previous). */
+function nestedVersion(chain: readonly string[], dependency: string): string {
+  try {
+    let modules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+    for (const name of chain) {
+      const folder = realpathSync(path.join(modules, name));
+      modules = path.resolve(folder, ...Array<string>(name.split('/').length).fill('..'));
+    }
+    return (
+      JSON.parse(readFileSync(path.join(modules, dependency, 'package.json'), 'utf8')) as { version: string }
+    ).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
 const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-');
 const msText = (value: number) => `${value.toFixed(2)} ms`;
 const kib = (value: number) => (value >= 10_000 ? `${(value / 1024).toFixed(1)} KiB` : `${value} B`);
@@ -58,6 +76,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     `- Machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.platform()} ${os.release()}`,
     `- Node ${process.version}; whole run ${results.seconds.toFixed(0)} s`,
     `- Packages: ${PACKAGES.map((name) => `\`${name}\` ${version(name)}`).join(', ')}`,
+    `- HTTP clients inside the peers: the Agents SDK uses its own \`openai\` ${nestedVersion(['@openai/agents'], 'openai')}, pi-ai (under pi-agent-core) \`openai\` ${nestedVersion(['@mariozechner/pi-agent-core', '@mariozechner/pi-ai'], 'openai')}; the AI SDK calls \`fetch\` directly`,
     '',
     `## Agent turn overhead`,
     '',
@@ -115,6 +134,8 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     '|---|---|---|---|---|',
     ...ladder.scores.map(ladderRow),
     '',
+    "Expectations are judgments about what the model meant; a case whose expectation could be argued carries a `note` in the corpus. Switchyard's target is zero silent wrong values: any listed below for it is a finding about core's ladder or validation, reported here and not patched by the benchmark.",
+    '',
   );
   for (const score of ladder.scores) {
     lines.push(`Silent wrong values, ${score.policy}:`, '');
@@ -123,7 +144,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
       lines.push(
         ...score.silentWrong.map(
           (wrong) =>
-            `- \`${wrong.id}\`: \`${JSON.stringify(wrong.raw)}\` gave \`${JSON.stringify(wrong.got)}\`, expected ${wrong.expected === 'reject' ? 'a rejection' : `\`${JSON.stringify(wrong.expected)}\``}`,
+            `- \`${wrong.id}\`: \`${JSON.stringify(wrong.raw)}\` gave \`${JSON.stringify(wrong.got)}\`, expected ${wrong.expected === 'reject' ? 'a rejection' : `\`${JSON.stringify(wrong.expected)}\``}${wrong.note === undefined ? '' : ` (${wrong.note})`}`,
         ),
         '',
       );
