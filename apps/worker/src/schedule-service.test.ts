@@ -1,20 +1,19 @@
-import { rm } from 'node:fs/promises';
 import { type ControlPlane, openControlPlane, type TurnRequest } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { agentToolMap } from '@switchyard/core';
 import { createTestToolContext } from '@switchyard/testkit';
 import { createScheduleTools, type ScheduleService, type ScheduleSummary } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteDataDir } from './__fixtures__/pglite-data-dir';
+import { createPgliteDatabase, type TestDatabase } from './__fixtures__/test-backends';
 
 describe('schedule tools on the control plane (embedded PGlite)', () => {
-  let dataDir: string;
+  let database: TestDatabase;
   let controlPlane: ControlPlane;
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
+    database = await createPgliteDatabase();
     controlPlane = await openControlPlane({
-      dataDir,
+      ...database.options,
       environment: {},
       schedules: { minimumIntervalSeconds: 600, maxSchedulesPerAgent: 5 },
       turnRequests: { pollingIntervalSeconds: 0.5 },
@@ -23,7 +22,7 @@ describe('schedule tools on the control plane (embedded PGlite)', () => {
 
   afterAll(async () => {
     await controlPlane?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await database?.dispose();
   }, 180_000);
 
   function toolsFor(agentId: string) {
