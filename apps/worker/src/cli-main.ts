@@ -1,12 +1,10 @@
 import { parseArgs } from 'node:util';
-import { runCommand } from './commands/run-command';
-import { schedulesListCommand } from './commands/schedules-command';
-import { toolsCommand } from './commands/tools-command';
-import { workflowsShowCommand } from './commands/workflows-command';
 import { loadConfig } from './config/load-config';
 import { WorkerConfigError } from './config/worker-config-error';
-import { runDemo } from './demo';
 import type { CommandIO } from './run-text-turn';
+
+// Commands are loaded when used: `switchyard help` or a configuration error should not pay for
+// the openai SDK, PGlite and the MCP SDK.
 
 /** The usage text `switchyard help` prints. */
 export const USAGE = `usage: switchyard <command> [options]
@@ -64,6 +62,7 @@ export async function main(argv: readonly string[], io: CliProcess): Promise<num
         if (rest.length !== 1 || rest[0] === undefined || rest[0].trim() === '') {
           return fail(io, 'run takes one prompt: switchyard run "<prompt>"');
         }
+        const { runCommand } = await import('./commands/run-command');
         return await runCommand(
           {
             prompt: rest[0],
@@ -78,25 +77,33 @@ export async function main(argv: readonly string[], io: CliProcess): Promise<num
           io,
         );
       }
-      case 'tools':
+      case 'tools': {
         if (rest.length > 0) return fail(io, `tools takes no arguments, got ${rest.join(' ')}`);
+        const { toolsCommand } = await import('./commands/tools-command');
         await toolsCommand(await loadConfig(configOptions), values.agent, io);
         return 0;
-      case 'schedules':
+      }
+      case 'schedules': {
         if (rest[0] !== 'list' || rest.length !== 1) return fail(io, 'schedules has one subcommand: list');
+        const { schedulesListCommand } = await import('./commands/schedules-command');
         await schedulesListCommand(
           await loadConfig(configOptions),
           { ...(values.agent === undefined ? {} : { agent: values.agent }), all: values.all === true },
           io,
         );
         return 0;
-      case 'workflows':
+      }
+      case 'workflows': {
         if (rest[0] !== 'show' || rest.length !== 2 || rest[1] === undefined) {
           return fail(io, 'usage: switchyard workflows show <id>');
         }
+        const { workflowsShowCommand } = await import('./commands/workflows-command');
         return await workflowsShowCommand(await loadConfig(configOptions), rest[1], io);
-      case 'demo':
+      }
+      case 'demo': {
+        const { runDemo } = await import('./demo');
         return await runDemo({ ...io, json: values.json === true });
+      }
       case 'help':
         io.stdout.write(USAGE);
         return 0;

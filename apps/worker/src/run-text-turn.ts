@@ -112,7 +112,10 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     ? createTerminalConfirm({
         input: io.stdin,
         output: options.json ? io.stderr : io.stdout,
-        onAsk: () => progress?.pause(),
+        onAsk: (callId, activity) => {
+          progress?.label(callId, activity);
+          progress?.pause();
+        },
         onAnswered: () => progress?.resume(),
       })
     : undefined;

@@ -1,5 +1,5 @@
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
+import type { ControlPlane } from '@switchyard/control-plane';
+import type { McpServers } from '@switchyard/tools-mcp';
 import type { WorkerConfig } from './config/worker-config';
 import type { TextTurnServices } from './text-turn';
 
@@ -36,6 +36,8 @@ export async function openWorkerServices(
   let mcp: McpServers | undefined;
   try {
     if (options.controlPlane ?? needsControlPlane(config)) {
+      // Loaded on demand: PGlite and pg-boss cost start-up time a computer-only turn need not pay.
+      const { openControlPlane } = await import('@switchyard/control-plane');
       controlPlane = await openControlPlane({
         ...(config.database.url === undefined
           ? { dataDir: config.database.dataDir }
@@ -46,6 +48,7 @@ export async function openWorkerServices(
       });
     }
     if (config.categories.mcp !== undefined) {
+      const { connectMcpServers } = await import('@switchyard/tools-mcp');
       mcp = await connectMcpServers({ servers: config.categories.mcp.servers });
     }
   } catch (error) {

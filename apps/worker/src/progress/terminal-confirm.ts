@@ -8,9 +8,9 @@ export interface TerminalConfirmOptions {
   input: NodeJS.ReadableStream;
   /** Where the question is written. */
   output: ProgressOutput;
-  /** Called before the question (clear the spinners) and after the answer (redraw them). */
-  onAsk?: () => void;
-  /** Called after the answer. */
+  /** Called before the question with the call id and its label (clear the spinners). */
+  onAsk?: (callId: string, activity: string) => void;
+  /** Called after the answer (redraw the spinners). */
   onAnswered?: () => void;
 }
 
@@ -58,13 +58,13 @@ export function createTerminalConfirm(options: TerminalConfirmOptions): Terminal
   const beforeToolCall: BeforeToolCall = (call, tool) => {
     if (tool.isDestructive !== true) return { allow: true };
     const asked = queue.then(async () => {
-      options.onAsk?.();
       let label: string;
       try {
         label = tool.describeActivity(call.params as never);
       } catch {
         label = call.namespace === undefined ? call.name : `${call.namespace}.${call.name}`;
       }
+      options.onAsk?.(call.callId, label);
       options.output.write(`? Allow destructive call: ${label} [y/N] `);
       const answer = await nextLine();
       // A piped answer is not echoed by a terminal: echo it so the transcript reads as a dialogue.

@@ -44,6 +44,7 @@ export class TurnProgress {
   readonly #now: () => number;
   readonly #frameMs: number;
   readonly #running = new Map<string, Running>();
+  readonly #labels = new Map<string, string>();
   readonly #startedAt: number;
   #waitingSince: number | undefined;
   #drawn = 0;
@@ -93,11 +94,13 @@ export class TurnProgress {
       case 'tool-call-end': {
         this.#running.delete(event.callId);
         this.#toolCalls += 1;
+        const activity = this.#labels.get(event.callId) ?? event.activity;
+        this.#labels.delete(event.callId);
         const took = event.durationMs > 0 ? ` (${formatDuration(event.durationMs)})` : '';
         if (event.isError) {
           this.#failedCalls += 1;
           const why = event.outcome === 'completed' ? 'failed' : event.outcome;
-          this.#line(`✗ ${event.activity}${took}: ${why}: ${firstLine(event.result.content)}`);
+          this.#line(`✗ ${activity}${took}: ${why}: ${firstLine(event.result.content)}`);
         } else {
           this.#line(`✓ ${event.activity}${took}`);
         }
@@ -113,6 +116,14 @@ export class TurnProgress {
       default:
         break;
     }
+  }
+
+  /**
+   * Remembers a call's activity label before it starts (a confirmation question shows it), so a
+   * call refused before it started is shown by its label rather than its tool name.
+   */
+  label(callId: string, activity: string): void {
+    this.#labels.set(callId, activity);
   }
 
   /** Prints a line of the worker's own (above the spinners). */
