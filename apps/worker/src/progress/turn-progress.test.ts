@@ -34,7 +34,12 @@ function harness(interactive: boolean) {
   let output = '';
   let clock = 0;
   const progress = new TurnProgress({
-    output: { write: (text: string) => (output += text), columns: 80 },
+    output: {
+      write: (text: string) => {
+        output += text;
+      },
+      columns: 80,
+    },
     interactive,
     now: () => clock,
     frameMs: 60_000,
