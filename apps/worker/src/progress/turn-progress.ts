@@ -177,7 +177,9 @@ export class TurnProgress {
   #spinnerLines(): string[] {
     const now = this.#now();
     const frame = FRAMES[this.#frame % FRAMES.length];
-    const width = Math.max(20, (this.#output.columns ?? 100) - 1);
+    const columns = this.#output.columns;
+    // A pseudo-terminal may report 0 columns: then assume a common width.
+    const width = columns !== undefined && columns >= 20 ? columns - 1 : 100;
     const lines: string[] = [];
     if (this.#waitingSince !== undefined && this.#atLineStart) {
       lines.push(`${frame} Waiting for the model (${formatDuration(now - this.#waitingSince)})`);
