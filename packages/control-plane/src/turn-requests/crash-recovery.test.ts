@@ -36,8 +36,10 @@ class Consumer {
   }> = [];
   readonly exited: Promise<NodeJS.Signals | number | null>;
 
-  constructor(databaseUrl: string) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', consumerScript, databaseUrl, AGENT, '400'], {
+  /** `firstHoldMs`: how long the first job is held (long for the process the test kills mid-job). */
+  constructor(databaseUrl: string, firstHoldMs = 400) {
+    const args = ['--import', 'tsx', consumerScript, databaseUrl, AGENT, '400', String(firstHoldMs)];
+    this.child = spawn(process.execPath, args, {
       cwd: packageRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -114,7 +116,9 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
   it('completes every unit exactly once in the ledger after a consumer is killed mid-job', async () => {
     const { databaseUrl } = database.options as { databaseUrl: string };
     // Two processes start on an empty database at once: the migrations must serialise.
-    const first = new Consumer(databaseUrl);
+    // The first process holds its first job long enough that the kill surely lands mid-job, even on a
+    // loaded machine where reading its 'start' line takes a while.
+    const first = new Consumer(databaseUrl, 120_000);
     const second = new Consumer(databaseUrl);
     consumers.push(first, second);
     await Promise.all([
