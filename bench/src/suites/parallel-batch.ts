@@ -1,68 +1,93 @@
-import {
-  type AgentEvent,
-  type AgentToolResult,
-  createResponsesModel,
-  defineWorkerTool,
-  runAgentLoop,
-} from '@switchyard/core';
 import { startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
-import { z } from 'zod';
 import { heading, median, ms, report } from '../measure';
+import type { BenchRuntime } from '../runtimes/bench-runtime';
+import { benchTools } from '../scenarios/bench-tools';
 
 const CALLS = 8;
 const WAIT_MS = 100;
+const RUNS = 5;
 
-/** One batch of 8 parallel tools that each wait 100 ms: the batch's wall time against 100 ms. */
-export async function parallelBatch(): Promise<void> {
-  const calls = Array.from({ length: CALLS }, (_, index) => ({ name: 'wait', arguments: { id: index } }));
+/** One runtime's parallel-batch figure. */
+export interface ParallelBatchRow {
+  /** Runtime name. */
+  name: string;
+  /** Median wall milliseconds of the whole turn (two model requests and the batch). */
+  turn: number;
+  /** The most calls that were executing at once (8: the whole batch ran concurrently). */
+  maxInFlight: number;
+}
+
+/**
+ * One response with 8 calls to 8 tools that each wait 100 ms, then a text answer: the whole
+ * turn's wall time per runtime, and the most calls executing at once (counted inside the tools).
+ * A runtime that runs the batch concurrently takes about 100 ms plus two requests; one that runs
+ * it in sequence takes 800 ms.
+ */
+export async function parallelBatch(runtimes: readonly BenchRuntime[]): Promise<ParallelBatchRow[]> {
+  const tools = benchTools(CALLS, { waitMs: WAIT_MS });
+  let executed = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const counted = tools.map((tool) => ({
+    ...tool,
+    execute: async (params: Record<string, unknown>) => {
+      executed += 1;
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        return await tool.execute(params);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  }));
   const server = await startFakeResponsesServer({
     record: false,
     script: (request) =>
-      Array.isArray(request.body.input) && request.body.input.length > 1
+      Array.isArray(request.body.input) &&
+      (request.body.input as Array<{ type?: string }>).some((item) => item.type === 'function_call_output')
         ? { text: 'done' }
-        : { functionCalls: calls },
+        : {
+            functionCalls: tools.map((tool, index) => ({
+              name: tool.name,
+              callId: `call_${index}`,
+              arguments: { path: `p${index}`, limit: null, mode: null, filters: null },
+            })),
+          },
   });
-  const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'bench', maxRetries: 0 });
-  const model = createResponsesModel({ client, model: 'bench-model' });
-  const tool = (executionMode: 'parallel' | 'sequential') =>
-    defineWorkerTool({
-      name: 'wait',
-      description: `Waits ${WAIT_MS} ms.`,
-      schema: z.object({ id: z.number() }),
-      executionMode,
-      describeActivity: ({ id }) => `Waiting ${id}`,
-      execute: () =>
-        new Promise<AgentToolResult>((resolve) => setTimeout(() => resolve({ content: 'waited' }), WAIT_MS)),
-    });
-  /** Milliseconds from the first call's start to the last call's end. */
-  const batchTime = async (executionMode: 'parallel' | 'sequential') => {
-    const run = runAgentLoop({ model, tools: [tool(executionMode)], input: 'Go.' });
-    let start = 0;
-    let end = 0;
-    for await (const event of run as AsyncIterable<AgentEvent>) {
-      if (event.type === 'tool-call-start' && start === 0) start = performance.now();
-      if (event.type === 'tool-call-end') end = performance.now();
-    }
-    return end - start;
-  };
+  const rows: ParallelBatchRow[] = [];
   try {
-    await batchTime('parallel');
-    const parallel: number[] = [];
-    for (let round = 0; round < 10; round += 1) parallel.push(await batchTime('parallel'));
-    const sequential = await batchTime('sequential');
-    heading(`Parallel batch: ${CALLS} tools that each wait ${WAIT_MS} ms`);
-    report(
-      'parallel batch wall time (median of 10)',
-      ms(median(parallel)),
-      `${(median(parallel) / WAIT_MS).toFixed(3)}x of ${WAIT_MS} ms`,
-    );
-    report(
-      'the same calls as sequential tools (once)',
-      ms(sequential),
-      `${(sequential / WAIT_MS).toFixed(2)}x of ${WAIT_MS} ms`,
-    );
+    for (const runtime of runtimes) {
+      const run = runtime.prepare({
+        baseURL: server.baseURL,
+        tools: counted,
+        instructions: 'Bench.',
+        input: 'Go.',
+      });
+      await run();
+      const times: number[] = [];
+      executed = 0;
+      maxInFlight = 0;
+      for (let index = 0; index < RUNS; index += 1) {
+        const start = performance.now();
+        await run();
+        times.push(performance.now() - start);
+      }
+      if (executed !== CALLS * RUNS)
+        throw new Error(`${runtime.name} executed ${executed} of ${CALLS * RUNS} calls`);
+      rows.push({ name: runtime.name, turn: median(times), maxInFlight });
+    }
   } finally {
     await server.close();
   }
+  heading(
+    `Parallel batch: one response with ${CALLS} calls that each wait ${WAIT_MS} ms (median of ${RUNS} turns)`,
+  );
+  for (const row of rows)
+    report(
+      `${row.name}, whole turn`,
+      ms(row.turn),
+      `at most ${row.maxInFlight} of ${CALLS} calls executing at once`,
+    );
+  return rows;
 }

@@ -246,6 +246,21 @@ describe('step 6: the tolerant tokenizer', () => {
     expect(refused('{"a": "\\d\\u0041"}').reason).toBe('ambiguous-escapes');
   });
 
+  it('refuses a unicode escape with digits missing instead of keeping or guessing it', () => {
+    const result = refused('{"to": "bo", "text": "caf\\u00e"}');
+    expect(result.reason).toBe('incomplete-unicode-escape');
+    expect(result.message).toContain('\\u00e');
+    expect(refused('{"text": "\\u12x4"}').reason).toBe('incomplete-unicode-escape');
+  });
+
+  it('keeps a backslash-u with no hex digits literally, like any invalid escape', () => {
+    expect(parseToolArguments('{"path": "C:\\users"}')).toEqual({
+      ok: true,
+      value: { path: 'C:\\users' },
+      repairs: ['double-invalid-escapes'],
+    });
+  });
+
   it('changes string content only to keep control characters and invalid escapes', () => {
     const raw = `{'text': "// not a comment, /* nor this */ True, 'quoted', trailing,]"}`;
     expect(repaired(raw).value).toEqual({

@@ -423,6 +423,13 @@ class TolerantParser {
             index += 6;
           } else if (index + 2 + hex >= text.length) {
             this.truncated(where);
+          } else if (hex > 0) {
+            // `\u00e`: a code point with digits missing. Guessing the character, or keeping the text,
+            // would both invent meaning.
+            throw new LadderRefusal(
+              'incomplete-unicode-escape',
+              `The string${this.where()} has an incomplete unicode escape (${text.slice(index, index + 2 + hex)}): \\u needs exactly four hex digits. Send the character itself, or escape a literal backslash as \\\\.`,
+            );
           } else {
             invalidEscape ??= text.slice(index, index + 2);
             index += 2;

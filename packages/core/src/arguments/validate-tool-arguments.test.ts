@@ -160,6 +160,32 @@ describe('validation with a Zod schema', () => {
   });
 });
 
+describe('undeclared keys', () => {
+  const createLabel = zodTool(z.object({ name: z.string(), color: z.string().optional() }), {
+    name: 'create_label',
+  });
+
+  it('refuses a key the schema does not declare instead of silently dropping it', () => {
+    // The tool declares `name`, so the ladder must not unwrap this envelope; stripping `arguments`
+    // would run create_label with name "create_label".
+    const error = failure(
+      validateToolArguments(
+        createLabel,
+        '{"name":"create_label","arguments":{"name":"urgent","color":"red"}}',
+      ),
+    );
+    expect(error.issues).toEqual([
+      { path: '/arguments', message: 'unknown property: this tool takes only name, color' },
+    ]);
+  });
+
+  it('passes undeclared keys through an open schema', () => {
+    const open = zodTool(z.looseObject({ name: z.string() }), { name: 'open_tool' });
+    const result = validateToolArguments(open, '{"name":"a","extra":1}');
+    expect(result.ok && result.params).toEqual({ name: 'a', extra: 1 });
+  });
+});
+
 describe('validation with an external JSON Schema', () => {
   const draft07 = {
     $schema: 'http://json-schema.org/draft-07/schema#',

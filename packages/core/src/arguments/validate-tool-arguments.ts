@@ -203,13 +203,35 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
       ? compileNullRestorer(original)
       : undefined;
   const { schema } = tool;
+  // A plain z.object strips keys it does not declare. Stripping what the model sent would run the
+  // tool on something other than what was asked (an envelope the ladder rightly left alone becomes
+  // its bare `name`), so an undeclared top-level key is refused unless the schema is open.
+  const additional = original.additionalProperties;
+  const declared = additional === undefined || additional === false ? new Set(declaredProperties) : undefined;
   return {
     parseOptions,
     check(value, noNulls) {
+      const unknown: ToolArgumentIssue[] = [];
+      if (declared !== undefined) {
+        for (const key of Object.keys(value)) {
+          if (declared.has(key)) continue;
+          const takes =
+            declaredProperties.length === 0 ? 'no arguments' : `only ${declaredProperties.join(', ')}`;
+          unknown.push({
+            path: `/${escapeSegment(key)}`,
+            message: `unknown property: this tool takes ${takes}`,
+          });
+        }
+      }
       // Strict mode made optional properties required-but-nullable: their nulls mean "absent".
       const result = schema.safeParse(restore !== undefined && !noNulls ? restore(value) : value);
-      if (result.success) return { ok: true, params: result.data };
-      return { ok: false, issues: capIssues(result.error.issues.flatMap(fromZodIssue)) };
+      if (result.success && unknown.length === 0) return { ok: true, params: result.data };
+      const issues = result.success ? [] : result.error.issues.flatMap(fromZodIssue);
+      const reported = new Set(issues.map((issue) => issue.path));
+      return {
+        ok: false,
+        issues: capIssues([...issues, ...unknown.filter((issue) => !reported.has(issue.path))]),
+      };
     },
   };
 }
