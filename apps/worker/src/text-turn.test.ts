@@ -4,6 +4,7 @@ import path from 'node:path';
 import { toolKey } from '@switchyard/core';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import type { ScheduleService } from '@switchyard/tools-schedule';
+import type { BackgroundJobService, WorkflowService } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcStdioServer } from './__fixtures__/mcp-fixture';
 import { parseConfig } from './config/load-config';
@@ -16,6 +17,18 @@ const unusedScheduleService: ScheduleService = {
   createSchedule: () => Promise.reject(new Error('not used')),
   listSchedules: () => Promise.reject(new Error('not used')),
   cancelSchedule: () => Promise.reject(new Error('not used')),
+};
+const notUsed = () => Promise.reject(new Error('not used'));
+const unusedWorkflows: WorkflowService = {
+  startWorkflow: notUsed,
+  showWorkflow: notUsed,
+  listWorkflows: notUsed,
+  cancelWorkflow: notUsed,
+};
+const unusedJobs: BackgroundJobService = {
+  startBackgroundJob: notUsed,
+  checkBackgroundJob: notUsed,
+  cancelBackgroundJob: notUsed,
 };
 
 describe('text-turn composition', () => {
@@ -43,7 +56,12 @@ describe('text-turn composition', () => {
     return {
       config,
       agent: resolveAgent(config, 'ada'),
-      services: { schedules: unusedScheduleService, mcp },
+      services: {
+        schedules: unusedScheduleService,
+        workflows: unusedWorkflows,
+        backgroundJobs: unusedJobs,
+        mcp,
+      },
       todos: { items: [] },
       signal: new AbortController().signal,
     };
@@ -56,12 +74,14 @@ describe('text-turn composition', () => {
       schedule: {},
       computer: {},
       workflow: {},
+      jobs: {},
     });
     expect(buildTextTurnSections(context).map((section) => section.category)).toEqual([
       'todo',
       'computer',
       'web',
       'schedule',
+      'jobs',
       'workflow',
       'mcp',
     ]);
@@ -79,8 +99,17 @@ describe('text-turn composition', () => {
       'create_schedule',
       'list_schedules',
     ]);
-    expect(keys[11]).toBe('cancel_schedule');
-    expect(keys.slice(12)).toEqual(mcp.tools().map(toolKey));
+    expect(keys.slice(11, 19)).toEqual([
+      'cancel_schedule',
+      'start_background_job',
+      'check_background_job',
+      'cancel_background_job',
+      'workflow',
+      'show_workflow',
+      'list_workflows',
+      'cancel_workflow',
+    ]);
+    expect(keys.slice(19)).toEqual(mcp.tools().map(toolKey));
     expect(keys).toContain('calc.add');
   });
 

@@ -8,7 +8,12 @@ import {
 import { createMcpTools, type McpServers } from '@switchyard/tools-mcp';
 import { createScheduleTools, type ScheduleService } from '@switchyard/tools-schedule';
 import { createWebTools } from '@switchyard/tools-web';
-import { createWorkflowTools } from '@switchyard/tools-workflow';
+import {
+  type BackgroundJobService,
+  createBackgroundJobTools,
+  createWorkflowTools,
+  type WorkflowService,
+} from '@switchyard/tools-workflow';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
 import { createTodoTool, type TodoList } from './todo-tool';
@@ -22,6 +27,10 @@ export interface TextTurnServices {
   schedules?: ScheduleService;
   /** The MCP servers connected with `connectMcpServers`: needed by `categories.mcp`. */
   mcp?: McpServers;
+  /** The control plane's workflows (`controlPlane.workflows`): needed by `categories.workflow`. */
+  workflows?: WorkflowService;
+  /** The control plane's background jobs (`controlPlane.backgroundJobs`): needed by `categories.jobs`. */
+  backgroundJobs?: BackgroundJobService;
 }
 
 /** Everything an ordinary text turn's tools are built from. */
@@ -69,7 +78,7 @@ function required<T>(value: T | undefined, field: string, category: string): T {
  */
 export function buildTextTurnSections(context: TextTurnContext): TextTurnSection[] {
   const { config, agent, services } = context;
-  const { computer, web, schedule, workflow, mcp } = config.categories;
+  const { computer, web, schedule, jobs, workflow, mcp } = config.categories;
   return [
     { category: 'todo', tools: [createTodoTool({ list: context.todos })] },
     ...(computer === undefined
@@ -100,9 +109,28 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
             }),
           },
         ]),
-    // Background job tools (`createBackgroundJobTools`, issue 8) take their place here, as 'jobs',
-    // once the category ships them.
-    ...(workflow === undefined ? [] : [{ category: 'workflow' as const, tools: createWorkflowTools({}) }]),
+    ...(jobs === undefined
+      ? []
+      : [
+          {
+            category: 'jobs' as const,
+            tools: createBackgroundJobTools({
+              backgroundJobService: required(services.backgroundJobs, 'services.backgroundJobs', 'jobs'),
+              agentId: agent.id,
+            }),
+          },
+        ]),
+    ...(workflow === undefined
+      ? []
+      : [
+          {
+            category: 'workflow' as const,
+            tools: createWorkflowTools({
+              workflowService: required(services.workflows, 'services.workflows', 'workflow'),
+              agentId: agent.id,
+            }),
+          },
+        ]),
     ...(mcp === undefined
       ? []
       : [

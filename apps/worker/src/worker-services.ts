@@ -17,7 +17,8 @@ export interface WorkerServices {
 
 /** True when an enabled category works through the control plane. */
 export function needsControlPlane(config: WorkerConfig): boolean {
-  return config.categories.schedule !== undefined || config.categories.workflow !== undefined;
+  const { schedule, jobs, workflow } = config.categories;
+  return schedule !== undefined || jobs !== undefined || workflow !== undefined;
 }
 
 /**
@@ -57,7 +58,13 @@ export async function openWorkerServices(
   }
   return {
     services: {
-      ...(controlPlane === undefined ? {} : { schedules: controlPlane.schedules }),
+      ...(controlPlane === undefined
+        ? {}
+        : {
+            schedules: controlPlane.schedules,
+            workflows: controlPlane.workflows,
+            backgroundJobs: controlPlane.backgroundJobs,
+          }),
       ...(mcp === undefined ? {} : { mcp }),
     },
     controlPlane,

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { collectToolSchemas } from '@switchyard/core';
 import type { ScheduleService } from '@switchyard/tools-schedule';
+import type { BackgroundJobService, WorkflowService } from '@switchyard/tools-workflow';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import { formatInteger } from '../progress/format';
@@ -9,12 +10,17 @@ import { toolSearchMode } from '../run-text-turn';
 import { buildTextTurnSections } from '../text-turn';
 import { openWorkerServices } from '../worker-services';
 
-// The manifest needs the tools' definitions, not a database: schedule tools are built over a
-// service that is never called, so `switchyard tools` does not open the control plane.
-const definitionsOnly: ScheduleService = {
-  createSchedule: () => Promise.reject(new Error('switchyard tools does not run tools')),
-  listSchedules: () => Promise.reject(new Error('switchyard tools does not run tools')),
-  cancelSchedule: () => Promise.reject(new Error('switchyard tools does not run tools')),
+// The manifest needs the tools' definitions, not a database: the control plane's tools are built
+// over services that are never called, so `switchyard tools` does not open the control plane.
+const notRun = () => Promise.reject(new Error('switchyard tools does not run tools'));
+const definitionsOnly: {
+  schedules: ScheduleService;
+  workflows: WorkflowService;
+  backgroundJobs: BackgroundJobService;
+} = {
+  schedules: { createSchedule: notRun, listSchedules: notRun, cancelSchedule: notRun },
+  workflows: { startWorkflow: notRun, showWorkflow: notRun, listWorkflows: notRun, cancelWorkflow: notRun },
+  backgroundJobs: { startBackgroundJob: notRun, checkBackgroundJob: notRun, cancelBackgroundJob: notRun },
 };
 
 /**
@@ -30,7 +36,7 @@ export async function toolsCommand(config: WorkerConfig, agentName: string | und
     const sections = buildTextTurnSections({
       config,
       agent,
-      services: { ...opened.services, schedules: definitionsOnly },
+      services: { ...opened.services, ...definitionsOnly },
       todos: { items: [] },
       signal: new AbortController().signal,
     });

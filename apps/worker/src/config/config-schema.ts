@@ -145,6 +145,7 @@ export const configFileSchema = z.strictObject({
       computer: computerSchema.optional(),
       web: webSchema.optional(),
       schedule: scheduleSchema.optional(),
+      jobs: z.strictObject({}).optional(),
       workflow: workflowSchema.optional(),
       mcp: mcpSchema.optional(),
     })

@@ -175,6 +175,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     }
     categories.schedule = { defaultTimeZone: zone };
   }
+  if (declared.jobs !== undefined) categories.jobs = {};
   if (declared.workflow !== undefined) categories.workflow = {};
   if (declared.mcp !== undefined) {
     const servers: NonNullable<WorkerCategories['mcp']>['servers'] = {};

@@ -70,6 +70,8 @@ export interface WorkerCategories {
   web?: WorkerWebConfig;
   /** Schedule tools over the control plane. */
   schedule?: { defaultTimeZone: string };
+  /** Background job tools over the control plane. */
+  jobs?: Record<string, never>;
   /** Workflow tools over the control plane. */
   workflow?: Record<string, never>;
   /** External MCP servers, each one namespace. */
