@@ -22,12 +22,22 @@ describe('switchyard demo (the built CLI, as scripts/demo.sh runs it)', () => {
       expect.stringMatching(/^✓ Fetched \d+ B from 127\.0\.0\.1:\d+ \(.*\)$/),
       '… Scheduling weekday-digest',
       expect.stringMatching(/^✓ Scheduled weekday-digest \(.*\)$/),
-      expect.stringMatching(/^✓ completed · 5 iterations · 5 tool calls · [\d,]+ tokens/),
+      '… Starting workflow release-check (2 tasks)',
+      expect.stringMatching(/^✓ Started workflow release-check \(.*\)$/),
+      expect.stringMatching(/^✓ completed · 6 iterations · 6 tool calls · [\d,]+ tokens/),
+      // The workflow's tasks run as sub-agent turns after the main turn started them.
+      expect.stringMatching(/^✓ \[task (count-features|headline)\] Submitted the result$/),
+      expect.stringMatching(/^✓ \[task (count-features|headline)\] Submitted the result$/),
     ]);
+    expect(output).toMatch(/- workflow release-check \([0-9a-f-]{36}\): completed\n/);
+    expect(output).toContain('  - task count-features: completed, result in the database: {"features":2}\n');
+    expect(output).toMatch(
+      / {2}- task headline: completed, result in the database: \{"headline":"Switchyard 0\.1: /,
+    );
     expect(output).toMatch(/- .*notes\/plan\.md: 6 lines\n/);
     expect(output).toMatch(
       /- schedule weekday-digest in the database: cron "0 9 \* \* 1-5" in UTC, next \d{4}-/,
     );
-    expect(output).toContain('- 5 requests to the scripted model');
+    expect(output).toContain('- 8 requests to the scripted model');
   }, 180_000);
 });

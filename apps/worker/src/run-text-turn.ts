@@ -75,6 +75,8 @@ export interface RunTextTurnOptions {
   signal?: AbortSignal;
   /** Force terminal or plain progress (default: stdout's `isTTY`). */
   interactive?: boolean;
+  /** Receives the progress renderer before the turn starts (to print lines of other work above the spinners). */
+  onProgress?: (progress: TurnProgress) => void;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
         output: io.stdout,
         ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
       });
+  if (progress !== undefined) options.onProgress?.(progress);
   for (const problem of instructions.skillProblems) {
     io.stderr.write(`switchyard: skill left out: ${problem.file}:${problem.line}: ${problem.message}\n`);
   }
