@@ -1,22 +1,23 @@
-import { runDemo } from './demo';
+import { main } from './cli-main';
 
-const USAGE = 'usage: switchyard demo';
+const controller = new AbortController();
+let interrupted = false;
+process.on('SIGINT', () => {
+  // The first Ctrl-C aborts the turn (every call gets an output and the summary is printed);
+  // a second one leaves at once.
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  controller.abort(new Error('Interrupted (Ctrl-C)'));
+});
 
-async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  switch (command) {
-    case 'demo':
-      await runDemo((line) => process.stdout.write(`${line}\n`));
-      return 0;
-    default:
-      process.stderr.write(
-        `${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${USAGE}\n`,
-      );
-      return 2;
-  }
-}
-
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+}).then(
   (code) => {
     process.exitCode = code;
   },
