@@ -1,6 +1,7 @@
+import { runServeCommand } from './daemon/serve-command';
 import { runDemo } from './demo';
 
-const USAGE = 'usage: switchyard demo';
+const USAGE = 'usage: switchyard demo | switchyard serve [options]';
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
@@ -8,6 +9,8 @@ async function main(argv: string[]): Promise<number> {
     case 'demo':
       await runDemo((line) => process.stdout.write(`${line}\n`));
       return 0;
+    case 'serve':
+      return runServeCommand(argv.slice(1), process.env, (line) => process.stderr.write(`${line}\n`));
     default:
       process.stderr.write(
         `${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${USAGE}\n`,

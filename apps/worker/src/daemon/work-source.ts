@@ -1,0 +1,72 @@
+import type { ControlPlane } from '@switchyard/control-plane';
+import type { DaemonTurnRequest, DaemonTurnSnapshot } from './daemon-turns';
+
+/** Runs one turn to its end and returns its final snapshot. */
+export type RunDaemonTurn = (request: DaemonTurnRequest) => Promise<DaemonTurnSnapshot>;
+
+/**
+ * A queue of work the daemon consumes: schedule fires today; background jobs and workflow tasks
+ * are one more source each.
+ *
+ * Contract: `start` begins consuming and calls `runTurn` per unit of work; a unit whose turn did
+ * not complete must be left to its queue to retry (throw from the queue's handler), never dropped.
+ * `stop` stops taking new units and resolves once the running ones have been handed back or
+ * completed.
+ */
+export interface WorkSource {
+  /** For logs: `schedule-fires`, `background-jobs`, `workflow-tasks`. */
+  readonly name: string;
+  /** Starts consuming. */
+  start(runTurn: RunDaemonTurn): Promise<void>;
+  /** Stops consuming; resolves when running units are settled with their queue. */
+  stop(): Promise<void>;
+}
+
+/** Turn statuses that count as done for a queued unit (anything else is retried). */
+export const FINISHED_TURN_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'ended-by-tool',
+  'max-iterations',
+]);
+
+/** Thrown to a queue so it retries a unit whose turn did not finish. */
+export class TurnNotFinishedError extends Error {
+  constructor(snapshot: DaemonTurnSnapshot) {
+    super(
+      `turn ${snapshot.id} ended '${snapshot.status}'${snapshot.error === undefined ? '' : `: ${snapshot.error}`}`,
+    );
+    this.name = 'TurnNotFinishedError';
+  }
+}
+
+/**
+ * Schedule fires: each agent's turn requests from the control plane, one turn each. A turn that
+ * was aborted or failed makes the handler throw, so the control plane records the run as failed
+ * (with the reason) and pg-boss delivers it again.
+ *
+ * @example
+ * const source = scheduleFireSource(controlPlane, ['ada']);
+ * await source.start((request) => turns.start(request).done);
+ */
+export function scheduleFireSource(controlPlane: ControlPlane, agentIds: readonly string[]): WorkSource {
+  return {
+    name: 'schedule-fires',
+    async start(runTurn) {
+      for (const agentId of agentIds) {
+        await controlPlane.turnRequests.work(
+          async (request) => {
+            const snapshot = await runTurn({
+              agentId: request.agentId,
+              prompt: request.prompt,
+              source: 'schedule',
+              sourceId: request.runId,
+            });
+            if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
+          },
+          { agentId },
+        );
+      }
+    },
+    stop: () => controlPlane.turnRequests.stop(),
+  };
+}
