@@ -238,6 +238,11 @@ export class DaemonTurns {
     return () => entry.listeners.delete(listener);
   }
 
+  /** Snapshots of every turn kept in memory, oldest first. */
+  list(): DaemonTurnSnapshot[] {
+    return [...this.#turns.values()].map((entry) => ({ ...entry.snapshot }));
+  }
+
   /** Turns still running. */
   get running(): number {
     let count = 0;
