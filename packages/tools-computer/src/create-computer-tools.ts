@@ -1,18 +1,35 @@
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-
-/** What `createComputerTools` needs from the turn. */
-// biome-ignore lint/complexity/noBannedTypes: options arrive with this category's issue
-export type ComputerToolsContext = {};
+import { createRunCommandTool } from './command/run-command-tool';
+import type { ComputerToolsContext } from './computer-tools-context';
+import { createEditFileTool } from './files/edit-file-tool';
+import { createListFilesTool } from './files/list-files-tool';
+import { createReadFileTool } from './files/read-file-tool';
+import { createSearchFilesTool } from './files/search-files-tool';
+import { createWriteFileTool } from './files/write-file-tool';
+import { resolveComputerSettings } from './resolve-computer-settings';
 
 /**
- * Creates the computer tools (commands and files confined to the agent home).
+ * Creates the computer tools for one turn: `run_command`, `read_file`, `list_files`,
+ * `search_files`, `write_file` and `edit_file`, all confined to the agent home (see the README's
+ * security model: the shell itself is not confined).
  *
- * Contract: returns the category's tools for one turn, in order. Until the category lands it
- * returns no tools.
+ * Contract: throws `ComputerToolsConfigError` naming the field for a bad context (missing home, a
+ * secret-looking `env` name, a bad limit). The tools never throw for the model's mistakes: paths
+ * outside the home, missing or binary files, failed edits and timeouts become `isError` results.
  *
  * @example
- * const tools = [...createComputerTools({})];
+ * const tools = [
+ *   ...createComputerTools({ home: '/srv/agents/ada', env: ['NODE_ENV'], limits: { defaultTimeoutMs: 120_000 } }),
+ * ];
  */
-export function createComputerTools(_context: ComputerToolsContext): AnyWorkerAgentTool[] {
-  return [];
+export function createComputerTools(context: ComputerToolsContext): AnyWorkerAgentTool[] {
+  const settings = resolveComputerSettings(context);
+  return [
+    createRunCommandTool(settings),
+    createReadFileTool(settings),
+    createListFilesTool(settings),
+    createSearchFilesTool(settings),
+    createWriteFileTool(settings),
+    createEditFileTool(settings),
+  ];
 }

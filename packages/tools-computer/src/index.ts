@@ -1,3 +1,19 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
-export { type ComputerToolsContext, createComputerTools } from './create-computer-tools';
+export type { RunCommandDetails } from './command/run-command-tool';
+export type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
+export { createComputerTools } from './create-computer-tools';
+export { ComputerToolsConfigError } from './errors/computer-tools-config-error';
+export type { EditFileDetails } from './files/edit-file-tool';
+export type { ListFilesDetails } from './files/list-files-tool';
+export type { ReadFileDetails } from './files/read-file-tool';
+export type { SearchFilesDetails } from './files/search-files-tool';
+export type { WriteFileDetails } from './files/write-file-tool';
+export { loadSkills } from './skills/load-skills';
+export { projectSkills } from './skills/project-skills';
+export type { LoadedSkills, McpServerDefinition, Skill, SkillProblem } from './skills/skill';
+export {
+  MCPORTER_CONFIG_PATH,
+  type McporterConfigResult,
+  writeMcporterConfig,
+} from './skills/write-mcporter-config';

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+
+// Every object is strict: a misspelt field is an error naming it, not a silently ignored option.
+const positiveInt = z.number().int().positive();
+const milliseconds = z.number().int().positive().max(2_147_483_647);
+const stringRecord = z.record(z.string(), z.string());
+
+const computerLimitsSchema = z.strictObject({
+  defaultTimeoutMs: milliseconds.optional(),
+  maxTimeoutMs: milliseconds.optional(),
+  killGraceMs: milliseconds.optional(),
+  maxOutputBytes: positiveInt.optional(),
+  maxSavedOutputBytes: positiveInt.optional(),
+  maxFileBytes: positiveInt.optional(),
+  maxReadLines: positiveInt.optional(),
+  maxReadBytes: positiveInt.optional(),
+  maxLineLength: positiveInt.optional(),
+  maxListEntries: positiveInt.optional(),
+  maxSearchMatches: positiveInt.optional(),
+  searchTimeoutMs: milliseconds.optional(),
+  maxWalkEntries: positiveInt.optional(),
+});
+
+const computerSchema = z.strictObject({
+  homeRoot: z.string().min(1).optional(),
+  env: z.array(z.string().min(1)).optional(),
+  skills: z.boolean().optional(),
+  limits: computerLimitsSchema.optional(),
+});
+
+const searchBase = {
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http: or https: URL' }).optional(),
+  timeoutMs: milliseconds.optional(),
+  defaultCount: z.number().int().min(1).max(20).optional(),
+};
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'must be an environment variable name' });
+
+const searchSchema = z.discriminatedUnion(
+  'provider',
+  [
+    z.strictObject({
+      provider: z.literal('brave'),
+      ...searchBase,
+      apiKeyEnv: envName.optional(),
+      country: z.string().length(2).optional(),
+      safesearch: z.enum(['off', 'moderate', 'strict']).optional(),
+    }),
+    z.strictObject({
+      provider: z.literal('tavily'),
+      ...searchBase,
+      apiKeyEnv: envName.optional(),
+      searchDepth: z.enum(['basic', 'advanced']).optional(),
+      topic: z.enum(['general', 'news']).optional(),
+    }),
+    z.strictObject({
+      provider: z.literal('searxng'),
+      ...searchBase,
+      baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http: or https: URL' }),
+      categories: z.string().optional(),
+      language: z.string().optional(),
+      headers: stringRecord.optional(),
+    }),
+  ],
+  { error: "must be one of 'brave', 'tavily', 'searxng'" },
+);
+
+const fetchSchema = z.strictObject({
+  timeoutMs: milliseconds.optional(),
+  maxBodyBytes: positiveInt.optional(),
+  maxRedirects: z.number().int().min(0).max(20).optional(),
+  defaultMaxLength: positiveInt.optional(),
+  userAgent: z.string().min(1).optional(),
+  allowPrivateNetwork: z.boolean().optional(),
+  allowedTargets: z.array(z.string().min(1)).optional(),
+});
+
+const webSchema = z.strictObject({
+  search: searchSchema.optional(),
+  fetch: z.union([z.literal(false), fetchSchema]).optional(),
+});
+
+const scheduleSchema = z.strictObject({
+  defaultTimeZone: z.string().min(1).optional(),
+});
+
+const workflowSchema = z.strictObject({});
+
+const mcpCommon = {
+  deferLoading: z.boolean().optional(),
+  description: z.string().trim().min(1).optional(),
+  startupTimeoutMs: milliseconds.optional(),
+  callTimeoutMs: milliseconds.optional(),
+};
+const mcpServerSchema = z.union(
+  [
+    z.strictObject({
+      ...mcpCommon,
+      command: z.string().trim().min(1),
+      args: z.array(z.string()).optional(),
+      env: stringRecord.optional(),
+      cwd: z.string().min(1).optional(),
+    }),
+    z.strictObject({
+      ...mcpCommon,
+      url: z.url({ protocol: /^https?$/, error: 'must be an http: or https: URL' }),
+      headers: stringRecord.optional(),
+    }),
+  ],
+  { error: 'needs either command (a stdio server) or url (a streamable HTTP server), not both' },
+);
+
+const mcpSchema = z.strictObject({
+  servers: z.record(
+    z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, {
+      error: "a server name becomes its tools' namespace: letters, digits, '_' and '-', 1 to 64 characters",
+    }),
+    mcpServerSchema,
+  ),
+});
+
+/** The JSON shape of `switchyard.config.json` (before environment overrides and defaults). */
+export const configFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  model: z
+    .strictObject({
+      name: z.string().min(1).optional(),
+      baseURL: z.url({ protocol: /^https?$/, error: 'must be an http: or https: URL' }).optional(),
+      reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
+      maxOutputTokens: positiveInt.optional(),
+      toolSearch: z.enum(['native', 'client']).optional(),
+      chaining: z.enum(['stateless', 'previous-response-id']).optional(),
+      stream: z.boolean().optional(),
+      maxRetries: z.number().int().min(0).max(10).optional(),
+    })
+    .optional(),
+  agent: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be letters, digits, '_', '.' and '-' (1 to 64)" })
+    .optional(),
+  instructions: z.string().min(1).optional(),
+  categories: z
+    .strictObject({
+      computer: computerSchema.optional(),
+      web: webSchema.optional(),
+      schedule: scheduleSchema.optional(),
+      workflow: workflowSchema.optional(),
+      mcp: mcpSchema.optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      maxIterations: z.number().int().min(1).max(1_000).optional(),
+      turnTimeoutMs: milliseconds.optional(),
+      toolTimeoutMs: milliseconds.optional(),
+    })
+    .optional(),
+  database: z
+    .strictObject({
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, { error: 'must be a postgres:// or postgresql:// URL' })
+        .optional(),
+      dataDir: z.string().min(1).optional(),
+    })
+    .optional(),
+});
+
+/** `switchyard.config.json` as written. */
+export type ConfigFile = z.infer<typeof configFileSchema>;

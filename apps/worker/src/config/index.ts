@@ -1,0 +1,24 @@
+// The worker's configuration: import from here (`./config`) in the CLI and the daemon.
+
+export type { ConfigFile } from './config-schema';
+export {
+  CONFIG_FILE_NAME,
+  type ConfigEnvironment,
+  DEFAULT_INSTRUCTIONS,
+  type LoadConfigOptions,
+  loadConfig,
+  type ParseConfigOptions,
+  parseConfig,
+} from './load-config';
+export { resolveAgent, type TurnAgent } from './resolve-agent';
+export { type ModelEndpoint, resolveModelEndpoint } from './resolve-model-endpoint';
+export type {
+  WorkerCategories,
+  WorkerComputerConfig,
+  WorkerConfig,
+  WorkerFetchConfig,
+  WorkerLimits,
+  WorkerModelConfig,
+  WorkerWebConfig,
+} from './worker-config';
+export { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';

@@ -1,0 +1,198 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, parseConfig } from './load-config';
+import { resolveAgent } from './resolve-agent';
+import { resolveModelEndpoint } from './resolve-model-endpoint';
+import { WorkerConfigError } from './worker-config-error';
+
+function errorOf(run: () => unknown): WorkerConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (WorkerConfigError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a WorkerConfigError');
+}
+
+describe('configuration errors name the field', () => {
+  it.each([
+    [{ categories: { web: { search: { provider: 'bing' } } } }, 'categories.web.search.provider', /brave/],
+    [{ categories: { web: { serach: {} } } }, 'categories.web.serach', /not a known field/],
+    [{ limits: { maxIterations: 0 } }, 'limits.maxIterations', /1/],
+    [{ limits: { turnTimeoutMs: 'soon' } }, 'limits.turnTimeoutMs', /number/],
+    [{ model: { baseURL: 'ftp://x' } }, 'model.baseURL', /http/],
+    [{ database: { url: 'mysql://x' } }, 'database.url', /postgres/],
+    [
+      { categories: { computer: { limits: { maxReadLines: -1 } } } },
+      'categories.computer.limits.maxReadLines',
+      /0/,
+    ],
+    [
+      { categories: { mcp: { servers: { calc: { command: 7 } } } } },
+      'categories.mcp.servers.calc.command',
+      /string/,
+    ],
+    [
+      { categories: { mcp: { servers: { calc: { command: 'node', deferLoading: 'yes' } } } } },
+      'categories.mcp.servers.calc.deferLoading',
+      /boolean/,
+    ],
+    [
+      { categories: { mcp: { servers: { calc: { command: 'node', url: 'http://x' } } } } },
+      'categories.mcp.servers.calc',
+      /not both/,
+    ],
+    [
+      { categories: { mcp: { servers: { 'a b': { command: 'node' } } } } },
+      'categories.mcp.servers.a b',
+      /namespace/,
+    ],
+    [
+      { categories: { schedule: { defaultTimeZone: 'Mars/Base' } } },
+      'categories.schedule.defaultTimeZone',
+      /IANA/,
+    ],
+    [{ categories: { web: { fetch: true } } }, 'categories.web.fetch', /./],
+    [{ agent: '../x' }, 'agent', /letters/],
+  ])('%j -> %s', (raw, field, message) => {
+    const error = errorOf(() => parseConfig(raw, { env: {} }));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`${field}: `);
+    expect(error.issues[0]?.message).toMatch(message);
+  });
+
+  it('lists every problem, each with its field', () => {
+    const error = errorOf(() =>
+      parseConfig({ limits: { maxIterations: 0 }, model: { stream: 'no' } }, { env: {} }),
+    );
+    expect(error.issues.map((issue) => issue.field).sort()).toEqual(['limits.maxIterations', 'model.stream']);
+    expect(error.message).toMatch(/^Invalid configuration:\n- /);
+  });
+
+  it('names the environment variable a search key is read from when it is not set', () => {
+    const raw = { categories: { web: { search: { provider: 'brave' } } } };
+    const error = errorOf(() => parseConfig(raw, { env: {} }));
+    expect(error.field).toBe('categories.web.search.apiKeyEnv');
+    expect(error.message).toContain('BRAVE_API_KEY, which is not set');
+    const config = parseConfig(raw, { env: { BRAVE_API_KEY: 'k' } });
+    expect(config.categories.web?.search).toEqual({ provider: 'brave', apiKey: 'k' });
+  });
+
+  it('checks the environment overrides', () => {
+    expect(errorOf(() => parseConfig({}, { env: { OPENAI_BASE_URL: 'localhost:8080' } })).field).toBe(
+      'OPENAI_BASE_URL',
+    );
+    expect(errorOf(() => parseConfig({}, { env: { DATABASE_URL: 'sqlite://x' } })).field).toBe(
+      'DATABASE_URL',
+    );
+  });
+});
+
+describe('defaults and environment overrides', () => {
+  it('defaults to computer, web fetch and schedule tools when the file names no categories', () => {
+    const config = parseConfig({}, { env: {}, baseDir: '/srv/worker' });
+    expect(Object.keys(config.categories)).toEqual(['computer', 'web', 'schedule']);
+    expect(config.categories.computer?.homeRoot).toBe('/srv/worker/.switchyard/homes');
+    expect(config.categories.web).toEqual({ search: undefined, fetch: {} });
+    expect(config.database).toEqual({ url: undefined, dataDir: '/srv/worker/.switchyard/db' });
+    expect(config.limits).toEqual({ maxIterations: 50, turnTimeoutMs: 600_000, toolTimeoutMs: undefined });
+    expect(parseConfig({ categories: {} }, { env: {} }).categories).toEqual({});
+  });
+
+  it('lets OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL and DATABASE_URL override the file', () => {
+    const raw = {
+      model: { name: 'from-file', baseURL: 'http://file.example/v1' },
+      database: { url: 'postgres://file/db' },
+    };
+    const fromFile = parseConfig(raw, { env: {} });
+    expect(fromFile.model).toMatchObject({
+      name: 'from-file',
+      baseURL: 'http://file.example/v1',
+      apiKey: undefined,
+    });
+    const overridden = parseConfig(raw, {
+      env: {
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        SWITCHYARD_MODEL: 'from-env',
+        DATABASE_URL: 'postgres://env/db',
+      },
+    });
+    expect(overridden.model).toMatchObject({
+      name: 'from-env',
+      baseURL: 'http://127.0.0.1:9/v1',
+      apiKey: 'sk-test',
+    });
+    expect(overridden.database.url).toBe('postgres://env/db');
+  });
+
+  it('resolves an agent home under the home root and refuses names that leave it', () => {
+    const config = parseConfig(
+      { categories: { computer: { homeRoot: 'homes' } } },
+      { env: {}, baseDir: '/w' },
+    );
+    expect(resolveAgent(config)).toEqual({ id: 'main', home: '/w/homes/main' });
+    expect(resolveAgent(config, 'ada')).toEqual({ id: 'ada', home: '/w/homes/ada' });
+    expect(errorOf(() => resolveAgent(config, '..')).field).toBe('agent');
+    expect(errorOf(() => resolveAgent(config, 'a/b')).field).toBe('agent');
+  });
+});
+
+describe('the model endpoint', () => {
+  it('says exactly which variable to set', () => {
+    const none = errorOf(() => resolveModelEndpoint(parseConfig({}, { env: {} })));
+    expect(none.field).toBe('OPENAI_API_KEY');
+    expect(none.message).toContain('Set OPENAI_API_KEY to use api.openai.com, or set OPENAI_BASE_URL');
+    const noModel = errorOf(() =>
+      resolveModelEndpoint(parseConfig({}, { env: { OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' } })),
+    );
+    expect(noModel.field).toBe('SWITCHYARD_MODEL');
+    expect(noModel.message).toContain('Set SWITCHYARD_MODEL');
+    expect(
+      resolveModelEndpoint(parseConfig({ model: { name: 'm' } }, { env: { OPENAI_API_KEY: 'sk' } })),
+    ).toEqual({ model: 'm', baseURL: undefined, apiKey: 'sk' });
+  });
+});
+
+describe('loadConfig', () => {
+  let directory: string;
+  beforeAll(async () => {
+    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-config-'));
+  });
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('reads switchyard.config.json from the working directory and resolves paths against it', async () => {
+    await writeFile(
+      path.join(directory, 'switchyard.config.json'),
+      JSON.stringify({ categories: { computer: { homeRoot: 'h' } }, database: { dataDir: 'db' } }),
+    );
+    const config = await loadConfig({ cwd: directory, env: {} });
+    expect(config.source).toBe(path.join(directory, 'switchyard.config.json'));
+    expect(config.categories.computer?.homeRoot).toBe(path.join(directory, 'h'));
+    expect(config.database.dataDir).toBe(path.join(directory, 'db'));
+  });
+
+  it('falls back to the defaults when there is no file, and refuses a named file that is missing or not JSON', async () => {
+    const empty = await mkdtemp(path.join(directory, 'empty-'));
+    expect((await loadConfig({ cwd: empty, env: {} })).source).toBeUndefined();
+    await expect(loadConfig({ path: 'nope.json', cwd: empty, env: {} })).rejects.toThrow(
+      /nope\.json: \(file\): cannot be read/,
+    );
+    await writeFile(path.join(empty, 'bad.json'), '{ "model": ');
+    await expect(loadConfig({ cwd: empty, env: { SWITCHYARD_CONFIG: 'bad.json' } })).rejects.toThrow(
+      /\(file\): is not valid JSON/,
+    );
+  });
+
+  it('names the file and the field for a problem inside it', async () => {
+    await writeFile(path.join(directory, 'typo.json'), JSON.stringify({ limits: { maxIteration: 3 } }));
+    await expect(loadConfig({ path: 'typo.json', cwd: directory, env: {} })).rejects.toThrow(
+      `Invalid ${path.join(directory, 'typo.json')}: limits.maxIteration: is not a known field`,
+    );
+  });
+});

@@ -1,0 +1,259 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { WebSearchProfile } from '@switchyard/tools-web';
+import type { z } from 'zod';
+import { type ConfigFile, configFileSchema } from './config-schema';
+import type { WorkerCategories, WorkerConfig } from './worker-config';
+import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
+
+/** The file `loadConfig` looks for in the working directory. */
+export const CONFIG_FILE_NAME = 'switchyard.config.json';
+
+/** The base instructions of a text turn when the configuration gives none. */
+export const DEFAULT_INSTRUCTIONS =
+  'You are a Switchyard worker agent. Use the tools you are given to do what the user asks, ' +
+  'plan multi-step work with update_todos, and say plainly what you did and what you could not do.';
+
+/** The environment a configuration reads: variable names to values. */
+export type ConfigEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** Options of `loadConfig`. */
+export interface LoadConfigOptions {
+  /** The configuration file. Default: `SWITCHYARD_CONFIG`, else `switchyard.config.json` in `cwd` if it exists. */
+  path?: string;
+  /** The working directory (default `process.cwd()`). */
+  cwd?: string;
+  /** Where overrides and API keys are read (default `process.env`). */
+  env?: ConfigEnvironment;
+}
+
+/** Options of `parseConfig`. */
+export interface ParseConfigOptions {
+  /** Where overrides and API keys are read (default `process.env`). */
+  env?: ConfigEnvironment;
+  /** Relative paths resolve against this folder (default `process.cwd()`). */
+  baseDir?: string;
+  /** The file the value came from, for messages. */
+  source?: string;
+}
+
+function fieldOf(pathParts: readonly PropertyKey[]): string {
+  let field = '';
+  for (const part of pathParts) {
+    if (typeof part === 'number') field += `[${part}]`;
+    else field += field === '' ? String(part) : `.${String(part)}`;
+  }
+  return field === '' ? '(root)' : field;
+}
+
+function issuesOf(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: readonly PropertyKey[] = [],
+): WorkerConfigIssue[] {
+  const result: WorkerConfigIssue[] = [];
+  for (const issue of issues) {
+    const at = [...prefix, ...issue.path];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys)
+        result.push({ field: fieldOf([...at, key]), message: 'is not a known field' });
+      continue;
+    }
+    if (issue.code === 'invalid_key') {
+      result.push({ field: fieldOf(at), message: issue.issues[0]?.message ?? issue.message });
+      continue;
+    }
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // Report the branch the value came closest to (an MCP server with `command` is a stdio
+      // server); when no branch is closest, the union's own message says what is expected.
+      const sizes = issue.errors.map((branch) => branch.length);
+      const fewest = Math.min(...sizes);
+      if (sizes.filter((size) => size === fewest).length === 1) {
+        result.push(...issuesOf(issue.errors[sizes.indexOf(fewest)] ?? [], at));
+        continue;
+      }
+    }
+    result.push({ field: fieldOf(at), message: issue.message });
+  }
+  return result;
+}
+
+const DEFAULT_CATEGORIES: NonNullable<ConfigFile['categories']> = {
+  computer: {},
+  web: { fetch: {} },
+  schedule: {},
+};
+
+function resolveSearch(
+  search: NonNullable<NonNullable<ConfigFile['categories']>['web']>['search'],
+  env: ConfigEnvironment,
+  issues: WorkerConfigIssue[],
+): WebSearchProfile | undefined {
+  if (search === undefined) return undefined;
+  if (search.provider === 'searxng') return search;
+  const { apiKeyEnv: configured, ...profile } = search;
+  const variable = configured ?? (search.provider === 'brave' ? 'BRAVE_API_KEY' : 'TAVILY_API_KEY');
+  const apiKey = env[variable];
+  if (apiKey === undefined || apiKey === '') {
+    issues.push({
+      field: 'categories.web.search.apiKeyEnv',
+      message: `the ${search.provider} API key is read from the environment variable ${variable}, which is not set`,
+    });
+    return undefined;
+  }
+  return { ...profile, apiKey } as WebSearchProfile;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks a configuration value (the parsed JSON of `switchyard.config.json`), applies the
+ * environment overrides (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `SWITCHYARD_MODEL`, `DATABASE_URL`)
+ * and the defaults, and resolves relative paths against `baseDir`.
+ *
+ * Contract: throws `WorkerConfigError` listing every problem with its field (`categories.web.search.provider:
+ * must be one of ...`, `limits.maxIterations: ...`, `OPENAI_BASE_URL: ...`). A missing model endpoint
+ * is not an error here (`tools` and `schedules` need none): `requireModelEndpoint` checks it.
+ *
+ * @example
+ * const config = parseConfig({ categories: { web: { fetch: { timeoutMs: 10_000 } } } }, { env: process.env });
+ */
+export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): WorkerConfig {
+  const env = options.env ?? process.env;
+  const baseDir = path.resolve(options.baseDir ?? process.cwd());
+  const parsed = configFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new WorkerConfigError({ issues: issuesOf(parsed.error.issues), source: options.source });
+  }
+  const file = parsed.data;
+  const issues: WorkerConfigIssue[] = [];
+  const fromEnv = (name: string) => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const baseURL = fromEnv('OPENAI_BASE_URL') ?? file.model?.baseURL;
+  if (fromEnv('OPENAI_BASE_URL') !== undefined && !/^https?:\/\//.test(baseURL ?? '')) {
+    issues.push({ field: 'OPENAI_BASE_URL', message: 'must be an http: or https: URL' });
+  }
+  const databaseUrl = fromEnv('DATABASE_URL') ?? file.database?.url;
+  if (fromEnv('DATABASE_URL') !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl ?? '')) {
+    issues.push({ field: 'DATABASE_URL', message: 'must be a postgres:// or postgresql:// URL' });
+  }
+
+  const declared = file.categories ?? DEFAULT_CATEGORIES;
+  const categories: WorkerCategories = {};
+  if (declared.computer !== undefined) {
+    const computer = declared.computer;
+    categories.computer = {
+      homeRoot: path.resolve(baseDir, computer.homeRoot ?? '.switchyard/homes'),
+      env: computer.env ?? [],
+      skills: computer.skills ?? true,
+      limits: computer.limits ?? {},
+    };
+  }
+  if (declared.web !== undefined) {
+    categories.web = {
+      search: resolveSearch(declared.web.search, env, issues),
+      fetch: declared.web.fetch ?? {},
+    };
+  }
+  if (declared.schedule !== undefined) {
+    const zone = declared.schedule.defaultTimeZone ?? 'UTC';
+    if (!isTimeZone(zone)) {
+      issues.push({
+        field: 'categories.schedule.defaultTimeZone',
+        message: `${JSON.stringify(zone)} is not an IANA time zone`,
+      });
+    }
+    categories.schedule = { defaultTimeZone: zone };
+  }
+  if (declared.workflow !== undefined) categories.workflow = {};
+  if (declared.mcp !== undefined) {
+    const servers: NonNullable<WorkerCategories['mcp']>['servers'] = {};
+    for (const [name, server] of Object.entries(declared.mcp.servers)) {
+      servers[name] =
+        'command' in server && server.cwd !== undefined
+          ? { ...server, cwd: path.resolve(baseDir, server.cwd) }
+          : server;
+    }
+    categories.mcp = { servers };
+  }
+  if (issues.length > 0) throw new WorkerConfigError({ issues, source: options.source });
+
+  return {
+    source: options.source,
+    baseDir,
+    model: {
+      name: fromEnv('SWITCHYARD_MODEL') ?? file.model?.name,
+      baseURL,
+      apiKey: fromEnv('OPENAI_API_KEY'),
+      reasoningEffort: file.model?.reasoningEffort,
+      maxOutputTokens: file.model?.maxOutputTokens,
+      toolSearch: file.model?.toolSearch,
+      chaining: file.model?.chaining ?? 'stateless',
+      stream: file.model?.stream ?? true,
+      maxRetries: file.model?.maxRetries ?? 3,
+    },
+    agent: file.agent ?? 'main',
+    instructions: file.instructions ?? DEFAULT_INSTRUCTIONS,
+    categories,
+    limits: {
+      maxIterations: file.limits?.maxIterations ?? 50,
+      turnTimeoutMs: file.limits?.turnTimeoutMs ?? 600_000,
+      toolTimeoutMs: file.limits?.toolTimeoutMs,
+    },
+    database: {
+      url: databaseUrl,
+      dataDir: path.resolve(baseDir, file.database?.dataDir ?? '.switchyard/db'),
+    },
+  };
+}
+
+/**
+ * Finds, reads and checks the worker's configuration: `options.path`, else the file named by
+ * `SWITCHYARD_CONFIG`, else `switchyard.config.json` in the working directory, else the defaults
+ * (computer, web fetch and schedule tools; see the README).
+ *
+ * Contract: throws `WorkerConfigError` naming the field for every problem, including a named file
+ * that does not exist or is not JSON (field `(file)`). See `parseConfig`.
+ *
+ * @example
+ * const config = await loadConfig({ path: 'switchyard.config.json' });
+ * const tools = buildTextTurnTools({ config, agent, services, signal });
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<WorkerConfig> {
+  const env = options.env ?? process.env;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const named = options.path ?? (env.SWITCHYARD_CONFIG === '' ? undefined : env.SWITCHYARD_CONFIG);
+  const candidate = path.resolve(cwd, named ?? CONFIG_FILE_NAME);
+  if (named === undefined && !existsSync(candidate)) return parseConfig({}, { env, baseDir: cwd });
+  let text: string;
+  try {
+    text = await readFile(candidate, 'utf8');
+  } catch (error) {
+    throw new WorkerConfigError({
+      issues: [{ field: '(file)', message: `cannot be read: ${(error as Error).message}` }],
+      source: candidate,
+      cause: error,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new WorkerConfigError({
+      issues: [{ field: '(file)', message: `is not valid JSON: ${(error as Error).message}` }],
+      source: candidate,
+      cause: error,
+    });
+  }
+  return parseConfig(raw, { env, baseDir: path.dirname(candidate), source: candidate });
+}

@@ -1,0 +1,112 @@
+import type { ComputerToolsLimits } from '@switchyard/tools-computer';
+import type { McpServerConfig } from '@switchyard/tools-mcp';
+import type { WebSearchProfile } from '@switchyard/tools-web';
+
+/** The model and its endpoint, after environment overrides. */
+export interface WorkerModelConfig {
+  /** The model name (`model.name`, or `SWITCHYARD_MODEL`). Absent: `run` refuses, naming the variable. */
+  name: string | undefined;
+  /** An OpenAI-compatible base URL (`model.baseURL`, or `OPENAI_BASE_URL`). Absent: api.openai.com. */
+  baseURL: string | undefined;
+  /** The API key, only from `OPENAI_API_KEY` (never from the file). */
+  apiKey: string | undefined;
+  /** `reasoning.effort` sent with each request, when set. */
+  reasoningEffort: 'minimal' | 'low' | 'medium' | 'high' | undefined;
+  /** `max_output_tokens` sent with each request, when set. */
+  maxOutputTokens: number | undefined;
+  /** How deferred tools are offered; absent: native on api.openai.com, client elsewhere. */
+  toolSearch: 'native' | 'client' | undefined;
+  /** Transcript chaining (default `stateless`). */
+  chaining: 'stateless' | 'previous-response-id';
+  /** Stream responses (default true). */
+  stream: boolean;
+  /** The SDK's retries on 429 and 5xx (default 3). */
+  maxRetries: number;
+}
+
+/** The computer category: file and command tools in the agent's home, and Skills. */
+export interface WorkerComputerConfig {
+  /** Absolute folder holding one home per agent: `<homeRoot>/<agent>`. */
+  homeRoot: string;
+  /** Extra environment variable names commands may see. */
+  env: string[];
+  /** Project the home's Skills into every turn's instructions (default true). */
+  skills: boolean;
+  /** Limits passed to `createComputerTools`. */
+  limits: ComputerToolsLimits;
+}
+
+/** `web_fetch` options as the configuration can give them. */
+export interface WorkerFetchConfig {
+  /** Whole-fetch time limit in ms. */
+  timeoutMs?: number;
+  /** Body size limit in bytes. */
+  maxBodyBytes?: number;
+  /** Redirects followed. */
+  maxRedirects?: number;
+  /** Characters returned per call by default. */
+  defaultMaxLength?: number;
+  /** The User-Agent sent. */
+  userAgent?: string;
+  /** Allow private and loopback addresses (metadata stays refused). */
+  allowPrivateNetwork?: boolean;
+  /** Exact `address:port` targets allowed although not public. */
+  allowedTargets?: string[];
+}
+
+/** The web category. */
+export interface WorkerWebConfig {
+  /** The search provider profile (API key read from its environment variable); absent: no `web_search`. */
+  search: WebSearchProfile | undefined;
+  /** `web_fetch` options; `false`: no `web_fetch`. */
+  fetch: WorkerFetchConfig | false;
+}
+
+/** The enabled tool categories. An absent category contributes no tool. */
+export interface WorkerCategories {
+  /** Computer tools (`run_command`, files) and Skills. */
+  computer?: WorkerComputerConfig;
+  /** `web_search` and `web_fetch`. */
+  web?: WorkerWebConfig;
+  /** Schedule tools over the control plane. */
+  schedule?: { defaultTimeZone: string };
+  /** Workflow tools over the control plane. */
+  workflow?: Record<string, never>;
+  /** External MCP servers, each one namespace. */
+  mcp?: { servers: Record<string, McpServerConfig> };
+}
+
+/** Turn limits. */
+export interface WorkerLimits {
+  /** Most model requests per turn (default 50). */
+  maxIterations: number;
+  /** A turn is aborted after this many ms (default 600 000). */
+  turnTimeoutMs: number;
+  /** Per tool call time limit in ms, when set. */
+  toolTimeoutMs: number | undefined;
+}
+
+/** The checked, resolved worker configuration: what `loadConfig` returns. */
+export interface WorkerConfig {
+  /** The file read, absolute; absent when none was found (defaults only). */
+  source: string | undefined;
+  /** The folder relative paths were resolved against (the file's, else the working directory). */
+  baseDir: string;
+  /** The model and endpoint. */
+  model: WorkerModelConfig;
+  /** The agent a turn runs for when none is named (default `main`). */
+  agent: string;
+  /** The base instructions of every text turn. */
+  instructions: string;
+  /** Enabled categories and their options. */
+  categories: WorkerCategories;
+  /** Turn limits. */
+  limits: WorkerLimits;
+  /** The control plane's database. */
+  database: {
+    /** A PostgreSQL URL (`database.url`, or `DATABASE_URL`); absent: embedded PGlite. */
+    url: string | undefined;
+    /** The PGlite data directory, absolute (default `<baseDir>/.switchyard/db`). */
+    dataDir: string;
+  };
+}

@@ -1,0 +1,132 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { toolKey } from '@switchyard/core';
+import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
+import type { ScheduleService } from '@switchyard/tools-schedule';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcStdioServer } from './__fixtures__/mcp-fixture';
+import { parseConfig } from './config/load-config';
+import { resolveAgent } from './config/resolve-agent';
+import { buildTextTurnInstructions, buildTextTurnSections, buildTextTurnTools } from './text-turn';
+
+// Composition only reads the service's shape; the schedule tools against the real control plane
+// are exercised in schedule-service.test.ts and the CLI tests.
+const unusedScheduleService: ScheduleService = {
+  createSchedule: () => Promise.reject(new Error('not used')),
+  listSchedules: () => Promise.reject(new Error('not used')),
+  cancelSchedule: () => Promise.reject(new Error('not used')),
+};
+
+describe('text-turn composition', () => {
+  let root: string;
+  let mcp: McpServers;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'switchyard-text-turn-'));
+    await mkdir(path.join(root, 'homes', 'ada'), { recursive: true });
+    mcp = await connectMcpServers({
+      servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await mcp?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  function contextFor(categories: Record<string, unknown>) {
+    const config = parseConfig(
+      { categories: { ...categories, ...(categories.computer ? { computer: { homeRoot: 'homes' } } : {}) } },
+      { env: { BRAVE_API_KEY: 'k' }, baseDir: root },
+    );
+    return {
+      config,
+      agent: resolveAgent(config, 'ada'),
+      services: { schedules: unusedScheduleService, mcp },
+      todos: { items: [] },
+      signal: new AbortController().signal,
+    };
+  }
+
+  it('builds every enabled category in the fixed order', () => {
+    const context = contextFor({
+      mcp: { servers: {} },
+      web: { search: { provider: 'brave' }, fetch: {} },
+      schedule: {},
+      computer: {},
+      workflow: {},
+    });
+    expect(buildTextTurnSections(context).map((section) => section.category)).toEqual([
+      'todo',
+      'computer',
+      'web',
+      'schedule',
+      'workflow',
+      'mcp',
+    ]);
+    const keys = buildTextTurnTools(context).map(toolKey);
+    expect(keys.slice(0, 11)).toEqual([
+      'update_todos',
+      'run_command',
+      'read_file',
+      'list_files',
+      'search_files',
+      'write_file',
+      'edit_file',
+      'web_search',
+      'web_fetch',
+      'create_schedule',
+      'list_schedules',
+    ]);
+    expect(keys[11]).toBe('cancel_schedule');
+    expect(keys.slice(12)).toEqual(mcp.tools().map(toolKey));
+    expect(keys).toContain('calc.add');
+  });
+
+  it('leaves a disabled category out entirely', () => {
+    const keys = buildTextTurnTools(contextFor({ computer: {}, web: { fetch: false } })).map(toolKey);
+    expect(keys).toEqual([
+      'update_todos',
+      'run_command',
+      'read_file',
+      'list_files',
+      'search_files',
+      'write_file',
+      'edit_file',
+    ]);
+    expect(buildTextTurnTools(contextFor({})).map(toolKey)).toEqual(['update_todos']);
+    const withoutSchedule = buildTextTurnTools(contextFor({ web: {}, mcp: { servers: {} } })).map(toolKey);
+    expect(withoutSchedule.filter((key) => key.includes('schedule'))).toEqual([]);
+    expect(withoutSchedule.slice(0, 2)).toEqual(['update_todos', 'web_fetch']);
+  });
+
+  it('refuses an enabled category whose service is missing, naming it', () => {
+    const context = { ...contextFor({ schedule: {} }), services: {} };
+    expect(() => buildTextTurnTools(context)).toThrow(
+      /^services\.schedules: categories\.schedule is enabled/,
+    );
+  });
+
+  it("projects the home's Skills into the instructions on every call", async () => {
+    const context = contextFor({ computer: {} });
+    const before = await buildTextTurnInstructions(context);
+    expect(before.instructions).toBe(context.config.instructions);
+    const skill = path.join(context.agent.home, 'skills', 'release-notes');
+    await mkdir(skill, { recursive: true });
+    await writeFile(
+      path.join(skill, 'SKILL.md'),
+      '---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nSteps...\n',
+    );
+    const after = await buildTextTurnInstructions(context);
+    expect(after.skills).toEqual(['release-notes']);
+    expect(after.instructions).toContain(
+      '- release-notes: Write release notes from the git log. (instructions: skills/release-notes/SKILL.md)',
+    );
+    expect(after.instructions.startsWith(context.config.instructions)).toBe(true);
+    await writeFile(path.join(skill, 'SKILL.md'), '---\nname: wrong\n---\n');
+    const broken = await buildTextTurnInstructions(context);
+    expect(broken.skills).toEqual([]);
+    expect(broken.skillProblems[0]?.file).toBe('skills/release-notes/SKILL.md');
+  });
+});

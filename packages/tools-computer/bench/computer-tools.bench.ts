@@ -1,0 +1,79 @@
+// Overhead of the computer tools against their plain equivalents, measured in the same run:
+// run_command vs a bare `bash -lc` spawn (the cost of tracking and tree cleanup), and
+// search_files / list_files vs grep / find over the same generated tree.
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { createComputerTools } from '../src/index';
+import { measure, ms, report } from './measure';
+
+const run = promisify(execFile);
+const home = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
+for (let folder = 0; folder < 20; folder += 1) {
+  mkdirSync(path.join(home, `src/m${folder}`), { recursive: true });
+  for (let file = 0; file < 25; file += 1) {
+    const lines = Array.from(
+      { length: 200 },
+      (_, line) => `const value${line} = ${line}; // ${line % 50 === 0 ? 'TODO' : 'ok'}`,
+    );
+    writeFileSync(path.join(home, `src/m${folder}/f${file}.ts`), `${lines.join('\n')}\n`);
+  }
+}
+
+const tools = new Map<string, AnyWorkerAgentTool>(
+  createComputerTools({ home }).map((tool) => [tool.name, tool]),
+);
+const context = {
+  signal: new AbortController().signal,
+  toolCallId: 'bench',
+  reportProgress: () => undefined,
+};
+const call = (name: string, params: Record<string, unknown>) => tools.get(name)!.execute(params, context);
+
+function bareSpawn(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-lc', 'true'], {
+      cwd: home,
+      stdio: 'ignore',
+      detached: true,
+      // Same HOME as the tool, so both run the same login profile.
+      env: { PATH: process.env.PATH, HOME: home },
+    });
+    child.once('exit', () => resolve());
+    child.once('error', reject);
+  });
+}
+
+try {
+  process.stdout.write('tools-computer: 500 files of 200 lines (2.8 MB)\n');
+  const bare = await measure(bareSpawn, { runs: 20 });
+  const tool = await measure(() => call('run_command', { command: 'true' }), { runs: 20 });
+  report('bash -lc true, bare spawn (baseline)', ms(bare.median));
+  report(
+    'run_command true (env, tracking, tree cleanup)',
+    ms(tool.median),
+    `${(tool.median / bare.median).toFixed(2)}x baseline`,
+  );
+
+  const grep = await measure(() => run('grep', ['-rn', 'TODO', 'src'], { cwd: home }), { runs: 10 });
+  const search = await measure(() => call('search_files', { pattern: 'TODO', path: 'src' }), { runs: 10 });
+  report('grep -rn TODO src (baseline)', ms(grep.median));
+  report(
+    'search_files TODO in src (worker-thread regex)',
+    ms(search.median),
+    `${(search.median / grep.median).toFixed(2)}x baseline`,
+  );
+
+  const find = await measure(() => run('find', ['src', '-name', '*.ts'], { cwd: home }), { runs: 10 });
+  const list = await measure(() => call('list_files', { pattern: '**/*.ts', path: 'src' }), { runs: 10 });
+  report('find src -name *.ts (baseline)', ms(find.median));
+  report('list_files **/*.ts in src', ms(list.median), `${(list.median / find.median).toFixed(2)}x baseline`);
+
+  const read = await measure(() => call('read_file', { path: 'src/m0/f0.ts' }), { runs: 50 });
+  report('read_file 200 lines', ms(read.median));
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

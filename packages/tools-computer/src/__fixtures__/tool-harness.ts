@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AgentToolResult, AnyWorkerAgentTool } from '@switchyard/core';
+
+/** A temporary agent home with a folder beside it that is outside the home. */
+export interface TempHome {
+  /** The home directory. */
+  home: string;
+  /** A directory outside the home. */
+  outside: string;
+  /** Writes a file relative to the home, creating parents. */
+  write(relative: string, content: string | Uint8Array, mode?: number): string;
+  /** Removes everything. */
+  remove(): void;
+}
+
+/** Creates a temporary home (and an outside folder) for a test. */
+export function createTempHome(prefix = 'switchyard-tools-'): TempHome {
+  const base = mkdtempSync(path.join(tmpdir(), prefix));
+  const home = path.join(base, 'home');
+  const outside = path.join(base, 'outside');
+  mkdirSync(home);
+  mkdirSync(outside);
+  return {
+    home,
+    outside,
+    write(relative, content, mode) {
+      const file = path.join(home, relative);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content, mode === undefined ? undefined : { mode });
+      return file;
+    },
+    remove: () => rmSync(base, { recursive: true, force: true }),
+  };
+}
+
+/** Validates raw arguments with the tool's schema, as the loop does, and executes the tool. */
+export async function callTool(
+  tool: AnyWorkerAgentTool,
+  args: Record<string, unknown>,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<{ result: AgentToolResult; text: string; label: string | undefined }> {
+  const params = tool.schema.parse(args);
+  const result = await tool.execute(params, {
+    signal,
+    toolCallId: 'call-test',
+    reportProgress: () => undefined,
+  });
+  const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+  return { result, text, label: tool.describeCompletedActivity?.(params, result) };
+}

@@ -1,0 +1,170 @@
+/** Where cut output is saved: opened lazily, only when the output exceeds the cap. */
+export interface OutputSink {
+  /** Path relative to the home, shown to the model. */
+  readonly relative: string;
+  /** Appends bytes. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Closes the file. */
+  close(): Promise<void>;
+}
+
+/** What a command printed, capped. */
+export interface CapturedOutput {
+  /** The text the model sees: all of it, or its head and tail around a note of what was cut. */
+  text: string;
+  /** Bytes the command printed. */
+  totalBytes: number;
+  /** Lines the command printed (a last line without a newline counts). */
+  totalLines: number;
+  /** The output was cut. */
+  truncated: boolean;
+  /** Where the full output was saved (relative to the home), when it was cut. */
+  savedPath?: string;
+  /** Bytes saved there (less than `totalBytes` when the save limit was reached). */
+  savedBytes?: number;
+}
+
+function countNewlines(bytes: Uint8Array, from = 0, to = bytes.length): number {
+  let count = 0;
+  for (let index = from; index < to; index += 1) if (bytes[index] === 0x0a) count += 1;
+  return count;
+}
+
+const isContinuationByte = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/** The end index that drops a UTF-8 character cut short at `end`. */
+function completeCharactersEnd(bytes: Uint8Array, end: number): number {
+  let lead = end - 1;
+  while (lead >= 0 && lead > end - 4 && isContinuationByte(bytes[lead])) lead -= 1;
+  if (lead < 0) return end;
+  const byte = bytes[lead] ?? 0;
+  const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  return lead + length > end ? lead : end;
+}
+
+const format = (value: number) => value.toLocaleString('en-US');
+
+/**
+ * Collects a command's output in arrival order. Up to `maxBytes` it keeps everything; beyond that it
+ * keeps the first and last halves (cut at line breaks when one is near, never inside a UTF-8
+ * character) and streams the full output to a sink in the home, up to `maxSavedBytes`.
+ */
+export class OutputCapture {
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
+  private chunks: Buffer[] = [];
+  private head: Buffer = Buffer.alloc(0);
+  private tail: Buffer = Buffer.alloc(0);
+  private total = 0;
+  private newlines = 0;
+  private lastByte: number | undefined;
+  private sink: OutputSink | undefined;
+  private sinkError: unknown;
+  private saved = 0;
+  private writes: Promise<void> = Promise.resolve();
+  private crossed = false;
+
+  constructor(
+    private readonly options: {
+      maxBytes: number;
+      maxSavedBytes: number;
+      openSink: () => Promise<OutputSink>;
+    },
+  ) {
+    this.headLimit = Math.ceil(options.maxBytes / 2);
+    this.tailLimit = Math.floor(options.maxBytes / 2);
+  }
+
+  /** Adds a chunk of output. */
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.total += chunk.length;
+    this.newlines += countNewlines(chunk);
+    this.lastByte = chunk[chunk.length - 1];
+    if (!this.crossed) {
+      if (this.total <= this.options.maxBytes) {
+        this.chunks.push(chunk);
+        return;
+      }
+      this.crossed = true;
+      // Crossing the cap: everything so far becomes head, tail and the start of the saved file.
+      const all = Buffer.concat([...this.chunks, chunk]);
+      this.chunks = [];
+      this.head = all.subarray(0, this.headLimit);
+      this.tail = Buffer.from(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit)));
+      this.save(all);
+      return;
+    }
+    this.tail = Buffer.concat([this.tail, chunk]);
+    if (this.tail.length > this.tailLimit) this.tail = Buffer.from(this.tail.subarray(-this.tailLimit));
+    this.save(chunk);
+  }
+
+  private save(chunk: Buffer): void {
+    this.writes = this.writes.then(async () => {
+      if (this.sinkError !== undefined) return;
+      try {
+        this.sink ??= await this.options.openSink();
+        const room = this.options.maxSavedBytes - this.saved;
+        if (room <= 0) return;
+        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+        await this.sink.write(part);
+        this.saved += part.length;
+      } catch (error) {
+        this.sinkError = error;
+      }
+    });
+  }
+
+  /** Closes the sink and returns the capped output. */
+  async finish(): Promise<CapturedOutput> {
+    const totalLines = this.newlines + (this.total > 0 && this.lastByte !== 0x0a ? 1 : 0);
+    if (!this.crossed) {
+      return {
+        text: Buffer.concat(this.chunks).toString('utf8'),
+        totalBytes: this.total,
+        totalLines,
+        truncated: false,
+      };
+    }
+    await this.writes;
+    await this.sink?.close().catch(() => undefined);
+
+    let headEnd = this.head.length;
+    const headBreak = this.head.lastIndexOf(0x0a);
+    if (headBreak >= this.head.length * 0.75) headEnd = headBreak + 1;
+    headEnd = completeCharactersEnd(this.head, headEnd);
+    let tailStart = 0;
+    const tailBreak = this.tail.indexOf(0x0a);
+    if (tailBreak !== -1 && tailBreak < this.tail.length * 0.25) tailStart = tailBreak + 1;
+    while (tailStart < this.tail.length && isContinuationByte(this.tail[tailStart])) tailStart += 1;
+    const head = this.head.subarray(0, headEnd);
+    const tail = this.tail.subarray(tailStart);
+    const cutBytes = this.total - head.length - tail.length;
+    const firstCutLine = countNewlines(head) + 1;
+    const lastCutLine = Math.max(
+      firstCutLine,
+      totalLines - countNewlines(tail) - (this.lastByte === 0x0a ? 0 : 1),
+    );
+
+    let where: string;
+    if (this.sink !== undefined && this.sinkError === undefined) {
+      where =
+        this.saved < this.total
+          ? `the first ${format(this.saved)} bytes were saved to ${this.sink.relative}`
+          : `the full output was saved to ${this.sink.relative}`;
+    } else {
+      where = `the full output could not be saved (${this.sinkError instanceof Error ? this.sinkError.message : String(this.sinkError)})`;
+    }
+    const note = `\n[... ${format(cutBytes)} bytes cut (lines ${format(firstCutLine)} to ${format(lastCutLine)} of ${format(totalLines)}); ${where} ...]\n`;
+    return {
+      text: `${head.toString('utf8')}${note}${tail.toString('utf8')}`,
+      totalBytes: this.total,
+      totalLines,
+      truncated: true,
+      ...(this.sink !== undefined && this.sinkError === undefined
+        ? { savedPath: this.sink.relative, savedBytes: this.saved }
+        : {}),
+    };
+  }
+}

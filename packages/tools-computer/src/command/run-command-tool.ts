@@ -1,0 +1,350 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { type AgentToolResult, defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import { z } from 'zod';
+import { openDirectoryInHome } from '../paths/agent-home';
+import type { ComputerSettings } from '../resolve-computer-settings';
+import { buildCommandEnvironment } from './command-environment';
+import { type CapturedOutput, OutputCapture, type OutputSink } from './output-capture';
+import { ProcessTree } from './process-tree';
+
+/** Where `run_command` saves output it had to cut, relative to the home. */
+export const COMMAND_OUTPUT_DIRECTORY = '.switchyard/command-output';
+
+const schema = z.object({
+  command: z.string().describe('The shell command to run with bash, in the agent home.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .optional()
+    .describe('Stop the command after this many milliseconds (default 60000).'),
+});
+
+/** Parameters of `run_command`. */
+export type RunCommandParams = z.output<typeof schema>;
+
+/** What `run_command` records about a call (`details` of its result). */
+export interface RunCommandDetails {
+  /** The exit code, or null when the command ended by a signal or never started. */
+  exitCode: number | null;
+  /** The signal that ended the shell, if any. */
+  signal: NodeJS.Signals | null;
+  /** Wall time from spawn to the end of the last process, in milliseconds. */
+  durationMs: number;
+  /** The timeout that applied, in milliseconds. */
+  timeoutMs: number;
+  /** The timeout elapsed and the command was stopped. */
+  timedOut: boolean;
+  /** The turn was aborted and the command was stopped. */
+  aborted: boolean;
+  /** Processes that were still running and were stopped (after a timeout, an abort, or left behind). */
+  stoppedProcesses: number;
+  /** Bytes of output (stdout and stderr together). */
+  outputBytes: number;
+  /** The output was cut to its head and tail. */
+  truncated: boolean;
+  /** Where the full output was saved (relative to the home), when it was cut. */
+  savedOutputPath?: string;
+  /** Why the command could not start. */
+  spawnError?: string;
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function seconds(milliseconds: number): string {
+  return `${(milliseconds / 1000).toFixed(1)} s`;
+}
+
+function shortCommand(command: string): string {
+  const firstLine = command.trim().split('\n')[0] ?? '';
+  const more = command.trim().includes('\n');
+  return firstLine.length > 80 ? `${firstLine.slice(0, 77)}...` : more ? `${firstLine} ...` : firstLine;
+}
+
+function openOutputSink(settings: ComputerSettings, commandId: string): () => Promise<OutputSink> {
+  return async () => {
+    const directory = await openDirectoryInHome(settings.home, COMMAND_OUTPUT_DIRECTORY);
+    const name = `${new Date().toISOString().replaceAll(':', '-')}-${commandId.slice(0, 8)}.log`;
+    try {
+      const handle = await open(
+        directory.entry(name),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
+      return {
+        relative: `${COMMAND_OUTPUT_DIRECTORY}/${name}`,
+        write: async (chunk) => {
+          await handle.write(chunk);
+        },
+        close: () => handle.close(),
+      };
+    } finally {
+      await directory.close();
+    }
+  };
+}
+
+function streamsClosed(child: ChildProcess): Promise<void> {
+  const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
+  return Promise.all(
+    streams.map(
+      (stream) =>
+        new Promise<void>((resolve) => {
+          if (stream.closed || stream.destroyed) resolve();
+          else stream.once('close', () => resolve());
+        }),
+    ),
+  ).then(() => undefined);
+}
+
+function describeEnd(details: RunCommandDetails): string {
+  if (details.spawnError !== undefined) return `Command failed to start: ${details.spawnError}`;
+  if (details.timedOut) return `Command timed out after ${seconds(details.durationMs)}`;
+  if (details.aborted) return `Command stopped after ${seconds(details.durationMs)}`;
+  if (details.signal !== null)
+    return `Command killed by ${details.signal} after ${seconds(details.durationMs)}`;
+  return `Command exited ${details.exitCode} after ${seconds(details.durationMs)}`;
+}
+
+function resultText(output: CapturedOutput, details: RunCommandDetails, notes: string[]): string {
+  const body = output.totalBytes === 0 ? '(no output)' : output.text.replace(/\n$/, '');
+  const lines = [body, ''];
+  if (details.timedOut) {
+    lines.push(
+      `Timed out after ${seconds(details.timeoutMs)}: the command and all its processes were stopped (SIGTERM, then SIGKILL).`,
+    );
+  } else if (details.aborted) {
+    lines.push('Aborted: the command and all its processes were stopped.');
+  } else if (details.signal !== null) {
+    lines.push(`Killed by signal ${details.signal} after ${seconds(details.durationMs)}.`);
+  } else {
+    lines.push(`Exit code ${details.exitCode} after ${seconds(details.durationMs)}.`);
+  }
+  if (!details.timedOut && !details.aborted && details.stoppedProcesses > 0) {
+    const count = details.stoppedProcesses;
+    lines.push(
+      `Stopped ${count} background process${count === 1 ? '' : 'es'} the command left running: processes do not outlive their command.`,
+    );
+  }
+  lines.push(...notes);
+  return lines.join('\n');
+}
+
+async function runCommand(
+  settings: ComputerSettings,
+  params: RunCommandParams,
+  signal: AbortSignal,
+): Promise<AgentToolResult<RunCommandDetails>> {
+  const { limits } = settings;
+  const notes: string[] = [];
+  let timeoutMs = params.timeout_ms ?? limits.defaultTimeoutMs;
+  if (timeoutMs <= 0) {
+    return {
+      content: `timeout_ms must be a positive number of milliseconds, got ${timeoutMs}.`,
+      isError: true,
+      details: emptyDetails(0, { spawnError: 'invalid timeout_ms' }),
+    };
+  }
+  if (timeoutMs > limits.maxTimeoutMs) {
+    notes.push(
+      `timeout_ms ${timeoutMs} exceeds the maximum ${limits.maxTimeoutMs}; ${limits.maxTimeoutMs} was used.`,
+    );
+    timeoutMs = limits.maxTimeoutMs;
+  }
+  if (params.command.trim() === '') {
+    return {
+      content: 'The command is empty.',
+      isError: true,
+      details: emptyDetails(timeoutMs, { spawnError: 'empty command' }),
+    };
+  }
+  if (signal.aborted) {
+    return {
+      content: 'The command was not started: the turn was aborted.',
+      isError: true,
+      details: emptyDetails(timeoutMs, { aborted: true }),
+    };
+  }
+
+  const commandId = randomUUID();
+  const mcporterConfig = path.join(settings.home.root, 'config', 'mcporter.json');
+  const environment = buildCommandEnvironment({
+    home: settings.home.root,
+    sourceEnv: settings.sourceEnv,
+    envNames: settings.envNames,
+    pathPrepend: settings.pathPrepend,
+    commandId,
+    ...(existsSync(mcporterConfig) ? { mcporterConfig } : {}),
+  });
+  // A login shell's profile may reset PATH (Debian's /etc/profile does): put the allowlisted PATH
+  // back in front. `exec 2>&1` merges stderr into stdout so the two interleave in true order.
+  const allowedPath = shellQuote(environment.PATH ?? '');
+  const script = `[ "$PATH" = ${allowedPath} ] || PATH=${allowedPath}:"$PATH"; export PATH; exec 2>&1; ${params.command}`;
+
+  const started = performance.now();
+  const capture = new OutputCapture({
+    maxBytes: limits.maxOutputBytes,
+    maxSavedBytes: limits.maxSavedOutputBytes,
+    openSink: openOutputSink(settings, commandId),
+  });
+  let child: ChildProcess;
+  try {
+    child = settings.spawn('bash', ['-lc', script], {
+      cwd: settings.home.root,
+      env: environment,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      content: `The command could not be started: ${message}`,
+      isError: true,
+      details: emptyDetails(timeoutMs, { spawnError: message }),
+    };
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
+    (resolve) => {
+      child.once('exit', (code, exitSignal) => resolve({ code, signal: exitSignal }));
+      child.once('error', (error) => resolve({ code: null, signal: null, error }));
+    },
+  );
+  child.stdout?.on('data', (chunk: Buffer) => capture.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => capture.push(chunk));
+  const closed = streamsClosed(child);
+
+  const tree =
+    child.pid === undefined ? undefined : new ProcessTree(child.pid, `SWITCHYARD_COMMAND_ID=${commandId}`);
+  // Descendants are recorded while their parent still lives, so a setsid escapee stays known.
+  const poll = setInterval(() => tree?.scan(), 250);
+  let stopReason: 'timeout' | 'abort' | undefined;
+  let stopTimer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopRequested = new Promise<void>((resolve) => {
+    stopTimer = setTimeout(() => {
+      stopReason ??= 'timeout';
+      resolve();
+    }, timeoutMs);
+    onAbort = () => {
+      stopReason ??= 'abort';
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+  let outcome: Awaited<typeof exited>;
+  let stopped: number[] = [];
+  try {
+    const first = await Promise.race([exited, stopRequested.then(() => undefined)]);
+    if (first === undefined) {
+      stopped = (await tree?.terminate(limits.killGraceMs)) ?? [];
+      outcome = await exited;
+    } else {
+      outcome = first;
+      stopReason = undefined;
+      // Whatever the command left running in the background is stopped with it.
+      stopped = (await tree?.terminate(limits.killGraceMs)) ?? [];
+    }
+  } finally {
+    clearInterval(poll);
+    clearTimeout(stopTimer);
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+  // Every writer is gone now, so the pipes close; a process that escaped every check must not
+  // hold the call open.
+  let pipesHeld = false;
+  await Promise.race([
+    closed,
+    new Promise<void>((resolve) =>
+      setTimeout(() => {
+        pipesHeld = true;
+        resolve();
+      }, 1_000).unref(),
+    ),
+  ]);
+  if (pipesHeld) {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    notes.push(
+      'A process outside the command still held its output open; output after this point was not captured.',
+    );
+  }
+  const durationMs = performance.now() - started;
+  const output = await capture.finish();
+
+  const details: RunCommandDetails = {
+    exitCode: outcome.code,
+    signal: outcome.signal,
+    durationMs,
+    timeoutMs,
+    timedOut: stopReason === 'timeout',
+    aborted: stopReason === 'abort',
+    stoppedProcesses: stopped.filter((pid) => pid !== child.pid).length,
+    outputBytes: output.totalBytes,
+    truncated: output.truncated,
+    ...(output.savedPath === undefined ? {} : { savedOutputPath: output.savedPath }),
+    ...(outcome.error === undefined ? {} : { spawnError: outcome.error.message }),
+  };
+  if (outcome.error !== undefined) {
+    return {
+      content: `The command could not be started: ${outcome.error.message}`,
+      isError: true,
+      details,
+    };
+  }
+  return {
+    content: resultText(output, details, notes),
+    details,
+    ...(details.timedOut || details.aborted ? { isError: true } : {}),
+  };
+}
+
+function emptyDetails(timeoutMs: number, overrides: Partial<RunCommandDetails>): RunCommandDetails {
+  return {
+    exitCode: null,
+    signal: null,
+    durationMs: 0,
+    timeoutMs,
+    timedOut: false,
+    aborted: false,
+    stoppedProcesses: 0,
+    outputBytes: 0,
+    truncated: false,
+    ...overrides,
+  };
+}
+
+/**
+ * `run_command { command, timeout_ms? }`: runs `bash -lc <command>` in the agent home with an
+ * allowlisted environment; a timeout or an abort stops the whole process tree.
+ *
+ * Contract: a non-zero exit is a normal result (the model reads the exit code); a timeout, an abort
+ * or a command that cannot start is an `isError` result. Never throws for the model's input.
+ */
+export function createRunCommandTool(
+  settings: ComputerSettings,
+): WorkerAgentTool<RunCommandParams, RunCommandDetails> {
+  return defineWorkerTool({
+    name: 'run_command',
+    description: [
+      'Run a shell command with bash (login shell) in your home directory and return its output',
+      '(stdout and stderr interleaved), exit code and duration.',
+      `The default timeout is ${settings.limits.defaultTimeoutMs} ms (at most ${settings.limits.maxTimeoutMs} ms via timeout_ms);`,
+      'on timeout every process the command started is stopped, and so is anything it leaves running',
+      'in the background. Long output keeps its head and tail and the full output is saved in the home.',
+      'Standard input is empty.',
+    ].join(' '),
+    schema,
+    executionMode: 'sequential',
+    isDestructive: true,
+    describeActivity: ({ command }) => `Running \`${shortCommand(command)}\``,
+    describeCompletedActivity: (_params, result) =>
+      result.details === undefined ? 'Command finished' : describeEnd(result.details),
+    execute: (params, context) => runCommand(settings, params, context.signal),
+  });
+}

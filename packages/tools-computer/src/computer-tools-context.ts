@@ -1,0 +1,57 @@
+import type { spawn } from 'node:child_process';
+
+/** The `spawn` the command tool uses: `node:child_process`'s, or a wrapper with the same signature. */
+export type SpawnFunction = typeof spawn;
+
+/** Limits of the computer tools. Every field is optional; defaults are given per field. */
+export interface ComputerToolsLimits {
+  /** `run_command` timeout when the call gives none. Default 60 000 ms. */
+  defaultTimeoutMs?: number;
+  /** The largest `timeout_ms` a call may ask for (larger values are lowered to it). Default 600 000 ms. */
+  maxTimeoutMs?: number;
+  /** After SIGTERM, how long a command's processes get before SIGKILL. Default 2 000 ms. */
+  killGraceMs?: number;
+  /** Command output above this many bytes keeps only its head and tail. Default 16 384 (16 KiB). */
+  maxOutputBytes?: number;
+  /** Cut command output is saved in the home up to this many bytes. Default 67 108 864 (64 MiB). */
+  maxSavedOutputBytes?: number;
+  /** `read_file`, `edit_file` and `search_files` refuse (or skip) files larger than this. Default 10 MiB. */
+  maxFileBytes?: number;
+  /** Lines `read_file` returns when the call gives no `limit`, and the most it returns. Default 2 000. */
+  maxReadLines?: number;
+  /** The most text `read_file` returns in one call (it stops at a line boundary). Default 65 536 (64 KiB). */
+  maxReadBytes?: number;
+  /** A line `read_file` or `search_files` shows longer than this is cut. Default 2 000 characters. */
+  maxLineLength?: number;
+  /** The most entries `list_files` returns. Default 1 000. */
+  maxListEntries?: number;
+  /** The most matching lines `search_files` returns. Default 200. */
+  maxSearchMatches?: number;
+  /** How long one `search_files` call may take; its regular expression runs off the main thread and is stopped then. Default 10 000 ms. */
+  searchTimeoutMs?: number;
+  /** The most directory entries `list_files` or `search_files` visits in one call. Default 100 000. */
+  maxWalkEntries?: number;
+}
+
+/** What `createComputerTools` needs. */
+export interface ComputerToolsContext {
+  /** The agent's home directory: the working directory of commands and the confine of file tools. */
+  home: string;
+  /**
+   * Names of variables of the worker's environment that commands may also see, added to the
+   * allowlist (`PATH`, `LANG`, `TERM`; `HOME` is always the agent home). A secret-looking name
+   * (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL, AUTH, ...) is refused at creation.
+   */
+  env?: readonly string[];
+  /** The environment the allowlist picks from. Default `process.env`. */
+  sourceEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Directories put first on the commands' `PATH`. Default: the folder holding this package's
+   * `mcporter` binary and the folder of the running `node`, so `mcporter call ...` works offline.
+   */
+  pathPrepend?: readonly string[];
+  /** Limits; see `ComputerToolsLimits` for the defaults. */
+  limits?: ComputerToolsLimits;
+  /** Spawns commands. Default `node:child_process` `spawn`. */
+  spawn?: SpawnFunction;
+}

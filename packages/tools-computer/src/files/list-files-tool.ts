@@ -1,0 +1,128 @@
+import { stat } from 'node:fs/promises';
+import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { relativeToHome, resolveExistingInHome } from '../paths/agent-home';
+import { HomePathError } from '../paths/home-path-error';
+import type { ComputerSettings } from '../resolve-computer-settings';
+import { SKIPPED_DIRECTORIES, walkDirectory } from './walk-directory';
+
+const schema = z.object({
+  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts", "src/*", "*.md".'),
+  path: z.string().optional().describe('Folder to search in, relative to your home (default: the home).'),
+});
+
+/** Parameters of `list_files`. */
+export type ListFilesParams = z.output<typeof schema>;
+
+/** What `list_files` records about a call. */
+export interface ListFilesDetails {
+  /** The folder searched, relative to the home. */
+  path: string;
+  /** Entries returned. */
+  count: number;
+  /** More entries matched than were returned, or the walk stopped at its limit. */
+  truncated: boolean;
+}
+
+/** Checks a glob the model gave; returns an error message or undefined. */
+export function checkGlob(pattern: string): string | undefined {
+  if (pattern.trim() === '') return 'The pattern is empty.';
+  if (pattern.startsWith('/'))
+    return `The pattern must be relative (use path for the folder), got ${pattern}.`;
+  if (pattern.split('/').includes('..')) return 'The pattern cannot contain "..".';
+  return undefined;
+}
+
+/** Folder names a pattern explicitly mentions among the ones skipped by default. */
+export function mentionedSkippedDirectories(...patterns: Array<string | undefined>): Set<string> {
+  const mentioned = new Set<string>();
+  for (const name of SKIPPED_DIRECTORIES) {
+    if (patterns.some((pattern) => pattern?.includes(name) === true)) mentioned.add(name);
+  }
+  return mentioned;
+}
+
+/**
+ * `list_files { pattern, path? }`: lists files and folders inside the home matching a glob.
+ *
+ * Contract: symlinks are listed, never followed; `.git` and `node_modules` are skipped unless the
+ * pattern names them; the list is capped. A path outside the home or a bad pattern is an `isError`
+ * result.
+ */
+export function createListFilesTool(
+  settings: ComputerSettings,
+): WorkerAgentTool<ListFilesParams, ListFilesDetails> {
+  const { limits } = settings;
+  return defineWorkerTool({
+    name: 'list_files',
+    description: [
+      'List files inside your home directory whose path (relative to `path`) matches a glob',
+      '(`*` within a folder, `**` across folders, `{a,b}`, `[abc]`). Paths come back relative to the',
+      `home, folders with a trailing /. At most ${limits.maxListEntries} entries; .git and node_modules are`,
+      'skipped unless the pattern names them; symlinks are not followed.',
+    ].join(' '),
+    schema,
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: ({ pattern, path }) =>
+      path === undefined ? `Listing ${pattern}` : `Listing ${pattern} in ${path}`,
+    describeCompletedActivity: ({ pattern }, result) =>
+      result.details === undefined
+        ? `Could not list ${pattern}`
+        : `Found ${result.details.count} file${result.details.count === 1 ? '' : 's'} matching ${pattern}`,
+    async execute({ pattern, path }, { signal }) {
+      const problem = checkGlob(pattern);
+      if (problem !== undefined) return { content: problem, isError: true };
+      let base: Awaited<ReturnType<typeof resolveExistingInHome>>;
+      try {
+        base = await resolveExistingInHome(settings.home, path ?? '.');
+      } catch (caught) {
+        if (caught instanceof HomePathError) return { content: caught.message, isError: true };
+        throw caught;
+      }
+      if (!(await stat(base.real)).isDirectory()) {
+        return { content: `${path} is a file, not a folder; list_files searches folders.`, isError: true };
+      }
+      const matches = picomatch(pattern, { dot: pattern.startsWith('.') || pattern.includes('/.') });
+      const depth = pattern.includes('**') ? undefined : pattern.split('/').length;
+      const baseRelative = relativeToHome(settings.home, base.real);
+      const found: string[] = [];
+      let more = false;
+      const summary = await walkDirectory(
+        base.real,
+        {
+          maxEntries: limits.maxWalkEntries,
+          ...(depth === undefined ? {} : { maxDepth: depth }),
+          include: mentionedSkippedDirectories(pattern),
+          signal,
+        },
+        ({ relative, dirent }) => {
+          if (!matches(relative)) return undefined;
+          if (found.length >= limits.maxListEntries) {
+            more = true;
+            return false;
+          }
+          const shown = baseRelative === '.' ? relative : `${baseRelative}/${relative}`;
+          found.push(dirent.isDirectory() ? `${shown}/` : shown);
+          return undefined;
+        },
+      );
+      const where = baseRelative === '.' ? 'the home' : baseRelative;
+      const lines = found.length === 0 ? [`No files match ${pattern} in ${where}.`] : [...found];
+      if (more)
+        lines.push(
+          `[Only the first ${limits.maxListEntries} matches are shown; narrow the pattern or the path.]`,
+        );
+      if (summary.exhausted) {
+        lines.push(
+          `[The search stopped after visiting ${limits.maxWalkEntries} entries; narrow the pattern or the path.]`,
+        );
+      }
+      return {
+        content: lines.join('\n'),
+        details: { path: baseRelative, count: found.length, truncated: more || summary.exhausted },
+      };
+    },
+  });
+}

@@ -1,0 +1,96 @@
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
+import { resolveComputerSettings } from '../resolve-computer-settings';
+import { createReadFileTool } from './read-file-tool';
+
+let temp: TempHome;
+const tool = (limits = {}) => createReadFileTool(resolveComputerSettings({ home: temp.home, limits }));
+
+beforeEach(() => {
+  temp = createTempHome();
+  temp.write(
+    'src/index.ts',
+    `${Array.from({ length: 120 }, (_, index) => `line ${index + 1}`).join('\n')}\n`,
+  );
+});
+afterEach(() => temp.remove());
+
+describe('reading', () => {
+  it('reads numbered lines and labels the call', async () => {
+    const readFile = tool();
+    expect(readFile.isReadOnly).toBe(true);
+    expect(readFile.executionMode).toBe('parallel');
+    expect(readFile.describeActivity({ path: 'src/index.ts' })).toBe('Reading src/index.ts');
+    const { text, label, result } = await callTool(readFile, { path: 'src/index.ts' });
+    expect(text.split('\n')[0]).toBe('     1\tline 1');
+    expect(text.split('\n')).toHaveLength(120);
+    expect(label).toBe('Read 120 lines of src/index.ts');
+    expect(result.isError).toBeUndefined();
+  });
+
+  it('pages with offset and limit and says how to continue', async () => {
+    const { text, label } = await callTool(tool(), { path: 'src/index.ts', offset: 10, limit: 5 });
+    expect(text).toBe(
+      `${['    10\tline 10', '    11\tline 11', '    12\tline 12', '    13\tline 13', '    14\tline 14'].join(
+        '\n',
+      )}\n[Lines 10-14 of 120 shown; continue with offset 15.]`,
+    );
+    expect(label).toBe('Read 5 lines of src/index.ts');
+  });
+
+  it('caps the text returned and long lines', async () => {
+    temp.write('long.txt', `${'x'.repeat(50)}\n`.repeat(100));
+    const { text, result } = await callTool(tool({ maxReadBytes: 600, maxLineLength: 20 }), {
+      path: 'long.txt',
+    });
+    expect(text).toContain('[line cut at 20 characters]');
+    expect(text).toMatch(/continue with offset \d+\.\]$/);
+    expect(result.details).toMatchObject({ truncated: true });
+  });
+
+  it('refuses an offset past the end', async () => {
+    const { result, text } = await callTool(tool(), { path: 'src/index.ts', offset: 500 });
+    expect(result.isError).toBe(true);
+    expect(text).toBe('offset 500 is past the end of src/index.ts, which has 120 lines.');
+  });
+});
+
+describe('refusals', () => {
+  it('refuses binary files with a clear message', async () => {
+    temp.write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]));
+    temp.write('data.bin', Buffer.from([1, 2, 0, 3, 4]));
+    const png = await callTool(tool(), { path: 'logo.png' });
+    expect(png.result.isError).toBe(true);
+    expect(png.text).toMatch(/^logo\.png is a binary file \(a PNG image, 12 bytes\)/);
+    const bin = await callTool(tool(), { path: 'data.bin' });
+    expect(bin.text).toContain('is a binary file (binary data');
+  });
+
+  it('refuses files above the size cap', async () => {
+    temp.write('big.txt', 'a'.repeat(2000));
+    const { result, text } = await callTool(tool({ maxFileBytes: 1000 }), { path: 'big.txt' });
+    expect(result.isError).toBe(true);
+    expect(text).toContain('more than the 1,000-byte limit');
+  });
+
+  it('refuses every escape: .., absolute outside, symlink to /etc, symlinked parent', async () => {
+    temp.write('../outside/secret.txt', 'secret');
+    symlinkSync('/etc', path.join(temp.home, 'etc'));
+    symlinkSync(temp.outside, path.join(temp.home, 'out'));
+    const attempts = [
+      '../outside/secret.txt',
+      path.join(temp.outside, 'secret.txt'),
+      '/etc/hostname',
+      'etc/hostname',
+      'out/secret.txt',
+    ];
+    for (const attempt of attempts) {
+      const { result, text } = await callTool(tool(), { path: attempt });
+      expect(result.isError, attempt).toBe(true);
+      expect(text, attempt).toMatch(/outside the agent home/);
+      expect(text).not.toContain('secret\n');
+    }
+  });
+});

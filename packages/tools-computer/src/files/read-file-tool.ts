@@ -1,0 +1,133 @@
+import { type AgentToolResult, defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import { z } from 'zod';
+import { HomePathError } from '../paths/home-path-error';
+import type { ComputerSettings } from '../resolve-computer-settings';
+import { readTextFile } from './read-text-file';
+
+const schema = z.object({
+  path: z.string().describe('File path, relative to your home directory.'),
+  offset: z.number().int().optional().describe('Line number to start reading at (1 is the first line).'),
+  limit: z.number().int().optional().describe('Number of lines to read.'),
+});
+
+/** Parameters of `read_file`. */
+export type ReadFileParams = z.output<typeof schema>;
+
+/** What `read_file` records about a call. */
+export interface ReadFileDetails {
+  /** Path relative to the home (after resolving symlinks). */
+  path: string;
+  /** First line returned (1-based); 0 when none. */
+  startLine: number;
+  /** Last line returned; 0 when none. */
+  endLine: number;
+  /** Lines returned. */
+  linesRead: number;
+  /** Lines in the file. */
+  totalLines: number;
+  /** More lines follow the last one returned. */
+  truncated: boolean;
+}
+
+/** Splits text into lines; a final newline does not start another line. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Formats one numbered line the way `cat -n` does. */
+export function numberLine(lineNumber: number, line: string, maxLength: number): string {
+  const shown =
+    line.length > maxLength ? `${line.slice(0, maxLength)}... [line cut at ${maxLength} characters]` : line;
+  return `${String(lineNumber).padStart(6)}\t${shown}`;
+}
+
+function error(message: string): AgentToolResult<ReadFileDetails> {
+  return { content: message, isError: true };
+}
+
+/**
+ * `read_file { path, offset?, limit? }`: reads lines of a text file inside the home, numbered.
+ *
+ * Contract: paths outside the home, missing, binary or oversized files and an offset past the end
+ * are `isError` results whose text says what to do instead.
+ */
+export function createReadFileTool(
+  settings: ComputerSettings,
+): WorkerAgentTool<ReadFileParams, ReadFileDetails> {
+  const { limits } = settings;
+  return defineWorkerTool({
+    name: 'read_file',
+    description: [
+      'Read a text file inside your home directory. Lines come numbered (`cat -n` style; the numbers',
+      `are not part of the file). Returns up to ${limits.maxReadLines} lines from offset; use offset and limit`,
+      'to page through long files. Binary files are refused.',
+    ].join(' '),
+    schema,
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: ({ path }) => `Reading ${path}`,
+    describeCompletedActivity: ({ path }, result) =>
+      result.details === undefined
+        ? `Could not read ${path}`
+        : `Read ${result.details.linesRead} line${result.details.linesRead === 1 ? '' : 's'} of ${result.details.path}`,
+    async execute({ path, offset, limit }) {
+      if (offset !== undefined && offset < 1)
+        return error(`offset must be 1 or more (line numbers start at 1), got ${offset}.`);
+      if (limit !== undefined && limit < 1) return error(`limit must be 1 or more, got ${limit}.`);
+      let file: Awaited<ReturnType<typeof readTextFile>>;
+      try {
+        file = await readTextFile(settings.home, path, limits.maxFileBytes);
+      } catch (caught) {
+        if (caught instanceof HomePathError) return error(caught.message);
+        throw caught;
+      }
+      const lines = splitLines(file.text);
+      const start = offset ?? 1;
+      if (lines.length === 0) {
+        return {
+          content: `${file.relative} is empty.`,
+          details: {
+            path: file.relative,
+            startLine: 0,
+            endLine: 0,
+            linesRead: 0,
+            totalLines: 0,
+            truncated: false,
+          },
+        };
+      }
+      if (start > lines.length) {
+        return error(`offset ${start} is past the end of ${file.relative}, which has ${lines.length} lines.`);
+      }
+      const wanted = Math.min(limit ?? limits.maxReadLines, limits.maxReadLines);
+      const out: string[] = [];
+      let bytes = 0;
+      let end = start - 1;
+      for (let index = start - 1; index < lines.length && out.length < wanted; index += 1) {
+        const formatted = numberLine(index + 1, lines[index] ?? '', limits.maxLineLength);
+        bytes += Buffer.byteLength(formatted) + 1;
+        if (bytes > limits.maxReadBytes && out.length > 0) break;
+        out.push(formatted);
+        end = index + 1;
+      }
+      const truncated = end < lines.length;
+      if (truncated) {
+        out.push(`[Lines ${start}-${end} of ${lines.length} shown; continue with offset ${end + 1}.]`);
+      }
+      return {
+        content: out.join('\n'),
+        details: {
+          path: file.relative,
+          startLine: start,
+          endLine: end,
+          linesRead: end - start + 1,
+          totalLines: lines.length,
+          truncated,
+        },
+      };
+    },
+  });
+}

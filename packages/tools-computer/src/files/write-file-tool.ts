@@ -1,0 +1,64 @@
+import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import { z } from 'zod';
+import { HomePathError } from '../paths/home-path-error';
+import { writeFileInHome } from '../paths/write-file-in-home';
+import type { ComputerSettings } from '../resolve-computer-settings';
+import { splitLines } from './read-file-tool';
+
+const schema = z.object({
+  path: z.string().describe('File path, relative to your home directory.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+
+/** Parameters of `write_file`. */
+export type WriteFileParams = z.output<typeof schema>;
+
+/** What `write_file` records about a call. */
+export interface WriteFileDetails {
+  /** Path relative to the home. */
+  path: string;
+  /** The file did not exist before. */
+  created: boolean;
+  /** Lines written. */
+  lines: number;
+  /** Bytes written. */
+  bytes: number;
+}
+
+/**
+ * `write_file { path, content }`: creates or replaces a file inside the home, creating parent
+ * folders, atomically (temp file and rename).
+ *
+ * Contract: paths outside the home (including through symlinks) and directories are `isError`
+ * results; nothing outside the home is ever written.
+ */
+export function createWriteFileTool(
+  settings: ComputerSettings,
+): WorkerAgentTool<WriteFileParams, WriteFileDetails> {
+  return defineWorkerTool({
+    name: 'write_file',
+    description:
+      'Create or overwrite a text file inside your home directory with the given content, creating parent folders as needed. To change part of an existing file, prefer edit_file.',
+    schema,
+    executionMode: 'sequential',
+    isDestructive: true,
+    describeActivity: ({ path }) => `Writing ${path}`,
+    describeCompletedActivity: ({ path }, result) =>
+      result.details === undefined
+        ? `Could not write ${path}`
+        : `Wrote ${result.details.lines} line${result.details.lines === 1 ? '' : 's'} to ${result.details.path}`,
+    async execute({ path, content }) {
+      try {
+        const written = await writeFileInHome(settings.home, path, content);
+        const lines = splitLines(content).length;
+        return {
+          content: `${written.created ? 'Created' : 'Overwrote'} ${written.relative} (${lines} line${lines === 1 ? '' : 's'}, ${written.bytes} bytes).`,
+          details: { path: written.relative, created: written.created, lines, bytes: written.bytes },
+        };
+      } catch (caught) {
+        if (caught instanceof HomePathError) return { content: caught.message, isError: true };
+        throw caught;
+      }
+    },
+  });
+}

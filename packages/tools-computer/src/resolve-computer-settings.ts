@@ -1,0 +1,103 @@
+import { spawn as nodeSpawn } from 'node:child_process';
+import { assertAllowedEnvironmentNames } from './command/command-environment';
+import { defaultPathPrepend } from './command/default-path-prepend';
+import type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
+import { ComputerToolsConfigError } from './errors/computer-tools-config-error';
+import { type AgentHome, resolveAgentHome } from './paths/agent-home';
+
+/** The checked settings every computer tool shares. */
+export interface ComputerSettings {
+  readonly home: AgentHome;
+  readonly envNames: readonly string[];
+  readonly sourceEnv: Readonly<Record<string, string | undefined>>;
+  readonly pathPrepend: readonly string[];
+  readonly limits: Readonly<Required<ComputerToolsLimits>>;
+  readonly spawn: SpawnFunction;
+}
+
+const DEFAULT_LIMITS: Required<ComputerToolsLimits> = {
+  defaultTimeoutMs: 60_000,
+  maxTimeoutMs: 600_000,
+  killGraceMs: 2_000,
+  maxOutputBytes: 16 * 1024,
+  maxSavedOutputBytes: 64 * 1024 * 1024,
+  maxFileBytes: 10 * 1024 * 1024,
+  maxReadLines: 2_000,
+  maxReadBytes: 64 * 1024,
+  maxLineLength: 2_000,
+  maxListEntries: 1_000,
+  maxSearchMatches: 200,
+  maxWalkEntries: 100_000,
+  searchTimeoutMs: 10_000,
+};
+
+function resolveLimits(limits: ComputerToolsLimits | undefined): Required<ComputerToolsLimits> {
+  if (limits !== undefined && (typeof limits !== 'object' || limits === null)) {
+    throw new ComputerToolsConfigError({ field: 'limits', message: 'must be an object' });
+  }
+  const resolved = { ...DEFAULT_LIMITS };
+  for (const [key, value] of Object.entries(limits ?? {})) {
+    if (!(key in DEFAULT_LIMITS)) {
+      throw new ComputerToolsConfigError({ field: `limits.${key}`, message: 'is not a known limit' });
+    }
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+      throw new ComputerToolsConfigError({
+        field: `limits.${key}`,
+        message: `must be a positive integer, got ${JSON.stringify(value)}`,
+      });
+    }
+    resolved[key as keyof ComputerToolsLimits] = value;
+  }
+  if (resolved.defaultTimeoutMs > resolved.maxTimeoutMs) {
+    throw new ComputerToolsConfigError({
+      field: 'limits.defaultTimeoutMs',
+      message: `${resolved.defaultTimeoutMs} exceeds limits.maxTimeoutMs (${resolved.maxTimeoutMs})`,
+    });
+  }
+  return resolved;
+}
+
+/**
+ * Checks a `ComputerToolsContext` and fills in defaults.
+ *
+ * Contract: throws `ComputerToolsConfigError` naming the field for any bad value.
+ */
+export function resolveComputerSettings(context: ComputerToolsContext): ComputerSettings {
+  if (typeof context !== 'object' || context === null) {
+    throw new ComputerToolsConfigError({ field: 'context', message: 'must be an object' });
+  }
+  const home = resolveAgentHome(context.home);
+  const envNames = context.env ?? [];
+  if (!Array.isArray(envNames)) {
+    throw new ComputerToolsConfigError({ field: 'env', message: 'must be an array of variable names' });
+  }
+  assertAllowedEnvironmentNames(envNames);
+  const pathPrepend = context.pathPrepend ?? defaultPathPrepend();
+  if (!Array.isArray(pathPrepend) || pathPrepend.some((entry) => typeof entry !== 'string' || entry === '')) {
+    throw new ComputerToolsConfigError({
+      field: 'pathPrepend',
+      message: 'must be an array of non-empty directory paths',
+    });
+  }
+  if (pathPrepend.some((entry) => entry.includes(':'))) {
+    throw new ComputerToolsConfigError({ field: 'pathPrepend', message: "an entry cannot contain ':'" });
+  }
+  if (context.spawn !== undefined && typeof context.spawn !== 'function') {
+    throw new ComputerToolsConfigError({ field: 'spawn', message: 'must be a function' });
+  }
+  if (
+    context.sourceEnv !== undefined &&
+    (typeof context.sourceEnv !== 'object' || context.sourceEnv === null)
+  ) {
+    throw new ComputerToolsConfigError({ field: 'sourceEnv', message: 'must be an object' });
+  }
+  return {
+    home,
+    envNames: [...envNames],
+    sourceEnv: context.sourceEnv ?? process.env,
+    pathPrepend: [...pathPrepend],
+    limits: resolveLimits(context.limits),
+    spawn: context.spawn ?? nodeSpawn,
+  };
+}

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
+import { createComputerTools } from '../create-computer-tools';
+import { loadSkills } from './load-skills';
+import { projectSkills } from './project-skills';
+import { writeMcporterConfig } from './write-mcporter-config';
+
+const fixture = fileURLToPath(new URL('../__fixtures__/calc-mcp-server.mjs', import.meta.url));
+
+let temp: TempHome;
+beforeEach(() => {
+  temp = createTempHome();
+  temp.write(
+    'skills/calc/SKILL.md',
+    [
+      '---',
+      'name: calc',
+      'description: Arithmetic through the calc MCP server.',
+      'mcp:',
+      '  calc:',
+      '    command: node',
+      '    args: [./server.mjs]',
+      '    env: { CALC_MODE: exact }',
+      '---',
+      'Call `mcporter call calc.add a=1 b=2`.',
+    ].join('\n'),
+  );
+  // The skill's server lives in its folder and runs the real fixture server.
+  temp.write('skills/calc/server.mjs', `await import(${JSON.stringify(pathToFileURL(fixture).href)});\n`);
+});
+afterEach(() => temp.remove());
+
+describe('MCP-backed skills through mcporter', () => {
+  it('writes the servers into config/mcporter.json with no imports, paths anchored to the config folder', async () => {
+    const { skills } = await loadSkills(temp.home);
+    const written = await writeMcporterConfig(temp.home, [
+      ...skills,
+      { ...skills[0]!, name: 'again', path: 'skills/again/SKILL.md' },
+    ]);
+    expect(written.servers).toEqual(['calc']);
+    expect(written.problems).toEqual([
+      {
+        file: 'skills/again/SKILL.md',
+        line: 1,
+        message: 'MCP server calc is already defined by the calc skill; this definition was left out',
+      },
+    ]);
+    expect(JSON.parse(readFileSync(path.join(temp.home, 'config/mcporter.json'), 'utf8'))).toEqual({
+      mcpServers: {
+        calc: {
+          description: 'MCP server of the calc skill',
+          command: 'node',
+          args: ['../skills/calc/server.mjs'],
+          env: { CALC_MODE: 'exact' },
+        },
+      },
+      imports: [],
+    });
+  });
+
+  it('calls the real stdio server end to end through run_command and the bundled mcporter, offline', async () => {
+    const { skills } = await loadSkills(temp.home);
+    await writeMcporterConfig(temp.home, skills);
+    expect(projectSkills(skills)).toContain('mcporter call calc.<tool> key=value');
+    const runCommand = createComputerTools({ home: temp.home, sourceEnv: { PATH: '/usr/bin:/bin' } })[0]!;
+    // No npx: the mcporter binary comes from this package's dependencies via the PATH the tools build.
+    const { text, result } = await callTool(runCommand, {
+      command:
+        'command -v mcporter && mcporter call calc.add a=2 b=3 && mcporter call calc.echo_env name=CALC_MODE',
+    });
+    expect(result.details).toMatchObject({ exitCode: 0 });
+    expect(text).toContain('sum=5');
+    expect(text).toContain('CALC_MODE=exact');
+    expect(text.split('\n')[0]).toMatch(/node_modules\/\.bin\/mcporter$/);
+  }, 60_000);
+});

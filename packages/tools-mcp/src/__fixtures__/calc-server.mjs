@@ -1,0 +1,178 @@
+// A small but real MCP server for the tools-mcp tests, built on the SDK's low-level `Server` so the
+// tool list it sends is exactly what this file says (key order included). `calc-stdio.mjs` and
+// `calc-http.mjs` serve it over stdio and streamable HTTP.
+import { readFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const addInputSchema = JSON.parse(readFileSync(new URL('./add-input-schema.json', import.meta.url), 'utf8'));
+const emptyObject = { type: 'object', properties: {} };
+
+const baseTools = [
+  {
+    name: 'add',
+    title: 'Add',
+    description: 'Add two numbers.',
+    inputSchema: addInputSchema,
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'slow',
+    description: 'Wait until cancelled (reports progress first).',
+    inputSchema: emptyObject,
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'crash',
+    description: 'Exit the server process in the middle of the call.',
+    inputSchema: emptyObject,
+    annotations: { readOnlyHint: false, destructiveHint: false },
+  },
+  {
+    name: 'fail',
+    description: 'Return an error result.',
+    inputSchema: { type: 'object', properties: { reason: { type: 'string' } } },
+  },
+  {
+    name: 'throw',
+    description: 'Fail with a JSON-RPC error instead of a result.',
+    inputSchema: emptyObject,
+  },
+  {
+    name: 'media',
+    description: 'Return one content part of every kind.',
+    inputSchema: emptyObject,
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'files.read',
+    description: 'A tool whose MCP name is not a valid Responses tool name.',
+    inputSchema: emptyObject,
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'stats',
+    description: 'Report what the server has seen.',
+    inputSchema: emptyObject,
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'broken_schema',
+    description: 'A tool whose schema no validator can compile (an unresolvable $ref).',
+    inputSchema: { type: 'object', properties: { x: { $ref: '#/definitions/missing' } } },
+  },
+  {
+    name: 'grow',
+    description: 'Add the `extra` tool and announce the tool list change.',
+    inputSchema: emptyObject,
+  },
+];
+const extraTool = {
+  name: 'extra',
+  description: 'Appears after grow.',
+  inputSchema: emptyObject,
+  annotations: { readOnlyHint: true },
+};
+
+const pixel =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/**
+ * A fresh server with its own state (tool list, cancellation count). With `tools: false` it offers
+ * no tools capability at all, like a server of only resources or prompts.
+ */
+export function createCalcServer({ tools: offerTools = true } = {}) {
+  let tools = baseTools;
+  let cancelled = 0;
+  const server = new Server(
+    { name: 'calc', version: '1.0.0' },
+    {
+      capabilities: offerTools ? { tools: { listChanged: true } } : {},
+      instructions: process.env.CALC_INSTRUCTIONS ?? 'Arithmetic and test tools.',
+    },
+  );
+
+  if (!offerTools) return server;
+
+  // CALC_PAGE_SIZE pages the tool list (the cursor is the offset of the next page).
+  const pageSize = Number(process.env.CALC_PAGE_SIZE ?? 0);
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (!pageSize) return { tools };
+    const offset = Number(request.params?.cursor ?? 0);
+    const next = offset + pageSize;
+    return { tools: tools.slice(offset, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = request.params.arguments ?? {};
+    switch (request.params.name) {
+      case 'add':
+        return { content: [{ type: 'text', text: String(args.a + args.b) }] };
+      case 'slow': {
+        const token = request.params._meta?.progressToken;
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: 1, total: 10, message: 'started' },
+          });
+        }
+        await new Promise((resolve) => {
+          extra.signal.addEventListener('abort', () => {
+            cancelled += 1;
+            resolve();
+          });
+        });
+        return { content: [{ type: 'text', text: 'cancelled' }] };
+      }
+      case 'crash':
+        setTimeout(() => process.exit(7), 20);
+        return new Promise(() => {});
+      case 'fail':
+        return { isError: true, content: [{ type: 'text', text: `failed: ${args.reason ?? 'no reason'}` }] };
+      case 'throw':
+        throw new Error('thrown on purpose');
+      case 'media':
+        return {
+          content: [
+            { type: 'text', text: 'caption' },
+            { type: 'image', data: pixel, mimeType: 'image/png' },
+            {
+              type: 'resource',
+              resource: { uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'note text' },
+            },
+            { type: 'resource', resource: { uri: 'file:///dot.png', mimeType: 'image/png', blob: pixel } },
+            { type: 'resource', resource: { uri: 'file:///data.bin', blob: 'AAEC' } },
+            { type: 'resource_link', uri: 'file:///big.csv', name: 'big.csv', mimeType: 'text/csv' },
+            { type: 'audio', data: 'AAEC', mimeType: 'audio/wav' },
+          ],
+          structuredContent: { parts: 7 },
+        };
+      case 'files.read':
+        return { content: [{ type: 'text', text: `called as ${request.params.name}` }] };
+      case 'stats':
+        return {
+          content: [
+            {
+              type: 'text',
+              text: JSON.stringify({
+                cancelled,
+                env: process.env.CALC_MARKER ?? null,
+                cwd: process.cwd(),
+                authorization: extra.requestInfo?.headers?.authorization ?? null,
+              }),
+            },
+          ],
+        };
+      case 'grow':
+        tools = [...baseTools, extraTool];
+        await server.sendToolListChanged();
+        return { content: [{ type: 'text', text: 'grown' }] };
+      case 'extra':
+        return { content: [{ type: 'text', text: 'extra' }] };
+      default:
+        throw new Error(`unknown tool ${request.params.name}`);
+    }
+  });
+
+  return server;
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { McpConfigurationError } from './errors/mcp-configuration-error';
+import { resolveMcpServersConfig } from './mcp-server-config';
+
+function configurationError(servers: unknown): McpConfigurationError {
+  try {
+    resolveMcpServersConfig(servers);
+  } catch (error) {
+    if (McpConfigurationError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an McpConfigurationError');
+}
+
+describe('configuration errors', () => {
+  it.each([
+    ['servers', undefined, 'must be an object'],
+    ['servers', [], 'must be an object'],
+    ['servers["calc tools"]', { 'calc tools': { command: 'node' } }, 'namespace'],
+    ['servers.calc', { calc: 'node calc.mjs' }, 'must be an object'],
+    ['servers.calc', { calc: {} }, 'needs either command'],
+    ['servers.calc', { calc: { command: 'node', url: 'http://127.0.0.1/mcp' } }, 'has both'],
+    ['servers.calc.command', { calc: { command: ' ' } }, ''],
+    ['servers.calc.args', { calc: { command: 'node', args: 'calc.mjs' } }, ''],
+    ['servers.calc.args[1]', { calc: { command: 'node', args: ['calc.mjs', 3] } }, ''],
+    ['servers.calc.env.TOKEN', { calc: { command: 'node', env: { TOKEN: 1 } } }, ''],
+    ['servers.calc.deferloading', { calc: { command: 'node', deferloading: true } }, 'not a known option'],
+    ['servers.calc.deferLoading', { calc: { command: 'node', deferLoading: 'yes' } }, ''],
+    ['servers.calc.callTimeoutMs', { calc: { command: 'node', callTimeoutMs: 0 } }, ''],
+    ['servers.docs.url', { docs: { url: 'ftp://example.com/mcp' } }, 'http: or https:'],
+    ['servers.docs.url', { docs: { url: 'not a url' } }, ''],
+    [
+      'servers.docs.headers.Authorization',
+      { docs: { url: 'https://e.com/mcp', headers: { Authorization: null } } },
+      '',
+    ],
+    ['servers.docs.cwd', { docs: { url: 'https://e.com/mcp', cwd: '/' } }, 'not a known option'],
+  ])('names the field %s', (field, servers, message) => {
+    const error = configurationError(servers);
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`Invalid MCP configuration: ${field}: `);
+    expect(error.message).toContain(message);
+  });
+
+  it('fills in defaults and tells stdio from HTTP servers', () => {
+    const resolved = resolveMcpServersConfig({
+      calc: { command: 'node', args: ['calc.mjs'] },
+      docs: { url: 'https://docs.example.com/mcp', deferLoading: true, callTimeoutMs: 5000 },
+    });
+    expect([...resolved.keys()]).toEqual(['calc', 'docs']);
+    expect(resolved.get('calc')).toEqual({
+      kind: 'stdio',
+      command: 'node',
+      args: ['calc.mjs'],
+      startupTimeoutMs: 30_000,
+      callTimeoutMs: 60_000,
+    });
+    expect(resolved.get('docs')).toMatchObject({ kind: 'http', deferLoading: true, callTimeoutMs: 5000 });
+  });
+});

@@ -1,0 +1,421 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  type AgentToolResult,
+  type AnyWorkerAgentTool,
+  type JSONSchemaObject,
+  ToolDefinitionError,
+  type ToolExecutionContext,
+} from '@switchyard/core';
+import { McpConnectionError } from './errors/mcp-connection-error';
+import type { ResolvedMcpServerConfig } from './mcp-server-config';
+import { toWorkerToolName } from './mcp-tool-name';
+import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
+import { createMcpWorkerTool } from './mcp-worker-tool';
+
+/** An MCP tool left out of the worker's tools because core refused its definition. */
+export interface McpSkippedTool {
+  /** The configured server name. */
+  server: string;
+  /** The tool's name on the server. */
+  tool: string;
+  /** Why, e.g. `Invalid tool 'x': jsonSchema: cannot be compiled for validation: ...`. */
+  reason: string;
+}
+
+/** Where a server stands: `unavailable` after it died and could not (or may no longer) be restarted. */
+export type McpServerStatus = 'connected' | 'unavailable' | 'closed';
+
+const STDERR_TAIL = 2000;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One configured MCP server: its client, its current worker tools, and what happens when it dies.
+ * Internal: the public handle is `McpServers`.
+ */
+export class McpServerConnection {
+  readonly name: string;
+  readonly config: ResolvedMcpServerConfig;
+  /** The current worker tools, replaced (not mutated) when the server's tool list changes. */
+  tools: readonly AnyWorkerAgentTool[] = [];
+  /** Tools of the current list left out because core refused their definition. */
+  skipped: readonly McpSkippedTool[] = [];
+
+  private readonly clientInfo: { name: string; version: string };
+  private client: Client | undefined;
+  private state: McpServerStatus = 'unavailable';
+  private generation = 0;
+  private downReason = 'it is not connected';
+  private reconnectsLeft = 1;
+  private reconnecting: Promise<void> | undefined;
+  private refreshing: Promise<void> = Promise.resolve();
+  private stderrTail = '';
+  private namespaceDescription: string | undefined;
+  // Tool schemas as they arrived on the wire: the SDK's own parse reorders keys.
+  private readonly rawTools = new Map<string, Record<string, unknown>>();
+  private toolCache = new Map<string, AnyWorkerAgentTool>();
+  // One controller per running call, aborted when the server is found dead.
+  private readonly inflight = new Set<AbortController>();
+  private checking: Promise<void> | undefined;
+
+  constructor(name: string, config: ResolvedMcpServerConfig, clientInfo: { name: string; version: string }) {
+    this.name = name;
+    this.config = config;
+    this.clientInfo = clientInfo;
+  }
+
+  /** Where the server stands now. */
+  get status(): McpServerStatus {
+    return this.state;
+  }
+
+  /**
+   * Starts (or restarts) the server, completes the handshake and reads its tool list.
+   *
+   * Contract: throws `McpConnectionError` naming the server, with the tail of its stderr, when any
+   * of that fails or takes longer than `startupTimeoutMs`; the half-open client is closed first.
+   */
+  async open(): Promise<void> {
+    this.generation += 1;
+    const generation = this.generation;
+    const transport = this.createTransport();
+    // The SDK keeps (and chains) an onmessage handler set before connect.
+    transport.onmessage = (message) => this.capture(message);
+    const client = new Client(this.clientInfo, { capabilities: {} });
+    client.onclose = () => this.closed(generation);
+    client.onerror = () => this.transportError(generation);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation === this.generation && this.state === 'connected') {
+        this.refreshTools().catch(() => {});
+      }
+    });
+    const timeout = this.config.startupTimeoutMs;
+    try {
+      await client.connect(transport, { timeout });
+      if (this.state === 'closed') throw new Error('the MCP servers were closed while it started');
+      this.client = client;
+      this.state = 'connected';
+      const instructions = client.getInstructions()?.trim();
+      const ownDescription = client.getServerVersion()?.description?.trim();
+      this.namespaceDescription = this.config.description ?? (instructions || ownDescription || undefined);
+      await this.refreshTools(timeout);
+    } catch (error) {
+      this.client = undefined;
+      if (this.state !== 'closed') {
+        this.state = 'unavailable';
+        this.downReason = `it failed to restart (${errorMessage(error)})`;
+      }
+      await client.close().catch(() => {});
+      // stderr reaches its PassThrough a tick after the process closes.
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new McpConnectionError({
+        server: this.name,
+        message: `${this.startFailure(error)} (${this.describeEndpoint()})${this.stderrNote()}`,
+        cause: error,
+      });
+    }
+  }
+
+  /** Re-reads the tool list; tool objects whose definition did not change are kept. */
+  refreshTools(timeout?: number): Promise<void> {
+    const next = this.refreshing.then(() => this.listTools(timeout));
+    this.refreshing = next.catch(() => {});
+    return next;
+  }
+
+  /** Calls one tool. Never throws: every failure becomes an `isError` result the model can read. */
+  async call(
+    mcpName: string,
+    params: Record<string, unknown>,
+    context: ToolExecutionContext,
+  ): Promise<AgentToolResult<McpToolCallDetails>> {
+    const details: McpToolCallDetails = { server: this.name, tool: mcpName };
+    const label = `${this.name}.${mcpName}`;
+    if (context.signal.aborted) return this.cancelled(label, details, context.signal);
+    const client = await this.usableClient(context.signal);
+    if (context.signal.aborted) return this.cancelled(label, details, context.signal);
+    if (client === undefined) {
+      return {
+        isError: true,
+        content: `MCP server '${this.name}' is unavailable: ${this.downReason}. Its tools cannot be called in this session.`,
+        details: { ...details, failure: 'server-unavailable' },
+      };
+    }
+    const generation = this.generation;
+    // One controller per call, fired by the turn's signal or by `lose()`. (AbortSignal.any would do,
+    // but on Node 20 it is slow and keeps every call's signal alive as long as the turn's signal.)
+    const call = new AbortController();
+    const forwardAbort = () => call.abort(context.signal.reason);
+    context.signal.addEventListener('abort', forwardAbort, { once: true });
+    this.inflight.add(call);
+    try {
+      const result = await client.callTool({ name: mcpName, arguments: params }, undefined, {
+        signal: call.signal,
+        timeout: this.config.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: ({ progress, total, message }) =>
+          context.reportProgress({
+            completed: progress,
+            ...(total === undefined ? {} : { total }),
+            ...(message === undefined ? {} : { message }),
+          }),
+      });
+      return toAgentToolResult(result, details);
+    } catch (error) {
+      if (context.signal.aborted) return this.cancelled(label, details, context.signal);
+      if (this.state === 'closed') {
+        return {
+          isError: true,
+          content: `The call to ${label} did not complete: the MCP servers were closed.`,
+          details: { ...details, failure: 'server-unavailable' },
+        };
+      }
+      // An HTTP request that fails below MCP (fetch failed, session gone): is the server still there?
+      if (this.config.kind === 'http' && !(error instanceof McpError)) await this.checkAlive(generation);
+      if (
+        call.signal.aborted ||
+        (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) ||
+        client !== this.client
+      ) {
+        const what =
+          this.config.kind === 'stdio'
+            ? 'exited during the call to'
+            : 'became unreachable during the call to';
+        return {
+          isError: true,
+          content: `MCP server '${this.name}' ${what} ${label} (${this.downReason}); the call did not complete and may or may not have taken effect.${this.stderrNote()}`,
+          details: { ...details, failure: 'server-exited' },
+        };
+      }
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        return {
+          isError: true,
+          content: `The call to ${label} timed out after ${this.config.callTimeoutMs} ms without a result.`,
+          details: { ...details, failure: 'timeout' },
+        };
+      }
+      return {
+        isError: true,
+        content: `Calling ${label} failed: ${errorMessage(error)}`,
+        details: { ...details, failure: 'protocol-error' },
+      };
+    } finally {
+      this.inflight.delete(call);
+      context.signal.removeEventListener('abort', forwardAbort);
+    }
+  }
+
+  /** Closes the client (for stdio: ends stdin, then SIGTERM, then SIGKILL) and marks the server closed. */
+  async close(): Promise<void> {
+    this.state = 'closed';
+    this.downReason = 'the MCP servers were closed';
+    const client = this.client;
+    this.client = undefined;
+    await this.reconnecting?.catch(() => {});
+    await client?.close().catch(() => {});
+  }
+
+  // Waits for a restart (started by this call or another) unless the call's signal fires first.
+  private async usableClient(signal: AbortSignal): Promise<Client | undefined> {
+    if (this.state === 'connected' && this.client) return this.client;
+    if (this.state === 'closed') return undefined;
+    if (this.reconnecting === undefined && this.reconnectsLeft > 0) {
+      this.reconnectsLeft -= 1;
+      const reason = this.downReason;
+      this.reconnecting = this.open().catch((error: unknown) => {
+        if (this.state !== 'closed') {
+          const detail = errorMessage(error).replace(`MCP server '${this.name}' failed to start: `, '');
+          this.downReason = `${reason}, and restarting it failed: ${detail}`;
+        }
+      });
+    }
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    await Promise.race([this.reconnecting, aborted]);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    return this.state === 'connected' ? this.client : undefined;
+  }
+
+  private async listTools(timeout: number | undefined): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const listed: Tool[] = [];
+    // A server may offer only resources or prompts: it has no tools, and no tools/list to ask.
+    const hasTools = client.getServerCapabilities()?.tools !== undefined;
+    let cursor: string | undefined;
+    while (hasTools) {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+        ...(timeout === undefined ? {} : { timeout }),
+      });
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+      if (cursor === undefined) break;
+    }
+    if (client !== this.client) return;
+
+    const taken = new Set<string>();
+    const cache = new Map<string, AnyWorkerAgentTool>();
+    const tools: AnyWorkerAgentTool[] = [];
+    const skipped: McpSkippedTool[] = [];
+    for (const tool of listed) {
+      const name = toWorkerToolName(tool.name, taken);
+      taken.add(name);
+      const raw = this.rawTools.get(tool.name);
+      const inputSchema =
+        isPlainObject(raw?.inputSchema) && raw.inputSchema.type === 'object'
+          ? (raw.inputSchema as JSONSchemaObject)
+          : (tool.inputSchema as JSONSchemaObject);
+      const key = JSON.stringify([name, this.namespaceDescription ?? null, raw ?? tool]);
+      let worker = this.toolCache.get(key);
+      try {
+        worker ??= createMcpWorkerTool({
+          server: this.name,
+          name,
+          tool,
+          inputSchema,
+          namespaceDescription: this.namespaceDescription,
+          deferLoading: this.config.deferLoading === true,
+          call: (mcpName, params, context) => this.call(mcpName, params, context),
+        });
+      } catch (error) {
+        // One tool whose schema core cannot compile (an unresolvable $ref, ...) must not take
+        // the server's other tools down with it.
+        if (!ToolDefinitionError.isInstance(error)) throw error;
+        skipped.push({ server: this.name, tool: tool.name, reason: error.message });
+        continue;
+      }
+      cache.set(key, worker);
+      tools.push(worker);
+    }
+    this.toolCache = cache;
+    this.tools = tools;
+    this.skipped = skipped;
+    for (const name of this.rawTools.keys()) {
+      if (!listed.some((tool) => tool.name === name)) this.rawTools.delete(name);
+    }
+  }
+
+  private capture(message: JSONRPCMessage): void {
+    if (!('result' in message) || !isPlainObject(message.result)) return;
+    const { tools } = message.result;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      if (isPlainObject(tool) && typeof tool.name === 'string') this.rawTools.set(tool.name, tool);
+    }
+  }
+
+  private closed(generation: number): void {
+    if (generation !== this.generation || this.state !== 'connected') return;
+    this.lose(this.config.kind === 'stdio' ? 'its process exited' : 'its connection closed');
+  }
+
+  private lose(reason: string): void {
+    const client = this.client;
+    this.client = undefined;
+    this.state = 'unavailable';
+    this.downReason = reason;
+    for (const controller of this.inflight) controller.abort(new Error(reason));
+    this.inflight.clear();
+    client?.close().catch(() => {});
+  }
+
+  // The streamable HTTP transport reports a broken response stream only through onerror, without
+  // saying which request it carried, and never fails that request: without this check a call to a
+  // server that died would wait for the whole call timeout.
+  private transportError(generation: number): void {
+    if (this.config.kind !== 'http' || this.inflight.size === 0) return;
+    this.checkAlive(generation).catch(() => {});
+  }
+
+  private checkAlive(generation: number): Promise<void> {
+    this.checking ??= (async () => {
+      try {
+        await this.client?.ping({ timeout: Math.min(5000, this.config.startupTimeoutMs) });
+      } catch (error) {
+        if (generation === this.generation && this.state === 'connected') {
+          this.lose(`its connection failed: ${errorMessage(error)}`);
+        }
+      } finally {
+        this.checking = undefined;
+      }
+    })();
+    return this.checking;
+  }
+
+  private createTransport(): Transport {
+    const { config } = this;
+    if (config.kind === 'http') {
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: { ...config.headers } },
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: config.command,
+      ...(config.args === undefined ? {} : { args: config.args }),
+      ...(config.env === undefined ? {} : { env: config.env }),
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      stderr: 'pipe',
+    });
+    this.stderrTail = '';
+    transport.stderr?.on('data', (chunk: Buffer | string) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+    });
+    return transport;
+  }
+
+  private startFailure(error: unknown): string {
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return this.config.kind === 'stdio'
+        ? 'the process exited before completing the MCP handshake'
+        : 'the connection closed before completing the MCP handshake';
+    }
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return `no MCP handshake within ${this.config.startupTimeoutMs} ms`;
+    }
+    return errorMessage(error);
+  }
+
+  private describeEndpoint(): string {
+    const { config } = this;
+    return config.kind === 'http'
+      ? `url: ${config.url}`
+      : `command: ${[config.command, ...(config.args ?? [])].join(' ')}`;
+  }
+
+  private stderrNote(): string {
+    const tail = this.stderrTail.trim();
+    return tail === '' ? '' : `\nLast stderr output of the server:\n${tail}`;
+  }
+
+  private cancelled(
+    label: string,
+    details: McpToolCallDetails,
+    signal: AbortSignal,
+  ): AgentToolResult<McpToolCallDetails> {
+    const reason = signal.reason === undefined ? '' : ` (${errorMessage(signal.reason)})`;
+    return {
+      isError: true,
+      content: `The call to ${label} was cancelled${reason}.`,
+      details: { ...details, failure: 'cancelled' },
+    };
+  }
+}

@@ -1,0 +1,92 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentToolResult, ToolResultContentPart } from '@switchyard/core';
+
+/** What an MCP tool's result carries in `details` (for logs; never sent to the model). */
+export interface McpToolCallDetails {
+  /** The configured name of the server (the tool's namespace). */
+  server: string;
+  /** The tool's name on the server (may differ from the worker tool's name, see the README). */
+  tool: string;
+  /** The server's `structuredContent`, when it sent one. */
+  structuredContent?: unknown;
+  /** What went wrong when the call did not reach a result: `tool-error` is the server's own `isError`. */
+  failure?:
+    | 'tool-error'
+    | 'protocol-error'
+    | 'timeout'
+    | 'cancelled'
+    | 'server-exited'
+    | 'server-unavailable';
+}
+
+/** What `client.callTool` resolves to, loosely: current results have `content`, legacy ones `toolResult`. */
+export interface McpCallResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+  toolResult?: unknown;
+}
+
+function describeSize(base64: string): string {
+  return `${Math.floor((base64.length * 3) / 4)} bytes`;
+}
+
+function contentPart(block: ContentBlock): ToolResultContentPart {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', data: block.data, mimeType: block.mimeType };
+    case 'audio':
+      return { type: 'text', text: `[audio (${block.mimeType}, ${describeSize(block.data)}) omitted]` };
+    case 'resource': {
+      const { resource } = block;
+      if ('text' in resource) {
+        return { type: 'text', text: `Resource ${resource.uri}:\n${resource.text}` };
+      }
+      if (resource.mimeType?.startsWith('image/')) {
+        return { type: 'image', data: resource.blob, mimeType: resource.mimeType };
+      }
+      return {
+        type: 'text',
+        text: `[binary resource ${resource.uri} (${resource.mimeType ?? 'unknown type'}, ${describeSize(resource.blob)}) omitted]`,
+      };
+    }
+    case 'resource_link':
+      return {
+        type: 'text',
+        text: `Resource link: ${block.name} <${block.uri}>${block.mimeType === undefined ? '' : ` (${block.mimeType})`}${block.description === undefined ? '' : `: ${block.description}`}`,
+      };
+    default:
+      return { type: 'text', text: `[unsupported MCP content: ${JSON.stringify(block)}]` };
+  }
+}
+
+/**
+ * Maps an MCP `CallToolResult` to an `AgentToolResult`: text and images pass through, an embedded
+ * text resource becomes text headed by its URI, an image blob becomes an image, other binary content
+ * and audio become a short placeholder, a resource link becomes a line naming it. A result with no
+ * content but `structuredContent` shows that as JSON. `isError` carries over.
+ */
+export function toAgentToolResult(
+  result: McpCallResult,
+  details: McpToolCallDetails,
+): AgentToolResult<McpToolCallDetails> {
+  const isError = result.isError === true;
+  const fullDetails: McpToolCallDetails = {
+    ...details,
+    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(isError ? { failure: 'tool-error' as const } : {}),
+  };
+  let content: string | ToolResultContentPart[];
+  if (Array.isArray(result.content) && result.content.length > 0) {
+    content = (result.content as ContentBlock[]).map(contentPart);
+  } else if (result.structuredContent !== undefined) {
+    content = JSON.stringify(result.structuredContent);
+  } else if (result.toolResult !== undefined) {
+    content = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult);
+  } else {
+    content = isError ? 'The tool failed without saying why.' : 'The tool returned no content.';
+  }
+  return { content, details: fullDetails, ...(isError ? { isError: true } : {}) };
+}

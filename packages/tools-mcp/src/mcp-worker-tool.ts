@@ -1,0 +1,84 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentToolResult } from '@switchyard/core';
+import {
+  type AnyWorkerAgentTool,
+  defineWorkerTool,
+  type JSONSchemaObject,
+  type ToolExecutionContext,
+} from '@switchyard/core';
+import { z } from 'zod';
+import type { McpToolCallDetails } from './mcp-tool-result';
+
+// Arguments are validated against the server's own `jsonSchema` (and again by the server), so the
+// Zod schema only insists on an object. One shared instance keeps core's per-schema cache warm.
+const anyObject = z.looseObject({});
+
+/** What `createMcpWorkerTool` needs. */
+export interface McpWorkerToolOptions {
+  /** The configured server name: the tool's namespace. */
+  server: string;
+  /** The worker tool name (the MCP name made valid, see `toWorkerToolName`). */
+  name: string;
+  /** The tool as the SDK parsed it. */
+  tool: Tool;
+  /** The tool's `inputSchema` exactly as it arrived on the wire (key order included). */
+  inputSchema: JSONSchemaObject;
+  /** The server's namespace description, when it has one. */
+  namespaceDescription: string | undefined;
+  /** Keep the schema behind Tool Search. */
+  deferLoading: boolean;
+  /** Runs the call on the server. */
+  call(
+    mcpName: string,
+    params: Record<string, unknown>,
+    context: ToolExecutionContext,
+  ): Promise<AgentToolResult<McpToolCallDetails>>;
+}
+
+/**
+ * One MCP tool as a worker tool: the server's `inputSchema` as `jsonSchema` (the same object), the
+ * server name as `namespace`, `readOnlyHint`/`destructiveHint` as `isReadOnly`/`isDestructive` (MCP's
+ * defaults: not read-only, and destructive unless read-only or `destructiveHint: false`), read-only
+ * tools `parallel` and the rest `sequential`.
+ */
+export function createMcpWorkerTool(options: McpWorkerToolOptions): AnyWorkerAgentTool {
+  const { server, name, tool } = options;
+  const label = `${server}.${name}`;
+  const isReadOnly = tool.annotations?.readOnlyHint === true;
+  const isDestructive = !isReadOnly && tool.annotations?.destructiveHint !== false;
+  const description =
+    tool.description?.trim() ||
+    tool.title?.trim() ||
+    tool.annotations?.title?.trim() ||
+    `The ${tool.name} tool of the ${server} MCP server.`;
+  return defineWorkerTool<typeof anyObject, McpToolCallDetails>({
+    name,
+    description,
+    schema: anyObject,
+    jsonSchema: options.inputSchema,
+    namespace: server,
+    ...(options.namespaceDescription === undefined
+      ? {}
+      : { namespaceDescription: options.namespaceDescription }),
+    ...(options.deferLoading ? { deferLoading: true } : {}),
+    executionMode: isReadOnly ? 'parallel' : 'sequential',
+    isReadOnly,
+    isDestructive,
+    describeActivity: () => `Calling ${label}`,
+    describeCompletedActivity: (_params, result) => {
+      if (!result.isError) return `Called ${label}`;
+      switch (result.details?.failure) {
+        case 'cancelled':
+          return `Cancelled ${label}`;
+        case 'timeout':
+          return `${label} timed out`;
+        case 'server-exited':
+        case 'server-unavailable':
+          return `${label} failed: server unavailable`;
+        default:
+          return `${label} failed`;
+      }
+    },
+    execute: (params, context) => options.call(tool.name, params, context),
+  });
+}
