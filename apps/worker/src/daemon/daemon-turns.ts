@@ -74,6 +74,10 @@ export interface DaemonTurnRunnerOptions {
   maxIterations?: number;
   /** Per tool call timeout in milliseconds. */
   toolTimeoutMs?: number;
+  /** A turn is aborted after this many milliseconds. Default: no limit. */
+  turnTimeoutMs?: number;
+  /** How deferred tools are offered (default: the model's). */
+  toolSearch?: 'native' | 'client';
   /** Finished turns kept in memory for the HTTP API (oldest dropped first). Default 1000. */
   maxRetainedTurns?: number;
 }
@@ -138,6 +142,10 @@ export class DaemonTurns {
   start(request: DaemonTurnRequest): { id: string; done: Promise<DaemonTurnSnapshot> } {
     const id = `turn_${randomUUID()}`;
     const controller = new AbortController();
+    const signal =
+      this.#options.turnTimeoutMs === undefined
+        ? controller.signal
+        : AbortSignal.any([controller.signal, AbortSignal.timeout(this.#options.turnTimeoutMs)]);
     const entry: TurnEntry = {
       snapshot: {
         id,
@@ -156,7 +164,7 @@ export class DaemonTurns {
       done: Promise.resolve(undefined as unknown as DaemonTurnSnapshot),
     };
     this.#turns.set(id, entry);
-    entry.done = this.#run(entry, { ...request, turnId: id, signal: controller.signal });
+    entry.done = this.#run(entry, { ...request, turnId: id, signal });
     this.#prune();
     return { id, done: entry.done };
   }
@@ -177,6 +185,7 @@ export class DaemonTurns {
         ...(instructions === undefined ? {} : { instructions }),
         ...(this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations }),
         ...(this.#options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.#options.toolTimeoutMs }),
+        ...(this.#options.toolSearch === undefined ? {} : { toolSearch: this.#options.toolSearch }),
       });
       for await (const event of run) {
         if (event.type === 'model-request-end') {
