@@ -50,10 +50,19 @@ export interface DaemonTurnRequest {
   source: DaemonTurnSource;
   /** The source's own id (a schedule run id, a job id, a task key). */
   sourceId?: string;
+  /** The source's own cancellation (a cancelled workflow or job): aborts the turn too. */
+  signal?: AbortSignal;
+  /**
+   * This turn's own tool array instead of the daemon's `tools` hook: task and job turns use their
+   * fixed list (`createTaskTurnTools`), not the text-turn composition.
+   */
+  tools?: (
+    context: DaemonTurnContext,
+  ) => readonly AnyWorkerAgentTool[] | Promise<readonly AnyWorkerAgentTool[]>;
 }
 
 /** What the daemon's `tools` hook receives: builds the turn's tool array. */
-export interface DaemonTurnContext extends DaemonTurnRequest {
+export interface DaemonTurnContext extends Omit<DaemonTurnRequest, 'tools' | 'signal'> {
   /** The daemon's turn id. */
   turnId: string;
   /** Aborts when the turn is cancelled (shutdown past the grace period). */
@@ -142,10 +151,11 @@ export class DaemonTurns {
   start(request: DaemonTurnRequest): { id: string; done: Promise<DaemonTurnSnapshot> } {
     const id = `turn_${randomUUID()}`;
     const controller = new AbortController();
-    const signal =
-      this.#options.turnTimeoutMs === undefined
-        ? controller.signal
-        : AbortSignal.any([controller.signal, AbortSignal.timeout(this.#options.turnTimeoutMs)]);
+    const signals = [controller.signal];
+    if (this.#options.turnTimeoutMs !== undefined)
+      signals.push(AbortSignal.timeout(this.#options.turnTimeoutMs));
+    if (request.signal !== undefined) signals.push(request.signal);
+    const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
     const entry: TurnEntry = {
       snapshot: {
         id,
@@ -164,18 +174,23 @@ export class DaemonTurns {
       done: Promise.resolve(undefined as unknown as DaemonTurnSnapshot),
     };
     this.#turns.set(id, entry);
-    entry.done = this.#run(entry, { ...request, turnId: id, signal });
+    const { tools, signal: _sourceSignal, ...described } = request;
+    entry.done = this.#run(entry, { ...described, turnId: id, signal }, tools);
     this.#prune();
     return { id, done: entry.done };
   }
 
-  async #run(entry: TurnEntry, context: DaemonTurnContext): Promise<DaemonTurnSnapshot> {
+  async #run(
+    entry: TurnEntry,
+    context: DaemonTurnContext,
+    turnTools: DaemonTurnRequest['tools'],
+  ): Promise<DaemonTurnSnapshot> {
     const push = (event: DaemonTurnEvent) => {
       entry.events.push(event);
       for (const listener of entry.listeners) listener(event);
     };
     try {
-      const tools = (await this.#options.tools?.(context)) ?? [];
+      const tools = (await (turnTools ?? this.#options.tools)?.(context)) ?? [];
       const instructions = await this.#options.instructions?.(context);
       const run = runAgentLoop({
         model: this.#options.model,

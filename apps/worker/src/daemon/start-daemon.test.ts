@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
 import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
+import type { WorkSource } from './work-source';
 
 const TOKEN = 'a-long-enough-test-token-0123456789';
 
@@ -209,6 +211,63 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       await expect(
         startDaemon({ controlPlane, model, agents: ['carol'], port: 0, token: 'short', scheduler: false }),
       ).rejects.toThrow(/^serve\.token: expected a string of at least 16 characters/);
+    });
+  });
+
+  describe('more work sources', () => {
+    it("runs another source's units with that unit's own tools and cancellation", async () => {
+      const units: Array<{ prompt: string; cancel?: boolean }> = [
+        { prompt: 'look up heron' },
+        { prompt: 'cancelled unit', cancel: true },
+      ];
+      const results: DaemonTurnSnapshot[] = [];
+      let stopped = false;
+      const source: WorkSource = {
+        name: 'test-units',
+        async start(runTurn) {
+          for (const unit of units) {
+            const signal = unit.cancel ? AbortSignal.abort(new Error('the job was cancelled')) : undefined;
+            results.push(
+              await runTurn({
+                agentId: 'erin',
+                prompt: unit.prompt,
+                source: 'job',
+                sourceId: `job-${results.length}`,
+                ...(signal === undefined ? {} : { signal }),
+                tools: () => [lookUp],
+              }),
+            );
+          }
+        },
+        async stop() {
+          stopped = true;
+        },
+      };
+      const extra = await startDaemon({
+        controlPlane,
+        model: createResponsesModel({
+          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
+          model: 'fake-model',
+        }),
+        agents: ['erin'],
+        port: 0,
+        scheduler: false,
+        // The daemon's own hook gives no tools: the unit's override must be what the turn used.
+        tools: () => [],
+        sources: [source],
+      });
+      try {
+        expect(results[0]).toMatchObject({
+          source: 'job',
+          sourceId: 'job-0',
+          status: 'completed',
+          output: 'Found: heron: a small bird',
+        });
+        expect(results[1]).toMatchObject({ status: 'aborted', error: 'the job was cancelled' });
+      } finally {
+        await extra.stop();
+      }
+      expect(stopped).toBe(true);
     });
   });
 
