@@ -4,8 +4,10 @@
 export interface Timings {
   /** The contender's name. */
   name: string;
-  /** Milliseconds per run, in run order. */
+  /** Wall-clock milliseconds per run, in run order. */
   runs: number[];
+  /** CPU milliseconds (user + system, this process) per run: steadier than wall time on a busy machine. */
+  cpu: number[];
 }
 
 /** The median of a list of numbers. */
@@ -25,16 +27,21 @@ export async function interleave(
   contenders: ReadonlyArray<{ name: string; run: () => Promise<unknown> }>,
   options: { rounds: number; warmup: number },
 ): Promise<Timings[]> {
-  const timings = contenders.map((contender) => ({ name: contender.name, runs: [] as number[] }));
+  const timings: Timings[] = contenders.map((contender) => ({ name: contender.name, runs: [], cpu: [] }));
   for (let round = -options.warmup; round < options.rounds; round += 1) {
     for (let offset = 0; offset < contenders.length; offset += 1) {
       const index = (Math.abs(round) + offset) % contenders.length;
       const contender = contenders[index];
       if (contender === undefined) continue;
+      const cpuStart = process.cpuUsage();
       const start = performance.now();
       await contender.run();
       const elapsed = performance.now() - start;
-      if (round >= 0) timings[index]?.runs.push(elapsed);
+      const cpu = process.cpuUsage(cpuStart);
+      if (round >= 0) {
+        timings[index]?.runs.push(elapsed);
+        timings[index]?.cpu.push((cpu.user + cpu.system) / 1000);
+      }
     }
   }
   return timings;
@@ -44,8 +51,8 @@ export async function interleave(
  * The ratio of two contenders' per-round times, as the median of per-round ratios: each round's
  * pair ran back to back under the same load, so their ratio is steadier than a ratio of medians.
  */
-export function pairedRatio(subject: Timings, baseline: Timings): number {
-  const ratios = subject.runs.map((time, index) => time / (baseline.runs[index] ?? Number.NaN));
+export function pairedRatio(subject: Timings, baseline: Timings, measure: 'runs' | 'cpu' = 'runs'): number {
+  const ratios = subject[measure].map((time, index) => time / (baseline[measure][index] ?? Number.NaN));
   return median(ratios);
 }
 

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ms, percentile, report } from '@switchyard/bench-kit';
 import pg from 'pg';
 import { type ControlPlane, openControlPlane } from '../src/index';
-import { ms, percentile, report } from './measure';
 
 const SLOTS = 1000;
 const AGENTS = 10;

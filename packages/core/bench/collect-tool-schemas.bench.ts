@@ -1,6 +1,6 @@
+import { measure, ms, report } from '@switchyard/bench-kit';
 import { z } from 'zod';
 import { collectToolSchemas, defineWorkerTool } from '../src/index';
-import { measure, ms, report } from './measure';
 
 const TOOL_COUNT = 200;
 

@@ -1,3 +1,4 @@
+import { measure, ms, report } from '@switchyard/bench-kit';
 import Ajv from 'ajv';
 import { z } from 'zod';
 import {
@@ -7,7 +8,6 @@ import {
   resolveToolParameters,
   validateToolArguments,
 } from '../src/index';
-import { measure, ms, report } from './measure';
 
 const BATCH = 2000;
 

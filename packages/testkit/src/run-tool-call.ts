@@ -60,7 +60,8 @@ export type RunToolCallResult<TParams, TDetails> =
  * object, sent as its JSON) goes through the repair ladder and validation, then `execute` runs with
  * a test context.
  *
- * Contract: never throws for the tool's failures: they come back as `status` values.
+ * Contract: invalid arguments and a throwing `execute` come back as `status` values; a throwing
+ * `describeActivity`/`describeCompletedActivity` propagates (a defect `describeToolCategory` reports).
  *
  * @example
  * const call = await runToolCall(readNote, '{"path": "todo.md"}');

@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { measure, ms, report } from '@switchyard/bench-kit';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { createComputerTools } from '../src/index';
-import { measure, ms, report } from './measure';
 
 const run = promisify(execFile);
 const home = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));

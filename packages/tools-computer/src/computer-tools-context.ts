@@ -47,7 +47,8 @@ export interface ComputerToolsContext {
   sourceEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * Directories put first on the commands' `PATH`. Default: the folder holding this package's
-   * `mcporter` binary and the folder of the running `node`, so `mcporter call ...` works offline.
+   * `mcporter` binary, so `mcporter call ...` works offline. The running `node`'s folder is always
+   * appended last when missing.
    */
   pathPrepend?: readonly string[];
   /** Limits; see `ComputerToolsLimits` for the defaults. */

@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { measure, ms, report } from '@switchyard/bench-kit';
 import { collectToolSchemas, type JSONSchemaObject } from '@switchyard/core';
 import { calcStdioServer } from '../src/__fixtures__/fixture-paths';
 import { connectMcpServers, createMcpTools } from '../src/index';
 import { createMcpWorkerTool } from '../src/mcp-worker-tool';
-import { measure, ms, report } from './measure';
 
 const context = { signal: new AbortController().signal, toolCallId: 'bench', reportProgress: () => {} };
 const server = { command: process.execPath, args: [calcStdioServer] };

@@ -2,13 +2,13 @@
 // All traffic goes to a local server on 127.0.0.1; no other address is contacted.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { measure, ms, report } from '@switchyard/bench-kit';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { loopbackOnlyConnector } from '../src/__fixtures__/loopback-only-connector';
 import { htmlToMarkdown } from '../src/fetch/html-to-markdown';
 import { checkUrl } from '../src/guard/check-url';
 import { classifyAddress } from '../src/guard/classify-address';
 import { createWebFetchTool } from '../src/web-fetch-tool';
-import { measure, ms, report } from './measure';
 
 const paragraphs = Array.from(
   { length: 400 },

@@ -46,9 +46,11 @@ describe('create-category scaffold', () => {
     run('git', ['init', '-q'], workspace);
   }, 120_000);
 
+  // The copy holds an installed workspace (tens of thousands of files): removing it can take
+  // longer than the default 10 s hook timeout on a busy machine.
   afterAll(() => {
     rmSync(workspace, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('refuses a bad name and an existing package', () => {
     expect(() => createCategory(workspace, 'Bad Name')).toThrow(/lower-case words/);

@@ -33,6 +33,9 @@ export type ToolCallDecision = { allow: true } | { allow: false; reason: string 
 /**
  * A policy hook run after validation, before `execute` (approvals plug in here). The tool carries
  * `isReadOnly`, `isDestructive` and `executionMode`.
+ *
+ * Contract: anything but `{ allow: true }` denies, and so does a hook that throws (its message
+ * becomes the reason); a denial is the call's `isError` output.
  */
 export type BeforeToolCall = (
   call: ToolCallRequest,
@@ -185,7 +188,7 @@ export async function executeToolCall(
     const activity = `Searched tools for "${result.details?.query ?? ''}"`;
     return finish(call, scope, 'completed', result, activity, [], 0);
   }
-  const key = call.namespace === undefined ? call.name : toolKey(call);
+  const key = toolKey(call);
   const tool = scope.tools.get(key);
   if (tool === undefined) {
     const known = [...scope.tools.keys()];
@@ -232,8 +235,9 @@ export async function executeToolCall(
     } catch (error) {
       decision = { allow: false, reason: `the approval check failed: ${errorMessage(error)}` };
     }
-    if (decision.allow !== true) {
-      const reason = (decision as { reason?: unknown }).reason;
+    // Fail closed: anything but an explicit allow (a missing answer included) denies.
+    if (decision?.allow !== true) {
+      const reason = (decision as { reason?: unknown } | undefined)?.reason;
       const content = `Tool call denied: ${typeof reason === 'string' && reason !== '' ? reason : 'no reason given'}`;
       return finish(call, scope, 'denied', { content, isError: true }, undefined, repairs, 0);
     }

@@ -6,7 +6,7 @@ import {
   type ResponsesToolSchema,
   type ToolSearchMode,
 } from '../schema/collect-tool-schemas';
-import { agentToolMap } from '../tool/agent-tool-map';
+import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
 import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
 import { dispatchToolCalls } from './dispatch';
@@ -307,9 +307,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         let endedByTool = false;
         const records = await dispatchToolCalls<(typeof calls)[number], ToolCallRecord>(calls, {
           isParallel: (call) => {
-            const tool = toolMap.get(
-              call.namespace === undefined ? call.name : `${call.namespace}.${call.name}`,
-            );
+            const tool = toolMap.get(toolKey(call));
             // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
             return tool === undefined || tool.executionMode === 'parallel';
           },

@@ -205,7 +205,11 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
     const functionCalls: ResponseFunctionToolCall[] = [];
     const items: ResponseInputItem[] = [];
     for (const item of output) {
-      if (item.type === 'function_call') functionCalls.push(item);
+      if (item.type === 'function_call') {
+        // Some compatible servers send `namespace: null`; dispatch keys treat absent and null alike.
+        if (item.namespace === null) delete item.namespace;
+        functionCalls.push(item);
+      }
       // Without store, a reasoning item can only be replayed with its encrypted content.
       else if (item.type === 'reasoning' && !chained && !item.encrypted_content) continue;
       items.push(item as ResponseInputItem);

@@ -41,6 +41,8 @@ export interface FakeResponse {
   cut?: 'mid-arguments' | 'before-completed';
   /** Milliseconds to wait before answering (the client may abort meanwhile). */
   delayMs?: number;
+  /** Milliseconds between streamed events (default 0: the whole stream is written at once). */
+  eventDelayMs?: number;
   /** Usage to report (default: input bytes / 4 and output characters / 4). */
   usage?: { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number };
   /** The response id (default `resp_fake_<request number>`). */

@@ -178,6 +178,17 @@ export async function startFakeResponsesServer(
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const stop = step.cut === 'mid-arguments' ? (built.cutAt ?? built.events.length) : built.events.length;
+    if (step.eventDelayMs !== undefined && step.eventDelayMs > 0) {
+      for (let index = 0; index < stop; index += 1) {
+        if (response.destroyed) return;
+        const event = built.events[index] as { type: string };
+        response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        await new Promise((resolve) => setTimeout(resolve, step.eventDelayMs));
+      }
+      if (step.cut === 'mid-arguments') response.socket?.destroy();
+      else response.end();
+      return;
+    }
     let chunk = '';
     for (let index = 0; index < stop; index += 1) {
       const event = built.events[index] as { type: string };

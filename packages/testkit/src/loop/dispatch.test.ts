@@ -75,15 +75,36 @@ describe('dispatch order', () => {
   });
 
   it('records outputs in call order, whatever order the calls finish in', async () => {
+    // Finishing order is forced without timers: each call waits for a gate, opened once all three
+    // have started and then one after another in the order fast, mid, slow.
     const log: string[] = [];
+    const gates = new Map<string, () => void>();
+    const finishOrder = ['fast', 'mid', 'slow'];
+    const open = (id: string | undefined) => (id === undefined ? undefined : gates.get(id)?.());
+    const gated = defineWorkerTool({
+      name: 'fetch',
+      description: 'Waits for its gate.',
+      schema: z.object({ id: z.string(), waitMs: z.number() }),
+      executionMode: 'parallel',
+      describeActivity: ({ id }) => `Fetching ${id}`,
+      async execute({ id }) {
+        log.push(`start ${id}`);
+        const gate = new Promise<void>((resolve) => gates.set(id, resolve));
+        if (gates.size === finishOrder.length) open(finishOrder[0]);
+        await gate;
+        log.push(`end ${id}`);
+        open(finishOrder[finishOrder.indexOf(id) + 1]);
+        return { content: `done ${id}` };
+      },
+    });
     const { result, events, server } = await runTurn(
       [
-        { functionCalls: [call('fetch', 'slow', 25), call('fetch', 'fast', 1), call('fetch', 'mid', 8)] },
+        { functionCalls: [call('fetch', 'slow', 0), call('fetch', 'fast', 0), call('fetch', 'mid', 0)] },
         { text: 'ok' },
       ],
-      { tools: [loggingTool('fetch', 'parallel', log)] },
+      { tools: [gated] },
     );
-    expect(log.filter((entry) => entry.startsWith('end'))).toEqual(['end fast', 'end mid', 'end slow']);
+    expect(log).toEqual(['start slow', 'start fast', 'start mid', 'end fast', 'end mid', 'end slow']);
     expect(server.requests[1]?.functionCallOutputs).toEqual([
       { callId: 'call_slow', output: 'done slow' },
       { callId: 'call_fast', output: 'done fast' },

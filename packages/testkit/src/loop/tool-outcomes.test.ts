@@ -1,7 +1,15 @@
 // Core's loop through the real openai SDK against the fake server: what each call's output becomes.
-import { type AgentToolResult, defineWorkerTool, type ToolCallRequest } from '@switchyard/core';
+import {
+  type AgentToolResult,
+  createResponsesModel,
+  defineWorkerTool,
+  runAgentLoop,
+  type ToolCallRequest,
+} from '@switchyard/core';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { startFakeResponsesServer } from '../fake-server/start-fake-responses-server';
 import { runTurn, toolCallEnds } from './loop-test-helpers';
 
 const readFile = defineWorkerTool({
@@ -216,6 +224,36 @@ describe('beforeToolCall policy', () => {
   });
 });
 
+describe('beforeToolCall failing closed', () => {
+  it('denies when the hook throws or gives no answer', async () => {
+    let calls = 0;
+    const { server } = await runTurn(
+      [
+        {
+          functionCalls: [
+            { name: 'read_file', arguments: { path: 'a' }, callId: 'throws' },
+            { name: 'read_file', arguments: { path: 'b' }, callId: 'silent' },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      {
+        tools: [readFile],
+        beforeToolCall: (call) => {
+          calls += 1;
+          if (call.callId === 'throws') throw new Error('policy service down');
+          return undefined as never;
+        },
+      },
+    );
+    expect(calls).toBe(2);
+    expect(server.requests[1]?.functionCallOutputs).toEqual([
+      { callId: 'throws', output: 'Tool call denied: the approval check failed: policy service down' },
+      { callId: 'silent', output: 'Tool call denied: no reason given' },
+    ]);
+  });
+});
+
 describe('endsTurn', () => {
   it('stops after the current batch: no further request, later calls skipped, status ended-by-tool', async () => {
     const submit = defineWorkerTool({
@@ -335,6 +373,37 @@ describe('abort handling', () => {
     expect(result.status).toBe('aborted');
     expect(result.iterations).toBe(1);
     expect(events.map((event) => event.type)).toEqual(['turn-start', 'model-request-start', 'turn-end']);
+  });
+});
+
+describe('abort while streaming', () => {
+  it('stops reading the stream and ends the turn aborted', async () => {
+    const server = await startFakeResponsesServer({
+      script: [{ text: 'a long answer that streams slowly', textChunks: 8, eventDelayMs: 10 }],
+    });
+    try {
+      const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 });
+      const controller = new AbortController();
+      const run = runAgentLoop({
+        model: createResponsesModel({ client, model: 'fake-model' }),
+        tools: [readFile],
+        input: 'Tell me a story',
+        signal: controller.signal,
+      });
+      const types: string[] = [];
+      for await (const event of run) {
+        types.push(event.type);
+        // Aborting on the first delta: the next one is at least 10 ms away on the wire.
+        if (event.type === 'text-delta') controller.abort(new Error('stop streaming'));
+      }
+      const result = await run.result();
+      expect(result.status).toBe('aborted');
+      expect(result.error?.message).toBe('stop streaming');
+      expect(types.filter((type) => type === 'text-delta')).toHaveLength(1);
+      expect(types.at(-1)).toBe('turn-end');
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
 
 /** Names a command always gets from the worker's environment (HOME is set to the agent home). */
@@ -66,7 +67,12 @@ export function buildCommandEnvironment(options: CommandEnvironmentOptions): Rec
     if (value !== undefined && !SECRET_NAME_PATTERN.test(name)) environment[name] = value;
   }
   const basePath = environment.PATH ?? '/usr/local/bin:/usr/bin:/bin';
-  environment.PATH = [...options.pathPrepend, basePath].join(':');
+  const entries = [...options.pathPrepend, ...basePath.split(':')];
+  // The running node comes last, as a fallback (mcporter's launcher needs a node; a profile that
+  // resets PATH may have dropped the one the worker runs on).
+  const nodeDirectory = path.dirname(process.execPath);
+  if (!entries.includes(nodeDirectory)) entries.push(nodeDirectory);
+  environment.PATH = entries.join(':');
   environment.HOME = options.home;
   environment.LANG ??= 'C.UTF-8';
   environment.TERM ??= 'dumb';

@@ -40,14 +40,13 @@ function findMcporterBinDirectory(start: string): string | undefined {
 
 /**
  * The default directories put first on a command's `PATH`: the folder of this package's `mcporter`
- * binary (so `mcporter call ...` needs no download) and the folder of the running `node`.
+ * binary, so `mcporter call ...` needs no download.
  */
 export function defaultPathPrepend(): readonly string[] {
   if (cached === undefined) {
     const here = path.dirname(fileURLToPath(import.meta.url));
     const mcporter = findMcporterBinDirectory(here);
-    const node = path.dirname(process.execPath);
-    cached = [...new Set([...(mcporter === undefined ? [] : [mcporter]), node])];
+    cached = mcporter === undefined ? [] : [mcporter];
   }
   return cached;
 }

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// CI machines are shared 2-core boxes: property tests and real-HTTP tests can take seconds there.
+// Timeouts only stop hangs; speed is measured in `pnpm bench`.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
