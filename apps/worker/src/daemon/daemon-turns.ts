@@ -109,7 +109,8 @@ interface TurnEntry {
   events: DaemonTurnEvent[];
   listeners: Set<(event: DaemonTurnEvent) => void>;
   controller: AbortController;
-  done: Promise<DaemonTurnSnapshot>;
+  /** Set right after the entry is created: the turn's final snapshot. */
+  done?: Promise<DaemonTurnSnapshot>;
 }
 
 function serialiseEvent(event: AgentEvent): DaemonTurnEvent {
@@ -171,13 +172,13 @@ export class DaemonTurns {
       events: [],
       listeners: new Set(),
       controller,
-      done: Promise.resolve(undefined as unknown as DaemonTurnSnapshot),
     };
     this.#turns.set(id, entry);
     const { tools, signal: _sourceSignal, ...described } = request;
-    entry.done = this.#run(entry, { ...described, turnId: id, signal }, tools);
+    const done = this.#run(entry, { ...described, turnId: id, signal }, tools);
+    entry.done = done;
     this.#prune();
-    return { id, done: entry.done };
+    return { id, done };
   }
 
   async #run(

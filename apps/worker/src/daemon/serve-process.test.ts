@@ -123,8 +123,8 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
 });
 
 describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes share the work`, () => {
-  const PROCESSES = 3;
-  const ONE_SHOTS = 9;
+  const PROCESSES = 2;
+  const ONE_SHOTS = 8;
   let database: TestDatabase;
   let directory: string;
   let server: FakeResponsesServer;
@@ -199,7 +199,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
         90_000,
       );
       // Give a duplicate delivery, if there were one, time to reach the model.
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       const perPrompt = new Map<string, number>();
       for (const request of server.requests) {
         perPrompt.set(promptOf(request), (perPrompt.get(promptOf(request)) ?? 0) + 1);
