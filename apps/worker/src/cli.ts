@@ -1,25 +1,32 @@
-import { runServeCommand } from './daemon/serve-command';
-import { runDemo } from './demo';
+import { main } from './cli-main';
 
-const USAGE = 'usage: switchyard demo | switchyard serve [options]';
+const controller = new AbortController();
+let interrupted = false;
+process.on('SIGINT', () => {
+  // The first Ctrl-C aborts the turn (every call gets an output and the summary is printed);
+  // a second one leaves at once.
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  controller.abort(new Error('Interrupted (Ctrl-C)'));
+});
 
-async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  switch (command) {
-    case 'demo':
-      await runDemo((line) => process.stdout.write(`${line}\n`));
-      return 0;
-    case 'serve':
-      return runServeCommand(argv.slice(1), process.env, (line) => process.stderr.write(`${line}\n`));
-    default:
-      process.stderr.write(
-        `${command === undefined ? 'no command given' : `unknown command '${command}'`}\n${USAGE}\n`,
-      );
-      return 2;
-  }
-}
+const argv = process.argv.slice(2);
+// `switchyard serve` (the daemon, src/daemon/) drains on SIGTERM or SIGINT itself.
+const exitCode =
+  argv[0] === 'serve'
+    ? import('./daemon/serve-command').then(({ runServeCommand }) =>
+        runServeCommand(argv.slice(1), process.env, (line) => process.stderr.write(`${line}\n`)),
+      )
+    : main(argv, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        stdin: process.stdin,
+        env: process.env,
+        cwd: process.cwd(),
+        signal: controller.signal,
+      });
 
-main(process.argv.slice(2)).then(
+exitCode.then(
   (code) => {
     process.exitCode = code;
   },

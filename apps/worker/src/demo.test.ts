@@ -1,15 +1,33 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { runDemo } from './demo';
+import { runCli } from './__fixtures__/run-cli';
 
-describe('switchyard demo', () => {
-  it('shows the manifest and runs one call', async () => {
-    const lines: string[] = [];
-    await runDemo((line) => lines.push(line));
-    const output = lines.join('\n');
-    expect(output).toContain('offline: no model is called');
-    expect(output).toMatch(/read_note\s+strict\s+eager/);
-    expect(output).toMatch(/calc\.add\s+strict\s+deferred/);
-    expect(output).toContain('✓ Read 2 lines of todo.md');
-    expect(output).toContain('- ship the foundation');
-  });
+describe('switchyard demo (the built CLI, as scripts/demo.sh runs it)', () => {
+  it('runs a whole scripted turn with live progress and says the model is scripted', async () => {
+    const run = await runCli(['demo'], { cwd: os.tmpdir(), env: { OPENAI_API_KEY: 'must-not-be-used' } });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const output = run.stdout;
+    expect(output).toMatch(/^Switchyard demo: the model is scripted\.\n/);
+    expect(output).toContain('no real model is called');
+    const progress = output.split('\n').filter((line) => /^[…✓✗] /.test(line));
+    expect(progress).toEqual([
+      '… Updating the todo list (4 items)',
+      expect.stringMatching(/^✓ Todo list: 0 of 4 done \(\d+ ms\)$/),
+      '… Writing notes/plan.md',
+      expect.stringMatching(/^✓ Wrote 6 lines to notes\/plan\.md \(\d+ ms\)$/),
+      '… Running `wc -l notes/plan.md`',
+      expect.stringMatching(/^✓ Command exited 0 after .*\)$/),
+      expect.stringMatching(/^… Fetching 127\.0\.0\.1:\d+\/release-notes\.html$/),
+      expect.stringMatching(/^✓ Fetched \d+ B from 127\.0\.0\.1:\d+ \(.*\)$/),
+      '… Scheduling weekday-digest',
+      expect.stringMatching(/^✓ Scheduled weekday-digest \(.*\)$/),
+      expect.stringMatching(/^✓ completed · 5 iterations · 5 tool calls · [\d,]+ tokens/),
+    ]);
+    expect(output).toMatch(/- .*notes\/plan\.md: 6 lines\n/);
+    expect(output).toMatch(
+      /- schedule weekday-digest in the database: cron "0 9 \* \* 1-5" in UTC, next \d{4}-/,
+    );
+    expect(output).toContain('- 5 requests to the scripted model');
+  }, 180_000);
 });

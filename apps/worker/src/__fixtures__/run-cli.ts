@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI (`pnpm build` first: the worker's turbo `test` task depends on its `build`). */
+export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** What a finished `switchyard` child process printed. */
+export interface CliRun {
+  /** Exit code. */
+  code: number | null;
+  /** Everything on stdout. */
+  stdout: string;
+  /** Everything on stderr. */
+  stderr: string;
+}
+
+/** Options of `runCli`. */
+export interface RunCliOptions {
+  /** Working directory. */
+  cwd: string;
+  /** The whole environment of the child (nothing is inherited but PATH). */
+  env?: Record<string, string>;
+  /** Called with stdout so far on each chunk; return text to write to the child's stdin. */
+  answer?: (stdout: string) => string | undefined;
+  /** Written to stdin at start, then stdin is closed (unless `answer` is given). */
+  input?: string;
+}
+
+/** Runs `node dist/cli.js ...args` as a real child process over pipes (not a TTY). */
+export function runCli(args: string[], options: RunCliOptions): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+      const reply = options.answer?.(stdout);
+      if (reply !== undefined) child.stdin.write(reply);
+    });
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    if (options.input !== undefined) child.stdin.write(options.input);
+    if (options.answer === undefined) child.stdin.end();
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,254 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { calcStdioServer } from './__fixtures__/mcp-fixture';
+import { runCli } from './__fixtures__/run-cli';
+
+let root: string;
+let fake: FakeResponsesServer;
+let count = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'switchyard-cli-'));
+  fake = await startFakeResponsesServer({ script: [] });
+});
+
+afterEach(async () => {
+  // Fails the test whose step function threw or that left steps unplayed.
+  expect(fake.errors).toEqual([]);
+  expect(fake.remaining).toBe(0);
+});
+
+afterAll(async () => {
+  await fake?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A fresh working directory holding `switchyard.config.json`. */
+async function workspace(config: Record<string, unknown>): Promise<string> {
+  count += 1;
+  const cwd = await mkdtemp(path.join(root, `w${count}-`));
+  await writeFile(path.join(cwd, 'switchyard.config.json'), JSON.stringify(config));
+  return cwd;
+}
+
+const endpoint = () => ({ OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'scripted' });
+const computerOnly = { categories: { computer: { homeRoot: 'homes' } } };
+
+describe('switchyard run: progress', () => {
+  it('prints each call as a start line and its completed label, the streamed text and a summary', async () => {
+    const cwd = await workspace(computerOnly);
+    fake.reset([
+      {
+        text: 'Writing the file now.',
+        functionCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' } }],
+      },
+      { functionCalls: [{ name: 'run_command', arguments: { command: 'cat hello.txt' } }] },
+      { text: 'The file says hi.', usage: { inputTokens: 100, outputTokens: 7 } },
+    ]);
+    const run = await runCli(['run', 'Write hello.txt and show it'], { cwd, env: endpoint() });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe('Writing the file now.');
+    expect(lines[1]).toBe('… Writing hello.txt');
+    expect(lines[2]).toMatch(/^✓ Wrote 1 line to hello\.txt \(\d+ ms\)$/);
+    expect(lines[3]).toBe('… Running `cat hello.txt`');
+    expect(lines[4]).toMatch(/^✓ Command exited 0 after .* \(\d+ ms\)$/);
+    expect(lines[5]).toBe('The file says hi.');
+    expect(lines[6]).toMatch(
+      /^✓ completed · 3 iterations · 2 tool calls · [\d,]+ tokens \([\d,]+ in, [\d,]+ out\) · [\d.]+ m?s$/,
+    );
+    // No spinner redraws on a pipe.
+    expect(run.stdout).not.toContain('\x1b[');
+    expect(await readFile(path.join(cwd, 'homes/main/hello.txt'), 'utf8')).toBe('hi\n');
+    expect(fake.requests[0]?.body.model).toBe('scripted');
+    expect(fake.requests[2]?.functionCallOutputs.at(-1)?.output).toMatch(/hi/);
+  });
+
+  it('shows a failed call with why, and the turn goes on', async () => {
+    const cwd = await workspace(computerOnly);
+    fake.reset([
+      { functionCalls: [{ name: 'read_file', arguments: { path: '../../etc/passwd' } }] },
+      { text: 'I may not read that.' },
+    ]);
+    const run = await runCli(['run', 'read it', '--agent', 'ada'], { cwd, env: endpoint() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\n✗ .*\(\d+ ms\): failed: .*outside/);
+    expect(run.stdout).toMatch(/✓ completed · 2 iterations · 1 tool call \(1 failed\)/);
+    expect(existsSync(path.join(cwd, 'homes/ada'))).toBe(true);
+  });
+
+  it('--json prints the event stream as JSON lines', async () => {
+    const cwd = await workspace(computerOnly);
+    fake.reset([
+      { functionCalls: [{ name: 'list_files', arguments: { pattern: '*' } }] },
+      { text: 'Empty home.' },
+    ]);
+    const run = await runCli(['run', 'list', '--json'], { cwd, env: endpoint() });
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('turn-start');
+    expect(types.at(-1)).toBe('turn-end');
+    expect(types).toContain('text-delta');
+    expect(events.find((event) => event.type === 'tool-call-start')).toMatchObject({ name: 'list_files' });
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({
+      name: 'list_files',
+      outcome: 'completed',
+      isError: false,
+    });
+    expect(events.at(-1)).toMatchObject({ status: 'completed', iterations: 2 });
+  });
+
+  it('--json reports a failed turn with its error as an object', async () => {
+    const cwd = await workspace(computerOnly);
+    fake.reset([{ httpStatus: 400, message: 'bad request from the script' }]);
+    const run = await runCli(['run', 'x', '--json'], { cwd, env: endpoint() });
+    expect(run.code).toBe(1);
+    const last = JSON.parse(run.stdout.trimEnd().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+    expect(last).toMatchObject({ type: 'turn-end', status: 'failed', error: { name: 'ModelRequestError' } });
+    expect(JSON.stringify(last.error)).toContain('bad request from the script');
+  });
+});
+
+describe('switchyard run --confirm-destructive', () => {
+  function script(expectDenied: boolean) {
+    fake.reset([
+      {
+        functionCalls: [
+          { name: 'read_file', arguments: { path: 'missing.txt' } },
+          { name: 'write_file', arguments: { path: 'out.txt', content: 'x\n' } },
+        ],
+      },
+      (request) => {
+        const output = String(request.functionCallOutputs[1]?.output);
+        if (expectDenied)
+          expect(output).toMatch(/^Tool call denied: the operator refused this destructive call/);
+        else expect(output).toMatch(/Wrote 1 line|out\.txt/);
+        return { text: expectDenied ? 'You said no.' : 'Written.' };
+      },
+    ]);
+  }
+
+  it('asks before a destructive call and sends a refusal to the model as its output', async () => {
+    const cwd = await workspace(computerOnly);
+    script(true);
+    let asked = 0;
+    const run = await runCli(['run', 'write out.txt', '--confirm-destructive'], {
+      cwd,
+      env: endpoint(),
+      answer: (stdout) => {
+        const questions = stdout.split('[y/N] ').length - 1;
+        if (questions > asked) {
+          asked = questions;
+          return 'n\n';
+        }
+        return undefined;
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(asked).toBe(1);
+    expect(run.stdout).toContain('? Allow destructive call: Writing out.txt [y/N] n\n');
+    expect(run.stdout).toMatch(/✗ Writing out\.txt: denied: Tool call denied/);
+    expect(existsSync(path.join(cwd, 'homes/main/out.txt'))).toBe(false);
+  });
+
+  it('runs the call on y', async () => {
+    const cwd = await workspace(computerOnly);
+    script(false);
+    const run = await runCli(['run', 'write out.txt', '--confirm-destructive'], {
+      cwd,
+      env: endpoint(),
+      answer: (stdout) => (stdout.endsWith('[y/N] ') ? 'y\n' : undefined),
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('? Allow destructive call: Writing out.txt [y/N] y\n');
+    expect(await readFile(path.join(cwd, 'homes/main/out.txt'), 'utf8')).toBe('x\n');
+  });
+});
+
+describe('switchyard run: configuration', () => {
+  it('says exactly which variable to set when no model endpoint is configured', async () => {
+    const cwd = await workspace(computerOnly);
+    const run = await runCli(['run', 'hello'], { cwd });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('OPENAI_API_KEY: no model endpoint is configured. Set OPENAI_API_KEY');
+    const noModel = await runCli(['run', 'hello'], { cwd, env: { OPENAI_BASE_URL: fake.baseURL } });
+    expect(noModel.code).toBe(2);
+    expect(noModel.stderr).toContain('SWITCHYARD_MODEL: no model is configured. Set SWITCHYARD_MODEL');
+  });
+
+  it('names the field of a configuration error', async () => {
+    const cwd = await workspace({ categories: { web: { search: { provider: 'bing' } } } });
+    const run = await runCli(['run', 'hello'], { cwd, env: endpoint() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/switchyard\.config\.json: categories\.web\.search\.provider: must be one of/);
+  });
+
+  it('refuses bad usage with the usage text', async () => {
+    const run = await runCli(['run'], { cwd: root });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('usage: switchyard <command>');
+  });
+});
+
+describe('MCP servers with deferred tools', () => {
+  const mcpConfig = {
+    categories: {
+      computer: { homeRoot: 'homes' },
+      mcp: { servers: { calc: { command: process.execPath, args: [calcStdioServer], deferLoading: true } } },
+    },
+  };
+
+  it('finds a deferred MCP tool through Tool Search and calls it on the real stdio server', async () => {
+    const cwd = await workspace(mcpConfig);
+    fake.reset([
+      (request) => {
+        expect(request.toolNames).toContain('tool_search');
+        expect(request.toolNames).not.toContain('calc.add');
+        return {
+          functionCalls: [{ name: 'tool_search', arguments: { query: 'add two numbers', limit: 1 } }],
+        };
+      },
+      (request) => {
+        expect(request.toolNames).toContain('calc.add');
+        return { functionCalls: [{ namespace: 'calc', name: 'add', arguments: { a: 2, b: 3 } }] };
+      },
+      (request) => {
+        expect(JSON.stringify(request.functionCallOutputs.at(-1)?.output)).toContain('5');
+        return { text: '2 + 3 = 5' };
+      },
+    ]);
+    const run = await runCli(['run', 'What is 2 + 3?'], { cwd, env: endpoint() });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('2 + 3 = 5');
+    expect(run.stdout).toMatch(/✓ completed · 3 iterations · 2 tool calls/);
+  });
+
+  it('switchyard tools lists each tool with its category, mode, loading and bytes, and totals', async () => {
+    const cwd = await workspace(mcpConfig);
+    const run = await runCli(['tools'], { cwd, env: {} });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe('Tools the next text turn of agent main would send (Tool Search: native):');
+    expect(lines[2]).toMatch(/^category\s+tool\s+mode\s+loading\s+bytes$/);
+    expect(lines[3]).toMatch(/^todo\s+update_todos\s+strict\s+eager\s+[\d,]+ B$/);
+    expect(lines[4]).toMatch(/^computer\s+run_command\s+strict\s+eager\s+[\d,]+ B$/);
+    expect(run.stdout).toMatch(/\nmcp\s+calc\.add\s+non-strict: .+\s+deferred\s+[\d,]+ B\n/);
+    expect(run.stdout).toMatch(
+      /\n\d+ tools \(\d+ strict, \d+ non-strict; \d+ deferred\): [\d,]+ B of schemas/,
+    );
+    const withSearch = await runCli(['tools'], { cwd, env: { OPENAI_BASE_URL: fake.baseURL } });
+    expect(withSearch.stdout).toContain('(Tool Search: client)');
+    expect(withSearch.stdout).toContain('plus the tool_search function');
+  });
+});

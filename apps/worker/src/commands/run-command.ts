@@ -1,0 +1,58 @@
+import { loadConfig } from '../config/load-config';
+import { resolveAgent } from '../config/resolve-agent';
+import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
+import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from '../run-text-turn';
+import { openWorkerServices } from '../worker-services';
+
+/** Options of `switchyard run`. */
+export interface RunCommandOptions {
+  /** The prompt. */
+  prompt: string;
+  /** `--agent`. */
+  agent?: string;
+  /** `--json`. */
+  json: boolean;
+  /** `--confirm-destructive`. */
+  confirmDestructive: boolean;
+  /** `--config`. */
+  configPath?: string;
+  /** The environment (overrides, keys). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The working directory. */
+  cwd: string;
+  /** Aborts the turn. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `switchyard run "<prompt>"`: one text turn with live progress (or `--json` events).
+ *
+ * Contract: resolves with the exit code: 0 for a completed turn, 1 otherwise. Throws
+ * `WorkerConfigError` for a bad configuration or no model endpoint (naming the variable to set).
+ */
+export async function runCommand(options: RunCommandOptions, io: CommandIO): Promise<number> {
+  const config = await loadConfig({
+    ...(options.configPath === undefined ? {} : { path: options.configPath }),
+    cwd: options.cwd,
+    env: options.env,
+  });
+  const endpoint = resolveModelEndpoint(config);
+  const agent = resolveAgent(config, options.agent);
+  const opened = await openWorkerServices(config);
+  try {
+    const result = await runTextTurnWithProgress({
+      config,
+      agent,
+      prompt: options.prompt,
+      model: createWorkerModel(config, endpoint),
+      services: opened.services,
+      json: options.json,
+      confirmDestructive: options.confirmDestructive,
+      io,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return result.status === 'completed' || result.status === 'ended-by-tool' ? 0 : 1;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,44 @@
+import { resolveAgent } from '../config/resolve-agent';
+import type { WorkerConfig } from '../config/worker-config';
+import type { CommandIO } from '../run-text-turn';
+import { openWorkerServices } from '../worker-services';
+
+/**
+ * `switchyard schedules list [--agent NAME] [--all]`: the agent's schedules from the control
+ * plane (active ones; `--all` adds cancelled and finished ones). Read-only.
+ */
+export async function schedulesListCommand(
+  config: WorkerConfig,
+  options: { agent?: string; all: boolean },
+  io: CommandIO,
+): Promise<void> {
+  const agent = resolveAgent(config, options.agent);
+  const opened = await openWorkerServices(config, { controlPlane: true });
+  try {
+    const controlPlane = opened.controlPlane;
+    if (controlPlane === undefined) throw new Error('the control plane did not open');
+    const schedules = await controlPlane.schedules.listSchedules({
+      agentId: agent.id,
+      includeInactive: options.all,
+    });
+    if (schedules.length === 0) {
+      io.stdout.write(`Agent ${agent.id} has no ${options.all ? '' : 'active '}schedules.\n`);
+      return;
+    }
+    io.stdout.write(
+      `${schedules.length} ${options.all ? '' : 'active '}schedule${schedules.length === 1 ? '' : 's'} of agent ${agent.id}:\n`,
+    );
+    for (const schedule of schedules) {
+      const when = schedule.kind === 'cron' ? `cron "${schedule.cron}"` : `once at ${schedule.runAt}`;
+      io.stdout.write(
+        `- ${schedule.name} (${schedule.id}) ${schedule.status}: ${when} in ${schedule.timeZone}\n`,
+      );
+      if (schedule.nextFireTimes.length > 0) {
+        io.stdout.write(`  next: ${schedule.nextFireTimes.join(', ')}\n`);
+      }
+      io.stdout.write(`  prompt: ${JSON.stringify(schedule.prompt)}\n`);
+    }
+  } finally {
+    await opened.close();
+  }
+}

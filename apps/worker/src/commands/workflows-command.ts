@@ -1,0 +1,69 @@
+import type { WorkerConfig } from '../config/worker-config';
+import type { CommandIO } from '../run-text-turn';
+import { openWorkerServices } from '../worker-services';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface WorkflowRow {
+  id: string;
+  agent_id: string;
+  name: string;
+  status: string;
+  created_at: string | Date;
+}
+
+interface TaskRow {
+  task_id: string;
+  status: string;
+  result: unknown;
+  stored_at: string | Date | null;
+}
+
+/**
+ * `switchyard workflows show <id>`: a workflow, its tasks' status and their stored results, read
+ * from the control plane (read queries only).
+ *
+ * Contract: exit code 1 with a message for an id that is not a UUID or names no workflow.
+ */
+export async function workflowsShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
+  if (!UUID.test(id)) {
+    io.stderr.write(`switchyard: workflows show: ${JSON.stringify(id)} is not a workflow id (a UUID)\n`);
+    return 1;
+  }
+  const opened = await openWorkerServices(config, { controlPlane: true });
+  try {
+    const controlPlane = opened.controlPlane;
+    if (controlPlane === undefined) throw new Error('the control plane did not open');
+    const { rows } = await controlPlane.query<WorkflowRow>(
+      'SELECT id, agent_id, name, status, created_at FROM switchyard.workflows WHERE id = $1',
+      [id],
+    );
+    const workflow = rows[0];
+    if (workflow === undefined) {
+      io.stderr.write(`switchyard: workflows show: no workflow ${id}\n`);
+      return 1;
+    }
+    const { rows: tasks } = await controlPlane.query<TaskRow>(
+      `SELECT t.task_id, t.status, r.result, r.stored_at
+         FROM switchyard.workflow_tasks t
+         LEFT JOIN switchyard.task_results r ON r.workflow_id = t.workflow_id AND r.task_id = t.task_id
+        WHERE t.workflow_id = $1 ORDER BY t.task_id`,
+      [id],
+    );
+    const created = new Date(workflow.created_at).toISOString();
+    io.stdout.write(
+      `Workflow ${workflow.name} (${workflow.id}) of agent ${workflow.agent_id}: ${workflow.status}, created ${created}\n`,
+    );
+    const done = tasks.filter((task) => task.status === 'completed').length;
+    io.stdout.write(`${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${done} completed:\n`);
+    for (const task of tasks) {
+      io.stdout.write(`- ${task.task_id}: ${task.status}\n`);
+      if (task.result !== null && task.result !== undefined) {
+        io.stdout.write(`  result: ${JSON.stringify(task.result)}\n`);
+      }
+    }
+    return 0;
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,123 @@
+import type { AgentEvent, AgentRunResult, AgentToolResult } from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import { TurnProgress } from './turn-progress';
+
+const usage = {
+  inputTokens: 1200,
+  cachedInputTokens: 0,
+  outputTokens: 34,
+  reasoningTokens: 0,
+  totalTokens: 1234,
+};
+
+function end(callId: string, activity: string, durationMs: number, result: AgentToolResult): AgentEvent {
+  return {
+    type: 'tool-call-end',
+    callId,
+    name: 'tool',
+    outcome: 'completed',
+    activity,
+    durationMs,
+    isError: result.isError === true,
+    repairs: [],
+    result,
+    completesActorEvent: false,
+    endsTurn: false,
+  };
+}
+
+function start(callId: string, activity: string): AgentEvent {
+  return { type: 'tool-call-start', callId, name: 'tool', activity, params: {}, repairs: [] };
+}
+
+function harness(interactive: boolean) {
+  let output = '';
+  let clock = 0;
+  const progress = new TurnProgress({
+    output: {
+      write: (text: string) => {
+        output += text;
+      },
+      columns: 80,
+    },
+    interactive,
+    now: () => clock,
+    frameMs: 60_000,
+  });
+  return {
+    progress,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+    take: () => {
+      const taken = output;
+      output = '';
+      return taken;
+    },
+  };
+}
+
+describe('terminal progress (TTY)', () => {
+  it('draws a spinner with elapsed time, then replaces it with the completed label', () => {
+    const { progress, advance, take } = harness(true);
+    progress.handle({ type: 'model-request-start', iteration: 1, toolCount: 3 });
+    expect(take()).toBe('⠋ Waiting for the model (0 ms)');
+    progress.handle({ type: 'text-delta', iteration: 1, delta: 'Reading it.' });
+    expect(take()).toBe('\r\x1b[2KReading it.');
+    progress.handle({
+      type: 'model-request-end',
+      iteration: 1,
+      responseId: 'r',
+      usage,
+      functionCallCount: 2,
+    });
+    progress.handle(start('a', 'Reading notes.md'));
+    advance(1_500);
+    progress.handle(start('b', 'Fetching example.com'));
+    // The text's line is ended, then both running calls are drawn on rows of their own.
+    expect(take()).toBe(
+      '\n⠋ Reading notes.md (0 ms)\r\x1b[2K⠋ Reading notes.md (1.5 s)\n⠋ Fetching example.com (0 ms)',
+    );
+    advance(250);
+    progress.handle(end('a', 'Read 12 lines of notes.md', 1_750, { content: 'x' }));
+    expect(take()).toBe(
+      '\r\x1b[2K\x1b[1A\r\x1b[2K✓ Read 12 lines of notes.md (1.8 s)\n⠋ Fetching example.com (250 ms)',
+    );
+    progress.handle(
+      end('b', 'Fetching example.com', 300, { content: 'refused: private address\nmore', isError: true }),
+    );
+    expect(take()).toBe('\r\x1b[2K✗ Fetching example.com (300 ms): failed: refused: private address\n');
+    progress.handle({ type: 'turn-end', status: 'completed', iterations: 2, usage });
+    const result: AgentRunResult = { status: 'completed', output: '', items: [], usage, iterations: 2 };
+    advance(1_000);
+    progress.finish(result);
+    expect(take()).toBe(
+      '✓ completed · 2 iterations · 2 tool calls (1 failed) · 1,234 tokens (1,200 in, 34 out) · 2.8 s\n',
+    );
+  });
+});
+
+describe('plain progress (not a TTY)', () => {
+  it('prints a start line and an end line per call and never redraws', () => {
+    const { progress, advance, take } = harness(false);
+    progress.handle({ type: 'model-request-start', iteration: 1, toolCount: 3 });
+    progress.handle({ type: 'text-delta', iteration: 1, delta: 'Running' });
+    progress.handle({ type: 'text-delta', iteration: 1, delta: ' tests.' });
+    progress.handle(start('a', 'Running `npm test`'));
+    advance(3_200);
+    progress.handle(end('a', 'Command exited 1 after 3.2 s', 3_200, { content: 'exit 1', isError: true }));
+    progress.handle({ type: 'turn-end', status: 'failed', iterations: 1, usage, error: new Error('boom') });
+    progress.finish({
+      status: 'failed',
+      output: '',
+      items: [],
+      usage,
+      iterations: 1,
+      error: new Error('boom'),
+    });
+    expect(take()).toBe(
+      'Running tests.\n… Running `npm test`\n✗ Command exited 1 after 3.2 s (3.2 s): failed: exit 1\n' +
+        '✗ failed: boom · 1 iteration · 1 tool call (1 failed) · 1,234 tokens (1,200 in, 34 out) · 3.2 s\n',
+    );
+  });
+});

@@ -1,0 +1,144 @@
+import { mkdir } from 'node:fs/promises';
+import {
+  type AgentRunResult,
+  createResponsesModel,
+  type ResponsesModel,
+  runAgentLoop,
+  type ToolSearchMode,
+} from '@switchyard/core';
+import OpenAI from 'openai';
+import type { TurnAgent } from './config/resolve-agent';
+import type { ModelEndpoint } from './config/resolve-model-endpoint';
+import type { WorkerConfig } from './config/worker-config';
+import { eventToJsonLine } from './progress/event-json';
+import { createTerminalConfirm } from './progress/terminal-confirm';
+import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
+import { buildTextTurnInstructions, buildTextTurnTools, type TextTurnServices } from './text-turn';
+
+/** The streams a command talks through. */
+export interface CommandIO {
+  /** Progress, text and summaries (JSON lines with `--json`). */
+  stdout: ProgressOutput;
+  /** Diagnostics, and questions under `--json`. */
+  stderr: ProgressOutput;
+  /** Answers to `--confirm-destructive` questions. */
+  stdin: NodeJS.ReadableStream;
+}
+
+/** Creates the Responses model of a configuration's endpoint. */
+export function createWorkerModel(config: WorkerConfig, endpoint: ModelEndpoint): ResponsesModel {
+  return createResponsesModel({
+    client: new OpenAI({
+      apiKey: endpoint.apiKey,
+      maxRetries: config.model.maxRetries,
+      ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
+    }),
+    model: endpoint.model,
+    chaining: config.model.chaining,
+    stream: config.model.stream,
+    ...(config.model.reasoningEffort === undefined
+      ? {}
+      : { reasoning: { effort: config.model.reasoningEffort } }),
+    ...(config.model.maxOutputTokens === undefined
+      ? {}
+      : { max_output_tokens: config.model.maxOutputTokens }),
+  });
+}
+
+/** How a configuration offers deferred tools: its `model.toolSearch`, else the model's default. */
+export function toolSearchMode(config: WorkerConfig, model?: ResponsesModel): ToolSearchMode {
+  if (config.model.toolSearch !== undefined) return config.model.toolSearch;
+  if (model !== undefined) return model.defaultToolSearch;
+  const base = config.model.baseURL;
+  return base === undefined || new URL(base).hostname === 'api.openai.com' ? 'native' : 'client';
+}
+
+/** Options of `runTextTurnWithProgress`. */
+export interface RunTextTurnOptions {
+  /** The worker's configuration. */
+  config: WorkerConfig;
+  /** The agent. Its home is created if missing. */
+  agent: TurnAgent;
+  /** The user's message. */
+  prompt: string;
+  /** The model. */
+  model: ResponsesModel;
+  /** Opened services (`openWorkerServices`). */
+  services: TextTurnServices;
+  /** Print the event stream as JSON lines instead of progress. */
+  json: boolean;
+  /** Ask y/n before each destructive call. */
+  confirmDestructive: boolean;
+  /** The streams. */
+  io: CommandIO;
+  /** Aborts the turn (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Force terminal or plain progress (default: stdout's `isTTY`). */
+  interactive?: boolean;
+}
+
+/**
+ * Runs one text turn with the composed tools and the Skills-bearing instructions, rendering it:
+ * live progress and a summary line, or (`json`) the event stream as JSON lines.
+ *
+ * Contract: resolves with the run's result (never rejects for a turn failure: see `status`);
+ * throws before the turn for a composition error (a creator refusing its options).
+ */
+export async function runTextTurnWithProgress(options: RunTextTurnOptions): Promise<AgentRunResult> {
+  const { config, agent, io } = options;
+  await mkdir(agent.home, { recursive: true });
+  const turnSignal = AbortSignal.any([
+    AbortSignal.timeout(config.limits.turnTimeoutMs),
+    ...(options.signal === undefined ? [] : [options.signal]),
+  ]);
+  const instructions = await buildTextTurnInstructions({ config, agent });
+  const tools = buildTextTurnTools({
+    config,
+    agent,
+    services: options.services,
+    todos: { items: [] },
+    signal: turnSignal,
+  });
+  const progress = options.json
+    ? undefined
+    : new TurnProgress({
+        output: io.stdout,
+        ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
+      });
+  for (const problem of instructions.skillProblems) {
+    io.stderr.write(`switchyard: skill left out: ${problem.file}:${problem.line}: ${problem.message}\n`);
+  }
+  const confirm = options.confirmDestructive
+    ? createTerminalConfirm({
+        input: io.stdin,
+        output: options.json ? io.stderr : io.stdout,
+        onAsk: (callId, activity) => {
+          progress?.label(callId, activity);
+          progress?.pause();
+        },
+        onAnswered: () => progress?.resume(),
+      })
+    : undefined;
+  try {
+    const run = runAgentLoop({
+      model: options.model,
+      tools,
+      instructions: instructions.instructions,
+      input: options.prompt,
+      signal: turnSignal,
+      maxIterations: config.limits.maxIterations,
+      toolSearch: toolSearchMode(config, options.model),
+      ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
+      ...(confirm === undefined ? {} : { beforeToolCall: confirm.beforeToolCall }),
+    });
+    for await (const event of run) {
+      if (progress === undefined) io.stdout.write(eventToJsonLine(event));
+      else progress.handle(event);
+    }
+    const result = await run.result();
+    progress?.finish(result);
+    return result;
+  } finally {
+    confirm?.close();
+  }
+}

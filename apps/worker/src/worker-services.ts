@@ -1,0 +1,70 @@
+import type { ControlPlane } from '@switchyard/control-plane';
+import type { McpServers } from '@switchyard/tools-mcp';
+import type { WorkerConfig } from './config/worker-config';
+import type { TextTurnServices } from './text-turn';
+
+/** The services a command opened for its turns, and how to close them. */
+export interface WorkerServices {
+  /** What `buildTextTurnTools` takes. */
+  services: TextTurnServices;
+  /** The control plane, when a category needs it. */
+  controlPlane: ControlPlane | undefined;
+  /** The MCP servers, when `categories.mcp` is enabled. */
+  mcp: McpServers | undefined;
+  /** Closes everything opened (MCP servers first, then the control plane). */
+  close(): Promise<void>;
+}
+
+/** True when an enabled category works through the control plane. */
+export function needsControlPlane(config: WorkerConfig): boolean {
+  return config.categories.schedule !== undefined || config.categories.workflow !== undefined;
+}
+
+/**
+ * Opens what the enabled categories need: the control plane (embedded PGlite in
+ * `database.dataDir`, or the PostgreSQL server of `database.url`) for schedules and workflows, and
+ * the configured MCP servers.
+ *
+ * Contract: rejects (after closing what did open) when the database or an MCP server cannot be
+ * reached; the MCP error names the server.
+ */
+export async function openWorkerServices(
+  config: WorkerConfig,
+  options: { controlPlane?: boolean; onError?: (error: unknown) => void } = {},
+): Promise<WorkerServices> {
+  let controlPlane: ControlPlane | undefined;
+  let mcp: McpServers | undefined;
+  try {
+    if (options.controlPlane ?? needsControlPlane(config)) {
+      // Loaded on demand: PGlite and pg-boss cost start-up time a computer-only turn need not pay.
+      const { openControlPlane } = await import('@switchyard/control-plane');
+      controlPlane = await openControlPlane({
+        ...(config.database.url === undefined
+          ? { dataDir: config.database.dataDir }
+          : { databaseUrl: config.database.url }),
+        // DATABASE_URL was already applied by the configuration.
+        environment: {},
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+      });
+    }
+    if (config.categories.mcp !== undefined) {
+      const { connectMcpServers } = await import('@switchyard/tools-mcp');
+      mcp = await connectMcpServers({ servers: config.categories.mcp.servers });
+    }
+  } catch (error) {
+    await controlPlane?.close().catch(() => {});
+    throw error;
+  }
+  return {
+    services: {
+      ...(controlPlane === undefined ? {} : { schedules: controlPlane.schedules }),
+      ...(mcp === undefined ? {} : { mcp }),
+    },
+    controlPlane,
+    mcp,
+    close: async () => {
+      await mcp?.close();
+      await controlPlane?.close();
+    },
+  };
+}
