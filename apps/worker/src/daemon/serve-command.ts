@@ -5,7 +5,7 @@ import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import OpenAI from 'openai';
 import { loadConfig, resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
 import { buildTextTurnInstructions, buildTextTurnTools } from '../text-turn';
-import { startDaemon } from './start-daemon';
+import { checkTokenForHost, startDaemon } from './start-daemon';
 
 /** Usage of `switchyard serve`. */
 export const SERVE_USAGE = `usage: switchyard serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
@@ -77,6 +77,9 @@ export async function runServeCommand(
   const pollingIntervalSeconds = numberFlag('poll-seconds', values['poll-seconds']);
   const tickMs = numberFlag('tick-ms', values['tick-ms']);
   const graceMs = numberFlag('grace-ms', values['grace-ms']);
+  const host = values.host ?? '127.0.0.1';
+  // Refused before anything is opened.
+  checkTokenForHost(host, token);
 
   const controlPlane = await openControlPlane({
     environment: {},
@@ -95,7 +98,7 @@ export async function runServeCommand(
       controlPlane,
       model,
       agents,
-      host: values.host ?? '127.0.0.1',
+      host,
       port: numberFlag('port', values.port) ?? 8787,
       ...(token === undefined ? {} : { token }),
       ...(graceMs === undefined ? {} : { graceMs }),

@@ -69,17 +69,26 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/**
+ * Refuses a non-loopback `host` without a token.
+ *
+ * Contract: throws naming `serve.token` (and the variable that sets it).
+ */
+export function checkTokenForHost(host: string, token: string | undefined): void {
+  if (!isLoopbackHost(host) && token === undefined) {
+    throw new Error(
+      `serve.token: a bearer token is required to listen on ${host} (not a loopback address): set SWITCHYARD_SERVE_TOKEN (at least 16 characters), or listen on 127.0.0.1`,
+    );
+  }
+}
+
 function checkOptions(options: DaemonOptions): void {
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') throw new Error('serve.host: expected a host name or address');
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 16)) {
     throw new Error('serve.token: expected a string of at least 16 characters');
   }
-  if (!isLoopbackHost(host) && options.token === undefined) {
-    throw new Error(
-      `serve.token: a bearer token is required to listen on ${host} (not a loopback address); set serve.token in switchyard.config.json or SWITCHYARD_SERVE_TOKEN`,
-    );
-  }
+  checkTokenForHost(host, options.token);
   const port = options.port ?? 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`serve.port: expected an integer from 0 to 65535, got ${String(port)}`);
