@@ -28,3 +28,44 @@ export {
   type StoreTaskResultRequest,
   WorkStore,
 } from './work/work-store';
+export {
+  type BackgroundJobRecord,
+  ControlPlaneBackgroundJobService,
+  type StartBackgroundJobRequest,
+} from './workflows/background-job-service';
+export {
+  checkResultSchema,
+  RESULT_SCHEMA_LIMITS,
+  type ResultSchemaCheck,
+} from './workflows/check-result-schema';
+export {
+  type CheckedWorkflowTask,
+  checkWorkflowSpec,
+  MAX_WORKFLOW_TASKS,
+  type WorkflowSpec,
+  type WorkflowTaskSpec,
+} from './workflows/check-workflow-spec';
+export { validateResult } from './workflows/validate-result';
+export type {
+  SubmitResultOutcome,
+  SubmitResultRequest,
+  WorkOrigin,
+  WorkTurn,
+  WorkTurnContext,
+  WorkTurnHandler,
+  WorkTurnHandlerResult,
+  WorkTurnOutcome,
+} from './workflows/work-turn';
+export {
+  type WorkTurnOptions,
+  WorkTurnQueue,
+  type WorkTurnWorkOptions,
+  workTurnQueueName,
+} from './workflows/work-turn-queue';
+export {
+  ControlPlaneWorkflowService,
+  type StartWorkflowRequest,
+  type WorkflowRecord,
+  type WorkflowStatus,
+  type WorkflowTaskRecord,
+} from './workflows/workflow-service';

@@ -93,7 +93,7 @@ for (const backend of backends) {
         const { rows } = await controlPlane.query<{ version: number }>(
           'SELECT version FROM switchyard.migrations',
         );
-        expect(rows.map((row) => row.version)).toEqual([1]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2]);
       });
     });
 
@@ -466,7 +466,7 @@ for (const backend of backends) {
           before.map((s) => s.id),
         );
         const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
-        expect(rows).toEqual([{ version: 1 }]);
+        expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
       });
     });
   });

@@ -9,6 +9,9 @@ import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/sc
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
 import { WorkStore } from './work/work-store';
+import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
+import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
+import { ControlPlaneWorkflowService } from './workflows/workflow-service';
 
 /** What `openControlPlane` takes. Every field is optional. */
 export interface ControlPlaneOptions {
@@ -22,6 +25,15 @@ export interface ControlPlaneOptions {
   schedules?: ScheduleLimits;
   /** Turn-request delivery: expiry, retries, polling. */
   turnRequests?: TurnRequestOptions;
+  /** Work-turn delivery (workflow tasks and background jobs): expiry, retries, polling, cancel checks. */
+  workTurns?: WorkTurnOptions;
+  /** Workflow limits. */
+  workflows?: {
+    /** Tasks of one workflow queued or running at once. Default 4. */
+    maxConcurrentTasks?: number;
+    /** The largest task or job prompt, in UTF-8 bytes. Default 64 KiB. */
+    maxPromptBytes?: number;
+  };
   /** The largest JSON value stored (payloads, definitions, results), in bytes. Default 1 MiB. */
   maxValueBytes?: number;
   /** How often pg-boss expires lost deliveries and archives old jobs, in seconds. Default 30. */
@@ -44,8 +56,14 @@ export interface ControlPlane {
   readonly scheduler: ScheduleTicker;
   /** Turn requests for the worker's daemon: `work(handler)`. */
   readonly turnRequests: TurnRequestQueue;
-  /** Background jobs, workflows and task results. */
+  /** Background jobs, workflows and task results (low-level records). */
   readonly work: WorkStore;
+  /** The workflow service for `createWorkflowTools({ workflowService, agentId })`. */
+  readonly workflows: ControlPlaneWorkflowService;
+  /** The background job service for `createBackgroundJobTools({ backgroundJobService, agentId })`. */
+  readonly backgroundJobs: ControlPlaneBackgroundJobService;
+  /** Work turns (task and job sub-agent turns) for the worker: `work(handler)`, `submitResult`. */
+  readonly workTurns: WorkTurnQueue;
   /** Runs one read query: for diagnostics and tests, not for writes. */
   query<TRow = Record<string, unknown>>(
     text: string,
@@ -110,6 +128,27 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
       0.5,
     ),
   };
+  const workTurnOptions = {
+    expireInSeconds: positive('workTurns.expireInSeconds', options.workTurns?.expireInSeconds, 900),
+    retryLimit: positive('workTurns.retryLimit', options.workTurns?.retryLimit, 2, 0),
+    retryDelaySeconds: positive('workTurns.retryDelaySeconds', options.workTurns?.retryDelaySeconds, 5, 0),
+    pollingIntervalSeconds: positive(
+      'workTurns.pollingIntervalSeconds',
+      options.workTurns?.pollingIntervalSeconds,
+      2,
+      0.5,
+    ),
+    cancelCheckIntervalMs: positive(
+      'workTurns.cancelCheckIntervalMs',
+      options.workTurns?.cancelCheckIntervalMs,
+      1000,
+      10,
+    ),
+  };
+  const workflowLimits = {
+    maxConcurrentTasks: positive('workflows.maxConcurrentTasks', options.workflows?.maxConcurrentTasks, 4),
+    maxPromptBytes: positive('workflows.maxPromptBytes', options.workflows?.maxPromptBytes, 64 * 1024),
+  };
   const maxValueBytes = positive('maxValueBytes', options.maxValueBytes, 1024 * 1024);
   const maintenanceIntervalSeconds = positive(
     'maintenanceIntervalSeconds',
@@ -146,6 +185,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   const schedules = new ControlPlaneScheduleService(database, limits, {
     onCreated: (owner) => turnRequests.ensureQueue(owner),
   });
+  const workTurns = new WorkTurnQueue(startedBoss, database, workTurnOptions, agentId);
   let closing: Promise<void> | undefined;
   return {
     kind: database.kind,
@@ -153,11 +193,15 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     scheduler,
     turnRequests,
     work: new WorkStore(database, maxValueBytes),
+    workflows: new ControlPlaneWorkflowService(database, workTurns, workflowLimits),
+    backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
+    workTurns,
     query: (text, values) => database.query(text, values),
     close: () => {
       closing ??= (async () => {
         await scheduler.stop();
         await turnRequests.stop();
+        await workTurns.stop();
         await startedBoss.stop({ graceful: true, wait: true, timeout: 30_000 });
         await database.close();
       })();

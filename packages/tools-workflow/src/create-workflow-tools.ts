@@ -1,18 +1,175 @@
-import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
+import { z } from 'zod';
+import { formatWorkflow, formatWorkflowSummary } from './format-workflow';
+import type { WorkflowDetails, WorkflowService, WorkflowSummary } from './services';
+import { checkAgentId, failure } from './tool-helpers';
 
 /** What `createWorkflowTools` needs from the turn. */
-// biome-ignore lint/complexity/noBannedTypes: options arrive with this category's issue
-export type WorkflowToolsContext = {};
+export interface WorkflowToolsContext {
+  /** Where workflows live: `controlPlane.workflows` from `@switchyard/control-plane`. */
+  workflowService: WorkflowService;
+  /** The calling agent: every tool acts on this agent's workflows only. */
+  agentId: string;
+}
+
+const resultSchema = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'JSON Schema of the task result: an object with additionalProperties false and every property required; ' +
+      'types string, number, integer, boolean, null; enums; arrays and nested objects of the same kind; ' +
+      'anyOf [schema, {"type":"null"}] for a value that may be missing',
+  );
+
+const workflowSchema = z.object({
+  name: z.string().describe('A short name for the workflow'),
+  tasks: z
+    .array(
+      z.object({
+        id: z.string().describe('Unique task id: letters, digits, _ and -'),
+        prompt: z
+          .string()
+          .describe(
+            'What the task sub-agent is asked. May include {{tasks.<id>.result}} of tasks listed in dependsOn',
+          ),
+        resultSchema,
+        dependsOn: z.array(z.string()).optional().describe('Ids of tasks that must complete first'),
+      }),
+    )
+    .min(1)
+    .describe('The tasks; those without dependencies start at once, in parallel'),
+});
 
 /**
- * Creates the workflow tools of an ordinary text turn.
+ * Creates the workflow tools of an ordinary text turn: `workflow`, `show_workflow`,
+ * `list_workflows` and `cancel_workflow`, in that order, all scoped to `agentId`.
  *
- * Contract: returns the category's tools for one turn, in order. Until the category lands it
- * returns no tools.
+ * Contract: throws at creation naming the field when `workflowService` lacks a method or `agentId`
+ * is not a non-empty string. The service's refusals (an invalid spec, naming the task and schema
+ * path) and unknown ids become `isError` results saying what to change.
  *
  * @example
- * const tools = [...createWorkflowTools({})];
+ * const tools = [
+ *   ...createWorkflowTools({ workflowService: controlPlane.workflows, agentId: 'ada' }),
+ * ];
  */
-export function createWorkflowTools(_context: WorkflowToolsContext): AnyWorkerAgentTool[] {
-  return [];
+export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAgentTool[] {
+  const service = context?.workflowService;
+  for (const method of ['startWorkflow', 'showWorkflow', 'listWorkflows', 'cancelWorkflow'] as const) {
+    if (typeof service?.[method] !== 'function') {
+      throw new TypeError(`workflowService: must implement WorkflowService (missing ${method})`);
+    }
+  }
+  const agentId = checkAgentId(context.agentId);
+
+  const workflow = defineWorkerTool({
+    name: 'workflow',
+    description:
+      'Start a workflow: tasks that each run as a separate sub-agent turn and return a result matching ' +
+      'their resultSchema. Tasks without dependsOn start at once and run in parallel; a task starts when every ' +
+      'task it depends on has completed, and its prompt can quote their results with {{tasks.<id>.result}}. ' +
+      'Returns the workflow id; follow it with show_workflow.',
+    schema: workflowSchema,
+    executionMode: 'sequential',
+    describeActivity: ({ name, tasks }) => `Starting workflow ${name} (${tasks.length} tasks)`,
+    describeCompletedActivity: ({ name }, result) =>
+      result.isError ? `Could not start workflow ${name}` : `Started workflow ${name}`,
+    execute: async ({ name, tasks }) => {
+      let started: WorkflowDetails;
+      try {
+        started = await service.startWorkflow({
+          agentId,
+          spec: {
+            name,
+            tasks: tasks.map((task) => ({
+              id: task.id,
+              prompt: task.prompt,
+              resultSchema: task.resultSchema as JSONSchemaObject,
+              ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
+            })),
+          },
+        });
+      } catch (error) {
+        return failure('start the workflow', error);
+      }
+      return { content: `Started:\n${formatWorkflow(started)}`, details: started };
+    },
+  });
+
+  const showWorkflow = defineWorkerTool({
+    name: 'show_workflow',
+    description: "Show one of your workflows: each task's status, the results so far and any errors.",
+    schema: z.object({ workflowId: z.string().describe('The workflow id') }),
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: ({ workflowId }) => `Checking workflow ${workflowId}`,
+    execute: async ({ workflowId }) => {
+      let found: WorkflowDetails | null;
+      try {
+        found = await service.showWorkflow({ agentId, workflowId });
+      } catch (error) {
+        return failure('show the workflow', error);
+      }
+      if (found === null) {
+        return {
+          content: `You have no workflow with id ${workflowId}. Call list_workflows to see your workflows' ids.`,
+          isError: true,
+        };
+      }
+      return { content: formatWorkflow(found), details: found };
+    },
+  });
+
+  const listWorkflows = defineWorkerTool({
+    name: 'list_workflows',
+    description: 'List your recent workflows with their ids and status.',
+    schema: z.object({}),
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: () => 'Listing workflows',
+    execute: async () => {
+      let workflows: WorkflowSummary[];
+      try {
+        workflows = await service.listWorkflows({ agentId });
+      } catch (error) {
+        return failure('list the workflows', error);
+      }
+      if (workflows.length === 0) return { content: 'You have no workflows.', details: [] };
+      return {
+        content: `${workflows.length} workflow${workflows.length === 1 ? '' : 's'}:\n${workflows.map((item) => `- ${formatWorkflowSummary(item)}`).join('\n')}`,
+        details: workflows,
+      };
+    },
+  });
+
+  const cancelWorkflow = defineWorkerTool({
+    name: 'cancel_workflow',
+    description:
+      'Cancel one of your running workflows: pending tasks never start, running ones are aborted, ' +
+      'results already stored stay.',
+    schema: z.object({ workflowId: z.string().describe('The workflow id') }),
+    executionMode: 'sequential',
+    isDestructive: true,
+    describeActivity: ({ workflowId }) => `Cancelling workflow ${workflowId}`,
+    execute: async ({ workflowId }) => {
+      let cancelled: WorkflowDetails | null;
+      try {
+        cancelled = await service.cancelWorkflow({ agentId, workflowId });
+      } catch (error) {
+        return failure('cancel the workflow', error);
+      }
+      if (cancelled === null) {
+        return {
+          content: `You have no workflow with id ${workflowId}. Call list_workflows to see your workflows' ids.`,
+          isError: true,
+        };
+      }
+      const note =
+        cancelled.status === 'cancelled'
+          ? 'Cancelled'
+          : `Already ended (${cancelled.status}); nothing cancelled`;
+      return { content: `${note}:\n${formatWorkflow(cancelled)}`, details: cancelled };
+    },
+  });
+
+  return [workflow, showWorkflow, listWorkflows, cancelWorkflow];
 }

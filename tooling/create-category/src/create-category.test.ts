@@ -87,5 +87,5 @@ describe('create-category scaffold', () => {
     expect(output).toMatch(/sample-crm: tool category conformance/);
     expect(output).toMatch(/Tests\s+\d+ passed/);
     expect(output).not.toMatch(/failed/);
-  }, 240_000);
+  }, 420_000);
 });

@@ -91,4 +91,32 @@ CREATE TABLE switchyard.task_results (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'workflow orchestration, task turns and background agent jobs',
+    sql: `
+-- pg-boss creates its schema with CREATE SCHEMA IF NOT EXISTS, which two processes starting at once on
+-- an empty database can both run (one fails on pg_namespace's unique index). Created here, under the
+-- migration lock, it exists before any process starts pg-boss.
+CREATE SCHEMA IF NOT EXISTS pgboss;
+ALTER TABLE switchyard.workflows ADD COLUMN finished_at timestamptz;
+ALTER TABLE switchyard.workflows ADD COLUMN max_concurrent_tasks integer NOT NULL DEFAULT 4;
+ALTER TABLE switchyard.workflow_tasks DROP CONSTRAINT workflow_tasks_status_check;
+ALTER TABLE switchyard.workflow_tasks ADD CONSTRAINT workflow_tasks_status_check
+  CHECK (status IN ('pending', 'queued', 'running', 'completed', 'failed', 'cancelled'));
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN position integer NOT NULL DEFAULT 0;
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN prompt text;
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN result_schema jsonb;
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN depends_on text[] NOT NULL DEFAULT '{}';
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN attempts integer NOT NULL DEFAULT 0;
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN error text;
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN started_at timestamptz;
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN finished_at timestamptz;
+ALTER TABLE switchyard.background_jobs ADD COLUMN error text;
+ALTER TABLE switchyard.background_jobs ADD COLUMN attempts integer NOT NULL DEFAULT 0;
+ALTER TABLE switchyard.background_jobs ADD COLUMN finished_at timestamptz;
+CREATE INDEX workflows_agent ON switchyard.workflows (agent_id, created_at);
+CREATE INDEX background_jobs_agent ON switchyard.background_jobs (agent_id, created_at);
+`,
+  },
 ];

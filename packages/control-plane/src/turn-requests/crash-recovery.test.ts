@@ -36,8 +36,10 @@ class Consumer {
   }> = [];
   readonly exited: Promise<NodeJS.Signals | number | null>;
 
-  constructor(databaseUrl: string) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', consumerScript, databaseUrl, AGENT, '400'], {
+  /** `firstHoldMs`: how long the first job is held (long for the process the test kills mid-job). */
+  constructor(databaseUrl: string, firstHoldMs = 400) {
+    const args = ['--import', 'tsx', consumerScript, databaseUrl, AGENT, '400', String(firstHoldMs)];
+    this.child = spawn(process.execPath, args, {
       cwd: packageRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -114,7 +116,9 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
   it('completes every unit exactly once in the ledger after a consumer is killed mid-job', async () => {
     const { databaseUrl } = database.options as { databaseUrl: string };
     // Two processes start on an empty database at once: the migrations must serialise.
-    const first = new Consumer(databaseUrl);
+    // The first process holds its first job long enough that the kill surely lands mid-job, even on a
+    // loaded machine where reading its 'start' line takes a while.
+    const first = new Consumer(databaseUrl, 120_000);
     const second = new Consumer(databaseUrl);
     consumers.push(first, second);
     await Promise.all([
@@ -129,7 +133,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       turnRequests: { expireInSeconds: 2, retryLimit: 5, retryDelaySeconds: 0 },
     });
     const { rows: migrations } = await controlPlane.query('SELECT version FROM switchyard.migrations');
-    expect(migrations).toEqual([{ version: 1 }]);
+    expect(migrations).toEqual([{ version: 1 }, { version: 2 }]);
 
     const schedules = [];
     for (let index = 0; index < SCHEDULES; index += 1) {
@@ -151,9 +155,16 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     }
     const expected = SCHEDULES * TICKS;
 
-    const started = await first.next((event) => event.event === 'start');
+    await first.next((event) => event.event === 'start');
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
+    // The run the killed process was in the middle of: started, never done. (The first 'start' may
+    // belong to a run it finished before the kill, so pick it only now that its events are final.)
+    const finished = new Set(
+      first.events.filter((event) => event.event === 'done').map((event) => event.runId),
+    );
+    const started = first.events.findLast((event) => event.event === 'start' && !finished.has(event.runId));
+    expect(started).toBeDefined();
     const restarted = new Consumer(databaseUrl);
     consumers.push(restarted);
 
@@ -186,15 +197,17 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     // The killed job was delivered again (at-least-once) and completed by a surviving process.
     const { rows: killedRun } = await controlPlane.query<{ status: string; attempts: number }>(
       'SELECT status, attempts FROM switchyard.schedule_runs WHERE id = $1',
-      [started.runId],
+      [started?.runId],
     );
     expect(killedRun[0]?.status).toBe('completed');
     expect(killedRun[0]?.attempts).toBeGreaterThanOrEqual(2);
     const finishers = [second, restarted].flatMap((consumer) =>
-      consumer.events.filter((event) => event.event === 'done' && event.runId === started.runId),
+      consumer.events.filter((event) => event.event === 'done' && event.runId === started?.runId),
     );
     expect(finishers).toHaveLength(1);
-    expect(first.events.some((event) => event.event === 'done' && event.runId === started.runId)).toBe(false);
+    expect(first.events.some((event) => event.event === 'done' && event.runId === started?.runId)).toBe(
+      false,
+    );
 
     // Every delivery that finished belongs to a distinct run: no unit ran to completion twice.
     const done = consumers.flatMap((consumer) => consumer.events.filter((event) => event.event === 'done'));

@@ -3,6 +3,7 @@ import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStoredJson } from '../values/check-stored-value';
+import { validateResult } from '../workflows/validate-result';
 
 /** A background job or workflow as stored. */
 export interface StoredWork {
@@ -44,7 +45,7 @@ export interface StoreTaskResultRequest {
   workflowId: string;
   /** The task's id within the workflow. */
   taskId: string;
-  /** The result (JSON), re-validated by the caller against the task's schema before this. */
+  /** The result (JSON); validated again against the task's stored result schema, when it has one. */
   result: unknown;
 }
 
@@ -142,12 +143,21 @@ export class WorkStore {
     const taskId = checkStoredText('taskId', request.taskId, { maxBytes: 200 });
     const result = toStoredJson('result', request.result, { maxBytes: this.#maxValueBytes });
     return this.#database.transaction(async (transaction) => {
-      const { rows: tasks } = await transaction.query(
-        'SELECT 1 FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE',
+      const { rows: tasks } = await transaction.query<{ result_schema: object | null }>(
+        'SELECT result_schema FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE',
         [request.workflowId, taskId],
       );
-      if (tasks.length === 0) {
+      const task = tasks[0];
+      if (task === undefined) {
         throw new ControlPlaneInputError('taskId', `workflow ${request.workflowId} has no task ${taskId}`);
+      }
+      // Server-side re-validation: a task with a stored result schema only takes a matching result.
+      const problems = task.result_schema === null ? [] : validateResult(task.result_schema, request.result);
+      if (problems.length > 0) {
+        throw new ControlPlaneInputError(
+          'result',
+          `does not match the task's result schema: ${problems.join('; ')}`,
+        );
       }
       const { rows } = await transaction.query(
         `INSERT INTO switchyard.task_results (id, workflow_id, task_id, result) VALUES ($1, $2, $3, $4::jsonb)

@@ -1,0 +1,50 @@
+import type { FakeRequest } from '@switchyard/testkit';
+
+/** The text of the first user message of a request: the turn's prompt. */
+export function promptOf(request: FakeRequest): string {
+  const input = request.body.input;
+  if (typeof input === 'string') return input;
+  if (!Array.isArray(input)) return '';
+  for (const item of input as Array<{ role?: string; content?: unknown }>) {
+    if (item.role !== 'user') continue;
+    if (typeof item.content === 'string') return item.content;
+    if (Array.isArray(item.content)) {
+      return (item.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
+    }
+  }
+  return '';
+}
+
+/** The outputs of the function calls so far, as text. */
+export function outputsOf(request: FakeRequest): string[] {
+  return request.functionCallOutputs.map((output) =>
+    typeof output.output === 'string' ? output.output : JSON.stringify(output.output),
+  );
+}
+
+/** Resolves once `count` parties have arrived; rejects after `timeoutMs` (they did not run together). */
+export function barrier(count: number, timeoutMs: number): () => Promise<void> {
+  let arrived = 0;
+  let release: () => void = () => {};
+  const all = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return async () => {
+    arrived += 1;
+    if (arrived >= count) release();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        all,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`only ${arrived} of ${count} turns ran at the same time`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

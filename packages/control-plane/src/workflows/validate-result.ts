@@ -1,0 +1,50 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
+// Keyed on the schema's JSON text: a task's stored schema is read back as a new object each time.
+const compiled = new Map<string, ValidateFunction>();
+const MAX_CACHED = 500;
+const MAX_PROBLEMS = 20;
+
+function describeError(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  const at = error.instancePath === '' ? '/' : error.instancePath;
+  switch (error.keyword) {
+    case 'required':
+      return `${error.instancePath}/${String(params.missingProperty)}: missing: this property is required`;
+    case 'additionalProperties':
+      return `${error.instancePath}/${String(params.additionalProperty)}: unexpected property: the schema does not allow it`;
+    case 'type':
+      return `${at}: expected ${String(params.type)}`;
+    case 'enum':
+      return `${at}: expected one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return `${at}: ${error.message ?? `fails '${error.keyword}'`}`;
+  }
+}
+
+/**
+ * Validates a submitted result against a stored result schema (JSON Schema, Ajv), server side.
+ *
+ * Contract: returns the problems, one line per problem (`/path: what was expected`), at most 20 plus
+ * a count of the rest; an empty list means the value is valid. Never throws for a bad value.
+ */
+export function validateResult(schema: object, value: unknown): string[] {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    ajv.removeSchema(schema);
+    if (compiled.size >= MAX_CACHED) compiled.clear();
+    compiled.set(key, validate);
+  }
+  if (validate(value)) return [];
+  // anyOf reports each branch's failure plus its own; the branch failures say more.
+  const problems = [
+    ...new Set((validate.errors ?? []).filter((error) => error.keyword !== 'anyOf').map(describeError)),
+  ];
+  if (problems.length === 0) problems.push('/: does not match the result schema');
+  return problems.length > MAX_PROBLEMS
+    ? [...problems.slice(0, MAX_PROBLEMS), `${problems.length - MAX_PROBLEMS} more problems not listed`]
+    : problems;
+}

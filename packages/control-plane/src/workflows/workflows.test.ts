@@ -1,0 +1,407 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPgliteDatabase,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '../__fixtures__/test-backends';
+import { type ControlPlane, ControlPlaneInputError, openControlPlane, type WorkTurn } from '../index';
+
+const backends = [
+  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
+  {
+    title: postgresTitle,
+    available: postgresUrl !== null,
+    create: () => createPostgresDatabase(postgresUrl ?? ''),
+  },
+];
+
+const summarySchema = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+for (const backend of backends) {
+  describe.runIf(backend.available)(`${backend.title}: workflows, task results and background jobs`, () => {
+    let database: TestDatabase;
+    let controlPlane: ControlPlane;
+    const turns: WorkTurn[] = [];
+    // Turns wait for this before doing anything, so a test can look at the state right after a start.
+    let gate: Promise<void> = Promise.resolve();
+    let openGate: () => void = () => {};
+    const closeGate = () => {
+      gate = new Promise((resolve) => {
+        openGate = resolve;
+      });
+    };
+    // What each agent's consumer does with a turn; tests swap it.
+    let behaviour: (turn: WorkTurn, signal: AbortSignal) => Promise<{ output?: string } | undefined> =
+      async () => undefined;
+
+    beforeAll(async () => {
+      database = await backend.create();
+      controlPlane = await openControlPlane({
+        ...database.options,
+        environment: {},
+        workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 50 },
+        workflows: { maxConcurrentTasks: 2 },
+      });
+      await controlPlane.workTurns.work(
+        async (turn, { signal }) => {
+          turns.push(turn);
+          await gate;
+          return behaviour(turn, signal);
+        },
+        { agentId: 'ada' },
+      );
+    });
+
+    afterAll(async () => {
+      await controlPlane?.close();
+      await database?.dispose();
+    });
+
+    it('refuses an invalid spec before storing anything, naming the task and schema path', async () => {
+      const error = await controlPlane.workflows
+        .startWorkflow({
+          agentId: 'ada',
+          spec: {
+            name: 'bad',
+            tasks: [
+              { id: 'a', prompt: 'x', resultSchema: summarySchema },
+              { id: 'b', prompt: 'y', resultSchema: { ...summarySchema, additionalProperties: true } },
+            ],
+          },
+        })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      expect(ControlPlaneInputError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/^tasks\[1\]\.resultSchema: task "b": resultSchema at \/: /);
+      const { rows } = await controlPlane.query("SELECT 1 FROM switchyard.workflows WHERE name = 'bad'");
+      expect(rows).toEqual([]);
+    });
+
+    it('runs dependency-free tasks, then the dependant with their results in its prompt', async () => {
+      behaviour = async (turn) => {
+        if (turn.kind !== 'workflow-task') return undefined;
+        // Read back from jsonb, yet in strict mode's canonical key order (submit_result is sent strict).
+        expect(Object.keys(turn.resultSchema)).toEqual([
+          'type',
+          'properties',
+          'required',
+          'additionalProperties',
+        ]);
+        const value = turn.taskId === 'merge' ? `merged: ${turn.prompt}` : `found ${turn.taskId}`;
+        const invalid = await controlPlane.workTurns.submitResult({
+          target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
+          result: { summary: 1, extra: true },
+        });
+        expect(invalid).toEqual({
+          status: 'rejected',
+          problems: [
+            '/extra: unexpected property: the schema does not allow it',
+            '/summary: expected string',
+          ],
+        });
+        const target = { kind: 'workflow-task' as const, workflowId: turn.workflowId, taskId: turn.taskId };
+        expect(await controlPlane.workTurns.submitResult({ target, result: { summary: value } })).toEqual({
+          status: 'stored',
+        });
+        expect(await controlPlane.workTurns.submitResult({ target, result: { summary: 'again' } })).toEqual({
+          status: 'already-stored',
+        });
+        return undefined;
+      };
+      closeGate();
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: {
+          name: 'research',
+          tasks: [
+            {
+              id: 'left',
+              prompt: 'look left',
+              resultSchema: {
+                additionalProperties: false,
+                required: ['summary'],
+                properties: summarySchema.properties,
+                type: 'object',
+              },
+            },
+            { id: 'right', prompt: 'look right', resultSchema: summarySchema },
+            {
+              id: 'merge',
+              prompt: 'L={{tasks.left.result}} R={{tasks.right.result}}',
+              resultSchema: summarySchema,
+              dependsOn: ['left', 'right'],
+            },
+          ],
+        },
+      });
+      expect(started.tasks.map((task) => task.status)).toEqual([
+        expect.stringMatching(/^(queued|running)$/),
+        expect.stringMatching(/^(queued|running)$/),
+        'pending',
+      ]);
+      openGate();
+      const done = await until(
+        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        (workflow) => workflow?.status !== 'running',
+      );
+      expect(done?.status).toBe('completed');
+      expect(done?.tasks.map((task) => task.result)).toEqual([
+        { summary: 'found left' },
+        { summary: 'found right' },
+        { summary: 'merged: L={"summary":"found left"} R={"summary":"found right"}' },
+      ]);
+      const { rows } = await controlPlane.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
+        [started.id],
+      );
+      expect(rows[0]?.count).toBe(3);
+      expect(
+        await controlPlane.workflows.showWorkflow({ agentId: 'bob', workflowId: started.id }),
+      ).toBeNull();
+      expect(
+        (await controlPlane.workflows.listWorkflows({ agentId: 'ada' })).map((item) => item.id),
+      ).toContain(started.id);
+      expect(await controlPlane.workflows.listWorkflows({ agentId: 'bob' })).toEqual([]);
+    });
+
+    it('fails the dependants of a task whose turn ends without a result, and the workflow', async () => {
+      behaviour = async (turn) => {
+        if (turn.kind === 'workflow-task' && turn.taskId === 'ok') {
+          await controlPlane.workTurns.submitResult({
+            target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
+            result: { summary: 'fine' },
+          });
+        }
+        return undefined;
+      };
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: {
+          name: 'doomed',
+          tasks: [
+            { id: 'ok', prompt: 'p', resultSchema: summarySchema },
+            { id: 'silent', prompt: 'p', resultSchema: summarySchema },
+            { id: 'after', prompt: 'p', resultSchema: summarySchema, dependsOn: ['silent'] },
+            { id: 'last', prompt: 'p', resultSchema: summarySchema, dependsOn: ['after'] },
+          ],
+        },
+      });
+      const done = await until(
+        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        (workflow) => workflow?.status !== 'running',
+      );
+      expect(done?.status).toBe('failed');
+      expect(done?.tasks.map((task) => [task.id, task.status, task.error])).toEqual([
+        ['ok', 'completed', null],
+        ['silent', 'failed', 'the task turn ended without an accepted submit_result'],
+        [
+          'after',
+          'failed',
+          'dependency "silent" failed: the task turn ended without an accepted submit_result',
+        ],
+        ['last', 'failed', expect.stringMatching(/^dependency "after" failed: dependency "silent" failed/)],
+      ]);
+    });
+
+    it('cancels mid-way: the running turn is aborted, pending tasks never start, results stay', async () => {
+      const aborted: string[] = [];
+      behaviour = async (turn, signal) => {
+        if (turn.kind !== 'workflow-task') return undefined;
+        if (turn.taskId === 'quick') {
+          await controlPlane.workTurns.submitResult({
+            target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
+            result: { summary: 'kept' },
+          });
+          return undefined;
+        }
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        aborted.push(turn.taskId);
+        return undefined;
+      };
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: {
+          name: 'cancelled',
+          tasks: [
+            { id: 'quick', prompt: 'p', resultSchema: summarySchema },
+            { id: 'slow', prompt: 'p', resultSchema: summarySchema },
+            { id: 'never', prompt: 'p', resultSchema: summarySchema, dependsOn: ['slow'] },
+          ],
+        },
+      });
+      await until(
+        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        (workflow) => workflow?.tasks[1]?.status === 'running' && workflow.tasks[0]?.status === 'completed',
+      );
+      const cancelled = await controlPlane.workflows.cancelWorkflow({
+        agentId: 'ada',
+        workflowId: started.id,
+      });
+      expect(cancelled?.status).toBe('cancelled');
+      expect(cancelled?.tasks.map((task) => [task.id, task.status, task.result])).toEqual([
+        ['quick', 'completed', { summary: 'kept' }],
+        ['slow', 'cancelled', null],
+        ['never', 'cancelled', null],
+      ]);
+      await until(
+        async () => aborted,
+        (list) => list.includes('slow'),
+      );
+      expect(aborted).toEqual(['slow']);
+      expect(turns.some((turn) => turn.kind === 'workflow-task' && turn.taskId === 'never')).toBe(false);
+      const late = await controlPlane.workTurns.submitResult({
+        target: { kind: 'workflow-task', workflowId: started.id, taskId: 'slow' },
+        result: { summary: 'late' },
+      });
+      expect(late).toEqual({ status: 'closed', reason: 'the workflow was cancelled' });
+    });
+
+    it('runs a background job, stores its result, and scopes it to its agent', async () => {
+      behaviour = async (turn) => {
+        if (turn.kind !== 'background-job') return undefined;
+        if (turn.resultSchema === null) return { output: `answered: ${turn.prompt}` };
+        await controlPlane.workTurns.submitResult({
+          target: { kind: 'background-job', jobId: turn.jobId },
+          result: { summary: 'structured' },
+        });
+        return undefined;
+      };
+      const plain = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'hello' });
+      const typed = await controlPlane.backgroundJobs.startBackgroundJob({
+        agentId: 'ada',
+        prompt: 'typed',
+        resultSchema: summarySchema,
+      });
+      expect(plain.status).toBe('queued');
+      const check = (jobId: string) =>
+        until(
+          () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId }),
+          (job) => job?.status === 'completed' || job?.status === 'failed',
+        );
+      expect(await check(plain.id)).toMatchObject({
+        status: 'completed',
+        result: { text: 'answered: hello' },
+      });
+      expect(await check(typed.id)).toMatchObject({ status: 'completed', result: { summary: 'structured' } });
+      expect(
+        await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'bob', jobId: plain.id }),
+      ).toBeNull();
+      expect(
+        await controlPlane.workTurns.submitResult({
+          target: { kind: 'background-job', jobId: typed.id },
+          result: { summary: 'twice' },
+        }),
+      ).toEqual({ status: 'already-stored' });
+    });
+
+    it('queues at most maxConcurrentTasks tasks of one workflow at once', async () => {
+      behaviour = async (turn) => {
+        if (turn.kind === 'workflow-task') {
+          await controlPlane.workTurns.submitResult({
+            target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
+            result: { summary: turn.taskId },
+          });
+        }
+        return undefined;
+      };
+      closeGate();
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: {
+          name: 'wide',
+          tasks: ['one', 'two', 'three'].map((id) => ({ id, prompt: id, resultSchema: summarySchema })),
+        },
+      });
+      expect(started.tasks.map((task) => task.status)).toEqual([
+        expect.stringMatching(/^(queued|running)$/),
+        expect.stringMatching(/^(queued|running)$/),
+        'pending',
+      ]);
+      openGate();
+      const done = await until(
+        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        (workflow) => workflow?.status !== 'running',
+      );
+      expect(done?.status).toBe('completed');
+    });
+
+    it('cancels a running background job: its turn is aborted and it stores nothing', async () => {
+      let abortedJob = '';
+      behaviour = async (turn, signal) => {
+        if (turn.kind !== 'background-job') return undefined;
+        await new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        abortedJob = turn.jobId;
+        return { output: 'too late' };
+      };
+      const job = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'wait' });
+      await until(
+        () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
+        (found) => found?.status === 'running',
+      );
+      expect(
+        await controlPlane.backgroundJobs.cancelBackgroundJob({ agentId: 'bob', jobId: job.id }),
+      ).toBeNull();
+      const cancelled = await controlPlane.backgroundJobs.cancelBackgroundJob({
+        agentId: 'ada',
+        jobId: job.id,
+      });
+      expect(cancelled?.status).toBe('cancelled');
+      await until(
+        async () => abortedJob,
+        (id) => id === job.id,
+      );
+      const final = await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id });
+      expect(final).toMatchObject({ status: 'cancelled', result: null });
+    });
+
+    it('refuses workflow and job creation from a task turn', async () => {
+      const origin = {
+        kind: 'workflow-task' as const,
+        workflowId: '00000000-0000-4000-8000-000000000000',
+        taskId: 'a',
+      };
+      await expect(
+        controlPlane.workflows.startWorkflow({
+          agentId: 'ada',
+          origin,
+          spec: { name: 'nested', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
+        }),
+      ).rejects.toThrow(/origin: a workflow task or background job turn cannot start workflows/);
+      await expect(
+        controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', origin, prompt: 'p' }),
+      ).rejects.toThrow(/cannot start background jobs/);
+    });
+
+    it('re-validates results stored through the low-level work store', async () => {
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'carol',
+        spec: { name: 'low-level', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
+      });
+      await expect(
+        controlPlane.work.storeTaskResult({ workflowId: started.id, taskId: 'a', result: { summary: 5 } }),
+      ).rejects.toThrow(/result: does not match the task's result schema: \/summary: expected string/);
+    });
+  });
+}

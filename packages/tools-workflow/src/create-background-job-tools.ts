@@ -1,0 +1,120 @@
+import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
+import { z } from 'zod';
+import { formatJob } from './format-workflow';
+import type { BackgroundJobService, BackgroundJobSummary } from './services';
+import { checkAgentId, failure } from './tool-helpers';
+
+/** What `createBackgroundJobTools` needs from the turn. */
+export interface BackgroundJobToolsContext {
+  /** Where jobs live: `controlPlane.backgroundJobs` from `@switchyard/control-plane`. */
+  backgroundJobService: BackgroundJobService;
+  /** The calling agent: every tool acts on this agent's jobs only. */
+  agentId: string;
+  /** Whether this turn may create jobs. False (a task or job turn): no tools at all. Default true. */
+  allowJobCreation?: boolean;
+}
+
+/**
+ * Creates the background job tools: `start_background_job`, `check_background_job` and
+ * `cancel_background_job`, scoped to `agentId`; none when `allowJobCreation` is false.
+ *
+ * Contract: throws at creation naming the field when `backgroundJobService` lacks a method,
+ * `agentId` is not a non-empty string or `allowJobCreation` is not a boolean. The service's
+ * refusals and unknown ids become `isError` results.
+ *
+ * @example
+ * const tools = [
+ *   ...createBackgroundJobTools({ backgroundJobService: controlPlane.backgroundJobs, agentId: 'ada' }),
+ * ];
+ */
+export function createBackgroundJobTools(context: BackgroundJobToolsContext): AnyWorkerAgentTool[] {
+  const service = context?.backgroundJobService;
+  for (const method of ['startBackgroundJob', 'checkBackgroundJob', 'cancelBackgroundJob'] as const) {
+    if (typeof service?.[method] !== 'function') {
+      throw new TypeError(`backgroundJobService: must implement BackgroundJobService (missing ${method})`);
+    }
+  }
+  const agentId = checkAgentId(context.agentId);
+  const allowed = context.allowJobCreation ?? true;
+  if (typeof allowed !== 'boolean') {
+    throw new TypeError(`allowJobCreation: must be a boolean, got ${JSON.stringify(allowed)}`);
+  }
+  if (!allowed) return [];
+
+  const notFound = (jobId: string) => ({
+    content: `You have no background job with id ${jobId}.`,
+    isError: true,
+  });
+
+  const start = defineWorkerTool({
+    name: 'start_background_job',
+    description:
+      'Start a background job: a separate sub-agent turn works on `prompt` while you go on. Its result ' +
+      'is its final answer, or, with `resultSchema`, a value matching that schema. Returns the job id; read the ' +
+      'result later with check_background_job.',
+    schema: z.object({
+      prompt: z.string().describe('What the sub-agent should do, with everything it needs to know'),
+      resultSchema: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe(
+          'Optional JSON Schema of the result: an object with additionalProperties false and every property required',
+        ),
+    }),
+    executionMode: 'sequential',
+    describeActivity: () => 'Starting a background job',
+    execute: async ({ prompt, resultSchema }) => {
+      let job: BackgroundJobSummary;
+      try {
+        job = await service.startBackgroundJob({
+          agentId,
+          prompt,
+          ...(resultSchema === undefined ? {} : { resultSchema: resultSchema as JSONSchemaObject }),
+        });
+      } catch (error) {
+        return failure('start the background job', error);
+      }
+      return { content: `Started background job ${job.id} (${job.status}).`, details: job };
+    },
+  });
+
+  const check = defineWorkerTool({
+    name: 'check_background_job',
+    description: 'Check one of your background jobs: its status, and its result once it has one.',
+    schema: z.object({ jobId: z.string().describe('The job id') }),
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: ({ jobId }) => `Checking background job ${jobId}`,
+    execute: async ({ jobId }) => {
+      let job: BackgroundJobSummary | null;
+      try {
+        job = await service.checkBackgroundJob({ agentId, jobId });
+      } catch (error) {
+        return failure('check the background job', error);
+      }
+      return job === null ? notFound(jobId) : { content: formatJob(job), details: job };
+    },
+  });
+
+  const cancel = defineWorkerTool({
+    name: 'cancel_background_job',
+    description: 'Cancel one of your queued or running background jobs.',
+    schema: z.object({ jobId: z.string().describe('The job id') }),
+    executionMode: 'sequential',
+    isDestructive: true,
+    describeActivity: ({ jobId }) => `Cancelling background job ${jobId}`,
+    execute: async ({ jobId }) => {
+      let job: BackgroundJobSummary | null;
+      try {
+        job = await service.cancelBackgroundJob({ agentId, jobId });
+      } catch (error) {
+        return failure('cancel the background job', error);
+      }
+      if (job === null) return notFound(jobId);
+      const note = job.status === 'cancelled' ? '' : `Already ended; nothing cancelled.\n`;
+      return { content: `${note}${formatJob(job)}`, details: job };
+    },
+  });
+
+  return [start, check, cancel];
+}

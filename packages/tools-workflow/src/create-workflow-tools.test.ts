@@ -1,8 +1,0 @@
-import { describe, expect, it } from 'vitest';
-import { createWorkflowTools } from './index';
-
-describe('createWorkflowTools', () => {
-  it('returns an empty tool list until the category lands', () => {
-    expect(createWorkflowTools({})).toEqual([]);
-  });
-});
