@@ -59,10 +59,12 @@ export interface DaemonTurnRequest {
   tools?: (
     context: DaemonTurnContext,
   ) => readonly AnyWorkerAgentTool[] | Promise<readonly AnyWorkerAgentTool[]>;
+  /** This turn's own instructions instead of the daemon's `instructions` hook. */
+  instructions?: string;
 }
 
 /** What the daemon's `tools` hook receives: builds the turn's tool array. */
-export interface DaemonTurnContext extends Omit<DaemonTurnRequest, 'tools' | 'signal'> {
+export interface DaemonTurnContext extends Omit<DaemonTurnRequest, 'tools' | 'signal' | 'instructions'> {
   /** The daemon's turn id. */
   turnId: string;
   /** Aborts when the turn is cancelled (shutdown past the grace period). */
@@ -174,8 +176,8 @@ export class DaemonTurns {
       controller,
     };
     this.#turns.set(id, entry);
-    const { tools, signal: _sourceSignal, ...described } = request;
-    const done = this.#run(entry, { ...described, turnId: id, signal }, tools);
+    const { tools, instructions, signal: _sourceSignal, ...described } = request;
+    const done = this.#run(entry, { ...described, turnId: id, signal }, tools, instructions);
     entry.done = done;
     this.#prune();
     return { id, done };
@@ -185,6 +187,7 @@ export class DaemonTurns {
     entry: TurnEntry,
     context: DaemonTurnContext,
     turnTools: DaemonTurnRequest['tools'],
+    turnInstructions: string | undefined,
   ): Promise<DaemonTurnSnapshot> {
     const push = (event: DaemonTurnEvent) => {
       entry.events.push(event);
@@ -192,7 +195,7 @@ export class DaemonTurns {
     };
     try {
       const tools = (await (turnTools ?? this.#options.tools)?.(context)) ?? [];
-      const instructions = await this.#options.instructions?.(context);
+      const instructions = turnInstructions ?? (await this.#options.instructions?.(context));
       const run = runAgentLoop({
         model: this.#options.model,
         tools,

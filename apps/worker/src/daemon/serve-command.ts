@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { loadConfig, resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
 import { buildTextTurnInstructions, buildTextTurnTools } from '../text-turn';
 import { checkTokenForHost, startDaemon } from './start-daemon';
+import { workTurnSource } from './work-source';
 
 /** Usage of `switchyard serve`. */
 export const SERVE_USAGE = `usage: switchyard serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
@@ -86,7 +87,9 @@ export async function runServeCommand(
     ...(config.database.url === undefined
       ? { dataDir: config.database.dataDir }
       : { databaseUrl: config.database.url }),
-    ...(pollingIntervalSeconds === undefined ? {} : { turnRequests: { pollingIntervalSeconds } }),
+    ...(pollingIntervalSeconds === undefined
+      ? {}
+      : { turnRequests: { pollingIntervalSeconds }, workTurns: { pollingIntervalSeconds } }),
     onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
   });
   let mcp: McpServers | undefined;
@@ -103,6 +106,8 @@ export async function runServeCommand(
       ...(token === undefined ? {} : { token }),
       ...(graceMs === undefined ? {} : { graceMs }),
       scheduler: tickMs === undefined ? {} : { intervalMs: tickMs },
+      // Workflow tasks and background jobs, with the task-turn tool list.
+      sources: [workTurnSource(controlPlane, agents)],
       maxIterations: config.limits.maxIterations,
       turnTimeoutMs: config.limits.turnTimeoutMs,
       ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),

@@ -1,4 +1,7 @@
 import type { ControlPlane } from '@switchyard/control-plane';
+import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { createTaskTurnTools } from '@switchyard/tools-workflow';
+import { instructionsFor } from '../task-turn-consumer';
 import type { DaemonTurnRequest, DaemonTurnSnapshot } from './daemon-turns';
 
 /** Runs one turn to its end and returns its final snapshot. */
@@ -68,5 +71,68 @@ export function scheduleFireSource(controlPlane: ControlPlane, agentIds: readonl
       }
     },
     stop: () => controlPlane.turnRequests.stop(),
+  };
+}
+
+/** What `workTurnSource` takes besides the control plane and agents. */
+export interface WorkTurnSourceOptions {
+  /** Builds the web tools of one task turn; none when absent. */
+  webTools?: () => AnyWorkerAgentTool[];
+  /** Turns run at once per agent in this process. Default 2. */
+  concurrency?: number;
+}
+
+/**
+ * Workflow tasks and background jobs: each agent's work turns from the control plane, run as daemon
+ * turns with the fixed task-turn tool list (`createTaskTurnTools`, whose `submit_result` stores
+ * through the control plane). A cancelled workflow or job aborts its turn, which just ends; a turn
+ * the daemon cancelled at shutdown, or that failed, throws so the control plane delivers it again.
+ *
+ * @example
+ * const daemon = await startDaemon({ ..., sources: [workTurnSource(controlPlane, ['ada'])] });
+ */
+export function workTurnSource(
+  controlPlane: ControlPlane,
+  agentIds: readonly string[],
+  options: WorkTurnSourceOptions = {},
+): WorkSource {
+  return {
+    name: 'work-turns',
+    async start(runTurn) {
+      for (const agentId of agentIds) {
+        await controlPlane.workTurns.work(
+          async (turn, { signal }) => {
+            const snapshot = await runTurn({
+              agentId: turn.agentId,
+              prompt: turn.prompt,
+              source: turn.kind === 'workflow-task' ? 'task' : 'job',
+              sourceId: turn.kind === 'workflow-task' ? `${turn.workflowId}/${turn.taskId}` : turn.jobId,
+              signal,
+              instructions: instructionsFor(turn),
+              tools: () =>
+                createTaskTurnTools({
+                  task:
+                    turn.kind === 'workflow-task'
+                      ? {
+                          kind: 'workflow-task',
+                          workflowId: turn.workflowId,
+                          taskId: turn.taskId,
+                          resultSchema: turn.resultSchema,
+                        }
+                      : { kind: 'background-job', jobId: turn.jobId, resultSchema: turn.resultSchema },
+                  taskResultService: controlPlane.workTurns,
+                  ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
+                }),
+            });
+            // The workflow or job was cancelled: its turn just ends.
+            if (signal.aborted) return;
+            if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
+            return { output: snapshot.output };
+          },
+          { agentId, concurrency: options.concurrency ?? 2 },
+        );
+      }
+    },
+    stop: () => controlPlane.workTurns.stop(),
   };
 }
