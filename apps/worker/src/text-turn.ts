@@ -8,7 +8,7 @@ import {
 import { createMcpTools, type McpServers } from '@switchyard/tools-mcp';
 import { createScheduleTools, type ScheduleService } from '@switchyard/tools-schedule';
 import { createWebTools } from '@switchyard/tools-web';
-import { createWorkflowTools } from '@switchyard/tools-workflow';
+import { createWorkflowTools, type WorkflowService } from '@switchyard/tools-workflow';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
 import { createTodoTool, type TodoList } from './todo-tool';
@@ -22,6 +22,8 @@ export interface TextTurnServices {
   schedules?: ScheduleService;
   /** The MCP servers connected with `connectMcpServers`: needed by `categories.mcp`. */
   mcp?: McpServers;
+  /** The control plane's workflows (`controlPlane.workflows`): needed by `categories.workflow`. */
+  workflows?: WorkflowService;
 }
 
 /** Everything an ordinary text turn's tools are built from. */
@@ -102,7 +104,17 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
         ]),
     // Background job tools (`createBackgroundJobTools`, issue 8) take their place here, as 'jobs',
     // once the category ships them.
-    ...(workflow === undefined ? [] : [{ category: 'workflow' as const, tools: createWorkflowTools({}) }]),
+    ...(workflow === undefined
+      ? []
+      : [
+          {
+            category: 'workflow' as const,
+            tools: createWorkflowTools({
+              workflowService: required(services.workflows, 'services.workflows', 'workflow'),
+              agentId: agent.id,
+            }),
+          },
+        ]),
     ...(mcp === undefined
       ? []
       : [

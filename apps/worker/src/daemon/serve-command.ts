@@ -117,7 +117,11 @@ export async function runServeCommand(
         buildTextTurnTools({
           config,
           agent: resolveAgent(config, agentId),
-          services: { schedules: controlPlane.schedules, ...(mcp === undefined ? {} : { mcp }) },
+          services: {
+            schedules: controlPlane.schedules,
+            workflows: controlPlane.workflows,
+            ...(mcp === undefined ? {} : { mcp }),
+          },
           todos: { items: [] },
           signal,
           environment,
