@@ -4,6 +4,7 @@ import path from 'node:path';
 import { toolKey } from '@switchyard/core';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import type { ScheduleService } from '@switchyard/tools-schedule';
+import type { WorkflowService } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcStdioServer } from './__fixtures__/mcp-fixture';
 import { parseConfig } from './config/load-config';
@@ -16,6 +17,13 @@ const unusedScheduleService: ScheduleService = {
   createSchedule: () => Promise.reject(new Error('not used')),
   listSchedules: () => Promise.reject(new Error('not used')),
   cancelSchedule: () => Promise.reject(new Error('not used')),
+};
+
+const unusedWorkflowService: WorkflowService = {
+  startWorkflow: () => Promise.reject(new Error('not used')),
+  showWorkflow: () => Promise.reject(new Error('not used')),
+  listWorkflows: () => Promise.reject(new Error('not used')),
+  cancelWorkflow: () => Promise.reject(new Error('not used')),
 };
 
 describe('text-turn composition', () => {
@@ -43,7 +51,7 @@ describe('text-turn composition', () => {
     return {
       config,
       agent: resolveAgent(config, 'ada'),
-      services: { schedules: unusedScheduleService, mcp },
+      services: { schedules: unusedScheduleService, workflows: unusedWorkflowService, mcp },
       todos: { items: [] },
       signal: new AbortController().signal,
     };
@@ -80,7 +88,8 @@ describe('text-turn composition', () => {
       'list_schedules',
     ]);
     expect(keys[11]).toBe('cancel_schedule');
-    expect(keys.slice(12)).toEqual(mcp.tools().map(toolKey));
+    expect(keys.slice(12, 16)).toEqual(['workflow', 'show_workflow', 'list_workflows', 'cancel_workflow']);
+    expect(keys.slice(16)).toEqual(mcp.tools().map(toolKey));
     expect(keys).toContain('calc.add');
   });
 
