@@ -16,6 +16,8 @@ commands:
   schedules list [--agent NAME] [--all]
                                 an agent's schedules (read-only)
   workflows show <id>           a workflow's tasks and results (read-only)
+  serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
+                                the daemon: schedule fires, workflow tasks, jobs, and an HTTP API
   demo                          an offline turn against a scripted fake model
   help                          this text
 

@@ -10,14 +10,23 @@ process.on('SIGINT', () => {
   controller.abort(new Error('Interrupted (Ctrl-C)'));
 });
 
-main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  env: process.env,
-  cwd: process.cwd(),
-  signal: controller.signal,
-}).then(
+const argv = process.argv.slice(2);
+// `switchyard serve` (the daemon, src/daemon/) drains on SIGTERM or SIGINT itself.
+const exitCode =
+  argv[0] === 'serve'
+    ? import('./daemon/serve-command').then(({ runServeCommand }) =>
+        runServeCommand(argv.slice(1), process.env, (line) => process.stderr.write(`${line}\n`)),
+      )
+    : main(argv, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        stdin: process.stdin,
+        env: process.env,
+        cwd: process.cwd(),
+        signal: controller.signal,
+      });
+
+exitCode.then(
   (code) => {
     process.exitCode = code;
   },

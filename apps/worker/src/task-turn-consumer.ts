@@ -29,7 +29,8 @@ export interface TaskTurnConsumerOptions {
   onEvent?: (turn: WorkTurn, event: AgentEvent) => void;
 }
 
-function instructionsFor(turn: WorkTurn): string {
+/** The instructions of a task or job turn: what it works on and how it finishes. */
+export function instructionsFor(turn: WorkTurn): string {
   const what =
     turn.kind === 'workflow-task'
       ? `task "${turn.taskId}" of the workflow "${turn.workflowName}"`

@@ -1,0 +1,85 @@
+import type { FakeRequest } from '@switchyard/testkit';
+
+/** A JSON answer: status, headers and parsed body. */
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** Sends a request to the daemon and parses its JSON answer. */
+export async function requestJson(
+  url: string,
+  init: { method?: string; body?: unknown; rawBody?: string; token?: string } = {},
+): Promise<JsonAnswer> {
+  const headers: Record<string, string> = {};
+  if (init.body !== undefined || init.rawBody !== undefined) headers['content-type'] = 'application/json';
+  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
+  const response = await fetch(url, {
+    method: init.method ?? (init.body === undefined && init.rawBody === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(init.rawBody !== undefined
+      ? { body: init.rawBody }
+      : init.body !== undefined
+        ? { body: JSON.stringify(init.body) }
+        : {}),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+}
+
+/** One parsed server-sent event. */
+export interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads a server-sent event stream to its end. */
+export async function readEventStream(url: string, token?: string): Promise<SseEvent[]> {
+  const response = await fetch(
+    url,
+    token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
+  );
+  if (response.status !== 200) throw new Error(`events: HTTP ${response.status}: ${await response.text()}`);
+  const text = await response.text();
+  const events: SseEvent[] = [];
+  for (const block of text.split('\n\n')) {
+    const event = /^event: (.+)$/m.exec(block)?.[1];
+    const data = /^data: (.+)$/m.exec(block)?.[1];
+    if (event !== undefined && data !== undefined) {
+      events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+    }
+  }
+  return events;
+}
+
+/** The user's prompt in a fake-server request (the first user message's text). */
+export function promptOf(request: FakeRequest): string {
+  const input = request.body.input;
+  if (typeof input === 'string') return input;
+  for (const item of (input as Array<Record<string, unknown>>) ?? []) {
+    if (item.role !== 'user') continue;
+    if (typeof item.content === 'string') return item.content;
+    for (const part of (item.content as Array<{ text?: string }>) ?? []) if (part.text) return part.text;
+  }
+  return '';
+}
+
+/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,216 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import { checkBearerToken } from './check-bearer-token';
+import type { DaemonTurnRequest, DaemonTurns } from './daemon-turns';
+
+/** What the HTTP API needs from the daemon. */
+export interface DaemonHttpApiOptions {
+  /** The daemon's turns. */
+  turns: DaemonTurns;
+  /** Starts an API turn (the daemon refuses while draining). */
+  startTurn(request: DaemonTurnRequest): { id: string } | undefined;
+  /** The bearer token every request but `/healthz` must carry, if any. */
+  token?: string;
+  /** The agent of a `POST /v1/turns` without `agent`. */
+  defaultAgent: string;
+  /** The agents this daemon serves (any valid id when absent). */
+  agents?: readonly string[];
+  /** Largest request body in bytes. */
+  maxBodyBytes: number;
+  /** `serving` or `draining`. */
+  state(): 'serving' | 'draining';
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fields?: string[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  response.end(text);
+}
+
+async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new HttpError(413, 'body_too_large', `the request body is over ${maxBytes} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes)
+      throw new HttpError(413, 'body_too_large', `the request body is over ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
+  }
+}
+
+function parseTurnBody(body: unknown, options: DaemonHttpApiOptions): { prompt: string; agent: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'invalid_body', 'the body must be a JSON object with "prompt"', ['prompt']);
+  }
+  const record = body as Record<string, unknown>;
+  const problems: string[] = [];
+  const fields: string[] = [];
+  const prompt = record.prompt;
+  if (typeof prompt !== 'string' || prompt.trim() === '') {
+    fields.push('prompt');
+    problems.push('prompt: expected a non-empty string');
+  }
+  const agent = record.agent ?? options.defaultAgent;
+  if (typeof agent !== 'string' || !AGENT_ID_PATTERN.test(agent)) {
+    fields.push('agent');
+    problems.push(`agent: expected an agent id matching ${AGENT_ID_PATTERN}`);
+  } else if (options.agents !== undefined && !options.agents.includes(agent)) {
+    fields.push('agent');
+    problems.push(`agent: this daemon serves ${options.agents.map((name) => `'${name}'`).join(', ')}`);
+  }
+  const unknown = Object.keys(record).filter((key) => key !== 'prompt' && key !== 'agent');
+  for (const key of unknown) {
+    fields.push(key);
+    problems.push(`${key}: unknown field (expected "prompt" and optionally "agent")`);
+  }
+  if (problems.length > 0) throw new HttpError(400, 'invalid_body', problems.join('; '), fields);
+  return { prompt: prompt as string, agent: agent as string };
+}
+
+const TURN_PATH = /^\/v1\/turns\/([A-Za-z0-9_-]{1,80})(\/events)?$/;
+
+function allow(method: string | undefined, allowed: string[]): void {
+  if (!allowed.includes(method ?? '')) {
+    throw new HttpError(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, undefined, {
+      allow: allowed.join(', '),
+    });
+  }
+}
+
+function streamEvents(
+  request: IncomingMessage,
+  response: ServerResponse,
+  turns: DaemonTurns,
+  id: string,
+): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+  });
+  response.write(': switchyard turn events\n\n');
+  let unsubscribe: (() => void) | undefined;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    unsubscribe?.();
+    response.end();
+  };
+  let sequence = 0;
+  unsubscribe = turns.subscribe(id, (event) => {
+    if (ended) return;
+    sequence += 1;
+    response.write(`id: ${sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    if (event.type === 'turn-end') queueMicrotask(end);
+  });
+  request.once('close', end);
+  // A turn that had already ended replayed its turn-end above; end() ran in a microtask.
+}
+
+/**
+ * The daemon's HTTP request handler: `POST /v1/turns`, `GET /v1/turns/:id`,
+ * `GET /v1/turns/:id/events` (server-sent events: replay, then live, ending after `turn-end`) and
+ * `GET /healthz`.
+ *
+ * Contract: answers every error as JSON `{ error: { code, message, fields? } }`: 400 for a bad body
+ * (naming the fields), 401 without the configured bearer token, 404, 405 (with `Allow`), 413 for a
+ * body over `maxBodyBytes`, 503 for a new turn while draining.
+ */
+export function createDaemonHttpApi(
+  options: DaemonHttpApiOptions,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (path === '/healthz') {
+      allow(request.method, ['GET', 'HEAD']);
+      sendJson(response, options.state() === 'serving' ? 200 : 503, {
+        status: options.state(),
+        runningTurns: options.turns.running,
+      });
+      return;
+    }
+    if (options.token !== undefined && !checkBearerToken(request.headers.authorization, options.token)) {
+      throw new HttpError(401, 'unauthorized', 'a valid bearer token is required', undefined, {
+        'www-authenticate': 'Bearer realm="switchyard"',
+      });
+    }
+    if (path === '/v1/turns') {
+      allow(request.method, ['POST']);
+      const body = parseTurnBody(await readJsonBody(request, options.maxBodyBytes), options);
+      const started = options.startTurn({ agentId: body.agent, prompt: body.prompt, source: 'api' });
+      if (started === undefined) {
+        throw new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
+      }
+      sendJson(response, 202, options.turns.get(started.id), { location: `/v1/turns/${started.id}` });
+      return;
+    }
+    const match = TURN_PATH.exec(path);
+    if (match !== null) {
+      allow(request.method, ['GET']);
+      const id = match[1] as string;
+      const snapshot = options.turns.get(id);
+      if (snapshot === undefined) throw new HttpError(404, 'not_found', `no turn '${id}'`);
+      if (match[2] === undefined) sendJson(response, 200, snapshot);
+      else streamEvents(request, response, options.turns, id);
+      return;
+    }
+    throw new HttpError(404, 'not_found', `no route for ${path}`);
+  }
+
+  return (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const failure =
+        error instanceof HttpError ? error : new HttpError(500, 'internal_error', 'internal error');
+      sendJson(
+        response,
+        failure.status,
+        {
+          error: {
+            code: failure.code,
+            message: failure.message,
+            ...(failure.fields === undefined ? {} : { fields: failure.fields }),
+          },
+        },
+        { ...failure.headers, ...(failure.status === 413 ? { connection: 'close' } : {}) },
+      );
+      // A rejected upload is not read to the end.
+      if (failure.status === 413) request.resume();
+    });
+  };
+}

@@ -1,0 +1,232 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The PostgreSQL fixtures of the control plane's tests, reused (with the type of their provided URL).
+import type {} from '../../../../packages/control-plane/src/__fixtures__/postgres-global-setup';
+import {
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '../../../../packages/control-plane/src/__fixtures__/test-backends';
+import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
+import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeProcess } from './__fixtures__/serve-process';
+
+async function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
+  const file = path.join(directory, 'switchyard.config.json');
+  await writeFile(
+    file,
+    JSON.stringify({ model: { name: 'fake-model', maxRetries: 0 }, categories: { schedule: {} }, database }),
+  );
+  return file;
+}
+
+describe('switchyard serve refuses to listen off loopback without a token', () => {
+  it('exits 1 naming serve.token and the variable to set', async () => {
+    const serve = new ServeProcess(['--host', '0.0.0.0', '--port', '0'], {
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      SWITCHYARD_MODEL: 'fake-model',
+      SWITCHYARD_CONFIG: '',
+    });
+    expect(await serve.exited).toBe(1);
+    expect(serve.log).toContain(
+      'switchyard: serve.token: a bearer token is required to listen on 0.0.0.0 (not a loopback address): set SWITCHYARD_SERVE_TOKEN',
+    );
+  });
+});
+
+describe('switchyard serve (a real child process on embedded PGlite): SIGTERM during a turn', () => {
+  let directory: string;
+  let dataDir: string;
+  let server: FakeResponsesServer;
+  let serve: ServeProcess | undefined;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-'));
+    dataDir = await createPgliteDataDir();
+    // The model never answers this turn's first request: the turn is running when SIGTERM comes.
+    server = await startFakeResponsesServer({
+      script: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 60_000));
+        return { text: 'too late' };
+      },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await serve?.terminate(5_000);
+    await server?.close().catch(() => {});
+    await rm(directory, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('cancels the running scheduled turn after the grace period, records it for retry, and exits 0', async () => {
+    // Set up the schedule first (PGlite is one process's database), then hand the directory over.
+    let controlPlane: ControlPlane = await openControlPlane({ dataDir, environment: {} });
+    const schedule = await controlPlane.schedules.createSchedule({
+      agentId: 'ada',
+      name: 'slow',
+      prompt: 'a slow scheduled turn',
+      // Due before the process is up: a slot missed while no worker ran fires when one starts.
+      runAt: new Date(Date.now() + 1_500).toISOString(),
+    });
+    await controlPlane.close();
+
+    const config = await writeConfig(directory, { dataDir });
+    serve = new ServeProcess(
+      [
+        '--config',
+        config,
+        '--agent',
+        'ada',
+        '--port',
+        '0',
+        '--grace-ms',
+        '500',
+        '--tick-ms',
+        '200',
+        '--poll-seconds',
+        '0.5',
+      ],
+      { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' },
+    );
+    const url = await serve.ready;
+    await waitFor('the scheduled turn to reach the model', () =>
+      server.requests.some((request) => promptOf(request) === 'a slow scheduled turn') ? true : undefined,
+    );
+    // An API turn running at the same time is cancelled too.
+    const apiTurn = await requestJson(`${url}/v1/turns`, { body: { prompt: 'an API turn' } });
+    expect(apiTurn.status).toBe(202);
+    await waitFor('the API turn to reach the model', () =>
+      server.requests.some((request) => promptOf(request) === 'an API turn') ? true : undefined,
+    );
+
+    expect(await serve.terminate()).toBe(0);
+    expect(serve.log).toContain('SIGTERM received');
+    expect(serve.log).toContain('draining (2 running turn(s), grace 500 ms)');
+    expect(serve.log).toContain('cancelling 2 turn(s)');
+    expect(serve.log).toContain('stopped (0 finished, 2 cancelled)');
+
+    // Recorded: the run failed with the reason, and its queue job waits for a retry: nothing lost.
+    controlPlane = await openControlPlane({ dataDir, environment: {} });
+    try {
+      const { rows: runs } = await controlPlane.query<{
+        id: string;
+        status: string;
+        attempts: number;
+        error: string;
+      }>('SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1', [
+        schedule.id,
+      ]);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ status: 'failed', attempts: 1 });
+      expect(runs[0]?.error).toMatch(/ended 'aborted': the worker shut down before the turn finished/);
+      const { rows: jobs } = await controlPlane.query<{ state: string }>(
+        'SELECT state FROM pgboss.job WHERE id = $1',
+        [runs[0]?.id],
+      );
+      expect(jobs).toEqual([{ state: 'retry' }]);
+    } finally {
+      await controlPlane.close();
+    }
+  });
+});
+
+describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes share the work`, () => {
+  const PROCESSES = 2;
+  const ONE_SHOTS = 8;
+  let database: TestDatabase;
+  let directory: string;
+  let server: FakeResponsesServer;
+  const processes: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase(postgresUrl ?? '');
+    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-pg-'));
+    server = await startFakeResponsesServer({
+      script: async (request) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return { text: `done: ${promptOf(request)}` };
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
+    await server?.close();
+    await database?.dispose();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('runs each scheduled one-shot exactly once across the processes', async () => {
+    const { databaseUrl } = database.options as { databaseUrl: string };
+    const controlPlane = await openControlPlane({ databaseUrl, environment: {} });
+    // Due about when the processes start: their schedulers race to fire the same slots.
+    const runAt = new Date(Date.now() + 3_000).toISOString();
+    const prompts: string[] = [];
+    try {
+      for (let index = 0; index < ONE_SHOTS; index += 1) {
+        prompts.push(`unit ${index}`);
+        await controlPlane.schedules.createSchedule({
+          agentId: 'fleet',
+          name: `unit-${index}`,
+          prompt: `unit ${index}`,
+          runAt,
+        });
+      }
+      const config = await writeConfig(directory, { url: databaseUrl });
+      for (let index = 0; index < PROCESSES; index += 1) {
+        processes.push(
+          new ServeProcess(
+            [
+              '--config',
+              config,
+              '--agent',
+              'fleet',
+              '--port',
+              '0',
+              '--tick-ms',
+              '200',
+              '--poll-seconds',
+              '0.5',
+            ],
+            {
+              OPENAI_BASE_URL: server.baseURL,
+              OPENAI_API_KEY: 'test',
+            },
+          ),
+        );
+      }
+      await Promise.all(processes.map((serve) => serve.ready));
+      await waitFor(
+        'every run to complete',
+        async () => {
+          const { rows } = await controlPlane.query<{ count: number }>(
+            "SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE status = 'completed'",
+          );
+          return rows[0]?.count === ONE_SHOTS ? true : undefined;
+        },
+        90_000,
+      );
+      // Give a duplicate delivery, if there were one, time to reach the model.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const perPrompt = new Map<string, number>();
+      for (const request of server.requests) {
+        perPrompt.set(promptOf(request), (perPrompt.get(promptOf(request)) ?? 0) + 1);
+      }
+      expect([...perPrompt.entries()].sort()).toEqual(prompts.map((prompt) => [prompt, 1]).sort());
+      const { rows: runs } = await controlPlane.query<{ attempts: number; count: number }>(
+        'SELECT attempts, count(*)::int AS count FROM switchyard.schedule_runs GROUP BY attempts',
+      );
+      expect(runs).toEqual([{ attempts: 1, count: ONE_SHOTS }]);
+    } finally {
+      await controlPlane.close();
+    }
+    const codes = await Promise.all(processes.map((serve) => serve.terminate()));
+    expect(codes).toEqual(processes.map(() => 0));
+  });
+});

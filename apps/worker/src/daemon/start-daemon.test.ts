@@ -1,0 +1,305 @@
+import { rm } from 'node:fs/promises';
+import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { createResponsesModel, defineWorkerTool } from '@switchyard/core';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { createScheduleTools } from '@switchyard/tools-schedule';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
+import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import type { DaemonTurnSnapshot } from './daemon-turns';
+import { type Daemon, startDaemon } from './start-daemon';
+import type { WorkSource } from './work-source';
+
+const TOKEN = 'a-long-enough-test-token-0123456789';
+
+const lookUp = defineWorkerTool({
+  name: 'look_up',
+  description: 'Look a word up.',
+  schema: z.object({ word: z.string() }),
+  executionMode: 'parallel',
+  isReadOnly: true,
+  describeActivity: ({ word }) => `Looking up ${word}`,
+  describeCompletedActivity: ({ word }) => `Looked up ${word}`,
+  execute: ({ word }) => ({ content: `${word}: a small bird` }),
+});
+
+describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () => {
+  let dataDir: string;
+  let controlPlane: ControlPlane;
+  let server: FakeResponsesServer;
+  let daemon: Daemon;
+  let guarded: Daemon;
+
+  beforeAll(async () => {
+    dataDir = await createPgliteDataDir();
+    controlPlane = await openControlPlane({
+      dataDir,
+      environment: {},
+      turnRequests: { pollingIntervalSeconds: 0.5 },
+    });
+    server = await startFakeResponsesServer({
+      script: async (request) => {
+        const prompt = promptOf(request);
+        if (prompt.startsWith('look up ')) {
+          if (request.functionCallOutputs.length === 0) {
+            // Held back so the test subscribes while the turn runs (the step's delayMs answers nothing
+            // once the request body has been read: the testkit treats the consumed request as gone).
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return {
+              functionCalls: [{ name: 'look_up', arguments: { word: prompt.slice(8) } }],
+            };
+          }
+          return { text: `Found: ${String(request.functionCallOutputs[0]?.output)}` };
+        }
+        return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
+      },
+    });
+    const model = createResponsesModel({
+      client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
+      model: 'fake-model',
+    });
+    daemon = await startDaemon({
+      controlPlane,
+      model,
+      agents: ['ada'],
+      port: 0,
+      scheduler: { intervalMs: 200 },
+      tools: ({ agentId }) => [
+        lookUp,
+        ...createScheduleTools({ scheduleService: controlPlane.schedules, agentId }),
+      ],
+    });
+    guarded = await startDaemon({
+      controlPlane,
+      model,
+      agents: ['bob'],
+      port: 0,
+      token: TOKEN,
+      scheduler: false,
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await guarded?.stop();
+    await controlPlane?.close();
+    await server?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }, 180_000);
+
+  describe('schedule fires', () => {
+    it('runs a one-shot that comes due as a turn against the model', async () => {
+      const schedule = await controlPlane.schedules.createSchedule({
+        agentId: 'ada',
+        name: 'soon',
+        prompt: 'scheduled hello',
+        runAt: new Date(Date.now() + 1_500).toISOString(),
+      });
+      const turn = await waitFor('the scheduled turn to complete', () => {
+        const request = server.requests.find((entry) => promptOf(entry) === 'scheduled hello');
+        if (request === undefined) return undefined;
+        return daemon.turns
+          .list()
+          .find((entry) => entry.source === 'schedule' && entry.status === 'completed');
+      });
+      expect(turn).toMatchObject({ agent: 'ada', output: 'Echo: scheduled hello', iterations: 1 });
+      const { rows } = await waitFor('the run to be recorded completed', async () => {
+        const result = await controlPlane.query<{ status: string; attempts: number; id: string }>(
+          'SELECT id, status, attempts FROM switchyard.schedule_runs WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        return result.rows[0]?.status === 'completed' ? result : undefined;
+      });
+      expect(rows).toEqual([{ id: turn.sourceId, status: 'completed', attempts: 1 }]);
+      // The turn is visible through the HTTP API too.
+      expect((await requestJson(`${daemon.url}/v1/turns/${turn.id}`)).body).toMatchObject({
+        status: 'completed',
+        source: 'schedule',
+      });
+    });
+  });
+
+  describe('HTTP API on loopback without a token', () => {
+    it('starts a turn and reports its status, output and usage', async () => {
+      const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'hi there' } });
+      expect(started.status).toBe(202);
+      const id = String(started.body.id);
+      expect(id).toMatch(/^turn_/);
+      expect(started.headers.get('location')).toBe(`/v1/turns/${id}`);
+      expect(started.body).toMatchObject({ agent: 'ada', source: 'api' });
+      const done = await waitFor('the turn to end', async () => {
+        const answer = await requestJson(`${daemon.url}/v1/turns/${id}`);
+        return answer.body.status === 'running' ? undefined : answer;
+      });
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({
+        id,
+        status: 'completed',
+        output: 'Echo: hi there',
+        iterations: 1,
+        usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16 },
+      });
+      expect(typeof done.body.endedAt).toBe('string');
+    });
+
+    it('answers bad requests with clear JSON errors', async () => {
+      const missing = await requestJson(`${daemon.url}/v1/turns`, { body: { agent: 'no such agent!' } });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toMatchObject({ code: 'invalid_body', fields: ['prompt', 'agent'] });
+      const extra = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'x', model: 'y' } });
+      expect(extra.body.error).toMatchObject({ fields: ['model'] });
+      const otherAgent = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'x', agent: 'bob' } });
+      expect(otherAgent.status).toBe(400);
+      expect(String((otherAgent.body.error as { message: string }).message)).toContain("serves 'ada'");
+      const notJson = await requestJson(`${daemon.url}/v1/turns`, { rawBody: '{"prompt":' });
+      expect(notJson).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });
+      const huge = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'x'.repeat(70_000) } });
+      expect(huge).toMatchObject({ status: 413, body: { error: { code: 'body_too_large' } } });
+      const unknownTurn = await requestJson(`${daemon.url}/v1/turns/turn_nope`);
+      expect(unknownTurn).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+      expect((await requestJson(`${daemon.url}/v2/else`)).status).toBe(404);
+      const wrongMethod = await requestJson(`${daemon.url}/v1/turns`, { method: 'GET' });
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get('allow')).toBe('POST');
+      expect((await requestJson(`${daemon.url}/v1/turns/turn_x`, { method: 'DELETE' })).status).toBe(405);
+      expect(await requestJson(`${daemon.url}/healthz`)).toMatchObject({
+        status: 200,
+        body: { status: 'serving' },
+      });
+    });
+  });
+
+  describe('HTTP API with a bearer token', () => {
+    it('refuses requests without the right token and serves those with it', async () => {
+      const none = await requestJson(`${guarded.url}/v1/turns`, { body: { prompt: 'secret' } });
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toContain('Bearer');
+      expect(none.body.error).toMatchObject({ code: 'unauthorized' });
+      const wrong = await requestJson(`${guarded.url}/v1/turns`, {
+        body: { prompt: 'secret' },
+        token: `${TOKEN}x`,
+      });
+      expect(wrong.status).toBe(401);
+      expect((await requestJson(`${guarded.url}/v1/turns/turn_x`, { token: 'short' })).status).toBe(401);
+      const right = await requestJson(`${guarded.url}/v1/turns`, {
+        body: { prompt: 'secret' },
+        token: TOKEN,
+      });
+      expect(right.status).toBe(202);
+      expect(right.body.agent).toBe('bob');
+      const done = await waitFor('the guarded turn', async () => {
+        const answer = await requestJson(`${guarded.url}/v1/turns/${String(right.body.id)}`, {
+          token: TOKEN,
+        });
+        return answer.body.status === 'completed' ? answer : undefined;
+      });
+      expect(done.body.output).toBe('Echo: secret');
+      // Health stays open for probes.
+      expect((await requestJson(`${guarded.url}/healthz`)).status).toBe(200);
+    });
+
+    it('refuses to listen off loopback without a token, naming the field', async () => {
+      const model = createResponsesModel({
+        client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test' }),
+        model: 'fake-model',
+      });
+      await expect(
+        startDaemon({ controlPlane, model, agents: ['carol'], host: '0.0.0.0', port: 0, scheduler: false }),
+      ).rejects.toThrow(/^serve\.token: a bearer token is required to listen on 0\.0\.0\.0/);
+      await expect(
+        startDaemon({ controlPlane, model, agents: ['carol'], port: 0, token: 'short', scheduler: false }),
+      ).rejects.toThrow(/^serve\.token: expected a string of at least 16 characters/);
+    });
+  });
+
+  describe('more work sources', () => {
+    it("runs another source's units with that unit's own tools and cancellation", async () => {
+      const units: Array<{ prompt: string; cancel?: boolean }> = [
+        { prompt: 'look up heron' },
+        { prompt: 'cancelled unit', cancel: true },
+      ];
+      const results: DaemonTurnSnapshot[] = [];
+      let stopped = false;
+      const source: WorkSource = {
+        name: 'test-units',
+        async start(runTurn) {
+          for (const unit of units) {
+            const signal = unit.cancel ? AbortSignal.abort(new Error('the job was cancelled')) : undefined;
+            results.push(
+              await runTurn({
+                agentId: 'erin',
+                prompt: unit.prompt,
+                source: 'job',
+                sourceId: `job-${results.length}`,
+                ...(signal === undefined ? {} : { signal }),
+                tools: () => [lookUp],
+              }),
+            );
+          }
+        },
+        async stop() {
+          stopped = true;
+        },
+      };
+      const extra = await startDaemon({
+        controlPlane,
+        model: createResponsesModel({
+          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
+          model: 'fake-model',
+        }),
+        agents: ['erin'],
+        port: 0,
+        scheduler: false,
+        // The daemon's own hook gives no tools: the unit's override must be what the turn used.
+        tools: () => [],
+        sources: [source],
+      });
+      try {
+        expect(results[0]).toMatchObject({
+          source: 'job',
+          sourceId: 'job-0',
+          status: 'completed',
+          output: 'Found: heron: a small bird',
+        });
+        expect(results[1]).toMatchObject({ status: 'aborted', error: 'the job was cancelled' });
+      } finally {
+        await extra.stop();
+      }
+      expect(stopped).toBe(true);
+    });
+  });
+
+  describe('server-sent events', () => {
+    it('replays what happened so far, then streams live until turn-end', async () => {
+      const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up wren' } });
+      const id = String(started.body.id);
+      // Subscribed while the first model request is still delayed: part replay, part live.
+      const live = await readEventStream(`${daemon.url}/v1/turns/${id}/events`);
+      const types = live.map((event) => event.event);
+      expect(types[0]).toBe('turn-start');
+      expect(types.at(-1)).toBe('turn-end');
+      expect(types).toEqual([
+        'turn-start',
+        'model-request-start',
+        'model-request-end',
+        'tool-call-start',
+        'tool-call-end',
+        'model-request-start',
+        ...types.filter((type) => type === 'text-delta'),
+        'model-request-end',
+        'turn-end',
+      ]);
+      const end = live.find((event) => event.event === 'tool-call-end');
+      expect(end?.data).toMatchObject({ activity: 'Looked up wren', outcome: 'completed' });
+      expect(live.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'completed', iterations: 2 });
+      // After the end, the stream replays the same events and closes.
+      const replay = await readEventStream(`${daemon.url}/v1/turns/${id}/events`);
+      expect(replay.map((event) => event.data)).toEqual(live.map((event) => event.data));
+      expect((await requestJson(`${daemon.url}/v1/turns/${id}`)).body.output).toBe(
+        'Found: wren: a small bird',
+      );
+    });
+  });
+});

@@ -1,0 +1,220 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ControlPlane } from '@switchyard/control-plane';
+import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import { createDaemonHttpApi } from './daemon-http-api';
+import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
+import { type RunDaemonTurn, scheduleFireSource, type WorkSource } from './work-source';
+
+/** What `startDaemon` takes. */
+export interface DaemonOptions extends DaemonTurnRunnerOptions {
+  /** The open control plane: schedules fire from it, turn requests are consumed from it. */
+  controlPlane: ControlPlane;
+  /** The agents whose work this daemon consumes; the first is the API's default agent. */
+  agents: readonly string[];
+  /** Where the HTTP API listens. Default `127.0.0.1`. */
+  host?: string;
+  /** The HTTP port; 0 picks a free one. Default 8787. */
+  port?: number;
+  /**
+   * The bearer token the HTTP API requires (`Authorization: Bearer <token>`). Required when `host`
+   * is not a loopback address; honoured on loopback too when set.
+   */
+  token?: string;
+  /** How long running turns may take to finish after `stop()` before they are cancelled, in ms. Default 30 000. */
+  graceMs?: number;
+  /** Tick the scheduler in this process (every `intervalMs`, default 1000), or `false`. Default on. */
+  scheduler?: { intervalMs?: number } | false;
+  /**
+   * More work to consume besides schedule fires: background jobs and workflow tasks are one
+   * `WorkSource` each (built from the same control plane).
+   */
+  sources?: readonly WorkSource[];
+  /** Largest HTTP request body, in bytes. Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
+  log?: (line: string) => void;
+}
+
+/** What `daemon.stop()` reports. */
+export interface DaemonStopReport {
+  /** Turns that were still running when the grace period ended, and were cancelled. */
+  cancelled: number;
+  /** Turns that were running at `stop()` and finished within the grace period. */
+  finished: number;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  /** `http://host:port` of the HTTP API. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** The daemon's turns (in memory). */
+  readonly turns: DaemonTurns;
+  /** `serving`, `draining` after `stop()` began, `stopped` when it resolved. */
+  readonly state: 'serving' | 'draining' | 'stopped';
+  /**
+   * Stops taking work (HTTP `POST /v1/turns` gets 503, the queues stop delivering), lets running
+   * turns finish within `graceMs`, cancels the rest (their queue units are retried), then closes
+   * the HTTP server. Idempotent.
+   */
+  stop(): Promise<DaemonStopReport>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1']);
+
+/** Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Refuses a non-loopback `host` without a token.
+ *
+ * Contract: throws naming `serve.token` (and the variable that sets it).
+ */
+export function checkTokenForHost(host: string, token: string | undefined): void {
+  if (!isLoopbackHost(host) && token === undefined) {
+    throw new Error(
+      `serve.token: a bearer token is required to listen on ${host} (not a loopback address): set SWITCHYARD_SERVE_TOKEN (at least 16 characters), or listen on 127.0.0.1`,
+    );
+  }
+}
+
+function checkOptions(options: DaemonOptions): void {
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw new Error('serve.host: expected a host name or address');
+  if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 16)) {
+    throw new Error('serve.token: expected a string of at least 16 characters');
+  }
+  checkTokenForHost(host, options.token);
+  const port = options.port ?? 8787;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`serve.port: expected an integer from 0 to 65535, got ${String(port)}`);
+  }
+  if (!Array.isArray(options.agents) || options.agents.length === 0) {
+    throw new Error('agents: name at least one agent whose work this daemon runs');
+  }
+  for (const agent of options.agents) {
+    if (typeof agent !== 'string' || !AGENT_ID_PATTERN.test(agent)) {
+      throw new Error(`agents: ${JSON.stringify(agent)} does not match ${AGENT_ID_PATTERN}`);
+    }
+  }
+  if (options.graceMs !== undefined && !(Number.isFinite(options.graceMs) && options.graceMs >= 0)) {
+    throw new Error(`serve.graceMs: expected a number of milliseconds >= 0, got ${String(options.graceMs)}`);
+  }
+}
+
+/**
+ * Starts the worker's daemon: consumes schedule fires (and any further `sources`: background jobs,
+ * workflow tasks) from the control plane and runs each as a turn with core's loop, and serves the
+ * HTTP API (`POST /v1/turns`, `GET /v1/turns/:id`, `GET /v1/turns/:id/events`, `GET /healthz`).
+ *
+ * Contract: throws naming the field for bad options, and `serve.token` when `host` is not loopback
+ * and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
+ * its queue, which delivers it again: nothing is lost.
+ *
+ * @example
+ * const controlPlane = await openControlPlane({ dataDir: '.switchyard/db' });
+ * const model = createResponsesModel({ client: new OpenAI(), model: 'gpt-5.4-mini' });
+ * const daemon = await startDaemon({
+ *   controlPlane,
+ *   model,
+ *   agents: ['ada'],
+ *   tools: ({ agentId }) => createScheduleTools({ scheduleService: controlPlane.schedules, agentId }),
+ * });
+ * process.once('SIGTERM', async () => {
+ *   await daemon.stop();
+ *   await controlPlane.close();
+ * });
+ */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  checkOptions(options);
+  const log = options.log ?? (() => {});
+  const host = options.host ?? '127.0.0.1';
+  const graceMs = options.graceMs ?? 30_000;
+  const turns = new DaemonTurns(options);
+  let state: Daemon['state'] = 'serving';
+  const runTurn: RunDaemonTurn = (request) => turns.start(request).done;
+
+  const server: Server = createServer(
+    createDaemonHttpApi({
+      turns,
+      startTurn: (request) => (state === 'serving' ? turns.start(request) : undefined),
+      ...(options.token === undefined ? {} : { token: options.token }),
+      defaultAgent: options.agents[0] as string,
+      agents: options.agents,
+      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      state: () => (state === 'serving' ? 'serving' : 'draining'),
+    }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const sources = [scheduleFireSource(options.controlPlane, options.agents), ...(options.sources ?? [])];
+  const started: WorkSource[] = [];
+  try {
+    for (const source of sources) {
+      await source.start(runTurn);
+      started.push(source);
+    }
+    if (options.scheduler !== false)
+      options.controlPlane.scheduler.start({ intervalMs: options.scheduler?.intervalMs });
+  } catch (error) {
+    await Promise.allSettled(started.map((source) => source.stop()));
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
+  log(`switchyard serve: listening on ${url} for ${options.agents.join(', ')}`);
+
+  let stopping: Promise<DaemonStopReport> | undefined;
+  const stop = async (): Promise<DaemonStopReport> => {
+    state = 'draining';
+    const runningAtStop = turns.running;
+    log(`switchyard serve: draining (${runningAtStop} running turn(s), grace ${graceMs} ms)`);
+    await options.controlPlane.scheduler.stop();
+    // Stopping a source waits for its running units, so it runs alongside the grace period.
+    const sourcesStopped = Promise.allSettled(started.map((source) => source.stop()));
+    let cancelled = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace-over'>((resolve) => {
+      timer = setTimeout(() => resolve('grace-over'), graceMs);
+    });
+    if ((await Promise.race([turns.settled().then(() => 'settled' as const), graceOver])) === 'grace-over') {
+      cancelled = turns.running;
+      log(`switchyard serve: grace period over, cancelling ${cancelled} turn(s)`);
+      turns.cancelAll(new Error('the worker shut down before the turn finished'));
+    }
+    clearTimeout(timer);
+    await turns.settled();
+    await sourcesStopped;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    state = 'stopped';
+    log(`switchyard serve: stopped (${runningAtStop - cancelled} finished, ${cancelled} cancelled)`);
+    return { cancelled, finished: runningAtStop - cancelled };
+  };
+
+  return {
+    url,
+    port,
+    turns,
+    get state() {
+      return state;
+    },
+    stop: () => {
+      stopping ??= stop();
+      return stopping;
+    },
+  };
+}

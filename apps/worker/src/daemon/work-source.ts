@@ -1,0 +1,138 @@
+import type { ControlPlane } from '@switchyard/control-plane';
+import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { createTaskTurnTools } from '@switchyard/tools-workflow';
+import { instructionsFor } from '../task-turn-consumer';
+import type { DaemonTurnRequest, DaemonTurnSnapshot } from './daemon-turns';
+
+/** Runs one turn to its end and returns its final snapshot. */
+export type RunDaemonTurn = (request: DaemonTurnRequest) => Promise<DaemonTurnSnapshot>;
+
+/**
+ * A queue of work the daemon consumes: schedule fires today; background jobs and workflow tasks
+ * are one more source each.
+ *
+ * Contract: `start` begins consuming and calls `runTurn` per unit of work; a unit whose turn did
+ * not complete must be left to its queue to retry (throw from the queue's handler), never dropped.
+ * `stop` stops taking new units and resolves once the running ones have been handed back or
+ * completed.
+ */
+export interface WorkSource {
+  /** For logs: `schedule-fires`, `background-jobs`, `workflow-tasks`. */
+  readonly name: string;
+  /** Starts consuming. */
+  start(runTurn: RunDaemonTurn): Promise<void>;
+  /** Stops consuming; resolves when running units are settled with their queue. */
+  stop(): Promise<void>;
+}
+
+/** Turn statuses that count as done for a queued unit (anything else is retried). */
+export const FINISHED_TURN_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'ended-by-tool',
+  'max-iterations',
+]);
+
+/** Thrown to a queue so it retries a unit whose turn did not finish. */
+export class TurnNotFinishedError extends Error {
+  constructor(snapshot: DaemonTurnSnapshot) {
+    super(
+      `turn ${snapshot.id} ended '${snapshot.status}'${snapshot.error === undefined ? '' : `: ${snapshot.error}`}`,
+    );
+    this.name = 'TurnNotFinishedError';
+  }
+}
+
+/**
+ * Schedule fires: each agent's turn requests from the control plane, one turn each. A turn that
+ * was aborted or failed makes the handler throw, so the control plane records the run as failed
+ * (with the reason) and pg-boss delivers it again.
+ *
+ * @example
+ * const source = scheduleFireSource(controlPlane, ['ada']);
+ * await source.start((request) => turns.start(request).done);
+ */
+export function scheduleFireSource(controlPlane: ControlPlane, agentIds: readonly string[]): WorkSource {
+  return {
+    name: 'schedule-fires',
+    async start(runTurn) {
+      for (const agentId of agentIds) {
+        await controlPlane.turnRequests.work(
+          async (request) => {
+            const snapshot = await runTurn({
+              agentId: request.agentId,
+              prompt: request.prompt,
+              source: 'schedule',
+              sourceId: request.runId,
+            });
+            if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
+          },
+          { agentId },
+        );
+      }
+    },
+    stop: () => controlPlane.turnRequests.stop(),
+  };
+}
+
+/** What `workTurnSource` takes besides the control plane and agents. */
+export interface WorkTurnSourceOptions {
+  /** Builds the web tools of one task turn; none when absent. */
+  webTools?: () => AnyWorkerAgentTool[];
+  /** Turns run at once per agent in this process. Default 2. */
+  concurrency?: number;
+}
+
+/**
+ * Workflow tasks and background jobs: each agent's work turns from the control plane, run as daemon
+ * turns with the fixed task-turn tool list (`createTaskTurnTools`, whose `submit_result` stores
+ * through the control plane). A cancelled workflow or job aborts its turn, which just ends; a turn
+ * the daemon cancelled at shutdown, or that failed, throws so the control plane delivers it again.
+ *
+ * @example
+ * const daemon = await startDaemon({ ..., sources: [workTurnSource(controlPlane, ['ada'])] });
+ */
+export function workTurnSource(
+  controlPlane: ControlPlane,
+  agentIds: readonly string[],
+  options: WorkTurnSourceOptions = {},
+): WorkSource {
+  return {
+    name: 'work-turns',
+    async start(runTurn) {
+      for (const agentId of agentIds) {
+        await controlPlane.workTurns.work(
+          async (turn, { signal }) => {
+            const snapshot = await runTurn({
+              agentId: turn.agentId,
+              prompt: turn.prompt,
+              source: turn.kind === 'workflow-task' ? 'task' : 'job',
+              sourceId: turn.kind === 'workflow-task' ? `${turn.workflowId}/${turn.taskId}` : turn.jobId,
+              signal,
+              instructions: instructionsFor(turn),
+              tools: () =>
+                createTaskTurnTools({
+                  task:
+                    turn.kind === 'workflow-task'
+                      ? {
+                          kind: 'workflow-task',
+                          workflowId: turn.workflowId,
+                          taskId: turn.taskId,
+                          resultSchema: turn.resultSchema,
+                        }
+                      : { kind: 'background-job', jobId: turn.jobId, resultSchema: turn.resultSchema },
+                  taskResultService: controlPlane.workTurns,
+                  ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
+                }),
+            });
+            // The workflow or job was cancelled: its turn just ends.
+            if (signal.aborted) return;
+            if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
+            return { output: snapshot.output };
+          },
+          { agentId, concurrency: options.concurrency ?? 2 },
+        );
+      }
+    },
+    stop: () => controlPlane.workTurns.stop(),
+  };
+}
