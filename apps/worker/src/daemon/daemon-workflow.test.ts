@@ -1,0 +1,99 @@
+import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { createResponsesModel } from '@switchyard/core';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgliteDatabase, type TestDatabase } from '../__fixtures__/test-backends';
+import { promptOf, waitFor } from './__fixtures__/http-client';
+import { type Daemon, startDaemon } from './start-daemon';
+import { workTurnSource } from './work-source';
+
+const summarySchema = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+describe('startDaemon consuming a workflow (embedded PGlite, fake Responses server over HTTP)', () => {
+  let database: TestDatabase;
+  let controlPlane: ControlPlane;
+  let server: FakeResponsesServer;
+  let daemon: Daemon;
+
+  beforeAll(async () => {
+    database = await createPgliteDatabase();
+    controlPlane = await openControlPlane({
+      ...database.options,
+      environment: {},
+      workTurns: { pollingIntervalSeconds: 0.5 },
+    });
+    // Each task turn submits a summary naming its own prompt (with the results it depends on).
+    server = await startFakeResponsesServer({
+      script: (request) =>
+        request.functionCallOutputs.length === 0
+          ? {
+              functionCalls: [
+                { name: 'submit_result', arguments: { summary: `done: ${promptOf(request)}` } },
+              ],
+            }
+          : { text: 'Submitted.' },
+    });
+    daemon = await startDaemon({
+      controlPlane,
+      model: createResponsesModel({
+        client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
+        model: 'fake-model',
+      }),
+      agents: ['ada'],
+      port: 0,
+      scheduler: false,
+      sources: [workTurnSource(controlPlane, ['ada'])],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await controlPlane?.close();
+    await server?.close();
+    await database?.dispose();
+  }, 180_000);
+
+  it('runs each task as a task turn, feeds results to the dependant, and completes the workflow', async () => {
+    const started = await controlPlane.workflows.startWorkflow({
+      agentId: 'ada',
+      spec: {
+        name: 'two steps',
+        tasks: [
+          { id: 'first', prompt: 'step one', resultSchema: summarySchema },
+          {
+            id: 'second',
+            prompt: 'step two after {{tasks.first.result}}',
+            resultSchema: summarySchema,
+            dependsOn: ['first'],
+          },
+        ],
+      },
+    });
+    const workflow = await waitFor('the workflow to end', async () => {
+      const record = await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id });
+      return record !== null && record.status !== 'running' ? record : undefined;
+    });
+    expect(workflow.status).toBe('completed');
+    const [first, second] = workflow.tasks;
+    expect(first).toMatchObject({ id: 'first', status: 'completed', attempts: 1 });
+    expect(first?.result).toEqual({ summary: expect.stringContaining('step one') });
+    // The dependant's prompt carried the first task's stored result.
+    expect(second).toMatchObject({ id: 'second', status: 'completed', attempts: 1 });
+    expect(JSON.stringify(second?.result)).toContain('step two after');
+    expect(JSON.stringify(second?.result)).toContain('done: ');
+    // The daemon ran them as task turns, visible through its turn records.
+    const taskTurns = daemon.turns.list().filter((turn) => turn.source === 'task');
+    expect(taskTurns.map((turn) => turn.sourceId).sort()).toEqual([
+      `${started.id}/first`,
+      `${started.id}/second`,
+    ]);
+    // An accepted submit_result ends its turn.
+    expect(taskTurns.map((turn) => turn.status)).toEqual(['ended-by-tool', 'ended-by-tool']);
+  });
+});
