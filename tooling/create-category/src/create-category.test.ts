@@ -21,6 +21,9 @@ function copyWorkspace(target: string): void {
   const listed = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], repositoryRoot);
   for (const file of listed.split('\0')) {
     if (file === '' || !existsSync(path.join(repositoryRoot, file))) continue;
+    // A category needs the library packages only: the worker app and the peer benchmarks bring
+    // dependencies the install of the copy would have to resolve again.
+    if (file.startsWith('bench/') || file.startsWith('apps/')) continue;
     mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
     cpSync(path.join(repositoryRoot, file), path.join(target, file));
   }
@@ -63,7 +66,7 @@ describe('create-category scaffold', () => {
     expect(readFileSync(path.join(workspace, '.changeset', 'tools-sample-crm-initial.md'), 'utf8')).toContain(
       '"@switchyard/tools-sample-crm": minor',
     );
-    run('pnpm', ['install', '--offline', '--no-frozen-lockfile', '--reporter=silent'], workspace);
+    run('pnpm', ['install', '--prefer-offline', '--no-frozen-lockfile', '--reporter=silent'], workspace);
     run(
       'pnpm',
       [
