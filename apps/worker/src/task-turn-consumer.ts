@@ -29,6 +29,31 @@ export interface TaskTurnConsumerOptions {
   onEvent?: (turn: WorkTurn, event: AgentEvent) => void;
 }
 
+/**
+ * The fixed tool list of one task or job turn (`createTaskTurnTools`): the web tools and Brain
+ * passed in, then `submit_result` carrying the turn's stored result schema.
+ */
+export function taskTurnTools(
+  turn: WorkTurn,
+  controlPlane: Pick<ControlPlane, 'workTurns'>,
+  extra: { webTools?: readonly AnyWorkerAgentTool[]; brain?: BrainService } = {},
+): AnyWorkerAgentTool[] {
+  return createTaskTurnTools({
+    task:
+      turn.kind === 'workflow-task'
+        ? {
+            kind: 'workflow-task',
+            workflowId: turn.workflowId,
+            taskId: turn.taskId,
+            resultSchema: turn.resultSchema,
+          }
+        : { kind: 'background-job', jobId: turn.jobId, resultSchema: turn.resultSchema },
+    taskResultService: controlPlane.workTurns,
+    ...(extra.webTools === undefined ? {} : { webTools: extra.webTools }),
+    ...(extra.brain === undefined ? {} : { brain: extra.brain }),
+  });
+}
+
 /** The instructions of a task or job turn: what it works on and how it finishes. */
 export function instructionsFor(turn: WorkTurn): string {
   const what =
@@ -62,17 +87,7 @@ export async function startTaskTurnConsumer(
   const { controlPlane, model } = options;
   await controlPlane.workTurns.work(
     async (turn, { signal }) => {
-      const tools = createTaskTurnTools({
-        task:
-          turn.kind === 'workflow-task'
-            ? {
-                kind: 'workflow-task',
-                workflowId: turn.workflowId,
-                taskId: turn.taskId,
-                resultSchema: turn.resultSchema,
-              }
-            : { kind: 'background-job', jobId: turn.jobId, resultSchema: turn.resultSchema },
-        taskResultService: controlPlane.workTurns,
+      const tools = taskTurnTools(turn, controlPlane, {
         ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
         ...(options.brain === undefined ? {} : { brain: options.brain }),
       });

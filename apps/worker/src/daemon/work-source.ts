@@ -1,7 +1,6 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-import { createTaskTurnTools } from '@switchyard/tools-workflow';
-import { instructionsFor } from '../task-turn-consumer';
+import { instructionsFor, taskTurnTools } from '../task-turn-consumer';
 import type { DaemonTurnRequest, DaemonTurnSnapshot } from './daemon-turns';
 
 /** Runs one turn to its end and returns its final snapshot. */
@@ -110,17 +109,7 @@ export function workTurnSource(
               signal,
               instructions: instructionsFor(turn),
               tools: () =>
-                createTaskTurnTools({
-                  task:
-                    turn.kind === 'workflow-task'
-                      ? {
-                          kind: 'workflow-task',
-                          workflowId: turn.workflowId,
-                          taskId: turn.taskId,
-                          resultSchema: turn.resultSchema,
-                        }
-                      : { kind: 'background-job', jobId: turn.jobId, resultSchema: turn.resultSchema },
-                  taskResultService: controlPlane.workTurns,
+                taskTurnTools(turn, controlPlane, {
                   ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
                 }),
             });
