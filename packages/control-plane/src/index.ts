@@ -21,6 +21,18 @@ export {
   type TurnRequestWorkOptions,
   turnRequestQueueName,
 } from './turn-requests/turn-request-queue';
+export type {
+  ListTurnsOptions,
+  RecordTurnEndRequest,
+  RecordTurnStartRequest,
+  TurnEndStatus,
+  TurnEventLog,
+  TurnRecord,
+  TurnRecordStatus,
+  TurnSource,
+  TurnUsage,
+} from './turns/turn-record';
+export { TurnStore } from './turns/turn-store';
 export {
   type CreateBackgroundJobRequest,
   type CreateWorkflowRequest,

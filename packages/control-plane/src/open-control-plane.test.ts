@@ -84,6 +84,7 @@ for (const backend of backends) {
           'schedule_runs',
           'schedules',
           'task_results',
+          'turns',
           'workflow_tasks',
           'workflows',
         ]);
@@ -93,7 +94,7 @@ for (const backend of backends) {
         const { rows } = await controlPlane.query<{ version: number }>(
           'SELECT version FROM switchyard.migrations',
         );
-        expect(rows.map((row) => row.version)).toEqual([1, 2]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
       });
     });
 
@@ -466,7 +467,7 @@ for (const backend of backends) {
           before.map((s) => s.id),
         );
         const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
-        expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+        expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       });
     });
   });

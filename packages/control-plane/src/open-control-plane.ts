@@ -8,6 +8,7 @@ import { checkAgentId } from './schedules/agent-id';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
+import { TurnStore } from './turns/turn-store';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
 import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
@@ -64,6 +65,8 @@ export interface ControlPlane {
   readonly backgroundJobs: ControlPlaneBackgroundJobService;
   /** Work turns (task and job sub-agent turns) for the worker: `work(handler)`, `submitResult`. */
   readonly workTurns: WorkTurnQueue;
+  /** Records of the turns a worker daemon runs (started, ended, interrupted), whatever their source. */
+  readonly turns: TurnStore;
   /** Runs one read query: for diagnostics and tests, not for writes. */
   query<TRow = Record<string, unknown>>(
     text: string,
@@ -196,6 +199,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     workflows: new ControlPlaneWorkflowService(database, workTurns, workflowLimits),
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
     workTurns,
+    turns: new TurnStore(database, maxValueBytes),
     query: (text, values) => database.query(text, values),
     close: () => {
       closing ??= (async () => {

@@ -119,4 +119,34 @@ CREATE INDEX workflows_agent ON switchyard.workflows (agent_id, created_at);
 CREATE INDEX background_jobs_agent ON switchyard.background_jobs (agent_id, created_at);
 `,
   },
+  {
+    version: 3,
+    name: 'daemon turn records',
+    sql: `
+-- One row per turn a worker daemon ran (API, schedule, job or task turns): written when the turn
+-- starts and again when it ends, so a turn cancelled at shutdown or cut off by a crash stays on record.
+CREATE TABLE switchyard.turns (
+  id text PRIMARY KEY,
+  agent_id text NOT NULL,
+  source text NOT NULL CHECK (source IN ('api', 'schedule', 'job', 'task')),
+  source_id text,
+  prompt text NOT NULL,
+  status text NOT NULL DEFAULT 'running' CHECK (status IN
+    ('running', 'completed', 'ended-by-tool', 'aborted', 'max-iterations', 'failed', 'interrupted')),
+  output text NOT NULL DEFAULT '',
+  usage jsonb NOT NULL DEFAULT '{}',
+  iterations integer NOT NULL DEFAULT 0,
+  error text,
+  events jsonb,
+  events_dropped integer NOT NULL DEFAULT 0,
+  worker_id text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  heartbeat_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  ended_at timestamptz,
+  CHECK ((status = 'running') = (ended_at IS NULL))
+);
+CREATE INDEX turns_agent ON switchyard.turns (agent_id, created_at);
+CREATE INDEX turns_running ON switchyard.turns (heartbeat_at) WHERE status = 'running';
+`,
+  },
 ];

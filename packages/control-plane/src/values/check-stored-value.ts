@@ -9,6 +9,7 @@ function formatBytes(bytes: number): string {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 function checkCharacters(field: string, text: string): void {
   // PostgreSQL refuses U+0000 in text and jsonb; a lone surrogate cannot be encoded as UTF-8.
@@ -96,4 +97,25 @@ export function toStoredJson(field: string, value: unknown, options: { maxBytes:
   // Check the strings themselves (keys included), not the escapes JSON.stringify wrote for them.
   checkJsonStrings(field, JSON.parse(text) as unknown);
   return text;
+}
+
+/**
+ * Makes model-made text storable: replaces what PostgreSQL cannot hold in a text column (U+0000, lone
+ * UTF-16 surrogates) with U+FFFD. For records of what happened, which must not fail over a character.
+ */
+export function toStorableText(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
+}
+
+/**
+ * The JSON text of `value` with what jsonb cannot hold (`\u0000` and lone-surrogate escapes, in keys
+ * and values) replaced by `\ufffd`; `undefined` for a value JSON cannot represent.
+ */
+export function toStorableJson(value: unknown): string | undefined {
+  const text = JSON.stringify(value);
+  // JSON.stringify writes a pair as the characters themselves and escapes only a lone surrogate;
+  // an escaped backslash is consumed first so `\\u0000` (a literal backslash) is left alone.
+  return text?.replace(/\\\\|\\u0000|\\ud[89a-f][0-9a-f]{2}/gi, (match) =>
+    match === '\\\\' ? match : '\\ufffd',
+  );
 }

@@ -1,0 +1,118 @@
+/** Where a turn came from: the HTTP API, a schedule fire, a background job or a workflow task. */
+export type TurnSource = 'api' | 'schedule' | 'job' | 'task';
+
+/**
+ * A turn's state: `running`, then how the loop ended it, or `interrupted` when the process running
+ * it stopped without recording an end (a crash, a SIGKILL).
+ */
+export type TurnRecordStatus =
+  | 'running'
+  | 'completed'
+  | 'ended-by-tool'
+  | 'aborted'
+  | 'max-iterations'
+  | 'failed'
+  | 'interrupted';
+
+/** The statuses `recordEnd` takes: how the loop ended the turn. */
+export type TurnEndStatus = Exclude<TurnRecordStatus, 'running' | 'interrupted'>;
+
+/** Token usage of a turn, summed over its model requests. */
+export interface TurnUsage {
+  /** Input tokens. */
+  inputTokens: number;
+  /** Input tokens served from the provider's cache. */
+  cachedInputTokens: number;
+  /** Output tokens. */
+  outputTokens: number;
+  /** Reasoning tokens (part of the output). */
+  reasoningTokens: number;
+  /** Everything. */
+  totalTokens: number;
+}
+
+/** One turn as recorded. */
+export interface TurnRecord {
+  /** The turn id the worker gave it. */
+  id: string;
+  /** The agent it ran for. */
+  agentId: string;
+  /** Where it came from. */
+  source: TurnSource;
+  /** The source's own id (a schedule run id, a job id, `workflowId/taskId`); absent for API turns. */
+  sourceId?: string;
+  /** The user's message. */
+  prompt: string;
+  /** `running`, how it ended, or `interrupted`. */
+  status: TurnRecordStatus;
+  /** The final output text (empty while running). */
+  output: string;
+  /** Token usage (zeros while running). */
+  usage: TurnUsage;
+  /** Model requests made. */
+  iterations: number;
+  /** Why it failed, was aborted or interrupted. */
+  error?: string;
+  /** Events left out of the stored event log to keep it under the size limit (0: the whole log). */
+  eventsDropped: number;
+  /** The worker process that ran it. */
+  workerId: string;
+  /** When it started (ISO 8601). */
+  createdAt: string;
+  /** When it ended (ISO 8601); absent while running. */
+  endedAt?: string;
+  /** When its worker last said it was still running (ISO 8601). */
+  heartbeatAt: string;
+}
+
+/** What `recordStart` takes. */
+export interface RecordTurnStartRequest {
+  /** The turn's id: letters, digits, `_` and `-`, 1 to 80 characters. */
+  id: string;
+  /** The agent it runs for. */
+  agentId: string;
+  /** Where it came from. */
+  source: TurnSource;
+  /** The source's own id. */
+  sourceId?: string;
+  /** The user's message. */
+  prompt: string;
+  /** The worker process running it (its heartbeats keep the turn from being marked interrupted). */
+  workerId: string;
+}
+
+/** What `recordEnd` takes. */
+export interface RecordTurnEndRequest {
+  /** The turn's id. */
+  id: string;
+  /** How the loop ended the turn. */
+  status: TurnEndStatus;
+  /** The final output text. */
+  output: string;
+  /** Token usage. */
+  usage: TurnUsage;
+  /** Model requests made. */
+  iterations: number;
+  /** Why it failed or was aborted. */
+  error?: string;
+  /** The turn's event log (JSON values, oldest first); trimmed in the middle when over the size limit. */
+  events?: readonly unknown[];
+}
+
+/** What `list` takes. */
+export interface ListTurnsOptions {
+  /** Only this agent's turns. */
+  agentId?: string;
+  /** Only turns in this state. */
+  status?: TurnRecordStatus;
+  /** At most this many, newest first. Default 50, at most 500. */
+  limit?: number;
+}
+
+/** A turn's stored event log. */
+export interface TurnEventLog {
+  /** The events, oldest first (none while the turn runs: the log is written at its end). */
+  events: unknown[];
+  /** Events left out of the middle of the log to keep it under the size limit. */
+  dropped: number;
+}

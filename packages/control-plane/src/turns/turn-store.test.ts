@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPgliteDatabase,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '../__fixtures__/test-backends';
+import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnUsage } from '../index';
+
+const backends = [
+  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
+  {
+    title: postgresTitle,
+    available: postgresUrl !== null,
+    create: () => createPostgresDatabase(postgresUrl ?? ''),
+  },
+];
+
+const MAX_VALUE_BYTES = 16 * 1024;
+const USAGE: TurnUsage = {
+  inputTokens: 120,
+  cachedInputTokens: 20,
+  outputTokens: 30,
+  reasoningTokens: 5,
+  totalTokens: 150,
+};
+
+let sequence = 0;
+function nextId(): string {
+  sequence += 1;
+  return `turn_test_${Date.now()}_${sequence}`;
+}
+
+function inputError(run: () => unknown): ControlPlaneInputError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ControlPlaneInputError) return error;
+    throw error;
+  }
+  throw new Error('expected a ControlPlaneInputError');
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  return inputError(() => {
+    throw error ?? new Error('expected a rejection');
+  });
+}
+
+for (const backend of backends) {
+  describe.runIf(backend.available)(`${backend.title}: turn records`, () => {
+    let database: TestDatabase;
+    let controlPlane: ControlPlane;
+
+    beforeAll(async () => {
+      database = await backend.create();
+      controlPlane = await openControlPlane({
+        ...database.options,
+        environment: {},
+        maxValueBytes: MAX_VALUE_BYTES,
+      });
+    }, 120_000);
+
+    afterAll(async () => {
+      await controlPlane?.close();
+      await database?.dispose();
+    }, 120_000);
+
+    it('records a start as running and an end with its output, usage and events', async () => {
+      const id = nextId();
+      const started = await controlPlane.turns.recordStart({
+        id,
+        agentId: 'ada',
+        source: 'schedule',
+        sourceId: 'run-1',
+        prompt: 'water the plants',
+        workerId: 'worker-a',
+      });
+      expect(started).toMatchObject({
+        id,
+        agentId: 'ada',
+        source: 'schedule',
+        sourceId: 'run-1',
+        prompt: 'water the plants',
+        status: 'running',
+        output: '',
+        iterations: 0,
+        eventsDropped: 0,
+        workerId: 'worker-a',
+        usage: { inputTokens: 0, totalTokens: 0 },
+      });
+      expect(started.endedAt).toBeUndefined();
+      expect(await controlPlane.turns.events(id)).toEqual({ events: [], dropped: 0 });
+
+      const events = [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }];
+      expect(
+        await controlPlane.turns.recordEnd({
+          id,
+          status: 'completed',
+          output: 'Watered.',
+          usage: USAGE,
+          iterations: 2,
+          events,
+        }),
+      ).toBe(true);
+      const ended = await controlPlane.turns.get(id);
+      expect(ended).toMatchObject({ status: 'completed', output: 'Watered.', usage: USAGE, iterations: 2 });
+      expect(ended?.error).toBeUndefined();
+      expect(Date.parse(ended?.endedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(started.createdAt));
+      expect(await controlPlane.turns.events(id)).toEqual({ events, dropped: 0 });
+      // An end is recorded once.
+      expect(
+        await controlPlane.turns.recordEnd({ id, status: 'failed', output: '', usage: USAGE, iterations: 0 }),
+      ).toBe(false);
+      expect((await controlPlane.turns.get(id))?.status).toBe('completed');
+      expect(
+        await controlPlane.turns.recordEnd({
+          id: 'turn_unknown',
+          status: 'completed',
+          output: '',
+          usage: USAGE,
+          iterations: 0,
+        }),
+      ).toBe(false);
+      expect(await controlPlane.turns.get('turn_unknown')).toBeUndefined();
+      expect(await controlPlane.turns.get('not a turn id!')).toBeUndefined();
+    });
+
+    it('refuses bad input naming the field, and a second start of the same id', async () => {
+      const base = { id: nextId(), agentId: 'ada', source: 'api' as const, prompt: 'x', workerId: 'w' };
+      await controlPlane.turns.recordStart(base);
+      expect((await rejection(controlPlane.turns.recordStart(base))).field).toBe('id');
+      expect((await rejection(controlPlane.turns.recordStart({ ...base, id: 'has space' }))).field).toBe(
+        'id',
+      );
+      expect(
+        (await rejection(controlPlane.turns.recordStart({ ...base, id: nextId(), agentId: 'a b' }))).field,
+      ).toBe('agentId');
+      const badSource = { ...base, id: nextId(), source: 'cron' as 'api' };
+      expect((await rejection(controlPlane.turns.recordStart(badSource))).field).toBe('source');
+      const end = { id: base.id, status: 'completed' as const, output: '', usage: USAGE, iterations: 1 };
+      expect(
+        (await rejection(controlPlane.turns.recordEnd({ ...end, status: 'running' as 'failed' }))).field,
+      ).toBe('status');
+      expect(
+        (await rejection(controlPlane.turns.recordEnd({ ...end, usage: { ...USAGE, outputTokens: -1 } })))
+          .field,
+      ).toBe('usage.outputTokens');
+      expect((await rejection(controlPlane.turns.recordEnd({ ...end, iterations: 1.5 }))).field).toBe(
+        'iterations',
+      );
+      expect((await rejection(controlPlane.turns.list({ limit: 0 }))).field).toBe('limit');
+      expect((await rejection(controlPlane.turns.list({ status: 'done' as 'failed' }))).field).toBe('status');
+      // Nothing was written by the refused end.
+      expect((await controlPlane.turns.get(base.id))?.status).toBe('running');
+    });
+
+    it('stores model-made text PostgreSQL cannot hold, replacing only the unstorable characters', async () => {
+      const id = nextId();
+      await controlPlane.turns.recordStart({ id, agentId: 'ada', source: 'api', prompt: 'p', workerId: 'w' });
+      const lone = '\uD800';
+      const nul = String.fromCharCode(0);
+      expect(
+        await controlPlane.turns.recordEnd({
+          id,
+          status: 'failed',
+          output: `a\u0000b${lone}c 😀`,
+          error: `bad\u0000`,
+          usage: USAGE,
+          iterations: 1,
+          events: [{ [`key${nul}`]: `v${lone}`, text: 'back\\u0000slash' }],
+        }),
+      ).toBe(true);
+      const record = await controlPlane.turns.get(id);
+      expect(record).toMatchObject({ output: 'a\uFFFDb\uFFFDc 😀', error: 'bad\uFFFD' });
+      expect((await controlPlane.turns.events(id))?.events).toEqual([
+        { 'key\uFFFD': 'v\uFFFD', text: 'back\\u0000slash' },
+      ]);
+    });
+
+    it('keeps the start and end of an event log over the size limit, and cuts long output', async () => {
+      const id = nextId();
+      await controlPlane.turns.recordStart({ id, agentId: 'ada', source: 'api', prompt: 'p', workerId: 'w' });
+      const events = Array.from({ length: 400 }, (_, index) => ({
+        type: 'text-delta',
+        index,
+        delta: 'x'.repeat(80),
+      }));
+      await controlPlane.turns.recordEnd({
+        id,
+        status: 'completed',
+        output: 'é'.repeat(MAX_VALUE_BYTES),
+        usage: USAGE,
+        iterations: 1,
+        events,
+      });
+      const log = await controlPlane.turns.events(id);
+      expect(log?.dropped).toBeGreaterThan(0);
+      expect((log?.events.length ?? 0) + (log?.dropped ?? 0)).toBe(events.length);
+      expect(Buffer.byteLength(JSON.stringify(log?.events))).toBeLessThanOrEqual(MAX_VALUE_BYTES);
+      expect(log?.events[0]).toEqual(events[0]);
+      expect(log?.events.at(-1)).toEqual(events.at(-1));
+      const record = await controlPlane.turns.get(id);
+      expect(record?.eventsDropped).toBe(log?.dropped);
+      expect(Buffer.byteLength(record?.output ?? '')).toBeLessThanOrEqual(MAX_VALUE_BYTES);
+      expect(record?.output).toMatch(/^é+\n\[truncated: over the stored size limit\]$/);
+    });
+
+    it('marks running turns whose heartbeats stopped as interrupted, and lets a real end replace that', async () => {
+      const stale = nextId();
+      const alive = nextId();
+      const refreshed = nextId();
+      for (const id of [stale, alive, refreshed]) {
+        await controlPlane.turns.recordStart({
+          id,
+          agentId: 'bob',
+          source: 'api',
+          prompt: id,
+          workerId: 'w',
+        });
+      }
+      // Their worker last said so an hour ago; `refreshed`'s worker says so again now.
+      await controlPlane.query(
+        "UPDATE switchyard.turns SET heartbeat_at = now() - interval '1 hour' WHERE id = ANY($1::text[])",
+        [[stale, refreshed]],
+      );
+      await controlPlane.turns.heartbeat([refreshed]);
+      const marked = await controlPlane.turns.markInterrupted({
+        staleAfterMs: 60_000,
+        reason: 'worker gone',
+      });
+      expect(marked.map((record) => record.id)).toEqual([stale]);
+      expect(await controlPlane.turns.get(stale)).toMatchObject({
+        status: 'interrupted',
+        error: 'worker gone',
+      });
+      expect((await controlPlane.turns.get(alive))?.status).toBe('running');
+      expect((await controlPlane.turns.get(refreshed))?.status).toBe('running');
+      expect(
+        (await controlPlane.turns.list({ agentId: 'bob', status: 'interrupted' })).map((r) => r.id),
+      ).toEqual([stale]);
+      // The turn was in fact still running: its real end wins.
+      expect(
+        await controlPlane.turns.recordEnd({
+          id: stale,
+          status: 'completed',
+          output: 'late',
+          usage: USAGE,
+          iterations: 1,
+        }),
+      ).toBe(true);
+      expect(await controlPlane.turns.get(stale)).toMatchObject({ status: 'completed', output: 'late' });
+      expect((await controlPlane.turns.get(stale))?.error).toBeUndefined();
+      // staleAfterMs 0: every running turn (a database only this process opens, at start-up).
+      const all = await controlPlane.turns.markInterrupted({ staleAfterMs: 0 });
+      expect(all.map((record) => record.id)).toEqual(expect.arrayContaining([alive, refreshed]));
+      expect(await controlPlane.turns.list({ status: 'running' })).toEqual([]);
+    });
+
+    it('lists turns newest first, filtered by agent and status', async () => {
+      const ids = [nextId(), nextId(), nextId()];
+      for (const id of ids) {
+        await controlPlane.turns.recordStart({
+          id,
+          agentId: 'carol',
+          source: 'task',
+          prompt: id,
+          workerId: 'w',
+        });
+      }
+      expect((await controlPlane.turns.list({ agentId: 'carol' })).map((r) => r.id)).toEqual(
+        [...ids].reverse(),
+      );
+      expect((await controlPlane.turns.list({ agentId: 'carol', limit: 2 })).map((r) => r.id)).toEqual(
+        [...ids].reverse().slice(0, 2),
+      );
+    });
+  });
+}

@@ -1,0 +1,302 @@
+import type { Database } from '../database/database';
+import { ControlPlaneInputError } from '../errors/control-plane-input-error';
+import { checkAgentId } from '../schedules/agent-id';
+import { checkStoredText, toStorableJson, toStorableText } from '../values/check-stored-value';
+import type {
+  ListTurnsOptions,
+  RecordTurnEndRequest,
+  RecordTurnStartRequest,
+  TurnEventLog,
+  TurnRecord,
+  TurnRecordStatus,
+  TurnSource,
+  TurnUsage,
+} from './turn-record';
+
+const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
+const SOURCES: ReadonlySet<string> = new Set<TurnSource>(['api', 'schedule', 'job', 'task']);
+const END_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'ended-by-tool',
+  'aborted',
+  'max-iterations',
+  'failed',
+]);
+const STATUSES: ReadonlySet<string> = new Set([...END_STATUSES, 'running', 'interrupted']);
+const USAGE_FIELDS = [
+  'inputTokens',
+  'cachedInputTokens',
+  'outputTokens',
+  'reasoningTokens',
+  'totalTokens',
+] as const;
+
+interface TurnRow {
+  id: string;
+  agent_id: string;
+  source: TurnSource;
+  source_id: string | null;
+  prompt: string;
+  status: TurnRecordStatus;
+  output: string;
+  usage: Partial<TurnUsage>;
+  iterations: number;
+  error: string | null;
+  events_dropped: number;
+  worker_id: string;
+  created_at: Date;
+  ended_at: Date | null;
+  heartbeat_at: Date;
+}
+
+const COLUMNS = `id, agent_id, source, source_id, prompt, status, output, usage, iterations, error,
+  events_dropped, worker_id, created_at, ended_at, heartbeat_at`;
+
+function toRecord(row: TurnRow): TurnRecord {
+  const usage = {} as TurnUsage;
+  for (const field of USAGE_FIELDS) usage[field] = Number(row.usage[field] ?? 0);
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    source: row.source,
+    ...(row.source_id === null ? {} : { sourceId: row.source_id }),
+    prompt: row.prompt,
+    status: row.status,
+    output: row.output,
+    usage,
+    iterations: row.iterations,
+    ...(row.error === null ? {} : { error: row.error }),
+    eventsDropped: row.events_dropped,
+    workerId: row.worker_id,
+    createdAt: row.created_at.toISOString(),
+    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
+    heartbeatAt: row.heartbeat_at.toISOString(),
+  };
+}
+
+function checkTurnId(value: unknown, field = 'id'): string {
+  if (typeof value !== 'string' || !TURN_ID.test(value)) {
+    throw new ControlPlaneInputError(
+      field,
+      `must match ${TURN_ID} (letters, digits, '_' and '-'), got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function checkCount(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ControlPlaneInputError(field, `must be an integer >= 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Cuts `text` to at most `maxBytes` of UTF-8, on a character boundary, saying so at the end. */
+function capText(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  const note = '\n[truncated: over the stored size limit]';
+  const cut = Buffer.from(text, 'utf8').subarray(0, Math.max(0, maxBytes - Buffer.byteLength(note)));
+  // A cut inside a multi-byte character decodes to U+FFFD; drop that partial character.
+  return `${cut.toString('utf8').replace(/\uFFFD$/, '')}${note}`;
+}
+
+/**
+ * The event log as stored JSON text, at most `maxBytes`: when the whole log is over, events are left
+ * out of the middle (the start and the end of a turn say the most) and counted.
+ */
+function fitEvents(events: readonly unknown[], maxBytes: number): { json: string; dropped: number } {
+  const parts = events.map((event) => toStorableJson(event) ?? 'null');
+  const sizes = parts.map((part) => Buffer.byteLength(part, 'utf8') + 1);
+  const total = sizes.reduce((sum, size) => sum + size, 1);
+  if (total <= maxBytes) return { json: `[${parts.join(',')}]`, dropped: 0 };
+  const budget = Math.floor((maxBytes - 2) / 2);
+  let head = 0;
+  for (let used = 0; head < parts.length && used + (sizes[head] ?? 0) <= budget; head += 1)
+    used += sizes[head] ?? 0;
+  let tail = parts.length;
+  for (let used = 0; tail > head && used + (sizes[tail - 1] ?? 0) <= budget; tail -= 1)
+    used += sizes[tail - 1] ?? 0;
+  const kept = [...parts.slice(0, head), ...parts.slice(tail)];
+  return { json: `[${kept.join(',')}]`, dropped: parts.length - kept.length };
+}
+
+/**
+ * Durable records of the turns a worker daemon runs, whatever their source: written when a turn
+ * starts and when it ends, so a turn cancelled at shutdown is recorded with its reason, and one cut
+ * off by a crash is found by `markInterrupted` (its worker's heartbeats stopped) instead of staying
+ * `running` forever.
+ *
+ * Contract: bad ids, agents, sources and statuses throw `ControlPlaneInputError` naming the field.
+ * Model-made text (output, errors, events) never makes a write fail: characters PostgreSQL cannot
+ * store become U+FFFD, output and errors over the size limit are cut with a note, and an event log
+ * over it keeps its start and end (`eventsDropped` counts what was left out).
+ *
+ * @example
+ * await controlPlane.turns.recordStart({ id, agentId: 'ada', source: 'api', prompt, workerId });
+ * // ... run the turn, heartbeat([id]) now and then ...
+ * await controlPlane.turns.recordEnd({ id, status: 'completed', output, usage, iterations, events });
+ * const record = await controlPlane.turns.get(id);
+ */
+export class TurnStore {
+  readonly #database: Database;
+  readonly #maxValueBytes: number;
+
+  /** Use `controlPlane.turns` rather than constructing one. */
+  constructor(database: Database, maxValueBytes: number) {
+    this.#database = database;
+    this.#maxValueBytes = maxValueBytes;
+  }
+
+  /**
+   * Records a turn as `running`.
+   *
+   * Contract: throws `ControlPlaneInputError` on `id` when that id is already recorded.
+   */
+  async recordStart(request: RecordTurnStartRequest): Promise<TurnRecord> {
+    const id = checkTurnId(request.id);
+    const agentId = checkAgentId(request.agentId);
+    if (!SOURCES.has(request.source as string)) {
+      throw new ControlPlaneInputError('source', `must be one of ${[...SOURCES].join(', ')}`);
+    }
+    const sourceId =
+      request.sourceId === undefined
+        ? null
+        : checkStoredText('sourceId', request.sourceId, { maxBytes: 500 });
+    const prompt = checkStoredText('prompt', request.prompt, {
+      maxBytes: this.#maxValueBytes,
+      allowEmpty: true,
+    });
+    const workerId = checkStoredText('workerId', request.workerId, { maxBytes: 200 });
+    const { rows } = await this.#database.query<TurnRow>(
+      `INSERT INTO switchyard.turns (id, agent_id, source, source_id, prompt, worker_id)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+      [id, agentId, request.source, sourceId, prompt, workerId],
+    );
+    const row = rows[0];
+    if (row === undefined) throw new ControlPlaneInputError('id', `turn '${id}' is already recorded`);
+    return toRecord(row);
+  }
+
+  /**
+   * Records how a turn ended. A turn marked `interrupted` while it was in fact still running (its
+   * heartbeats were late) takes its real end.
+   *
+   * Contract: resolves true when recorded; false for an unknown id or a turn that already has its end.
+   */
+  async recordEnd(request: RecordTurnEndRequest): Promise<boolean> {
+    const id = checkTurnId(request.id);
+    if (!END_STATUSES.has(request.status as string)) {
+      throw new ControlPlaneInputError('status', `must be one of ${[...END_STATUSES].join(', ')}`);
+    }
+    if (typeof request.output !== 'string') throw new ControlPlaneInputError('output', 'must be a string');
+    const usage: Record<string, number> = {};
+    for (const field of USAGE_FIELDS) usage[field] = checkCount(`usage.${field}`, request.usage?.[field]);
+    const iterations = checkCount('iterations', request.iterations);
+    if (request.error !== undefined && typeof request.error !== 'string') {
+      throw new ControlPlaneInputError('error', 'must be a string');
+    }
+    if (request.events !== undefined && !Array.isArray(request.events)) {
+      throw new ControlPlaneInputError('events', 'must be an array');
+    }
+    const output = capText(toStorableText(request.output), this.#maxValueBytes);
+    const error = request.error === undefined ? null : capText(toStorableText(request.error), 64 * 1024);
+    const events = request.events === undefined ? undefined : fitEvents(request.events, this.#maxValueBytes);
+    const { rows } = await this.#database.query<{ id: string }>(
+      `UPDATE switchyard.turns
+         SET status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
+             events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp()
+       WHERE id = $1 AND status IN ('running', 'interrupted')
+       RETURNING id`,
+      [
+        id,
+        request.status,
+        output,
+        JSON.stringify(usage),
+        iterations,
+        error,
+        events?.json ?? null,
+        events?.dropped ?? 0,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** Says the turns with these ids are still running (keeps them from being marked interrupted). */
+  async heartbeat(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const checked = ids.map((id, index) => checkTurnId(id, `ids[${index}]`));
+    await this.#database.query(
+      `UPDATE switchyard.turns SET heartbeat_at = clock_timestamp()
+       WHERE id = ANY($1::text[]) AND status = 'running'`,
+      [checked],
+    );
+  }
+
+  /**
+   * Marks `interrupted` every running turn whose last heartbeat is older than `staleAfterMs`: its
+   * worker stopped without recording an end. `staleAfterMs: 0` marks every running turn (for a
+   * database only one process can open, at start-up).
+   *
+   * Contract: returns the turns marked; each keeps what was recorded at its start and gets `reason`
+   * as its error.
+   */
+  async markInterrupted(options: { staleAfterMs: number; reason?: string }): Promise<TurnRecord[]> {
+    const staleAfterMs = checkCount('staleAfterMs', options.staleAfterMs);
+    const reason = toStorableText(
+      options.reason ?? 'the worker running this turn stopped before the turn ended',
+    );
+    const { rows } = await this.#database.query<TurnRow>(
+      `UPDATE switchyard.turns
+         SET status = 'interrupted', error = $2, ended_at = clock_timestamp()
+       WHERE status = 'running' AND heartbeat_at <= clock_timestamp() - $1 * interval '1 millisecond'
+       RETURNING ${COLUMNS}`,
+      [staleAfterMs, reason],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** One turn's record, or undefined for an unknown id. */
+  async get(id: string): Promise<TurnRecord | undefined> {
+    if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
+    const { rows } = await this.#database.query<TurnRow>(
+      `SELECT ${COLUMNS} FROM switchyard.turns WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  /** One turn's stored event log (empty while it runs), or undefined for an unknown id. */
+  async events(id: string): Promise<TurnEventLog | undefined> {
+    if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
+    const { rows } = await this.#database.query<{ events: unknown[] | null; events_dropped: number }>(
+      'SELECT events, events_dropped FROM switchyard.turns WHERE id = $1',
+      [id],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { events: row.events ?? [], dropped: row.events_dropped };
+  }
+
+  /**
+   * Recorded turns, newest first.
+   *
+   * Contract: throws `ControlPlaneInputError` naming `agentId`, `status` or `limit` when bad.
+   */
+  async list(options: ListTurnsOptions = {}): Promise<TurnRecord[]> {
+    const agentId = options.agentId === undefined ? null : checkAgentId(options.agentId);
+    if (options.status !== undefined && !STATUSES.has(options.status)) {
+      throw new ControlPlaneInputError('status', `must be one of ${[...STATUSES].join(', ')}`);
+    }
+    const limit = options.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+      throw new ControlPlaneInputError('limit', `must be an integer from 1 to 500, got ${String(limit)}`);
+    }
+    const { rows } = await this.#database.query<TurnRow>(
+      `SELECT ${COLUMNS} FROM switchyard.turns
+       WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2)
+       ORDER BY created_at DESC, id DESC LIMIT $3`,
+      [agentId, options.status ?? null, limit],
+    );
+    return rows.map(toRecord);
+  }
+}
