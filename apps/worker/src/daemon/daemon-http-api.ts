@@ -1,14 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import { AGENT_ID_PATTERN, ControlPlaneInputError } from '@switchyard/control-plane';
 import { checkBearerToken } from './check-bearer-token';
-import type { DaemonTurnRequest, DaemonTurns } from './daemon-turns';
+import type { DaemonTurnEvent, DaemonTurnRequest, DaemonTurns } from './daemon-turns';
 
 /** What the HTTP API needs from the daemon. */
 export interface DaemonHttpApiOptions {
   /** The daemon's turns. */
   turns: DaemonTurns;
-  /** Starts an API turn (the daemon refuses while draining). */
-  startTurn(request: DaemonTurnRequest): { id: string } | undefined;
+  /** Records and starts an API turn; undefined while draining (the daemon takes no new turns). */
+  startTurn(request: DaemonTurnRequest): Promise<{ id: string } | undefined>;
   /** The bearer token every request but `/healthz` must carry, if any. */
   token?: string;
   /** The agent of a `POST /v1/turns` without `agent`. */
@@ -19,6 +19,8 @@ export interface DaemonHttpApiOptions {
   maxBodyBytes: number;
   /** `serving` or `draining`. */
   state(): 'serving' | 'draining';
+  /** How often a stream of a turn running in another process checks whether it ended, in ms. Default 1000. */
+  recordPollMs?: number;
 }
 
 class HttpError extends Error {
@@ -108,18 +110,27 @@ function allow(method: string | undefined, allowed: string[]): void {
   }
 }
 
-function streamEvents(
-  request: IncomingMessage,
-  response: ServerResponse,
-  turns: DaemonTurns,
-  id: string,
-): void {
+function openEventStream(response: ServerResponse): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
     connection: 'keep-alive',
   });
   response.write(': switchyard turn events\n\n');
+}
+
+function writeEvent(response: ServerResponse, sequence: number, event: DaemonTurnEvent): void {
+  response.write(`id: ${sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+}
+
+/** A turn this process is running or ran recently: replay from memory, then live. */
+function streamLiveEvents(
+  request: IncomingMessage,
+  response: ServerResponse,
+  turns: DaemonTurns,
+  id: string,
+): void {
+  openEventStream(response);
   let unsubscribe: (() => void) | undefined;
   let ended = false;
   const end = () => {
@@ -132,7 +143,7 @@ function streamEvents(
   unsubscribe = turns.subscribe(id, (event) => {
     if (ended) return;
     sequence += 1;
-    response.write(`id: ${sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    writeEvent(response, sequence, event);
     if (event.type === 'turn-end') queueMicrotask(end);
   });
   request.once('close', end);
@@ -140,13 +151,58 @@ function streamEvents(
 }
 
 /**
+ * A turn from the records (an earlier run of the daemon, or another process on the same database):
+ * waits while it runs elsewhere (a comment line per check keeps the connection open), then sends its
+ * recorded events. An interrupted turn, which has no recorded log, ends with a `turn-end` saying so.
+ */
+async function streamRecordedEvents(
+  request: IncomingMessage,
+  response: ServerResponse,
+  turns: DaemonTurns,
+  id: string,
+  pollMs: number,
+): Promise<void> {
+  openEventStream(response);
+  let closed = false;
+  request.once('close', () => {
+    closed = true;
+  });
+  let snapshot = await turns.find(id);
+  while (!closed && snapshot?.status === 'running') {
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    response.write(': running elsewhere\n\n');
+    snapshot = await turns.find(id);
+  }
+  if (closed || snapshot === undefined) {
+    response.end();
+    return;
+  }
+  const events = (await turns.recordedEvents(id)) ?? [];
+  // An interrupted turn has no recorded log: its stream still ends with a turn-end.
+  if (events.at(-1)?.type !== 'turn-end' && snapshot.status !== 'running') {
+    events.push({
+      type: 'turn-end',
+      status: snapshot.status,
+      iterations: snapshot.iterations,
+      usage: snapshot.usage,
+      ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
+    });
+  }
+  events.forEach((event, index) => {
+    writeEvent(response, index + 1, event);
+  });
+  response.end();
+}
+
+/**
  * The daemon's HTTP request handler: `POST /v1/turns`, `GET /v1/turns/:id`,
  * `GET /v1/turns/:id/events` (server-sent events: replay, then live, ending after `turn-end`) and
- * `GET /healthz`.
+ * `GET /healthz`. Turns are looked up in memory, then in the turn records, so a turn of an earlier run
+ * of the daemon, or of another process on the same database, answers too (its recorded event log).
  *
  * Contract: answers every error as JSON `{ error: { code, message, fields? } }`: 400 for a bad body
  * (naming the fields), 401 without the configured bearer token, 404, 405 (with `Allow`), 413 for a
- * body over `maxBodyBytes`, 503 for a new turn while draining.
+ * body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot be recorded.
  */
 export function createDaemonHttpApi(
   options: DaemonHttpApiOptions,
@@ -169,7 +225,20 @@ export function createDaemonHttpApi(
     if (path === '/v1/turns') {
       allow(request.method, ['POST']);
       const body = parseTurnBody(await readJsonBody(request, options.maxBodyBytes), options);
-      const started = options.startTurn({ agentId: body.agent, prompt: body.prompt, source: 'api' });
+      let started: { id: string } | undefined;
+      try {
+        started = await options.startTurn({ agentId: body.agent, prompt: body.prompt, source: 'api' });
+      } catch (error) {
+        // A prompt the records refuse (a NUL character, a lone surrogate) is the client's to fix.
+        if (ControlPlaneInputError.isInstance(error)) {
+          throw new HttpError(400, 'invalid_body', error.message, [error.field]);
+        }
+        throw new HttpError(
+          503,
+          'unavailable',
+          'the turn could not be recorded, so it was not started; retry',
+        );
+      }
       if (started === undefined) {
         throw new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
       }
@@ -180,10 +249,11 @@ export function createDaemonHttpApi(
     if (match !== null) {
       allow(request.method, ['GET']);
       const id = match[1] as string;
-      const snapshot = options.turns.get(id);
+      const snapshot = await options.turns.find(id);
       if (snapshot === undefined) throw new HttpError(404, 'not_found', `no turn '${id}'`);
       if (match[2] === undefined) sendJson(response, 200, snapshot);
-      else streamEvents(request, response, options.turns, id);
+      else if (options.turns.has(id)) streamLiveEvents(request, response, options.turns, id);
+      else await streamRecordedEvents(request, response, options.turns, id, options.recordPollMs ?? 1000);
       return;
     }
     throw new HttpError(404, 'not_found', `no route for ${path}`);

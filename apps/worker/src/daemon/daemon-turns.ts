@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { TurnRecord, TurnStore } from '@switchyard/control-plane';
 import {
   type AgentEvent,
   type AgentRunStatus,
@@ -11,8 +12,11 @@ import {
 /** Where a daemon turn came from. */
 export type DaemonTurnSource = 'api' | 'schedule' | 'job' | 'task';
 
-/** A turn's state: `running`, then how the loop ended it. */
-export type DaemonTurnStatus = 'running' | AgentRunStatus;
+/**
+ * A turn's state: `running`, then how the loop ended it; `interrupted` when the process running it
+ * stopped without recording an end (read back from the turn records).
+ */
+export type DaemonTurnStatus = 'running' | AgentRunStatus | 'interrupted';
 
 /** What the HTTP API reports about one turn (`GET /v1/turns/:id`). */
 export interface DaemonTurnSnapshot {
@@ -91,12 +95,37 @@ export interface DaemonTurnRunnerOptions {
   toolSearch?: 'native' | 'client';
   /** Finished turns kept in memory for the HTTP API (oldest dropped first). Default 1000. */
   maxRetainedTurns?: number;
+  /**
+   * Where every turn is recorded, durably, when it starts and when it ends (the control plane's
+   * `turns`). Absent: turns live in memory only.
+   */
+  records?: DaemonTurnRecords;
+  /** This process's id in the turn records (default: `PROCESS_WORKER_ID`, one per process). */
+  workerId?: string;
+  /** Receives one-line messages about recording problems. Default: none. */
+  log?: (line: string) => void;
 }
 
+/** The part of the control plane's `TurnStore` the daemon's turns use. */
+export type DaemonTurnRecords = Pick<TurnStore, 'recordStart' | 'recordEnd' | 'heartbeat' | 'get' | 'events'>;
+
+type StreamedEventType = Exclude<AgentEvent['type'], 'turn-end'>;
+
+/**
+ * The last event of a turn's stream: core's `turn-end` with `error` as a message; its status is
+ * `interrupted` only when read back from the records of a turn whose process died.
+ */
+export type DaemonTurnEndEvent = Omit<Extract<AgentEvent, { type: 'turn-end' }>, 'error' | 'status'> & {
+  status: Exclude<DaemonTurnStatus, 'running'>;
+  error?: string;
+};
+
 /** An event as the HTTP API sends it: the core event with `error` as a message. */
-export type DaemonTurnEvent = {
-  [Type in AgentEvent['type']]: Omit<Extract<AgentEvent, { type: Type }>, 'error'> & { error?: string };
-}[AgentEvent['type']];
+export type DaemonTurnEvent =
+  | {
+      [Type in StreamedEventType]: Omit<Extract<AgentEvent, { type: Type }>, 'error'> & { error?: string };
+    }[StreamedEventType]
+  | DaemonTurnEndEvent;
 
 const ZERO_USAGE: AgentUsage = {
   inputTokens: 0,
@@ -122,6 +151,41 @@ function serialiseEvent(event: AgentEvent): DaemonTurnEvent {
   return event as DaemonTurnEvent;
 }
 
+/** Consecutive text deltas of one model request as one event: the stored log keeps the text, not its chunking. */
+function compactEvents(events: readonly DaemonTurnEvent[]): DaemonTurnEvent[] {
+  const compact: DaemonTurnEvent[] = [];
+  for (const event of events) {
+    const last = compact.at(-1);
+    if (event.type === 'text-delta' && last?.type === 'text-delta' && last.iteration === event.iteration) {
+      compact[compact.length - 1] = { ...last, delta: last.delta + event.delta };
+    } else {
+      compact.push(event);
+    }
+  }
+  return compact;
+}
+
+function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
+  return {
+    id: record.id,
+    agent: record.agentId,
+    source: record.source,
+    ...(record.sourceId === undefined ? {} : { sourceId: record.sourceId }),
+    status: record.status,
+    output: record.output,
+    usage: record.usage,
+    iterations: record.iterations,
+    createdAt: record.createdAt,
+    ...(record.endedAt === undefined ? {} : { endedAt: record.endedAt }),
+    ...(record.error === undefined ? {} : { error: record.error }),
+  };
+}
+
+/** This process's id in the turn records: every daemon in the process shares it. */
+export const PROCESS_WORKER_ID = `worker_${randomUUID()}`;
+
+const RECORD_END_RETRY_MS = [250, 1_000, 4_000];
+
 function addUsage(total: AgentUsage, more: AgentUsage): AgentUsage {
   return {
     inputTokens: total.inputTokens + more.inputTokens,
@@ -133,26 +197,57 @@ function addUsage(total: AgentUsage, more: AgentUsage): AgentUsage {
 }
 
 /**
- * The daemon's turns: runs each one with core's loop and keeps its record and event log in memory
- * for the HTTP API (replay, then live).
+ * The daemon's turns: runs each one with core's loop, records it durably when it starts and ends
+ * (with `records`), and keeps recent ones and their event logs in memory for the HTTP API (replay,
+ * then live).
  *
- * Contract: `start` never throws for a failing turn: the model's or a tool's failure is the turn's
- * status (`failed`), a cancellation is `aborted`; `cancelAll` aborts every running turn, and each
- * pending tool call still gets a "cancelled" output from the loop.
+ * Contract: `start` rejects only when the turn cannot be recorded (nothing runs then); a failing turn
+ * does not reject: the model's or a tool's failure is the turn's status (`failed`), a cancellation
+ * is `aborted`. A turn's `done` resolves once its end is recorded (retried, then logged).
+ * `cancelAll` aborts every running turn, and each pending tool call still gets a "cancelled" output
+ * from the loop.
  */
 export class DaemonTurns {
   readonly #options: DaemonTurnRunnerOptions;
   readonly #turns = new Map<string, TurnEntry>();
   readonly #maxRetained: number;
+  readonly #records: DaemonTurnRecords | undefined;
+  /** Starts waiting for their record to be written. */
+  readonly #starting = new Set<Promise<unknown>>();
+  /** Set by `cancelAll`: a turn whose start was under way then is cancelled as it starts. */
+  #cancelledWith: Error | undefined;
+  /** This process's id in the turn records. */
+  readonly workerId: string;
 
   constructor(options: DaemonTurnRunnerOptions) {
     this.#options = options;
     this.#maxRetained = options.maxRetainedTurns ?? 1000;
+    this.#records = options.records;
+    this.workerId = options.workerId ?? PROCESS_WORKER_ID;
   }
 
-  /** Starts a turn; returns its id and a promise of its final snapshot (never rejects). */
-  start(request: DaemonTurnRequest): { id: string; done: Promise<DaemonTurnSnapshot> } {
+  /**
+   * Records a turn as running, then starts it; resolves with its id and a promise of its final
+   * snapshot (which never rejects).
+   */
+  async start(request: DaemonTurnRequest): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
     const id = `turn_${randomUUID()}`;
+    if (this.#records !== undefined) {
+      const recorded = this.#records.recordStart({
+        id,
+        agentId: request.agentId,
+        source: request.source,
+        ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
+        prompt: request.prompt,
+        workerId: this.workerId,
+      });
+      this.#starting.add(recorded);
+      try {
+        await recorded;
+      } finally {
+        this.#starting.delete(recorded);
+      }
+    }
     const controller = new AbortController();
     const signals = [controller.signal];
     if (this.#options.turnTimeoutMs !== undefined)
@@ -176,6 +271,7 @@ export class DaemonTurns {
       controller,
     };
     this.#turns.set(id, entry);
+    if (this.#cancelledWith !== undefined) controller.abort(this.#cancelledWith);
     const { tools, instructions, signal: _sourceSignal, ...described } = request;
     const done = this.#run(entry, { ...described, turnId: id, signal }, tools, instructions);
     entry.done = done;
@@ -233,7 +329,39 @@ export class DaemonTurns {
     }
     entry.snapshot.endedAt = new Date().toISOString();
     entry.listeners.clear();
+    await this.#recordEnd(entry);
     return { ...entry.snapshot };
+  }
+
+  async #recordEnd(entry: TurnEntry): Promise<void> {
+    const records = this.#records;
+    if (records === undefined) return;
+    const { snapshot } = entry;
+    const request = {
+      id: snapshot.id,
+      status: snapshot.status as Exclude<DaemonTurnStatus, 'running' | 'interrupted'>,
+      output: snapshot.output,
+      usage: snapshot.usage,
+      iterations: snapshot.iterations,
+      ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
+      events: compactEvents(entry.events),
+    };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await records.recordEnd(request);
+        return;
+      } catch (error) {
+        const delay = RECORD_END_RETRY_MS[attempt];
+        if (delay === undefined) {
+          // The row stays `running`; with no more heartbeats it is marked interrupted later.
+          this.#options.log?.(
+            `switchyard serve: could not record the end of ${snapshot.id} (${snapshot.status}): ${String(error)}`,
+          );
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   #prune(): void {
@@ -247,10 +375,42 @@ export class DaemonTurns {
     }
   }
 
-  /** The turn's current snapshot, or undefined for an unknown id. */
+  /** The turn's current snapshot from memory (this process's recent turns), or undefined. */
   get(id: string): DaemonTurnSnapshot | undefined {
     const entry = this.#turns.get(id);
     return entry === undefined ? undefined : { ...entry.snapshot };
+  }
+
+  /**
+   * The turn's snapshot: from memory when this process ran it recently, else from the turn records
+   * (turns of earlier runs and of other processes on the same database), else undefined.
+   */
+  async find(id: string): Promise<DaemonTurnSnapshot | undefined> {
+    const local = this.get(id);
+    if (local !== undefined || this.#records === undefined) return local;
+    const record = await this.#records.get(id);
+    return record === undefined ? undefined : snapshotOf(record);
+  }
+
+  /** Whether this process has the turn in memory (its events can be followed live). */
+  has(id: string): boolean {
+    return this.#turns.has(id);
+  }
+
+  /**
+   * A turn's event log from the records (text deltas of one request joined), for a turn not in
+   * memory; undefined when unknown or not recorded.
+   */
+  async recordedEvents(id: string): Promise<DaemonTurnEvent[] | undefined> {
+    const log = await this.#records?.events(id);
+    return log === undefined ? undefined : (log.events as DaemonTurnEvent[]);
+  }
+
+  /** Refreshes the heartbeat of this process's running turns in the records. */
+  async heartbeat(): Promise<void> {
+    const running: string[] = [];
+    for (const [id, entry] of this.#turns) if (entry.snapshot.status === 'running') running.push(id);
+    await this.#records?.heartbeat(running);
   }
 
   /**
@@ -278,15 +438,19 @@ export class DaemonTurns {
     return count;
   }
 
-  /** Aborts every running turn with `reason`. */
+  /** Aborts every running turn with `reason`, and every turn whose start is under way. */
   cancelAll(reason: Error): void {
+    this.#cancelledWith = reason;
     for (const entry of this.#turns.values()) {
       if (entry.snapshot.status === 'running') entry.controller.abort(reason);
     }
   }
 
-  /** Resolves when every turn started so far has ended. */
+  /** Resolves when every turn started so far (its start under way included) has ended and is recorded. */
   async settled(): Promise<void> {
+    while (this.#starting.size > 0 || this.running > 0) {
+      await Promise.allSettled([...this.#starting, ...[...this.#turns.values()].map((entry) => entry.done)]);
+    }
     await Promise.all([...this.#turns.values()].map((entry) => entry.done));
   }
 }

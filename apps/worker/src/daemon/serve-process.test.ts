@@ -13,7 +13,7 @@ import {
   type TestDatabase,
 } from '../../../../packages/control-plane/src/__fixtures__/test-backends';
 import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 
 async function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
@@ -130,9 +130,77 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
         [runs[0]?.id],
       );
       expect(jobs).toEqual([{ state: 'retry' }]);
+
+      // Both turns are on record after the process is gone, with the reason and their event log.
+      const apiRecord = await controlPlane.turns.get(String(apiTurn.body.id));
+      expect(apiRecord).toMatchObject({
+        source: 'api',
+        prompt: 'an API turn',
+        status: 'aborted',
+        error: 'the worker shut down before the turn finished',
+      });
+      const apiEvents = (await controlPlane.turns.events(String(apiTurn.body.id)))?.events;
+      expect(apiEvents?.at(-1)).toMatchObject({ type: 'turn-end', status: 'aborted' });
+      const [scheduled] = await controlPlane.turns
+        .list({ agentId: 'ada', status: 'aborted' })
+        .then((records) => records.filter((record) => record.source === 'schedule'));
+      expect(scheduled).toMatchObject({ sourceId: runs[0]?.id, prompt: 'a slow scheduled turn' });
     } finally {
       await controlPlane.close();
     }
+  });
+
+  it('marks a turn cut off by SIGKILL interrupted when the next process starts', async () => {
+    const config = path.join(directory, 'switchyard.config.json');
+    const args = [
+      '--config',
+      config,
+      '--agent',
+      'ada',
+      '--port',
+      '0',
+      '--grace-ms',
+      '500',
+      '--tick-ms',
+      '200',
+    ];
+    const environment = { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' };
+    const killed = new ServeProcess(args, environment);
+    serve = killed;
+    const url = await killed.ready;
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'a turn about to be killed' } });
+    const id = String(started.body.id);
+    await waitFor('the turn to reach the model', () =>
+      server.requests.some((request) => promptOf(request) === 'a turn about to be killed') ? true : undefined,
+    );
+    killed.child.kill('SIGKILL');
+    expect(await killed.exited).toBe('SIGKILL');
+
+    const next = new ServeProcess(args, environment);
+    serve = next;
+    const nextUrl = await next.ready;
+    // This turn, and the scheduled run's retry if it had started in the killed process too.
+    expect(next.log).toMatch(/marked [12] turn\(s\) interrupted \(their worker stopped\): /);
+    expect(next.log).toContain(id);
+    const record = await requestJson(`${nextUrl}/v1/turns/${id}`);
+    expect(record.status).toBe(200);
+    expect(record.body).toMatchObject({
+      id,
+      status: 'interrupted',
+      error: 'the worker running this turn stopped before the turn ended',
+    });
+    expect(typeof record.body.endedAt).toBe('string');
+    const events = await readEventStream(`${nextUrl}/v1/turns/${id}/events`);
+    expect(events.map((event) => event.data)).toEqual([
+      {
+        type: 'turn-end',
+        status: 'interrupted',
+        iterations: 0,
+        usage: record.body.usage,
+        error: 'the worker running this turn stopped before the turn ended',
+      },
+    ]);
+    expect(await next.terminate()).toBe(0);
   });
 });
 

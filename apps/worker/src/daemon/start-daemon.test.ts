@@ -302,4 +302,97 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       );
     });
   });
+
+  describe('turn records', () => {
+    it('records every turn in the control plane, readable through any daemon on the database', async () => {
+      const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up finch' } });
+      const id = String(started.body.id);
+      // Recorded as running before the API answered.
+      expect(await controlPlane.turns.get(id)).toMatchObject({ id, agentId: 'ada', source: 'api' });
+      const live = await readEventStream(`${daemon.url}/v1/turns/${id}/events`);
+      const record = await waitFor('the end to be recorded', async () => {
+        const found = await controlPlane.turns.get(id);
+        return found?.status === 'completed' ? found : undefined;
+      });
+      expect(record).toMatchObject({
+        prompt: 'look up finch',
+        output: 'Found: finch: a small bird',
+        iterations: 2,
+        workerId: daemon.turns.workerId,
+        eventsDropped: 0,
+      });
+      // The stored log joins each request's text deltas: the same events, the same text.
+      const stored = (await controlPlane.turns.events(id))?.events as Array<Record<string, unknown>>;
+      const text = (events: Array<Record<string, unknown>>) =>
+        events
+          .filter((event) => event.type === 'text-delta')
+          .map((event) => event.delta)
+          .join('');
+      const liveData = live.map((event) => event.data);
+      expect(text(stored)).toBe(text(liveData));
+      expect(stored.filter((event) => event.type === 'text-delta')).toHaveLength(1);
+      expect(stored.filter((event) => event.type !== 'text-delta')).toEqual(
+        liveData.filter((event) => event.type !== 'text-delta'),
+      );
+
+      // Another daemon on the same database never ran it: it answers from the records.
+      expect(guarded.turns.get(id)).toBeUndefined();
+      const elsewhere = await requestJson(`${guarded.url}/v1/turns/${id}`, { token: TOKEN });
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.body).toMatchObject({
+        id,
+        agent: 'ada',
+        status: 'completed',
+        output: 'Found: finch: a small bird',
+        iterations: 2,
+      });
+      const replayed = await readEventStream(`${guarded.url}/v1/turns/${id}/events`, TOKEN);
+      expect(replayed.map((event) => event.data)).toEqual(stored);
+    });
+
+    it('follows a turn running in another daemon until it ends, then sends its recorded events', async () => {
+      const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up robin' } });
+      const id = String(started.body.id);
+      // The first model request is held back 300 ms: the turn is running in `daemon` now.
+      const followed = await readEventStream(`${guarded.url}/v1/turns/${id}/events`, TOKEN);
+      expect(followed.map((event) => event.event)).toContain('tool-call-end');
+      expect(followed.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'completed' });
+      expect((await controlPlane.turns.get(id))?.status).toBe('completed');
+    });
+
+    it('refuses a turn it cannot record, and runs nothing', async () => {
+      const requestsBefore = server.requests.length;
+      // A real write failure, for this agent's turns only.
+      await controlPlane.query(`
+        CREATE FUNCTION switchyard.test_refuse_dora() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'; END $$`);
+      await controlPlane.query(`
+        CREATE TRIGGER test_refuse_dora BEFORE INSERT ON switchyard.turns FOR EACH ROW
+        WHEN (NEW.agent_id = 'dora') EXECUTE FUNCTION switchyard.test_refuse_dora()`);
+      const failing = await startDaemon({
+        controlPlane,
+        model: createResponsesModel({
+          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
+          model: 'fake-model',
+        }),
+        agents: ['dora'],
+        port: 0,
+        scheduler: false,
+      });
+      try {
+        const refused = await requestJson(`${failing.url}/v1/turns`, { body: { prompt: 'unrecorded' } });
+        expect(refused.status).toBe(503);
+        expect(refused.body.error).toMatchObject({ code: 'unavailable' });
+        // A prompt the records cannot store is the client's to fix: 400 naming the field.
+        const nul = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'a\u0000b' } });
+        expect(nul.status).toBe(400);
+        expect(nul.body.error).toMatchObject({ code: 'invalid_body', fields: ['prompt'] });
+        expect(failing.turns.list()).toEqual([]);
+        expect(server.requests.slice(requestsBefore).map(promptOf)).not.toContain('unrecorded');
+      } finally {
+        await failing.stop();
+        await controlPlane.query('DROP TRIGGER test_refuse_dora ON switchyard.turns');
+      }
+    });
+  });
 });

@@ -34,6 +34,14 @@ export interface DaemonOptions extends DaemonTurnRunnerOptions {
   maxBodyBytes?: number;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
+  /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */
+  heartbeatMs?: number;
+  /**
+   * A running turn whose heartbeat is older than this is marked `interrupted` (its process died), in
+   * ms. Default 60 000. On embedded PGlite, which one process opens at a time, every turn left
+   * running is marked at start-up.
+   */
+  staleTurnMs?: number;
 }
 
 /** What `daemon.stop()` reports. */
@@ -50,7 +58,7 @@ export interface Daemon {
   readonly url: string;
   /** The bound port. */
   readonly port: number;
-  /** The daemon's turns (in memory). */
+  /** The daemon's turns (recent ones in memory, every one in the control plane's turn records). */
   readonly turns: DaemonTurns;
   /** `serving`, `draining` after `stop()` began, `stopped` when it resolved. */
   readonly state: 'serving' | 'draining' | 'stopped';
@@ -101,8 +109,18 @@ function checkOptions(options: DaemonOptions): void {
       throw new Error(`agents: ${JSON.stringify(agent)} does not match ${AGENT_ID_PATTERN}`);
     }
   }
-  if (options.graceMs !== undefined && !(Number.isFinite(options.graceMs) && options.graceMs >= 0)) {
-    throw new Error(`serve.graceMs: expected a number of milliseconds >= 0, got ${String(options.graceMs)}`);
+  for (const field of ['graceMs', 'heartbeatMs', 'staleTurnMs'] as const) {
+    const value = options[field];
+    if (value !== undefined && !(Number.isFinite(value) && value >= (field === 'graceMs' ? 0 : 1))) {
+      throw new Error(
+        `serve.${field}: expected a number of milliseconds >= ${field === 'graceMs' ? 0 : 1}, got ${String(value)}`,
+      );
+    }
+  }
+  if ((options.staleTurnMs ?? 60_000) <= (options.heartbeatMs ?? 10_000)) {
+    throw new Error(
+      'serve.staleTurnMs: must be longer than serve.heartbeatMs, or live turns would be marked interrupted',
+    );
   }
 }
 
@@ -134,14 +152,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const log = options.log ?? (() => {});
   const host = options.host ?? '127.0.0.1';
   const graceMs = options.graceMs ?? 30_000;
-  const turns = new DaemonTurns(options);
+  const turns = new DaemonTurns({ ...options, records: options.controlPlane.turns });
   let state: Daemon['state'] = 'serving';
-  const runTurn: RunDaemonTurn = (request) => turns.start(request).done;
+  const runTurn: RunDaemonTurn = async (request) => (await turns.start(request)).done;
+  const staleTurnMs = options.staleTurnMs ?? 60_000;
+  // Turns a dead process left running. Embedded PGlite is one process's database: all of them but
+  // this process's own (another daemon in the process may be running turns).
+  const interrupted = await options.controlPlane.turns.markInterrupted({
+    staleAfterMs: options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs,
+    exceptWorkerId: turns.workerId,
+  });
+  if (interrupted.length > 0) {
+    log(
+      `switchyard serve: marked ${interrupted.length} turn(s) interrupted (their worker stopped): ${interrupted
+        .map((record) => record.id)
+        .join(', ')}`,
+    );
+  }
 
   const server: Server = createServer(
     createDaemonHttpApi({
       turns,
-      startTurn: (request) => (state === 'serving' ? turns.start(request) : undefined),
+      startTurn: async (request) => (state === 'serving' ? turns.start(request) : undefined),
       ...(options.token === undefined ? {} : { token: options.token }),
       defaultAgent: options.agents[0] as string,
       agents: options.agents,
@@ -173,6 +205,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await new Promise((resolve) => server.close(resolve));
     throw error;
   }
+  const heartbeat = setInterval(() => {
+    turns
+      .heartbeat()
+      .then(() =>
+        options.controlPlane.turns.markInterrupted({
+          staleAfterMs: staleTurnMs,
+          exceptWorkerId: turns.workerId,
+        }),
+      )
+      .then((marked) => {
+        if (marked.length > 0)
+          log(`switchyard serve: marked ${marked.length} turn(s) interrupted (their worker stopped)`);
+      })
+      .catch((error: unknown) => log(`switchyard serve: turn heartbeat failed: ${String(error)}`));
+  }, options.heartbeatMs ?? 10_000);
+  heartbeat.unref();
   log(`switchyard serve: listening on ${url} for ${options.agents.join(', ')}`);
 
   let stopping: Promise<DaemonStopReport> | undefined;
@@ -195,6 +243,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     clearTimeout(timer);
     await turns.settled();
+    clearInterval(heartbeat);
     await sourcesStopped;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());

@@ -256,10 +256,20 @@ for (const backend of backends) {
       ).toBe(true);
       expect(await controlPlane.turns.get(stale)).toMatchObject({ status: 'completed', output: 'late' });
       expect((await controlPlane.turns.get(stale))?.error).toBeUndefined();
-      // staleAfterMs 0: every running turn (a database only this process opens, at start-up).
-      const all = await controlPlane.turns.markInterrupted({ staleAfterMs: 0 });
+      // staleAfterMs 0: every running turn of other workers (a database only this process opens, at start-up).
+      const mine = nextId();
+      await controlPlane.turns.recordStart({
+        id: mine,
+        agentId: 'bob',
+        source: 'api',
+        prompt: 'p',
+        workerId: 'me',
+      });
+      const all = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'me' });
       expect(all.map((record) => record.id)).toEqual(expect.arrayContaining([alive, refreshed]));
-      expect(await controlPlane.turns.list({ status: 'running' })).toEqual([]);
+      expect((await controlPlane.turns.list({ status: 'running' })).map((record) => record.id)).toEqual([
+        mine,
+      ]);
     });
 
     it('lists turns newest first, filtered by agent and status', async () => {

@@ -234,13 +234,17 @@ export class TurnStore {
 
   /**
    * Marks `interrupted` every running turn whose last heartbeat is older than `staleAfterMs`: its
-   * worker stopped without recording an end. `staleAfterMs: 0` marks every running turn (for a
-   * database only one process can open, at start-up).
+   * worker stopped without recording an end. `staleAfterMs: 0` with `exceptWorkerId` marks every
+   * running turn of other workers (for a database only one process can open, at start-up).
    *
    * Contract: returns the turns marked; each keeps what was recorded at its start and gets `reason`
-   * as its error.
+   * as its error. Turns of `exceptWorkerId` are left alone.
    */
-  async markInterrupted(options: { staleAfterMs: number; reason?: string }): Promise<TurnRecord[]> {
+  async markInterrupted(options: {
+    staleAfterMs: number;
+    reason?: string;
+    exceptWorkerId?: string;
+  }): Promise<TurnRecord[]> {
     const staleAfterMs = checkCount('staleAfterMs', options.staleAfterMs);
     const reason = toStorableText(
       options.reason ?? 'the worker running this turn stopped before the turn ended',
@@ -249,8 +253,9 @@ export class TurnStore {
       `UPDATE switchyard.turns
          SET status = 'interrupted', error = $2, ended_at = clock_timestamp()
        WHERE status = 'running' AND heartbeat_at <= clock_timestamp() - $1 * interval '1 millisecond'
+         AND ($3::text IS NULL OR worker_id <> $3)
        RETURNING ${COLUMNS}`,
-      [staleAfterMs, reason],
+      [staleAfterMs, reason, options.exceptWorkerId ?? null],
     );
     return rows.map(toRecord);
   }
