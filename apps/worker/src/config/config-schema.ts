@@ -120,6 +120,25 @@ const mcpSchema = z.strictObject({
   ),
 });
 
+const serveSchema = z.strictObject({
+  host: z.string().trim().min(1).optional(),
+  port: z.number().int().min(0).max(65_535).optional(),
+  agents: z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be letters, digits, '_', '.' and '-' (1 to 64)" }),
+    )
+    .min(1)
+    .optional(),
+  tokenEnv: envName.optional(),
+  graceMs: z.number().int().min(0).max(2_147_483_647).optional(),
+  tickMs: milliseconds.optional(),
+  pollSeconds: z.number().min(0.5).max(3_600).optional(),
+  heartbeatMs: milliseconds.optional(),
+  staleTurnMs: milliseconds.optional(),
+});
+
 /** The JSON shape of `switchyard.config.json` (before environment overrides and defaults). */
 export const configFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -157,6 +176,7 @@ export const configFileSchema = z.strictObject({
       toolTimeoutMs: milliseconds.optional(),
     })
     .optional(),
+  serve: serveSchema.optional(),
   database: z
     .strictObject({
       url: z

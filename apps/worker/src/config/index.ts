@@ -9,6 +9,7 @@ export {
   loadConfig,
   type ParseConfigOptions,
   parseConfig,
+  SERVE_TOKEN_VARIABLE,
 } from './load-config';
 export { resolveAgent, type TurnAgent } from './resolve-agent';
 export { type ModelEndpoint, resolveModelEndpoint } from './resolve-model-endpoint';
@@ -19,6 +20,7 @@ export type {
   WorkerFetchConfig,
   WorkerLimits,
   WorkerModelConfig,
+  WorkerServeConfig,
   WorkerWebConfig,
 } from './worker-config';
 export { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';

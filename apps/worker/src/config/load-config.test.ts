@@ -57,6 +57,16 @@ describe('configuration errors name the field', () => {
     ],
     [{ categories: { web: { fetch: true } } }, 'categories.web.fetch', /./],
     [{ agent: '../x' }, 'agent', /letters/],
+    [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
+    [{ serve: { hots: '0.0.0.0' } }, 'serve.hots', /not a known field/],
+    [{ serve: { agents: ['ok', 'a/b'] } }, 'serve.agents[1]', /letters/],
+    [{ serve: { pollSeconds: 0.1 } }, 'serve.pollSeconds', /0\.5/],
+    [{ serve: { tokenEnv: 'not a variable' } }, 'serve.tokenEnv', /environment variable name/],
+    [
+      { serve: { heartbeatMs: 5_000, staleTurnMs: 5_000 } },
+      'serve.staleTurnMs',
+      /longer than serve\.heartbeatMs/,
+    ],
   ])('%j -> %s', (raw, field, message) => {
     const error = errorOf(() => parseConfig(raw, { env: {} }));
     expect(error.field).toBe(field);
@@ -138,6 +148,65 @@ describe('defaults and environment overrides', () => {
     expect(resolveAgent(config, 'ada')).toEqual({ id: 'ada', home: '/w/homes/ada' });
     expect(errorOf(() => resolveAgent(config, '..')).field).toBe('agent');
     expect(errorOf(() => resolveAgent(config, 'a/b')).field).toBe('agent');
+  });
+});
+
+describe('the serve section', () => {
+  it('has defaults, and reads the token from SWITCHYARD_SERVE_TOKEN', () => {
+    expect(parseConfig({}, { env: {} }).serve).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      agents: undefined,
+      token: undefined,
+      tokenVariable: 'SWITCHYARD_SERVE_TOKEN',
+      graceMs: 30_000,
+      tickMs: 1_000,
+      pollSeconds: 2,
+      heartbeatMs: 10_000,
+      staleTurnMs: 60_000,
+    });
+    const token = 'a-token-of-enough-length';
+    expect(parseConfig({}, { env: { SWITCHYARD_SERVE_TOKEN: token } }).serve.token).toBe(token);
+  });
+
+  it('takes every field from the file, the token from the variable serve.tokenEnv names', () => {
+    const serve = parseConfig(
+      {
+        serve: {
+          host: '0.0.0.0',
+          port: 9000,
+          agents: ['ada', 'bob'],
+          tokenEnv: 'FLEET_TOKEN',
+          graceMs: 0,
+          tickMs: 500,
+          pollSeconds: 0.5,
+          heartbeatMs: 2_000,
+          staleTurnMs: 20_000,
+        },
+      },
+      { env: { FLEET_TOKEN: 'fleet-token-0123456789', SWITCHYARD_SERVE_TOKEN: 'not-this-one-0123456789' } },
+    ).serve;
+    expect(serve).toEqual({
+      host: '0.0.0.0',
+      port: 9000,
+      agents: ['ada', 'bob'],
+      token: 'fleet-token-0123456789',
+      tokenVariable: 'FLEET_TOKEN',
+      graceMs: 0,
+      tickMs: 500,
+      pollSeconds: 0.5,
+      heartbeatMs: 2_000,
+      staleTurnMs: 20_000,
+    });
+  });
+
+  it('names the variable when the token is missing or too short', () => {
+    const missing = errorOf(() => parseConfig({ serve: { tokenEnv: 'FLEET_TOKEN' } }, { env: {} }));
+    expect(missing.field).toBe('serve.tokenEnv');
+    expect(missing.message).toContain('FLEET_TOKEN, which is not set');
+    const short = errorOf(() => parseConfig({}, { env: { SWITCHYARD_SERVE_TOKEN: 'short' } }));
+    expect(short.field).toBe('SWITCHYARD_SERVE_TOKEN');
+    expect(short.message).toContain('at least 16 characters');
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 import type { z } from 'zod';
 import { type ConfigFile, configFileSchema } from './config-schema';
-import type { WorkerCategories, WorkerConfig } from './worker-config';
+import type { WorkerCategories, WorkerConfig, WorkerServeConfig } from './worker-config';
 import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
 
 /** The file `loadConfig` looks for in the working directory. */
@@ -104,6 +104,46 @@ function resolveSearch(
   return { ...profile, apiKey } as WebSearchProfile;
 }
 
+/** The bearer token's default variable. */
+export const SERVE_TOKEN_VARIABLE = 'SWITCHYARD_SERVE_TOKEN';
+
+function resolveServe(
+  serve: ConfigFile['serve'],
+  env: ConfigEnvironment,
+  issues: WorkerConfigIssue[],
+): WorkerServeConfig {
+  const tokenVariable = serve?.tokenEnv ?? SERVE_TOKEN_VARIABLE;
+  const token = env[tokenVariable] === '' ? undefined : env[tokenVariable];
+  if (serve?.tokenEnv !== undefined && token === undefined) {
+    issues.push({
+      field: 'serve.tokenEnv',
+      message: `the bearer token is read from the environment variable ${tokenVariable}, which is not set`,
+    });
+  } else if (token !== undefined && token.length < 16) {
+    issues.push({ field: tokenVariable, message: 'the bearer token must be at least 16 characters' });
+  }
+  const heartbeatMs = serve?.heartbeatMs ?? 10_000;
+  const staleTurnMs = serve?.staleTurnMs ?? 60_000;
+  if (staleTurnMs <= heartbeatMs) {
+    issues.push({
+      field: 'serve.staleTurnMs',
+      message: `must be longer than serve.heartbeatMs (${heartbeatMs}), or live turns would be marked interrupted`,
+    });
+  }
+  return {
+    host: serve?.host ?? '127.0.0.1',
+    port: serve?.port ?? 8787,
+    agents: serve?.agents,
+    token,
+    tokenVariable,
+    graceMs: serve?.graceMs ?? 30_000,
+    tickMs: serve?.tickMs ?? 1_000,
+    pollSeconds: serve?.pollSeconds ?? 2,
+    heartbeatMs,
+    staleTurnMs,
+  };
+}
+
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -115,7 +155,8 @@ function isTimeZone(zone: string): boolean {
 
 /**
  * Checks a configuration value (the parsed JSON of `switchyard.config.json`), applies the
- * environment overrides (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `SWITCHYARD_MODEL`, `DATABASE_URL`)
+ * environment overrides (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `SWITCHYARD_MODEL`, `DATABASE_URL`,
+ * and the serve token from `SWITCHYARD_SERVE_TOKEN` or the variable `serve.tokenEnv` names)
  * and the defaults, and resolves relative paths against `baseDir`.
  *
  * Contract: throws `WorkerConfigError` listing every problem with its field (`categories.web.search.provider:
@@ -187,6 +228,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     }
     categories.mcp = { servers };
   }
+  const serve = resolveServe(file.serve, env, issues);
   if (issues.length > 0) throw new WorkerConfigError({ issues, source: options.source });
 
   return {
@@ -211,6 +253,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
       turnTimeoutMs: file.limits?.turnTimeoutMs ?? 600_000,
       toolTimeoutMs: file.limits?.toolTimeoutMs,
     },
+    serve,
     database: {
       url: databaseUrl,
       dataDir: path.resolve(baseDir, file.database?.dataDir ?? '.switchyard/db'),

@@ -88,6 +88,30 @@ export interface WorkerLimits {
   toolTimeoutMs: number | undefined;
 }
 
+/** `switchyard serve`: the daemon's HTTP API and timings (its flags override these). */
+export interface WorkerServeConfig {
+  /** Where the HTTP API listens (default `127.0.0.1`); anything but loopback needs a token. */
+  host: string;
+  /** The HTTP port (default 8787; 0 picks a free one). */
+  port: number;
+  /** The agents whose work the daemon runs; absent: the configured `agent`. */
+  agents: string[] | undefined;
+  /** The bearer token, read from `tokenVariable` (never from the file). */
+  token: string | undefined;
+  /** The variable the token is read from (`serve.tokenEnv`, default `SWITCHYARD_SERVE_TOKEN`). */
+  tokenVariable: string;
+  /** How long running turns may finish after SIGTERM, in ms (default 30 000). */
+  graceMs: number;
+  /** How often this process fires due schedules, in ms (default 1000). */
+  tickMs: number;
+  /** How often an idle queue consumer polls, in seconds (default 2). */
+  pollSeconds: number;
+  /** How often running turns are marked alive in the turn records, in ms (default 10 000). */
+  heartbeatMs: number;
+  /** A running turn without a heartbeat for this long is marked interrupted, in ms (default 60 000). */
+  staleTurnMs: number;
+}
+
 /** The checked, resolved worker configuration: what `loadConfig` returns. */
 export interface WorkerConfig {
   /** The file read, absolute; absent when none was found (defaults only). */
@@ -104,6 +128,8 @@ export interface WorkerConfig {
   categories: WorkerCategories;
   /** Turn limits. */
   limits: WorkerLimits;
+  /** The daemon (`switchyard serve`). */
+  serve: WorkerServeConfig;
   /** The control plane's database. */
   database: {
     /** A PostgreSQL URL (`database.url`, or `DATABASE_URL`); absent: embedded PGlite. */

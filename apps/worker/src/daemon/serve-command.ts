@@ -11,6 +11,7 @@ import { workTurnSource } from './work-source';
 /** Usage of `switchyard serve`. */
 export const SERVE_USAGE = `usage: switchyard serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
                         [--tick-ms MS] [--poll-seconds S] [--config FILE]
+flags override the "serve" section of switchyard.config.json
 environment: OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL, DATABASE_URL, SWITCHYARD_SERVE_TOKEN`;
 
 function numberFlag(name: string, value: string | undefined): number | undefined {
@@ -44,9 +45,11 @@ function createModel(config: WorkerConfig) {
  * until SIGTERM or SIGINT, then drains (running turns finish within the grace period or are
  * cancelled and handed back to their queue) and resolves with exit code 0.
  *
+ * Flags override the configuration's `serve` section (host, port, agents, grace, tick, polling).
+ *
  * Contract: rejects naming the flag, variable or field for bad input: no model endpoint
- * (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`), a non-loopback `--host` without `SWITCHYARD_SERVE_TOKEN`
- * (`serve.token`), a bad number, a bad configuration file.
+ * (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`), a non-loopback host without a token (`serve.token`, naming
+ * `SWITCHYARD_SERVE_TOKEN` or the variable of `serve.tokenEnv`), a bad number, a bad configuration file.
  */
 export async function runServeCommand(
   argv: readonly string[],
@@ -72,24 +75,25 @@ export async function runServeCommand(
     ...(values.config === undefined ? {} : { path: values.config }),
   });
   const model = createModel(config);
-  const agents = values.agent ?? [config.agent];
+  const { serve } = config;
+  const agents = values.agent ?? serve.agents ?? [config.agent];
   for (const agent of agents) resolveAgent(config, agent);
-  const token = environment.SWITCHYARD_SERVE_TOKEN || undefined;
-  const pollingIntervalSeconds = numberFlag('poll-seconds', values['poll-seconds']);
-  const tickMs = numberFlag('tick-ms', values['tick-ms']);
-  const graceMs = numberFlag('grace-ms', values['grace-ms']);
-  const host = values.host ?? '127.0.0.1';
+  const token = serve.token;
+  const pollingIntervalSeconds = numberFlag('poll-seconds', values['poll-seconds']) ?? serve.pollSeconds;
+  const tickMs = numberFlag('tick-ms', values['tick-ms']) ?? serve.tickMs;
+  const graceMs = numberFlag('grace-ms', values['grace-ms']) ?? serve.graceMs;
+  const port = numberFlag('port', values.port) ?? serve.port;
+  const host = values.host ?? serve.host;
   // Refused before anything is opened.
-  checkTokenForHost(host, token);
+  checkTokenForHost(host, token, serve.tokenVariable);
 
   const controlPlane = await openControlPlane({
     environment: {},
     ...(config.database.url === undefined
       ? { dataDir: config.database.dataDir }
       : { databaseUrl: config.database.url }),
-    ...(pollingIntervalSeconds === undefined
-      ? {}
-      : { turnRequests: { pollingIntervalSeconds }, workTurns: { pollingIntervalSeconds } }),
+    turnRequests: { pollingIntervalSeconds },
+    workTurns: { pollingIntervalSeconds },
     onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
   });
   let mcp: McpServers | undefined;
@@ -102,10 +106,12 @@ export async function runServeCommand(
       model,
       agents,
       host,
-      port: numberFlag('port', values.port) ?? 8787,
+      port,
       ...(token === undefined ? {} : { token }),
-      ...(graceMs === undefined ? {} : { graceMs }),
-      scheduler: tickMs === undefined ? {} : { intervalMs: tickMs },
+      graceMs,
+      heartbeatMs: serve.heartbeatMs,
+      staleTurnMs: serve.staleTurnMs,
+      scheduler: { intervalMs: tickMs },
       // Workflow tasks and background jobs, with the task-turn tool list.
       sources: [workTurnSource(controlPlane, agents)],
       maxIterations: config.limits.maxIterations,

@@ -16,11 +16,20 @@ import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
 import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 
-async function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
+async function writeConfig(
+  directory: string,
+  database: Record<string, string>,
+  serve?: Record<string, unknown>,
+): Promise<string> {
   const file = path.join(directory, 'switchyard.config.json');
   await writeFile(
     file,
-    JSON.stringify({ model: { name: 'fake-model', maxRetries: 0 }, categories: { schedule: {} }, database }),
+    JSON.stringify({
+      model: { name: 'fake-model', maxRetries: 0 },
+      categories: { schedule: {} },
+      database,
+      ...(serve === undefined ? {} : { serve }),
+    }),
   );
   return file;
 }
@@ -206,6 +215,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
 
 describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes share the work`, () => {
   const PROCESSES = 2;
+  const FLEET_TOKEN = 'fleet-token-0123456789abcdef';
   const ONE_SHOTS = 8;
   let database: TestDatabase;
   let directory: string;
@@ -246,30 +256,35 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
           runAt,
         });
       }
-      const config = await writeConfig(directory, { url: databaseUrl });
+      // Everything from the configuration's serve section, listening off loopback with a token.
+      const config = await writeConfig(
+        directory,
+        { url: databaseUrl },
+        {
+          host: '0.0.0.0',
+          port: 0,
+          agents: ['fleet'],
+          tickMs: 200,
+          pollSeconds: 0.5,
+          tokenEnv: 'FLEET_TOKEN',
+        },
+      );
       for (let index = 0; index < PROCESSES; index += 1) {
         processes.push(
-          new ServeProcess(
-            [
-              '--config',
-              config,
-              '--agent',
-              'fleet',
-              '--port',
-              '0',
-              '--tick-ms',
-              '200',
-              '--poll-seconds',
-              '0.5',
-            ],
-            {
-              OPENAI_BASE_URL: server.baseURL,
-              OPENAI_API_KEY: 'test',
-            },
-          ),
+          new ServeProcess(['--config', config], {
+            OPENAI_BASE_URL: server.baseURL,
+            OPENAI_API_KEY: 'test',
+            FLEET_TOKEN,
+          }),
         );
       }
-      await Promise.all(processes.map((serve) => serve.ready));
+      const urls = await Promise.all(processes.map((serve) => serve.ready));
+      for (const url of urls) {
+        expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+        const local = url.replace('0.0.0.0', '127.0.0.1');
+        expect((await requestJson(`${local}/v1/turns/turn_none`)).status).toBe(401);
+        expect((await requestJson(`${local}/v1/turns/turn_none`, { token: FLEET_TOKEN })).status).toBe(404);
+      }
       await waitFor(
         'every run to complete',
         async () => {

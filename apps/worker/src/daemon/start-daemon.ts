@@ -80,12 +80,17 @@ export function isLoopbackHost(host: string): boolean {
 /**
  * Refuses a non-loopback `host` without a token.
  *
- * Contract: throws naming `serve.token` (and the variable that sets it).
+ * Contract: throws naming `serve.token` and the variable that sets it (`tokenVariable`, default
+ * `SWITCHYARD_SERVE_TOKEN`).
  */
-export function checkTokenForHost(host: string, token: string | undefined): void {
+export function checkTokenForHost(
+  host: string,
+  token: string | undefined,
+  tokenVariable = 'SWITCHYARD_SERVE_TOKEN',
+): void {
   if (!isLoopbackHost(host) && token === undefined) {
     throw new Error(
-      `serve.token: a bearer token is required to listen on ${host} (not a loopback address): set SWITCHYARD_SERVE_TOKEN (at least 16 characters), or listen on 127.0.0.1`,
+      `serve.token: a bearer token is required to listen on ${host} (not a loopback address): set ${tokenVariable} (at least 16 characters), or listen on 127.0.0.1`,
     );
   }
 }
