@@ -39,9 +39,24 @@ export interface FakeResponse {
    * call's argument deltas; `'before-completed'` ends the body cleanly without the final event.
    */
   cut?: 'mid-arguments' | 'before-completed';
-  /** Milliseconds to wait before answering (the client may abort meanwhile). */
+  /**
+   * Milliseconds to wait, once the request has been read and the step chosen (a step function may
+   * return it too), before answering: streaming or not, the whole answer then goes out as usual.
+   * Use it to hold a model request in flight (to abort it, or to act while a turn waits on it).
+   *
+   * Contract: if the client aborts meanwhile, the wait ends, nothing is sent and nothing is recorded
+   * in `errors` (the server serves the next request as usual); `close()` ends pending waits without
+   * waiting for them. A value that is not a finite number >= 0 fails the request like a throwing
+   * step (HTTP 400, recorded in `errors`).
+   *
+   * @example
+   * const server = await startFakeResponsesServer({ script: [{ delayMs: 300, text: 'late' }] });
+   */
   delayMs?: number;
-  /** Milliseconds between streamed events (default 0: the whole stream is written at once). */
+  /**
+   * Milliseconds between streamed events (default 0: the whole stream is written at once); the
+   * pause ends early when the client or the server closes the connection. Ignored without `stream`.
+   */
   eventDelayMs?: number;
   /** Usage to report (default: input bytes / 4 and output characters / 4). */
   usage?: { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number };

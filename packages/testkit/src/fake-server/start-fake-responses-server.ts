@@ -67,6 +67,41 @@ function describe(
   return { toolNames, deferredToolNames, functionCallOutputs };
 }
 
+/**
+ * Waits `ms` milliseconds unless the response closes first, because the client went away (an
+ * aborted request) or the server is closing; resolves whether the answer can still be written.
+ * The timer is cleared on close, so a pending delay never outlives the server.
+ *
+ * Only the response tells whether the client is still there: the request stream is destroyed (and
+ * emits `close`) as soon as its body has been read (Node's readable `autoDestroy`), so
+ * `request.destroyed` and `request.on('close')` are true of every request whose body was read.
+ */
+function waitUnlessClosed(response: ServerResponse, ms: number): Promise<boolean> {
+  if (response.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      response.off('close', onClose);
+      resolve(!response.destroyed);
+    }, ms);
+    response.once('close', onClose);
+  });
+}
+
+/** The name of a delay field that is not a finite number of milliseconds >= 0, if any. */
+function badDelay(step: FakeResponse): string | undefined {
+  for (const field of ['delayMs', 'eventDelayMs'] as const) {
+    const value = step[field];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+      return `${field} must be a finite number of milliseconds >= 0, got ${String(value)}`;
+    }
+  }
+  return undefined;
+}
+
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -136,7 +171,14 @@ export async function startFakeResponsesServer(
       sendError(response, 404, `fake Responses server: no route for ${incoming.method} ${incoming.url}`);
       return;
     }
-    const text = await readBody(incoming);
+    let text: string;
+    try {
+      text = await readBody(incoming);
+    } catch (error) {
+      // The client went away before sending the whole body: nobody to answer, nothing wrong here.
+      if (response.destroyed || !incoming.complete) return;
+      throw error;
+    }
     let body: FakeRequestBody;
     try {
       body = JSON.parse(text) as FakeRequestBody;
@@ -153,6 +195,8 @@ export async function startFakeResponsesServer(
       const next = responder ?? steps.shift();
       if (next === undefined) throw new Error(`no script step left for request ${request.index + 1}`);
       step = typeof next === 'function' ? await next(request) : next;
+      const problem = isHTTPError(step) ? undefined : badDelay(step);
+      if (problem !== undefined) throw new Error(`request ${request.index + 1}: ${problem}`);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       errors.push(failure);
@@ -166,10 +210,11 @@ export async function startFakeResponsesServer(
       });
       return;
     }
-    if (step.delayMs !== undefined) {
-      await new Promise((resolve) => setTimeout(resolve, step.delayMs));
-      if (response.destroyed || incoming.destroyed) return;
+    if (step.delayMs !== undefined && step.delayMs > 0) {
+      if (!(await waitUnlessClosed(response, step.delayMs))) return;
     }
+    // A step function may have taken long enough for the client to leave.
+    if (response.destroyed) return;
     const built = buildFakeResponse(step, request, Buffer.byteLength(text));
     if (body.stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -180,10 +225,9 @@ export async function startFakeResponsesServer(
     const stop = step.cut === 'mid-arguments' ? (built.cutAt ?? built.events.length) : built.events.length;
     if (step.eventDelayMs !== undefined && step.eventDelayMs > 0) {
       for (let index = 0; index < stop; index += 1) {
-        if (response.destroyed) return;
         const event = built.events[index] as { type: string };
         response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        await new Promise((resolve) => setTimeout(resolve, step.eventDelayMs));
+        if (!(await waitUnlessClosed(response, step.eventDelayMs))) return;
       }
       if (step.cut === 'mid-arguments') response.socket?.destroy();
       else response.end();
