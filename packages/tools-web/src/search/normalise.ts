@@ -76,16 +76,7 @@ function normaliseResult(fields: {
 }
 
 /** The names one provider gives the fields of a result item, e.g. Tavily's `published_date`. */
-export interface ResultFieldNames {
-  /** The title field. */
-  title: string;
-  /** The URL field. */
-  url: string;
-  /** The snippet field (HTML allowed: it is stripped). */
-  snippet: string;
-  /** The published-date field. */
-  publishedDate: string;
-}
+export type ResultFieldNames = Record<keyof WebSearchResult, string>;
 
 /**
  * The first `count` normalised results from the item array at `path` in a provider body, each

@@ -1,3 +1,4 @@
+import { readCappedBody } from '../read-capped-body';
 import { SearchProviderError } from './search-provider-error';
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -63,31 +64,6 @@ function errorDetail(body: string): string {
     // Not JSON (or cut at the cap): fall through to no detail rather than echoing an HTML error page.
   }
   return '';
-}
-
-/** Reads at most `maxBytes` of the body as UTF-8 (as `Response.text()` does), cancelling the rest. */
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-): Promise<{ text: string; complete: boolean }> {
-  if (response.body === null) return { text: '', complete: true };
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => {});
-      parts.push(decoder.decode(value.subarray(0, value.byteLength - (bytes - maxBytes))));
-      return { text: parts.join(''), complete: false };
-    }
-    parts.push(decoder.decode(value, { stream: true }));
-  }
-  parts.push(decoder.decode());
-  return { text: parts.join(''), complete: true };
 }
 
 function statusError(
@@ -156,12 +132,13 @@ export async function requestJson(
       signal: AbortSignal.any([options.signal, timeout]),
     });
     const ok = response.status >= 200 && response.status <= 299;
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (ok && declared > MAX_RESPONSE_BYTES) {
+    if (ok && Number(response.headers.get('content-length')) > MAX_RESPONSE_BYTES) {
       await response.body?.cancel().catch(() => {});
       body = { text: '', complete: false };
     } else {
-      body = await readCapped(response, ok ? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES);
+      const read = await readCappedBody(response.body, ok ? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES);
+      // UTF-8 whatever the charset, as `Response.text()` decodes.
+      body = { text: new TextDecoder().decode(read.data), complete: read.complete };
     }
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
