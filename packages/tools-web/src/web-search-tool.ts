@@ -21,7 +21,7 @@ export interface WebSearchDetails {
   failure?: SearchProviderError['kind'];
   /** HTTP status of a failed provider call. */
   status?: number;
-  /** Seconds the provider asked to wait (429 `Retry-After`). */
+  /** Seconds the provider asked to wait (`Retry-After` on a 429 or a 5xx). */
   retryAfterSeconds?: number;
 }
 
@@ -145,7 +145,7 @@ function formatResults(results: WebSearchResult[]): string {
  *
  * Contract: throws `WebToolsConfigError` naming the field for an unknown provider, a missing API
  * key or base URL, or a bad option. Provider failures (401/403, 429 with `Retry-After`, 5xx, a
- * malformed body, network errors, timeouts) and an empty query are `isError` results.
+ * malformed or over-4 MB body, network errors, timeouts) and an empty query are `isError` results.
  *
  * @example
  * const webSearch = createWebSearchTool({ provider: 'brave', apiKey: process.env.BRAVE_API_KEY ?? '' });

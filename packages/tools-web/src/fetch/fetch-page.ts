@@ -2,6 +2,7 @@ import { Agent, type buildConnector, fetch as undiciFetch } from 'undici';
 import { checkUrlWithPolicy } from '../guard/check-url';
 import type { GuardPolicy } from '../guard/guard-policy';
 import { ConnectRefusedError, createGuardedConnector } from '../guard/guarded-connector';
+import { readCappedBody } from '../read-capped-body';
 import { type ContentKind, contentKind, parseContentType } from './content-kind';
 import { FetchFailure } from './fetch-failure';
 
@@ -90,31 +91,6 @@ function decoderFor(charset: string | undefined): InstanceType<typeof TextDecode
 function sniffHtmlCharset(bytes: Uint8Array): string | undefined {
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 2048));
   return /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase();
-}
-
-async function readCapped(
-  body: ReadableStream<Uint8Array>,
-  maxBytes: number,
-  url: string,
-): Promise<{ data: Uint8Array; bytes: number }> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new FetchFailure(
-        'too-large',
-        `the response body of ${url} is larger than the ${maxBytes}-byte limit (counted after decompression); it was not read further`,
-        { maxBodyBytes: maxBytes },
-      );
-    }
-    chunks.push(value);
-  }
-  return { data: Buffer.concat(chunks), bytes };
 }
 
 /**
@@ -206,9 +182,14 @@ export async function fetchPage(
           { mediaType: contentType.mediaType },
         );
       }
-      const { data, bytes } = response.body
-        ? await readCapped(response.body, limits.maxBodyBytes, current)
-        : { data: new Uint8Array(), bytes: 0 };
+      const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes);
+      if (!complete) {
+        throw new FetchFailure(
+          'too-large',
+          `the response body of ${current} is larger than the ${limits.maxBodyBytes}-byte limit (counted after decompression); it was not read further`,
+          { maxBodyBytes: limits.maxBodyBytes },
+        );
+      }
       const charset = contentType.charset ?? (kind === 'html' ? sniffHtmlCharset(data) : undefined);
       return {
         requestedUrl,

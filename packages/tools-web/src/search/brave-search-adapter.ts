@@ -1,4 +1,4 @@
-import { arrayAt, firstResults, normaliseResult } from './normalise';
+import { resultsAt } from './normalise';
 import { requestJson } from './request-json';
 import type { BraveSearchProfile, SearchAdapter } from './search-types';
 
@@ -10,7 +10,7 @@ export const BRAVE_BASE_URL = 'https://api.search.brave.com/res/v1';
  * reading `web.results[]` (`title`, `url`, `description`, `page_age`).
  *
  * Contract: a body without `web` is no results (Brave omits it when nothing matched); a `web`
- * without a `results` array is malformed.
+ * without a `results` array is malformed. HTTP failures are `requestJson`'s.
  */
 export function createBraveSearchAdapter(profile: BraveSearchProfile, timeoutMs: number): SearchAdapter {
   const displayName = 'Brave Search';
@@ -23,29 +23,11 @@ export function createBraveSearchAdapter(profile: BraveSearchProfile, timeoutMs:
       url.searchParams.set('count', String(Math.min(count, 20)));
       if (profile.country) url.searchParams.set('country', profile.country);
       if (profile.safesearch) url.searchParams.set('safesearch', profile.safesearch);
-      const body = await requestJson(
-        displayName,
-        url,
-        {
-          method: 'GET',
-          headers: { accept: 'application/json', 'x-subscription-token': profile.apiKey },
-        },
-        { signal, timeoutMs },
-      );
+      const headers = { accept: 'application/json', 'x-subscription-token': profile.apiKey };
+      const body = await requestJson(displayName, { url, method: 'GET', headers }, { signal, timeoutMs });
       if (typeof body === 'object' && body !== null && !('web' in body) && 'type' in body) return [];
-      const items = arrayAt(body, ['web', 'results'], displayName);
-      return firstResults(
-        items.map((item) => {
-          const fields = (item ?? {}) as Record<string, unknown>;
-          return normaliseResult({
-            title: fields.title,
-            url: fields.url,
-            snippet: fields.description,
-            publishedDate: fields.page_age,
-          });
-        }),
-        count,
-      );
+      const names = { title: 'title', url: 'url', snippet: 'description', publishedDate: 'page_age' };
+      return resultsAt(body, ['web', 'results'], names, count, displayName);
     },
   };
 }

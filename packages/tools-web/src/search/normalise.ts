@@ -31,7 +31,7 @@ export function plainText(value: unknown): string {
 }
 
 /** The array at `path` in a provider body, or a `malformed` error naming the path. */
-export function arrayAt(body: unknown, path: readonly string[], displayName: string): unknown[] {
+function arrayAt(body: unknown, path: readonly string[], displayName: string): unknown[] {
   let current: unknown = body;
   for (const key of path) {
     if (typeof current !== 'object' || current === null || Array.isArray(current)) {
@@ -53,7 +53,7 @@ export function arrayAt(body: unknown, path: readonly string[], displayName: str
  * Builds a normalised result from provider fields; undefined when the item has no usable http(s)
  * URL (so one odd item does not fail the whole search).
  */
-export function normaliseResult(fields: {
+function normaliseResult(fields: {
   title: unknown;
   url: unknown;
   snippet: unknown;
@@ -75,7 +75,33 @@ export function normaliseResult(fields: {
   };
 }
 
-/** Keeps the first `count` defined results. */
-export function firstResults(items: (WebSearchResult | undefined)[], count: number): WebSearchResult[] {
-  return items.filter((item): item is WebSearchResult => item !== undefined).slice(0, count);
+/** The names one provider gives the fields of a result item, e.g. Tavily's `published_date`. */
+export type ResultFieldNames = Record<keyof WebSearchResult, string>;
+
+/**
+ * The first `count` normalised results from the item array at `path` in a provider body, each
+ * item read through the provider's field names.
+ *
+ * Contract: throws a `malformed` `SearchProviderError` naming the path when there is no array
+ * there; an item without a usable http(s) URL is dropped, not an error.
+ */
+export function resultsAt(
+  body: unknown,
+  path: readonly string[],
+  names: ResultFieldNames,
+  count: number,
+  displayName: string,
+): WebSearchResult[] {
+  return arrayAt(body, path, displayName)
+    .map((item) => {
+      const fields = (item ?? {}) as Record<string, unknown>;
+      return normaliseResult({
+        title: fields[names.title],
+        url: fields[names.url],
+        snippet: fields[names.snippet],
+        publishedDate: fields[names.publishedDate],
+      });
+    })
+    .filter((result): result is WebSearchResult => result !== undefined)
+    .slice(0, count);
 }

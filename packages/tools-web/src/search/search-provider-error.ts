@@ -18,7 +18,7 @@ export class SearchProviderError extends SwitchyardError {
     readonly kind: SearchFailureKind,
     message: string,
     readonly status?: number,
-    /** Seconds to wait, from `Retry-After`, for `rate-limited`. */
+    /** Seconds to wait, from `Retry-After`, for `rate-limited` and `unavailable`. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);

@@ -1,4 +1,4 @@
-import { arrayAt, firstResults, normaliseResult } from './normalise';
+import { resultsAt } from './normalise';
 import { requestJson } from './request-json';
 import type { SearchAdapter, TavilySearchProfile } from './search-types';
 
@@ -10,7 +10,7 @@ export const TAVILY_BASE_URL = 'https://api.tavily.com';
  * (`query`, `max_results`, `search_depth`, `topic`), reading `results[]` (`title`, `url`,
  * `content`, `published_date`).
  *
- * Contract: a body without a `results` array is malformed.
+ * Contract: a body without a `results` array is malformed. HTTP failures are `requestJson`'s.
  */
 export function createTavilySearchAdapter(profile: TavilySearchProfile, timeoutMs: number): SearchAdapter {
   const displayName = 'Tavily';
@@ -18,41 +18,28 @@ export function createTavilySearchAdapter(profile: TavilySearchProfile, timeoutM
   return {
     displayName,
     async search({ query, count, signal }) {
+      const headers = {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        authorization: `Bearer ${profile.apiKey}`,
+      };
+      const requestBody = JSON.stringify({
+        query,
+        max_results: Math.min(count, 20),
+        search_depth: profile.searchDepth ?? 'basic',
+        topic: profile.topic ?? 'general',
+        include_answer: false,
+        include_raw_content: false,
+        include_images: false,
+      });
+      const url = new URL(`${base}/search`);
       const body = await requestJson(
         displayName,
-        new URL(`${base}/search`),
-        {
-          method: 'POST',
-          headers: {
-            accept: 'application/json',
-            'content-type': 'application/json',
-            authorization: `Bearer ${profile.apiKey}`,
-          },
-          body: JSON.stringify({
-            query,
-            max_results: Math.min(count, 20),
-            search_depth: profile.searchDepth ?? 'basic',
-            topic: profile.topic ?? 'general',
-            include_answer: false,
-            include_raw_content: false,
-            include_images: false,
-          }),
-        },
+        { url, method: 'POST', headers, body: requestBody },
         { signal, timeoutMs },
       );
-      const items = arrayAt(body, ['results'], displayName);
-      return firstResults(
-        items.map((item) => {
-          const fields = (item ?? {}) as Record<string, unknown>;
-          return normaliseResult({
-            title: fields.title,
-            url: fields.url,
-            snippet: fields.content,
-            publishedDate: fields.published_date,
-          });
-        }),
-        count,
-      );
+      const names = { title: 'title', url: 'url', snippet: 'content', publishedDate: 'published_date' };
+      return resultsAt(body, ['results'], names, count, displayName);
     },
   };
 }
