@@ -59,10 +59,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     dataDir = await createPgliteDataDir();
     // The model never answers this turn's first request: the turn is running when SIGTERM comes.
     server = await startFakeResponsesServer({
-      script: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 60_000));
-        return { text: 'too late' };
-      },
+      script: () => ({ delayMs: 60_000, text: 'too late' }),
     });
   }, 180_000);
 
@@ -226,10 +223,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
     database = await createPostgresDatabase(postgresUrl ?? '');
     directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-pg-'));
     server = await startFakeResponsesServer({
-      script: async (request) => {
-        await new Promise((resolve) => setTimeout(resolve, 400));
-        return { text: `done: ${promptOf(request)}` };
-      },
+      script: (request) => ({ delayMs: 400, text: `done: ${promptOf(request)}` }),
     });
   });
 

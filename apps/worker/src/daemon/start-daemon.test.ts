@@ -40,14 +40,13 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       turnRequests: { pollingIntervalSeconds: 0.5 },
     });
     server = await startFakeResponsesServer({
-      script: async (request) => {
+      script: (request) => {
         const prompt = promptOf(request);
         if (prompt.startsWith('look up ')) {
           if (request.functionCallOutputs.length === 0) {
-            // Held back so the test subscribes while the turn runs (the step's delayMs answers nothing
-            // once the request body has been read: the testkit treats the consumed request as gone).
-            await new Promise((resolve) => setTimeout(resolve, 300));
+            // Held back so the test subscribes while the turn runs.
             return {
+              delayMs: 300,
               functionCalls: [{ name: 'look_up', arguments: { word: prompt.slice(8) } }],
             };
           }
