@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
-import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import { checkAgentId } from '../schedules/agent-id';
+import { QueueConsumer } from '../queues/queue-consumer';
+import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 
 /** How turn requests are delivered. */
@@ -36,13 +36,8 @@ export function turnRequestQueueName(agentId: string): string {
  * is acknowledged without calling the handler.
  */
 export class TurnRequestQueue {
-  readonly #boss: PgBoss;
   readonly #database: Database;
-  readonly #options: Required<TurnRequestOptions>;
-  readonly #defaultAgentId: string | undefined;
-  readonly #createdQueues = new Map<string, Promise<void>>();
-  readonly #workers: string[] = [];
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #consumer: QueueConsumer<TurnRequest>;
 
   /** Use `controlPlane.turnRequests` rather than constructing one. */
   constructor(
@@ -51,44 +46,25 @@ export class TurnRequestQueue {
     options: Required<TurnRequestOptions>,
     defaultAgentId: string | undefined,
   ) {
-    this.#boss = boss;
     this.#database = database;
-    this.#options = options;
-    this.#defaultAgentId = defaultAgentId;
+    this.#consumer = new QueueConsumer(boss, {
+      queueName: turnRequestQueueName,
+      contents: 'turn requests',
+      policy: options,
+      defaultAgentId,
+    });
   }
 
   /** Creates the agent's queue once per process (idempotent in the database too). */
   ensureQueue(agentId: string): Promise<void> {
-    let created = this.#createdQueues.get(agentId);
-    if (created === undefined) {
-      created = this.#boss
-        .createQueue(turnRequestQueueName(agentId), {
-          name: turnRequestQueueName(agentId),
-          policy: 'standard',
-          retryLimit: this.#options.retryLimit,
-          retryDelay: this.#options.retryDelaySeconds,
-          retryBackoff: false,
-          expireInSeconds: this.#options.expireInSeconds,
-        })
-        .catch((error: unknown) => {
-          this.#createdQueues.delete(agentId);
-          throw error;
-        });
-      this.#createdQueues.set(agentId, created);
-    }
-    return created;
+    return this.#consumer.ensureQueue(agentId);
   }
 
   /** Enqueues turn requests inside the caller's transaction, each with its run id as the job id. */
   async enqueue(transaction: SqlExecutor, requests: readonly TurnRequest[]): Promise<void> {
-    if (requests.length === 0) return;
-    await this.#boss.insert(
-      requests.map((request) => ({
-        id: request.runId,
-        name: turnRequestQueueName(request.agentId),
-        data: { ...request },
-      })),
-      { db: transaction },
+    await this.#consumer.insert(
+      transaction,
+      requests.map((request) => ({ id: request.runId, agentId: request.agentId, data: request })),
     );
   }
 
@@ -106,65 +82,40 @@ export class TurnRequestQueue {
    * });
    */
   async work(handler: TurnRequestHandler, options: TurnRequestWorkOptions = {}): Promise<string> {
-    const agentId = options.agentId ?? this.#defaultAgentId;
-    if (agentId === undefined) {
-      throw new ControlPlaneInputError('agentId', 'name the agent whose turn requests to consume');
-    }
-    checkAgentId(agentId);
-    await this.ensureQueue(agentId);
-    const workerId = await this.#boss.work<TurnRequest>(
-      turnRequestQueueName(agentId),
-      { batchSize: 1, pollingIntervalSeconds: this.#options.pollingIntervalSeconds },
-      (jobs) => this.#track(this.#deliver(jobs, handler)),
+    const agentId = this.#consumer.agentFor(options.agentId);
+    return this.#consumer.startWorker(agentId, (job) => this.#deliver(job, handler));
+  }
+
+  async #deliver(job: PgBoss.Job<TurnRequest>, handler: TurnRequestHandler): Promise<void> {
+    const request = job.data;
+    const { rows } = await this.#database.query<{ attempts: number }>(
+      `UPDATE switchyard.schedule_runs
+           SET status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), error = NULL
+           WHERE id = $1 AND status <> 'completed'
+           RETURNING attempts`,
+      [request.runId],
     );
-    this.#workers.push(workerId);
-    return workerId;
-  }
-
-  #track(delivery: Promise<void>): Promise<void> {
-    this.#inFlight.add(delivery);
-    const untrack = () => this.#inFlight.delete(delivery);
-    delivery.then(untrack, untrack);
-    return delivery;
-  }
-
-  async #deliver(jobs: PgBoss.Job<TurnRequest>[], handler: TurnRequestHandler): Promise<void> {
-    for (const job of jobs) {
-      const request = job.data;
-      const { rows } = await this.#database.query<{ attempts: number }>(
-        `UPDATE switchyard.schedule_runs
-             SET status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), error = NULL
-             WHERE id = $1 AND status <> 'completed'
-             RETURNING attempts`,
-        [request.runId],
-      );
-      const claimed = rows[0];
-      // Already completed (a duplicate delivery) or not in the ledger: acknowledge, run nothing.
-      if (claimed === undefined) continue;
-      try {
-        await handler(request, { attempt: claimed.attempts, jobId: job.id });
-      } catch (error) {
-        await this.#database.query(
-          "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'completed'",
-          [
-            request.runId,
-            (error instanceof Error ? error.message : String(error)).replaceAll('\u0000', '').slice(0, 2000),
-          ],
-        );
-        throw error;
-      }
+    const claimed = rows[0];
+    // Already completed (a duplicate delivery) or not in the ledger: acknowledge, run nothing.
+    if (claimed === undefined) return;
+    try {
+      await handler(request, { attempt: claimed.attempts, jobId: job.id });
+    } catch (error) {
       await this.#database.query(
-        `UPDATE switchyard.schedule_runs SET status = 'completed', completed_at = clock_timestamp()
-             WHERE id = $1 AND status <> 'completed'`,
-        [request.runId],
+        "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'completed'",
+        [request.runId, errorText(error)],
       );
+      throw error;
     }
+    await this.#database.query(
+      `UPDATE switchyard.schedule_runs SET status = 'completed', completed_at = clock_timestamp()
+           WHERE id = $1 AND status <> 'completed'`,
+      [request.runId],
+    );
   }
 
   /** Stops every consumer this process started and waits for running handlers to finish. */
   async stop(): Promise<void> {
-    const workers = this.#workers.splice(0);
-    await Promise.all(workers.map((id) => this.#boss.offWork({ id })));
-    await Promise.allSettled([...this.#inFlight]);
+    await this.#consumer.stop();
   }
 }

@@ -3,8 +3,9 @@ import type { JSONSchemaObject } from '@switchyard/core';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import { checkAgentId } from '../schedules/agent-id';
+import { QueueConsumer } from '../queues/queue-consumer';
 import { toStoredJson } from '../values/check-stored-value';
+import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
 import { TASK_REFERENCE } from './check-workflow-spec';
 import { dispatchWorkflow, type EnqueueWorkTurn } from './dispatch-workflow';
@@ -61,10 +62,6 @@ function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null {
   return checked.ok ? checked.schema : schema;
 }
 
-function message(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).replaceAll('\u0000', '').slice(0, 2000);
-}
-
 /**
  * Work turns: the sub-agent turns of workflow tasks and background jobs, queued by the control plane
  * and consumed by the worker with `work(handler)`; task turns hand their results to `submitResult`.
@@ -75,13 +72,9 @@ function message(error: unknown): string {
  * when its workflow or job is cancelled.
  */
 export class WorkTurnQueue {
-  readonly #boss: PgBoss;
   readonly #database: Database;
   readonly #options: Required<WorkTurnOptions>;
-  readonly #defaultAgentId: string | undefined;
-  readonly #createdQueues = new Map<string, Promise<void>>();
-  readonly #workers: string[] = [];
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #consumer: QueueConsumer<QueuedWork>;
 
   /** Use `controlPlane.workTurns` rather than constructing one. */
   constructor(
@@ -90,40 +83,24 @@ export class WorkTurnQueue {
     options: Required<WorkTurnOptions>,
     defaultAgentId: string | undefined,
   ) {
-    this.#boss = boss;
     this.#database = database;
     this.#options = options;
-    this.#defaultAgentId = defaultAgentId;
+    this.#consumer = new QueueConsumer(boss, {
+      queueName: workTurnQueueName,
+      contents: 'work turns',
+      policy: options,
+      defaultAgentId,
+    });
   }
 
   /** Creates the agent's queue once per process (idempotent in the database too). */
   ensureQueue(agentId: string): Promise<void> {
-    let created = this.#createdQueues.get(agentId);
-    if (created === undefined) {
-      const name = workTurnQueueName(agentId);
-      created = this.#boss
-        .createQueue(name, {
-          name,
-          policy: 'standard',
-          retryLimit: this.#options.retryLimit,
-          retryDelay: this.#options.retryDelaySeconds,
-          retryBackoff: false,
-          expireInSeconds: this.#options.expireInSeconds,
-        })
-        .catch((error: unknown) => {
-          this.#createdQueues.delete(agentId);
-          throw error;
-        });
-      this.#createdQueues.set(agentId, created);
-    }
-    return created;
+    return this.#consumer.ensureQueue(agentId);
   }
 
   /** Internal: enqueues one work turn inside the caller's transaction (the queue must exist). */
   readonly enqueue: EnqueueWorkTurn = async (transaction, agentId, data) => {
-    await this.#boss.insert([{ id: randomUUID(), name: workTurnQueueName(agentId), data: { ...data } }], {
-      db: transaction,
-    });
+    await this.#consumer.insert(transaction, [{ id: randomUUID(), agentId, data }]);
   };
 
   /**
@@ -138,11 +115,7 @@ export class WorkTurnQueue {
    * await controlPlane.workTurns.work(async (turn, { signal }) => runTaskTurn(turn, signal));
    */
   async work(handler: WorkTurnHandler, options: WorkTurnWorkOptions = {}): Promise<string[]> {
-    const agentId = options.agentId ?? this.#defaultAgentId;
-    if (agentId === undefined) {
-      throw new ControlPlaneInputError('agentId', 'name the agent whose work turns to consume');
-    }
-    checkAgentId(agentId);
+    const agentId = this.#consumer.agentFor(options.agentId);
     const concurrency = options.concurrency ?? 2;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new ControlPlaneInputError(
@@ -150,28 +123,12 @@ export class WorkTurnQueue {
         `must be a positive integer, got ${String(concurrency)}`,
       );
     }
-    await this.ensureQueue(agentId);
     const ids: string[] = [];
     // pg-boss 10 runs one batch per worker at a time: concurrency means several workers.
     for (let index = 0; index < concurrency; index += 1) {
-      const workerId = await this.#boss.work<QueuedWork>(
-        workTurnQueueName(agentId),
-        { batchSize: 1, pollingIntervalSeconds: this.#options.pollingIntervalSeconds },
-        async (jobs) => {
-          for (const job of jobs) await this.#track(this.#deliver(job.data, handler));
-        },
-      );
-      this.#workers.push(workerId);
-      ids.push(workerId);
+      ids.push(await this.#consumer.startWorker(agentId, (job) => this.#deliver(job.data, handler)));
     }
     return ids;
-  }
-
-  #track(delivery: Promise<void>): Promise<void> {
-    this.#inFlight.add(delivery);
-    const untrack = () => this.#inFlight.delete(delivery);
-    delivery.then(untrack, untrack);
-    return delivery;
   }
 
   async #claim(work: QueuedWork): Promise<{ turn: WorkTurn; attempt: number } | undefined> {
@@ -277,7 +234,7 @@ export class WorkTurnQueue {
       if (controller.signal.aborted) return;
       // The last delivery fails the work for good; earlier ones go back to pg-boss for a retry.
       if (claimed.attempt > this.#options.retryLimit) {
-        await this.#fail(work, `the turn failed: ${message(error)}`);
+        await this.#fail(work, `the turn failed: ${errorText(error)}`);
         return;
       }
       throw error;
@@ -379,7 +336,7 @@ export class WorkTurnQueue {
     try {
       toStoredJson('result', value, { maxBytes: 1024 * 1024 });
     } catch (error) {
-      return [message(error)];
+      return [errorText(error)];
     }
     return schema === null ? [] : validateResult(schema, value);
   }
@@ -440,8 +397,6 @@ export class WorkTurnQueue {
 
   /** Stops every consumer this process started and waits for running handlers to finish. */
   async stop(): Promise<void> {
-    const workers = this.#workers.splice(0);
-    await Promise.all(workers.map((id) => this.#boss.offWork({ id })));
-    await Promise.allSettled([...this.#inFlight]);
+    await this.#consumer.stop();
   }
 }

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPgliteDatabase,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '../__fixtures__/test-backends';
+import type { Database } from '../database/database';
+import { openPgliteDatabase } from '../database/open-pglite-database';
+import { openPostgresDatabase } from '../database/open-postgres-database';
+import { QueueConsumer, type QueuePolicy } from './queue-consumer';
+
+// The two queues' own tests cover delivery, retries and draining on close; this file covers what
+// only the shared plumbing does: stop() with several workers, and the queue-creation cache.
+
+const backends = [
+  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
+  {
+    title: postgresTitle,
+    available: postgresUrl !== null,
+    create: () => createPostgresDatabase(postgresUrl ?? ''),
+  },
+];
+
+const policy: QueuePolicy = {
+  expireInSeconds: 60,
+  retryLimit: 1,
+  retryDelaySeconds: 7,
+  pollingIntervalSeconds: 0.5,
+};
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+for (const backend of backends) {
+  describe.runIf(backend.available)(`${backend.title}: the shared queue plumbing`, () => {
+    let testDatabase: TestDatabase;
+    let database: Database;
+    let boss: PgBoss;
+
+    beforeAll(async () => {
+      testDatabase = await backend.create();
+      const { options } = testDatabase;
+      database =
+        'databaseUrl' in options
+          ? await openPostgresDatabase(options.databaseUrl)
+          : await openPgliteDatabase(options.dataDir);
+      boss = new PgBoss({ db: database, schema: 'pgboss', migrate: true, supervise: false, schedule: false });
+      await boss.start();
+    });
+
+    afterAll(async () => {
+      await boss?.stop({ graceful: false, wait: true });
+      await database?.close();
+      await testDatabase?.dispose();
+    });
+
+    it('stop() waits for the running delivery of every worker, and nothing is fetched afterwards', async () => {
+      const name = (agentId: string) => `test.stop.${agentId}`;
+      const consumer = new QueueConsumer<{ index: number }>(boss, {
+        queueName: name,
+        contents: 'tests',
+        policy,
+        defaultAgentId: undefined,
+      });
+      const started: number[] = [];
+      const finished: number[] = [];
+      let openGate: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        openGate = resolve;
+      });
+      const deliver = async (job: PgBoss.Job<{ index: number }>) => {
+        started.push(job.data.index);
+        await gate;
+        finished.push(job.data.index);
+      };
+      const workers = [
+        await consumer.startWorker('ada', deliver),
+        await consumer.startWorker('ada', deliver),
+      ];
+      expect(new Set(workers).size).toBe(2);
+      await consumer.insert(database, [
+        { id: randomUUID(), agentId: 'ada', data: { index: 1 } },
+        { id: randomUUID(), agentId: 'ada', data: { index: 2 } },
+      ]);
+      // Both workers hold a job: each fetches one at a time, so neither waits for the other.
+      await until(
+        async () => started.length,
+        (count) => count === 2,
+      );
+      expect(started.toSorted()).toEqual([1, 2]);
+
+      const stopping = consumer.stop();
+      // The gate opens only after stop() was called: if stop() did not wait, it would settle first.
+      setTimeout(openGate, 300);
+      await stopping;
+      expect(finished.toSorted()).toEqual([1, 2]);
+
+      const late = randomUUID();
+      await consumer.insert(database, [{ id: late, agentId: 'ada', data: { index: 3 } }]);
+      // Several polling intervals pass with the job waiting and no worker taking it.
+      await new Promise((resolve) => setTimeout(resolve, 4 * policy.pollingIntervalSeconds * 1000));
+      expect(started).toHaveLength(2);
+      expect((await boss.getJobById(name('ada'), late))?.state).toBe('created');
+    });
+
+    it('creates each queue once with the policy, and tries again after a failed creation', async () => {
+      let calls = 0;
+      // pg-boss refuses an empty queue name: the first creation fails, later ones get a real name.
+      const consumer = new QueueConsumer<{ index: number }>(boss, {
+        queueName: (agentId) => (calls++ === 0 ? '' : `test.create.${agentId}`),
+        contents: 'tests',
+        policy,
+        defaultAgentId: undefined,
+      });
+      await expect(consumer.ensureQueue('bea')).rejects.toThrow(/Name is required/);
+      const creating = consumer.ensureQueue('bea');
+      expect(consumer.ensureQueue('bea')).toBe(creating);
+      await creating;
+      expect(await boss.getQueue('test.create.bea')).toMatchObject({
+        name: 'test.create.bea',
+        policy: 'standard',
+        retryLimit: 1,
+        retryDelay: 7,
+        retryBackoff: false,
+        expireInSeconds: 60,
+      });
+      expect(calls).toBe(2);
+    });
+
+    it('names the field when no agent is given and there is no default', () => {
+      const consumer = new QueueConsumer<{ index: number }>(boss, {
+        queueName: (agentId) => `test.agent.${agentId}`,
+        contents: 'tests',
+        policy,
+        defaultAgentId: 'cid',
+      });
+      expect(consumer.agentFor(undefined)).toBe('cid');
+      expect(consumer.agentFor('dan')).toBe('dan');
+      expect(() => consumer.agentFor('no spaces')).toThrow(/^agentId: must match/);
+      const orphan = new QueueConsumer<{ index: number }>(boss, {
+        queueName: (agentId) => `test.agent.${agentId}`,
+        contents: 'tests',
+        policy,
+        defaultAgentId: undefined,
+      });
+      expect(() => orphan.agentFor(undefined)).toThrow(/^agentId: name the agent whose tests to consume$/);
+    });
+  });
+}
