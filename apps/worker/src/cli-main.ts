@@ -16,6 +16,8 @@ commands:
   schedules list [--agent NAME] [--all]
                                 an agent's schedules (read-only)
   workflows show <id>           a workflow's tasks and results (read-only)
+  turns list [--agent NAME]     an agent's recent daemon turns (read-only)
+  turns show <id>               one recorded turn: status, usage, error, output (read-only)
   serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
                                 the daemon: schedule fires, workflow tasks, jobs, and an HTTP API
   demo                          an offline turn against a scripted fake model
@@ -101,6 +103,21 @@ export async function main(argv: readonly string[], io: CliProcess): Promise<num
         }
         const { workflowsShowCommand } = await import('./commands/workflows-command');
         return await workflowsShowCommand(await loadConfig(configOptions), rest[1], io);
+      }
+      case 'turns': {
+        const { turnsListCommand, turnsShowCommand } = await import('./commands/turns-command');
+        if (rest[0] === 'list' && rest.length === 1) {
+          await turnsListCommand(
+            await loadConfig(configOptions),
+            values.agent === undefined ? {} : { agent: values.agent },
+            io,
+          );
+          return 0;
+        }
+        if (rest[0] === 'show' && rest.length === 2 && rest[1] !== undefined) {
+          return await turnsShowCommand(await loadConfig(configOptions), rest[1], io);
+        }
+        return fail(io, 'usage: switchyard turns list [--agent NAME] | switchyard turns show <id>');
       }
       case 'demo': {
         const { runDemo } = await import('./demo');

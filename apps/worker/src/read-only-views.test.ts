@@ -6,10 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgliteDataDir } from './__fixtures__/pglite-data-dir';
 import { runCli } from './__fixtures__/run-cli';
 
-describe('switchyard schedules list and workflows show (read-only views)', () => {
+describe('switchyard schedules list, workflows show and turns (read-only views)', () => {
   let cwd: string;
   let dataDir: string;
   let workflowId: string;
+  const usage = {
+    inputTokens: 90,
+    cachedInputTokens: 0,
+    outputTokens: 30,
+    reasoningTokens: 0,
+    totalTokens: 120,
+  };
 
   beforeAll(async () => {
     dataDir = await createPgliteDataDir();
@@ -37,6 +44,34 @@ describe('switchyard schedules list and workflows show (read-only views)', () =>
       });
       workflowId = workflow.id;
       await controlPlane.work.storeTaskResult({ workflowId, taskId: 'a', result: { version: '1.2.0' } });
+      for (const [id, prompt] of [
+        ['turn_views_1', 'What changed overnight?'],
+        ['turn_views_2', 'Water the plants'],
+      ] as const) {
+        await controlPlane.turns.recordStart({
+          id,
+          agentId: 'ada',
+          source: 'api',
+          prompt,
+          workerId: 'worker_views',
+        });
+      }
+      await controlPlane.turns.recordEnd({
+        id: 'turn_views_1',
+        status: 'completed',
+        output: 'Two releases shipped.',
+        usage,
+        iterations: 2,
+        events: [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }],
+      });
+      await controlPlane.turns.recordEnd({
+        id: 'turn_views_2',
+        status: 'aborted',
+        output: '',
+        usage,
+        iterations: 1,
+        error: 'the worker shut down before the turn finished',
+      });
     } finally {
       await controlPlane.close();
     }
@@ -75,5 +110,26 @@ describe('switchyard schedules list and workflows show (read-only views)', () =>
     const notAnId = await runCli(['workflows', 'show', 'nope'], { cwd });
     expect(notAnId.code).toBe(1);
     expect(notAnId.stderr).toContain('"nope" is not a workflow id');
+  });
+
+  it("lists an agent's recorded turns and shows one, refusing an unknown id", async () => {
+    const list = await runCli(['turns', 'list', '--agent', 'ada'], { cwd });
+    expect(list.stderr).toBe('');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(
+      /^2 turns of agent ada, newest first:\n- turn_views_2 aborted \(api\), started \d{4}-.*, ended \d{4}-.*\n {2}prompt: "Water the plants"\n- turn_views_1 completed/,
+    );
+    const show = await runCli(['turns', 'show', 'turn_views_1'], { cwd });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/^Turn turn_views_1 completed \(api\)/);
+    expect(show.stdout).toContain(
+      'agent: ada, worker: worker_views\n2 model requests, 120 tokens (90 in, 30 out)\nevents: 2 recorded\nprompt: "What changed overnight?"\noutput:\nTwo releases shipped.\n',
+    );
+    const aborted = await runCli(['turns', 'show', 'turn_views_2'], { cwd });
+    expect(aborted.stdout).toContain('error: the worker shut down before the turn finished\n');
+    const unknown = await runCli(['turns', 'show', 'turn_nope'], { cwd });
+    expect(unknown).toMatchObject({ code: 1, stderr: 'switchyard: turns show: no turn turn_nope\n' });
+    expect((await runCli(['turns', 'show', 'a b'], { cwd })).stderr).toContain('"a b" is not a turn id');
+    expect((await runCli(['turns', 'delete', 'x'], { cwd })).code).toBe(2);
   });
 });
