@@ -232,6 +232,7 @@ export class DaemonTurns {
    */
   async start(request: DaemonTurnRequest): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
     const id = `turn_${randomUUID()}`;
+    let createdAt = new Date().toISOString();
     if (this.#records !== undefined) {
       const recorded = this.#records.recordStart({
         id,
@@ -243,7 +244,8 @@ export class DaemonTurns {
       });
       this.#starting.add(recorded);
       try {
-        await recorded;
+        // The record's clock, so the snapshot in memory and the record agree.
+        createdAt = (await recorded).createdAt;
       } finally {
         this.#starting.delete(recorded);
       }
@@ -264,7 +266,7 @@ export class DaemonTurns {
         output: '',
         usage: ZERO_USAGE,
         iterations: 0,
-        createdAt: new Date().toISOString(),
+        createdAt,
       },
       events: [],
       listeners: new Set(),

@@ -306,8 +306,10 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     it('records every turn in the control plane, readable through any daemon on the database', async () => {
       const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up finch' } });
       const id = String(started.body.id);
-      // Recorded as running before the API answered.
-      expect(await controlPlane.turns.get(id)).toMatchObject({ id, agentId: 'ada', source: 'api' });
+      // Recorded as running before the API answered, on the record's clock.
+      const recorded = await controlPlane.turns.get(id);
+      expect(recorded).toMatchObject({ id, agentId: 'ada', source: 'api' });
+      expect(started.body.createdAt).toBe(recorded?.createdAt);
       const live = await readEventStream(`${daemon.url}/v1/turns/${id}/events`);
       const record = await waitFor('the end to be recorded', async () => {
         const found = await controlPlane.turns.get(id);
