@@ -48,6 +48,24 @@ describe('switchyard serve refuses to listen off loopback without a token', () =
   });
 });
 
+/** `serve` flags for one agent, a free port, a short grace period and fast ticks and polls. */
+function serveArgs(config: string): string[] {
+  return [
+    '--config',
+    config,
+    '--agent',
+    'ada',
+    '--port',
+    '0',
+    '--grace-ms',
+    '500',
+    '--tick-ms',
+    '200',
+    '--poll-seconds',
+    '0.5',
+  ];
+}
+
 describe('switchyard serve (a real child process on embedded PGlite): SIGTERM during a turn', () => {
   let directory: string;
   let dataDir: string;
@@ -83,23 +101,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     await controlPlane.close();
 
     const config = await writeConfig(directory, { dataDir });
-    serve = new ServeProcess(
-      [
-        '--config',
-        config,
-        '--agent',
-        'ada',
-        '--port',
-        '0',
-        '--grace-ms',
-        '500',
-        '--tick-ms',
-        '200',
-        '--poll-seconds',
-        '0.5',
-      ],
-      { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' },
-    );
+    serve = new ServeProcess(serveArgs(config), { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' });
     const url = await serve.ready;
     await waitFor('the scheduled turn to reach the model', () =>
       server.requests.some((request) => promptOf(request) === 'a slow scheduled turn') ? true : undefined,
@@ -157,19 +159,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
   });
 
   it('marks a turn cut off by SIGKILL interrupted when the next process starts', async () => {
-    const config = path.join(directory, 'switchyard.config.json');
-    const args = [
-      '--config',
-      config,
-      '--agent',
-      'ada',
-      '--port',
-      '0',
-      '--grace-ms',
-      '500',
-      '--tick-ms',
-      '200',
-    ];
+    const args = serveArgs(path.join(directory, 'switchyard.config.json'));
     const environment = { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' };
     const killed = new ServeProcess(args, environment);
     serve = killed;
