@@ -5,8 +5,8 @@ import { defineConfig } from 'vitest/config';
 // `pnpm bench`.
 export default defineConfig({
   test: {
-    // The control plane's PostgreSQL machinery: a throw-away cluster, or SWITCHYARD_TEST_DATABASE_URL.
-    globalSetup: ['../../packages/control-plane/src/__fixtures__/postgres-global-setup.ts'],
+    // A throw-away PostgreSQL cluster, or SWITCHYARD_TEST_DATABASE_URL (tooling/test-databases).
+    globalSetup: ['@switchyard/test-databases/global-setup'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
   },

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['src/__fixtures__/postgres-global-setup.ts'],
+    globalSetup: ['@switchyard/test-databases/global-setup'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
   },

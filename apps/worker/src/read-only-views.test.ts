@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openControlPlane } from '@switchyard/control-plane';
+import { createPgliteDataDir } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteDataDir } from './__fixtures__/pglite-data-dir';
 import { runCli } from './__fixtures__/run-cli';
 
 describe('switchyard schedules list, workflows show and turns (read-only views)', () => {

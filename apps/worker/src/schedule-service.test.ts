@@ -1,10 +1,10 @@
 import { type ControlPlane, openControlPlane, type TurnRequest } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { agentToolMap } from '@switchyard/core';
+import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
 import { createTestToolContext } from '@switchyard/testkit';
 import { createScheduleTools, type ScheduleService, type ScheduleSummary } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteDatabase, type TestDatabase } from './__fixtures__/test-backends';
 
 describe('schedule tools on the control plane (embedded PGlite)', () => {
   let database: TestDatabase;

@@ -3,15 +3,15 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { promptOf } from './__fixtures__/scripted-model';
 import {
   createPostgresDatabase,
   postgresTitle,
   postgresUrl,
   type TestDatabase,
-} from './__fixtures__/test-backends';
+} from '@switchyard/test-databases';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptOf } from './__fixtures__/scripted-model';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const workerScript = path.join(here, '__fixtures__/work-turn-worker.ts');

@@ -1,6 +1,13 @@
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
 import { type AgentEvent, type AgentRunResult, createResponsesModel, runAgentLoop } from '@switchyard/core';
 import {
+  createPgliteDatabase,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '@switchyard/test-databases';
+import {
   type FakeRequest,
   type FakeResponse,
   type FakeResponsesServer,
@@ -10,13 +17,6 @@ import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barrier, outputsOf, promptOf } from './__fixtures__/scripted-model';
-import {
-  createPgliteDatabase,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from './__fixtures__/test-backends';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 
 const AGENT = 'ada';

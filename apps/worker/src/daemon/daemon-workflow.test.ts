@@ -1,9 +1,9 @@
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { createResponsesModel } from '@switchyard/core';
+import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPgliteDatabase, type TestDatabase } from '../__fixtures__/test-backends';
 import { promptOf, waitFor } from './__fixtures__/http-client';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';

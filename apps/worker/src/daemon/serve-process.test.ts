@@ -2,17 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// The PostgreSQL fixtures of the control plane's tests, reused (with the type of their provided URL).
-import type {} from '../../../../packages/control-plane/src/__fixtures__/postgres-global-setup';
 import {
+  createPgliteDataDir,
   createPostgresDatabase,
   postgresTitle,
   postgresUrl,
   type TestDatabase,
-} from '../../../../packages/control-plane/src/__fixtures__/test-backends';
-import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
+} from '@switchyard/test-databases';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 

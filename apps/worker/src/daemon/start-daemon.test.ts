@@ -1,12 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { createResponsesModel, defineWorkerTool } from '@switchyard/core';
+import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createPgliteDataDir } from '../__fixtures__/pglite-data-dir';
 import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';

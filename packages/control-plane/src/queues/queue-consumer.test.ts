@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import PgBoss from 'pg-boss';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPgliteDatabase,
   createPostgresDatabase,
   postgresTitle,
   postgresUrl,
   type TestDatabase,
-} from '../__fixtures__/test-backends';
+} from '@switchyard/test-databases';
+import PgBoss from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../database/database';
 import { openPgliteDatabase } from '../database/open-pglite-database';
 import { openPostgresDatabase } from '../database/open-postgres-database';

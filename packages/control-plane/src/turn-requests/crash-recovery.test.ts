@@ -2,13 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPostgresDatabase,
   postgresTitle,
   postgresUrl,
   type TestDatabase,
-} from '../__fixtures__/test-backends';
+} from '@switchyard/test-databases';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, openControlPlane } from '../index';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPgliteDatabase,
   createPostgresDatabase,
   postgresTitle,
   postgresUrl,
   type TestDatabase,
-} from '../__fixtures__/test-backends';
+} from '@switchyard/test-databases';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type WorkTurn } from '../index';
 
 const backends = [

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { copyPgliteTemplate } from './pglite-template';
+import { createPgliteDataDir } from './pglite-template';
+import type {} from './provided-context';
 
 /** A database for one test file: a fresh PGlite directory or a fresh database on the shared server. */
 export interface TestDatabase {
@@ -20,13 +21,29 @@ export const postgresTitle = postgresUrl
   ? 'PostgreSQL server'
   : 'PostgreSQL server (skipped: no PostgreSQL server binaries)';
 
-/** A fresh PGlite data directory (a copy of an initialised template). */
+/**
+ * A fresh PGlite data directory (a copy of an initialised template), removed by `dispose`.
+ *
+ * @example
+ * const database = await createPgliteDatabase();
+ * const controlPlane = await openControlPlane({ ...database.options, environment: {} });
+ * // ... and after the test: await controlPlane.close(); await database.dispose();
+ */
 export async function createPgliteDatabase(): Promise<TestDatabase> {
-  const dataDir = await copyPgliteTemplate();
+  const dataDir = await createPgliteDataDir();
   return { options: { dataDir }, dispose: () => rm(dataDir, { recursive: true, force: true }) };
 }
 
-/** A fresh database on the shared PostgreSQL server, dropped by `dispose`. */
+/**
+ * A fresh database on the shared PostgreSQL server, dropped by `dispose`.
+ *
+ * @example
+ * const backends = [
+ *   { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
+ *   { title: postgresTitle, available: postgresUrl !== null, create: () => createPostgresDatabase(postgresUrl ?? '') },
+ * ];
+ * for (const backend of backends) describe.skipIf(!backend.available)(backend.title, () => { ... });
+ */
 export async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   const name = `switchyard_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });

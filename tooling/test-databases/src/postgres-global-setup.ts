@@ -8,17 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** A PostgreSQL server's admin URL, or null when no server binaries exist. */
-    postgresUrl: string | null;
-  }
-}
+import type {} from './provided-context';
 
 const run = promisify(execFile);
 const script = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  '../../../../scripts/test-postgres.sh',
+  '../../../scripts/test-postgres.sh',
 );
 
 function hasServerBinaries(): boolean {
@@ -49,7 +44,12 @@ function freePort(): Promise<number> {
 /**
  * Gives the tests a PostgreSQL server: `SWITCHYARD_TEST_DATABASE_URL` when set (CI starts one), else
  * a throw-away cluster started here with scripts/test-postgres.sh and stopped afterwards, else none
- * (the PostgreSQL half then reports itself skipped).
+ * (the PostgreSQL half then reports itself skipped). Used as a vitest `globalSetup`; the test files read
+ * the URL with `inject('postgresUrl')` (or the `postgresUrl` export of this package).
+ *
+ * @example
+ * // vitest.config.ts
+ * export default defineConfig({ test: { globalSetup: ['@switchyard/test-databases/global-setup'] } });
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
@@ -58,7 +58,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {};
   }
   if (!hasServerBinaries()) {
-    console.warn('control-plane: PostgreSQL tests skipped: no PostgreSQL server binaries (initdb) found');
+    console.warn(
+      `${path.basename(project.config.root)}: PostgreSQL tests skipped: no PostgreSQL server binaries (initdb) found`,
+    );
     project.provide('postgresUrl', null);
     return async () => {};
   }

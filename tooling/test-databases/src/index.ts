@@ -1,0 +1,9 @@
+// Any export added here is used by the packages' test suites: keep names stable. (Private, never published.)
+export { createPgliteDataDir } from './pglite-template';
+export {
+  createPgliteDatabase,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from './test-backends';
