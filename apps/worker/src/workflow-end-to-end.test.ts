@@ -1,12 +1,6 @@
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
 import { type AgentEvent, type AgentRunResult, createResponsesModel, runAgentLoop } from '@switchyard/core';
-import {
-  createPgliteDatabase,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
+import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import {
   type FakeRequest,
   type FakeResponse,
@@ -27,15 +21,6 @@ const summarySchema = {
   additionalProperties: false,
 };
 
-const backends = [
-  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
-  {
-    title: postgresTitle,
-    available: postgresUrl !== null,
-    create: () => createPostgresDatabase(postgresUrl ?? ''),
-  },
-];
-
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -52,7 +37,7 @@ function toolOutputs(result: AgentRunResult): string[] {
     .map((item) => (typeof item.output === 'string' ? item.output : JSON.stringify(item.output)));
 }
 
-for (const backend of backends) {
+for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: workflows and background jobs end to end`, () => {
     let database: TestDatabase;
     let controlPlane: ControlPlane;

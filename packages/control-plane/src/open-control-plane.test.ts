@@ -1,23 +1,8 @@
-import {
-  createPgliteDatabase,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
+import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnRequest } from './index';
 
 const MINUTE = 60_000;
-
-const backends = [
-  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
-  {
-    title: postgresTitle,
-    available: postgresUrl !== null,
-    create: () => createPostgresDatabase(postgresUrl ?? ''),
-  },
-];
 
 function open(database: TestDatabase, agentId?: string): Promise<ControlPlane> {
   return openControlPlane({
@@ -51,7 +36,7 @@ function inputError(promise: Promise<unknown>): Promise<ControlPlaneInputError> 
   );
 }
 
-for (const backend of backends) {
+for (const backend of testBackends) {
   describe.runIf(backend.available)(backend.title, () => {
     let database: TestDatabase;
     let controlPlane: ControlPlane;

@@ -5,5 +5,7 @@ export {
   createPostgresDatabase,
   postgresTitle,
   postgresUrl,
+  type TestBackend,
   type TestDatabase,
+  testBackends,
 } from './test-backends';

@@ -38,11 +38,7 @@ export async function createPgliteDatabase(): Promise<TestDatabase> {
  * A fresh database on the shared PostgreSQL server, dropped by `dispose`.
  *
  * @example
- * const backends = [
- *   { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
- *   { title: postgresTitle, available: postgresUrl !== null, create: () => createPostgresDatabase(postgresUrl ?? '') },
- * ];
- * for (const backend of backends) describe.skipIf(!backend.available)(backend.title, () => { ... });
+ * const database = await createPostgresDatabase(postgresUrl ?? '');
  */
 export async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase> {
   const name = `switchyard_test_${randomBytes(6).toString('hex')}`;
@@ -68,3 +64,30 @@ export async function createPostgresDatabase(adminUrl: string): Promise<TestData
     },
   };
 }
+
+/** One backend a suite runs on: its describe title, whether it runs here, and a fresh database. */
+export interface TestBackend {
+  /** `embedded PGlite`, or the PostgreSQL title (saying so when it is skipped). */
+  title: string;
+  /** False when no PostgreSQL server is available: `describe.runIf(backend.available)`. */
+  available: boolean;
+  /** A fresh database for one test file. */
+  create(): Promise<TestDatabase>;
+}
+
+/**
+ * Both backends, for suites that run the same tests on each.
+ *
+ * @example
+ * for (const backend of testBackends) {
+ *   describe.runIf(backend.available)(`${backend.title}: schedules`, () => { ... });
+ * }
+ */
+export const testBackends: readonly TestBackend[] = [
+  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
+  {
+    title: postgresTitle,
+    available: postgresUrl !== null,
+    create: () => createPostgresDatabase(postgresUrl ?? ''),
+  },
+];

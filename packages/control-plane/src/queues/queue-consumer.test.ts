@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  createPgliteDatabase,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
+import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../database/database';
@@ -15,15 +9,6 @@ import { QueueConsumer, type QueuePolicy } from './queue-consumer';
 
 // The two queues' own tests cover delivery, retries and draining on close; this file covers what
 // only the shared plumbing does: stop() with several workers, and the queue-creation cache.
-
-const backends = [
-  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
-  {
-    title: postgresTitle,
-    available: postgresUrl !== null,
-    create: () => createPostgresDatabase(postgresUrl ?? ''),
-  },
-];
 
 const policy: QueuePolicy = {
   expireInSeconds: 60,
@@ -41,7 +26,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-for (const backend of backends) {
+for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: the shared queue plumbing`, () => {
     let testDatabase: TestDatabase;
     let database: Database;

@@ -1,21 +1,6 @@
-import {
-  createPgliteDatabase,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
+import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnUsage } from '../index';
-
-const backends = [
-  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
-  {
-    title: postgresTitle,
-    available: postgresUrl !== null,
-    create: () => createPostgresDatabase(postgresUrl ?? ''),
-  },
-];
 
 const MAX_VALUE_BYTES = 16 * 1024;
 const USAGE: TurnUsage = {
@@ -52,7 +37,7 @@ async function rejection(promise: Promise<unknown>): Promise<ControlPlaneInputEr
   });
 }
 
-for (const backend of backends) {
+for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: turn records`, () => {
     let database: TestDatabase;
     let controlPlane: ControlPlane;

@@ -1,21 +1,6 @@
-import {
-  createPgliteDatabase,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
+import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type WorkTurn } from '../index';
-
-const backends = [
-  { title: 'embedded PGlite', available: true, create: createPgliteDatabase },
-  {
-    title: postgresTitle,
-    available: postgresUrl !== null,
-    create: () => createPostgresDatabase(postgresUrl ?? ''),
-  },
-];
 
 const summarySchema = {
   type: 'object',
@@ -33,7 +18,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-for (const backend of backends) {
+for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: workflows, task results and background jobs`, () => {
     let database: TestDatabase;
     let controlPlane: ControlPlane;
