@@ -52,6 +52,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
           }
           return { text: `Found: ${String(request.functionCallOutputs[0]?.output)}` };
         }
+        if (prompt.startsWith('slow ')) return { delayMs: 1_000, text: 'Slowly answered.' };
         return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
       },
     });
@@ -359,6 +360,76 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       expect(followed.map((event) => event.event)).toContain('tool-call-end');
       expect(followed.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'completed' });
       expect((await controlPlane.turns.get(id))?.status).toBe('completed');
+    });
+
+    it("heartbeats its running turns and marks a dead worker's turns interrupted once they go stale", async () => {
+      const logs: string[] = [];
+      const watcher = await startDaemon({
+        controlPlane,
+        model: createResponsesModel({
+          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
+          model: 'fake-model',
+        }),
+        agents: ['erin'],
+        port: 0,
+        scheduler: false,
+        heartbeatMs: 100,
+        staleTurnMs: 1_000,
+        log: (line) => logs.push(line),
+      });
+      try {
+        // Another process's turns: one whose heartbeats stopped a minute ago, one heartbeating (its
+        // last heartbeat is set ahead, so it stays fresh however slow this machine is).
+        for (const id of ['turn_dead_worker', 'turn_live_worker']) {
+          await controlPlane.turns.recordStart({
+            id,
+            agentId: 'erin',
+            source: 'api',
+            prompt: id,
+            workerId: 'worker_elsewhere',
+          });
+        }
+        await controlPlane.query(
+          "UPDATE switchyard.turns SET heartbeat_at = now() - interval '1 minute' WHERE id = 'turn_dead_worker'",
+        );
+        await controlPlane.query(
+          "UPDATE switchyard.turns SET heartbeat_at = now() + interval '1 hour' WHERE id = 'turn_live_worker'",
+        );
+        // A turn of this process, held by the model for a second: heartbeats refresh it meanwhile.
+        const own = await requestJson(`${watcher.url}/v1/turns`, { body: { prompt: 'slow answer' } });
+        const dead = await waitFor('the dead worker turn to be marked', async () => {
+          const record = await controlPlane.turns.get('turn_dead_worker');
+          return record?.status === 'interrupted' ? record : undefined;
+        });
+        expect(dead.error).toBe('the worker running this turn stopped before the turn ended');
+        expect(logs.join('\n')).toContain(
+          'marked 1 turn(s) interrupted (their worker stopped): turn_dead_worker',
+        );
+        expect((await controlPlane.turns.get('turn_live_worker'))?.status).toBe('running');
+        const ownRecord = await waitFor('the own turn to end', async () => {
+          const record = await controlPlane.turns.get(String(own.body.id));
+          return record?.status === 'running' ? undefined : record;
+        });
+        expect(ownRecord?.status).toBe('completed');
+        expect(Date.parse(ownRecord?.heartbeatAt ?? '')).toBeGreaterThan(
+          Date.parse(ownRecord?.createdAt ?? ''),
+        );
+      } finally {
+        await watcher.stop();
+        await controlPlane.turns.recordEnd({
+          id: 'turn_live_worker',
+          status: 'completed',
+          output: '',
+          usage: {
+            inputTokens: 0,
+            cachedInputTokens: 0,
+            outputTokens: 0,
+            reasoningTokens: 0,
+            totalTokens: 0,
+          },
+          iterations: 0,
+        });
+      }
     });
 
     it('refuses a turn it cannot record, and runs nothing', async () => {

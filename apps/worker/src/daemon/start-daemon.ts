@@ -161,19 +161,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let state: Daemon['state'] = 'serving';
   const runTurn: RunDaemonTurn = async (request) => (await turns.start(request)).done;
   const staleTurnMs = options.staleTurnMs ?? 60_000;
-  // Turns a dead process left running. Embedded PGlite is one process's database: all of them but
-  // this process's own (another daemon in the process may be running turns).
-  const interrupted = await options.controlPlane.turns.markInterrupted({
-    staleAfterMs: options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs,
-    exceptWorkerId: turns.workerId,
-  });
-  if (interrupted.length > 0) {
-    log(
-      `switchyard serve: marked ${interrupted.length} turn(s) interrupted (their worker stopped): ${interrupted
-        .map((record) => record.id)
-        .join(', ')}`,
-    );
-  }
+  // Marks the turns of workers that stopped heartbeating (died) interrupted, and says which.
+  const sweepInterrupted = async (staleAfterMs: number): Promise<void> => {
+    const marked = await options.controlPlane.turns.markInterrupted({
+      staleAfterMs,
+      exceptWorkerId: turns.workerId,
+    });
+    if (marked.length > 0) {
+      const ids = marked.map((record) => record.id).join(', ');
+      log(`switchyard serve: marked ${marked.length} turn(s) interrupted (their worker stopped): ${ids}`);
+    }
+  };
+  // At start-up, embedded PGlite is one process's database: every turn left running by another
+  // process is a dead one's (another daemon in this process may be running turns: those are kept).
+  await sweepInterrupted(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs);
 
   const server: Server = createServer(
     createDaemonHttpApi({
@@ -213,16 +214,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const heartbeat = setInterval(() => {
     turns
       .heartbeat()
-      .then(() =>
-        options.controlPlane.turns.markInterrupted({
-          staleAfterMs: staleTurnMs,
-          exceptWorkerId: turns.workerId,
-        }),
-      )
-      .then((marked) => {
-        if (marked.length > 0)
-          log(`switchyard serve: marked ${marked.length} turn(s) interrupted (their worker stopped)`);
-      })
+      .then(() => sweepInterrupted(staleTurnMs))
       .catch((error: unknown) => log(`switchyard serve: turn heartbeat failed: ${String(error)}`));
   }, options.heartbeatMs ?? 10_000);
   heartbeat.unref();
