@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliPath } from '../../__fixtures__/run-cli';
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const cli = path.join(packageRoot, 'src/cli.ts');
 
-/** A real `switchyard serve` child process (the CLI run from source through tsx). */
+/** A real `switchyard serve` child process (the built CLI, as `run-cli` runs it). */
 export class ServeProcess {
   readonly child: ChildProcess;
   /** Everything the process wrote to stderr (its log). */
@@ -16,7 +16,7 @@ export class ServeProcess {
   readonly ready: Promise<string>;
 
   constructor(args: readonly string[], environment: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', ...args], {
+    this.child = spawn(process.execPath, [cliPath, 'serve', ...args], {
       cwd: packageRoot,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
       stdio: ['ignore', 'ignore', 'pipe'],
