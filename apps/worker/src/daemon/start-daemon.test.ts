@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { createResponsesModel, defineWorkerTool } from '@switchyard/core';
+import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
@@ -29,6 +29,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
   let dataDir: string;
   let controlPlane: ControlPlane;
   let server: FakeResponsesServer;
+  // One model over the fake server for every daemon of this file (stateless chaining: shareable).
+  let model: ResponsesModel;
   let daemon: Daemon;
   let guarded: Daemon;
 
@@ -56,7 +58,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
       },
     });
-    const model = createResponsesModel({
+    model = createResponsesModel({
       client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
       model: 'fake-model',
     });
@@ -201,10 +203,6 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     });
 
     it('refuses to listen off loopback without a token, naming the field', async () => {
-      const model = createResponsesModel({
-        client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test' }),
-        model: 'fake-model',
-      });
       await expect(
         startDaemon({ controlPlane, model, agents: ['carol'], host: '0.0.0.0', port: 0, scheduler: false }),
       ).rejects.toThrow(/^serve\.token: a bearer token is required to listen on 0\.0\.0\.0/);
@@ -245,10 +243,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       };
       const extra = await startDaemon({
         controlPlane,
-        model: createResponsesModel({
-          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-          model: 'fake-model',
-        }),
+        model,
         agents: ['erin'],
         port: 0,
         scheduler: false,
@@ -366,10 +361,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       const logs: string[] = [];
       const watcher = await startDaemon({
         controlPlane,
-        model: createResponsesModel({
-          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-          model: 'fake-model',
-        }),
+        model,
         agents: ['erin'],
         port: 0,
         scheduler: false,
@@ -443,10 +435,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         WHEN (NEW.agent_id = 'dora') EXECUTE FUNCTION switchyard.test_refuse_dora()`);
       const failing = await startDaemon({
         controlPlane,
-        model: createResponsesModel({
-          client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-          model: 'fake-model',
-        }),
+        model,
         agents: ['dora'],
         port: 0,
         scheduler: false,
