@@ -52,6 +52,7 @@ for (const backend of testBackends) {
     it('stop() waits for the running delivery of every worker, and nothing is fetched afterwards', async () => {
       const name = (agentId: string) => `test.stop.${agentId}`;
       const consumer = new QueueConsumer<{ index: number }>(boss, {
+        database,
         queueName: name,
         contents: 'tests',
         policy,
@@ -102,6 +103,7 @@ for (const backend of testBackends) {
       let calls = 0;
       // pg-boss refuses an empty queue name: the first creation fails, later ones get a real name.
       const consumer = new QueueConsumer<{ index: number }>(boss, {
+        database,
         queueName: (agentId) => (calls++ === 0 ? '' : `test.create.${agentId}`),
         contents: 'tests',
         policy,
@@ -124,6 +126,7 @@ for (const backend of testBackends) {
 
     it('names the field when no agent is given and there is no default', () => {
       const consumer = new QueueConsumer<{ index: number }>(boss, {
+        database,
         queueName: (agentId) => `test.agent.${agentId}`,
         contents: 'tests',
         policy,
@@ -133,12 +136,63 @@ for (const backend of testBackends) {
       expect(consumer.agentFor('dan')).toBe('dan');
       expect(() => consumer.agentFor('no spaces')).toThrow(/^agentId: must match/);
       const orphan = new QueueConsumer<{ index: number }>(boss, {
+        database,
         queueName: (agentId) => `test.agent.${agentId}`,
         contents: 'tests',
         policy,
         defaultAgentId: undefined,
       });
       expect(() => orphan.agentFor(undefined)).toThrow(/^agentId: name the agent whose tests to consume$/);
+    });
+
+    it('creates queues from several consumers at once without failing (pg-boss create_queue deadlocks)', async () => {
+      // On PostgreSQL two more connection pools stand in for two more processes starting on the same
+      // server; embedded PGlite is one process's, so its consumers share the one database.
+      const { options } = testDatabase;
+      const others = await Promise.all(
+        [0, 1].map(async () => {
+          if (!('databaseUrl' in options)) return { own: database, ownBoss: boss, shared: true };
+          const own = await openPostgresDatabase(options.databaseUrl);
+          const ownBoss = new PgBoss({
+            db: own,
+            schema: 'pgboss',
+            migrate: false,
+            supervise: false,
+            schedule: false,
+          });
+          await ownBoss.start();
+          return { own, ownBoss, shared: false };
+        }),
+      );
+      try {
+        const consumers = [{ own: database, ownBoss: boss }, ...others].map(
+          ({ own, ownBoss }) =>
+            new QueueConsumer<{ index: number }>(ownBoss, {
+              database: own,
+              queueName: (agentId) => `test.race.${agentId}`,
+              contents: 'tests',
+              policy,
+              defaultAgentId: undefined,
+            }),
+        );
+        // Every process creates the same twelve agents' queues, in different orders.
+        const agents = Array.from({ length: 12 }, (_, index) => `agent${index}`);
+        await Promise.all(
+          consumers.flatMap((consumer, position) =>
+            (position % 2 === 0 ? agents : [...agents].reverse()).map((agent) => consumer.ensureQueue(agent)),
+          ),
+        );
+        const queues = (await boss.getQueues()).filter((queue) => queue.name.startsWith('test.race.'));
+        expect(queues.map((queue) => queue.name).sort()).toEqual(
+          agents.map((agent) => `test.race.${agent}`).sort(),
+        );
+      } finally {
+        for (const { own, ownBoss, shared } of others) {
+          if (shared) continue;
+          await ownBoss.stop({ graceful: false, wait: true });
+          await own.close();
+        }
+      }
     });
   });
 }

@@ -1,5 +1,5 @@
-import type PgBoss from 'pg-boss';
-import type { SqlExecutor } from '../database/database';
+import PgBoss from 'pg-boss';
+import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 
@@ -17,6 +17,8 @@ export interface QueuePolicy {
 
 /** What a `QueueConsumer` is built from. */
 export interface QueueConsumerOptions {
+  /** The database pg-boss runs on: queues are created in a transaction of it, one at a time. */
+  database: Database;
   /** The pg-boss queue of one agent. */
   queueName: (agentId: string) => string;
   /** What the queue carries, plural ("turn requests"): names it in the error of `agentFor`. */
@@ -35,6 +37,31 @@ export interface QueueJob<TData> {
   agentId: string;
   /** The job's data (copied into the queue). */
   data: TData;
+}
+
+/** The advisory lock key every queue creation takes (a fixed number of Switchyard's own). */
+const CREATE_QUEUE_LOCK = 0x5377_7951;
+
+/**
+ * `createQueue` in one transaction that first takes a transaction-scoped advisory lock, through a
+ * pg-boss bound to that transaction. pg-boss 10's `create_queue` inserts the queue row, then adds a
+ * foreign key to the queue table and attaches a partition to the job table: two creations at once
+ * (several workers starting on one server, or two queues of one process) each hold what the other
+ * waits for, and PostgreSQL aborts one with "deadlock detected". Under the lock they run one at a
+ * time, on one connection each; a queue another process created meanwhile is left as it is.
+ */
+async function createQueueSerialised(database: Database, name: string, options: PgBoss.Queue): Promise<void> {
+  await database.transaction(async (transaction) => {
+    await transaction.query('SELECT pg_advisory_xact_lock($1)', [CREATE_QUEUE_LOCK]);
+    const boss = new PgBoss({
+      db: transaction,
+      schema: 'pgboss',
+      migrate: false,
+      supervise: false,
+      schedule: false,
+    });
+    await boss.createQueue(name, options);
+  });
 }
 
 /**
@@ -83,19 +110,17 @@ export class QueueConsumer<TData extends object> {
     if (created === undefined) {
       const name = this.#options.queueName(agentId);
       const { policy } = this.#options;
-      created = this.#boss
-        .createQueue(name, {
-          name,
-          policy: 'standard',
-          retryLimit: policy.retryLimit,
-          retryDelay: policy.retryDelaySeconds,
-          retryBackoff: false,
-          expireInSeconds: policy.expireInSeconds,
-        })
-        .catch((error: unknown) => {
-          this.#createdQueues.delete(agentId);
-          throw error;
-        });
+      created = createQueueSerialised(this.#options.database, name, {
+        name,
+        policy: 'standard',
+        retryLimit: policy.retryLimit,
+        retryDelay: policy.retryDelaySeconds,
+        retryBackoff: false,
+        expireInSeconds: policy.expireInSeconds,
+      }).catch((error: unknown) => {
+        this.#createdQueues.delete(agentId);
+        throw error;
+      });
       this.#createdQueues.set(agentId, created);
     }
     return created;

@@ -48,6 +48,7 @@ export class TurnRequestQueue {
   ) {
     this.#database = database;
     this.#consumer = new QueueConsumer(boss, {
+      database,
       queueName: turnRequestQueueName,
       contents: 'turn requests',
       policy: options,

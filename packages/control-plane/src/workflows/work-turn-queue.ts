@@ -86,6 +86,7 @@ export class WorkTurnQueue {
     this.#database = database;
     this.#options = options;
     this.#consumer = new QueueConsumer(boss, {
+      database,
       queueName: workTurnQueueName,
       contents: 'work turns',
       policy: options,
