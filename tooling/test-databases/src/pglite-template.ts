@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,18 +39,47 @@ export function pgliteVersion(): string {
   throw new Error('test-databases: cannot find the version of @electric-sql/pglite');
 }
 
-async function ensureTemplate(): Promise<string> {
+/** A builder that holds the build lock longer than this is presumed dead. */
+const STALE_BUILD_MS = 10 * 60_000;
+
+/**
+ * The initialised template for this PGlite version, built once per machine: every package's test run
+ * calls this from its vitest global setup, before any test file starts (so no test or hook pays for
+ * initdb, however loaded the machine), and packages tested in parallel wait for the one that builds
+ * it instead of each building their own.
+ */
+export async function ensurePgliteTemplate(): Promise<string> {
   const target = path.join(os.tmpdir(), `switchyard-pglite-template-${pgliteVersion()}`);
-  if (existsSync(path.join(target, 'PG_VERSION'))) return target;
-  const building = await mkdtemp(path.join(os.tmpdir(), 'switchyard-pglite-template-build-'));
-  await run(process.execPath, ['--input-type=module', '-e', INIT_SCRIPT, building], { cwd: packageRoot });
-  try {
-    // Atomic: a concurrent test file (or package) that won the race keeps its copy.
-    await rename(building, target);
-  } catch {
-    await rm(building, { recursive: true, force: true });
+  const built = () => existsSync(path.join(target, 'PG_VERSION'));
+  if (built()) return target;
+  const lock = `${target}.building`;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (built()) return target;
+      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > STALE_BUILD_MS) await rm(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
-  return target;
+  try {
+    if (built()) return target;
+    const building = await mkdtemp(path.join(os.tmpdir(), 'switchyard-pglite-template-build-'));
+    try {
+      await run(process.execPath, ['--input-type=module', '-e', INIT_SCRIPT, building], { cwd: packageRoot });
+      await rm(target, { recursive: true, force: true });
+      await rename(building, target);
+    } catch (error) {
+      await rm(building, { recursive: true, force: true });
+      throw error;
+    }
+    return target;
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -61,7 +90,7 @@ async function ensureTemplate(): Promise<string> {
  * const controlPlane = await openControlPlane({ dataDir, environment: {} });
  */
 export async function createPgliteDataDir(): Promise<string> {
-  template ??= ensureTemplate();
+  template ??= ensurePgliteTemplate();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-pglite-'));
   await cp(await template, dataDir, { recursive: true });
   return dataDir;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 
+import { ensurePgliteTemplate } from './pglite-template';
 import type {} from './provided-context';
 
 const run = promisify(execFile);
@@ -42,7 +43,7 @@ function freePort(): Promise<number> {
 }
 
 /**
- * Gives the tests a PostgreSQL server: `SWITCHYARD_TEST_DATABASE_URL` when set (CI starts one), else
+ * Builds the PGlite template (`ensurePgliteTemplate`), then gives the tests a PostgreSQL server: `SWITCHYARD_TEST_DATABASE_URL` when set (CI starts one), else
  * a throw-away cluster started here with scripts/test-postgres.sh and stopped afterwards, else none
  * (the PostgreSQL half then reports itself skipped). Used as a vitest `globalSetup`; the test files read
  * the URL with `inject('postgresUrl')` (or the `postgresUrl` export of this package).
@@ -52,6 +53,9 @@ function freePort(): Promise<number> {
  * export default defineConfig({ test: { globalSetup: ['@switchyard/test-databases/global-setup'] } });
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The PGlite template is built here, once, before any test file runs: initdb takes seconds on a
+  // loaded machine, and a test or hook must never pay for it.
+  await ensurePgliteTemplate();
   const given = process.env.SWITCHYARD_TEST_DATABASE_URL;
   if (given) {
     project.provide('postgresUrl', given);
