@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { lockDataDir } from './data-dir-lock';
 import type { Database, QueryResult, SqlExecutor } from './database';
 
 function wrap(target: PGlite | Transaction): SqlExecutor {
@@ -24,17 +25,32 @@ function wrap(target: PGlite | Transaction): SqlExecutor {
 }
 
 /**
- * Opens (creating on first use) an embedded PGlite database persisted in `dataDir`.
+ * Opens (creating on first use) an embedded PGlite database persisted in `dataDir`, which this
+ * process holds until `close()` (see `lockDataDir`).
  *
- * Contract: PGlite is one connection; it serialises transactions itself.
+ * Contract: PGlite is one connection; it serialises transactions itself. Throws
+ * `ControlPlaneInputError` on `dataDir` naming the process when another live process holds it.
  */
 export async function openPgliteDatabase(dataDir: string): Promise<Database> {
   await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+  const lock = await lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
   return {
     kind: 'pglite',
     ...wrap(pglite),
     transaction: (work) => pglite.transaction((transaction) => work(wrap(transaction))),
-    close: () => pglite.close(),
+    close: async () => {
+      try {
+        await pglite.close();
+      } finally {
+        await lock.release();
+      }
+    },
   };
 }
