@@ -95,6 +95,10 @@ export interface ToolCallStartEvent {
   params: unknown;
   /** Repairs the argument ladder made (empty when none). */
   repairs: string[];
+  /** The tool only reads (its `isReadOnly`). */
+  isReadOnly: boolean;
+  /** The tool may change or delete something (its `isDestructive`): progress views mark such calls. */
+  isDestructive: boolean;
 }
 
 /** A running tool reported progress. */

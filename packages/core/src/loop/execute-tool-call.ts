@@ -254,6 +254,8 @@ export async function executeToolCall(
     activity,
     params,
     repairs,
+    isReadOnly: tool.isReadOnly,
+    isDestructive: tool.isDestructive,
   });
   const started = performance.now();
   const timeoutMs = scope.toolTimeoutMs;

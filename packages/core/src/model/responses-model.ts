@@ -114,13 +114,20 @@ function describeCause(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-function toModelRequestError(error: unknown, stage: 'request' | 'stream'): ModelRequestError {
+function toModelRequestError(
+  error: unknown,
+  stage: 'request' | 'stream',
+  endpoint: string | undefined,
+): ModelRequestError {
   if (ModelRequestError.isInstance(error)) return error;
   const status = (error as { status?: unknown } | null)?.status;
   const statusText = typeof status === 'number' ? ` (HTTP ${status})` : '';
   const what = stage === 'request' ? 'Model request failed' : 'Model response stream broke off';
+  // No HTTP status: the endpoint was not reached (refused, unresolvable, timed out). Name it, so an
+  // operator sees which URL to fix.
+  const where = typeof status === 'number' || endpoint === undefined ? '' : ` (endpoint ${endpoint})`;
   return new ModelRequestError({
-    message: `${what}${statusText}: ${describeCause(error)}`,
+    message: `${what}${statusText}: ${describeCause(error)}${where}`,
     ...(typeof status === 'number' ? { status } : {}),
     cause: error,
   });
@@ -182,6 +189,7 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
   }
   const chained = chaining === 'previous-response-id';
   const store = requestDefaults.store ?? chained;
+  const endpoint = typeof client.baseURL === 'string' ? client.baseURL : undefined;
 
   function buildBody(request: ModelRequest): ResponseCreateParamsBase {
     const sendPending = chained && request.previousResponseId !== undefined;
@@ -235,7 +243,7 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
       );
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
-      throw toModelRequestError(error, 'request');
+      throw toModelRequestError(error, 'request', endpoint);
     } finally {
       link.release();
     }
@@ -269,7 +277,7 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
       );
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
-      throw toModelRequestError(error, 'request');
+      throw toModelRequestError(error, 'request', endpoint);
     }
     let final: OpenAI.Responses.Response | undefined;
     const doneItems: ResponseOutputItem[] = [];
@@ -296,7 +304,7 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
       }
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
-      throw toModelRequestError(error, 'stream');
+      throw toModelRequestError(error, 'stream', endpoint);
     }
     // The SDK ends the iteration quietly when its request is aborted.
     if (signal?.aborted) throw abortError(signal);
