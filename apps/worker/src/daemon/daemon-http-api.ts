@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AGENT_ID_PATTERN, ControlPlaneInputError } from '@switchyard/control-plane';
 import { checkBearerToken } from './check-bearer-token';
 import type { DaemonTurnEvent, DaemonTurnRequest, DaemonTurns } from './daemon-turns';
+import type { RequestRefusal } from './request-guard';
 
 /** What the HTTP API needs from the daemon. */
 export interface DaemonHttpApiOptions {
@@ -11,6 +12,11 @@ export interface DaemonHttpApiOptions {
   startTurn(request: DaemonTurnRequest): Promise<{ id: string } | undefined>;
   /** The bearer token every request but `/healthz` must carry, if any. */
   token?: string;
+  /**
+   * Refuses what a browser may send on another site's behalf (`createRequestGuard`), before any
+   * route or token check, `/healthz` included.
+   */
+  checkRequest?: (request: IncomingMessage) => RequestRefusal | undefined;
   /** The agent of a `POST /v1/turns` without `agent`. */
   defaultAgent: string;
   /** The agents this daemon serves (any valid id when absent). */
@@ -200,15 +206,19 @@ async function streamRecordedEvents(
  * `GET /healthz`. Turns are looked up in memory, then in the turn records, so a turn of an earlier run
  * of the daemon, or of another process on the same database, answers too (its recorded event log).
  *
- * Contract: answers every error as JSON `{ error: { code, message, fields? } }`: 400 for a bad body
- * (naming the fields), 401 without the configured bearer token, 404, 405 (with `Allow`), 413 for a
- * body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot be recorded.
+ * Contract: answers every error as JSON `{ error: { code, message, fields? } }`: 421 for a foreign
+ * `Host`, 403 for a cross-site browser request, 415 for a body that is not JSON (`checkRequest`), 400
+ * for a bad body (naming the fields), 401 without the configured bearer token, 404, 405 (with
+ * `Allow`), 413 for a body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot
+ * be recorded.
  */
 export function createDaemonHttpApi(
   options: DaemonHttpApiOptions,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const refusal = options.checkRequest?.(request);
+    if (refusal !== undefined) throw new HttpError(refusal.status, refusal.code, refusal.message);
     if (path === '/healthz') {
       allow(request.method, ['GET', 'HEAD']);
       sendJson(response, options.state() === 'serving' ? 200 : 503, {
@@ -277,10 +287,13 @@ export function createDaemonHttpApi(
             ...(failure.fields === undefined ? {} : { fields: failure.fields }),
           },
         },
-        { ...failure.headers, ...(failure.status === 413 ? { connection: 'close' } : {}) },
+        {
+          ...failure.headers,
+          ...(failure.status === 413 || failure.status === 415 ? { connection: 'close' } : {}),
+        },
       );
-      // A rejected upload is not read to the end.
-      if (failure.status === 413) request.resume();
+      // A refused upload is not read to the end: drained, and the connection closed.
+      request.resume();
     });
   };
 }
