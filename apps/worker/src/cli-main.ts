@@ -1,31 +1,16 @@
-import { parseArgs } from 'node:util';
-import { loadConfig } from './config/load-config';
+import { createRequire } from 'node:module';
+import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
+import { type LoadConfigOptions, loadConfig } from './config/load-config';
+import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
 import type { CommandIO } from './run-text-turn';
 
-// Commands are loaded when used: `switchyard help` or a configuration error should not pay for
+// Commands are loaded when used: `switchyard --help` or a configuration error should not pay for
 // the openai SDK, PGlite and the MCP SDK.
 
-/** The usage text `switchyard help` prints. */
-export const USAGE = `usage: switchyard <command> [options]
-
-commands:
-  run "<prompt>" [--agent NAME] [--json] [--confirm-destructive]
-                                one text turn with live progress
-  tools [--agent NAME]          the tool manifest the next turn would send
-  schedules list [--agent NAME] [--all]
-                                an agent's schedules (read-only)
-  workflows show <id>           a workflow's tasks and results (read-only)
-  turns list [--agent NAME]     an agent's recent daemon turns (read-only)
-  turns show <id>               one recorded turn: status, usage, error, output (read-only)
-  serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
-                                the daemon: schedule fires, workflow tasks, jobs, and an HTTP API
-  demo                          an offline turn against a scripted fake model
-  help                          this text
-
-options for every command:
-  --config PATH                 the configuration (default: $SWITCHYARD_CONFIG, else ./switchyard.config.json)
-`;
+/** The worker's version, from its package.json (`switchyard --version`). */
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
 
 /** What `main` needs from the process. */
 export interface CliProcess extends CommandIO {
@@ -35,120 +20,225 @@ export interface CliProcess extends CommandIO {
   cwd: string;
   /** Aborts a running turn (Ctrl-C). */
   signal?: AbortSignal;
+  /** Resolves when the process is asked to stop (SIGTERM or SIGINT): `serve` drains then. */
+  stopRequested?: Promise<NodeJS.Signals>;
 }
 
-function fail(io: CliProcess, message: string): number {
-  io.stderr.write(`switchyard: ${message}\n${USAGE}`);
-  return 2;
+/** Exit codes: 0 success, 1 the command failed, 2 bad usage or configuration. */
+const USAGE_EXIT = 2;
+
+/** A number flag: a usage error (exit 2) naming the flag when it is not a finite number. */
+function numberOption(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError('expected a number.');
+  return parsed;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /**
- * Runs one `switchyard` invocation and resolves with its exit code: 0 success, 1 the command
- * failed (a failed turn, an unknown workflow), 2 bad usage or configuration.
+ * The `switchyard` program: every command, its options and its usage (`--help`), parsed with
+ * commander. Each action resolves with the command's exit code into `setExitCode`.
  */
-export async function main(argv: readonly string[], io: CliProcess): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    return fail(io, (error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  const configOptions = {
-    ...(values.config === undefined ? {} : { path: values.config }),
+function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Command {
+  const output: OutputConfiguration = {
+    writeOut: (text) => io.stdout.write(text),
+    writeErr: (text) => io.stderr.write(text),
+    outputError: (text, write) => write(`switchyard: ${text.replace(/^error: /, '')}`),
+  };
+  const program = new Command('switchyard')
+    .description(
+      'Switchyard worker: run agent turns with their tools, and the daemon that runs them unattended',
+    )
+    .version(VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show usage')
+    .helpCommand('help [command]', 'show usage of a command')
+    .configureOutput(output)
+    .showHelpAfterError('(switchyard <command> --help shows its usage)')
+    .exitOverride()
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 success, 1 the command failed, 2 bad usage or configuration.\n' +
+        'Every command takes --config PATH (default: $SWITCHYARD_CONFIG, else ./switchyard.config.json).',
+    );
+
+  const configOptions = (options: { config?: string }): LoadConfigOptions => ({
+    ...(options.config === undefined ? {} : { path: options.config }),
     cwd: io.cwd,
     env: io.env,
-  };
-  try {
-    switch (command) {
-      case 'run': {
-        if (rest.length !== 1 || rest[0] === undefined || rest[0].trim() === '') {
-          return fail(io, 'run takes one prompt: switchyard run "<prompt>"');
-        }
-        const { runCommand } = await import('./commands/run-command');
-        return await runCommand(
+  });
+  const config = (options: { config?: string }): Promise<WorkerConfig> => loadConfig(configOptions(options));
+  /** A subcommand with the options every command takes and the program's output and exit handling. */
+  const command = (parent: Command, name: string, description: string) =>
+    parent
+      .command(name)
+      .description(description)
+      .helpOption('-h, --help', 'show usage')
+      .option('--config <path>', 'the configuration file')
+      .configureOutput(output)
+      .showHelpAfterError(
+        `(switchyard ${parent === program ? '' : `${parent.name()} `}${name.split(' ')[0]} --help shows its usage)`,
+      )
+      .exitOverride();
+
+  command(program, 'run <prompt>', 'one text turn with live progress')
+    .option('--agent <name>', 'the agent (default: "agent" of the configuration, main)')
+    .option('--json', 'print the event stream as JSON lines')
+    .option('--confirm-destructive', 'ask before every destructive tool call')
+    .action(async (prompt: string, options, self: Command) => {
+      if (prompt.trim() === '')
+        self.error('run takes one non-empty prompt: switchyard run "<prompt>"', { exitCode: USAGE_EXIT });
+      const { runCommand } = await import('./commands/run-command');
+      setExitCode(
+        await runCommand(
           {
-            prompt: rest[0],
-            ...(values.agent === undefined ? {} : { agent: values.agent }),
-            json: values.json === true,
-            confirmDestructive: values['confirm-destructive'] === true,
-            ...(values.config === undefined ? {} : { configPath: values.config }),
+            prompt,
+            ...(options.agent === undefined ? {} : { agent: options.agent }),
+            json: options.json === true,
+            confirmDestructive: options.confirmDestructive === true,
+            ...(options.config === undefined ? {} : { configPath: options.config }),
             env: io.env,
             cwd: io.cwd,
             ...(io.signal === undefined ? {} : { signal: io.signal }),
           },
           io,
-        );
-      }
-      case 'tools': {
-        if (rest.length > 0) return fail(io, `tools takes no arguments, got ${rest.join(' ')}`);
-        const { toolsCommand } = await import('./commands/tools-command');
-        await toolsCommand(await loadConfig(configOptions), values.agent, io);
-        return 0;
-      }
-      case 'schedules': {
-        if (rest[0] !== 'list' || rest.length !== 1) return fail(io, 'schedules has one subcommand: list');
-        const { schedulesListCommand } = await import('./commands/schedules-command');
-        await schedulesListCommand(
-          await loadConfig(configOptions),
-          { ...(values.agent === undefined ? {} : { agent: values.agent }), all: values.all === true },
+        ),
+      );
+    });
+
+  command(program, 'tools', 'the tool manifest the next text turn would send (read-only)')
+    .option('--agent <name>', 'the agent')
+    .option('--json', 'print the manifest as JSON')
+    .action(async (options) => {
+      const { toolsCommand } = await import('./commands/tools-command');
+      await toolsCommand(await config(options), { agent: options.agent, json: options.json === true }, io);
+      setExitCode(0);
+    });
+
+  const schedules = command(program, 'schedules', "an agent's schedules (read-only)");
+  command(schedules, 'list', "list an agent's schedules")
+    .option('--agent <name>', 'the agent')
+    .option('--all', 'include cancelled and finished schedules')
+    .action(async (options) => {
+      const { schedulesListCommand } = await import('./commands/schedules-command');
+      await schedulesListCommand(
+        await config(options),
+        { ...(options.agent === undefined ? {} : { agent: options.agent }), all: options.all === true },
+        io,
+      );
+      setExitCode(0);
+    });
+
+  const workflows = command(program, 'workflows', 'workflows and their tasks (read-only)');
+  command(workflows, 'list', "an agent's recent workflows")
+    .option('--agent <name>', 'the agent')
+    .action(async (options) => {
+      const { workflowsListCommand } = await import('./commands/workflows-command');
+      setExitCode(
+        await workflowsListCommand(
+          await config(options),
+          options.agent === undefined ? {} : { agent: options.agent },
           io,
-        );
-        return 0;
-      }
-      case 'workflows': {
-        if (rest[0] !== 'show' || rest.length !== 2 || rest[1] === undefined) {
-          return fail(io, 'usage: switchyard workflows show <id>');
-        }
-        const { workflowsShowCommand } = await import('./commands/workflows-command');
-        return await workflowsShowCommand(await loadConfig(configOptions), rest[1], io);
-      }
-      case 'turns': {
-        const { turnsListCommand, turnsShowCommand } = await import('./commands/turns-command');
-        if (rest[0] === 'list' && rest.length === 1) {
-          await turnsListCommand(
-            await loadConfig(configOptions),
-            values.agent === undefined ? {} : { agent: values.agent },
-            io,
-          );
-          return 0;
-        }
-        if (rest[0] === 'show' && rest.length === 2 && rest[1] !== undefined) {
-          return await turnsShowCommand(await loadConfig(configOptions), rest[1], io);
-        }
-        return fail(io, 'usage: switchyard turns list [--agent NAME] | switchyard turns show <id>');
-      }
-      case 'demo': {
-        const { runDemo } = await import('./demo');
-        return await runDemo({ ...io, json: values.json === true });
-      }
-      case 'help':
-        io.stdout.write(USAGE);
-        return 0;
-      default:
-        return fail(io, command === undefined ? 'no command given' : `unknown command '${command}'`);
-    }
+        ),
+      );
+    });
+  command(workflows, 'show <id>', "a workflow's tasks and stored results").action(
+    async (id: string, options) => {
+      const { workflowsShowCommand } = await import('./commands/workflows-command');
+      setExitCode(await workflowsShowCommand(await config(options), id, io));
+    },
+  );
+
+  const turns = command(program, 'turns', "the daemon's recorded turns (read-only)");
+  command(turns, 'list', "an agent's recent daemon turns, newest first")
+    .option('--agent <name>', 'the agent')
+    .action(async (options) => {
+      const { turnsListCommand } = await import('./commands/turns-command');
+      await turnsListCommand(
+        await config(options),
+        options.agent === undefined ? {} : { agent: options.agent },
+        io,
+      );
+      setExitCode(0);
+    });
+  command(turns, 'show <id>', 'one recorded turn: status, usage, error, output').action(
+    async (id: string, options) => {
+      const { turnsShowCommand } = await import('./commands/turns-command');
+      setExitCode(await turnsShowCommand(await config(options), id, io));
+    },
+  );
+
+  command(program, 'serve', 'the daemon: schedule fires, workflow tasks, background jobs and an HTTP API')
+    .option(
+      '--agent <name>',
+      'an agent whose work this process runs (repeatable; the first is the API default)',
+      collect,
+    )
+    .option('--host <address>', 'where the HTTP API listens (default: serve.host, 127.0.0.1)')
+    .option('--port <port>', 'the HTTP port; 0 picks a free one (default: serve.port, 8787)', numberOption)
+    .option('--grace-ms <ms>', 'how long running turns may finish after SIGTERM', numberOption)
+    .option('--tick-ms <ms>', 'how often this process fires due schedules', numberOption)
+    .option('--poll-seconds <s>', 'how often an idle queue consumer polls (at least 0.5)', numberOption)
+    .addHelpText(
+      'after',
+      '\nFlags override the "serve" section of switchyard.config.json.\n' +
+        'Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL, DATABASE_URL, SWITCHYARD_SERVE_TOKEN.',
+    )
+    .action(async (options) => {
+      const { runServeCommand } = await import('./daemon/serve-command');
+      setExitCode(
+        await runServeCommand(
+          {
+            config: await config(options),
+            ...(options.agent === undefined ? {} : { agents: options.agent }),
+            ...(options.host === undefined ? {} : { host: options.host }),
+            ...(options.port === undefined ? {} : { port: options.port }),
+            ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
+            ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
+            ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
+            environment: io.env,
+            stopRequested: io.stopRequested ?? new Promise(() => {}),
+          },
+          (line) => io.stderr.write(`${line}\n`),
+        ),
+      );
+    });
+
+  command(program, 'demo', 'an offline turn against a scripted fake model')
+    .option('--json', 'print the event stream as JSON lines')
+    .action(async (options) => {
+      const { runDemo } = await import('./demo');
+      setExitCode(await runDemo({ ...io, json: options.json === true }));
+    });
+
+  return program;
+}
+
+/**
+ * Runs one `switchyard` invocation and resolves with its exit code: 0 success, 1 the command
+ * failed (a failed turn, an unknown workflow), 2 bad usage or configuration (the message names the
+ * flag, or the field with its full path and the file).
+ */
+export async function main(argv: readonly string[], io: CliProcess): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
   } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end with exit code 0 by commander's own account; every parse error,
+      // and `switchyard` alone (usage on stderr), is a usage error.
+      return error.exitCode === 0 ? 0 : USAGE_EXIT;
+    }
     if (WorkerConfigError.isInstance(error)) {
       io.stderr.write(`switchyard: ${error.message}\n`);
-      return 2;
+      return USAGE_EXIT;
     }
     throw error;
   }
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      agent: { type: 'string' },
-      json: { type: 'boolean' },
-      'confirm-destructive': { type: 'boolean' },
-      config: { type: 'string' },
-      all: { type: 'boolean' },
-    },
-  });
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
@@ -54,9 +54,10 @@ describe('switchyard run: progress', () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe('Writing the file now.');
-    expect(lines[1]).toBe('… Writing hello.txt');
+    // write_file may change files: its running call is marked destructive.
+    expect(lines[1]).toBe('… Writing hello.txt [destructive]');
     expect(lines[2]).toMatch(/^✓ Wrote 1 line to hello\.txt \(\d+ ms\)$/);
-    expect(lines[3]).toBe('… Running `cat hello.txt`');
+    expect(lines[3]).toBe('… Running `cat hello.txt` [destructive]');
     expect(lines[4]).toMatch(/^✓ Command exited 0 after .* \(\d+ ms\)$/);
     expect(lines[5]).toBe('The file says hi.');
     expect(lines[6]).toMatch(
@@ -98,7 +99,12 @@ describe('switchyard run: progress', () => {
     expect(types[0]).toBe('turn-start');
     expect(types.at(-1)).toBe('turn-end');
     expect(types).toContain('text-delta');
-    expect(events.find((event) => event.type === 'tool-call-start')).toMatchObject({ name: 'list_files' });
+    // A call's start says whether the tool only reads or may destroy something.
+    expect(events.find((event) => event.type === 'tool-call-start')).toMatchObject({
+      name: 'list_files',
+      isReadOnly: true,
+      isDestructive: false,
+    });
     expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({
       name: 'list_files',
       outcome: 'completed',
@@ -193,10 +199,54 @@ describe('switchyard run: configuration', () => {
     expect(run.stderr).toMatch(/switchyard\.config\.json: categories\.web\.search\.provider: must be one of/);
   });
 
-  it('refuses bad usage with the usage text', async () => {
+  it('refuses bad usage with the command’s usage text', async () => {
     const run = await runCli(['run'], { cwd: root });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('usage: switchyard <command>');
+    expect(run.stderr).toContain("switchyard: missing required argument 'prompt'");
+    expect(run.stderr).toContain('switchyard run --help');
+  });
+});
+
+describe('MCP-backed Skills', () => {
+  it('switchyard run: the model calls the Skill’s server with mcporter through run_command', async () => {
+    const cwd = await workspace(computerOnly);
+    const skill = path.join(cwd, 'homes/main/skills/calc');
+    await mkdir(skill, { recursive: true });
+    await writeFile(
+      path.join(skill, 'SKILL.md'),
+      [
+        '---',
+        'name: calc',
+        'description: Arithmetic with the calc MCP server.',
+        'mcp:',
+        '  calc:',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(calcStdioServer)}]`,
+        '---',
+        'Add numbers with `mcporter call calc.add a=1 b=2`.',
+        '',
+      ].join('\n'),
+    );
+    fake.reset([
+      (request) => {
+        // The projected Skill tells the model how to reach its server.
+        expect(String(request.body.instructions)).toContain('mcporter call calc.<tool> key=value');
+        return {
+          functionCalls: [{ name: 'run_command', arguments: { command: 'mcporter call calc.add a=2 b=3' } }],
+        };
+      },
+      (request) => {
+        expect(request.functionCallOutputs[0]?.output).toMatch(/\b5\b/);
+        return { text: 'Two and three make five.' };
+      },
+    ]);
+    const run = await runCli(['run', 'add two and three'], { cwd, env: endpoint() });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Two and three make five.');
+    // The worker wrote the home's mcporter configuration from the Skill it projected.
+    const written = JSON.parse(await readFile(path.join(cwd, 'homes/main/config/mcporter.json'), 'utf8'));
+    expect(Object.keys(written.mcpServers)).toEqual(['calc']);
   });
 });
 
@@ -240,12 +290,13 @@ describe('MCP servers with deferred tools', () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe('Tools the next text turn of agent main would send (Tool Search: native):');
-    expect(lines[2]).toMatch(/^category\s+tool\s+mode\s+loading\s+bytes$/);
-    expect(lines[3]).toMatch(/^todo\s+update_todos\s+strict\s+eager\s+[\d,]+ B$/);
-    expect(lines[4]).toMatch(/^computer\s+run_command\s+strict\s+eager\s+[\d,]+ B$/);
-    expect(run.stdout).toMatch(/\nmcp\s+calc\.add\s+non-strict: .+\s+deferred\s+[\d,]+ B\n/);
+    expect(lines[2]).toMatch(/^category\s+tool\s+mode\s+loading\s+access\s+bytes$/);
+    expect(lines[3]).toMatch(/^todo\s+update_todos\s+strict\s+eager\s+writes\s+[\d,]+ B$/);
+    expect(lines[4]).toMatch(/^computer\s+run_command\s+strict\s+eager\s+destructive\s+[\d,]+ B$/);
+    expect(lines[5]).toMatch(/^computer\s+read_file\s+strict\s+eager\s+read-only\s+[\d,]+ B$/);
+    expect(run.stdout).toMatch(/\nmcp\s+calc\.add\s+non-strict: .+\s+deferred\s+\S+\s+[\d,]+ B\n/);
     expect(run.stdout).toMatch(
-      /\n\d+ tools \(\d+ strict, \d+ non-strict; \d+ deferred\): [\d,]+ B of schemas/,
+      /\n\d+ tools \(\d+ strict, \d+ non-strict; \d+ deferred; \d+ destructive\): [\d,]+ B of schemas/,
     );
     const withSearch = await runCli(['tools'], { cwd, env: { OPENAI_BASE_URL: fake.baseURL } });
     expect(withSearch.stdout).toContain('(Tool Search: client)');

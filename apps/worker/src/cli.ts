@@ -1,32 +1,34 @@
 import { main } from './cli-main';
+import { quietOnClosedPipe } from './progress/closed-pipe';
 
 const controller = new AbortController();
 let interrupted = false;
+let requestStop: (signal: NodeJS.Signals) => void = () => {};
+const stopRequested = new Promise<NodeJS.Signals>((resolve) => {
+  requestStop = resolve;
+});
 process.on('SIGINT', () => {
-  // The first Ctrl-C aborts the turn (every call gets an output and the summary is printed);
-  // a second one leaves at once.
+  // The first Ctrl-C aborts the turn (every call gets an output and the summary is printed) or
+  // drains `serve`; a second one leaves at once.
   if (interrupted) process.exit(130);
   interrupted = true;
   controller.abort(new Error('Interrupted (Ctrl-C)'));
+  requestStop('SIGINT');
 });
+// Only the daemon drains on SIGTERM; any other command ends at once, as a process does.
+if (process.argv[2] === 'serve') process.on('SIGTERM', () => requestStop('SIGTERM'));
 
-const argv = process.argv.slice(2);
-// `switchyard serve` (the daemon, src/daemon/) drains on SIGTERM or SIGINT itself.
-const exitCode =
-  argv[0] === 'serve'
-    ? import('./daemon/serve-command').then(({ runServeCommand }) =>
-        runServeCommand(argv.slice(1), process.env, (line) => process.stderr.write(`${line}\n`)),
-      )
-    : main(argv, {
-        stdout: process.stdout,
-        stderr: process.stderr,
-        stdin: process.stdin,
-        env: process.env,
-        cwd: process.cwd(),
-        signal: controller.signal,
-      });
-
-exitCode.then(
+main(process.argv.slice(2), {
+  // `switchyard tools | head -1`: a reader that left is not an error. Writes after that are
+  // dropped, the command finishes and cleans up, and the exit code stays the command's.
+  stdout: quietOnClosedPipe(process.stdout),
+  stderr: quietOnClosedPipe(process.stderr),
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+  stopRequested,
+}).then(
   (code) => {
     process.exitCode = code;
   },

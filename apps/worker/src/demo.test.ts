@@ -14,9 +14,9 @@ describe('switchyard demo (the built CLI, as scripts/demo.sh runs it)', () => {
     expect(progress).toEqual([
       '… Updating the todo list (4 items)',
       expect.stringMatching(/^✓ Todo list: 0 of 4 done \(\d+ ms\)$/),
-      '… Writing notes/plan.md',
+      '… Writing notes/plan.md [destructive]',
       expect.stringMatching(/^✓ Wrote 6 lines to notes\/plan\.md \(\d+ ms\)$/),
-      '… Running `wc -l notes/plan.md`',
+      '… Running `wc -l notes/plan.md` [destructive]',
       expect.stringMatching(/^✓ Command exited 0 after .*\)$/),
       expect.stringMatching(/^… Fetching 127\.0\.0\.1:\d+\/release-notes\.html$/),
       expect.stringMatching(/^✓ Fetched \d+ B from 127\.0\.0\.1:\d+ \(.*\)$/),

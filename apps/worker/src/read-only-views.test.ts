@@ -112,6 +112,17 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
     expect(notAnId.stderr).toContain('"nope" is not a workflow id');
   });
 
+  it("lists an agent's workflows with their task counts", async () => {
+    const run = await runCli(['workflows', 'list', '--agent', 'ada'], { cwd });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^1 workflow of agent ada, newest first:\n/);
+    expect(run.stdout).toContain(`- compare-releases (${workflowId}) `);
+    expect(run.stdout).toMatch(/tasks: .*1 completed/);
+    const other = await runCli(['workflows', 'list', '--agent', 'bob'], { cwd });
+    expect(other.stdout).toBe('Agent bob has no workflows.\n');
+  });
+
   it("lists an agent's recorded turns and shows one, refusing an unknown id", async () => {
     const list = await runCli(['turns', 'list', '--agent', 'ada'], { cwd });
     expect(list.stderr).toBe('');

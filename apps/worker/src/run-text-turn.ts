@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import {
   type AgentRunResult,
   createResponsesModel,
@@ -13,7 +12,12 @@ import type { WorkerConfig } from './config/worker-config';
 import { eventToJsonLine } from './progress/event-json';
 import { createTerminalConfirm } from './progress/terminal-confirm';
 import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
-import { buildTextTurnInstructions, buildTextTurnTools, type TextTurnServices } from './text-turn';
+import {
+  buildTextTurnInstructions,
+  buildTextTurnTools,
+  prepareAgentHome,
+  type TextTurnServices,
+} from './text-turn';
 
 /** The streams a command talks through. */
 export interface CommandIO {
@@ -88,7 +92,7 @@ export interface RunTextTurnOptions {
  */
 export async function runTextTurnWithProgress(options: RunTextTurnOptions): Promise<AgentRunResult> {
   const { config, agent, io } = options;
-  await mkdir(agent.home, { recursive: true });
+  await prepareAgentHome(agent);
   const turnSignal = AbortSignal.any([
     AbortSignal.timeout(config.limits.turnTimeoutMs),
     ...(options.signal === undefined ? [] : [options.signal]),

@@ -1,9 +1,12 @@
+import { mkdir } from 'node:fs/promises';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import {
   createComputerTools,
   loadSkills,
+  MCPORTER_CONFIG_PATH,
   projectSkills,
   type SkillProblem,
+  writeMcporterConfig,
 } from '@switchyard/tools-computer';
 import { createMcpTools, type McpServers } from '@switchyard/tools-mcp';
 import { createScheduleTools, type ScheduleService } from '@switchyard/tools-schedule';
@@ -16,6 +19,7 @@ import {
 } from '@switchyard/tools-workflow';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
+import { WorkerConfigError } from './config/worker-config-error';
 import { createTodoTool, type TodoList } from './todo-tool';
 
 /**
@@ -67,6 +71,41 @@ function required<T>(value: T | undefined, field: string, category: string): T {
   return value;
 }
 
+/** A category's own field, as the configuration names it (`home` is derived from `homeRoot`). */
+function configField(category: TextTurnCategory, field: string): string {
+  if (category === 'computer' && field === 'home') return 'categories.computer.homeRoot';
+  return `categories.${category}.${field}`;
+}
+
+/**
+ * A category creator's configuration error (`ComputerToolsConfigError` with `field: 'env[0]'`, ...)
+ * as the worker's: the field with its full path in the configuration file, and the file.
+ */
+function categoryError(error: unknown, category: TextTurnCategory, source: string | undefined): unknown {
+  const field = (error as { field?: unknown } | null)?.field;
+  if (!(error instanceof Error) || typeof field !== 'string' || field === '') return error;
+  // The categories' messages read "<what>: <field>: <problem>"; keep the problem.
+  const at = error.message.indexOf(`${field}: `);
+  const message = at === -1 ? error.message : error.message.slice(at + field.length + 2);
+  return new WorkerConfigError({
+    issues: [{ field: configField(category, field), message }],
+    ...(source === undefined ? {} : { source }),
+    cause: error,
+  });
+}
+
+function section(
+  category: TextTurnCategory,
+  source: string | undefined,
+  create: () => AnyWorkerAgentTool[],
+): TextTurnSection[] {
+  try {
+    return [{ category, tools: create() }];
+  } catch (error) {
+    throw categoryError(error, category, source);
+  }
+}
+
 /**
  * The tool array of an ordinary text turn, by category. This one expression is the whole
  * composition: no registry, no discovery. A category absent from `config.categories` contributes
@@ -79,67 +118,114 @@ function required<T>(value: T | undefined, field: string, category: string): T {
 export function buildTextTurnSections(context: TextTurnContext): TextTurnSection[] {
   const { config, agent, services } = context;
   const { computer, web, schedule, jobs, workflow, mcp } = config.categories;
+  const source = config.source;
   return [
     { category: 'todo', tools: [createTodoTool({ list: context.todos })] },
     ...(computer === undefined
       ? []
-      : [
-          {
-            category: 'computer' as const,
-            tools: createComputerTools({
-              home: agent.home,
-              env: computer.env,
-              limits: computer.limits,
-              ...(context.environment === undefined ? {} : { sourceEnv: context.environment }),
-            }),
-          },
-        ]),
+      : section('computer', source, () =>
+          createComputerTools({
+            home: agent.home,
+            env: computer.env,
+            limits: computer.limits,
+            ...(context.environment === undefined ? {} : { sourceEnv: context.environment }),
+          }),
+        )),
     ...(web === undefined
       ? []
-      : [{ category: 'web' as const, tools: createWebTools({ search: web.search, fetch: web.fetch }) }]),
+      : section('web', source, () => createWebTools({ search: web.search, fetch: web.fetch }))),
     ...(schedule === undefined
       ? []
-      : [
-          {
-            category: 'schedule' as const,
-            tools: createScheduleTools({
-              scheduleService: required(services.schedules, 'services.schedules', 'schedule'),
-              agentId: agent.id,
-              defaultTimeZone: schedule.defaultTimeZone,
-            }),
-          },
-        ]),
+      : section('schedule', source, () =>
+          createScheduleTools({
+            scheduleService: required(services.schedules, 'services.schedules', 'schedule'),
+            agentId: agent.id,
+            defaultTimeZone: schedule.defaultTimeZone,
+          }),
+        )),
     ...(jobs === undefined
       ? []
-      : [
-          {
-            category: 'jobs' as const,
-            tools: createBackgroundJobTools({
-              backgroundJobService: required(services.backgroundJobs, 'services.backgroundJobs', 'jobs'),
-              agentId: agent.id,
-            }),
-          },
-        ]),
+      : section('jobs', source, () =>
+          createBackgroundJobTools({
+            backgroundJobService: required(services.backgroundJobs, 'services.backgroundJobs', 'jobs'),
+            agentId: agent.id,
+          }),
+        )),
     ...(workflow === undefined
       ? []
-      : [
-          {
-            category: 'workflow' as const,
-            tools: createWorkflowTools({
-              workflowService: required(services.workflows, 'services.workflows', 'workflow'),
-              agentId: agent.id,
-            }),
-          },
-        ]),
+      : section('workflow', source, () =>
+          createWorkflowTools({
+            workflowService: required(services.workflows, 'services.workflows', 'workflow'),
+            agentId: agent.id,
+          }),
+        )),
     ...(mcp === undefined
       ? []
-      : [
-          {
-            category: 'mcp' as const,
-            tools: createMcpTools({ servers: required(services.mcp, 'services.mcp', 'mcp') }),
-          },
-        ]),
+      : section('mcp', source, () =>
+          createMcpTools({ servers: required(services.mcp, 'services.mcp', 'mcp') }),
+        )),
   ];
+}
+
+// The manifest and the start-up check need the tools' definitions, not a database: the control
+// plane's tools are built over services that are never called.
+const notRun = () => Promise.reject(new Error('these tools were built for inspection and do not run'));
+const DEFINITIONS_ONLY: Required<Omit<TextTurnServices, 'mcp'>> = {
+  schedules: { createSchedule: notRun, listSchedules: notRun, cancelSchedule: notRun },
+  workflows: { startWorkflow: notRun, showWorkflow: notRun, listWorkflows: notRun, cancelWorkflow: notRun },
+  backgroundJobs: { startBackgroundJob: notRun, checkBackgroundJob: notRun, cancelBackgroundJob: notRun },
+};
+
+/**
+ * The sections a text turn of `agent` would have, built over services that are never called (no
+ * database is opened): what `switchyard tools` prints. The MCP category is built only when `mcp`
+ * (connected servers) is given.
+ *
+ * Contract: the agent's home must exist; throws as `buildTextTurnSections` (a `WorkerConfigError`
+ * naming the field when a category refuses its options).
+ */
+export function inspectTextTurnSections(
+  context: Pick<TextTurnContext, 'config' | 'agent'> & { mcp?: McpServers },
+): TextTurnSection[] {
+  const { config, mcp } = context;
+  const categories =
+    mcp === undefined && config.categories.mcp !== undefined
+      ? { ...config.categories, mcp: undefined }
+      : config.categories;
+  return buildTextTurnSections({
+    config: { ...config, categories },
+    agent: context.agent,
+    services: { ...DEFINITIONS_ONLY, ...(mcp === undefined ? {} : { mcp }) },
+    todos: { items: [] },
+    signal: new AbortController().signal,
+  });
+}
+
+/**
+ * Checks at start-up that every enabled category accepts its options for `agent` (whose home must
+ * exist), so that a bad configuration fails before the first turn, naming the field.
+ *
+ * Contract: throws `WorkerConfigError` (`categories.computer.env[0]: ...`, with the file).
+ */
+export function checkTextTurnComposition(context: Pick<TextTurnContext, 'config' | 'agent'>): void {
+  inspectTextTurnSections(context);
+}
+
+/** Creates the agent's home when it is missing (every command and every daemon turn does, before the turn). */
+export async function prepareAgentHome(agent: TurnAgent): Promise<void> {
+  await mkdir(agent.home, { recursive: true });
+}
+
+/**
+ * The web tools a workflow task or background job turn gets: those of `categories.web` (built
+ * afresh per turn), or undefined when the category is off.
+ */
+export function buildTaskTurnWebTools(config: WorkerConfig): (() => AnyWorkerAgentTool[]) | undefined {
+  const { web } = config.categories;
+  if (web === undefined) return undefined;
+  // Checked once here, so a refused option fails at start-up, not in a task turn.
+  section('web', config.source, () => createWebTools({ search: web.search, fetch: web.fetch }));
+  return () => createWebTools({ search: web.search, fetch: web.fetch });
 }
 
 /**
@@ -190,9 +276,23 @@ export async function buildTextTurnInstructions(
   }
   const { skills, problems } = await loadSkills(agent.home);
   const projection = projectSkills(skills);
+  const skillProblems = [...problems];
+  // An MCP-backed Skill's instructions say `mcporter call <server>.<tool>`: the home's mcporter
+  // configuration is written from the Skills projected, so that line works through run_command.
+  if (skills.some((skill) => Object.keys(skill.mcp).length > 0)) {
+    try {
+      skillProblems.push(...(await writeMcporterConfig(agent.home, skills)).problems);
+    } catch (error) {
+      skillProblems.push({
+        file: MCPORTER_CONFIG_PATH,
+        line: 1,
+        message: `the MCP servers of the Skills could not be written: ${(error as Error).message}`,
+      });
+    }
+  }
   return {
     instructions: projection === '' ? base : `${base}\n\n${projection}`,
     skills: skills.map((skill) => skill.name),
-    skillProblems: problems,
+    skillProblems,
   };
 }

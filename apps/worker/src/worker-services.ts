@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import type { McpServers } from '@switchyard/tools-mcp';
 import type { WorkerConfig } from './config/worker-config';
@@ -74,4 +76,29 @@ export async function openWorkerServices(
       await controlPlane?.close();
     },
   };
+}
+
+/**
+ * Runs `work` on the control plane for a read-only command (`schedules list`, `turns list`, ...),
+ * creating nothing: when the embedded database has not been created yet (no data directory in
+ * `database.dataDir`), nothing was ever recorded, so `empty()` answers instead and no folder is made.
+ *
+ * Contract: rejects as `openControlPlane` does; the embedded database of a running `switchyard
+ * serve` is that process's, and opening it names the process (`ControlPlaneInputError` on `dataDir`).
+ */
+export async function readControlPlane<T>(
+  config: WorkerConfig,
+  work: (controlPlane: ControlPlane) => Promise<T>,
+  empty: () => T | Promise<T>,
+): Promise<T> {
+  if (config.database.url === undefined && !existsSync(path.join(config.database.dataDir, 'PG_VERSION'))) {
+    return empty();
+  }
+  const opened = await openWorkerServices(config, { controlPlane: true });
+  try {
+    if (opened.controlPlane === undefined) throw new Error('the control plane did not open');
+    return await work(opened.controlPlane);
+  } finally {
+    await opened.close();
+  }
 }

@@ -1,7 +1,7 @@
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
-import { openWorkerServices } from '../worker-services';
+import { readControlPlane } from '../worker-services';
 
 /**
  * `switchyard schedules list [--agent NAME] [--all]`: the agent's schedules from the control
@@ -13,32 +13,27 @@ export async function schedulesListCommand(
   io: CommandIO,
 ): Promise<void> {
   const agent = resolveAgent(config, options.agent);
-  const opened = await openWorkerServices(config, { controlPlane: true });
-  try {
-    const controlPlane = opened.controlPlane;
-    if (controlPlane === undefined) throw new Error('the control plane did not open');
-    const schedules = await controlPlane.schedules.listSchedules({
-      agentId: agent.id,
-      includeInactive: options.all,
-    });
-    if (schedules.length === 0) {
-      io.stdout.write(`Agent ${agent.id} has no ${options.all ? '' : 'active '}schedules.\n`);
-      return;
-    }
+  const schedules = await readControlPlane(
+    config,
+    (controlPlane) =>
+      controlPlane.schedules.listSchedules({ agentId: agent.id, includeInactive: options.all }),
+    () => [],
+  );
+  if (schedules.length === 0) {
+    io.stdout.write(`Agent ${agent.id} has no ${options.all ? '' : 'active '}schedules.\n`);
+    return;
+  }
+  io.stdout.write(
+    `${schedules.length} ${options.all ? '' : 'active '}schedule${schedules.length === 1 ? '' : 's'} of agent ${agent.id}:\n`,
+  );
+  for (const schedule of schedules) {
+    const when = schedule.kind === 'cron' ? `cron "${schedule.cron}"` : `once at ${schedule.runAt}`;
     io.stdout.write(
-      `${schedules.length} ${options.all ? '' : 'active '}schedule${schedules.length === 1 ? '' : 's'} of agent ${agent.id}:\n`,
+      `- ${schedule.name} (${schedule.id}) ${schedule.status}: ${when} in ${schedule.timeZone}\n`,
     );
-    for (const schedule of schedules) {
-      const when = schedule.kind === 'cron' ? `cron "${schedule.cron}"` : `once at ${schedule.runAt}`;
-      io.stdout.write(
-        `- ${schedule.name} (${schedule.id}) ${schedule.status}: ${when} in ${schedule.timeZone}\n`,
-      );
-      if (schedule.nextFireTimes.length > 0) {
-        io.stdout.write(`  next: ${schedule.nextFireTimes.join(', ')}\n`);
-      }
-      io.stdout.write(`  prompt: ${JSON.stringify(schedule.prompt)}\n`);
+    if (schedule.nextFireTimes.length > 0) {
+      io.stdout.write(`  next: ${schedule.nextFireTimes.join(', ')}\n`);
     }
-  } finally {
-    await opened.close();
+    io.stdout.write(`  prompt: ${JSON.stringify(schedule.prompt)}\n`);
   }
 }

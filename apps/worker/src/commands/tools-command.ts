@@ -1,44 +1,71 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { collectToolSchemas } from '@switchyard/core';
-import type { ScheduleService } from '@switchyard/tools-schedule';
-import type { BackgroundJobService, WorkflowService } from '@switchyard/tools-workflow';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import { formatInteger } from '../progress/format';
 import type { CommandIO } from '../run-text-turn';
 import { toolSearchMode } from '../run-text-turn';
-import { buildTextTurnSections } from '../text-turn';
+import { inspectTextTurnSections } from '../text-turn';
 import { openWorkerServices } from '../worker-services';
 
-// The manifest needs the tools' definitions, not a database: the control plane's tools are built
-// over services that are never called, so `switchyard tools` does not open the control plane.
-const notRun = () => Promise.reject(new Error('switchyard tools does not run tools'));
-const definitionsOnly: {
-  schedules: ScheduleService;
-  workflows: WorkflowService;
-  backgroundJobs: BackgroundJobService;
-} = {
-  schedules: { createSchedule: notRun, listSchedules: notRun, cancelSchedule: notRun },
-  workflows: { startWorkflow: notRun, showWorkflow: notRun, listWorkflows: notRun, cancelWorkflow: notRun },
-  backgroundJobs: { startBackgroundJob: notRun, checkBackgroundJob: notRun, cancelBackgroundJob: notRun },
-};
+/** Options of `switchyard tools`. */
+export interface ToolsCommandOptions {
+  /** `--agent`. */
+  agent?: string | undefined;
+  /** `--json`: the manifest as one JSON document. */
+  json?: boolean;
+}
+
+/** One tool of the manifest, as `switchyard tools --json` prints it. */
+export interface ToolManifestRow {
+  /** The category that contributed it (`todo`, `computer`, `web`, ...). */
+  category: string;
+  /** Its dispatch key (`name` or `namespace.name`). */
+  key: string;
+  /** Sent with `strict: true`. */
+  strict: boolean;
+  /** Why it is sent non-strict, when it is and did not opt out. */
+  fallbackReason?: string;
+  /** Kept behind Tool Search. */
+  deferred: boolean;
+  /** Reads only. */
+  readOnly: boolean;
+  /** May change or delete something (an unattended turn's approval policy applies). */
+  destructive: boolean;
+  /** UTF-8 bytes of its schema. */
+  bytes: number;
+}
+
+/** What the access column shows: destructive calls are marked. */
+function access(row: ToolManifestRow): string {
+  if (row.destructive) return 'destructive';
+  return row.readOnly ? 'read-only' : 'writes';
+}
 
 /**
- * `switchyard tools [--agent NAME]`: the manifest the next text turn would send: each tool with
- * its category, strict or the fallback reason, deferred or not, and its bytes; then totals. MCP
- * servers are connected to read their live tool lists.
+ * `switchyard tools [--agent NAME] [--json]`: the manifest the next text turn would send: each tool with
+ * its category, strict or the fallback reason, deferred or not, read-only or destructive, and its bytes;
+ * then totals. MCP servers are connected to read their live tool lists. Read-only: no database is
+ * opened and nothing is created in the working directory (an agent home that does not exist yet is
+ * stood in for by an empty temporary folder, removed afterwards).
  */
-export async function toolsCommand(config: WorkerConfig, agentName: string | undefined, io: CommandIO) {
-  const agent = resolveAgent(config, agentName);
-  await mkdir(agent.home, { recursive: true });
-  const opened = await openWorkerServices(config, { controlPlane: false });
+export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOptions, io: CommandIO) {
+  const agent = resolveAgent(config, options.agent);
+  const standIn = existsSync(agent.home)
+    ? undefined
+    : await mkdtemp(path.join(os.tmpdir(), 'switchyard-tools-'));
+  const opened = await openWorkerServices(config, { controlPlane: false }).catch(async (error: unknown) => {
+    if (standIn !== undefined) await rm(standIn, { recursive: true, force: true });
+    throw error;
+  });
   try {
-    const sections = buildTextTurnSections({
+    const sections = inspectTextTurnSections({
       config,
-      agent,
-      services: { ...opened.services, ...definitionsOnly },
-      todos: { items: [] },
-      signal: new AbortController().signal,
+      agent: standIn === undefined ? agent : { ...agent, home: standIn },
+      ...(opened.mcp === undefined ? {} : { mcp: opened.mcp }),
     });
     const tools = sections.flatMap((section) => section.tools);
     const categoryOf = new Map(
@@ -46,19 +73,48 @@ export async function toolsCommand(config: WorkerConfig, agentName: string | und
     );
     const toolSearch = toolSearchMode(config);
     const manifest = collectToolSchemas(tools, { toolSearch });
-    const rows = manifest.entries.map((entry, index) => {
+    const rows: ToolManifestRow[] = manifest.entries.map((entry, index) => {
       const tool = tools[index];
-      return [
-        (tool === undefined ? undefined : categoryOf.get(tool)) ?? '?',
-        entry.key,
-        entry.strict ? 'strict' : `non-strict: ${entry.fallbackReason ?? 'opted out'}`,
-        entry.deferred ? 'deferred' : 'eager',
-        `${formatInteger(entry.bytes)} B`,
-      ];
+      return {
+        category: (tool === undefined ? undefined : categoryOf.get(tool)) ?? '?',
+        key: entry.key,
+        strict: entry.strict,
+        ...(entry.fallbackReason === undefined ? {} : { fallbackReason: entry.fallbackReason }),
+        deferred: entry.deferred,
+        readOnly: tool?.isReadOnly === true,
+        destructive: tool?.isDestructive === true,
+        bytes: entry.bytes,
+      };
     });
-    const header = ['category', 'tool', 'mode', 'loading', 'bytes'];
+    const skipped = opened.mcp?.skippedTools() ?? [];
+    if (options.json === true) {
+      io.stdout.write(
+        `${JSON.stringify(
+          {
+            agent: agent.id,
+            toolSearch,
+            tools: rows,
+            skipped,
+            requestToolsBytes: manifest.bytes,
+            requestToolsEntries: manifest.tools.length,
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      return;
+    }
+    const table = rows.map((row) => [
+      row.category,
+      row.key,
+      row.strict ? 'strict' : `non-strict: ${row.fallbackReason ?? 'opted out'}`,
+      row.deferred ? 'deferred' : 'eager',
+      access(row),
+      `${formatInteger(row.bytes)} B`,
+    ]);
+    const header = ['category', 'tool', 'mode', 'loading', 'access', 'bytes'];
     const widths = header.map((title, column) =>
-      Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+      Math.max(title.length, ...table.map((row) => (row[column] ?? '').length)),
     );
     const format = (row: string[]) =>
       row
@@ -71,22 +127,24 @@ export async function toolsCommand(config: WorkerConfig, agentName: string | und
       `Tools the next text turn of agent ${agent.id} would send (Tool Search: ${toolSearch}):\n\n`,
     );
     io.stdout.write(`${format(header)}\n`);
-    for (const row of rows) io.stdout.write(`${format(row)}\n`);
-    const deferred = manifest.entries.filter((entry) => entry.deferred);
-    const strict = manifest.entries.filter((entry) => entry.strict).length;
-    const toolBytes = manifest.entries.reduce((sum, entry) => sum + entry.bytes, 0);
-    const deferredBytes = deferred.reduce((sum, entry) => sum + entry.bytes, 0);
+    for (const row of table) io.stdout.write(`${format(row)}\n`);
+    const deferred = rows.filter((row) => row.deferred);
+    const strict = rows.filter((row) => row.strict).length;
+    const destructive = rows.filter((row) => row.destructive).length;
+    const toolBytes = rows.reduce((sum, row) => sum + row.bytes, 0);
+    const deferredBytes = deferred.reduce((sum, row) => sum + row.bytes, 0);
     io.stdout.write(
-      `\n${manifest.entries.length} tools (${strict} strict, ${manifest.entries.length - strict} non-strict; ` +
-        `${deferred.length} deferred): ${formatInteger(toolBytes)} B of schemas, ` +
+      `\n${rows.length} tools (${strict} strict, ${rows.length - strict} non-strict; ` +
+        `${deferred.length} deferred; ${destructive} destructive): ${formatInteger(toolBytes)} B of schemas, ` +
         `${formatInteger(deferredBytes)} B of them deferred; the request's tools array is ` +
         `${formatInteger(manifest.bytes)} B in ${manifest.tools.length} entries` +
         `${toolSearch === 'client' && deferred.length > 0 ? ' plus the tool_search function' : ''}.\n`,
     );
-    for (const skipped of opened.mcp?.skippedTools() ?? []) {
-      io.stderr.write(`switchyard: MCP tool ${skipped.server}.${skipped.tool} left out: ${skipped.reason}\n`);
+    for (const tool of skipped) {
+      io.stderr.write(`switchyard: MCP tool ${tool.server}.${tool.tool} left out: ${tool.reason}\n`);
     }
   } finally {
     await opened.close();
+    if (standIn !== undefined) await rm(standIn, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@ import type { TurnRecord } from '@switchyard/control-plane';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
-import { openWorkerServices } from '../worker-services';
+import { readControlPlane } from '../worker-services';
 
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const LIST_LIMIT = 20;
@@ -18,21 +18,6 @@ function describeTurn(turn: TurnRecord): string {
   return `${turn.id} ${turn.status} (${source}), started ${turn.createdAt}, ${ended}`;
 }
 
-async function withControlPlane<T>(
-  config: WorkerConfig,
-  work: (
-    controlPlane: NonNullable<Awaited<ReturnType<typeof openWorkerServices>>['controlPlane']>,
-  ) => Promise<T>,
-): Promise<T> {
-  const opened = await openWorkerServices(config, { controlPlane: true });
-  try {
-    if (opened.controlPlane === undefined) throw new Error('the control plane did not open');
-    return await work(opened.controlPlane);
-  } finally {
-    await opened.close();
-  }
-}
-
 /**
  * `switchyard turns list [--agent NAME]`: the agent's most recent turns run by `switchyard serve`
  * (API, schedule, job and task turns), newest first, from the control plane's turn records. Read-only.
@@ -43,19 +28,21 @@ export async function turnsListCommand(
   io: CommandIO,
 ): Promise<void> {
   const agent = resolveAgent(config, options.agent);
-  await withControlPlane(config, async (controlPlane) => {
-    const turns = await controlPlane.turns.list({ agentId: agent.id, limit: LIST_LIMIT });
-    if (turns.length === 0) {
-      io.stdout.write(`Agent ${agent.id} has no recorded turns.\n`);
-      return;
-    }
-    io.stdout.write(
-      `${turns.length === LIST_LIMIT ? `The last ${LIST_LIMIT}` : turns.length} turn${turns.length === 1 ? '' : 's'} of agent ${agent.id}, newest first:\n`,
-    );
-    for (const turn of turns) {
-      io.stdout.write(`- ${describeTurn(turn)}\n  prompt: ${JSON.stringify(oneLine(turn.prompt, 100))}\n`);
-    }
-  });
+  const turns = await readControlPlane(
+    config,
+    (controlPlane) => controlPlane.turns.list({ agentId: agent.id, limit: LIST_LIMIT }),
+    () => [],
+  );
+  if (turns.length === 0) {
+    io.stdout.write(`Agent ${agent.id} has no recorded turns.\n`);
+    return;
+  }
+  io.stdout.write(
+    `${turns.length === LIST_LIMIT ? `The last ${LIST_LIMIT}` : turns.length} turn${turns.length === 1 ? '' : 's'} of agent ${agent.id}, newest first:\n`,
+  );
+  for (const turn of turns) {
+    io.stdout.write(`- ${describeTurn(turn)}\n  prompt: ${JSON.stringify(oneLine(turn.prompt, 100))}\n`);
+  }
 }
 
 /**
@@ -69,25 +56,30 @@ export async function turnsShowCommand(config: WorkerConfig, id: string, io: Com
     io.stderr.write(`switchyard: turns show: ${JSON.stringify(id)} is not a turn id (turn_<uuid>)\n`);
     return 1;
   }
-  return withControlPlane(config, async (controlPlane) => {
-    const turn = await controlPlane.turns.get(id);
-    if (turn === undefined) {
-      io.stderr.write(`switchyard: turns show: no turn ${id}\n`);
-      return 1;
-    }
-    const log = await controlPlane.turns.events(id);
-    const { usage } = turn;
-    io.stdout.write(`Turn ${describeTurn(turn)}\n`);
-    io.stdout.write(`agent: ${turn.agentId}, worker: ${turn.workerId}\n`);
-    io.stdout.write(
-      `${turn.iterations} model request${turn.iterations === 1 ? '' : 's'}, ${usage.totalTokens} tokens (${usage.inputTokens} in, ${usage.outputTokens} out)\n`,
-    );
-    io.stdout.write(
-      `events: ${log?.events.length ?? 0} recorded${turn.eventsDropped > 0 ? `, ${turn.eventsDropped} left out of the middle` : ''}\n`,
-    );
-    io.stdout.write(`prompt: ${JSON.stringify(turn.prompt)}\n`);
-    if (turn.error !== undefined) io.stdout.write(`error: ${turn.error}\n`);
-    if (turn.output !== '') io.stdout.write(`output:\n${turn.output}\n`);
-    return 0;
-  });
+  const noTurn = () => {
+    io.stderr.write(`switchyard: turns show: no turn ${id}\n`);
+    return 1;
+  };
+  return readControlPlane(
+    config,
+    async (controlPlane) => {
+      const turn = await controlPlane.turns.get(id);
+      if (turn === undefined) return noTurn();
+      const log = await controlPlane.turns.events(id);
+      const { usage } = turn;
+      io.stdout.write(`Turn ${describeTurn(turn)}\n`);
+      io.stdout.write(`agent: ${turn.agentId}, worker: ${turn.workerId}\n`);
+      io.stdout.write(
+        `${turn.iterations} model request${turn.iterations === 1 ? '' : 's'}, ${usage.totalTokens} tokens (${usage.inputTokens} in, ${usage.outputTokens} out)\n`,
+      );
+      io.stdout.write(
+        `events: ${log?.events.length ?? 0} recorded${turn.eventsDropped > 0 ? `, ${turn.eventsDropped} left out of the middle` : ''}\n`,
+      );
+      io.stdout.write(`prompt: ${JSON.stringify(turn.prompt)}\n`);
+      if (turn.error !== undefined) io.stdout.write(`error: ${turn.error}\n`);
+      if (turn.output !== '') io.stdout.write(`output:\n${turn.output}\n`);
+      return 0;
+    },
+    noTurn,
+  );
 }

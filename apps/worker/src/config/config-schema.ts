@@ -132,6 +132,14 @@ const serveSchema = z.strictObject({
     .min(1)
     .optional(),
   tokenEnv: envName.optional(),
+  allowedHosts: z
+    .array(
+      z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?$/, {
+        error:
+          'must be a host name or address, optionally with :port (e.g. "switchyard.internal" or "10.0.0.5:8787")',
+      }),
+    )
+    .optional(),
   graceMs: z.number().int().min(0).max(2_147_483_647).optional(),
   tickMs: milliseconds.optional(),
   pollSeconds: z.number().min(0.5).max(3_600).optional(),

@@ -136,6 +136,7 @@ function resolveServe(
     agents: serve?.agents,
     token,
     tokenVariable,
+    allowedHosts: serve?.allowedHosts ?? [],
     graceMs: serve?.graceMs ?? 30_000,
     tickMs: serve?.tickMs ?? 1_000,
     pollSeconds: serve?.pollSeconds ?? 2,

@@ -100,6 +100,11 @@ export interface WorkerServeConfig {
   token: string | undefined;
   /** The variable the token is read from (`serve.tokenEnv`, default `SWITCHYARD_SERVE_TOKEN`). */
   tokenVariable: string;
+  /**
+   * Host names the HTTP API answers to besides its listen address and the loopback names
+   * (`serve.allowedHosts`): `name` (any port) or `name:port`.
+   */
+  allowedHosts: string[];
   /** How long running turns may finish after SIGTERM, in ms (default 30 000). */
   graceMs: number;
   /** How often this process fires due schedules, in ms (default 1000). */

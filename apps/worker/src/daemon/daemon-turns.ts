@@ -85,6 +85,11 @@ export interface DaemonTurnRunnerOptions {
   ) => readonly AnyWorkerAgentTool[] | Promise<readonly AnyWorkerAgentTool[]>;
   /** Builds the turn's instructions. Default: none. */
   instructions?: (context: DaemonTurnContext) => string | undefined | Promise<string | undefined>;
+  /**
+   * Runs before every turn's tools are built, whatever its source (the daemon creates the agent's
+   * home there). A rejection fails the turn, with its message as the turn's error.
+   */
+  beforeTurn?: (context: DaemonTurnContext) => void | Promise<void>;
   /** Most model requests per turn. */
   maxIterations?: number;
   /** Per tool call timeout in milliseconds. */
@@ -102,7 +107,7 @@ export interface DaemonTurnRunnerOptions {
   records?: DaemonTurnRecords;
   /** This process's id in the turn records (default: `PROCESS_WORKER_ID`, one per process). */
   workerId?: string;
-  /** Receives one-line messages about recording problems. Default: none. */
+  /** Receives one-line messages: each turn that did not finish, and recording problems. Default: none. */
   log?: (line: string) => void;
 }
 
@@ -292,6 +297,7 @@ export class DaemonTurns {
       for (const listener of entry.listeners) listener(event);
     };
     try {
+      await this.#options.beforeTurn?.(context);
       const tools = (await (turnTools ?? this.#options.tools)?.(context)) ?? [];
       const instructions = turnInstructions ?? (await this.#options.instructions?.(context));
       const run = runAgentLoop({
@@ -331,8 +337,20 @@ export class DaemonTurns {
     }
     entry.snapshot.endedAt = new Date().toISOString();
     entry.listeners.clear();
+    this.#logUnfinished(entry.snapshot);
     await this.#recordEnd(entry);
     return { ...entry.snapshot };
+  }
+
+  /** One line per turn that did not finish: the operator's log says which turn failed and why. */
+  #logUnfinished(snapshot: DaemonTurnSnapshot): void {
+    if (snapshot.status === 'completed' || snapshot.status === 'ended-by-tool') return;
+    const source =
+      snapshot.sourceId === undefined ? snapshot.source : `${snapshot.source} ${snapshot.sourceId}`;
+    const reason = snapshot.error === undefined ? '' : `: ${snapshot.error.split('\n', 1)[0]}`;
+    this.#options.log?.(
+      `switchyard serve: turn ${snapshot.id} of agent ${snapshot.agent} (${source}) ${snapshot.status}${reason}`,
+    );
   }
 
   async #recordEnd(entry: TurnEntry): Promise<void> {

@@ -1,91 +1,93 @@
-import { parseArgs } from 'node:util';
 import { openControlPlane } from '@switchyard/control-plane';
-import { createResponsesModel } from '@switchyard/core';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
-import OpenAI from 'openai';
-import { loadConfig, resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
-import { buildTextTurnInstructions, buildTextTurnTools } from '../text-turn';
+import { resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
+import { WorkerConfigError } from '../config/worker-config-error';
+import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import {
+  buildTaskTurnWebTools,
+  buildTextTurnInstructions,
+  buildTextTurnTools,
+  checkTextTurnComposition,
+  prepareAgentHome,
+} from '../text-turn';
 import { checkTokenForHost, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
-/** Usage of `switchyard serve`. */
-export const SERVE_USAGE = `usage: switchyard serve [--agent NAME]... [--host ADDRESS] [--port PORT] [--grace-ms MS]
-                        [--tick-ms MS] [--poll-seconds S] [--config FILE]
-flags override the "serve" section of switchyard.config.json
-environment: OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL, DATABASE_URL, SWITCHYARD_SERVE_TOKEN`;
-
-function numberFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed)) {
-    throw new Error(`--${name}: expected a number, got '${value}'`);
-  }
-  return parsed;
+/** What `switchyard serve` runs with: the configuration, and the flags that override its `serve` section. */
+export interface ServeCommandOptions {
+  /** The loaded configuration. */
+  config: WorkerConfig;
+  /** `--agent` (repeatable): overrides `serve.agents`. */
+  agents?: readonly string[];
+  /** `--host`: overrides `serve.host`. */
+  host?: string;
+  /** `--port`: overrides `serve.port`. */
+  port?: number;
+  /** `--grace-ms`: overrides `serve.graceMs`. */
+  graceMs?: number;
+  /** `--tick-ms`: overrides `serve.tickMs`. */
+  tickMs?: number;
+  /** `--poll-seconds`: overrides `serve.pollSeconds`. */
+  pollSeconds?: number;
+  /** The process environment (what the computer tools' allowlist picks from). */
+  environment: Readonly<Record<string, string | undefined>>;
+  /** Resolves when the process is asked to stop (SIGTERM or SIGINT): the daemon drains then. */
+  stopRequested: Promise<NodeJS.Signals>;
 }
 
-function createModel(config: WorkerConfig) {
-  const endpoint = resolveModelEndpoint(config);
-  const { model } = config;
-  return createResponsesModel({
-    client: new OpenAI({
-      apiKey: endpoint.apiKey,
-      maxRetries: model.maxRetries,
-      ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
-    }),
-    model: endpoint.model,
-    chaining: model.chaining,
-    stream: model.stream,
-    ...(model.reasoningEffort === undefined ? {} : { reasoning: { effort: model.reasoningEffort } }),
-    ...(model.maxOutputTokens === undefined ? {} : { max_output_tokens: model.maxOutputTokens }),
-  });
+function flagError(flag: string, message: string): WorkerConfigError {
+  return new WorkerConfigError({ issues: [{ field: flag, message }] });
+}
+
+/** Checks the flags' values as the configuration's fields are checked, naming the flag. */
+function checkFlags(options: ServeCommandOptions): void {
+  const { port, graceMs, tickMs, pollSeconds } = options;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
+    throw flagError('--port', `expected an integer from 0 to 65535, got ${port}`);
+  }
+  if (graceMs !== undefined && !(Number.isInteger(graceMs) && graceMs >= 0)) {
+    throw flagError('--grace-ms', `expected a whole number of milliseconds >= 0, got ${graceMs}`);
+  }
+  if (tickMs !== undefined && !(Number.isInteger(tickMs) && tickMs >= 1)) {
+    throw flagError('--tick-ms', `expected a whole number of milliseconds >= 1, got ${tickMs}`);
+  }
+  if (pollSeconds !== undefined && !(pollSeconds >= 0.5 && pollSeconds <= 3_600)) {
+    throw flagError('--poll-seconds', `expected a number of seconds from 0.5 to 3600, got ${pollSeconds}`);
+  }
 }
 
 /**
- * `switchyard serve`: loads the configuration, opens the control plane, starts the daemon and runs
- * until SIGTERM or SIGINT, then drains (running turns finish within the grace period or are
- * cancelled and handed back to their queue) and resolves with exit code 0.
+ * `switchyard serve`: opens the control plane, starts the daemon for the agents (their homes created
+ * first, as `run` creates them) and runs until `stopRequested` resolves, then drains (running turns
+ * finish within the grace period or are cancelled and handed back to their queue) and resolves with
+ * exit code 0.
  *
- * Flags override the configuration's `serve` section (host, port, agents, grace, tick, polling).
- *
- * Contract: rejects naming the flag, variable or field for bad input: no model endpoint
- * (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`), a non-loopback host without a token (`serve.token`, naming
- * `SWITCHYARD_SERVE_TOKEN` or the variable of `serve.tokenEnv`), a bad number, a bad configuration file.
+ * Contract: throws `WorkerConfigError` naming the flag, variable or field for bad input before
+ * anything is opened: no model endpoint (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`, both when both are
+ * missing), a non-loopback host without a token (`serve.token`), a bad flag value, a category that
+ * refuses its options (`categories.computer.env[0]`).
  */
 export async function runServeCommand(
-  argv: readonly string[],
-  environment: NodeJS.ProcessEnv,
+  options: ServeCommandOptions,
   print: (line: string) => void,
 ): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      agent: { type: 'string', multiple: true },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      config: { type: 'string' },
-      'grace-ms': { type: 'string' },
-      'tick-ms': { type: 'string' },
-      'poll-seconds': { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  const config = await loadConfig({
-    env: environment,
-    ...(values.config === undefined ? {} : { path: values.config }),
-  });
-  const model = createModel(config);
+  checkFlags(options);
+  const { config } = options;
+  const endpoint = resolveModelEndpoint(config);
   const { serve } = config;
-  const agents = values.agent ?? serve.agents ?? [config.agent];
-  for (const agent of agents) resolveAgent(config, agent);
+  const agents = options.agents ?? serve.agents ?? [config.agent];
+  const turnAgents = agents.map((name) => resolveAgent(config, name));
   const token = serve.token;
-  const pollingIntervalSeconds = numberFlag('poll-seconds', values['poll-seconds']) ?? serve.pollSeconds;
-  const tickMs = numberFlag('tick-ms', values['tick-ms']) ?? serve.tickMs;
-  const graceMs = numberFlag('grace-ms', values['grace-ms']) ?? serve.graceMs;
-  const port = numberFlag('port', values.port) ?? serve.port;
-  const host = values.host ?? serve.host;
-  // Refused before anything is opened.
+  const host = options.host ?? serve.host;
   checkTokenForHost(host, token, serve.tokenVariable);
+  // Every agent's home exists before its first turn, and each enabled category takes its options:
+  // a bad configuration fails here, naming the field, not in the first turn.
+  for (const agent of turnAgents) {
+    await prepareAgentHome(agent);
+    checkTextTurnComposition({ config, agent });
+  }
+  const model = createWorkerModel(config, endpoint);
+  const pollingIntervalSeconds = options.pollSeconds ?? serve.pollSeconds;
 
   const controlPlane = await openControlPlane({
     environment: {},
@@ -101,23 +103,27 @@ export async function runServeCommand(
   try {
     const mcpServers = config.categories.mcp?.servers;
     if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers });
+    const webTools = buildTaskTurnWebTools(config);
     daemon = await startDaemon({
       controlPlane,
       model,
       agents,
       host,
-      port,
+      port: options.port ?? serve.port,
       ...(token === undefined ? {} : { token }),
-      graceMs,
+      allowedHosts: serve.allowedHosts,
+      graceMs: options.graceMs ?? serve.graceMs,
       heartbeatMs: serve.heartbeatMs,
       staleTurnMs: serve.staleTurnMs,
-      scheduler: { intervalMs: tickMs },
-      // Workflow tasks and background jobs, with the task-turn tool list.
-      sources: [workTurnSource(controlPlane, agents)],
+      scheduler: { intervalMs: options.tickMs ?? serve.tickMs },
+      // Workflow tasks and background jobs, with the task-turn tool list and the enabled web tools.
+      sources: [workTurnSource(controlPlane, agents, webTools === undefined ? {} : { webTools })],
       maxIterations: config.limits.maxIterations,
       turnTimeoutMs: config.limits.turnTimeoutMs,
       ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
-      ...(config.model.toolSearch === undefined ? {} : { toolSearch: config.model.toolSearch }),
+      toolSearch: toolSearchMode(config, model),
+      // A home removed while the daemon runs is made again before the agent's next turn.
+      beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
       // The daemon's text turns are composed exactly as `switchyard run` composes them.
       tools: ({ agentId, signal }) =>
         buildTextTurnTools({
@@ -131,7 +137,7 @@ export async function runServeCommand(
           },
           todos: { items: [] },
           signal,
-          environment,
+          environment: options.environment,
         }),
       instructions: async ({ agentId }) =>
         (await buildTextTurnInstructions({ config, agent: resolveAgent(config, agentId) })).instructions,
@@ -142,16 +148,8 @@ export async function runServeCommand(
     await controlPlane.close();
     throw error;
   }
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      print(`switchyard serve: ${signal} received`);
-      resolve();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+  const signal = await options.stopRequested;
+  print(`switchyard serve: ${signal} received`);
   await daemon.stop();
   await mcp?.close();
   await controlPlane.close();

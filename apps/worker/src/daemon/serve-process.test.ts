@@ -33,15 +33,15 @@ async function writeConfig(
 }
 
 describe('switchyard serve refuses to listen off loopback without a token', () => {
-  it('exits 1 naming serve.token and the variable to set', async () => {
+  it('exits 2 naming serve.token and the variable to set', async () => {
     const serve = new ServeProcess(['--host', '0.0.0.0', '--port', '0'], {
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
       SWITCHYARD_MODEL: 'fake-model',
       SWITCHYARD_CONFIG: '',
     });
-    expect(await serve.exited).toBe(1);
+    expect(await serve.exited).toBe(2);
     expect(serve.log).toContain(
-      'switchyard: serve.token: a bearer token is required to listen on 0.0.0.0 (not a loopback address): set SWITCHYARD_SERVE_TOKEN',
+      'switchyard: Invalid configuration: serve.token: a bearer token is required to listen on 0.0.0.0 (not a loopback address): set SWITCHYARD_SERVE_TOKEN',
     );
   });
 });

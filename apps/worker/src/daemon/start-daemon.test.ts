@@ -205,7 +205,9 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     it('refuses to listen off loopback without a token, naming the field', async () => {
       await expect(
         startDaemon({ controlPlane, model, agents: ['carol'], host: '0.0.0.0', port: 0, scheduler: false }),
-      ).rejects.toThrow(/^serve\.token: a bearer token is required to listen on 0\.0\.0\.0/);
+      ).rejects.toThrow(
+        /^Invalid configuration: serve\.token: a bearer token is required to listen on 0\.0\.0\.0/,
+      );
       await expect(
         startDaemon({ controlPlane, model, agents: ['carol'], port: 0, token: 'short', scheduler: false }),
       ).rejects.toThrow(/^serve\.token: expected a string of at least 16 characters/);

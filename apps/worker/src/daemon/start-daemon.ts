@@ -2,8 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import { WorkerConfigError } from '../config/worker-config-error';
 import { createDaemonHttpApi } from './daemon-http-api';
 import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
+import { createRequestGuard, parseHostAndPort, type RequestRefusal } from './request-guard';
 import { type RunDaemonTurn, scheduleFireSource, type WorkSource } from './work-source';
 
 /** What `startDaemon` takes. */
@@ -21,6 +23,11 @@ export interface DaemonOptions extends DaemonTurnRunnerOptions {
    * is not a loopback address; honoured on loopback too when set.
    */
   token?: string;
+  /**
+   * Host names the HTTP API answers to besides its listen address, `localhost`, `127.0.0.1` and
+   * `[::1]` (`serve.allowedHosts`): `name` (any port) or `name:port`. Any other `Host` gets 421.
+   */
+  allowedHosts?: readonly string[];
   /** How long running turns may take to finish after `stop()` before they are cancelled, in ms. Default 30 000. */
   graceMs?: number;
   /** Tick the scheduler in this process (every `intervalMs`, default 1000), or `false`. Default on. */
@@ -89,9 +96,14 @@ export function checkTokenForHost(
   tokenVariable = 'SWITCHYARD_SERVE_TOKEN',
 ): void {
   if (!isLoopbackHost(host) && token === undefined) {
-    throw new Error(
-      `serve.token: a bearer token is required to listen on ${host} (not a loopback address): set ${tokenVariable} (at least 16 characters), or listen on 127.0.0.1`,
-    );
+    throw new WorkerConfigError({
+      issues: [
+        {
+          field: 'serve.token',
+          message: `a bearer token is required to listen on ${host} (not a loopback address): set ${tokenVariable} (at least 16 characters), or listen on 127.0.0.1`,
+        },
+      ],
+    });
   }
 }
 
@@ -105,6 +117,13 @@ function checkOptions(options: DaemonOptions): void {
   const port = options.port ?? 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`serve.port: expected an integer from 0 to 65535, got ${String(port)}`);
+  }
+  for (const [index, entry] of (options.allowedHosts ?? []).entries()) {
+    if (typeof entry !== 'string' || parseHostAndPort(entry) === undefined) {
+      throw new Error(
+        `serve.allowedHosts[${index}]: expected a host name or address, optionally with :port, got ${JSON.stringify(entry)}`,
+      );
+    }
   }
   if (!Array.isArray(options.agents) || options.agents.length === 0) {
     throw new Error('agents: name at least one agent whose work this daemon runs');
@@ -176,9 +195,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // process is a dead one's (another daemon in this process may be running turns: those are kept).
   await sweepInterrupted(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs);
 
+  // Built once the port is bound (port 0 picks one).
+  let checkRequest: (
+    request: Parameters<ReturnType<typeof createRequestGuard>>[0],
+  ) => RequestRefusal | undefined = () => ({
+    status: 421,
+    code: 'misdirected_request',
+    message: 'the daemon is starting',
+  });
   const server: Server = createServer(
     createDaemonHttpApi({
       turns,
+      checkRequest: (request) => checkRequest(request),
       startTurn: async (request) => (state === 'serving' ? turns.start(request) : undefined),
       ...(options.token === undefined ? {} : { token: options.token }),
       defaultAgent: options.agents[0] as string,
@@ -195,6 +223,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
   });
   const { port } = server.address() as AddressInfo;
+  checkRequest = createRequestGuard({
+    listenHost: host,
+    port,
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+  });
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   const sources = [scheduleFireSource(options.controlPlane, options.agents), ...(options.sources ?? [])];

@@ -26,8 +26,17 @@ function end(callId: string, activity: string, durationMs: number, result: Agent
   };
 }
 
-function start(callId: string, activity: string): AgentEvent {
-  return { type: 'tool-call-start', callId, name: 'tool', activity, params: {}, repairs: [] };
+function start(callId: string, activity: string, isDestructive = false): AgentEvent {
+  return {
+    type: 'tool-call-start',
+    callId,
+    name: 'tool',
+    activity,
+    params: {},
+    repairs: [],
+    isReadOnly: !isDestructive,
+    isDestructive,
+  };
 }
 
 function harness(interactive: boolean) {
@@ -119,5 +128,18 @@ describe('plain progress (not a TTY)', () => {
       'Running tests.\n… Running `npm test`\n✗ Command exited 1 after 3.2 s (3.2 s): failed: exit 1\n' +
         '✗ failed: boom · 1 iteration · 1 tool call (1 failed) · 1,234 tokens (1,200 in, 34 out) · 3.2 s\n',
     );
+  });
+});
+
+describe('destructive calls', () => {
+  it('are marked on their start line and their spinner, read-only ones are not', () => {
+    const plain = harness(false);
+    plain.progress.handle(start('a', 'Writing out.txt', true));
+    plain.progress.handle(start('b', 'Reading in.txt'));
+    expect(plain.take()).toBe('… Writing out.txt [destructive]\n… Reading in.txt\n');
+
+    const terminal = harness(true);
+    terminal.progress.handle(start('a', 'Running `rm -r build`', true));
+    expect(terminal.take()).toBe('⠋ Running `rm -r build` [destructive] (0 ms)');
   });
 });

@@ -26,6 +26,8 @@ export interface TurnProgressOptions {
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const CLEAR_LINE = '\r\x1b[2K';
 const UP = '\x1b[1A';
+/** Appended to the label of a running destructive call. */
+export const DESTRUCTIVE_MARK = '[destructive]';
 
 interface Running {
   activity: string;
@@ -86,11 +88,14 @@ export class TurnProgress {
         this.#waitingSince = undefined;
         this.#redraw();
         break;
-      case 'tool-call-start':
-        this.#running.set(event.callId, { activity: event.activity, startedAt: this.#now() });
-        if (!this.#interactive) this.#line(`… ${event.activity}`);
+      case 'tool-call-start': {
+        // A destructive call (it may change or delete something) is marked while it runs.
+        const activity = event.isDestructive ? `${event.activity} ${DESTRUCTIVE_MARK}` : event.activity;
+        this.#running.set(event.callId, { activity, startedAt: this.#now() });
+        if (!this.#interactive) this.#line(`… ${activity}`);
         this.#redraw();
         break;
+      }
       case 'tool-call-end': {
         this.#running.delete(event.callId);
         this.#toolCalls += 1;

@@ -4,6 +4,19 @@ import { fileURLToPath } from 'node:url';
 import { cliPath } from '../../__fixtures__/run-cli';
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The repository root: `pnpm switchyard` runs from there. */
+export const repositoryRoot = path.resolve(packageRoot, '../..');
+
+/** How a `ServeProcess` is started. */
+export interface ServeProcessOptions {
+  /** The working directory (default: the worker package). */
+  cwd?: string;
+  /**
+   * Start it as the README says, `pnpm switchyard serve` (pnpm runs the repository's script, which
+   * runs the built CLI in `cwd`), instead of `node dist/cli.js serve`.
+   */
+  viaPnpm?: boolean;
+}
 
 /** A real `switchyard serve` child process (the built CLI, as `run-cli` runs it). */
 export class ServeProcess {
@@ -15,12 +28,28 @@ export class ServeProcess {
   /** Resolves with the HTTP API's URL once the daemon listens. */
   readonly ready: Promise<string>;
 
-  constructor(args: readonly string[], environment: Record<string, string>) {
-    this.child = spawn(process.execPath, [cliPath, 'serve', ...args], {
-      cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+  readonly #group: boolean;
+
+  constructor(
+    args: readonly string[],
+    environment: Record<string, string>,
+    options: ServeProcessOptions = {},
+  ) {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment };
+    this.#group = options.viaPnpm === true;
+    this.child = options.viaPnpm
+      ? // Its own process group, so a signal reaches pnpm and the worker it started alike.
+        spawn('pnpm', ['--dir', repositoryRoot, '--silent', 'switchyard', 'serve', ...args], {
+          cwd: options.cwd ?? packageRoot,
+          env: { ...env, TURBO_TELEMETRY_DISABLED: '1' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+          detached: true,
+        })
+      : spawn(process.execPath, [cliPath, 'serve', ...args], {
+          cwd: options.cwd ?? packageRoot,
+          env,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => resolve(signal ?? code)),
     );
@@ -39,10 +68,20 @@ export class ServeProcess {
 
   /** Sends SIGTERM and waits for the exit (SIGKILL after `timeoutMs`). */
   async terminate(timeoutMs = 60_000): Promise<number | NodeJS.Signals | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
     const code = await this.exited;
     clearTimeout(timer);
     return code;
+  }
+
+  /** Sends `signal` to the process (and, started through pnpm, to its whole group). */
+  signal(signal: NodeJS.Signals): void {
+    try {
+      if (this.#group && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
+      else this.child.kill(signal);
+    } catch {
+      // Already gone.
+    }
   }
 }

@@ -1,0 +1,196 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli';
+import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeProcess } from './__fixtures__/serve-process';
+
+/** An HTTP request with every header under the test's control (`Host` included), as curl or a browser sends it. */
+function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: options.method ?? 'POST', headers: options.headers },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: text === '' ? {} : JSON.parse(text) }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
+
+describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configuration file)', () => {
+  let folder: string;
+  let fake: FakeResponsesServer;
+  let serve: ServeProcess;
+  let url: string;
+  const home = () => path.join(folder, '.switchyard/homes/main');
+
+  beforeAll(async () => {
+    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-fresh-'));
+    fake = await startFakeResponsesServer({
+      script: (request) => {
+        const prompt = promptOf(request);
+        if (prompt.startsWith('fail'))
+          return { httpStatus: 400, message: 'the fake model refuses this prompt' };
+        if (request.functionCallOutputs.length > 0) return { text: 'Done.' };
+        return {
+          functionCalls: [{ name: 'write_file', arguments: { path: `${prompt}.txt`, content: 'hi\n' } }],
+        };
+      },
+    });
+    serve = new ServeProcess(
+      ['--port', '0'],
+      { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model', SWITCHYARD_CONFIG: '' },
+      { cwd: folder, viaPnpm: true },
+    );
+    url = await serve.ready;
+  }, 180_000);
+
+  afterAll(async () => {
+    await serve?.terminate();
+    await fake?.close();
+    await rm(folder, { recursive: true, force: true });
+  }, 120_000);
+
+  async function finished(id: string): Promise<Record<string, unknown>> {
+    return waitFor(`turn ${id} to end`, async () => {
+      const { body } = await requestJson(`${url}/v1/turns/${id}`);
+      return body.status === 'running' ? undefined : body;
+    });
+  }
+
+  it('has the agent home before the first turn, and a write_file turn completes with the file on disk', async () => {
+    expect(existsSync(home())).toBe(true);
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'hello' } });
+    expect(started.status).toBe(202);
+    const turn = await finished(started.body.id as string);
+    expect(turn).toMatchObject({ status: 'completed', output: 'Done.', agent: 'main', source: 'api' });
+    expect(await readFile(path.join(home(), 'hello.txt'), 'utf8')).toBe('hi\n');
+  });
+
+  it('makes a home removed while it runs again before the next turn', async () => {
+    await rm(home(), { recursive: true, force: true });
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'again' } });
+    expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
+    expect(await readFile(path.join(home(), 'again.txt'), 'utf8')).toBe('hi\n');
+  });
+
+  it('logs a turn that fails on stderr: its id, agent, source and the first line of its error', async () => {
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'fail now' } });
+    const id = started.body.id as string;
+    expect(await finished(id)).toMatchObject({ status: 'failed' });
+    await waitFor(
+      'the failure in the log',
+      () => (serve.log.includes(`turn ${id}`) ? true : undefined),
+      10_000,
+    );
+    const line = serve.log.split('\n').find((entry) => entry.includes(`turn ${id}`)) ?? '';
+    expect(line).toMatch(new RegExp(`^switchyard serve: turn ${id} of agent main \\(api\\) failed: .*400`));
+  });
+
+  describe('what a browser may send on another site’s behalf', () => {
+    const port = () => new URL(url).port;
+    const own = () => `127.0.0.1:${port()}`;
+    const prompt = JSON.stringify({ prompt: 'cross' });
+
+    it('refuses a cross-site text/plain form post, token or not, and runs nothing', async () => {
+      const before = fake.requests.length;
+      const answer = await rawRequest(`${url}/v1/turns`, {
+        headers: {
+          host: own(),
+          origin: 'https://evil.example',
+          'sec-fetch-site': 'cross-site',
+          'sec-fetch-mode': 'no-cors',
+          'content-type': 'text/plain;charset=UTF-8',
+        },
+        body: prompt,
+      });
+      expect(answer.status).toBe(403);
+      expect(answer.body).toMatchObject({ error: { code: 'cross_site_request' } });
+      // The same request from a page that omits Sec-Fetch-Site (an older browser) is refused by its Origin.
+      const withoutFetchMetadata = await rawRequest(`${url}/v1/turns`, {
+        headers: { host: own(), origin: 'https://evil.example', 'content-type': 'text/plain' },
+        body: prompt,
+      });
+      expect(withoutFetchMetadata.status).toBe(403);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(fake.requests.length).toBe(before);
+    });
+
+    it('refuses a foreign Host (DNS rebinding) with 421', async () => {
+      const answer = await rawRequest(`${url}/v1/turns`, {
+        headers: { host: `rebind.evil.example:${port()}`, 'content-type': 'application/json' },
+        body: prompt,
+      });
+      expect(answer.status).toBe(421);
+      expect(answer.body).toMatchObject({ error: { code: 'misdirected_request' } });
+      const health = await rawRequest(`${url}/healthz`, {
+        method: 'GET',
+        headers: { host: `rebind.evil.example:${port()}` },
+      });
+      expect(health.status).toBe(421);
+    });
+
+    it('refuses a curl-like body that is not declared JSON with 415', async () => {
+      const answer = await rawRequest(`${url}/v1/turns`, {
+        headers: { host: own(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'prompt=hello',
+      });
+      expect(answer.status).toBe(415);
+      expect(answer.body).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    });
+
+    it('serves same-host JSON from a non-browser client and from its own page', async () => {
+      const curl = await rawRequest(`${url}/v1/turns`, {
+        headers: { host: `localhost:${port()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'curl' }),
+      });
+      expect(curl.status).toBe(202);
+      const page = await rawRequest(`${url}/v1/turns`, {
+        headers: {
+          host: own(),
+          origin: `http://${own()}`,
+          'sec-fetch-site': 'same-origin',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ prompt: 'page' }),
+      });
+      expect(page.status).toBe(202);
+      await finished(curl.body.id as string);
+      await finished(page.body.id as string);
+    });
+  });
+
+  it('keeps its embedded database to itself: a second process is told which process holds it', async () => {
+    const listed = await runCli(['turns', 'list'], { cwd: folder });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/is in use by process \d+ \(cli\.js serve --port 0\)/);
+    expect(listed.stdout).toBe('');
+  });
+
+  it('releases the database when it stops, and the records then show every turn', async () => {
+    await serve.terminate();
+    await waitFor('the lock to be released', () =>
+      existsSync(path.join(folder, '.switchyard/db/switchyard.lock')) ? undefined : true,
+    );
+    const listed = await runCli(['turns', 'list'], { cwd: folder });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^5 turns of agent main, newest first:/);
+  }, 120_000);
+});

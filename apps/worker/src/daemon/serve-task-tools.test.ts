@@ -1,0 +1,177 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createPgliteDataDir } from '@switchyard/test-databases';
+import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { calcStdioServer } from '../__fixtures__/mcp-fixture';
+import { runCli } from '../__fixtures__/run-cli';
+import { outputsOf } from '../__fixtures__/scripted-model';
+import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeProcess } from './__fixtures__/serve-process';
+
+const MARKER = 'release-notes-marker-7f3a';
+const summarySchema = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
+
+describe('switchyard serve: the tools of task turns and of MCP-backed Skills (embedded PGlite)', () => {
+  let folder: string;
+  let dataDir: string;
+  let page: Server;
+  let pageUrl: string;
+  let fake: FakeResponsesServer;
+  let serve: ServeProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-task-tools-'));
+    dataDir = await createPgliteDataDir();
+    page = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        `<!doctype html><html><head><title>Release notes</title></head><body><main><h1>Release notes</h1><p>The build passed: ${MARKER}.</p></main></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const pagePort = (page.address() as AddressInfo).port;
+    pageUrl = `http://127.0.0.1:${pagePort}/notes`;
+    // An MCP-backed Skill in the agent's home: its server is the calc stdio server.
+    const skill = path.join(folder, 'homes/main/skills/calc');
+    await mkdir(skill, { recursive: true });
+    await writeFile(
+      path.join(skill, 'SKILL.md'),
+      [
+        '---',
+        'name: calc',
+        'description: Arithmetic with the calc MCP server.',
+        'mcp:',
+        '  calc:',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(calcStdioServer)}]`,
+        '---',
+        'Add numbers with `mcporter call calc.add a=1 b=2`.',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      path.join(folder, 'switchyard.config.json'),
+      JSON.stringify({
+        model: { name: 'fake-model', maxRetries: 0 },
+        categories: {
+          computer: { homeRoot: 'homes' },
+          web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
+          workflow: {},
+        },
+        database: { dataDir },
+        serve: { pollSeconds: 0.5 },
+      }),
+    );
+    fake = await startFakeResponsesServer({
+      script: (request) => {
+        const outputs = outputsOf(request);
+        if (isTaskTurn(request)) {
+          if (outputs.length === 0)
+            return { functionCalls: [{ name: 'web_fetch', arguments: { url: pageUrl } }] };
+          if (outputs.length === 1) {
+            const found = outputs[0]?.includes(MARKER) ? MARKER : 'marker not found';
+            return { functionCalls: [{ name: 'submit_result', arguments: { summary: found } }] };
+          }
+          return { text: 'The result was stored.' };
+        }
+        const prompt = promptOf(request);
+        if (outputs.length > 0) return { text: 'Done.' };
+        if (prompt === 'check the release') {
+          return {
+            functionCalls: [
+              {
+                name: 'workflow',
+                arguments: {
+                  name: 'release check',
+                  tasks: [
+                    { id: 'read', prompt: `Read ${pageUrl} and summarise it`, resultSchema: summarySchema },
+                  ],
+                },
+              },
+            ],
+          };
+        }
+        return {
+          functionCalls: [{ name: 'run_command', arguments: { command: 'mcporter call calc.add a=2 b=3' } }],
+        };
+      },
+    });
+    serve = new ServeProcess(['--port', '0', '--config', path.join(folder, 'switchyard.config.json')], {
+      OPENAI_BASE_URL: fake.baseURL,
+      SWITCHYARD_MODEL: 'fake-model',
+    });
+    url = await serve.ready;
+  }, 180_000);
+
+  afterAll(async () => {
+    await serve?.terminate();
+    await fake?.close();
+    await new Promise((resolve) => page?.close(resolve));
+    await rm(folder, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  async function finished(id: string): Promise<Record<string, unknown>> {
+    return waitFor(`turn ${id} to end`, async () => {
+      const { body } = await requestJson(`${url}/v1/turns/${id}`);
+      return body.status === 'running' ? undefined : body;
+    });
+  }
+
+  it('runs an MCP-backed Skill through run_command: mcporter reaches the Skill’s server', async () => {
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'add two and three' } });
+    expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed', output: 'Done.' });
+    const request = fake.requests.find(
+      (entry) => promptOf(entry) === 'add two and three' && entry.functionCallOutputs.length > 0,
+    );
+    expect(String(request?.body.instructions)).toContain('mcporter call calc.<tool>');
+    const output = outputsOf(request as FakeRequest)[0] ?? '';
+    expect(output).toMatch(/exit code 0|exited 0/i);
+    expect(output).toMatch(/\b5\b/);
+  });
+
+  it('gives a workflow task turn the configured web tools: it fetches a local page and submits from it', async () => {
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'check the release' } });
+    expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
+    const taskTools = await waitFor('the task turn', () => fake.requests.find(isTaskTurn));
+    // The configuration enables web_fetch (no search profile), and task turns get it.
+    expect(taskTools.toolNames).toEqual(['web_fetch', 'submit_result']);
+    // The task turn fetched the page, then submitted what it read (a stored result ends its turn).
+    const submitting = await waitFor('the task turn to submit', () =>
+      fake.requests.find((request) => isTaskTurn(request) && request.functionCallOutputs.length === 1),
+    );
+    expect(outputsOf(submitting)[0]).toContain(MARKER);
+    const workflowOutput = fake.requests
+      .filter((request) => promptOf(request) === 'check the release')
+      .flatMap(outputsOf)
+      .find((output) => output.includes('release check'));
+    const workflowId = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(
+      workflowOutput ?? '',
+    )?.[0];
+    expect(workflowId).toBeDefined();
+    // The embedded database is the daemon's while it runs: read the stored result once it has
+    // stopped (SIGTERM lets the running task turn finish first).
+    await serve.terminate();
+    const shown = await runCli(
+      ['workflows', 'show', workflowId as string, '--config', path.join(folder, 'switchyard.config.json')],
+      {
+        cwd: folder,
+      },
+    );
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(': completed');
+    expect(shown.stdout).toContain(`result: {"summary":"${MARKER}"}`);
+  }, 120_000);
+});
