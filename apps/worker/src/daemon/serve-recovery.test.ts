@@ -225,15 +225,22 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
 
     // The dead process's turns are on record as interrupted, each saying where its unit went; the
     // survivors logged each recovery once (unit, attempt, previous worker).
-    const interrupted = (await cp.turns.list({ agentId: AGENT, status: 'interrupted' })).filter(
+    const doomedTurns = (await cp.turns.list({ agentId: AGENT })).filter(
       (turn) => turn.workerId === doomedWorker,
     );
-    expect(interrupted.map((turn) => turn.sourceId).sort()).toEqual(
+    expect(doomedTurns.map((turn) => turn.sourceId).sort()).toEqual(
       [`${workflow.id}/victim`, job.id, run?.id].sort(),
     );
-    for (const turn of interrupted) {
-      expect(turn.error).toMatch(/handed back to its queue: attempt 2 starts at once on any live worker$/);
+    for (const turn of doomedTurns) {
+      // (Had a heartbeat of the doomed process been late enough on a loaded machine, its task and job
+      // turns would have been handed back before the kill and then ended `aborted` themselves.)
+      if (turn.status === 'interrupted') {
+        expect(turn.error).toMatch(/handed back to its queue: attempt 2 starts at once on any live worker$/);
+      } else {
+        expect(turn.status).toBe('aborted');
+      }
     }
+    expect(doomedTurns.filter((turn) => turn.status === 'interrupted').length).toBeGreaterThanOrEqual(1);
     const logs = survivors.map((serve) => serve.log).join('\n');
     for (const [unit, id] of [
       ['workflow-task', `${workflow.id}/victim`],
