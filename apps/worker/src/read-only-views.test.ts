@@ -10,6 +10,7 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
   let cwd: string;
   let dataDir: string;
   let workflowId: string;
+  let poisonedId: string;
   const usage = {
     inputTokens: 90,
     cachedInputTokens: 0,
@@ -23,7 +24,11 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
     cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-views-'));
     await writeFile(path.join(cwd, 'switchyard.config.json'), JSON.stringify({ database: { dataDir } }));
     // Written by one process, then read by the CLI in another: PGlite is single-process.
-    const controlPlane = await openControlPlane({ dataDir, environment: {} });
+    const controlPlane = await openControlPlane({
+      dataDir,
+      environment: {},
+      workTurns: { retryLimit: 1, pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 50 },
+    });
     try {
       await controlPlane.schedules.createSchedule({
         agentId: 'ada',
@@ -64,6 +69,52 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
         iterations: 2,
         events: [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }],
       });
+      // A task whose worker dies on every attempt: handed back once, then parked as failed.
+      const recorded: string[] = [];
+      await controlPlane.workTurns.work(
+        async (turn, { attempt, signal }) => {
+          if (turn.kind !== 'workflow-task') return;
+          const id = `turn_poison_${attempt}`;
+          await controlPlane.turns.recordStart({
+            id,
+            agentId: 'eve',
+            source: 'task',
+            sourceId: `${turn.workflowId}/${turn.taskId}`,
+            attempt,
+            prompt: turn.prompt,
+            workerId: 'worker_gone',
+          });
+          recorded.push(id);
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        },
+        { agentId: 'eve' },
+      );
+      const poisoned = await controlPlane.workflows.startWorkflow({
+        agentId: 'eve',
+        spec: {
+          name: 'poisoned',
+          tasks: [
+            {
+              id: 'poison',
+              prompt: 'crash the worker',
+              resultSchema: {
+                type: 'object',
+                properties: { ok: { type: 'boolean' } },
+                required: ['ok'],
+                additionalProperties: false,
+              },
+            },
+          ],
+        },
+      });
+      poisonedId = poisoned.id;
+      for (const attempt of [1, 2]) {
+        for (let waited = 0; !recorded.includes(`turn_poison_${attempt}`); waited += 50) {
+          if (waited > 30_000) throw new Error(`attempt ${attempt} of the poisoned task never started`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await controlPlane.turns.markInterrupted({ staleAfterMs: 0 });
+      }
       await controlPlane.turns.recordEnd({
         id: 'turn_views_2',
         status: 'aborted',
@@ -107,6 +158,10 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
     const unknown = await runCli(['workflows', 'show', '00000000-0000-4000-8000-000000000000'], { cwd });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no workflow 00000000-0000-4000-8000-000000000000');
+    const parked = await runCli(['workflows', 'show', poisonedId], { cwd });
+    expect(parked.stdout).toContain(
+      '1 task, 0 completed:\n- poison: failed (2 attempts)\n  error: the worker running attempt 2 stopped (its heartbeat went stale), and that was the last of the 2 attempts allowed (retryLimit 1)\n',
+    );
     const notAnId = await runCli(['workflows', 'show', 'nope'], { cwd });
     expect(notAnId.code).toBe(1);
     expect(notAnId.stderr).toContain('"nope" is not a workflow id');
@@ -138,6 +193,11 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
     );
     const aborted = await runCli(['turns', 'show', 'turn_views_2'], { cwd });
     expect(aborted.stdout).toContain('error: the worker shut down before the turn finished\n');
+    const parked = await runCli(['turns', 'show', 'turn_poison_2'], { cwd });
+    expect(parked.stdout).toMatch(/^Turn turn_poison_2 interrupted \(task [0-9a-f-]{36}\/poison\)/);
+    expect(parked.stdout).toContain(
+      `error: the worker running this turn stopped before the turn ended; task ${poisonedId}/poison failed: the worker running attempt 2 stopped`,
+    );
     const unknown = await runCli(['turns', 'show', 'turn_nope'], { cwd });
     expect(unknown).toMatchObject({ code: 1, stderr: 'switchyard: turns show: no turn turn_nope\n' });
     expect((await runCli(['turns', 'show', 'a b'], { cwd })).stderr).toContain('"a b" is not a turn id');

@@ -31,13 +31,16 @@ export interface TaskTurnConsumerOptions {
 
 /**
  * The fixed tool list of one task or job turn (`createTaskTurnTools`): the web tools and Brain
- * passed in, then `submit_result` carrying the turn's stored result schema.
+ * passed in, then `submit_result` carrying the turn's stored result schema. With `attempt` (the
+ * delivery this turn runs), `submit_result` stores only while that attempt is still the task's
+ * current one: a worker taken for dead, whose task went to another, cannot store a second result.
  */
 export function taskTurnTools(
   turn: WorkTurn,
   controlPlane: Pick<ControlPlane, 'workTurns'>,
-  extra: { webTools?: readonly AnyWorkerAgentTool[]; brain?: BrainService } = {},
+  extra: { webTools?: readonly AnyWorkerAgentTool[]; brain?: BrainService; attempt?: number } = {},
 ): AnyWorkerAgentTool[] {
+  const { attempt } = extra;
   return createTaskTurnTools({
     task:
       turn.kind === 'workflow-task'
@@ -48,7 +51,10 @@ export function taskTurnTools(
             resultSchema: turn.resultSchema,
           }
         : { kind: 'background-job', jobId: turn.jobId, resultSchema: turn.resultSchema },
-    taskResultService: controlPlane.workTurns,
+    taskResultService:
+      attempt === undefined
+        ? controlPlane.workTurns
+        : { submitResult: (request) => controlPlane.workTurns.submitResult({ ...request, attempt }) },
     ...(extra.webTools === undefined ? {} : { webTools: extra.webTools }),
     ...(extra.brain === undefined ? {} : { brain: extra.brain }),
   });
@@ -86,8 +92,9 @@ export async function startTaskTurnConsumer(
 ): Promise<{ stop(): Promise<void> }> {
   const { controlPlane, model } = options;
   await controlPlane.workTurns.work(
-    async (turn, { signal }) => {
+    async (turn, { signal, attempt }) => {
       const tools = taskTurnTools(turn, controlPlane, {
+        attempt,
         ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
         ...(options.brain === undefined ? {} : { brain: options.brain }),
       });

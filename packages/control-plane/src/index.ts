@@ -22,13 +22,16 @@ export {
   turnRequestQueueName,
 } from './turn-requests/turn-request-queue';
 export type {
+  InterruptedTurnRecord,
   ListTurnsOptions,
   RecordTurnEndRequest,
   RecordTurnStartRequest,
+  RecoveredUnit,
   TurnEndStatus,
   TurnEventLog,
   TurnRecord,
   TurnRecordStatus,
+  TurnRecovery,
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';

@@ -20,6 +20,16 @@ describe('openControlPlane options', () => {
     await expect(
       openControlPlane({ turnRequests: { pollingIntervalSeconds: 0.1 }, environment: {} }),
     ).rejects.toThrow(/^turnRequests\.pollingIntervalSeconds: must be a number of at least 0\.5/);
+    // pg-boss keeps retries, delays and expiry as whole numbers, and refuses an expiry of a day.
+    await expect(
+      openControlPlane({ workTurns: { retryDelaySeconds: 0.5 }, environment: {} }),
+    ).rejects.toThrow(/^workTurns\.retryDelaySeconds: must be a whole number from 0, got 0\.5/);
+    await expect(
+      openControlPlane({ turnRequests: { expireInSeconds: 86_400 }, environment: {} }),
+    ).rejects.toThrow(/^turnRequests\.expireInSeconds: must be a whole number from 1 to 86399, got 86400/);
+    await expect(
+      openControlPlane({ workTurns: { retryBackoff: 'yes' as unknown as boolean }, environment: {} }),
+    ).rejects.toThrow(/^workTurns\.retryBackoff: must be true or false, got yes/);
   });
 
   it('rejects when the PostgreSQL server is unreachable', async () => {

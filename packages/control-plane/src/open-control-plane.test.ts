@@ -79,7 +79,7 @@ for (const backend of testBackends) {
         const { rows } = await controlPlane.query<{ version: number }>(
           'SELECT version FROM switchyard.migrations',
         );
-        expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
       });
     });
 
@@ -452,7 +452,7 @@ for (const backend of testBackends) {
           before.map((s) => s.id),
         );
         const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
-        expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+        expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       });
     });
   });

@@ -8,7 +8,7 @@ import { checkAgentId } from './schedules/agent-id';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
-import { TurnStore } from './turns/turn-store';
+import { type HandBackUnit, TurnStore } from './turns/turn-store';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
 import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
@@ -65,7 +65,10 @@ export interface ControlPlane {
   readonly backgroundJobs: ControlPlaneBackgroundJobService;
   /** Work turns (task and job sub-agent turns) for the worker: `work(handler)`, `submitResult`. */
   readonly workTurns: WorkTurnQueue;
-  /** Records of the turns a worker daemon runs (started, ended, interrupted), whatever their source. */
+  /**
+   * Records of the turns a worker daemon runs (started, ended, interrupted), whatever their source;
+   * `markInterrupted` hands an interrupted turn's unit back to its queue.
+   */
   readonly turns: TurnStore;
   /** Runs one read query: for diagnostics and tests, not for writes. */
   query<TRow = Record<string, unknown>>(
@@ -83,6 +86,32 @@ function positive(field: string, value: number | undefined, fallback: number, mi
   }
   return value;
 }
+
+/** A whole number of at least `minimum` (pg-boss stores retries, delays and expiry as integers). */
+function whole(
+  field: string,
+  value: number | undefined,
+  fallback: number,
+  minimum = 1,
+  maximum?: number,
+): number {
+  const checked = positive(field, value, fallback, minimum);
+  if (!Number.isInteger(checked) || (maximum !== undefined && checked > maximum)) {
+    throw new Error(
+      `${field}: must be a whole number from ${minimum}${maximum === undefined ? '' : ` to ${maximum}`}, got ${String(value)}`,
+    );
+  }
+  return checked;
+}
+
+function flag(field: string, value: boolean | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new Error(`${field}: must be true or false, got ${String(value)}`);
+  return value;
+}
+
+/** pg-boss refuses an expiry of 24 hours or more. */
+const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
 
 /**
  * Opens the control plane: an embedded PGlite database in `dataDir`, or the PostgreSQL server of
@@ -116,14 +145,21 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     maxPromptBytes: positive('schedules.maxPromptBytes', options.schedules?.maxPromptBytes, 16 * 1024),
   };
   const delivery = {
-    expireInSeconds: positive('turnRequests.expireInSeconds', options.turnRequests?.expireInSeconds, 900),
-    retryLimit: positive('turnRequests.retryLimit', options.turnRequests?.retryLimit, 3, 0),
-    retryDelaySeconds: positive(
+    expireInSeconds: whole(
+      'turnRequests.expireInSeconds',
+      options.turnRequests?.expireInSeconds,
+      900,
+      1,
+      MAX_EXPIRE_SECONDS,
+    ),
+    retryLimit: whole('turnRequests.retryLimit', options.turnRequests?.retryLimit, 3, 0),
+    retryDelaySeconds: whole(
       'turnRequests.retryDelaySeconds',
       options.turnRequests?.retryDelaySeconds,
       10,
       0,
     ),
+    retryBackoff: flag('turnRequests.retryBackoff', options.turnRequests?.retryBackoff, false),
     pollingIntervalSeconds: positive(
       'turnRequests.pollingIntervalSeconds',
       options.turnRequests?.pollingIntervalSeconds,
@@ -132,9 +168,16 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     ),
   };
   const workTurnOptions = {
-    expireInSeconds: positive('workTurns.expireInSeconds', options.workTurns?.expireInSeconds, 900),
-    retryLimit: positive('workTurns.retryLimit', options.workTurns?.retryLimit, 2, 0),
-    retryDelaySeconds: positive('workTurns.retryDelaySeconds', options.workTurns?.retryDelaySeconds, 5, 0),
+    expireInSeconds: whole(
+      'workTurns.expireInSeconds',
+      options.workTurns?.expireInSeconds,
+      900,
+      1,
+      MAX_EXPIRE_SECONDS,
+    ),
+    retryLimit: whole('workTurns.retryLimit', options.workTurns?.retryLimit, 2, 0),
+    retryDelaySeconds: whole('workTurns.retryDelaySeconds', options.workTurns?.retryDelaySeconds, 5, 0),
+    retryBackoff: flag('workTurns.retryBackoff', options.workTurns?.retryBackoff, false),
     pollingIntervalSeconds: positive(
       'workTurns.pollingIntervalSeconds',
       options.workTurns?.pollingIntervalSeconds,
@@ -188,18 +231,23 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   const schedules = new ControlPlaneScheduleService(database, limits, {
     onCreated: (owner) => turnRequests.ensureQueue(owner),
   });
-  const workTurns = new WorkTurnQueue(startedBoss, database, workTurnOptions, agentId);
+  const workTurns = new WorkTurnQueue(startedBoss, database, workTurnOptions, agentId, maxValueBytes);
+  // An interrupted turn's unit goes back to its own queue, in the transaction that marks the turn.
+  const handBack: HandBackUnit = (transaction, turn) =>
+    turn.source === 'schedule'
+      ? turnRequests.handBackInterrupted(transaction, turn)
+      : workTurns.handBackInterrupted(transaction, turn);
   let closing: Promise<void> | undefined;
   return {
     kind: database.kind,
     schedules,
     scheduler,
     turnRequests,
-    work: new WorkStore(database, maxValueBytes),
+    work: new WorkStore(database, maxValueBytes, (request) => workTurns.submitResult(request)),
     workflows: new ControlPlaneWorkflowService(database, workTurns, workflowLimits),
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
     workTurns,
-    turns: new TurnStore(database, maxValueBytes),
+    turns: new TurnStore(database, maxValueBytes, handBack),
     query: (text, values) => database.query(text, values),
     close: () => {
       closing ??= (async () => {

@@ -16,13 +16,16 @@ interface WorkflowRow {
 interface TaskRow {
   task_id: string;
   status: string;
+  attempts: number;
+  error: string | null;
   result: unknown;
   stored_at: string | Date | null;
 }
 
 /**
- * `switchyard workflows show <id>`: a workflow, its tasks' status and their stored results, read
- * from the control plane (read queries only).
+ * `switchyard workflows show <id>`: a workflow, its tasks' status, attempts (when more than one: its
+ * turn was retried or handed back after a worker died), why a task failed, and the stored results,
+ * read from the control plane (read queries only).
  *
  * Contract: exit code 1 with a message for an id that is not a UUID or names no workflow.
  */
@@ -45,7 +48,7 @@ export async function workflowsShowCommand(config: WorkerConfig, id: string, io:
       const workflow = rows[0];
       if (workflow === undefined) return noWorkflow();
       const { rows: tasks } = await controlPlane.query<TaskRow>(
-        `SELECT t.task_id, t.status, r.result, r.stored_at
+        `SELECT t.task_id, t.status, t.attempts, t.error, r.result, r.stored_at
            FROM switchyard.workflow_tasks t
            LEFT JOIN switchyard.task_results r ON r.workflow_id = t.workflow_id AND r.task_id = t.task_id
           WHERE t.workflow_id = $1 ORDER BY t.task_id`,
@@ -58,7 +61,9 @@ export async function workflowsShowCommand(config: WorkerConfig, id: string, io:
       const done = tasks.filter((task) => task.status === 'completed').length;
       io.stdout.write(`${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${done} completed:\n`);
       for (const task of tasks) {
-        io.stdout.write(`- ${task.task_id}: ${task.status}\n`);
+        const attempts = task.attempts > 1 ? ` (${task.attempts} attempts)` : '';
+        io.stdout.write(`- ${task.task_id}: ${task.status}${attempts}\n`);
+        if (task.error !== null) io.stdout.write(`  error: ${task.error}\n`);
         if (task.result !== null && task.result !== undefined) {
           io.stdout.write(`  result: ${JSON.stringify(task.result)}\n`);
         }

@@ -145,6 +145,11 @@ const serveSchema = z.strictObject({
   pollSeconds: z.number().min(0.5).max(3_600).optional(),
   heartbeatMs: milliseconds.optional(),
   staleTurnMs: milliseconds.optional(),
+  // pg-boss keeps expiry, retries and delays as whole seconds; it refuses an expiry of a day or more.
+  expireSeconds: z.number().int().min(1).max(86_399).optional(),
+  retryLimit: z.number().int().min(0).max(100).optional(),
+  retryDelaySeconds: z.number().int().min(0).max(86_400).optional(),
+  retryBackoff: z.boolean().optional(),
 });
 
 /** The JSON shape of `switchyard.config.json` (before environment overrides and defaults). */

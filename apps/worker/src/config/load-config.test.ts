@@ -68,6 +68,20 @@ describe('configuration errors name the field', () => {
       'serve.staleTurnMs',
       /longer than serve\.heartbeatMs/,
     ],
+    [
+      { limits: { turnTimeoutMs: 120_000 }, serve: { expireSeconds: 120 } },
+      'serve.expireSeconds',
+      /longer than limits\.turnTimeoutMs \(120 s\)/,
+    ],
+    [{ serve: { expireSeconds: 86_400 } }, 'serve.expireSeconds', /86399/],
+    [{ serve: { retryDelaySeconds: 0.5 } }, 'serve.retryDelaySeconds', /expected int/],
+    [{ serve: { retryLimit: -1 } }, 'serve.retryLimit', /0/],
+    [{ serve: { retryBackoff: 'yes' } }, 'serve.retryBackoff', /boolean/],
+    [
+      { limits: { turnTimeoutMs: 86_400_000 } },
+      'limits.turnTimeoutMs',
+      /queue expiry \(serve\.expireSeconds\) defaults to this plus 60 s, 86460 s, over the queues' limit/,
+    ],
   ])('%j -> %s', (raw, field, message) => {
     const error = errorOf(() => parseConfig(raw, { env: {} }));
     expect(error.field).toBe(field);
@@ -166,7 +180,13 @@ describe('the serve section', () => {
       pollSeconds: 2,
       heartbeatMs: 10_000,
       staleTurnMs: 60_000,
+      // The queues' expiry follows the turn limit (600 s by default), a minute past it.
+      expireSeconds: 660,
+      retryLimit: 2,
+      retryDelaySeconds: 5,
+      retryBackoff: true,
     });
+    expect(parseConfig({ limits: { turnTimeoutMs: 90_500 } }, { env: {} }).serve.expireSeconds).toBe(151);
     const token = 'a-token-of-enough-length';
     expect(parseConfig({}, { env: { SWITCHYARD_SERVE_TOKEN: token } }).serve.token).toBe(token);
   });
@@ -185,6 +205,10 @@ describe('the serve section', () => {
           pollSeconds: 0.5,
           heartbeatMs: 2_000,
           staleTurnMs: 20_000,
+          expireSeconds: 900,
+          retryLimit: 4,
+          retryDelaySeconds: 0,
+          retryBackoff: false,
         },
       },
       { env: { FLEET_TOKEN: 'fleet-token-0123456789', SWITCHYARD_SERVE_TOKEN: 'not-this-one-0123456789' } },
@@ -201,6 +225,10 @@ describe('the serve section', () => {
       pollSeconds: 0.5,
       heartbeatMs: 2_000,
       staleTurnMs: 20_000,
+      expireSeconds: 900,
+      retryLimit: 4,
+      retryDelaySeconds: 0,
+      retryBackoff: false,
     });
   });
 

@@ -107,10 +107,16 @@ function resolveSearch(
 /** The bearer token's default variable. */
 export const SERVE_TOKEN_VARIABLE = 'SWITCHYARD_SERVE_TOKEN';
 
+/** Added to `limits.turnTimeoutMs` for the default queue expiry: a turn's recording and hand-over. */
+const EXPIRY_MARGIN_SECONDS = 60;
+/** pg-boss refuses an expiry of 24 hours or more. */
+const MAX_EXPIRE_SECONDS = 86_399;
+
 function resolveServe(
   serve: ConfigFile['serve'],
   env: ConfigEnvironment,
   issues: WorkerConfigIssue[],
+  turnTimeoutMs: number,
 ): WorkerServeConfig {
   const tokenVariable = serve?.tokenEnv ?? SERVE_TOKEN_VARIABLE;
   const token = env[tokenVariable] === '' ? undefined : env[tokenVariable];
@@ -130,6 +136,19 @@ function resolveServe(
       message: `must be longer than serve.heartbeatMs (${heartbeatMs}), or live turns would be marked interrupted`,
     });
   }
+  const turnSeconds = Math.ceil(turnTimeoutMs / 1000);
+  const expireSeconds = serve?.expireSeconds ?? turnSeconds + EXPIRY_MARGIN_SECONDS;
+  if (serve?.expireSeconds !== undefined && expireSeconds <= turnSeconds) {
+    issues.push({
+      field: 'serve.expireSeconds',
+      message: `must be longer than limits.turnTimeoutMs (${turnSeconds} s), or turns still running would be delivered again`,
+    });
+  } else if (expireSeconds > MAX_EXPIRE_SECONDS) {
+    issues.push({
+      field: 'limits.turnTimeoutMs',
+      message: `the queue expiry (serve.expireSeconds) defaults to this plus ${EXPIRY_MARGIN_SECONDS} s, ${expireSeconds} s, over the queues' limit of ${MAX_EXPIRE_SECONDS} s: lower it to at most ${(MAX_EXPIRE_SECONDS - EXPIRY_MARGIN_SECONDS) * 1000}`,
+    });
+  }
   return {
     host: serve?.host ?? '127.0.0.1',
     port: serve?.port ?? 8787,
@@ -142,6 +161,10 @@ function resolveServe(
     pollSeconds: serve?.pollSeconds ?? 2,
     heartbeatMs,
     staleTurnMs,
+    expireSeconds,
+    retryLimit: serve?.retryLimit ?? 2,
+    retryDelaySeconds: serve?.retryDelaySeconds ?? 5,
+    retryBackoff: serve?.retryBackoff ?? true,
   };
 }
 
@@ -229,7 +252,8 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     }
     categories.mcp = { servers };
   }
-  const serve = resolveServe(file.serve, env, issues);
+  const turnTimeoutMs = file.limits?.turnTimeoutMs ?? 600_000;
+  const serve = resolveServe(file.serve, env, issues, turnTimeoutMs);
   if (issues.length > 0) throw new WorkerConfigError({ issues, source: options.source });
 
   return {
@@ -251,7 +275,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     categories,
     limits: {
       maxIterations: file.limits?.maxIterations ?? 50,
-      turnTimeoutMs: file.limits?.turnTimeoutMs ?? 600_000,
+      turnTimeoutMs,
       toolTimeoutMs: file.limits?.toolTimeoutMs,
     },
     serve,

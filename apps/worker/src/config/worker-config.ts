@@ -113,8 +113,25 @@ export interface WorkerServeConfig {
   pollSeconds: number;
   /** How often running turns are marked alive in the turn records, in ms (default 10 000). */
   heartbeatMs: number;
-  /** A running turn without a heartbeat for this long is marked interrupted, in ms (default 60 000). */
+  /**
+   * A running turn without a heartbeat for this long is marked interrupted, and the unit it ran
+   * handed back to its queue, in ms (default 60 000).
+   */
   staleTurnMs: number;
+  /**
+   * The queues' safety net: a delivery still running after this long counts as lost and is delivered
+   * again, in seconds (default: `limits.turnTimeoutMs` plus 60 s, so a live turn is never redelivered).
+   */
+  expireSeconds: number;
+  /** Retries of a unit (workflow task, job, schedule fire) after its first attempt (default 2); then it fails. */
+  retryLimit: number;
+  /**
+   * Seconds before a retry (default 5): after a failed delivery, and before each retry of a unit whose
+   * worker died except the first, which starts at once.
+   */
+  retryDelaySeconds: number;
+  /** Double the retry delay with each further retry (default true). */
+  retryBackoff: boolean;
 }
 
 /** The checked, resolved worker configuration: what `loadConfig` returns. */

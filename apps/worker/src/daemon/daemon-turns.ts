@@ -54,6 +54,11 @@ export interface DaemonTurnRequest {
   source: DaemonTurnSource;
   /** The source's own id (a schedule run id, a job id, a task key). */
   sourceId?: string;
+  /**
+   * The attempt of the source's unit this turn runs (the queue's delivery count): recorded with the
+   * turn, so that if this process dies the unit is handed back to its queue for the next attempt.
+   */
+  attempt?: number;
   /** The source's own cancellation (a cancelled workflow or job): aborts the turn too. */
   signal?: AbortSignal;
   /**
@@ -244,6 +249,7 @@ export class DaemonTurns {
         agentId: request.agentId,
         source: request.source,
         ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
+        ...(request.attempt === undefined ? {} : { attempt: request.attempt }),
         prompt: request.prompt,
         workerId: this.workerId,
       });

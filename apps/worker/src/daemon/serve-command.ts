@@ -88,14 +88,22 @@ export async function runServeCommand(
   }
   const model = createWorkerModel(config, endpoint);
   const pollingIntervalSeconds = options.pollSeconds ?? serve.pollSeconds;
+  const delivery = {
+    expireInSeconds: serve.expireSeconds,
+    retryLimit: serve.retryLimit,
+    retryDelaySeconds: serve.retryDelaySeconds,
+    retryBackoff: serve.retryBackoff,
+  };
 
   const controlPlane = await openControlPlane({
     environment: {},
     ...(config.database.url === undefined
       ? { dataDir: config.database.dataDir }
       : { databaseUrl: config.database.url }),
-    turnRequests: { pollingIntervalSeconds },
-    workTurns: { pollingIntervalSeconds },
+    // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
+    // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
+    turnRequests: { pollingIntervalSeconds, ...delivery },
+    workTurns: { pollingIntervalSeconds, ...delivery },
     onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
   });
   let mcp: McpServers | undefined;

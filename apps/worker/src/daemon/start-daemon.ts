@@ -180,7 +180,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let state: Daemon['state'] = 'serving';
   const runTurn: RunDaemonTurn = async (request) => (await turns.start(request)).done;
   const staleTurnMs = options.staleTurnMs ?? 60_000;
-  // Marks the turns of workers that stopped heartbeating (died) interrupted, and says which.
+  // Marks the turns of workers that stopped heartbeating (died) interrupted, which hands the unit
+  // each one ran back to its queue, and says which, and what became of each unit.
   const sweepInterrupted = async (staleAfterMs: number): Promise<void> => {
     const marked = await options.controlPlane.turns.markInterrupted({
       staleAfterMs,
@@ -189,6 +190,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (marked.length > 0) {
       const ids = marked.map((record) => record.id).join(', ');
       log(`switchyard serve: marked ${marked.length} turn(s) interrupted (their worker stopped): ${ids}`);
+    }
+    for (const { id, recovery } of marked) {
+      if (recovery === undefined) continue;
+      log(
+        `switchyard serve: recovery: ${recovery.unit} ${recovery.unitId}, attempt ${recovery.attempt} (turn ${id}, previous worker ${recovery.previousWorkerId}): ${recovery.outcome}: ${recovery.description}`,
+      );
     }
   };
   // At start-up, embedded PGlite is one process's database: every turn left running by another
@@ -251,6 +258,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       .catch((error: unknown) => log(`switchyard serve: turn heartbeat failed: ${String(error)}`));
   }, options.heartbeatMs ?? 10_000);
   heartbeat.unref();
+  // The id its turn records carry: recovery log lines name a dead process's turns by it.
+  log(`switchyard serve: worker ${turns.workerId}`);
   log(`switchyard serve: listening on ${url} for ${options.agents.join(', ')}`);
 
   let stopping: Promise<DaemonStopReport> | undefined;

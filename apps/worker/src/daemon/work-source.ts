@@ -42,9 +42,10 @@ export class TurnNotFinishedError extends Error {
 }
 
 /**
- * Schedule fires: each agent's turn requests from the control plane, one turn each. A turn that
- * was aborted or failed makes the handler throw, so the control plane records the run as failed
- * (with the reason) and pg-boss delivers it again.
+ * Schedule fires: each agent's turn requests from the control plane, one turn each, recorded with
+ * the run's attempt (so a run whose process dies is handed back). A turn that was aborted or failed
+ * makes the handler throw, so the control plane records the run as failed (with the reason) and
+ * pg-boss delivers it again.
  *
  * @example
  * const source = scheduleFireSource(controlPlane, ['ada']);
@@ -56,12 +57,13 @@ export function scheduleFireSource(controlPlane: ControlPlane, agentIds: readonl
     async start(runTurn) {
       for (const agentId of agentIds) {
         await controlPlane.turnRequests.work(
-          async (request) => {
+          async (request, { attempt }) => {
             const snapshot = await runTurn({
               agentId: request.agentId,
               prompt: request.prompt,
               source: 'schedule',
               sourceId: request.runId,
+              attempt,
             });
             if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
           },
@@ -84,8 +86,10 @@ export interface WorkTurnSourceOptions {
 /**
  * Workflow tasks and background jobs: each agent's work turns from the control plane, run as daemon
  * turns with the fixed task-turn tool list (`createTaskTurnTools`, whose `submit_result` stores
- * through the control plane). A cancelled workflow or job aborts its turn, which just ends; a turn
- * the daemon cancelled at shutdown, or that failed, throws so the control plane delivers it again.
+ * through the control plane), recorded with the delivery's attempt, which `submit_result` carries:
+ * only the current attempt's result is stored. A cancelled workflow or job (or a unit handed to
+ * another worker while this one was taken for dead) aborts its turn, which just ends; a turn the
+ * daemon cancelled at shutdown, or that failed, throws so the control plane delivers it again.
  *
  * @example
  * const daemon = await startDaemon({ ..., sources: [workTurnSource(controlPlane, ['ada'])] });
@@ -100,20 +104,22 @@ export function workTurnSource(
     async start(runTurn) {
       for (const agentId of agentIds) {
         await controlPlane.workTurns.work(
-          async (turn, { signal }) => {
+          async (turn, { signal, attempt }) => {
             const snapshot = await runTurn({
               agentId: turn.agentId,
               prompt: turn.prompt,
               source: turn.kind === 'workflow-task' ? 'task' : 'job',
               sourceId: turn.kind === 'workflow-task' ? `${turn.workflowId}/${turn.taskId}` : turn.jobId,
+              attempt,
               signal,
               instructions: instructionsFor(turn),
               tools: () =>
                 taskTurnTools(turn, controlPlane, {
+                  attempt,
                   ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
                 }),
             });
-            // The workflow or job was cancelled: its turn just ends.
+            // The workflow or job was cancelled, or its unit was handed to another worker: the turn just ends.
             if (signal.aborted) return;
             if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
             return { output: snapshot.output };

@@ -149,4 +149,20 @@ CREATE INDEX turns_agent ON switchyard.turns (agent_id, created_at);
 CREATE INDEX turns_running ON switchyard.turns (heartbeat_at) WHERE status = 'running';
 `,
   },
+  {
+    version: 4,
+    name: 'hand-back of interrupted turns: current queue job per unit, attempt per turn',
+    sql: `
+-- The pg-boss job that currently carries each unit of work. A unit whose turn was interrupted is
+-- handed back with a new job (the old one is cancelled), so a delivery of any other job id (a late
+-- one of the old job) claims nothing. NULL: the unit's first job, whose id is not recorded (rows
+-- from before this migration) or, for a schedule run, is the run's id.
+ALTER TABLE switchyard.workflow_tasks ADD COLUMN job_id uuid;
+ALTER TABLE switchyard.background_jobs ADD COLUMN job_id uuid;
+ALTER TABLE switchyard.schedule_runs ADD COLUMN job_id uuid;
+-- The attempt (delivery) of its unit a turn ran: what an interrupted turn hands back, and the fence
+-- that keeps a slow worker's late result out once another attempt has started.
+ALTER TABLE switchyard.turns ADD COLUMN attempt integer CHECK (attempt IS NULL OR attempt >= 1);
+`,
+  },
 ];

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../database/database';
 import { openPgliteDatabase } from '../database/open-pglite-database';
 import { openPostgresDatabase } from '../database/open-postgres-database';
-import { QueueConsumer, type QueuePolicy } from './queue-consumer';
+import { handBackDelaySeconds, QueueConsumer, type QueuePolicy, retriesLeftAfter } from './queue-consumer';
 
 // The two queues' own tests cover delivery, retries and draining on close; this file covers what
 // only the shared plumbing does: stop() with several workers, and the queue-creation cache.
@@ -14,6 +14,7 @@ const policy: QueuePolicy = {
   expireInSeconds: 60,
   retryLimit: 1,
   retryDelaySeconds: 7,
+  retryBackoff: false,
   pollingIntervalSeconds: 0.5,
 };
 
@@ -25,6 +26,21 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('the hand-back schedule of a unit whose worker died', () => {
+  it('retries at once first, then after the delay, doubling with backoff', () => {
+    const backoff = { ...policy, retryDelaySeconds: 5, retryBackoff: true };
+    expect([1, 2, 3, 4].map((attempt) => handBackDelaySeconds(backoff, attempt))).toEqual([0, 5, 10, 20]);
+    expect(handBackDelaySeconds(backoff, 40)).toBe(86_400);
+    const flat = { ...backoff, retryBackoff: false };
+    expect([1, 2, 3].map((attempt) => handBackDelaySeconds(flat, attempt))).toEqual([0, 5, 5]);
+  });
+
+  it('gives each new job the retries its unit has left, so 1 + retryLimit attempts in all', () => {
+    const three = { ...policy, retryLimit: 3 };
+    expect([1, 2, 3, 4].map((attempt) => retriesLeftAfter(three, attempt))).toEqual([2, 1, 0, 0]);
+  });
+});
 
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: the shared queue plumbing`, () => {
@@ -122,6 +138,65 @@ for (const backend of testBackends) {
         expireInSeconds: 60,
       });
       expect(calls).toBe(2);
+    });
+
+    it("applies a consumer's policy to a queue another process created, and cancels a held job for good", async () => {
+      const name = (agentId: string) => `test.policy.${agentId}`;
+      const producer = new QueueConsumer<{ index: number }>(boss, {
+        database,
+        queueName: name,
+        contents: 'tests',
+        policy,
+        defaultAgentId: undefined,
+      });
+      await producer.ensureQueue('eve');
+      const consumer = new QueueConsumer<{ index: number }>(boss, {
+        database,
+        queueName: name,
+        contents: 'tests',
+        policy: { ...policy, expireInSeconds: 123, retryLimit: 4, retryDelaySeconds: 2, retryBackoff: true },
+        defaultAgentId: undefined,
+      });
+      const held: string[] = [];
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await consumer.startWorker('eve', async (job) => {
+        held.push(job.id);
+        await gate;
+      });
+      expect(await boss.getQueue(name('eve'))).toMatchObject({
+        expireInSeconds: 123,
+        retryLimit: 4,
+        retryDelay: 2,
+        retryBackoff: true,
+      });
+      const first = randomUUID();
+      const second = randomUUID();
+      await consumer.insert(database, [{ id: first, agentId: 'eve', data: { index: 1 } }]);
+      await until(
+        async () => held.length,
+        (count) => count === 1,
+      );
+      // Handed back: the held job is cancelled and a new one, delayed and with fewer retries, carries the unit.
+      await database.transaction(async (transaction) => {
+        await consumer.cancel(transaction, 'eve', first);
+        await consumer.insert(transaction, [
+          { id: second, agentId: 'eve', data: { index: 1 }, startAfterSeconds: 60, retryLimit: 1 },
+        ]);
+      });
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The late completion of the held delivery changed nothing; the new job waits for its time.
+      expect((await boss.getJobById(name('eve'), first))?.state).toBe('cancelled');
+      const next = await boss.getJobById(name('eve'), second);
+      expect(next).toMatchObject({ state: 'created', retryLimit: 1 });
+      // pg-boss reads the expiry back as numeric text.
+      expect(Number(next?.expireInSeconds)).toBe(123);
+      expect((next?.startAfter.getTime() ?? 0) - Date.now()).toBeGreaterThan(50_000);
+      expect(held).toEqual([first]);
+      await consumer.stop();
     });
 
     it('names the field when no agent is given and there is no default', () => {

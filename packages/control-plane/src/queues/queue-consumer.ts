@@ -9,8 +9,10 @@ export interface QueuePolicy {
   expireInSeconds: number;
   /** Retries after the first delivery. */
   retryLimit: number;
-  /** Seconds before a retry (no backoff). */
+  /** Seconds before a retry: the first retry after a failed delivery, and later ones (see `retryBackoff`). */
   retryDelaySeconds: number;
+  /** Double the delay with each further retry (pg-boss adds up to as much again at random). */
+  retryBackoff: boolean;
   /** How often an idle worker polls, in seconds. */
   pollingIntervalSeconds: number;
 }
@@ -37,6 +39,30 @@ export interface QueueJob<TData> {
   agentId: string;
   /** The job's data (copied into the queue). */
   data: TData;
+  /** Not delivered before this many seconds from now (the database's clock). Default: at once. */
+  startAfterSeconds?: number;
+  /** pg-boss retries of this job after a failed or expired delivery. Default: the queue's `retryLimit`. */
+  retryLimit?: number;
+}
+
+/**
+ * How long the next attempt of a unit waits after its attempt `attempt` was interrupted (its worker
+ * died): the first retry starts at once, since a live worker can take it; each later one waits
+ * `retryDelaySeconds`, doubled per retry with `retryBackoff` (at most a day), so a unit that keeps
+ * killing its worker does not take the fleet down one process after another.
+ */
+export function handBackDelaySeconds(policy: QueuePolicy, attempt: number): number {
+  if (attempt <= 1) return 0;
+  const factor = policy.retryBackoff ? 2 ** Math.min(attempt - 2, 16) : 1;
+  return Math.min(policy.retryDelaySeconds * factor, 86_400);
+}
+
+/**
+ * pg-boss retries left for the job that carries attempt `attempt + 1`, so that pg-boss's own count
+ * (which restarts with each new job) and the unit's attempts agree on `1 + retryLimit` attempts in all.
+ */
+export function retriesLeftAfter(policy: QueuePolicy, attempt: number): number {
+  return Math.max(0, policy.retryLimit - attempt);
 }
 
 /** The advisory lock key every queue creation takes (a fixed number of Switchyard's own). */
@@ -72,13 +98,16 @@ async function createQueueSerialised(database: Database, name: string, options: 
  * claims and completes) is the owning queue's business: `TurnRequestQueue`, `WorkTurnQueue`.
  *
  * Contract: a delivery that rejects fails its job in pg-boss, which delivers it again after
- * `retryDelaySeconds` until `retryLimit` retries are spent; a delivery still running after
- * `expireInSeconds` counts as lost and is delivered again too (at-least-once).
+ * `retryDelaySeconds` (doubling with `retryBackoff`) until `retryLimit` retries are spent; a delivery
+ * still running after `expireInSeconds` counts as lost and is delivered again too (at-least-once).
+ * The queue of an agent this process consumes takes this process's policy. A unit handed back by
+ * its owner (`cancel` its job, `insert` a new one) is never delivered under the old job again.
  */
 export class QueueConsumer<TData extends object> {
   readonly #boss: PgBoss;
   readonly #options: QueueConsumerOptions;
   readonly #createdQueues = new Map<string, Promise<void>>();
+  readonly #appliedPolicies = new Map<string, Promise<void>>();
   readonly #workers: string[] = [];
   readonly #inFlight = new Set<Promise<void>>();
 
@@ -109,30 +138,52 @@ export class QueueConsumer<TData extends object> {
     let created = this.#createdQueues.get(agentId);
     if (created === undefined) {
       const name = this.#options.queueName(agentId);
-      const { policy } = this.#options;
-      created = createQueueSerialised(this.#options.database, name, {
-        name,
-        policy: 'standard',
-        retryLimit: policy.retryLimit,
-        retryDelay: policy.retryDelaySeconds,
-        retryBackoff: false,
-        expireInSeconds: policy.expireInSeconds,
-      }).catch((error: unknown) => {
-        this.#createdQueues.delete(agentId);
-        throw error;
-      });
+      created = createQueueSerialised(this.#options.database, name, this.#queueOptions(name)).catch(
+        (error: unknown) => {
+          this.#createdQueues.delete(agentId);
+          throw error;
+        },
+      );
       this.#createdQueues.set(agentId, created);
     }
     return created;
+  }
+
+  #queueOptions(name: string): PgBoss.Queue {
+    const { policy } = this.#options;
+    return {
+      name,
+      policy: 'standard',
+      retryLimit: policy.retryLimit,
+      retryDelay: policy.retryDelaySeconds,
+      retryBackoff: policy.retryBackoff,
+      expireInSeconds: policy.expireInSeconds,
+    };
   }
 
   /** Inserts jobs inside the caller's transaction (their queues must exist): they commit or roll back with it. */
   async insert(transaction: SqlExecutor, jobs: readonly QueueJob<TData>[]): Promise<void> {
     if (jobs.length === 0) return;
     await this.#boss.insert(
-      jobs.map((job) => ({ id: job.id, name: this.#options.queueName(job.agentId), data: { ...job.data } })),
+      jobs.map((job) => ({
+        id: job.id,
+        name: this.#options.queueName(job.agentId),
+        data: { ...job.data },
+        // pg-boss reads a start time without a trailing Z as an interval from the database's now().
+        ...(job.startAfterSeconds === undefined ? {} : { startAfter: `${job.startAfterSeconds} seconds` }),
+        ...(job.retryLimit === undefined ? {} : { retryLimit: job.retryLimit }),
+      })),
       { db: transaction },
     );
+  }
+
+  /**
+   * Cancels a job inside the caller's transaction, whatever state it is in short of finished
+   * (created, retry, active): nobody fetches it again, and a late `complete` or `fail` from the
+   * worker that held it (a slow one, taken for dead) changes nothing.
+   */
+  async cancel(transaction: SqlExecutor, agentId: string, jobId: string): Promise<void> {
+    await this.#boss.cancel(this.#options.queueName(agentId), jobId, { db: transaction });
   }
 
   /**
@@ -141,6 +192,9 @@ export class QueueConsumer<TData extends object> {
    */
   async startWorker(agentId: string, deliver: (job: PgBoss.Job<TData>) => Promise<void>): Promise<string> {
     await this.ensureQueue(agentId);
+    // The consumer's policy is the queue's: its expiry follows this process's turn limits, even when
+    // the queue was created earlier by a process that only produces (with the defaults).
+    await this.#applyPolicy(agentId);
     const workerId = await this.#boss.work<TData>(
       this.#options.queueName(agentId),
       { batchSize: 1, pollingIntervalSeconds: this.#options.policy.pollingIntervalSeconds },
@@ -150,6 +204,19 @@ export class QueueConsumer<TData extends object> {
     );
     this.#workers.push(workerId);
     return workerId;
+  }
+
+  #applyPolicy(agentId: string): Promise<void> {
+    let applied = this.#appliedPolicies.get(agentId);
+    if (applied === undefined) {
+      const name = this.#options.queueName(agentId);
+      applied = this.#boss.updateQueue(name, this.#queueOptions(name)).catch((error: unknown) => {
+        this.#appliedPolicies.delete(agentId);
+        throw error;
+      });
+      this.#appliedPolicies.set(agentId, applied);
+    }
+    return applied;
   }
 
   #track(delivery: Promise<void>): Promise<void> {

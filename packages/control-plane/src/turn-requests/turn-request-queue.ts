@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
-import { QueueConsumer } from '../queues/queue-consumer';
+import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
+import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 
@@ -10,8 +12,13 @@ export interface TurnRequestOptions {
   expireInSeconds?: number;
   /** Retries after the first delivery. Default 3. */
   retryLimit?: number;
-  /** Seconds before a retry. Default 10. */
+  /**
+   * Seconds before a retry after a failed delivery. Default 10. A run whose worker died goes back at
+   * once for its first retry and waits this long before each later one.
+   */
   retryDelaySeconds?: number;
+  /** Double the retry delay with each further retry. Default false. */
+  retryBackoff?: boolean;
   /** How often an idle consumer polls, in seconds (at least 0.5). Default 2. */
   pollingIntervalSeconds?: number;
 }
@@ -21,6 +28,8 @@ export interface TurnRequestWorkOptions {
   /** The agent whose turn requests to consume. Default: the control plane's `agentId`. */
   agentId?: string;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The pg-boss queue of one agent's turn requests. */
 export function turnRequestQueueName(agentId: string): string {
@@ -32,11 +41,13 @@ export function turnRequestQueueName(agentId: string): string {
  * daemon with `work(handler)`.
  *
  * Contract: delivery is at-least-once (a handler may run again after a crash or a throw); the
- * ledger row of the (schedule, slot) is completed once, and a delivery of an already completed run
- * is acknowledged without calling the handler.
+ * ledger row of the (schedule, slot) is completed once, by the attempt currently running it, and a
+ * delivery of an already completed run, or of a job that no longer carries it (the run was handed
+ * back with a new one), is acknowledged without calling the handler.
  */
 export class TurnRequestQueue {
   readonly #database: Database;
+  readonly #options: Required<TurnRequestOptions>;
   readonly #consumer: QueueConsumer<TurnRequest>;
 
   /** Use `controlPlane.turnRequests` rather than constructing one. */
@@ -47,6 +58,7 @@ export class TurnRequestQueue {
     defaultAgentId: string | undefined,
   ) {
     this.#database = database;
+    this.#options = options;
     this.#consumer = new QueueConsumer(boss, {
       database,
       queueName: turnRequestQueueName,
@@ -75,7 +87,9 @@ export class TurnRequestQueue {
    *
    * Contract: throws `ControlPlaneInputError` on `agentId` when neither the option nor the control
    * plane's `agentId` names an agent. A handler that throws marks the run failed and lets pg-boss
-   * retry it; a delivery whose run is already completed is acknowledged without calling `handler`.
+   * retry it (after the last of `1 + retryLimit` attempts the run stays failed); a delivery whose run
+   * is already completed is acknowledged without calling `handler`. A handler whose run was handed
+   * to another worker meanwhile (this one was taken for dead) changes nothing when it returns.
    *
    * @example
    * await controlPlane.turnRequests.work(async (request) => {
@@ -89,30 +103,139 @@ export class TurnRequestQueue {
 
   async #deliver(job: PgBoss.Job<TurnRequest>, handler: TurnRequestHandler): Promise<void> {
     const request = job.data;
+    // A run handed back has a new job: a late delivery of the old one (its id is the run's) claims nothing.
     const { rows } = await this.#database.query<{ attempts: number }>(
       `UPDATE switchyard.schedule_runs
            SET status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), error = NULL
-           WHERE id = $1 AND status <> 'completed'
+           WHERE id = $1 AND status <> 'completed' AND coalesce(job_id, id) = $2
            RETURNING attempts`,
-      [request.runId],
+      [request.runId, job.id],
     );
     const claimed = rows[0];
     // Already completed (a duplicate delivery) or not in the ledger: acknowledge, run nothing.
     if (claimed === undefined) return;
-    try {
-      await handler(request, { attempt: claimed.attempts, jobId: job.id });
-    } catch (error) {
-      await this.#database.query(
-        "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1 AND status <> 'completed'",
-        [request.runId, errorText(error)],
+    const attempt = claimed.attempts;
+    if (attempt > this.#options.retryLimit + 1) {
+      // Only a lost delivery (its worker died unrecorded, the job expired) gets here.
+      await this.#settle(
+        request.runId,
+        attempt,
+        'failed',
+        `attempt ${attempt} would exceed the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit}): an earlier attempt's worker stopped`,
       );
-      throw error;
+      return;
     }
-    await this.#database.query(
-      `UPDATE switchyard.schedule_runs SET status = 'completed', completed_at = clock_timestamp()
-           WHERE id = $1 AND status <> 'completed'`,
-      [request.runId],
+    try {
+      await handler(request, { attempt, jobId: job.id });
+    } catch (error) {
+      // Rethrown (for pg-boss to retry) only while this attempt still owns the run.
+      if (await this.#settle(request.runId, attempt, 'failed', errorText(error))) throw error;
+      return;
+    }
+    await this.#settle(request.runId, attempt, 'completed');
+  }
+
+  /** Ends attempt `attempt` of a run, if it is still the running one; true when it was. */
+  async #settle(
+    runId: string,
+    attempt: number,
+    status: 'completed' | 'failed',
+    error: string | null = null,
+  ): Promise<boolean> {
+    const { rows } = await this.#database.query(
+      `UPDATE switchyard.schedule_runs
+          SET status = $3, error = $4,
+              completed_at = CASE WHEN $3 = 'completed' THEN clock_timestamp() ELSE completed_at END
+        WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING 1`,
+      [runId, attempt, status, error],
     );
+    return rows.length > 0;
+  }
+
+  /**
+   * Internal: hands the run of an interrupted schedule turn (its worker stopped heartbeating) back to
+   * its queue inside the caller's transaction, the one marking the turn interrupted: its job is
+   * cancelled and a new one carries the next attempt (at once for the first retry, after the
+   * configured delay and backoff for later ones), or, with no attempt left, the run fails with the
+   * reason. Only while the turn's attempt is still the running one: anything else is `settled`.
+   */
+  async handBackInterrupted(
+    transaction: SqlExecutor,
+    turn: InterruptedTurnFacts,
+  ): Promise<UnitHandBack | undefined> {
+    if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return undefined;
+    const runId = turn.sourceId;
+    const unit = { unit: 'schedule-run' as const, unitId: runId };
+    const label = `schedule run ${runId}`;
+    const { rows } = await transaction.query<{
+      status: string;
+      attempts: number;
+      job_id: string;
+      agent_id: string;
+      schedule_id: string;
+      slot: Date;
+      idempotency_key: string;
+      name: string;
+      prompt: string;
+    }>(
+      `SELECT r.status, r.attempts, coalesce(r.job_id, r.id) AS job_id, r.agent_id, r.schedule_id, r.slot,
+              r.idempotency_key, s.name, s.prompt
+         FROM switchyard.schedule_runs r JOIN switchyard.schedules s ON s.id = r.schedule_id
+        WHERE r.id = $1 FOR UPDATE OF r`,
+      [runId],
+    );
+    const run = rows[0];
+    if (run === undefined) return { ...unit, outcome: 'settled', description: `${label} no longer exists` };
+    if (run.attempts !== turn.attempt) {
+      return {
+        ...unit,
+        outcome: 'settled',
+        description: `${label} not handed back: attempt ${run.attempts} had already taken it over`,
+      };
+    }
+    if (run.status !== 'running') {
+      return { ...unit, outcome: 'settled', description: `${label} not handed back: it is ${run.status}` };
+    }
+    await this.#consumer.cancel(transaction, run.agent_id, run.job_id);
+    if (turn.attempt > this.#options.retryLimit) {
+      const reason = `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale), and that was the last of the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit})`;
+      await transaction.query(
+        "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1",
+        [runId, reason],
+      );
+      return { ...unit, outcome: 'failed', description: `${label} failed: ${reason}` };
+    }
+    const delay = handBackDelaySeconds(this.#options, turn.attempt);
+    const jobId = randomUUID();
+    const request: TurnRequest = {
+      runId,
+      scheduleId: run.schedule_id,
+      scheduleName: run.name,
+      agentId: run.agent_id,
+      prompt: run.prompt,
+      slot: new Date(run.slot).toISOString(),
+      idempotencyKey: run.idempotency_key,
+    };
+    await this.#consumer.insert(transaction, [
+      {
+        id: jobId,
+        agentId: run.agent_id,
+        data: request,
+        startAfterSeconds: delay,
+        retryLimit: retriesLeftAfter(this.#options, turn.attempt),
+      },
+    ]);
+    const { rows: times } = await transaction.query<{ at: Date }>(
+      `UPDATE switchyard.schedule_runs SET status = 'enqueued', job_id = $2, error = $3 WHERE id = $1
+       RETURNING clock_timestamp() + $4 * interval '1 second' AS at`,
+      [runId, jobId, `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale)`, delay],
+    );
+    return {
+      ...unit,
+      outcome: 'requeued',
+      retryAt: new Date(times[0]?.at ?? Date.now()).toISOString(),
+      description: `${label} handed back to its queue: attempt ${turn.attempt + 1} starts ${delay === 0 ? 'at once' : `in ${delay} s`} on any live worker`,
+    };
   }
 
   /** Stops every consumer this process started and waits for running handlers to finish. */

@@ -18,9 +18,12 @@ export interface TurnRequest {
 
 /** What a turn-request handler receives besides the request. */
 export interface TurnRequestContext {
-  /** 1 on the first delivery; more when an earlier delivery failed or its worker died. */
+  /**
+   * 1 on the first delivery; more when an earlier delivery failed or its worker died. Record it with
+   * the turn (`turns.recordStart({ attempt })`) so a dead worker's run is handed back.
+   */
   attempt: number;
-  /** The pg-boss job id (equal to `runId`). */
+  /** The pg-boss job id: `runId` for the first job of a run; a new id after the run was handed back. */
   jobId: string;
 }
 

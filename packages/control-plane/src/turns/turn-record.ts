@@ -41,6 +41,8 @@ export interface TurnRecord {
   source: TurnSource;
   /** The source's own id (a schedule run id, a job id, `workflowId/taskId`); absent for API turns. */
   sourceId?: string;
+  /** The attempt (delivery) of its source's unit this turn ran, 1 first; absent for API turns. */
+  attempt?: number;
   /** The user's message. */
   prompt: string;
   /** `running`, how it ended, or `interrupted`. */
@@ -75,6 +77,12 @@ export interface RecordTurnStartRequest {
   source: TurnSource;
   /** The source's own id. */
   sourceId?: string;
+  /**
+   * The attempt of the source's unit this turn runs (`WorkTurnContext.attempt`,
+   * `TurnRequestContext.attempt`). With it, an interrupted turn hands its unit back to its queue, and
+   * only that attempt may store the unit's result.
+   */
+  attempt?: number;
   /** The user's message. */
   prompt: string;
   /** The worker process running it (its heartbeats keep the turn from being marked interrupted). */
@@ -115,4 +123,35 @@ export interface TurnEventLog {
   events: unknown[];
   /** Events left out of the middle of the log to keep it under the size limit. */
   dropped: number;
+}
+
+/** The unit of work a turn ran, as the turn records name it. */
+export type RecoveredUnit = 'workflow-task' | 'background-job' | 'schedule-run';
+
+/** What happened to the unit of work of a turn found interrupted. */
+export interface TurnRecovery {
+  /** The kind of unit. */
+  unit: RecoveredUnit;
+  /** Its id: `workflowId/taskId`, the job id, or the schedule run id. */
+  unitId: string;
+  /** The attempt the interrupted turn ran. */
+  attempt: number;
+  /** The worker that ran it and stopped heartbeating. */
+  previousWorkerId: string;
+  /**
+   * `requeued`: back in its queue, for any live worker to take as the next attempt; `failed`: out of
+   * retries, parked as failed with the reason; `settled`: nothing to hand back (the unit had ended,
+   * was cancelled, or another attempt had already taken it over).
+   */
+  outcome: 'requeued' | 'failed' | 'settled';
+  /** When requeued: the earliest time the next attempt starts (ISO 8601). */
+  retryAt?: string;
+  /** One line saying what happened: also appended to the turn record's `error`. */
+  description: string;
+}
+
+/** A turn `markInterrupted` marked, with what became of its unit (none for API turns). */
+export interface InterruptedTurnRecord extends TurnRecord {
+  /** The hand-back of the unit it ran; absent when it ran none (an API turn) or recorded no attempt. */
+  recovery?: TurnRecovery;
 }

@@ -1,17 +1,48 @@
-import type { Database } from '../database/database';
+import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStorableJson, toStorableText } from '../values/check-stored-value';
 import type {
+  InterruptedTurnRecord,
   ListTurnsOptions,
   RecordTurnEndRequest,
   RecordTurnStartRequest,
   TurnEventLog,
   TurnRecord,
   TurnRecordStatus,
+  TurnRecovery,
   TurnSource,
   TurnUsage,
 } from './turn-record';
+
+/** What the hand-back of an interrupted turn's unit is told about the turn. */
+export interface InterruptedTurnFacts {
+  /** The turn's agent. */
+  agentId: string;
+  /** Where it came from. */
+  source: TurnSource;
+  /** Its source's id (`workflowId/taskId`, a job id, a schedule run id). */
+  sourceId: string;
+  /** The attempt it ran. */
+  attempt: number;
+  /** The worker that ran it. */
+  workerId: string;
+}
+
+/** What a hand-back reports: the recovery, less what the turn itself says. */
+export type UnitHandBack = Omit<TurnRecovery, 'attempt' | 'previousWorkerId'>;
+
+/**
+ * Internal: hands an interrupted turn's unit back to its queue (or parks it as failed), inside the
+ * transaction that marks the turn interrupted; undefined when the turn's source has no unit.
+ */
+export type HandBackUnit = (
+  transaction: SqlExecutor,
+  turn: InterruptedTurnFacts,
+) => Promise<UnitHandBack | undefined>;
+
+/** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
+const SWEEP_BATCH = 100;
 
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const SOURCES: ReadonlySet<string> = new Set<TurnSource>(['api', 'schedule', 'job', 'task']);
@@ -36,6 +67,7 @@ interface TurnRow {
   agent_id: string;
   source: TurnSource;
   source_id: string | null;
+  attempt: number | null;
   prompt: string;
   status: TurnRecordStatus;
   output: string;
@@ -49,7 +81,7 @@ interface TurnRow {
   heartbeat_at: Date;
 }
 
-const COLUMNS = `id, agent_id, source, source_id, prompt, status, output, usage, iterations, error,
+const COLUMNS = `id, agent_id, source, source_id, attempt, prompt, status, output, usage, iterations, error,
   events_dropped, worker_id, created_at, ended_at, heartbeat_at`;
 
 function toRecord(row: TurnRow): TurnRecord {
@@ -60,6 +92,7 @@ function toRecord(row: TurnRow): TurnRecord {
     agentId: row.agent_id,
     source: row.source,
     ...(row.source_id === null ? {} : { sourceId: row.source_id }),
+    ...(row.attempt === null ? {} : { attempt: row.attempt }),
     prompt: row.prompt,
     status: row.status,
     output: row.output,
@@ -140,11 +173,13 @@ function fitEvents(events: readonly unknown[], maxBytes: number): { json: string
 export class TurnStore {
   readonly #database: Database;
   readonly #maxValueBytes: number;
+  readonly #handBack: HandBackUnit | undefined;
 
   /** Use `controlPlane.turns` rather than constructing one. */
-  constructor(database: Database, maxValueBytes: number) {
+  constructor(database: Database, maxValueBytes: number, handBack?: HandBackUnit) {
     this.#database = database;
     this.#maxValueBytes = maxValueBytes;
+    this.#handBack = handBack;
   }
 
   /**
@@ -167,10 +202,14 @@ export class TurnStore {
       allowEmpty: true,
     });
     const workerId = checkStoredText('workerId', request.workerId, { maxBytes: 200 });
+    const attempt = request.attempt ?? null;
+    if (attempt !== null && (!Number.isSafeInteger(attempt) || attempt < 1)) {
+      throw new ControlPlaneInputError('attempt', `must be an integer >= 1, got ${String(attempt)}`);
+    }
     const { rows } = await this.#database.query<TurnRow>(
-      `INSERT INTO switchyard.turns (id, agent_id, source, source_id, prompt, worker_id)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
-      [id, agentId, request.source, sourceId, prompt, workerId],
+      `INSERT INTO switchyard.turns (id, agent_id, source, source_id, attempt, prompt, worker_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
+      [id, agentId, request.source, sourceId, attempt, prompt, workerId],
     );
     const row = rows[0];
     if (row === undefined) throw new ControlPlaneInputError('id', `turn '${id}' is already recorded`);
@@ -235,29 +274,65 @@ export class TurnStore {
   /**
    * Marks `interrupted` every running turn whose last heartbeat is older than `staleAfterMs`: its
    * worker stopped without recording an end. `staleAfterMs: 0` with `exceptWorkerId` marks every
-   * running turn of other workers (for a database only one process can open, at start-up).
+   * running turn of other workers (for a database only one process can open, at start-up). The unit
+   * of work each one ran (a workflow task, a background job, a schedule fire) is handed back to its
+   * queue at once in the same transaction, for any live worker to take as its next attempt, or
+   * parked as failed once it is out of retries; the turn's `error` says which.
    *
-   * Contract: returns the turns marked; each keeps what was recorded at its start and gets `reason`
-   * as its error. Turns of `exceptWorkerId` are left alone.
+   * Contract: returns the turns marked (at most 100 per call; the next call takes the rest), each
+   * with its `recovery`; each keeps what was recorded at its start and gets `reason` (and what became
+   * of its unit) as its error. Turns of `exceptWorkerId` are left alone. A turn two processes find at
+   * once is marked and handed back by one of them. A unit is handed back only while the attempt the
+   * turn ran is still its current one and it is running: one that ended, was cancelled or was taken
+   * over by another attempt is left as it is (`outcome: 'settled'`).
    */
   async markInterrupted(options: {
     staleAfterMs: number;
     reason?: string;
     exceptWorkerId?: string;
-  }): Promise<TurnRecord[]> {
+  }): Promise<InterruptedTurnRecord[]> {
     const staleAfterMs = checkCount('staleAfterMs', options.staleAfterMs);
     const reason = toStorableText(
       options.reason ?? 'the worker running this turn stopped before the turn ended',
     );
-    const { rows } = await this.#database.query<TurnRow>(
-      `UPDATE switchyard.turns
-         SET status = 'interrupted', error = $2, ended_at = clock_timestamp()
-       WHERE status = 'running' AND heartbeat_at <= clock_timestamp() - $1 * interval '1 millisecond'
-         AND ($3::text IS NULL OR worker_id <> $3)
-       RETURNING ${COLUMNS}`,
-      [staleAfterMs, reason, options.exceptWorkerId ?? null],
+    const exceptWorkerId = options.exceptWorkerId ?? null;
+    const stale = `status = 'running' AND heartbeat_at <= clock_timestamp() - $1 * interval '1 millisecond'
+         AND ($2::text IS NULL OR worker_id <> $2)`;
+    const { rows: candidates } = await this.#database.query<{ id: string }>(
+      `SELECT id FROM switchyard.turns WHERE ${stale} ORDER BY heartbeat_at, id LIMIT ${SWEEP_BATCH}`,
+      [staleAfterMs, exceptWorkerId],
     );
-    return rows.map(toRecord);
+    const marked: InterruptedTurnRecord[] = [];
+    for (const { id } of candidates) {
+      // One transaction per turn: the mark and the hand-back commit together, and one turn's
+      // trouble does not hold back the others' (they are already committed).
+      const record = await this.#database.transaction(async (transaction) => {
+        // Checked again under the row lock: a heartbeat may have come, or another process marked it.
+        const { rows } = await transaction.query<TurnRow>(
+          `UPDATE switchyard.turns SET status = 'interrupted', error = $3, ended_at = clock_timestamp()
+           WHERE id = $4 AND ${stale} RETURNING ${COLUMNS}`,
+          [staleAfterMs, exceptWorkerId, reason, id],
+        );
+        const row = rows[0];
+        if (row === undefined) return undefined;
+        const turn: InterruptedTurnRecord = toRecord(row);
+        if (this.#handBack === undefined || row.source_id === null || row.attempt === null) return turn;
+        const handedBack = await this.#handBack(transaction, {
+          agentId: row.agent_id,
+          source: row.source,
+          sourceId: row.source_id,
+          attempt: row.attempt,
+          workerId: row.worker_id,
+        });
+        if (handedBack === undefined) return turn;
+        turn.recovery = { ...handedBack, attempt: row.attempt, previousWorkerId: row.worker_id };
+        turn.error = capText(`${reason}; ${handedBack.description}`, 64 * 1024);
+        await transaction.query('UPDATE switchyard.turns SET error = $2 WHERE id = $1', [id, turn.error]);
+        return turn;
+      });
+      if (record !== undefined) marked.push(record);
+    }
+    return marked;
   }
 
   /** One turn's record, or undefined for an unknown id. */

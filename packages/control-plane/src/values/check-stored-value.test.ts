@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkStoredText, toStoredJson } from './check-stored-value';
+import { checkStoredJson, checkStoredText, toStoredJson } from './check-stored-value';
 
 describe('values PostgreSQL would refuse', () => {
   it('refuses NUL characters and lone surrogates in text, naming the field', () => {
@@ -22,12 +22,35 @@ describe('values PostgreSQL would refuse', () => {
 
   it('refuses NUL in any JSON string or key, but not a literal backslash-u text', () => {
     expect(() => toStoredJson('result', { deep: [{ text: 'a\u0000' }] }, { maxBytes: 1000 })).toThrow(
-      /^result: contains a NUL character/,
+      /^result: \/deep\/0\/text: contains a NUL character/,
     );
-    expect(() => toStoredJson('result', { 'k\u0000': 1 }, { maxBytes: 1000 })).toThrow(/NUL/);
+    expect(() => toStoredJson('result', { 'k\u0000': 1 }, { maxBytes: 1000 })).toThrow(
+      /^result: \/: the key "k\\u0000" contains a NUL/,
+    );
     expect(toStoredJson('result', { text: '\\u0000 is how JSON escapes NUL' }, { maxBytes: 1000 })).toBe(
       '{"text":"\\\\u0000 is how JSON escapes NUL"}',
     );
+  });
+
+  it('refuses numbers JSON cannot hold instead of storing them as null, naming where they are', () => {
+    // A model's `1e999` parses to Infinity; JSON.stringify would write it as null.
+    const overflow = JSON.parse('{"quotes": [{"price": 1e999}]}') as unknown;
+    expect(() => toStoredJson('result', overflow, { maxBytes: 1000 })).toThrow(
+      /^result: \/quotes\/0\/price: Infinity is not a finite number, and JSON has no Infinity or NaN/,
+    );
+    expect(() => toStoredJson('payload', Number.NaN, { maxBytes: 1000 })).toThrow(/^payload: \/: NaN is not/);
+    expect(() => toStoredJson('payload', { 'a/b': -Infinity }, { maxBytes: 1000 })).toThrow(
+      /^payload: \/a~1b: -Infinity is not/,
+    );
+    // Values whose JSON is finite pass, and the check is what JSON.stringify would write (toJSON applies).
+    expect(toStoredJson('payload', { at: new Date(0), big: 1e308 }, { maxBytes: 1000 })).toBe(
+      '{"at":"1970-01-01T00:00:00.000Z","big":1e+308}',
+    );
+    expect(checkStoredJson({ keep: 1, drop: undefined }, { maxBytes: 100 })).toEqual({
+      ok: true,
+      text: '{"keep":1}',
+      value: { keep: 1 },
+    });
   });
 
   it('refuses values JSON cannot represent and oversize JSON', () => {

@@ -3,7 +3,7 @@ import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStoredJson } from '../values/check-stored-value';
-import { validateResult } from '../workflows/validate-result';
+import type { SubmitResultOutcome, SubmitResultRequest } from '../workflows/work-turn';
 
 /** A background job or workflow as stored. */
 export interface StoredWork {
@@ -47,6 +47,8 @@ export interface StoreTaskResultRequest {
   taskId: string;
   /** The result (JSON); validated again against the task's stored result schema, when it has one. */
   result: unknown;
+  /** The attempt storing it: taken only while that attempt is the task's current one. */
+  attempt?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -62,11 +64,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class WorkStore {
   readonly #database: Database;
   readonly #maxValueBytes: number;
+  readonly #submitResult: (request: SubmitResultRequest) => Promise<SubmitResultOutcome>;
 
   /** Use `controlPlane.work` rather than constructing one. */
-  constructor(database: Database, maxValueBytes: number) {
+  constructor(
+    database: Database,
+    maxValueBytes: number,
+    submitResult: (request: SubmitResultRequest) => Promise<SubmitResultOutcome>,
+  ) {
     this.#database = database;
     this.#maxValueBytes = maxValueBytes;
+    this.#submitResult = submitResult;
   }
 
   /** Records a background job once per idempotency key. */
@@ -132,45 +140,45 @@ export class WorkStore {
 
   /**
    * Stores a task's result once: a retried or duplicated delivery stores nothing more and returns
-   * `{ stored: false }`.
+   * `{ stored: false }`. It takes the same path as `workTurns.submitResult`: the value is checked
+   * exactly as stored (finite JSON) and against the task's result schema, only a running task takes
+   * a result (a record-only task of `createWorkflow`, which its caller runs, also while pending), and
+   * storing it completes the task and moves its workflow on.
    *
-   * Contract: throws `ControlPlaneInputError` on `taskId` when the workflow has no such task.
+   * Contract: throws `ControlPlaneInputError` on `taskId` when the workflow has no such task or the
+   * task takes no result now (not running, cancelled, failed, another attempt), and on `result` for
+   * a value that cannot be stored or does not match the schema. Nothing is written then.
    */
   async storeTaskResult(request: StoreTaskResultRequest): Promise<{ stored: boolean }> {
     if (typeof request.workflowId !== 'string' || !UUID.test(request.workflowId)) {
       throw new ControlPlaneInputError('workflowId', 'must be a workflow id (a UUID)');
     }
     const taskId = checkStoredText('taskId', request.taskId, { maxBytes: 200 });
-    const result = toStoredJson('result', request.result, { maxBytes: this.#maxValueBytes });
-    return this.#database.transaction(async (transaction) => {
-      const { rows: tasks } = await transaction.query<{ result_schema: object | null }>(
-        'SELECT result_schema FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE',
-        [request.workflowId, taskId],
-      );
-      const task = tasks[0];
-      if (task === undefined) {
-        throw new ControlPlaneInputError('taskId', `workflow ${request.workflowId} has no task ${taskId}`);
-      }
-      // Server-side re-validation: a task with a stored result schema only takes a matching result.
-      const problems = task.result_schema === null ? [] : validateResult(task.result_schema, request.result);
-      if (problems.length > 0) {
+    toStoredJson('result', request.result, { maxBytes: this.#maxValueBytes });
+    const { rows: tasks } = await this.#database.query(
+      'SELECT 1 FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2',
+      [request.workflowId, taskId],
+    );
+    if (tasks.length === 0) {
+      throw new ControlPlaneInputError('taskId', `workflow ${request.workflowId} has no task ${taskId}`);
+    }
+    const outcome = await this.#submitResult({
+      target: { kind: 'workflow-task', workflowId: request.workflowId, taskId },
+      result: request.result,
+      ...(request.attempt === undefined ? {} : { attempt: request.attempt }),
+    });
+    switch (outcome.status) {
+      case 'stored':
+        return { stored: true };
+      case 'already-stored':
+        return { stored: false };
+      case 'rejected':
         throw new ControlPlaneInputError(
           'result',
-          `does not match the task's result schema: ${problems.join('; ')}`,
+          `does not match the task's result schema: ${outcome.problems.join('; ')}`,
         );
-      }
-      const { rows } = await transaction.query(
-        `INSERT INTO switchyard.task_results (id, workflow_id, task_id, result) VALUES ($1, $2, $3, $4::jsonb)
-         ON CONFLICT (workflow_id, task_id) DO NOTHING RETURNING id`,
-        [randomUUID(), request.workflowId, taskId, result],
-      );
-      if (rows.length === 1) {
-        await transaction.query(
-          "UPDATE switchyard.workflow_tasks SET status = 'completed' WHERE workflow_id = $1 AND task_id = $2",
-          [request.workflowId, taskId],
-        );
-      }
-      return { stored: rows.length === 1 };
-    });
+      case 'closed':
+        throw new ControlPlaneInputError('taskId', `task ${taskId} takes no result: ${outcome.reason}`);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { type JSONSchemaObject, toStrictJSONSchema } from '@switchyard/core';
+import { checkStoredJson } from '../values/check-stored-value';
 
 /** Limits of the closed result-schema shapes. */
 export const RESULT_SCHEMA_LIMITS = {
@@ -194,25 +195,24 @@ export type ResultSchemaCheck =
  * Contract: never throws; a refusal names the JSON pointer of the offending schema node.
  */
 export function checkResultSchema(schema: unknown): ResultSchemaCheck {
-  let text: string;
-  try {
-    text = JSON.stringify(schema) ?? '';
-  } catch {
-    return { ok: false, path: '/', message: 'is not JSON' };
-  }
-  if (Buffer.byteLength(text, 'utf8') > RESULT_SCHEMA_LIMITS.maxBytes) {
+  // Everything below looks at the schema as it will be stored (its JSON round trip), so an enum value
+  // of 1e999 (Infinity, which JSON would write as null) is refused rather than stored as null.
+  const stored = checkStoredJson(schema, { maxBytes: Number.POSITIVE_INFINITY });
+  if (!stored.ok) return { ok: false, path: stored.pointer ?? '/', message: stored.message };
+  if (Buffer.byteLength(stored.text, 'utf8') > RESULT_SCHEMA_LIMITS.maxBytes) {
     return { ok: false, path: '/', message: `is over ${RESULT_SCHEMA_LIMITS.maxBytes} bytes of JSON` };
   }
-  if (!isPlainObject(schema) || schema.type !== 'object') {
+  const value = stored.value;
+  if (!isPlainObject(value) || value.type !== 'object') {
     return { ok: false, path: '/', message: "the root must be an object schema ('type': 'object')" };
   }
   try {
-    walk(schema, [], 1, { properties: 0 });
+    walk(value, [], 1, { properties: 0 });
   } catch (error) {
     if (error instanceof ShapeRefusal) return { ok: false, path: error.path, message: error.message };
     throw error;
   }
-  const projected = toStrictJSONSchema(JSON.parse(text) as JSONSchemaObject);
+  const projected = toStrictJSONSchema(value);
   if (!projected.ok) return { ok: false, path: '/', message: projected.reason };
   return { ok: true, schema: projected.schema };
 }

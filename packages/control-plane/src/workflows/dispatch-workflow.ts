@@ -1,12 +1,16 @@
 import type { SqlExecutor } from '../database/database';
 
-/** Enqueues one work turn inside the caller's transaction. */
+/**
+ * Enqueues one work turn inside the caller's transaction, as its unit's current job. `options`:
+ * a delay before it may start, and the pg-boss retries its job has (default: the queue's).
+ */
 export type EnqueueWorkTurn = (
   transaction: SqlExecutor,
   agentId: string,
   data:
     | { kind: 'workflow-task'; workflowId: string; taskId: string }
     | { kind: 'background-job'; jobId: string },
+  options?: { startAfterSeconds?: number; retryLimit?: number },
 ) => Promise<void>;
 
 interface TaskRow {

@@ -3,8 +3,9 @@ import type { JSONSchemaObject } from '@switchyard/core';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import { QueueConsumer } from '../queues/queue-consumer';
-import { toStoredJson } from '../values/check-stored-value';
+import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
+import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import { checkStoredJson, toStorableText } from '../values/check-stored-value';
 import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
 import { TASK_REFERENCE } from './check-workflow-spec';
@@ -24,11 +25,19 @@ export interface WorkTurnOptions {
   expireInSeconds?: number;
   /** Retries after the first delivery; after the last the task or job fails. Default 2. */
   retryLimit?: number;
-  /** Seconds before a retry. Default 5. */
+  /**
+   * Seconds before a retry after a failed delivery. Default 5. A unit whose worker died goes back at
+   * once for its first retry and waits this long before each later one.
+   */
   retryDelaySeconds?: number;
+  /** Double the retry delay with each further retry. Default false. */
+  retryBackoff?: boolean;
   /** How often an idle consumer polls, in seconds (at least 0.5). Default 2. */
   pollingIntervalSeconds?: number;
-  /** How often a running turn checks whether its workflow or job was cancelled, in ms. Default 1000. */
+  /**
+   * How often a running turn checks whether its workflow or job was cancelled, or its unit was
+   * handed to another worker (this one was taken for dead), in ms. Default 1000.
+   */
   cancelCheckIntervalMs?: number;
 }
 
@@ -43,6 +52,9 @@ export interface WorkTurnWorkOptions {
 type QueuedWork =
   | { kind: 'workflow-task'; workflowId: string; taskId: string }
   | { kind: 'background-job'; jobId: string };
+
+/** Why a running turn's signal fired: its workflow or job was cancelled, or another attempt took its unit. */
+type Interruption = 'cancelled' | 'superseded';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NO_SUBMISSION = 'the task turn ended without an accepted submit_result';
@@ -67,14 +79,17 @@ function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null {
  * and consumed by the worker with `work(handler)`; task turns hand their results to `submitResult`.
  *
  * Contract: delivery is at-least-once (a handler may run again after a crash); a task stores one
- * result (`UNIQUE (workflow_id, task_id)`), a job one result. A delivery of a finished, failed or
- * cancelled task or job is acknowledged without calling the handler. A running turn's `signal` fires
- * when its workflow or job is cancelled.
+ * result (`UNIQUE (workflow_id, task_id)`), a job one result, and only from the attempt currently
+ * running it. A delivery of a finished, failed or cancelled task or job, or of a job that no longer
+ * carries its unit (it was handed back with a new one), is acknowledged without calling the handler.
+ * A running turn's `signal` fires when its workflow or job is cancelled, or when its unit was handed
+ * to another worker because this one was taken for dead.
  */
 export class WorkTurnQueue {
   readonly #database: Database;
   readonly #options: Required<WorkTurnOptions>;
   readonly #consumer: QueueConsumer<QueuedWork>;
+  readonly #maxValueBytes: number;
 
   /** Use `controlPlane.workTurns` rather than constructing one. */
   constructor(
@@ -82,9 +97,11 @@ export class WorkTurnQueue {
     database: Database,
     options: Required<WorkTurnOptions>,
     defaultAgentId: string | undefined,
+    maxValueBytes = 1024 * 1024,
   ) {
     this.#database = database;
     this.#options = options;
+    this.#maxValueBytes = maxValueBytes;
     this.#consumer = new QueueConsumer(boss, {
       database,
       queueName: workTurnQueueName,
@@ -99,9 +116,24 @@ export class WorkTurnQueue {
     return this.#consumer.ensureQueue(agentId);
   }
 
-  /** Internal: enqueues one work turn inside the caller's transaction (the queue must exist). */
-  readonly enqueue: EnqueueWorkTurn = async (transaction, agentId, data) => {
-    await this.#consumer.insert(transaction, [{ id: randomUUID(), agentId, data }]);
+  /**
+   * Internal: enqueues one work turn inside the caller's transaction (the queue must exist) and
+   * records its job as the unit's current one.
+   */
+  readonly enqueue: EnqueueWorkTurn = async (transaction, agentId, data, options = {}) => {
+    const id = randomUUID();
+    await this.#consumer.insert(transaction, [{ id, agentId, data, ...options }]);
+    if (data.kind === 'workflow-task') {
+      await transaction.query(
+        'UPDATE switchyard.workflow_tasks SET job_id = $3 WHERE workflow_id = $1 AND task_id = $2',
+        [data.workflowId, data.taskId, id],
+      );
+    } else {
+      await transaction.query('UPDATE switchyard.background_jobs SET job_id = $2 WHERE id = $1', [
+        data.jobId,
+        id,
+      ]);
+    }
   };
 
   /**
@@ -110,7 +142,8 @@ export class WorkTurnQueue {
    * Contract: throws `ControlPlaneInputError` on `agentId` when no agent is named. After the handler
    * returns, a task without an accepted result (or a job with a result schema and none) fails with
    * "ended without an accepted submit_result"; a job without a schema stores the turn's `output`. A
-   * handler that throws is retried; after the last retry the task or job fails with its message.
+   * handler that throws is retried; after the last retry the task or job fails with its message. A
+   * turn whose unit was handed to another worker meanwhile changes nothing when it ends.
    *
    * @example
    * await controlPlane.workTurns.work(async (turn, { signal }) => runTaskTurn(turn, signal));
@@ -127,12 +160,16 @@ export class WorkTurnQueue {
     const ids: string[] = [];
     // pg-boss 10 runs one batch per worker at a time: concurrency means several workers.
     for (let index = 0; index < concurrency; index += 1) {
-      ids.push(await this.#consumer.startWorker(agentId, (job) => this.#deliver(job.data, handler)));
+      ids.push(await this.#consumer.startWorker(agentId, (job) => this.#deliver(job, handler)));
     }
     return ids;
   }
 
-  async #claim(work: QueuedWork): Promise<{ turn: WorkTurn; attempt: number } | undefined> {
+  /**
+   * Marks the unit running as its next attempt, when `jobId` still carries it (a unit handed back
+   * has a new job: a late delivery of the old one claims nothing).
+   */
+  async #claim(work: QueuedWork, jobId: string): Promise<{ turn: WorkTurn; attempt: number } | undefined> {
     if (work.kind === 'background-job') {
       const { rows } = await this.#database.query<{
         agent_id: string;
@@ -140,8 +177,9 @@ export class WorkTurnQueue {
         attempts: number;
       }>(
         `UPDATE switchyard.background_jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
-         WHERE id = $1 AND status IN ('queued', 'running') RETURNING agent_id, payload, attempts`,
-        [work.jobId],
+         WHERE id = $1 AND status IN ('queued', 'running') AND (job_id IS NULL OR job_id = $2)
+         RETURNING agent_id, payload, attempts`,
+        [work.jobId, jobId],
       );
       const row = rows[0];
       if (row === undefined) return undefined;
@@ -170,8 +208,9 @@ export class WorkTurnQueue {
            FROM switchyard.workflows w
           WHERE t.workflow_id = $1 AND t.task_id = $2 AND w.id = t.workflow_id
             AND w.status = 'running' AND t.status IN ('queued', 'running')
+            AND (t.job_id IS NULL OR t.job_id = $3)
           RETURNING w.agent_id, w.name, t.prompt, t.result_schema, t.depends_on, t.attempts`,
-        [work.workflowId, work.taskId],
+        [work.workflowId, work.taskId, jobId],
       );
       const row = rows[0];
       if (row === undefined) return undefined;
@@ -198,44 +237,69 @@ export class WorkTurnQueue {
     });
   }
 
-  async #isCancelled(work: QueuedWork): Promise<boolean> {
+  /** Whether the running attempt `attempt` should stop: its work was cancelled, or handed to another attempt. */
+  async #interruption(work: QueuedWork, attempt: number): Promise<Interruption | undefined> {
     const { rows } =
       work.kind === 'background-job'
-        ? await this.#database.query<{ status: string }>(
-            'SELECT status FROM switchyard.background_jobs WHERE id = $1',
+        ? await this.#database.query<{ status: string; attempts: number }>(
+            'SELECT status, attempts FROM switchyard.background_jobs WHERE id = $1',
             [work.jobId],
           )
-        : await this.#database.query<{ status: string }>(
-            `SELECT CASE WHEN w.status = 'cancelled' THEN 'cancelled' ELSE t.status END AS status
+        : await this.#database.query<{ status: string; attempts: number }>(
+            `SELECT CASE WHEN w.status = 'cancelled' THEN 'cancelled' ELSE t.status END AS status, t.attempts
              FROM switchyard.workflow_tasks t JOIN switchyard.workflows w ON w.id = t.workflow_id
              WHERE t.workflow_id = $1 AND t.task_id = $2`,
             [work.workflowId, work.taskId],
           );
-    return rows[0]?.status === 'cancelled';
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    if (row.status === 'cancelled') return 'cancelled';
+    // Another attempt started, or this one was handed back (queued again, or parked as failed) while
+    // this worker was taken for dead: whatever it does now is not kept.
+    if (row.attempts !== attempt || row.status === 'queued' || row.status === 'failed') return 'superseded';
+    return undefined;
   }
 
-  async #deliver(work: QueuedWork, handler: WorkTurnHandler): Promise<void> {
-    const claimed = await this.#claim(work);
-    // Finished, failed or cancelled meanwhile (or a duplicate delivery): acknowledge, run nothing.
+  async #deliver(job: PgBoss.Job<QueuedWork>, handler: WorkTurnHandler): Promise<void> {
+    const work = job.data;
+    const claimed = await this.#claim(work, job.id);
+    // Finished, failed or cancelled meanwhile, a duplicate delivery, or a job that no longer carries
+    // its unit: acknowledge, run nothing.
     if (claimed === undefined) return;
+    const { attempt } = claimed;
+    if (attempt > this.#options.retryLimit + 1) {
+      // Only a lost delivery (its worker died unrecorded, the job expired) gets here.
+      await this.#fail(
+        work,
+        attempt,
+        `attempt ${attempt} would exceed the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit}): an earlier attempt's worker stopped`,
+      );
+      return;
+    }
     const controller = new AbortController();
     const timer = setInterval(() => {
-      this.#isCancelled(work).then(
-        (cancelled) => {
-          if (cancelled) controller.abort(new Error('cancelled'));
+      this.#interruption(work, attempt).then(
+        (interruption) => {
+          if (interruption === 'cancelled') controller.abort(new Error('cancelled'));
+          if (interruption === 'superseded') {
+            controller.abort(
+              new Error(
+                `attempt ${attempt} was handed to another worker (this one was taken for dead): its work is not kept`,
+              ),
+            );
+          }
         },
         () => {},
       );
     }, this.#options.cancelCheckIntervalMs);
     let outcome: WorkTurnOutcome | undefined;
     try {
-      outcome =
-        (await handler(claimed.turn, { attempt: claimed.attempt, signal: controller.signal })) ?? undefined;
+      outcome = (await handler(claimed.turn, { attempt, signal: controller.signal })) ?? undefined;
     } catch (error) {
       if (controller.signal.aborted) return;
       // The last delivery fails the work for good; earlier ones go back to pg-boss for a retry.
-      if (claimed.attempt > this.#options.retryLimit) {
-        await this.#fail(work, `the turn failed: ${errorText(error)}`);
+      if (attempt > this.#options.retryLimit) {
+        await this.#fail(work, attempt, `the turn failed: ${errorText(error)}`);
         return;
       }
       throw error;
@@ -244,19 +308,26 @@ export class WorkTurnQueue {
     }
     if (controller.signal.aborted) return;
     if (claimed.turn.kind === 'background-job' && claimed.turn.resultSchema === null) {
-      await this.#storeJobResult(work as { jobId: string }, { text: outcome?.output ?? '' });
+      await this.#storeJobText(
+        work as Extract<QueuedWork, { kind: 'background-job' }>,
+        attempt,
+        outcome?.output ?? '',
+      );
       return;
     }
-    await this.#fail(work, NO_SUBMISSION);
+    await this.#fail(work, attempt, NO_SUBMISSION);
   }
 
-  /** Fails a task or job that is still running (a stored result or a cancellation wins). */
-  async #fail(work: QueuedWork, reason: string): Promise<void> {
+  /**
+   * Fails a task or job that attempt `attempt` is still running (a stored result, a cancellation, or
+   * another attempt having taken it over wins).
+   */
+  async #fail(work: QueuedWork, attempt: number, reason: string): Promise<void> {
     if (work.kind === 'background-job') {
       await this.#database.query(
         `UPDATE switchyard.background_jobs SET status = 'failed', error = $2, updated_at = now(), finished_at = now()
-         WHERE id = $1 AND status IN ('queued', 'running')`,
-        [work.jobId, reason],
+         WHERE id = $1 AND status = 'running' AND attempts = $3`,
+        [work.jobId, reason, attempt],
       );
       return;
     }
@@ -266,35 +337,55 @@ export class WorkTurnQueue {
       ]);
       const { rows } = await transaction.query(
         `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
-         WHERE workflow_id = $1 AND task_id = $2 AND status IN ('queued', 'running') RETURNING 1`,
-        [work.workflowId, work.taskId, reason],
+         WHERE workflow_id = $1 AND task_id = $2 AND status = 'running' AND attempts = $4 RETURNING 1`,
+        [work.workflowId, work.taskId, reason, attempt],
       );
       if (rows.length > 0) await dispatchWorkflow(transaction, work.workflowId, this.enqueue);
     });
   }
 
-  async #storeJobResult(work: { jobId: string }, result: unknown): Promise<SubmitResultOutcome> {
-    const json = toStoredJson('result', result, { maxBytes: 1024 * 1024 });
-    const { rows } = await this.#database.query(
+  /** Stores the final text of a job without a result schema as its result, if `attempt` still runs it. */
+  async #storeJobText(
+    work: Extract<QueuedWork, { kind: 'background-job' }>,
+    attempt: number,
+    output: string,
+  ): Promise<void> {
+    // The model's text: what PostgreSQL cannot hold becomes U+FFFD rather than failing the job.
+    const checked = checkStoredJson({ text: toStorableText(output) }, { maxBytes: this.#maxValueBytes });
+    if (!checked.ok) {
+      await this.#fail(
+        work,
+        attempt,
+        `the job's final text cannot be stored as its result: ${checked.reason}`,
+      );
+      return;
+    }
+    await this.#database.query(
       `UPDATE switchyard.background_jobs SET status = 'completed', result = $2::jsonb, updated_at = now(),
               finished_at = now()
-       WHERE id = $1 AND status IN ('queued', 'running') AND result IS NULL RETURNING 1`,
-      [work.jobId, json],
+       WHERE id = $1 AND status = 'running' AND attempts = $3 AND result IS NULL`,
+      [work.jobId, checked.text, attempt],
     );
-    return rows.length > 0 ? { status: 'stored' } : { status: 'already-stored' };
   }
 
   /**
    * Validates a task turn's result against the stored result schema, server side, and stores it
    * once. Implements `@switchyard/tools-workflow`'s `TaskResultService`.
    *
-   * Contract: an invalid value is `{ status: 'rejected', problems }` (nothing stored); a second
-   * valid submission is `{ status: 'already-stored' }`; a cancelled or failed task or job is
-   * `{ status: 'closed', reason }`. Storing a task's result completes it and starts the tasks that
-   * were waiting for it. Throws `ControlPlaneInputError` for an unknown target.
+   * Contract: only finite JSON is stored, exactly as validated (its JSON round trip: `1e999`, which
+   * arrives as Infinity, is refused, not stored as null). Only a running task or job takes a result
+   * (not one pending on its dependencies, queued, cancelled or failed), and with `attempt`, only
+   * while that attempt is its current one. An invalid value is `{ status: 'rejected', problems }`
+   * (nothing stored); a second valid submission is `{ status: 'already-stored' }`; a task or job that
+   * takes no result now is `{ status: 'closed', reason }`. Storing a task's result completes it and
+   * starts the tasks that were waiting for it. Throws `ControlPlaneInputError` for an unknown target
+   * or a malformed `attempt`.
    */
   async submitResult(request: SubmitResultRequest): Promise<SubmitResultOutcome> {
-    const { target } = request;
+    const { target, attempt } = request;
+    if (attempt !== undefined && (!Number.isSafeInteger(attempt) || attempt < 1)) {
+      throw new ControlPlaneInputError('attempt', `must be an integer >= 1, got ${String(attempt)}`);
+    }
     if (target?.kind === 'background-job') {
       if (typeof target.jobId !== 'string' || !UUID.test(target.jobId)) {
         throw new ControlPlaneInputError('target.jobId', 'must be a job id (a UUID)');
@@ -302,10 +393,12 @@ export class WorkTurnQueue {
       return this.#database.transaction(async (transaction) => {
         const { rows } = await transaction.query<{
           status: string;
+          attempts: number;
           payload: { resultSchema: JSONSchemaObject | null };
           has_result: boolean;
         }>(
-          'SELECT status, payload, result IS NOT NULL AS has_result FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE',
+          `SELECT status, attempts, payload, result IS NOT NULL AS has_result
+           FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE`,
           [target.jobId],
         );
         const job = rows[0];
@@ -314,12 +407,14 @@ export class WorkTurnQueue {
         if (job.status === 'cancelled' || job.status === 'failed') {
           return { status: 'closed', reason: `the job is ${job.status}` };
         }
-        const problems = this.#problems(job.payload.resultSchema, request.result);
-        if (problems.length > 0) return { status: 'rejected', problems };
+        const closed = notTaking('job', job.status, job.attempts, attempt);
+        if (closed !== undefined) return closed;
+        const checked = this.#check(job.payload.resultSchema, request.result);
+        if (!checked.ok) return { status: 'rejected', problems: checked.problems };
         await transaction.query(
           `UPDATE switchyard.background_jobs SET status = 'completed', result = $2::jsonb, updated_at = now(),
                   finished_at = now() WHERE id = $1`,
-          [target.jobId, JSON.stringify(request.result)],
+          [target.jobId, checked.text],
         );
         return { status: 'stored' };
       });
@@ -330,22 +425,28 @@ export class WorkTurnQueue {
     if (typeof target.workflowId !== 'string' || !UUID.test(target.workflowId)) {
       throw new ControlPlaneInputError('target.workflowId', 'must be a workflow id (a UUID)');
     }
-    return this.#database.transaction((transaction) => this.#submitTask(transaction, target, request.result));
+    return this.#database.transaction((transaction) =>
+      this.#submitTask(transaction, target, request.result, attempt),
+    );
   }
 
-  #problems(schema: JSONSchemaObject | null, value: unknown): string[] {
-    try {
-      toStoredJson('result', value, { maxBytes: 1024 * 1024 });
-    } catch (error) {
-      return [errorText(error)];
-    }
-    return schema === null ? [] : validateResult(schema, value);
+  /** The value as it will be stored, and the problems that keep it from being stored. */
+  #check(
+    schema: JSONSchemaObject | null,
+    value: unknown,
+  ): { ok: true; text: string } | { ok: false; problems: string[] } {
+    const stored = checkStoredJson(value, { maxBytes: this.#maxValueBytes });
+    if (!stored.ok) return { ok: false, problems: [`${stored.pointer ?? '/'}: ${stored.message}`] };
+    // Validated exactly as stored: the round trip, not the object handed in.
+    const problems = schema === null ? [] : validateResult(schema, stored.value);
+    return problems.length > 0 ? { ok: false, problems } : { ok: true, text: stored.text };
   }
 
   async #submitTask(
     transaction: SqlExecutor,
     target: { workflowId: string; taskId: string },
     result: unknown,
+    attempt: number | undefined,
   ): Promise<SubmitResultOutcome> {
     // The workflow row's lock serialises submissions and dispatch of one workflow.
     const { rows: workflows } = await transaction.query<{ status: string }>(
@@ -358,9 +459,12 @@ export class WorkTurnQueue {
     }
     const { rows: tasks } = await transaction.query<{
       status: string;
+      attempts: number;
       result_schema: JSONSchemaObject | null;
+      record_only: boolean;
     }>(
-      'SELECT status, result_schema FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2',
+      `SELECT status, attempts, result_schema, prompt IS NULL AS record_only
+       FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2`,
       [target.workflowId, target.taskId],
     );
     const task = tasks[0];
@@ -379,12 +483,22 @@ export class WorkTurnQueue {
       return { status: 'closed', reason: 'the workflow was cancelled' };
     }
     if (task.status === 'failed') return { status: 'closed', reason: 'the task has already failed' };
-    const problems = this.#problems(task.result_schema, result);
-    if (problems.length > 0) return { status: 'rejected', problems };
+    if (workflow.status !== 'running')
+      return { status: 'closed', reason: `the workflow is ${workflow.status}` };
+    // A record-only task (`work.createWorkflow`: no prompt, no dependencies, never queued) is run by
+    // its caller, so it takes its result while pending; a task the control plane runs only from the
+    // turn running it.
+    const closed =
+      task.record_only && task.status === 'pending'
+        ? undefined
+        : notTaking('task', task.status, task.attempts, attempt);
+    if (closed !== undefined) return closed;
+    const checked = this.#check(task.result_schema, result);
+    if (!checked.ok) return { status: 'rejected', problems: checked.problems };
     const { rows } = await transaction.query(
       `INSERT INTO switchyard.task_results (id, workflow_id, task_id, result) VALUES ($1, $2, $3, $4::jsonb)
        ON CONFLICT (workflow_id, task_id) DO NOTHING RETURNING id`,
-      [randomUUID(), target.workflowId, target.taskId, JSON.stringify(result)],
+      [randomUUID(), target.workflowId, target.taskId, checked.text],
     );
     if (rows.length === 0) return { status: 'already-stored' };
     await transaction.query(
@@ -392,12 +506,192 @@ export class WorkTurnQueue {
        WHERE workflow_id = $1 AND task_id = $2`,
       [target.workflowId, target.taskId],
     );
-    await dispatchWorkflow(transaction, target.workflowId, this.enqueue);
+    if (!task.record_only) await dispatchWorkflow(transaction, target.workflowId, this.enqueue);
     return { status: 'stored' };
+  }
+
+  /**
+   * Internal: hands the unit of an interrupted turn (its worker stopped heartbeating) back to its
+   * queue inside the caller's transaction, the one marking the turn interrupted: its job is
+   * cancelled, and a new one carries the next attempt (at once for the first retry, after the
+   * configured delay and backoff for later ones), or, with no attempt left, the task or job fails
+   * with the reason (a task's dependants fail with it). Only while the turn's attempt is still the
+   * running one: anything else (ended, cancelled, taken over) is `settled`.
+   */
+  async handBackInterrupted(
+    transaction: SqlExecutor,
+    turn: InterruptedTurnFacts,
+  ): Promise<UnitHandBack | undefined> {
+    if (turn.source === 'job') {
+      if (!UUID.test(turn.sourceId)) return undefined;
+      return this.#handBackJob(transaction, turn.sourceId, turn);
+    }
+    if (turn.source !== 'task') return undefined;
+    const slash = turn.sourceId.indexOf('/');
+    const workflowId = turn.sourceId.slice(0, slash);
+    if (slash === -1 || !UUID.test(workflowId)) return undefined;
+    return this.#handBackTask(transaction, workflowId, turn.sourceId.slice(slash + 1), turn);
+  }
+
+  async #handBackTask(
+    transaction: SqlExecutor,
+    workflowId: string,
+    taskId: string,
+    turn: InterruptedTurnFacts,
+  ): Promise<UnitHandBack> {
+    const unit = { unit: 'workflow-task' as const, unitId: `${workflowId}/${taskId}` };
+    const label = `task ${unit.unitId}`;
+    const { rows: workflows } = await transaction.query<{ status: string; agent_id: string }>(
+      'SELECT status, agent_id FROM switchyard.workflows WHERE id = $1 FOR UPDATE',
+      [workflowId],
+    );
+    const { rows: tasks } = await transaction.query<{
+      status: string;
+      attempts: number;
+      job_id: string | null;
+    }>(
+      `SELECT status, attempts, job_id FROM switchyard.workflow_tasks
+       WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE`,
+      [workflowId, taskId],
+    );
+    const workflow = workflows[0];
+    const task = tasks[0];
+    if (workflow === undefined || task === undefined) {
+      return { ...unit, outcome: 'settled', description: `${label} no longer exists` };
+    }
+    const settled = settledReason(
+      workflow.status === 'running' ? task.status : `${task.status} (its workflow is ${workflow.status})`,
+      task.attempts,
+      turn.attempt,
+    );
+    if (settled !== undefined) return { ...unit, outcome: 'settled', description: `${label} ${settled}` };
+    const agentId = workflow.agent_id;
+    if (task.job_id !== null) await this.#consumer.cancel(transaction, agentId, task.job_id);
+    if (turn.attempt > this.#options.retryLimit) {
+      const reason = this.#lastAttemptReason(turn.attempt);
+      await transaction.query(
+        `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
+         WHERE workflow_id = $1 AND task_id = $2`,
+        [workflowId, taskId, reason],
+      );
+      await dispatchWorkflow(transaction, workflowId, this.enqueue);
+      return { ...unit, outcome: 'failed', description: `${label} failed: ${reason}` };
+    }
+    await transaction.query(
+      "UPDATE switchyard.workflow_tasks SET status = 'queued' WHERE workflow_id = $1 AND task_id = $2",
+      [workflowId, taskId],
+    );
+    const next = await this.#requeue(
+      transaction,
+      agentId,
+      { kind: 'workflow-task', workflowId, taskId },
+      turn,
+    );
+    return { ...unit, outcome: 'requeued', ...next, description: `${label} ${next.description}` };
+  }
+
+  async #handBackJob(
+    transaction: SqlExecutor,
+    jobId: string,
+    turn: InterruptedTurnFacts,
+  ): Promise<UnitHandBack> {
+    const unit = { unit: 'background-job' as const, unitId: jobId };
+    const label = `job ${jobId}`;
+    const { rows } = await transaction.query<{
+      status: string;
+      attempts: number;
+      job_id: string | null;
+      agent_id: string;
+    }>('SELECT status, attempts, job_id, agent_id FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE', [
+      jobId,
+    ]);
+    const job = rows[0];
+    if (job === undefined) return { ...unit, outcome: 'settled', description: `${label} no longer exists` };
+    const settled = settledReason(job.status, job.attempts, turn.attempt);
+    if (settled !== undefined) return { ...unit, outcome: 'settled', description: `${label} ${settled}` };
+    if (job.job_id !== null) await this.#consumer.cancel(transaction, job.agent_id, job.job_id);
+    if (turn.attempt > this.#options.retryLimit) {
+      const reason = this.#lastAttemptReason(turn.attempt);
+      await transaction.query(
+        `UPDATE switchyard.background_jobs SET status = 'failed', error = $2, updated_at = now(), finished_at = now()
+         WHERE id = $1`,
+        [jobId, reason],
+      );
+      return { ...unit, outcome: 'failed', description: `${label} failed: ${reason}` };
+    }
+    await transaction.query(
+      "UPDATE switchyard.background_jobs SET status = 'queued', updated_at = now() WHERE id = $1",
+      [jobId],
+    );
+    const next = await this.#requeue(transaction, job.agent_id, { kind: 'background-job', jobId }, turn);
+    return { ...unit, outcome: 'requeued', ...next, description: `${label} ${next.description}` };
+  }
+
+  #lastAttemptReason(attempt: number): string {
+    const allowed = this.#options.retryLimit + 1;
+    return `the worker running attempt ${attempt} stopped (its heartbeat went stale), and that was the last of the ${allowed} attempts allowed (retryLimit ${this.#options.retryLimit})`;
+  }
+
+  /** Enqueues the unit's next attempt with the hand-back delay and the retries it has left. */
+  async #requeue(
+    transaction: SqlExecutor,
+    agentId: string,
+    data: QueuedWork,
+    turn: InterruptedTurnFacts,
+  ): Promise<{ retryAt: string; description: string }> {
+    const delay = handBackDelaySeconds(this.#options, turn.attempt);
+    await this.enqueue(transaction, agentId, data, {
+      startAfterSeconds: delay,
+      retryLimit: retriesLeftAfter(this.#options, turn.attempt),
+    });
+    const { rows } = await transaction.query<{ at: Date }>(
+      "SELECT clock_timestamp() + $1 * interval '1 second' AS at",
+      [delay],
+    );
+    return {
+      retryAt: new Date(rows[0]?.at ?? Date.now()).toISOString(),
+      description: `handed back to its queue: attempt ${turn.attempt + 1} starts ${delay === 0 ? 'at once' : `in ${delay} s`} on any live worker`,
+    };
   }
 
   /** Stops every consumer this process started and waits for running handlers to finish. */
   async stop(): Promise<void> {
     await this.#consumer.stop();
   }
+}
+
+/**
+ * The `closed` outcome for a submission a task or job does not take now: it is not running, or
+ * `attempt` is no longer its current attempt; undefined when it takes it.
+ */
+function notTaking(
+  what: 'task' | 'job',
+  status: string,
+  attempts: number,
+  attempt: number | undefined,
+): SubmitResultOutcome | undefined {
+  if (status === 'pending') {
+    return {
+      status: 'closed',
+      reason: `the ${what} is pending (waiting for its dependencies): it has no turn yet`,
+    };
+  }
+  if (status === 'queued' && attempt === undefined) {
+    return { status: 'closed', reason: `the ${what} is queued: only the turn running it submits its result` };
+  }
+  if (attempt !== undefined && (attempts !== attempt || status !== 'running')) {
+    return {
+      status: 'closed',
+      reason: `attempt ${attempt} of this ${what} was handed to another worker (this one was taken for dead): its result is not stored; stop here`,
+    };
+  }
+  if (status !== 'running') return { status: 'closed', reason: `the ${what} is ${status}` };
+  return undefined;
+}
+
+/** Why a unit is not handed back (it ended, or another attempt took it), or undefined to hand it back. */
+function settledReason(status: string, attempts: number, attempt: number): string | undefined {
+  if (attempts !== attempt) return `not handed back: attempt ${attempts} had already taken it over`;
+  if (status !== 'running') return `not handed back: it is ${status}`;
+  return undefined;
 }

@@ -50,9 +50,15 @@ export type WorkTurn =
 
 /** What a work-turn handler receives besides the turn. */
 export interface WorkTurnContext {
-  /** 1 on the first delivery; more after a failed delivery or a dead worker. */
+  /**
+   * 1 on the first delivery; more after a failed delivery or a dead worker. Pass it to
+   * `submitResult` (and the turn record) so only this attempt's result is taken.
+   */
   attempt: number;
-  /** Fires when the workflow or job is cancelled while the turn runs. */
+  /**
+   * Fires when the workflow or job is cancelled while the turn runs, or when its unit was handed to
+   * another worker (this one was taken for dead).
+   */
   signal: AbortSignal;
 }
 
@@ -75,6 +81,12 @@ export interface SubmitResultRequest {
   target: WorkOrigin;
   /** The submitted value. */
   result: unknown;
+  /**
+   * The attempt of the turn submitting (`WorkTurnContext.attempt`): the result is stored only while
+   * that attempt is the task's or job's current one, so a worker that was taken for dead (its unit
+   * handed to another) cannot store a second result. Without it, any running attempt's result is taken.
+   */
+  attempt?: number;
 }
 
 /** What `submitResult` answers. */
@@ -94,7 +106,10 @@ export type SubmitResultOutcome =
       problems: string[];
     }
   | {
-      /** The workflow, task or job was cancelled or failed: nothing is stored. */
+      /**
+       * The task or job takes no result from this submission: cancelled, failed, not running (pending
+       * on its dependencies, queued), or handed to another attempt. Nothing is stored.
+       */
       status: 'closed';
       /** Why. */
       reason: string;

@@ -379,14 +379,44 @@ for (const backend of testBackends) {
       ).rejects.toThrow(/cannot start background jobs/);
     });
 
-    it('re-validates results stored through the low-level work store', async () => {
+    it('re-validates results stored through the low-level work store, for running tasks only', async () => {
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const running: string[] = [];
+      behaviour = async (turn) => {
+        if (turn.kind === 'workflow-task') running.push(turn.workflowId);
+        await held;
+        return undefined;
+      };
       const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: { name: 'low-level', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
+      });
+      await until(
+        async () => running,
+        (list) => list.includes(started.id),
+      );
+      await expect(
+        controlPlane.work.storeTaskResult({ workflowId: started.id, taskId: 'a', result: { summary: 5 } }),
+      ).rejects.toThrow(/result: does not match the task's result schema: \/summary: expected string/);
+      expect(
+        await controlPlane.work.storeTaskResult({
+          workflowId: started.id,
+          taskId: 'a',
+          result: { summary: 'ok' },
+        }),
+      ).toEqual({ stored: true });
+      release();
+      // Agent carol has no consumer: her task stays queued, and takes no result from anyone.
+      const queued = await controlPlane.workflows.startWorkflow({
         agentId: 'carol',
         spec: { name: 'low-level', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
       });
       await expect(
-        controlPlane.work.storeTaskResult({ workflowId: started.id, taskId: 'a', result: { summary: 5 } }),
-      ).rejects.toThrow(/result: does not match the task's result schema: \/summary: expected string/);
+        controlPlane.work.storeTaskResult({ workflowId: queued.id, taskId: 'a', result: { summary: 'x' } }),
+      ).rejects.toThrow(/^taskId: task a takes no result: the task is queued/);
     });
   });
 }

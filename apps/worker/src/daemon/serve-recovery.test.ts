@@ -1,0 +1,449 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import {
+  createPgliteDataDir,
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '@switchyard/test-databases';
+import { type FakeResponse, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli';
+import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeProcess } from './__fixtures__/serve-process';
+
+// Real `switchyard serve` processes with the default settings except short timings. The queues'
+// expiry is left at its default (the default turn limit plus a minute: 660 s), so a unit that comes
+// back within seconds came back through the hand-back of its interrupted turn, not through expiry.
+const TIMINGS = { heartbeatMs: 200, staleTurnMs: 1_500, pollSeconds: 0.5, tickMs: 200, graceMs: 500 };
+/**
+ * A generous bound on "re-run within staleTurnMs + one poll + the turn's own time" (about 2 to 3 s
+ * here) for a loaded 2-core machine; still 20 times shorter than the expiry it proves was not needed.
+ */
+const RECOVERY_BOUND_MS = 30_000;
+const AGENT = 'fleet';
+const HANG: FakeResponse = { delayMs: 120_000, text: 'never answered: the process is killed first' };
+const resultSchema = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+/**
+ * The fake model of these tests. A task turn submits `{ summary: '<prompt> #<n>' }` (n counts the
+ * turns of that prompt), any other turn answers with text. The first turn of a prompt in `held` gets
+ * that answer instead (held for a long time: the turn a process is killed in).
+ */
+class FakeModel {
+  server: FakeResponsesServer | undefined;
+  /** When each turn of each prompt made its first model request. */
+  readonly turnStarts = new Map<string, number[]>();
+  readonly held = new Map<string, FakeResponse>();
+
+  async start(): Promise<string> {
+    this.server = await startFakeResponsesServer({
+      script: (request) => {
+        // A follow-up request of a turn (after a tool result) just ends it.
+        if (request.functionCallOutputs.length > 0) return { text: 'done' };
+        const prompt = promptOf(request);
+        const starts = this.turnStarts.get(prompt) ?? [];
+        starts.push(Date.now());
+        this.turnStarts.set(prompt, starts);
+        const held = this.held.get(prompt);
+        if (starts.length === 1 && held !== undefined) return held;
+        if (prompt.startsWith('TASK ')) {
+          return {
+            functionCalls: [{ name: 'submit_result', arguments: { summary: `${prompt} #${starts.length}` } }],
+          };
+        }
+        return { text: `${prompt} answered by turn ${starts.length}` };
+      },
+    });
+    return this.server.baseURL;
+  }
+
+  turns(prompt: string): number {
+    return this.turnStarts.get(prompt)?.length ?? 0;
+  }
+}
+
+async function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
+  const file = path.join(directory, 'switchyard.config.json');
+  await writeFile(
+    file,
+    JSON.stringify({
+      model: { name: 'fake-model', maxRetries: 0 },
+      categories: {},
+      database,
+      serve: { agents: [AGENT], port: 0, ...TIMINGS },
+    }),
+  );
+  return file;
+}
+
+/** The id a serve process's turn records carry (it logs it at start). */
+function workerIdOf(serve: ServeProcess): string {
+  const id = /switchyard serve: worker (worker_\S+)/.exec(serve.log)?.[1];
+  if (id === undefined) throw new Error(`no worker id in the log:\n${serve.log}`);
+  return id;
+}
+
+const VICTIMS = ['TASK victim', 'JOB victim', 'FIRE victim'];
+
+describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover a dead one's work`, () => {
+  let database: TestDatabase;
+  let directory: string;
+  let controlPlane: ControlPlane | undefined;
+  const model = new FakeModel();
+  const processes: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase(postgresUrl ?? '');
+    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-recovery-pg-'));
+    await model.start();
+  });
+
+  afterAll(async () => {
+    for (const serve of processes) serve.child.kill('SIGCONT');
+    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
+    await controlPlane?.close();
+    await model.server?.close().catch(() => {});
+    await database?.dispose();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('re-runs a SIGKILLed process’s task, job and schedule fire at once, and a resumed SIGSTOPped one stores nothing twice', async () => {
+    const { databaseUrl } = database.options as { databaseUrl: string };
+    const config = await writeConfig(directory, { url: databaseUrl });
+    const environment = { OPENAI_BASE_URL: model.server?.baseURL ?? '', OPENAI_API_KEY: 'test' };
+    const start = () => {
+      const serve = new ServeProcess(['--config', config], environment);
+      processes.push(serve);
+      return serve;
+    };
+
+    // One process alone takes the three victims: a task, a job and a schedule fire, each held.
+    const doomed = start();
+    await doomed.ready;
+    controlPlane = await openControlPlane({ databaseUrl, environment: {} });
+    for (const prompt of VICTIMS) model.held.set(prompt, HANG);
+    const workflow = await controlPlane.workflows.startWorkflow({
+      agentId: AGENT,
+      spec: {
+        name: 'fleet',
+        tasks: [
+          { id: 'victim', prompt: 'TASK victim', resultSchema },
+          { id: 'left', prompt: 'TASK left', resultSchema, dependsOn: ['victim'] },
+          { id: 'right', prompt: 'TASK right', resultSchema, dependsOn: ['victim'] },
+          { id: 'merge', prompt: 'TASK merge', resultSchema, dependsOn: ['left', 'right'] },
+        ],
+      },
+    });
+    const job = await controlPlane.backgroundJobs.startBackgroundJob({
+      agentId: AGENT,
+      prompt: 'JOB victim',
+    });
+    const schedule = await controlPlane.schedules.createSchedule({
+      agentId: AGENT,
+      name: 'victim',
+      prompt: 'FIRE victim',
+      runAt: new Date(Date.now() + 1_500).toISOString(),
+    });
+    await waitFor('the first process to run all three', () =>
+      VICTIMS.every((prompt) => model.turns(prompt) === 1) ? true : undefined,
+    );
+
+    // Two more processes join; then the first dies mid-turn, three times over.
+    const survivors = [start(), start()];
+    await Promise.all(survivors.map((serve) => serve.ready));
+    const doomedWorker = workerIdOf(doomed);
+    doomed.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    expect(await doomed.exited).toBe('SIGKILL');
+
+    for (const prompt of VICTIMS) {
+      await waitFor(`${prompt} to run again`, () => (model.turns(prompt) >= 2 ? true : undefined), 90_000);
+    }
+    const rerunAfterMs = VICTIMS.map(
+      (prompt) => (model.turnStarts.get(prompt)?.[1] ?? Number.NaN) - killedAt,
+    );
+    console.info(
+      `re-run after the SIGKILL (ms): ${VICTIMS.map((p, i) => `${p} ${rerunAfterMs[i]}`).join(', ')}`,
+    );
+    for (const elapsed of rerunAfterMs) expect(elapsed).toBeLessThan(RECOVERY_BOUND_MS);
+
+    const cp = controlPlane;
+    const runs = async () =>
+      (
+        await cp.query<{ id: string; status: string; attempts: number }>(
+          'SELECT id, status, attempts FROM switchyard.schedule_runs WHERE schedule_id = $1',
+          [schedule.id],
+        )
+      ).rows;
+    await waitFor(
+      'the workflow, the job and the fire to finish',
+      async () => {
+        const shown = await cp.workflows.showWorkflow({ agentId: AGENT, workflowId: workflow.id });
+        const checked = await cp.backgroundJobs.checkBackgroundJob({ agentId: AGENT, jobId: job.id });
+        const [run] = await runs();
+        return shown?.status !== 'running' &&
+          (checked?.status === 'completed' || checked?.status === 'failed') &&
+          run?.status === 'completed'
+          ? true
+          : undefined;
+      },
+      90_000,
+    );
+
+    // The workflow completed, every result stored once, the victim's by its second attempt.
+    const shown = await cp.workflows.showWorkflow({ agentId: AGENT, workflowId: workflow.id });
+    expect(shown?.status).toBe('completed');
+    expect(shown?.tasks.map((task) => [task.id, task.status, task.attempts, task.result])).toEqual([
+      ['victim', 'completed', 2, { summary: 'TASK victim #2' }],
+      ['left', 'completed', 1, { summary: 'TASK left #1' }],
+      ['right', 'completed', 1, { summary: 'TASK right #1' }],
+      ['merge', 'completed', 1, { summary: 'TASK merge #1' }],
+    ]);
+    const { rows: results } = await cp.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
+      [workflow.id],
+    );
+    expect(results[0]?.count).toBe(4);
+    expect(await cp.backgroundJobs.checkBackgroundJob({ agentId: AGENT, jobId: job.id })).toMatchObject({
+      status: 'completed',
+      result: { text: 'JOB victim answered by turn 2' },
+    });
+    const [run] = await runs();
+    expect(await runs()).toEqual([{ id: run?.id, status: 'completed', attempts: 2 }]);
+    // Each victim ran twice (the killed turn and its re-run), everything else once.
+    for (const prompt of VICTIMS) expect(model.turns(prompt)).toBe(2);
+    for (const prompt of ['TASK left', 'TASK right', 'TASK merge']) expect(model.turns(prompt)).toBe(1);
+
+    // The dead process's turns are on record as interrupted, each saying where its unit went; the
+    // survivors logged each recovery once (unit, attempt, previous worker).
+    const doomedTurns = (await cp.turns.list({ agentId: AGENT })).filter(
+      (turn) => turn.workerId === doomedWorker,
+    );
+    expect(doomedTurns.map((turn) => turn.sourceId).sort()).toEqual(
+      [`${workflow.id}/victim`, job.id, run?.id].sort(),
+    );
+    for (const turn of doomedTurns) {
+      // (Had a heartbeat of the doomed process been late enough on a loaded machine, its task and job
+      // turns would have been handed back before the kill and then ended `aborted` themselves.)
+      if (turn.status === 'interrupted') {
+        expect(turn.error).toMatch(/handed back to its queue: attempt 2 starts at once on any live worker$/);
+      } else {
+        expect(turn.status).toBe('aborted');
+      }
+    }
+    expect(doomedTurns.filter((turn) => turn.status === 'interrupted').length).toBeGreaterThanOrEqual(1);
+    const logs = survivors.map((serve) => serve.log).join('\n');
+    for (const [unit, id] of [
+      ['workflow-task', `${workflow.id}/victim`],
+      ['background-job', job.id],
+      ['schedule-run', run?.id],
+    ]) {
+      const line = new RegExp(
+        `switchyard serve: recovery: ${unit} ${id}, attempt 1 \\(turn turn_\\S+, previous worker ${doomedWorker}\\): requeued: `,
+        'g',
+      );
+      expect(logs.match(line)).toHaveLength(1);
+    }
+    const show = await runCli(['workflows', 'show', workflow.id, '--config', config], { cwd: directory });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain(
+      '- victim: completed (2 attempts)\n  result: {"summary":"TASK victim #2"}\n',
+    );
+
+    // A process that is only slow: stopped past staleTurnMs while its task's model request is out,
+    // then resumed once another process re-ran the task. Its late answer stores nothing.
+    model.held.set('TASK sleeper', {
+      delayMs: 1_000,
+      functionCalls: [{ name: 'submit_result', arguments: { summary: 'from the stopped process' } }],
+    });
+    const slow = await cp.workflows.startWorkflow({
+      agentId: AGENT,
+      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema }] },
+    });
+    await waitFor('the sleeper to reach the model', () =>
+      model.turns('TASK sleeper') === 1 ? true : undefined,
+    );
+    const first = await waitFor('the sleeper’s turn record', async () =>
+      (await cp.turns.list({ agentId: AGENT, status: 'running' })).find(
+        (turn) => turn.sourceId === `${slow.id}/sleeper`,
+      ),
+    );
+    const sleepy = survivors.find((serve) => workerIdOf(serve) === first.workerId);
+    const other = survivors.find((serve) => serve !== sleepy);
+    if (sleepy === undefined || other === undefined) throw new Error('the sleeper runs in no survivor');
+    sleepy.child.kill('SIGSTOP');
+    try {
+      await waitFor(
+        'another process to store the sleeper’s result',
+        async () =>
+          (await cp.workflows.showWorkflow({ agentId: AGENT, workflowId: slow.id }))?.status === 'completed'
+            ? true
+            : undefined,
+        60_000,
+      );
+    } finally {
+      sleepy.child.kill('SIGCONT');
+    }
+    // Resumed, it ends its turn: its record takes its real end in place of `interrupted`.
+    const ended = await waitFor(
+      'the resumed process to end its turn',
+      async () => {
+        const record = await cp.turns.get(first.id);
+        return record?.status === 'running' || record?.status === 'interrupted' ? undefined : record;
+      },
+      60_000,
+    );
+    expect(['aborted', 'ended-by-tool', 'completed']).toContain(ended.status);
+    const slowShown = await cp.workflows.showWorkflow({ agentId: AGENT, workflowId: slow.id });
+    expect(slowShown?.tasks[0]).toMatchObject({
+      status: 'completed',
+      attempts: 2,
+      result: { summary: 'TASK sleeper #2' },
+    });
+    const { rows: slowResults } = await cp.query<{ result: unknown }>(
+      'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
+      [slow.id],
+    );
+    expect(slowResults).toEqual([{ result: { summary: 'TASK sleeper #2' } }]);
+    const second = (await cp.turns.list({ agentId: AGENT })).find(
+      (turn) => turn.sourceId === `${slow.id}/sleeper` && turn.attempt === 2,
+    );
+    expect(second?.workerId).toBe(workerIdOf(other));
+    expect(second?.status).toBe('ended-by-tool');
+
+    const codes = await Promise.all(survivors.map((serve) => serve.terminate()));
+    expect(codes).toEqual([0, 0]);
+  });
+});
+
+describe('switchyard serve on embedded PGlite: a restart gets the killed process’s work back', () => {
+  let dataDir: string;
+  let directory: string;
+  const model = new FakeModel();
+  const processes: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    dataDir = await createPgliteDataDir();
+    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-recovery-pglite-'));
+    await model.start();
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
+    await model.server?.close().catch(() => {});
+    await rm(directory, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('re-runs the task, job and schedule fire the killed process was running, each result stored once', async () => {
+    // Set up first, then hand the directory over: PGlite is one process's database.
+    let controlPlane = await openControlPlane({ dataDir, environment: {} });
+    const workflow = await controlPlane.workflows.startWorkflow({
+      agentId: AGENT,
+      spec: {
+        name: 'restart',
+        tasks: [
+          { id: 'victim', prompt: 'TASK victim', resultSchema },
+          { id: 'after', prompt: 'TASK after', resultSchema, dependsOn: ['victim'] },
+        ],
+      },
+    });
+    const job = await controlPlane.backgroundJobs.startBackgroundJob({
+      agentId: AGENT,
+      prompt: 'JOB victim',
+    });
+    const schedule = await controlPlane.schedules.createSchedule({
+      agentId: AGENT,
+      name: 'victim',
+      prompt: 'FIRE victim',
+      // Due before the process is up: a slot missed while no worker ran fires when one starts.
+      runAt: new Date(Date.now() + 1_500).toISOString(),
+    });
+    await controlPlane.close();
+
+    for (const prompt of VICTIMS) model.held.set(prompt, HANG);
+    const config = await writeConfig(directory, { dataDir });
+    const environment = { OPENAI_BASE_URL: model.server?.baseURL ?? '', OPENAI_API_KEY: 'test' };
+    const killed = new ServeProcess(['--config', config], environment);
+    processes.push(killed);
+    await killed.ready;
+    await waitFor('the process to run all three', () =>
+      VICTIMS.every((prompt) => model.turns(prompt) === 1) ? true : undefined,
+    );
+    const killedWorker = workerIdOf(killed);
+    killed.child.kill('SIGKILL');
+    expect(await killed.exited).toBe('SIGKILL');
+
+    const restarted = new ServeProcess(['--config', config], environment);
+    processes.push(restarted);
+    const url = await restarted.ready;
+    const readyAt = Date.now();
+    for (const prompt of [...VICTIMS, 'TASK after']) {
+      await waitFor(
+        `${prompt} to run`,
+        () => (model.turns(prompt) >= (prompt === 'TASK after' ? 1 : 2) ? true : undefined),
+        90_000,
+      );
+    }
+    const rerunAfterMs = VICTIMS.map((prompt) => (model.turnStarts.get(prompt)?.[1] ?? Number.NaN) - readyAt);
+    console.info(
+      `re-run after the restart was ready (ms): ${VICTIMS.map((p, i) => `${p} ${rerunAfterMs[i]}`).join(', ')}`,
+    );
+    for (const elapsed of rerunAfterMs) expect(elapsed).toBeLessThan(RECOVERY_BOUND_MS);
+    await waitFor('every turn to end', async () => {
+      const health = await requestJson(`${url}/healthz`);
+      return health.body.runningTurns === 0 ? true : undefined;
+    });
+    // A clean stop lets the queues settle what the turns returned before the database closes.
+    expect(await restarted.terminate()).toBe(0);
+    for (const unit of ['workflow-task', 'background-job', 'schedule-run']) {
+      expect(restarted.log).toMatch(
+        new RegExp(
+          `recovery: ${unit} \\S+, attempt 1 \\(turn turn_\\S+, previous worker ${killedWorker}\\): requeued: `,
+        ),
+      );
+    }
+
+    controlPlane = await openControlPlane({ dataDir, environment: {} });
+    try {
+      const shown = await controlPlane.workflows.showWorkflow({ agentId: AGENT, workflowId: workflow.id });
+      expect(shown?.status).toBe('completed');
+      expect(shown?.tasks.map((task) => [task.id, task.attempts, task.result])).toEqual([
+        ['victim', 2, { summary: 'TASK victim #2' }],
+        ['after', 1, { summary: 'TASK after #1' }],
+      ]);
+      const { rows: results } = await controlPlane.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
+        [workflow.id],
+      );
+      expect(results[0]?.count).toBe(2);
+      expect(
+        await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: AGENT, jobId: job.id }),
+      ).toMatchObject({
+        status: 'completed',
+        result: { text: 'JOB victim answered by turn 2' },
+      });
+      const { rows: runs } = await controlPlane.query<{ status: string; attempts: number }>(
+        'SELECT status, attempts FROM switchyard.schedule_runs WHERE schedule_id = $1',
+        [schedule.id],
+      );
+      expect(runs).toEqual([{ status: 'completed', attempts: 2 }]);
+      const interrupted = (await controlPlane.turns.list({ agentId: AGENT, status: 'interrupted' })).filter(
+        (turn) => turn.workerId === killedWorker,
+      );
+      expect(interrupted).toHaveLength(3);
+      for (const prompt of VICTIMS) expect(model.turns(prompt)).toBe(2);
+    } finally {
+      await controlPlane.close();
+    }
+  });
+});
