@@ -16,4 +16,7 @@ if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null;
 else
   echo "test: every package"
 fi
+# A change to a library package's src/ comes with a changeset naming it (against the merge base
+# with origin/main, or SWITCHYARD_BASE_REF, when there is one).
+node tooling/check-changesets/check-changesets.mjs
 exec pnpm exec turbo "${args[@]}"

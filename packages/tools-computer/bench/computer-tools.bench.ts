@@ -31,7 +31,11 @@ const context = {
   toolCallId: 'bench',
   reportProgress: () => undefined,
 };
-const call = (name: string, params: Record<string, unknown>) => tools.get(name)!.execute(params, context);
+const call = (name: string, params: Record<string, unknown>) => {
+  const tool = tools.get(name);
+  if (tool === undefined) throw new Error(`no tool ${name}`);
+  return tool.execute(params, context);
+};
 
 function bareSpawn(): Promise<void> {
   return new Promise((resolve, reject) => {

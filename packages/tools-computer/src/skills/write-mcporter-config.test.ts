@@ -6,6 +6,7 @@ import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-ha
 import { createComputerTools } from '../create-computer-tools';
 import { loadSkills } from './load-skills';
 import { projectSkills } from './project-skills';
+import type { Skill } from './skill';
 import { writeMcporterConfig } from './write-mcporter-config';
 
 const fixture = fileURLToPath(new URL('../__fixtures__/calc-mcp-server.mjs', import.meta.url));
@@ -38,7 +39,7 @@ describe('MCP-backed skills through mcporter', () => {
     const { skills } = await loadSkills(temp.home);
     const written = await writeMcporterConfig(temp.home, [
       ...skills,
-      { ...skills[0]!, name: 'again', path: 'skills/again/SKILL.md' },
+      { ...(skills[0] as Skill), name: 'again', path: 'skills/again/SKILL.md' },
     ]);
     expect(written.servers).toEqual(['calc']);
     expect(written.problems).toEqual([
@@ -65,7 +66,8 @@ describe('MCP-backed skills through mcporter', () => {
     const { skills } = await loadSkills(temp.home);
     await writeMcporterConfig(temp.home, skills);
     expect(projectSkills(skills)).toContain('mcporter call calc.<tool> key=value');
-    const runCommand = createComputerTools({ home: temp.home, sourceEnv: { PATH: '/usr/bin:/bin' } })[0]!;
+    const [runCommand] = createComputerTools({ home: temp.home, sourceEnv: { PATH: '/usr/bin:/bin' } });
+    if (runCommand === undefined) throw new Error('createComputerTools returned no tools');
     // No npx: the mcporter binary comes from this package's dependencies via the PATH the tools build.
     const { text, result } = await callTool(runCommand, {
       command:
