@@ -246,7 +246,8 @@ export async function nearestCandidates(
         windowLength -= 1;
       }
     }
-    if (scanned >= CHARACTERS_PER_CHECK) {
+    // Windows of short lines cost more per character than the scan: look at the clock by lines too.
+    if (scanned >= CHARACTERS_PER_CHECK || start % 4_096 === 0) {
       scanned = 0;
       if (slice.due) await slice.yield();
     }
