@@ -124,6 +124,18 @@ describe('refusals', () => {
     expect(bin.text).toContain('is a binary file (binary data');
   });
 
+  it('validates UTF-8 across its 1 MiB stretches: a character on the boundary is fine, a bad byte later is not', async () => {
+    // Three-byte characters put one across the 1 MiB mark; a lone continuation byte comes after it.
+    const text = `${'€'.repeat(400_000)}\n`;
+    temp.write('euro.txt', text);
+    const good = await callTool(tool(), { path: 'euro.txt', limit: 1 });
+    expect(good.result.isError).toBeUndefined();
+    expect(good.result.details).toMatchObject({ totalLines: 1 });
+    temp.write('bad.txt', Buffer.concat([Buffer.from(text), Buffer.from([0x80]), Buffer.from('tail\n')]));
+    const bad = await callTool(tool(), { path: 'bad.txt' });
+    expect(bad.text).toMatch(/^bad\.txt is a binary file \(not valid UTF-8 text, 1,200,007 bytes\)/);
+  });
+
   it('refuses files above the size cap', async () => {
     temp.write('big.txt', 'a'.repeat(2000));
     const { result, text } = await callTool(tool({ maxFileBytes: 1000 }), { path: 'big.txt' });
