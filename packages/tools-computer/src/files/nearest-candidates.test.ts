@@ -86,6 +86,14 @@ describe('near-miss candidates', () => {
     );
   });
 
+  it('finds candidates past the first 65,536 lines (similarities are kept in blocks)', async () => {
+    const lines = Array.from({ length: 140_000 }, () => 'zzz');
+    lines[70_000] = 'const total = price * count;';
+    lines[139_999] = 'const total = price * amount;';
+    const found = await nearestCandidates(lines.join('\n'), 'const total = price * counts;', new TimeSlice());
+    expect(found.map((candidate) => candidate.line)).toEqual([70_001, 140_000]);
+  });
+
   it('finds a 1,200-line needle in a 360 KB file while timers keep running', async () => {
     const lines = Array.from({ length: 9_000 }, (_, index) => `line ${index} of the file, some text here`);
     lines.fill('   ', 4_001, 5_200);
