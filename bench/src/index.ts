@@ -1,37 +1,100 @@
-// Runs every benchmark suite in turn, then rewrites RESULTS.md and results/overhead.svg.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Runs the benchmark suites, then rewrites RESULTS.md (and results/overhead.svg with the overhead
+// suite). BENCH_SUITES=tool-stall,schema-bytes (or --suites=...) runs only those suites and replaces
+// only their sections of RESULTS.md; without it every suite runs and the whole file is rewritten.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { overheadSvg } from './report/overhead-svg';
-import { renderResults } from './report/write-results';
+import {
+  renderLadderSection,
+  renderOverheadSection,
+  renderParallelSection,
+  renderResults,
+  renderSchemaSection,
+  renderToolStallSection,
+  SUITE_NAMES,
+  type SuiteName,
+  updateSections,
+} from './report/write-results';
 import { aiSdkRuntime } from './runtimes/ai-sdk-runtime';
 import { openaiAgentsRuntime } from './runtimes/openai-agents-runtime';
 import { openaiSdkLoopRuntime } from './runtimes/openai-sdk-loop-runtime';
 import { piAgentCoreRuntime } from './runtimes/pi-agent-core-runtime';
 import { switchyardRuntime } from './runtimes/switchyard-runtime';
+import { createComputerStallCases } from './stall/computer-cases';
 import { argumentLadder } from './suites/argument-ladder';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
 import { schemaBytes } from './suites/schema-bytes';
+import { toolStall } from './suites/tool-stall';
+
+function selectedSuites(): ReadonlySet<SuiteName> | undefined {
+  const argument = process.argv.find((value) => value.startsWith('--suites='))?.slice('--suites='.length);
+  const list = argument ?? process.env.BENCH_SUITES;
+  if (list === undefined || list.trim() === '') return undefined;
+  const names = list.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SUITE_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_SUITES: unknown suite ${unknown.join(', ')}; known: ${SUITE_NAMES.join(', ')}`);
+  }
+  return new Set(names as SuiteName[]);
+}
 
 const started = performance.now();
+const selected = selectedSuites();
+const runs = (name: SuiteName) => selected === undefined || selected.has(name);
 const peers = [switchyardRuntime, aiSdkRuntime, openaiAgentsRuntime, piAgentCoreRuntime];
 
-const overhead = await loopOverhead(peers, openaiSdkLoopRuntime);
-const parallel = await parallelBatch([openaiSdkLoopRuntime, ...peers]);
-const schemas = await schemaBytes();
-const ladder = argumentLadder();
+const overhead = runs('loop-overhead') ? await loopOverhead(peers, openaiSdkLoopRuntime) : undefined;
+const parallel = runs('parallel-batch') ? await parallelBatch([openaiSdkLoopRuntime, ...peers]) : undefined;
+const schemas = runs('schema-bytes') ? await schemaBytes() : undefined;
+const ladder = runs('argument-ladder') ? argumentLadder() : undefined;
+let stall: Awaited<ReturnType<typeof toolStall>> | undefined;
+if (runs('tool-stall')) {
+  const computer = await createComputerStallCases();
+  try {
+    stall = await toolStall([computer], { runs: Number(process.env.BENCH_STALL_RUNS ?? 3) });
+  } finally {
+    await computer.close();
+  }
+}
 const seconds = (performance.now() - started) / 1000;
 
-const resultsDir = new URL('../results/', import.meta.url);
-mkdirSync(resultsDir, { recursive: true });
-writeFileSync(
-  new URL('overhead.svg', resultsDir),
-  overheadSvg(
-    overhead.rows.map((row) => ({ name: row.name, cpu: row.cpuToBare, wall: row.wallToBare })),
-    `Agent turn overhead vs a bare openai SDK loop (${overhead.iterations} iterations, ${overhead.rounds} rounds)`,
-  ),
+const resultsFile = new URL('../RESULTS.md', import.meta.url);
+if (overhead !== undefined) {
+  const resultsDir = new URL('../results/', import.meta.url);
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(
+    new URL('overhead.svg', resultsDir),
+    overheadSvg(
+      overhead.rows.map((row) => ({ name: row.name, cpu: row.cpuToBare, wall: row.wallToBare })),
+      `Agent turn overhead vs a bare openai SDK loop (${overhead.iterations} iterations, ${overhead.rounds} rounds)`,
+    ),
+  );
+}
+if (
+  selected === undefined &&
+  overhead !== undefined &&
+  parallel !== undefined &&
+  schemas !== undefined &&
+  ladder !== undefined &&
+  stall !== undefined
+) {
+  writeFileSync(
+    resultsFile,
+    renderResults({ overhead, parallel, schemas, ladder, toolStall: stall, seconds }),
+  );
+} else {
+  const existing = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
+  writeFileSync(
+    resultsFile,
+    updateSections(existing, {
+      ...(overhead === undefined ? {} : { 'loop-overhead': renderOverheadSection(overhead) }),
+      ...(parallel === undefined ? {} : { 'parallel-batch': renderParallelSection(parallel) }),
+      ...(schemas === undefined ? {} : { 'schema-bytes': renderSchemaSection(schemas) }),
+      ...(ladder === undefined ? {} : { 'argument-ladder': renderLadderSection(ladder) }),
+      ...(stall === undefined ? {} : { 'tool-stall': renderToolStallSection(stall) }),
+    }),
+  );
+}
+process.stdout.write(
+  `\nWrote bench/RESULTS.md${overhead === undefined ? '' : ' and bench/results/overhead.svg'} (${seconds.toFixed(0)} s)\n`,
 );
-writeFileSync(
-  new URL('../RESULTS.md', import.meta.url),
-  renderResults({ overhead, parallel, schemas, ladder, seconds }),
-);
-process.stdout.write(`\nWrote bench/RESULTS.md and bench/results/overhead.svg (${seconds.toFixed(0)} s)\n`);

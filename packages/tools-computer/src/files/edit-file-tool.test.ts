@@ -90,6 +90,17 @@ describe('exact replacement', () => {
     expect(text).toContain('- at line 1 (matches except for whitespace or indentation):');
   });
 
+  it('edits non-ASCII text and ASCII text alike (two ways of reading the file)', async () => {
+    temp.write('menu.txt', 'naïve café 😀\nplain line\n');
+    await callTool(tool(), { path: 'menu.txt', old_string: 'café 😀', new_string: 'bar ☕' });
+    expect(read('menu.txt')).toBe('naïve bar ☕\nplain line\n');
+    await callTool(tool(), { path: 'menu.txt', old_string: 'plain', new_string: 'plainer' });
+    expect(read('menu.txt')).toBe('naïve bar ☕\nplainer line\n');
+    temp.write('ascii.txt', 'only ascii here\n');
+    await callTool(tool(), { path: 'ascii.txt', old_string: 'ascii', new_string: 'ASCII ✓' });
+    expect(read('ascii.txt')).toBe('only ASCII ✓ here\n');
+  });
+
   it('treats $ patterns in new_string literally', async () => {
     await callTool(tool(), {
       path: 'src/math.js',

@@ -1,14 +1,20 @@
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
-import picomatch from 'picomatch';
 import { z } from 'zod';
 import { relativeToHome, resolveExistingInHome } from '../paths/agent-home';
+import { describeFileKind } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { compileGlob, GlobWorkLimitError } from './glob';
+import { TimeSlice } from './time-slice';
 import { SKIPPED_DIRECTORIES, walkDirectory } from './walk-directory';
 
 const schema = z.object({
-  pattern: z.string().describe('Glob pattern, e.g. "**/*.ts", "src/*", "*.md".'),
+  pattern: z
+    .string()
+    .describe(
+      'Glob pattern, e.g. "**/*.ts", "src/*", "*.{md,txt}", "docs/" (folders only). No negation or extended globs.',
+    ),
   path: z.string().optional().describe('Folder to search in, relative to your home (default: the home).'),
 });
 
@@ -23,15 +29,6 @@ export interface ListFilesDetails {
   count: number;
   /** More entries matched than were returned, or the walk stopped at its limit. */
   truncated: boolean;
-}
-
-/** Checks a glob the model gave; returns an error message or undefined. */
-export function checkGlob(pattern: string): string | undefined {
-  if (pattern.trim() === '') return 'The pattern is empty.';
-  if (pattern.startsWith('/'))
-    return `The pattern must be relative (use path for the folder), got ${pattern}.`;
-  if (pattern.split('/').includes('..')) return 'The pattern cannot contain "..".';
-  return undefined;
 }
 
 /** Folder names a pattern explicitly mentions among the ones skipped by default. */
@@ -58,7 +55,8 @@ export function createListFilesTool(
     name: 'list_files',
     description: [
       'List files inside your home directory whose path (relative to `path`) matches a glob',
-      '(`*` within a folder, `**` across folders, `{a,b}`, `[abc]`). Paths come back relative to the',
+      '(`*` and `?` within a name, `**` across folders, `{a,b}`, `[abc]`, a trailing / for folders only;',
+      'wildcards skip dot names unless the dot is written). Paths come back relative to the',
       `home, folders with a trailing /. At most ${limits.maxListEntries} entries; .git and node_modules are`,
       'skipped unless the pattern names them; symlinks are not followed.',
     ].join(' '),
@@ -72,8 +70,8 @@ export function createListFilesTool(
         ? `Could not list ${pattern}`
         : `Found ${result.details.count} file${result.details.count === 1 ? '' : 's'} matching ${pattern}`,
     async execute({ pattern, path }, { signal }) {
-      const problem = checkGlob(pattern);
-      if (problem !== undefined) return { content: problem, isError: true };
+      const compiled = compileGlob(pattern);
+      if (compiled.glob === undefined) return { content: compiled.problem, isError: true };
       let base: Awaited<ReturnType<typeof resolveExistingInHome>>;
       try {
         base = await resolveExistingInHome(settings.home, path ?? '.');
@@ -81,33 +79,49 @@ export function createListFilesTool(
         if (caught instanceof HomePathError) return { content: caught.message, isError: true };
         throw caught;
       }
-      if (!(await stat(base.real)).isDirectory()) {
-        return { content: `${path} is a file, not a folder; list_files searches folders.`, isError: true };
+      const kind = await lstat(base.real).catch(() => undefined);
+      if (kind === undefined) return { content: `${path} does not exist.`, isError: true };
+      if (!kind.isDirectory()) {
+        return {
+          content: `${path} is ${kind.isFile() ? 'a file' : describeFileKind(kind)}, not a folder; list_files searches folders.`,
+          isError: true,
+        };
       }
-      const matches = picomatch(pattern, { dot: pattern.startsWith('.') || pattern.includes('/.') });
-      const depth = pattern.includes('**') ? undefined : pattern.split('/').length;
       const baseRelative = relativeToHome(settings.home, base.real);
       const found: string[] = [];
       let more = false;
-      const summary = await walkDirectory(
-        base.real,
-        {
-          maxEntries: limits.maxWalkEntries,
-          ...(depth === undefined ? {} : { maxDepth: depth }),
-          include: mentionedSkippedDirectories(pattern),
-          signal,
-        },
-        ({ relative, dirent }) => {
-          if (!matches(relative)) return undefined;
-          if (found.length >= limits.maxListEntries) {
-            more = true;
-            return false;
-          }
-          const shown = baseRelative === '.' ? relative : `${baseRelative}/${relative}`;
-          found.push(dirent.isDirectory() ? `${shown}/` : shown);
-          return undefined;
-        },
-      );
+      let summary: Awaited<ReturnType<typeof walkDirectory>>;
+      try {
+        summary = await walkDirectory(
+          base.real,
+          {
+            maxEntries: limits.maxWalkEntries,
+            include: mentionedSkippedDirectories(pattern),
+            glob: compiled.glob,
+            slice: new TimeSlice(),
+            signal,
+            label: baseRelative,
+          },
+          ({ relative, dirent }) => {
+            if (found.length >= limits.maxListEntries) {
+              more = true;
+              return false;
+            }
+            const shown = baseRelative === '.' ? relative : `${baseRelative}/${relative}`;
+            found.push(dirent.isDirectory() ? `${shown}/` : shown);
+            return undefined;
+          },
+        );
+      } catch (caught) {
+        if (caught instanceof HomePathError) return { content: caught.message, isError: true };
+        if (caught instanceof GlobWorkLimitError) {
+          return {
+            content: `The pattern ${pattern} is too costly to match against this many entries (its work limit was reached); use fewer wildcards per name (e.g. *.ts rather than *a*b*c*), or narrow path.`,
+            isError: true,
+          };
+        }
+        throw caught;
+      }
       const where = baseRelative === '.' ? 'the home' : baseRelative;
       const lines = found.length === 0 ? [`No files match ${pattern} in ${where}.`] : [...found];
       if (more)

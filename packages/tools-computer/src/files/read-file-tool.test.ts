@@ -1,9 +1,10 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
 import { resolveComputerSettings } from '../resolve-computer-settings';
-import { createReadFileTool } from './read-file-tool';
+import { createReadFileTool, numberLine, splitLines } from './read-file-tool';
 
 let temp: TempHome;
 const tool = (limits = {}) => createReadFileTool(resolveComputerSettings({ home: temp.home, limits }));
@@ -57,6 +58,61 @@ describe('reading', () => {
   });
 });
 
+describe('reading lines from the bytes', () => {
+  // What read_file returned when it decoded and split the whole file: the lines it shows now are
+  // located in the bytes and decoded one by one, and must not differ.
+  function reference(
+    text: string,
+    offset: number,
+    limit: number,
+    maxLineLength: number,
+    maxReadBytes: number,
+  ) {
+    const lines = splitLines(text.startsWith('\ufeff') ? text.slice(1) : text);
+    if (lines.length === 0) return 'p.txt is empty.';
+    const out: string[] = [];
+    let bytes = 0;
+    let end = offset - 1;
+    for (let index = offset - 1; index < lines.length && out.length < limit; index += 1) {
+      const formatted = numberLine(index + 1, lines[index] ?? '', maxLineLength);
+      bytes += Buffer.byteLength(formatted) + 1;
+      if (bytes > maxReadBytes && out.length > 0) break;
+      out.push(formatted);
+      end = index + 1;
+    }
+    if (end < lines.length)
+      out.push(`[Lines ${offset}-${end} of ${lines.length} shown; continue with offset ${end + 1}.]`);
+    return out.join('\n');
+  }
+
+  it('shows what decoding the whole file showed, for any text, offset and limits', async () => {
+    const unit = fc.constantFrom('a', 'é', '😀', '\n', '\n', '\r', '\t', ' ', '\ufeff');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit, minLength: 1, maxLength: 80 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 20, max: 200 }),
+        async (body, bom, offset, limit, maxLineLength, maxReadBytes) => {
+          const text = bom ? `\ufeff${body}` : body;
+          const lines = splitLines(text.startsWith('\ufeff') ? text.slice(1) : text).length;
+          fc.pre(offset <= Math.max(1, lines));
+          temp.write('p.txt', text);
+          const { text: shown } = await callTool(tool({ maxLineLength, maxReadBytes }), {
+            path: 'p.txt',
+            offset,
+            limit,
+          });
+          expect(shown).toBe(reference(text, offset, limit, maxLineLength, maxReadBytes));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('refusals', () => {
   it('refuses binary files with a clear message', async () => {
     temp.write('logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]));
@@ -66,6 +122,18 @@ describe('refusals', () => {
     expect(png.text).toMatch(/^logo\.png is a binary file \(a PNG image, 12 bytes\)/);
     const bin = await callTool(tool(), { path: 'data.bin' });
     expect(bin.text).toContain('is a binary file (binary data');
+  });
+
+  it('validates UTF-8 across its 1 MiB stretches: a character on the boundary is fine, a bad byte later is not', async () => {
+    // Three-byte characters put one across the 1 MiB mark; a lone continuation byte comes after it.
+    const text = `${'€'.repeat(400_000)}\n`;
+    temp.write('euro.txt', text);
+    const good = await callTool(tool(), { path: 'euro.txt', limit: 1 });
+    expect(good.result.isError).toBeUndefined();
+    expect(good.result.details).toMatchObject({ totalLines: 1 });
+    temp.write('bad.txt', Buffer.concat([Buffer.from(text), Buffer.from([0x80]), Buffer.from('tail\n')]));
+    const bad = await callTool(tool(), { path: 'bad.txt' });
+    expect(bad.text).toMatch(/^bad\.txt is a binary file \(not valid UTF-8 text, 1,200,007 bytes\)/);
   });
 
   it('refuses files above the size cap', async () => {

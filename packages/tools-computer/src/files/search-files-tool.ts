@@ -1,14 +1,15 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, lstat } from 'node:fs/promises';
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
-import picomatch from 'picomatch';
 import { z } from 'zod';
 import { relativeToHome, resolveExistingInHome } from '../paths/agent-home';
+import { describeFileKind, isSpecialFile, openRegularFileAt } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
-import { LineMatcher, MatchTimeoutError } from './line-matcher';
-import { checkGlob, mentionedSkippedDirectories } from './list-files-tool';
-import { binaryKind } from './read-text-file';
+import { type CompiledGlob, compileGlob, GlobWorkLimitError } from './glob';
+import { type FileMatches, LineMatcher, MatchTimeoutError } from './line-matcher';
+import { mentionedSkippedDirectories } from './list-files-tool';
+import { SIGNATURES } from './read-text-file';
+import { TimeSlice } from './time-slice';
 import { walkDirectory } from './walk-directory';
 
 const schema = z.object({
@@ -19,7 +20,12 @@ const schema = z.object({
     .string()
     .optional()
     .describe('File or folder to search, relative to your home (default: the home).'),
-  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.md".'),
+  glob: z
+    .string()
+    .optional()
+    .describe(
+      'Only search files matching this glob, e.g. "*.ts" (any folder), "*.{ts,tsx}" or "src/**/*.md".',
+    ),
 });
 
 /** Parameters of `search_files`. */
@@ -35,21 +41,25 @@ export interface SearchFilesDetails {
   searchedFiles: number;
   /** Files skipped as binary or too large. */
   skippedFiles: number;
+  /** Named pipes, sockets and devices skipped (never opened: opening a FIFO can block). */
+  skippedSpecialFiles: number;
   /** The match cap or the walk limit was reached. */
   truncated: boolean;
 }
 
-const decoder = new TextDecoder('utf-8');
 const BATCH_BYTES = 512 * 1024;
-const BATCH_FILES = 256;
+// Each file of a batch stays open until the matcher thread has read it.
+const BATCH_FILES = 64;
 
 /**
  * `search_files { pattern, path?, glob? }`: searches text files inside the home for lines matching
  * a regular expression, returning `path:line: text`.
  *
- * Contract: binary and oversized files are skipped (and counted); symlinks are not followed; the
- * result is capped; an invalid regular expression, a path outside the home or a search that runs
- * past its time limit is an `isError` result.
+ * Contract: binary and oversized files are skipped (and counted), and so are FIFOs, sockets and
+ * devices, which are never opened; symlinks are not followed, and a folder swapped for a symlink
+ * during the walk is not entered; the result is capped; an invalid regular expression or glob, a
+ * path outside the home, a special file as `path` or a search that runs past its time limit is an
+ * `isError` result.
  */
 export function createSearchFilesTool(
   settings: ComputerSettings,
@@ -85,9 +95,12 @@ export function createSearchFilesTool(
       } catch (caught) {
         return fail(`Invalid regular expression: ${(caught as Error).message}`);
       }
+      let globMatcher: CompiledGlob | undefined;
       if (glob !== undefined) {
-        const problem = checkGlob(glob);
-        if (problem !== undefined) return fail(problem);
+        // Without a slash the glob names files at any depth ("*.ts"), as ripgrep's --glob does.
+        const compiled = compileGlob(glob, { matchBase: true });
+        if (compiled.glob === undefined) return fail(compiled.problem);
+        globMatcher = compiled.glob;
       }
       let base: Awaited<ReturnType<typeof resolveExistingInHome>>;
       try {
@@ -96,51 +109,44 @@ export function createSearchFilesTool(
         if (caught instanceof HomePathError) return fail(caught.message);
         throw caught;
       }
-      const globMatches =
-        glob === undefined
-          ? undefined
-          : picomatch(glob, {
-              basename: !glob.includes('/'),
-              dot: glob.includes('.') && glob.startsWith('.'),
-            });
+      // lstat cannot block (unlike an open of a FIFO) and base.real is already resolved.
+      const baseKind = await lstat(base.real).catch(() => undefined);
+      if (baseKind === undefined) return fail(`${path} does not exist.`);
+      if (isSpecialFile(baseKind)) {
+        return fail(
+          `${path} is ${describeFileKind(baseKind)}, not a regular file; search_files only reads regular files and folders.`,
+        );
+      }
       const results: string[] = [];
       const resultFiles = new Set<string>();
-      let batch: Array<{ shown: string; text: string }> = [];
+      let batch: Array<{ shown: string; handle: FileHandle; size: number }> = [];
       let batchBytes = 0;
       let searchedFiles = 0;
       let skippedFiles = 0;
+      let skippedSpecialFiles = 0;
       let capped = false;
-      const matcher = new LineMatcher(source, flags, limits.searchTimeoutMs);
+      const matcher = new LineMatcher(
+        source,
+        flags,
+        limits.searchTimeoutMs,
+        SIGNATURES.map(([, signature]) => signature),
+      );
 
+      // The main thread only opens and checks each file (never blocking: O_NONBLOCK, fstat); the
+      // matcher thread reads, decodes and matches it.
       const searchFile = async (absolute: string, shown: string): Promise<boolean> => {
-        let bytes: Buffer;
-        try {
-          // O_NOFOLLOW: a file swapped for a symlink after the walk saw it is not followed.
-          const handle = await open(
-            absolute,
-            constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-          );
-          try {
-            const stats = await handle.stat();
-            if (!stats.isFile()) return true;
-            if (stats.size > limits.maxFileBytes) {
-              skippedFiles += 1;
-              return true;
-            }
-            bytes = await handle.readFile();
-          } finally {
-            await handle.close();
-          }
-        } catch {
+        const opened = await openRegularFileAt(absolute);
+        if (opened.handle === undefined) {
+          if (opened.refused === 'special') skippedSpecialFiles += 1;
           return true;
         }
-        if (binaryKind(bytes) !== undefined) {
+        if (opened.size > limits.maxFileBytes) {
           skippedFiles += 1;
+          await opened.handle.close();
           return true;
         }
-        searchedFiles += 1;
-        batch.push({ shown, text: decoder.decode(bytes) });
-        batchBytes += bytes.length;
+        batch.push({ shown, handle: opened.handle, size: opened.size });
+        batchBytes += opened.size;
         return batchBytes < BATCH_BYTES && batch.length < BATCH_FILES ? true : flush();
       };
 
@@ -151,15 +157,23 @@ export function createSearchFilesTool(
         batch = [];
         batchBytes = 0;
         const room = limits.maxSearchMatches - results.length;
-        const found = await matcher.match(
-          files.map((file) => file.text),
-          room + 1,
-          signal,
-        );
+        let found: FileMatches[];
+        try {
+          found = await matcher.match(
+            files.map((file) => ({ fd: file.handle.fd, size: file.size })),
+            room + 1,
+            signal,
+          );
+        } finally {
+          await Promise.all(files.map((file) => file.handle.close()));
+        }
         let total = 0;
-        found.forEach((matches, index) => {
+        found.forEach((file, index) => {
+          if (file.skipped === 'binary') skippedFiles += 1;
+          if (file.skipped !== undefined) return;
+          searchedFiles += 1;
           const shown = files[index]?.shown ?? '';
-          for (const [line, text] of matches) {
+          for (const [line, text] of file.matches) {
             total += 1;
             if (total > room) break;
             const cut =
@@ -173,24 +187,27 @@ export function createSearchFilesTool(
       };
 
       let exhausted = false;
+      const baseRelative = relativeToHome(settings.home, base.real);
       try {
-        const stats = await open(base.real, constants.O_RDONLY).then(async (handle) => {
-          try {
-            return await handle.stat();
-          } finally {
-            await handle.close();
-          }
-        });
-        if (stats.isFile()) {
-          await searchFile(base.real, relativeToHome(settings.home, base.real));
+        if (baseKind.isFile()) {
+          await searchFile(base.real, baseRelative);
         } else {
-          const baseRelative = relativeToHome(settings.home, base.real);
           const summary = await walkDirectory(
             base.real,
-            { maxEntries: limits.maxWalkEntries, include: mentionedSkippedDirectories(glob, path), signal },
+            {
+              maxEntries: limits.maxWalkEntries,
+              include: mentionedSkippedDirectories(glob, path),
+              ...(globMatcher === undefined ? {} : { glob: globMatcher }),
+              slice: new TimeSlice(),
+              signal,
+              label: baseRelative,
+            },
             async ({ relative, absolute, dirent }) => {
+              if (isSpecialFile(dirent)) {
+                skippedSpecialFiles += 1;
+                return undefined;
+              }
               if (!dirent.isFile()) return undefined;
-              if (globMatches !== undefined && !globMatches(relative)) return undefined;
               return searchFile(absolute, baseRelative === '.' ? relative : `${baseRelative}/${relative}`);
             },
           );
@@ -203,8 +220,15 @@ export function createSearchFilesTool(
             `The search was stopped: ${caught.message} (a regular expression with nested repetition can take exponential time, or there are too many files; simplify the pattern or narrow path/glob).`,
           );
         }
+        if (caught instanceof GlobWorkLimitError) {
+          return fail(
+            `The glob ${glob} is too costly to match against this many files (its work limit was reached); use fewer wildcards per name (e.g. *.ts rather than *a*b*c*), or narrow path.`,
+          );
+        }
+        if (caught instanceof HomePathError) return fail(caught.message);
         throw caught;
       } finally {
+        await Promise.all(batch.map((file) => file.handle.close()));
         await matcher.close();
       }
       const lines =
@@ -223,6 +247,10 @@ export function createSearchFilesTool(
         lines.push(
           `[${skippedFiles} binary or oversized file${skippedFiles === 1 ? ' was' : 's were'} skipped.]`,
         );
+      if (skippedSpecialFiles > 0)
+        lines.push(
+          `[${skippedSpecialFiles} special file${skippedSpecialFiles === 1 ? '' : 's'} (named pipes, sockets or devices) ${skippedSpecialFiles === 1 ? 'was' : 'were'} skipped without being opened.]`,
+        );
       return {
         content: lines.join('\n'),
         details: {
@@ -230,6 +258,7 @@ export function createSearchFilesTool(
           files: resultFiles.size,
           searchedFiles,
           skippedFiles,
+          skippedSpecialFiles,
           truncated: capped || exhausted,
         },
       };

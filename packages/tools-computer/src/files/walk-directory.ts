@@ -1,12 +1,15 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { readDirectoryAt } from '../paths/checked-open';
+import { HomePathError } from '../paths/home-path-error';
+import type { CompiledGlob, GlobState } from './glob';
+import type { TimeSlice } from './time-slice';
 
 /** One entry met while walking. */
 export interface WalkEntry {
   /** Path relative to the walk's base, with `/` separators. */
   relative: string;
-  /** Absolute path. */
+  /** Absolute real path the entry had when its folder was read (open it with a checked open). */
   absolute: string;
   /** What readdir said about it (symlinks are reported, never followed). */
   dirent: Dirent;
@@ -19,12 +22,16 @@ export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', 'node_m
 export interface WalkOptions {
   /** Stop after visiting this many entries. */
   maxEntries: number;
-  /** Do not descend below this depth (1: the base's children only). */
-  maxDepth?: number;
   /** Folder names to descend into even though they are in `SKIPPED_DIRECTORIES`. */
   include?: ReadonlySet<string>;
+  /** Only entries this glob matches are visited, and folders below which it cannot match are not entered. */
+  glob?: CompiledGlob;
+  /** Cuts the walk into short stretches so the event loop keeps running. */
+  slice: TimeSlice;
   /** Stops the walk. */
   signal?: AbortSignal;
+  /** How the base is named in messages (relative to the home). */
+  label: string;
 }
 
 /** What a walk reports when it ends. */
@@ -33,28 +40,44 @@ export interface WalkSummary {
   visited: number;
   /** The walk stopped at `maxEntries`. */
   exhausted: boolean;
+  /** Folders not listed because they were replaced (for example by a symlink) after being seen. */
+  changed: number;
 }
 
 /**
- * Walks a directory depth-first in name order without following symlinks (a symlink is reported as
- * an entry but never descended into, so a walk cannot leave the tree it started in). Unreadable
- * folders are skipped.
+ * Walks a directory depth-first in name order without following symlinks: a symlink is reported as
+ * an entry but never entered, and every folder is opened with `O_NOFOLLOW` and checked to still be
+ * where it was seen before it is listed, so a folder swapped for a symlink mid-walk is skipped, never
+ * followed out of the tree. Unreadable folders are skipped.
+ *
+ * Contract: throws `HomePathError` when `base` itself is not the folder it was (changed or gone);
+ * throws `GlobWorkLimitError` when the glob runs out of work; stops early (keeping what it visited)
+ * on abort.
  */
 export async function walkDirectory(
   base: string,
   options: WalkOptions,
   visit: (entry: WalkEntry) => Promise<boolean | undefined> | boolean | undefined,
 ): Promise<WalkSummary> {
-  const summary: WalkSummary = { visited: 0, exhausted: false };
-  const walk = async (directory: string, prefix: string, depth: number): Promise<boolean> => {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(directory, { withFileTypes: true });
-    } catch {
-      return true;
-    }
+  const summary: WalkSummary = { visited: 0, exhausted: false, changed: 0 };
+  const { glob, slice } = options;
+  const first = await readDirectoryAt(base);
+  if (first.entries === undefined) {
+    throw new HomePathError(
+      first.problem === 'unreadable'
+        ? `${options.label} cannot be read (permission denied).`
+        : `${options.label} changed while it was being read (it is gone or no longer a folder); try again.`,
+    );
+  }
+  const walk = async (
+    directory: string,
+    prefix: string,
+    state: GlobState | undefined,
+    entries: Dirent[],
+  ): Promise<boolean> => {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const dirent of entries) {
+      if (slice.due) await slice.yield();
       if (options.signal?.aborted) return false;
       if (summary.visited >= options.maxEntries) {
         summary.exhausted = true;
@@ -63,15 +86,24 @@ export async function walkDirectory(
       summary.visited += 1;
       const relative = prefix === '' ? dirent.name : `${prefix}/${dirent.name}`;
       const absolute = path.join(directory, dirent.name);
-      if ((await visit({ relative, absolute, dirent })) === false) return false;
+      const isDirectory = dirent.isDirectory();
+      const next = glob === undefined || state === undefined ? undefined : glob.step(state, dirent.name);
+      const matched = glob === undefined || (next !== undefined && glob.accepts(next, isDirectory));
+      if (matched && (await visit({ relative, absolute, dirent })) === false) return false;
       const descend =
-        dirent.isDirectory() &&
-        (options.maxDepth === undefined || depth < options.maxDepth) &&
+        isDirectory &&
+        (glob === undefined || (next !== undefined && glob.canDescend(next))) &&
         (!SKIPPED_DIRECTORIES.has(dirent.name) || options.include?.has(dirent.name) === true);
-      if (descend && !(await walk(absolute, relative, depth + 1))) return false;
+      if (!descend) continue;
+      const read = await readDirectoryAt(absolute);
+      if (read.entries === undefined) {
+        if (read.problem === 'changed') summary.changed += 1;
+        continue;
+      }
+      if (!(await walk(absolute, relative, next, read.entries))) return false;
     }
     return true;
   };
-  await walk(base, '', 1);
+  await walk(base, '', glob?.start, first.entries);
   return summary;
 }

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { HomePathError } from '../paths/home-path-error';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
-import { splitLines } from './read-file-tool';
+import { countLines } from './text-scan';
+import { TimeSlice } from './time-slice';
 
 const schema = z.object({
   path: z.string().describe('File path, relative to your home directory.'),
@@ -50,7 +51,7 @@ export function createWriteFileTool(
     async execute({ path, content }) {
       try {
         const written = await writeFileInHome(settings.home, path, content);
-        const lines = splitLines(content).length;
+        const lines = await countLines(content, new TimeSlice());
         return {
           content: `${written.created ? 'Created' : 'Overwrote'} ${written.relative} (${lines} line${lines === 1 ? '' : 's'}, ${written.bytes} bytes).`,
           details: { path: written.relative, created: written.created, lines, bytes: written.bytes },

@@ -2,6 +2,7 @@ import { constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
+import { describeFileKind } from './checked-open';
 import { HomePathError } from './home-path-error';
 
 /** The agent home, as configured and as its real path. Every file operation is confined to `root`. */
@@ -158,7 +159,11 @@ export async function openFileForRead(
     if (stats.isDirectory()) {
       throw new HomePathError(`${userPath} is a directory; use list_files to see what it contains.`);
     }
-    if (!stats.isFile()) throw new HomePathError(`${userPath} is not a regular file.`);
+    if (!stats.isFile()) {
+      throw new HomePathError(
+        `${userPath} is ${describeFileKind(stats)}, not a regular file; file tools only read regular files.`,
+      );
+    }
     return { handle, real, relative: relativeToHome(home, real), size: stats.size, mode: stats.mode };
   } catch (error) {
     await handle.close();

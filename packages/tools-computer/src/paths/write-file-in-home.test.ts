@@ -33,6 +33,13 @@ beforeEach(() => {
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe('atomic writes', () => {
+  it('writes text given in pieces, and long text in 1 MiB pieces without splitting a character', async () => {
+    const long = `${'é'.repeat((1 << 20) - 1)}😀${'x'.repeat(1 << 20)}`;
+    const result = await writeFileInHome(home, 'pieces.txt', ['a', long, 'z']);
+    expect(readFileSync(inHome('pieces.txt'), 'utf8')).toBe(`a${long}z`);
+    expect(result.bytes).toBe(Buffer.byteLength(`a${long}z`));
+  });
+
   it('creates parents and leaves no temp file behind', async () => {
     const result = await writeFileInHome(home, 'a/b/c.txt', 'hello');
     expect(result).toMatchObject({ relative: 'a/b/c.txt', created: true, bytes: 5 });

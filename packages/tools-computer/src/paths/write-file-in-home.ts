@@ -5,6 +5,9 @@ import path from 'node:path';
 import { type AgentHome, isInside, openDirectoryInHome, relativeToHome, resolveInHome } from './agent-home';
 import { HomePathError } from './home-path-error';
 
+/** Characters of text encoded and written at a time. */
+const WRITE_PIECE = 1 << 20;
+
 /** What `writeFileInHome` reports. */
 export interface WriteFileInHomeResult {
   /** The real path written. */
@@ -26,8 +29,9 @@ export interface WriteFileInHomeHooks {
 /**
  * Writes a file inside the home atomically: parents are created inside the home, the content goes
  * to a temp file opened with `O_CREAT | O_EXCL | O_NOFOLLOW` in the checked parent directory, and a
- * rename puts it in place. A rename replaces a symlink swapped in at the target rather than
- * following it, so a write never lands outside the home. An existing file keeps its mode.
+ * rename puts it in place (text may be given in pieces, written in order). A rename replaces a
+ * symlink swapped in at the target rather than following it, so a write never lands outside the
+ * home. An existing file keeps its mode.
  *
  * Contract: throws `HomePathError` when the path or a parent leaves the home, or the target is a
  * directory; an existing symlink at the target is written through only when it points inside the
@@ -36,7 +40,7 @@ export interface WriteFileInHomeHooks {
 export async function writeFileInHome(
   home: AgentHome,
   userPath: string,
-  content: string | Uint8Array,
+  content: string | Uint8Array | readonly string[],
   hooks: WriteFileInHomeHooks = {},
 ): Promise<WriteFileInHomeResult> {
   let target = resolveInHome(home, userPath);
@@ -66,8 +70,26 @@ export async function writeFileInHome(
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
       mode ?? 0o666,
     );
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    await temporary.writeFile(bytes);
+    let bytes = 0;
+    if (content instanceof Uint8Array) {
+      await temporary.writeFile(content);
+      bytes = content.byteLength;
+    } else {
+      // Text is encoded and written 1 MiB at a time: a 10 MB text never becomes one buffer on the
+      // main thread (one copy of that size held the event loop for 40-140 ms here).
+      for (const piece of typeof content === 'string' ? [content] : content) {
+        for (let start = 0; start < piece.length; ) {
+          let end = Math.min(piece.length, start + WRITE_PIECE);
+          // Never cut between the two halves of a surrogate pair.
+          const next = piece.charCodeAt(end);
+          if (end < piece.length && next >= 0xdc00 && next <= 0xdfff && end - 1 > start) end -= 1;
+          const chunk = Buffer.from(piece.slice(start, end), 'utf8');
+          await temporary.write(chunk, 0, chunk.length);
+          bytes += chunk.length;
+          start = end;
+        }
+      }
+    }
     // The umask applies at creation: restore an existing file's exact mode (keeps scripts executable).
     if (mode !== undefined) await temporary.chmod(mode);
     await temporary.sync();
@@ -80,7 +102,7 @@ export async function writeFileInHome(
       real,
       relative: relativeToHome(home, real),
       created: existing === undefined,
-      bytes: bytes.byteLength,
+      bytes,
     };
   } catch (error) {
     await temporary?.close().catch(() => undefined);

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolStallResult } from '../suites/tool-stall';
+import { renderToolStallSection, updateSections } from './write-results';
+
+const stall = (delay: number): ToolStallResult => ({
+  runs: 3,
+  corpora: [{ category: 'computer', corpus: 'a home' }],
+  rows: [
+    {
+      category: 'computer',
+      tool: 'list_files',
+      name: '*a|*b',
+      callMs: 12,
+      maxCallMs: 20,
+      maxDelayMs: delay,
+      medianDelayMs: delay,
+      maxGapMs: delay + 1,
+      maxBusyMs: 3,
+      outcome: 'ok: x (1 chars)',
+    },
+  ],
+  date: '2026-01-01T00:00:00.000Z',
+  node: 'v20.20.2',
+  load: [1, 2],
+  cores: 2,
+});
+
+describe('updateSections', () => {
+  const unmarked = [
+    '# Benchmark results',
+    '',
+    '## Parallel batch',
+    '',
+    'old parallel figures',
+    '',
+    '## Argument ladder (3 cases, 1 should be rejected)',
+    '',
+    'ladder figures',
+    '',
+  ].join('\n');
+
+  it('appends a section the file does not have, leaving the rest byte for byte', () => {
+    const updated = updateSections(unmarked, { 'tool-stall': renderToolStallSection(stall(5)) });
+    expect(updated.startsWith(unmarked.trimEnd())).toBe(true);
+    expect(updated).toContain('<!-- bench:tool-stall -->\n## Tool stall');
+    expect(updated).toContain(
+      '| list_files | *a\\|*b | 12.00 ms | 20.00 ms | 5.00 ms | 5.00 ms | 6.00 ms | 3.00 ms | ok: x (1 chars) |',
+    );
+    expect(updated).toContain('Every case stayed within the 250 ms target.');
+  });
+
+  it('replaces a marked section in place, and only that one', () => {
+    const once = updateSections(unmarked, { 'tool-stall': renderToolStallSection(stall(5)) });
+    const twice = updateSections(`${once}\n## Later\n\nkept\n`, {
+      'tool-stall': renderToolStallSection(stall(400)),
+    });
+    expect(twice.match(/## Tool stall/g)).toHaveLength(1);
+    expect(twice).toContain('**400.00 ms**');
+    expect(twice).toContain('1 of 1 cases went over the 250 ms target: list_files (*a|*b).');
+    expect(twice).not.toContain('| 5.00 ms |');
+    expect(twice).toContain('ladder figures');
+    expect(twice.endsWith('## Later\n\nkept\n')).toBe(true);
+  });
+
+  it('replaces an unmarked section from its heading to the next heading', () => {
+    const updated = updateSections(unmarked, {
+      'parallel-batch':
+        '<!-- bench:parallel-batch -->\n## Parallel batch\n\nnew\n<!-- /bench:parallel-batch -->',
+    });
+    expect(updated).not.toContain('old parallel figures');
+    expect(updated).toContain('new\n<!-- /bench:parallel-batch -->\n## Argument ladder');
+    expect(updated).toContain('ladder figures');
+  });
+});
