@@ -19,8 +19,6 @@ export interface BubblewrapProbe {
   readonly userNamespace: boolean;
   /** This bubblewrap has `--disable-userns` (0.8.0 and later). */
   readonly disableUserNamespaces: boolean;
-  /** This system's `env` has `--default-signal` (GNU coreutils 8.31 and later). */
-  readonly resetSignals: boolean;
 }
 
 /** A path commands must not see, as found on disk when a command starts. */
@@ -36,50 +34,35 @@ export const INFO_FD = 4;
 
 /**
  * PID 1 of the command's PID namespace (POSIX sh, started by bubblewrap with `--as-pid-1`). It runs
- * the command's shell and reports on fd 3, one line each: `exit N` when the shell ends, `left N`
- * when it left N processes running (they get SIGTERM and SIGCONT, and `$1` ms to end), `stopping N`
- * when the worker asked it to stop (SIGTERM: every process of the namespace gets SIGTERM and SIGCONT).
- * When it exits, the kernel kills whatever is left in the namespace: nothing outlives the command,
- * whatever `setsid`, `nohup`, `env -i` or double forks it used. `/proc` here lists only the
+ * the command's shell in the foreground (so the command starts with the signal dispositions it
+ * would have unconfined) and reports on fd 3, one line each: `exit N` when the shell ends, then
+ * `left N` when the shell left N processes running; those get SIGTERM and SIGCONT and `$1` ms to
+ * end. When the init exits, the kernel kills whatever is left in the namespace: nothing outlives the
+ * command, whatever `setsid`, `nohup`, `env -i` or double forks it used. `/proc` here lists only the
  * namespace's processes, so counting them is a handful of reads, not a scan of the host.
- * A shell starts background jobs with SIGINT and SIGQUIT ignored, and no shell can undo that for
- * them; `env --default-signal` (GNU coreutils 8.31 and later, `$3` = `reset`) can, so the command
- * gets the default dispositions it would get unconfined.
  */
 const INIT_SCRIPT = `exec 4>&-
-grace=$1
-child=
 report() { printf '%s\\n' "$1" >&3 2>/dev/null; }
 count() {
   n=0
   for d in /proc/[0-9]*; do
-    p=\${d#/proc/}
-    if [ "$p" = 1 ] || [ "$p" = "$child" ]; then continue; fi
+    [ "$d" = /proc/1 ] && continue
     s=
     { IFS= read -r s < "$d/stat"; } 2>/dev/null
     s=\${s##*) }
     case $s in ''|Z*|X*) ;; *) n=$((n + 1)) ;; esac
   done
 }
-stop() { kill -TERM -1 2>/dev/null; kill -CONT -1 2>/dev/null; }
-trap 'count; report "stopping $n"; stop' TERM
-if [ "$3" = reset ]; then
-  env --default-signal=INT,QUIT bash -lc "$2" </dev/null 3>&- &
-else
-  bash -lc "$2" </dev/null 3>&- &
-fi
-child=$!
-wait "$child"
+bash -lc "$2" </dev/null 3>&-
 status=$?
-while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done
 report "exit $status"
-child=
 count
 if [ "$n" -gt 0 ]; then
   report "left $n"
-  stop
+  kill -TERM -1 2>/dev/null
+  kill -CONT -1 2>/dev/null
   waited=0
-  while [ "$waited" -lt "$grace" ]; do
+  while [ "$waited" -lt "$1" ]; do
     sleep 0.05
     waited=$((waited + 50))
     count
@@ -242,7 +225,6 @@ function* probeSteps(
     };
   }
   const disableUserNamespaces = version.atLeast(0, 8);
-  const resetSignals = (yield ['env', ['--default-signal=INT,QUIT', 'true']]).status === 0;
   const variants: NamespaceOptions[] = [{ network, userNamespace: true, disableUserNamespaces }];
   // Only a privileged bubblewrap can do without a user namespace (a root worker on a kernel or in a
   // container that refuses them); it still drops every capability.
@@ -257,7 +239,6 @@ function* probeSteps(
         version: version.text,
         userNamespace: variant.userNamespace,
         disableUserNamespaces,
-        resetSignals,
       };
     }
     reason ||= firstLine(attempt.output) || `exit ${attempt.status}`;
@@ -274,7 +255,6 @@ function unavailable(reason: string, bwrapPath?: string): BubblewrapProbe {
     reason,
     userNamespace: false,
     disableUserNamespaces: false,
-    resetSignals: false,
     ...(bwrapPath === undefined ? {} : { bwrapPath }),
   };
 }
@@ -471,6 +451,5 @@ export async function bubblewrapCommandArguments(
     'switchyard-sandbox-init',
     String(layout.graceMs),
     layout.script,
-    probeResult.resetSignals ? 'reset' : '',
   ];
 }

@@ -158,6 +158,36 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
       ]);
     });
 
+    it('keeps the event loop turning while many commands spawn at once', async () => {
+      // Each spawn blocks the loop (fork copies the page tables); simulate a costly one.
+      const blockMs = 60;
+      const slowSpawn = ((...args: Parameters<SpawnFunction>) => {
+        const until = performance.now() + blockMs;
+        while (performance.now() < until) {
+          // A process with a large heap forks this slowly.
+        }
+        return spawn(...args);
+      }) as SpawnFunction;
+      const runCommand = tool({ spawn: slowSpawn });
+      let last = performance.now();
+      let longestGap = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+      }, 5);
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => runCommand.execute({ command: 'true' }, context())),
+        );
+        expect(results.map((result) => result.details?.exitCode)).toEqual(Array(10).fill(0));
+      } finally {
+        clearInterval(ticker);
+      }
+      // Stacked, the ten spawns would hold the loop for 600 ms at once.
+      expect(longestGap).toBeLessThan((10 * blockMs) / 2);
+    });
+
     it('reports a command that cannot start as an error result', async () => {
       const failing = ((..._args: Parameters<SpawnFunction>) => {
         throw new Error('spawn refused');

@@ -1,6 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -114,6 +116,55 @@ describe('the sandbox hides the worker', () => {
     const unconfined = await inWorker('off');
     expect(unconfined.details.sandboxed).toBe(false);
     expect(unconfined.content).toContain(`sk-${marker}`);
+  }, 60_000);
+});
+
+describe("an unprivileged worker's commands", () => {
+  it("are sandboxed the same way, and the worker user's credential files are hidden", async () => {
+    // As root, the worker process runs as nobody (the path a non-root worker takes: bubblewrap in a
+    // user namespace it creates unprivileged); as any other user, as that user.
+    const asRoot = process.getuid?.() === 0;
+    const workerHome = path.join(base, 'worker-user');
+    mkdirSync(path.join(workerHome, '.ssh'), { recursive: true });
+    const key = `key-${randomUUID()}`;
+    writeFileSync(path.join(workerHome, '.ssh', 'id_ed25519'), key);
+    const escapee = token();
+    if (asRoot) {
+      for (const entry of [base, path.join(base, 'homes'), home, workerHome, path.join(workerHome, '.ssh')]) {
+        chownSync(entry, 65534, 65534);
+      }
+      chownSync(path.join(workerHome, '.ssh', 'id_ed25519'), 65534, 65534);
+      chmodSync(base, 0o755);
+    }
+    const request = JSON.stringify({
+      home,
+      sandbox: 'required',
+      command: [
+        'id -u',
+        `cat ${workerHome}/.ssh/id_ed25519 || echo key-hidden`,
+        `echo x > ${base}/escape || echo outside-refused`,
+        `setsid env -i sleep ${escapee} &`,
+        'echo in-home > mine && cat mine',
+      ].join('\n'),
+    });
+    const nodeArgs = ['--import', 'tsx', fixture, request];
+    const [file, args] = asRoot
+      ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...nodeArgs]]
+      : [process.execPath, nodeArgs];
+    const { stdout } = await run(file, args, {
+      // HOME is where the worker user's credential files are looked for (os.homedir()).
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workerHome },
+      cwd: path.dirname(fixture),
+    });
+    const result = JSON.parse(stdout) as { content: string; details: RunCommandDetails };
+    expect(result.details).toMatchObject({ sandboxed: true, exitCode: 0, stoppedProcesses: 1 });
+    if (asRoot) expect(result.content.split('\n')[0]).toBe('65534');
+    expect(result.content).toContain('key-hidden');
+    expect(result.content).not.toContain(key);
+    expect(result.content).toContain('outside-refused');
+    expect(result.content).toContain('in-home');
+    expect(existsSync(path.join(base, 'escape'))).toBe(false);
+    expect(processesWith(escapee)).toEqual([]);
   }, 60_000);
 });
 
