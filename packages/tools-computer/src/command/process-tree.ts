@@ -4,9 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** One process as `/proc/<pid>/stat` describes it. */
 export interface ProcessStatus {
+  /** The process id. */
   pid: number;
+  /** Its parent's pid. */
   parentPid: number;
+  /** Its process group. */
   groupId: number;
+  /** Its session. */
   sessionId: number;
   /** Start time in clock ticks since boot: tells a process from a later one reusing its pid. */
   startTime: string;

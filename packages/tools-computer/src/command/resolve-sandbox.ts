@@ -28,16 +28,23 @@ export interface SandboxStatus {
 
 /** Checked sandbox options. */
 export interface SandboxOptions {
+  /** When to sandbox. */
   readonly mode: SandboxMode;
+  /** The sandbox's network. */
   readonly network: SandboxNetwork;
+  /** Absolute paths commands must not see. */
   readonly hiddenPaths: readonly string[];
+  /** The configured bubblewrap binary; undefined: `bwrap` on `PATH`. */
   readonly bwrapPath: string | undefined;
 }
 
 /** The sandbox a set of tools uses: its status and, when active, the probe that found it. */
 export interface ResolvedSandbox {
+  /** The checked options. */
   readonly options: SandboxOptions;
+  /** Whether commands are sandboxed, and why not. */
   readonly status: SandboxStatus;
+  /** The probe that found a working bubblewrap; undefined when commands run unconfined. */
   readonly probe: BubblewrapProbe | undefined;
 }
 

@@ -168,7 +168,7 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
     if (!exitedYet) {
       // SIGKILL to the namespace's init kills every process in it; bwrap then exits.
       kill(initPid, 'SIGKILL');
-      kill(child.pid, 'SIGKILL');
+      child.kill('SIGKILL');
     }
     await exited;
   };
@@ -183,7 +183,7 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       }
       if (initPid === undefined) {
         // No init to reach: bwrap's death takes the sandbox with it (--die-with-parent).
-        kill(child.pid, 'SIGKILL');
+        if (!exitedYet) child.kill('SIGKILL');
         await exited;
         return 0;
       }
