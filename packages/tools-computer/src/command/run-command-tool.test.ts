@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolExecutionContext } from '@switchyard/core';
@@ -316,9 +316,11 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
         {},
         controller.signal,
       );
-      for (let attempt = 0; attempt < 200 && processesWith(stubborn).length < 2; attempt += 1) {
+      // The command writes `started` after starting the stubborn process (the home is shared).
+      for (let attempt = 0; attempt < 400 && !existsSync(path.join(home, 'started')); attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      expect(existsSync(path.join(home, 'started'))).toBe(true);
       const aborted = performance.now();
       controller.abort();
       const { result, runCommand, parsed } = await running;
