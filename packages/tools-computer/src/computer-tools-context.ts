@@ -81,7 +81,7 @@ export interface ComputerToolsContext {
   pathPrepend?: readonly string[];
   /** Limits; see `ComputerToolsLimits` for the defaults. */
   limits?: ComputerToolsLimits;
-  /** Spawns commands. Default `node:child_process` `spawn`. */
+  /** Spawns commands (`bash`, or `bwrap` around it in the sandbox). Default `node:child_process` `spawn`. */
   spawn?: SpawnFunction;
   /**
    * The command sandbox: a mode (`'auto'`, `'required'`, `'off'`) or the full options. Default
