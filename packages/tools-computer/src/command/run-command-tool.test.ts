@@ -193,6 +193,22 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
       expect(longestGap).toBeLessThan(blockedInTotal / 2);
     });
 
+    it('keeps the output of a command that exits before the tool is ready to read it', async () => {
+      // The command has exited by the time spawn returns: Node would discard unread output on exit.
+      const lateSpawn = ((...args: Parameters<SpawnFunction>) => {
+        const child = spawn(...args);
+        const until = performance.now() + 500;
+        while (performance.now() < until) {
+          // The child prints and exits meanwhile.
+        }
+        return child;
+      }) as SpawnFunction;
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const { text } = await run({ command: 'echo early-output; exit 4' }, { spawn: lateSpawn });
+        expect(text).toContain('early-output\n\nExit code 4');
+      }
+    });
+
     it('reports a command that cannot start as an error result', async () => {
       const failing = ((..._args: Parameters<SpawnFunction>) => {
         throw new Error('spawn refused');

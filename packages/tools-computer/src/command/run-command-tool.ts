@@ -200,7 +200,7 @@ async function runCommand(
   const sandboxed = settings.sandbox.probe !== undefined;
   let run: CommandRun;
   try {
-    run = await startCommand(settings, script, environment, commandId);
+    run = await startCommand(settings, script, environment, commandId, (chunk) => capture.push(chunk));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {
@@ -210,8 +210,6 @@ async function runCommand(
     };
   }
   const { child } = run;
-  child.stdout?.on('data', (chunk: Buffer) => capture.push(chunk));
-  child.stderr?.on('data', (chunk: Buffer) => capture.push(chunk));
   const closed = streamsClosed(child);
 
   let stopReason: 'timeout' | 'abort' | undefined;
@@ -333,12 +331,22 @@ async function startCommand(
   script: string,
   environment: Record<string, string>,
   commandId: string,
+  onOutput: (chunk: Buffer) => void,
 ): Promise<CommandRun> {
   const { probe, options } = settings.sandbox;
   const base = { cwd: settings.home.root, env: environment, detached: true };
+  // Listen at once: when the child exits, Node resumes (and so discards) whatever output nothing
+  // is reading yet.
+  const listen = (child: ChildProcess) => {
+    child.stdout?.on('data', onOutput);
+    child.stderr?.on('data', onOutput);
+    return child;
+  };
   if (probe?.bwrapPath === undefined) {
     await spawnTurn();
-    const child = settings.spawn('bash', ['-lc', script], { ...base, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = listen(
+      settings.spawn('bash', ['-lc', script], { ...base, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     return startHostCommand({
       child,
       marker: `SWITCHYARD_COMMAND_ID=${commandId}`,
@@ -356,7 +364,7 @@ async function startCommand(
   // bubblewrap is started with the command's own environment: inside, /proc/1/environ is readable.
   const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
   await spawnTurn();
-  const child = settings.spawn(probe.bwrapPath, args, { ...base, stdio });
+  const child = listen(settings.spawn(probe.bwrapPath, args, { ...base, stdio }));
   return startSandboxedCommand({ child, graceMs: settings.limits.killGraceMs });
 }
 
