@@ -362,6 +362,20 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
       expect(processesWith(background)).toEqual([]);
     });
 
+    it('stops a command whose turn was aborted while it was starting', async () => {
+      const controller = new AbortController();
+      const abortingSpawn = ((...args: Parameters<SpawnFunction>) => {
+        const child = spawn(...args);
+        controller.abort();
+        return child;
+      }) as SpawnFunction;
+      const started = performance.now();
+      const { result } = await run({ command: 'sleep 30' }, { spawn: abortingSpawn }, controller.signal);
+      expect(result.details).toMatchObject({ aborted: true, timedOut: false });
+      // Promptly: the grace period, not the command's 30 s or the 60 s timeout.
+      expect(performance.now() - started).toBeLessThan(15_000);
+    });
+
     it('does not start a command when the turn is already aborted', async () => {
       const controller = new AbortController();
       controller.abort();

@@ -224,7 +224,9 @@ async function runCommand(
       stopReason ??= 'abort';
       resolve();
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    // The turn may have been aborted while the command was starting.
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
 
   let outcome: ShellOutcome;
