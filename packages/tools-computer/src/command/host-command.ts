@@ -23,10 +23,10 @@ function outcomeOf(child: ChildProcess): Promise<ShellOutcome> {
  * An unconfined command (sandbox off or unavailable): its processes are tracked through `/proc`
  * (one shared asynchronous scan for all running commands) and stopped as a tree.
  */
-export async function startHostCommand(options: HostCommandOptions): Promise<CommandRun> {
+export function startHostCommand(options: HostCommandOptions): CommandRun {
   const { child, marker, graceMs } = options;
   const shellEnded = outcomeOf(child);
-  const tree = child.pid === undefined ? undefined : await ProcessTree.watch(child.pid, marker);
+  const tree = child.pid === undefined ? undefined : ProcessTree.watch(child.pid, marker);
   const stopAll = async () => {
     const stopped = (await tree?.terminate(graceMs)) ?? [];
     return stopped.filter((pid) => pid !== child.pid).length;

@@ -222,10 +222,14 @@ export class ProcessTree {
     private readonly marker: string,
   ) {}
 
-  /** Starts tracking a command's processes (scanned with every other running command's). */
-  static async watch(rootPid: number, marker: string): Promise<ProcessTree> {
+  /**
+   * Starts tracking a command's processes (scanned with every other running command's). Call it
+   * right after the spawn: the root's start time is read at once (one small synchronous read, not a
+   * scan), before its pid could be reused.
+   */
+  static watch(rootPid: number, marker: string): ProcessTree {
     const tree = new ProcessTree(rootPid, marker);
-    const root = hasProc ? await readStatAsync(rootPid, Buffer.alloc(STAT_BYTES)) : undefined;
+    const root = readProcessStatus(rootPid);
     tree.tracked.set(rootPid, root?.startTime ?? '');
     tree.rootStart = Number(root?.startTime ?? 0);
     watcher.watch(tree);
