@@ -66,8 +66,9 @@ try {
 
   const sandbox = await checkSandbox('required');
   if (!sandbox.active) throw new Error(`the sandbox benchmark needs bubblewrap: ${sandbox.reason}`);
-  const sandboxed = createComputerTools({ home, sandbox: 'required' })[0]!;
-  const unsandboxed = tools.get('run_command')!;
+  const [sandboxed] = createComputerTools({ home, sandbox: 'required' });
+  const unsandboxed = tools.get('run_command');
+  if (sandboxed === undefined || unsandboxed === undefined) throw new Error('no run_command');
   // Interleaved, so both see the same load on a shared machine.
   const times = { sandboxed: [] as number[], unsandboxed: [] as number[] };
   for (let round = 0; round < 45; round += 1) {
