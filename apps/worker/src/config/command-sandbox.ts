@@ -16,12 +16,14 @@ export function commandSandbox(config: WorkerConfig): ComputerSandboxOptions | u
   return {
     mode: computer.sandbox.mode,
     network: computer.sandbox.network,
+    // The configured paths first: an error about `sandbox.hiddenPaths[i]` then names the same entry
+    // as `categories.computer.sandbox.hiddenPaths[i]`.
     hiddenPaths: [
+      ...computer.sandbox.hiddenPaths,
       computer.homeRoot,
       path.resolve(config.baseDir, '.switchyard'),
       config.database.dataDir,
       ...(config.source === undefined ? [] : [config.source]),
-      ...computer.sandbox.hiddenPaths,
     ],
   };
 }

@@ -69,6 +69,11 @@ describe('configuration errors name the field', () => {
       /required/,
     ],
     [
+      { categories: { computer: { sandbox: { hiddenPaths: ['/srv/a', '/'] } } } },
+      'categories.computer.sandbox.hiddenPaths[1]',
+      /whole file system/,
+    ],
+    [
       { categories: { computer: { sandbox: { hidden: ['/srv'] } } } },
       'categories.computer.sandbox.hidden',
       /not a known field/,

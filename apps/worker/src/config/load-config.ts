@@ -227,6 +227,14 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
   if (declared.computer !== undefined) {
     const computer = declared.computer;
     const sandbox = typeof computer.sandbox === 'string' ? { mode: computer.sandbox } : computer.sandbox;
+    (sandbox?.hiddenPaths ?? []).forEach((entry, index) => {
+      if (path.resolve(baseDir, entry) === path.parse(baseDir).root) {
+        issues.push({
+          field: `categories.computer.sandbox.hiddenPaths[${index}]`,
+          message: 'cannot hide the whole file system',
+        });
+      }
+    });
     categories.computer = {
       homeRoot: path.resolve(baseDir, computer.homeRoot ?? '.switchyard/homes'),
       env: computer.env ?? [],
