@@ -199,6 +199,30 @@ describe('switchyard run: configuration', () => {
     expect(run.stderr).toMatch(/switchyard\.config\.json: categories\.web\.search\.provider: must be one of/);
   });
 
+  it("refuses to start with categories.computer.sandbox 'required' where bubblewrap cannot sandbox commands", async () => {
+    const cwd = await workspace({ categories: { computer: { homeRoot: 'homes', sandbox: 'required' } } });
+    fake.reset([]);
+    // No bwrap on this PATH: the worker looks for bubblewrap on its own PATH.
+    const run = await runCli(['run', 'hello'], { cwd, env: { ...endpoint(), PATH: '/nonexistent' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "categories.computer.sandbox: is 'required' but commands cannot be sandboxed here: bwrap (bubblewrap) is not installed",
+    );
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("warns once at start-up when categories.computer.sandbox is 'auto' and bubblewrap cannot sandbox commands", async () => {
+    const cwd = await workspace(computerOnly);
+    fake.reset([{ text: 'Hello.' }]);
+    const run = await runCli(['run', 'hello'], { cwd, env: { ...endpoint(), PATH: '/nonexistent' } });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      'switchyard: warning: commands run without a sandbox: bwrap (bubblewrap) is not installed: no bwrap on PATH ' +
+        "(categories.computer.sandbox is 'auto'; 'required' refuses to start without one, 'off' silences this)\n",
+    );
+    expect(run.stdout).toContain('Hello.');
+  });
+
   it('refuses bad usage with the command’s usage text', async () => {
     const run = await runCli(['run'], { cwd: root });
     expect(run.code).toBe(2);
@@ -298,8 +322,15 @@ describe('MCP servers with deferred tools', () => {
     expect(run.stdout).toMatch(
       /\n\d+ tools \(\d+ strict, \d+ non-strict; \d+ deferred; \d+ destructive\): [\d,]+ B of schemas/,
     );
+    expect(run.stdout).toMatch(
+      /\nCommands \(run_command\): sandboxed \(bubblewrap \d+\.\d+\.\d+, network none\)\.\n/,
+    );
     const withSearch = await runCli(['tools'], { cwd, env: { OPENAI_BASE_URL: fake.baseURL } });
     expect(withSearch.stdout).toContain('(Tool Search: client)');
     expect(withSearch.stdout).toContain('plus the tool_search function');
+    const unconfined = await runCli(['tools'], { cwd, env: { PATH: '/nonexistent' } });
+    expect(unconfined.stdout).toContain(
+      "\nCommands (run_command): not sandboxed (mode 'auto'): bwrap (bubblewrap) is not installed: no bwrap on PATH.\n",
+    );
   });
 });

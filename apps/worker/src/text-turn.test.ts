@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { toolKey } from '@switchyard/core';
@@ -157,5 +158,59 @@ describe('text-turn composition', () => {
     const broken = await buildTextTurnInstructions(context);
     expect(broken.skills).toEqual([]);
     expect(broken.skillProblems[0]?.file).toBe('skills/release-notes/SKILL.md');
+  });
+});
+
+describe("the computer tools' sandbox", () => {
+  // Outside /tmp: the sandbox's private /tmp would hide a folder there whatever the configuration says.
+  let base: string;
+  beforeAll(async () => {
+    base = await mkdtemp(path.join(existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'switchyard-sandbox-'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+
+  it("hides every other agent's home, the state directory, the database and the configuration file from commands", async () => {
+    const secret = `secret-${Date.now()}`;
+    await mkdir(path.join(base, 'homes', 'ada'), { recursive: true });
+    await mkdir(path.join(base, 'homes', 'bob'), { recursive: true });
+    await writeFile(path.join(base, 'homes', 'bob', 'notes.txt'), secret);
+    await mkdir(path.join(base, '.switchyard', 'state'), { recursive: true });
+    await writeFile(path.join(base, '.switchyard', 'state', 'worker.json'), secret);
+    await mkdir(path.join(base, 'pgdata'), { recursive: true });
+    await writeFile(path.join(base, 'pgdata', 'PG_VERSION'), secret);
+    const source = path.join(base, 'switchyard.config.json');
+    await writeFile(source, JSON.stringify({ secret }));
+    const config = parseConfig(
+      {
+        categories: { computer: { homeRoot: 'homes', sandbox: 'required' } },
+        database: { dataDir: 'pgdata' },
+      },
+      { env: {}, baseDir: base, source },
+    );
+    const tools = buildTextTurnTools({
+      config,
+      agent: resolveAgent(config, 'ada'),
+      services: {},
+      todos: { items: [] },
+      signal: new AbortController().signal,
+    });
+    const runCommand = tools.find((tool) => tool.name === 'run_command');
+    expect(runCommand?.description).toContain('There is no network access');
+    const result = await runCommand?.execute(
+      {
+        command: [
+          `ls ${base}/homes`,
+          `cat ${base}/homes/bob/notes.txt ${base}/.switchyard/state/worker.json ${base}/pgdata/PG_VERSION ${source}`,
+          'echo mine > mine.txt && cat mine.txt',
+        ].join('; '),
+      },
+      { signal: new AbortController().signal, toolCallId: 'call-1', reportProgress: () => undefined },
+    );
+    const text = String(result?.content);
+    expect(result?.details).toMatchObject({ sandboxed: true });
+    expect(text.split('\n')[0]).toBe('ada');
+    expect(text).not.toContain(secret);
+    expect(text).toContain('mine');
+    expect(await readFile(path.join(base, 'homes', 'ada', 'mine.txt'), 'utf8')).toBe('mine\n');
   });
 });

@@ -17,6 +17,7 @@ import {
   createWorkflowTools,
   type WorkflowService,
 } from '@switchyard/tools-workflow';
+import { commandSandbox } from './config/command-sandbox';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
@@ -128,6 +129,7 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
             home: agent.home,
             env: computer.env,
             limits: computer.limits,
+            sandbox: commandSandbox(config),
             ...(context.environment === undefined ? {} : { sourceEnv: context.environment }),
           }),
         )),

@@ -1,14 +1,16 @@
 // Overhead of the computer tools against their plain equivalents, measured in the same run:
-// run_command vs a bare `bash -lc` spawn (the cost of tracking and tree cleanup), and
-// search_files / list_files vs grep / find over the same generated tree.
+// run_command vs a bare `bash -lc` spawn (the cost of tracking and tree cleanup), a sandboxed
+// run_command vs an unsandboxed one (interleaved), the event loop's delay while many commands run,
+// and search_files / list_files vs grep / find over the same generated tree.
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { measure, ms, report } from '@switchyard/bench-kit';
+import { measure, ms, percentile, report } from '@switchyard/bench-kit';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-import { createComputerTools } from '../src/index';
+import { checkSandbox, createComputerTools } from '../src/index';
 
 const run = promisify(execFile);
 const home = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
@@ -24,7 +26,7 @@ for (let folder = 0; folder < 20; folder += 1) {
 }
 
 const tools = new Map<string, AnyWorkerAgentTool>(
-  createComputerTools({ home }).map((tool) => [tool.name, tool]),
+  createComputerTools({ home, sandbox: 'off' }).map((tool) => [tool.name, tool]),
 );
 const context = {
   signal: new AbortController().signal,
@@ -61,6 +63,79 @@ try {
     ms(tool.median),
     `${(tool.median / bare.median).toFixed(2)}x baseline`,
   );
+
+  const sandbox = await checkSandbox('required');
+  if (!sandbox.active) throw new Error(`the sandbox benchmark needs bubblewrap: ${sandbox.reason}`);
+  const [sandboxed] = createComputerTools({ home, sandbox: 'required' });
+  const unsandboxed = tools.get('run_command');
+  if (sandboxed === undefined || unsandboxed === undefined) throw new Error('no run_command');
+  // Interleaved, so both see the same load on a shared machine.
+  const times = { sandboxed: [] as number[], unsandboxed: [] as number[] };
+  for (let round = 0; round < 45; round += 1) {
+    for (const [name, tool] of [
+      ['unsandboxed', unsandboxed],
+      ['sandboxed', sandboxed],
+    ] as const) {
+      const start = performance.now();
+      await tool.execute({ command: 'true' }, context);
+      if (round >= 5) times[name].push(performance.now() - start);
+    }
+  }
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      0.5,
+    );
+  report('run_command true, sandbox off (40 runs, interleaved)', ms(median(times.unsandboxed)));
+  report(
+    `run_command true, sandboxed (${sandbox.version}, network none)`,
+    ms(median(times.sandboxed)),
+    `+${ms(median(times.sandboxed) - median(times.unsandboxed))} at the median`,
+  );
+
+  // The event loop while many commands run: the delay a timer sees (one daemon runs every agent).
+  const concurrent = 20;
+  const eventLoop = async (label: string, work: () => Promise<unknown>) => {
+    const histogram = monitorEventLoopDelay({ resolution: 1 });
+    const cpu = process.cpuUsage();
+    histogram.enable();
+    await work();
+    histogram.disable();
+    const used = process.cpuUsage(cpu);
+    report(
+      label,
+      `p99 ${ms(histogram.percentile(99) / 1e6)}`,
+      `max ${ms(histogram.max / 1e6)}, main thread CPU ${ms((used.user + used.system) / 1000)}`,
+    );
+  };
+  const start = (tool: AnyWorkerAgentTool, command: string) =>
+    tool.execute({ command }, { ...context, signal: new AbortController().signal });
+  const together = (tool: AnyWorkerAgentTool, command: string) => () =>
+    Promise.all(Array.from({ length: concurrent }, () => start(tool, command)));
+  const staggered = (tool: AnyWorkerAgentTool, command: string) => () =>
+    Promise.all(
+      Array.from({ length: concurrent }, async (_, index) => {
+        await new Promise((resolve) => setTimeout(resolve, index * 100));
+        return start(tool, command);
+      }),
+    );
+  await eventLoop(
+    'event loop idle for 3 s (baseline)',
+    () => new Promise((resolve) => setTimeout(resolve, 3000)),
+  );
+  for (const [name, tool] of [
+    ['sandbox off', unsandboxed],
+    ['sandboxed', sandboxed],
+  ] as const) {
+    await eventLoop(
+      `event loop, ${concurrent} x sleep 4 started 100 ms apart, ${name}`,
+      staggered(tool, 'sleep 4'),
+    );
+    await eventLoop(
+      `event loop, ${concurrent} x (sleep 30 & sleep 3) at once, ${name}`,
+      together(tool, 'sleep 30 & sleep 3'),
+    );
+  }
 
   const grep = await measure(() => run('grep', ['-rn', 'TODO', 'src'], { cwd: home }), { runs: 10 });
   const search = await measure(() => call('search_files', { pattern: 'TODO', path: 'src' }), { runs: 10 });

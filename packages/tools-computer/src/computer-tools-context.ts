@@ -33,6 +33,34 @@ export interface ComputerToolsLimits {
   maxWalkEntries?: number;
 }
 
+/**
+ * When commands run in the sandbox: `auto` when bubblewrap works here (else without one, and
+ * `checkSandbox` says why), `required` (creating the tools fails without it), `off` (never).
+ */
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+/** The network a sandboxed command gets: `none` (an empty network namespace) or `host` (the worker's). */
+export type SandboxNetwork = 'none' | 'host';
+
+/** How `run_command` confines commands (Linux, bubblewrap). */
+export interface ComputerSandboxOptions {
+  /** When to sandbox. Default `auto`. */
+  mode?: SandboxMode;
+  /**
+   * The sandbox's network. Default `none`: no interface but an isolated loopback, so a command
+   * reaches neither the internet nor the worker's loopback services (its database, its HTTP API).
+   */
+  network?: SandboxNetwork;
+  /**
+   * Absolute paths commands must not see at all (an empty folder, or an empty file, is mounted over
+   * each): the folder of all agents' homes, the worker's state directory, its database. The agent's
+   * own home stays visible and writable even when it lies inside one of them.
+   */
+  hiddenPaths?: readonly string[];
+  /** The bubblewrap binary. Default: `bwrap` found on the worker's `PATH`. */
+  bwrapPath?: string;
+}
+
 /** What `createComputerTools` needs. */
 export interface ComputerToolsContext {
   /** The agent's home directory: the working directory of commands and the confine of file tools. */
@@ -53,6 +81,11 @@ export interface ComputerToolsContext {
   pathPrepend?: readonly string[];
   /** Limits; see `ComputerToolsLimits` for the defaults. */
   limits?: ComputerToolsLimits;
-  /** Spawns commands. Default `node:child_process` `spawn`. */
+  /** Spawns commands (`bash`, or `bwrap` around it in the sandbox). Default `node:child_process` `spawn`. */
   spawn?: SpawnFunction;
+  /**
+   * The command sandbox: a mode (`'auto'`, `'required'`, `'off'`) or the full options. Default
+   * `'auto'` with network `none`. See the README's security model.
+   */
+  sandbox?: SandboxMode | ComputerSandboxOptions;
 }

@@ -1,7 +1,7 @@
 import { collectToolSchemas } from '@switchyard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTempHome, type TempHome } from './__fixtures__/tool-harness';
-import { ComputerToolsConfigError, createComputerTools } from './index';
+import { ComputerToolsConfigError, checkSandbox, createComputerTools } from './index';
 
 let temp: TempHome;
 beforeEach(() => {
@@ -70,5 +70,58 @@ describe('createComputerTools', () => {
         }),
       ).field,
     ).toBe('limits.maxOutputByte');
+  });
+});
+
+describe('the sandbox option', () => {
+  it('throws a configuration error naming the sandbox field', () => {
+    const field = (sandbox: unknown) =>
+      configError(() => createComputerTools({ home: temp.home, sandbox: sandbox as 'auto' })).field;
+    expect(field('sometimes')).toBe('sandbox');
+    expect(field(['auto'])).toBe('sandbox');
+    expect(field({ mode: 'always' })).toBe('sandbox.mode');
+    expect(field({ network: 'lan' })).toBe('sandbox.network');
+    expect(field({ hiddenPaths: ['/srv/homes', 'relative/state'] })).toBe('sandbox.hiddenPaths[1]');
+    expect(field({ hiddenPaths: ['/'] })).toBe('sandbox.hiddenPaths[0]');
+    expect(field({ bwrapPath: 'bwrap' })).toBe('sandbox.bwrapPath');
+    expect(field({ networks: 'none' })).toBe('sandbox.networks');
+  });
+
+  it("refuses mode 'required' when bubblewrap cannot sandbox commands, saying why", () => {
+    const error = configError(() =>
+      createComputerTools({
+        home: temp.home,
+        sandbox: { mode: 'required', bwrapPath: `${temp.outside}/no-such-bwrap` },
+      }),
+    );
+    expect(error.field).toBe('sandbox');
+    expect(error.message).toMatch(/the mode is 'required' but commands cannot be sandboxed: .*no-such-bwrap/);
+  });
+
+  it("falls back in mode 'auto' and says so in run_command's description", () => {
+    const [runCommand] = createComputerTools({
+      home: temp.home,
+      sandbox: { mode: 'auto', bwrapPath: `${temp.outside}/no-such-bwrap` },
+    });
+    expect(runCommand?.description).toContain('Commands are not sandboxed');
+  });
+
+  it('checkSandbox reports the mode in force, and why a sandbox is missing', async () => {
+    const off = await checkSandbox('off');
+    expect(off).toMatchObject({
+      mode: 'off',
+      active: false,
+      network: 'none',
+      summary: "not sandboxed (mode 'off')",
+    });
+    const missing = await checkSandbox({ bwrapPath: `${temp.outside}/no-such-bwrap` });
+    expect(missing.active).toBe(false);
+    expect(missing.reason).toContain('no-such-bwrap');
+    expect(missing.summary).toMatch(/^not sandboxed \(mode 'auto'\): /);
+    // This machine (and CI, which installs bubblewrap) can sandbox: the tests of the sandbox need it.
+    const here = await checkSandbox({ mode: 'required', network: 'host' });
+    expect(here).toMatchObject({ mode: 'required', active: true, network: 'host' });
+    expect(here.summary).toMatch(/^sandboxed \(bubblewrap \d+\.\d+(\.\d+)?, network host\)$/);
+    await expect(checkSandbox({ mode: 'sometimes' as 'auto' })).rejects.toThrow(/sandbox\.mode/);
   });
 });

@@ -10,16 +10,22 @@ import { resolveComputerSettings } from './resolve-computer-settings';
 
 /**
  * Creates the computer tools for one turn: `run_command`, `read_file`, `list_files`,
- * `search_files`, `write_file` and `edit_file`, all confined to the agent home (see the README's
- * security model: the shell itself is not confined).
+ * `search_files`, `write_file` and `edit_file`, all confined to the agent home; commands run in the
+ * bubblewrap sandbox where it works (see the README's security model for what is confined when).
  *
  * Contract: throws `ComputerToolsConfigError` naming the field for a bad context (missing home, a
- * secret-looking `env` name, a bad limit). The tools never throw for the model's mistakes: paths
+ * secret-looking `env` name, a bad limit, a bad `sandbox` option, or sandbox mode `required` where
+ * bubblewrap cannot sandbox commands). The tools never throw for the model's mistakes: paths
  * outside the home, missing or binary files, failed edits and timeouts become `isError` results.
  *
  * @example
  * const tools = [
- *   ...createComputerTools({ home: '/srv/agents/ada', env: ['NODE_ENV'], limits: { defaultTimeoutMs: 120_000 } }),
+ *   ...createComputerTools({
+ *     home: '/srv/agents/ada',
+ *     env: ['NODE_ENV'],
+ *     sandbox: { mode: 'required', network: 'none', hiddenPaths: ['/srv/agents'] },
+ *     limits: { defaultTimeoutMs: 120_000 },
+ *   }),
  * ];
  */
 export function createComputerTools(context: ComputerToolsContext): AnyWorkerAgentTool[] {

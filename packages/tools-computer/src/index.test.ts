@@ -6,6 +6,7 @@ describe('public API', () => {
     expect(Object.keys(publicApi).sort()).toEqual([
       'ComputerToolsConfigError',
       'MCPORTER_CONFIG_PATH',
+      'checkSandbox',
       'createComputerTools',
       'loadSkills',
       'projectSkills',

@@ -1,7 +1,16 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export { checkSandbox } from './command/check-sandbox';
+export type { SandboxStatus } from './command/resolve-sandbox';
 export type { RunCommandDetails } from './command/run-command-tool';
-export type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
+export type {
+  ComputerSandboxOptions,
+  ComputerToolsContext,
+  ComputerToolsLimits,
+  SandboxMode,
+  SandboxNetwork,
+  SpawnFunction,
+} from './computer-tools-context';
 export { createComputerTools } from './create-computer-tools';
 export { ComputerToolsConfigError } from './errors/computer-tools-config-error';
 export type { EditFileDetails } from './files/edit-file-tool';

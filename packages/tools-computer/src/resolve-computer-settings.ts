@@ -1,6 +1,7 @@
 import { spawn as nodeSpawn } from 'node:child_process';
 import { assertAllowedEnvironmentNames } from './command/command-environment';
 import { defaultPathPrepend } from './command/default-path-prepend';
+import { normalizeSandboxOptions, type ResolvedSandbox, resolveSandbox } from './command/resolve-sandbox';
 import type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
 import { ComputerToolsConfigError } from './errors/computer-tools-config-error';
 import { type AgentHome, resolveAgentHome } from './paths/agent-home';
@@ -13,6 +14,8 @@ export interface ComputerSettings {
   readonly pathPrepend: readonly string[];
   readonly limits: Readonly<Required<ComputerToolsLimits>>;
   readonly spawn: SpawnFunction;
+  /** Whether commands run in the bubblewrap sandbox, and its options. */
+  readonly sandbox: ResolvedSandbox;
 }
 
 const DEFAULT_LIMITS: Required<ComputerToolsLimits> = {
@@ -92,12 +95,16 @@ export function resolveComputerSettings(context: ComputerToolsContext): Computer
   ) {
     throw new ComputerToolsConfigError({ field: 'sourceEnv', message: 'must be an object' });
   }
+  // Last: the other fields are checked before a probe may start a process.
+  const limits = resolveLimits(context.limits);
+  const sandbox = resolveSandbox(normalizeSandboxOptions(context.sandbox));
   return {
     home,
     envNames: [...envNames],
     sourceEnv: context.sourceEnv ?? process.env,
     pathPrepend: [...pathPrepend],
-    limits: resolveLimits(context.limits),
+    limits,
     spawn: context.spawn ?? nodeSpawn,
+    sandbox,
   };
 }

@@ -1,3 +1,4 @@
+import { checkCommandSandbox } from '../config/command-sandbox';
 import { loadConfig } from '../config/load-config';
 import { resolveAgent } from '../config/resolve-agent';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
@@ -38,6 +39,7 @@ export async function runCommand(options: RunCommandOptions, io: CommandIO): Pro
   });
   const endpoint = resolveModelEndpoint(config);
   const agent = resolveAgent(config, options.agent);
+  await checkCommandSandbox(config, (line) => io.stderr.write(`${line}\n`));
   const opened = await openWorkerServices(config);
   try {
     const result = await runTextTurnWithProgress({

@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { collectToolSchemas } from '@switchyard/core';
+import { checkSandbox } from '@switchyard/tools-computer';
+import { commandSandbox } from '../config/command-sandbox';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import { formatInteger } from '../progress/format';
@@ -54,6 +56,9 @@ function access(row: ToolManifestRow): string {
  */
 export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOptions, io: CommandIO) {
   const agent = resolveAgent(config, options.agent);
+  const sandbox = commandSandbox(config);
+  // Probed before the tools are built, so building them reads the answer instead of probing again.
+  const sandboxStatus = sandbox === undefined ? undefined : await checkSandbox(sandbox);
   const standIn = existsSync(agent.home)
     ? undefined
     : await mkdtemp(path.join(os.tmpdir(), 'switchyard-tools-'));
@@ -97,6 +102,7 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
             skipped,
             requestToolsBytes: manifest.bytes,
             requestToolsEntries: manifest.tools.length,
+            ...(sandboxStatus === undefined ? {} : { sandbox: sandboxStatus }),
           },
           null,
           2,
@@ -140,6 +146,7 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
         `${formatInteger(manifest.bytes)} B in ${manifest.tools.length} entries` +
         `${toolSearch === 'client' && deferred.length > 0 ? ' plus the tool_search function' : ''}.\n`,
     );
+    if (sandboxStatus !== undefined) io.stdout.write(`Commands (run_command): ${sandboxStatus.summary}.\n`);
     for (const tool of skipped) {
       io.stderr.write(`switchyard: MCP tool ${tool.server}.${tool.tool} left out: ${tool.reason}\n`);
     }

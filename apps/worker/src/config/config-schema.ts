@@ -21,11 +21,27 @@ const computerLimitsSchema = z.strictObject({
   maxWalkEntries: positiveInt.optional(),
 });
 
+const sandboxModeSchema = z.enum(['auto', 'required', 'off']);
+// `z.string()` first: a value that is not a string fails that branch by its type, so an object's
+// mistakes are reported with their field (`categories.computer.sandbox.network`).
+const sandboxSchema = z.union(
+  [
+    z.string().pipe(sandboxModeSchema),
+    z.strictObject({
+      mode: sandboxModeSchema.optional(),
+      network: z.enum(['none', 'host']).optional(),
+      hiddenPaths: z.array(z.string().min(1)).optional(),
+    }),
+  ],
+  { error: "must be 'auto', 'required', 'off' or an object { mode, network, hiddenPaths }" },
+);
+
 const computerSchema = z.strictObject({
   homeRoot: z.string().min(1).optional(),
   env: z.array(z.string().min(1)).optional(),
   skills: z.boolean().optional(),
   limits: computerLimitsSchema.optional(),
+  sandbox: sandboxSchema.optional(),
 });
 
 const searchBase = {

@@ -1,5 +1,6 @@
 // The worker's configuration: import from here (`./config`) in the CLI and the daemon.
 
+export { checkCommandSandbox, commandSandbox } from './command-sandbox';
 export type { ConfigFile } from './config-schema';
 export {
   CONFIG_FILE_NAME,
@@ -20,6 +21,7 @@ export type {
   WorkerFetchConfig,
   WorkerLimits,
   WorkerModelConfig,
+  WorkerSandboxConfig,
   WorkerServeConfig,
   WorkerWebConfig,
 } from './worker-config';

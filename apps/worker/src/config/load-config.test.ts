@@ -56,6 +56,28 @@ describe('configuration errors name the field', () => {
       /IANA/,
     ],
     [{ categories: { web: { fetch: true } } }, 'categories.web.fetch', /./],
+    [{ categories: { computer: { sandbox: 'sometimes' } } }, 'categories.computer.sandbox', /auto/],
+    [{ categories: { computer: { sandbox: true } } }, 'categories.computer.sandbox', /an object/],
+    [
+      { categories: { computer: { sandbox: { network: 'lan' } } } },
+      'categories.computer.sandbox.network',
+      /none/,
+    ],
+    [
+      { categories: { computer: { sandbox: { mode: 'always', network: 'host' } } } },
+      'categories.computer.sandbox.mode',
+      /required/,
+    ],
+    [
+      { categories: { computer: { sandbox: { hiddenPaths: ['/srv/a', '/'] } } } },
+      'categories.computer.sandbox.hiddenPaths[1]',
+      /whole file system/,
+    ],
+    [
+      { categories: { computer: { sandbox: { hidden: ['/srv'] } } } },
+      'categories.computer.sandbox.hidden',
+      /not a known field/,
+    ],
     [{ agent: '../x' }, 'agent', /letters/],
     [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
     [{ serve: { hots: '0.0.0.0' } }, 'serve.hots', /not a known field/],
@@ -125,6 +147,23 @@ describe('defaults and environment overrides', () => {
     expect(config.database).toEqual({ url: undefined, dataDir: '/srv/worker/.switchyard/db' });
     expect(config.limits).toEqual({ maxIterations: 50, turnTimeoutMs: 600_000, toolTimeoutMs: undefined });
     expect(parseConfig({ categories: {} }, { env: {} }).categories).toEqual({});
+  });
+
+  it("sandboxes commands by default ('auto', network 'none'); takes a mode alone or the whole object", () => {
+    expect(parseConfig({}, { env: {}, baseDir: '/srv/worker' }).categories.computer?.sandbox).toEqual({
+      mode: 'auto',
+      network: 'none',
+      hiddenPaths: [],
+    });
+    const sandboxOf = (sandbox: unknown) =>
+      parseConfig({ categories: { computer: { sandbox } } }, { env: {}, baseDir: '/srv/worker' }).categories
+        .computer?.sandbox;
+    expect(sandboxOf('required')).toEqual({ mode: 'required', network: 'none', hiddenPaths: [] });
+    expect(sandboxOf({ network: 'host', hiddenPaths: ['secrets', '/etc/worker'] })).toEqual({
+      mode: 'auto',
+      network: 'host',
+      hiddenPaths: ['/srv/worker/secrets', '/etc/worker'],
+    });
   });
 
   it('lets OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL and DATABASE_URL override the file', () => {

@@ -64,6 +64,15 @@ function issuesOf(
       continue;
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // A value of the type of only one branch (an object where a name or an object is allowed)
+      // is reported against that branch: its fields are named.
+      const sameType = issue.errors.filter(
+        (branch) => !branch.some((entry) => entry.code === 'invalid_type' && entry.path.length === 0),
+      );
+      if (sameType.length === 1) {
+        result.push(...issuesOf(sameType[0] ?? [], at));
+        continue;
+      }
       // Report the branch the value came closest to (an MCP server with `command` is a stdio
       // server); when no branch is closest, the union's own message says what is expected.
       const sizes = issue.errors.map((branch) => branch.length);
@@ -217,11 +226,25 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
   const categories: WorkerCategories = {};
   if (declared.computer !== undefined) {
     const computer = declared.computer;
+    const sandbox = typeof computer.sandbox === 'string' ? { mode: computer.sandbox } : computer.sandbox;
+    (sandbox?.hiddenPaths ?? []).forEach((entry, index) => {
+      if (path.resolve(baseDir, entry) === path.parse(baseDir).root) {
+        issues.push({
+          field: `categories.computer.sandbox.hiddenPaths[${index}]`,
+          message: 'cannot hide the whole file system',
+        });
+      }
+    });
     categories.computer = {
       homeRoot: path.resolve(baseDir, computer.homeRoot ?? '.switchyard/homes'),
       env: computer.env ?? [],
       skills: computer.skills ?? true,
       limits: computer.limits ?? {},
+      sandbox: {
+        mode: sandbox?.mode ?? 'auto',
+        network: sandbox?.network ?? 'none',
+        hiddenPaths: (sandbox?.hiddenPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
+      },
     };
   }
   if (declared.web !== undefined) {

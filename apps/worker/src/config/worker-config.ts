@@ -1,4 +1,4 @@
-import type { ComputerToolsLimits } from '@switchyard/tools-computer';
+import type { ComputerToolsLimits, SandboxMode, SandboxNetwork } from '@switchyard/tools-computer';
 import type { McpServerConfig } from '@switchyard/tools-mcp';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 
@@ -34,6 +34,18 @@ export interface WorkerComputerConfig {
   skills: boolean;
   /** Limits passed to `createComputerTools`. */
   limits: ComputerToolsLimits;
+  /** How `run_command` confines commands (`categories.computer.sandbox`). */
+  sandbox: WorkerSandboxConfig;
+}
+
+/** `categories.computer.sandbox`, with its defaults. */
+export interface WorkerSandboxConfig {
+  /** `auto` (default): sandboxed when bubblewrap works, else unconfined with a warning at start-up; `required`: refuse to start without it; `off`. */
+  mode: SandboxMode;
+  /** `categories.computer.sandbox.network`: `none` (default) or `host`. */
+  network: SandboxNetwork;
+  /** More absolute paths commands must not see, besides the worker's own (resolved against the file's folder). */
+  hiddenPaths: string[];
 }
 
 /** `web_fetch` options as the configuration can give them. */

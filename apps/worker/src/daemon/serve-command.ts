@@ -1,6 +1,6 @@
 import { openControlPlane } from '@switchyard/control-plane';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
-import { resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
+import { checkCommandSandbox, resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
 import {
@@ -80,6 +80,8 @@ export async function runServeCommand(
   const token = serve.token;
   const host = options.host ?? serve.host;
   checkTokenForHost(host, token, serve.tokenVariable);
+  // Probed once without blocking (the tools built below reuse the answer); 'required' refuses here.
+  await checkCommandSandbox(config, print);
   // Every agent's home exists before its first turn, and each enabled category takes its options:
   // a bad configuration fails here, naming the field, not in the first turn.
   for (const agent of turnAgents) {

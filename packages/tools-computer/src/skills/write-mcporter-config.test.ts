@@ -62,18 +62,22 @@ describe('MCP-backed skills through mcporter', () => {
     });
   });
 
-  it('calls the real stdio server end to end through run_command and the bundled mcporter, offline', async () => {
+  it('calls the real stdio server end to end through run_command and the bundled mcporter, offline, in the sandbox', async () => {
     const { skills } = await loadSkills(temp.home);
     await writeMcporterConfig(temp.home, skills);
     expect(projectSkills(skills)).toContain('mcporter call calc.<tool> key=value');
-    const [runCommand] = createComputerTools({ home: temp.home, sourceEnv: { PATH: '/usr/bin:/bin' } });
+    const [runCommand] = createComputerTools({
+      home: temp.home,
+      sourceEnv: { PATH: '/usr/bin:/bin' },
+      sandbox: 'required',
+    });
     if (runCommand === undefined) throw new Error('createComputerTools returned no tools');
     // No npx: the mcporter binary comes from this package's dependencies via the PATH the tools build.
     const { text, result } = await callTool(runCommand, {
       command:
         'command -v mcporter && mcporter call calc.add a=2 b=3 && mcporter call calc.echo_env name=CALC_MODE',
     });
-    expect(result.details).toMatchObject({ exitCode: 0 });
+    expect(result.details).toMatchObject({ exitCode: 0, sandboxed: true });
     expect(text).toContain('sum=5');
     expect(text).toContain('CALC_MODE=exact');
     expect(text.split('\n')[0]).toMatch(/node_modules\/\.bin\/mcporter$/);

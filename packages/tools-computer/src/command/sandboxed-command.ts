@@ -1,0 +1,210 @@
+import type { ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { INFO_FD, REPORT_FD } from './bubblewrap';
+import type { CommandRun, ShellOutcome } from './command-run';
+
+/** What watching a sandboxed command needs. */
+export interface SandboxedCommandOptions {
+  /** `bwrap` spawned with `bubblewrapCommandArguments`, fds 3 and 4 as pipes. */
+  child: ChildProcess;
+  /** SIGTERM to SIGKILL grace, in ms. */
+  graceMs: number;
+}
+
+function kill(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Waits for `promise`, at most `ms` milliseconds. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/** A namespace holds at most this many processes worth walking; the rest die with it anyway. */
+const MAX_WALK = 10_000;
+
+/** Direct children of `pid`, from every thread's `children` file; undefined when the kernel has none. */
+async function childrenOf(pid: number): Promise<number[] | undefined> {
+  let tasks: string[];
+  try {
+    tasks = await readdir(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const lists = await Promise.all(
+    tasks.map((task) =>
+      readFile(`/proc/${pid}/task/${task}/children`, 'latin1').catch((error: NodeJS.ErrnoException) =>
+        error.code === 'ENOENT' && task === String(pid) ? undefined : '',
+      ),
+    ),
+  );
+  if (lists.includes(undefined)) return undefined;
+  return lists.flatMap((text) =>
+    (text ?? '')
+      .split(' ')
+      .filter((word) => word !== '')
+      .map(Number),
+  );
+}
+
+/** The pid a process has inside the innermost PID namespace it belongs to (`NSpid`'s last field). */
+async function namespacePid(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'latin1');
+    const line = status.split('\n').find((entry) => entry.startsWith('NSpid:'));
+    return line === undefined ? undefined : Number(line.trim().split(/\s+/).at(-1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every process of the sandbox but its init, found by walking down from the init: in a PID
+ * namespace every process descends from it (orphans are re-parented to it), so this is a handful
+ * of reads, never a scan of the host. Undefined when the kernel has no `children` files
+ * (CONFIG_PROC_CHILDREN).
+ */
+async function namespaceProcesses(initPid: number): Promise<{ all: number[]; shell: boolean } | undefined> {
+  const direct = await childrenOf(initPid);
+  if (direct === undefined) return undefined;
+  const all = [...direct];
+  for (let index = 0; index < all.length && all.length < MAX_WALK; index += 1) {
+    all.push(...((await childrenOf(all[index] as number)) ?? []));
+  }
+  // The shell is the init's first child: PID 2 of the namespace.
+  const shell = (await Promise.all(direct.map(namespacePid))).includes(2);
+  return { all, shell };
+}
+
+/** Calls `onLine` for each complete line of a small, trusted control stream. */
+function readLines(stream: Readable | null | undefined, onLine: (line: string) => void): void {
+  if (stream === null || stream === undefined) return;
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline = buffered.indexOf('\n');
+    while (newline !== -1) {
+      onLine(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+      newline = buffered.indexOf('\n');
+    }
+    // The init writes a few short lines; anything longer is not from it.
+    if (buffered.length > 4096) buffered = '';
+  });
+  stream.on('error', () => undefined);
+}
+
+/**
+ * A command inside the bubblewrap sandbox. The sandbox's init (PID 1 of its own PID namespace)
+ * reports on fd 3 when the shell ends and how many processes it left; bubblewrap reports the init's
+ * pid on fd 4. Stopping sends SIGTERM and SIGCONT to the init's descendants (every process of the
+ * namespace) and, after the grace period, SIGKILL to the init: that ends the namespace and every
+ * process in it. No scan of the host's `/proc` is needed.
+ */
+export function startSandboxedCommand(options: SandboxedCommandOptions): CommandRun {
+  const { child, graceMs } = options;
+  const extraStreams = [child.stdio[REPORT_FD], child.stdio[INFO_FD]] as (Readable | null | undefined)[];
+  let initPid: number | undefined;
+  let left = 0;
+  let resolveInfo: () => void = () => undefined;
+  const info = new Promise<void>((resolve) => {
+    resolveInfo = resolve;
+  });
+  let resolveShell: (outcome: ShellOutcome) => void = () => undefined;
+  const reported = new Promise<ShellOutcome>((resolve) => {
+    resolveShell = resolve;
+  });
+  const exited = new Promise<ShellOutcome>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', (error) => resolve({ code: null, signal: null, error }));
+  });
+
+  let infoText = '';
+  const infoStream = child.stdio[INFO_FD] as Readable | null | undefined;
+  infoStream?.setEncoding('utf8');
+  infoStream?.on('data', (chunk: string) => {
+    if (initPid !== undefined || infoText.length > 4096) return;
+    infoText += chunk;
+    // bubblewrap's own JSON, e.g. {"child-pid": 12345, "cgroup-namespace": ...}.
+    const match = /"child-pid"\s*:\s*(\d+)/.exec(infoText);
+    if (match !== null) {
+      initPid = Number(match[1]);
+      resolveInfo();
+    }
+  });
+  infoStream?.on('error', () => undefined);
+  readLines(child.stdio[REPORT_FD] as Readable | null | undefined, (line) => {
+    const [word, value] = line.split(' ');
+    const number = Number(value);
+    if (!Number.isInteger(number)) return;
+    if (word === 'exit') resolveShell({ code: number, signal: null });
+    else if (word === 'left') left = number;
+  });
+
+  const shellEnded = Promise.race([reported, exited]);
+  let exitedYet = false;
+  void exited.then(() => {
+    exitedYet = true;
+    resolveInfo();
+  });
+
+  /** Waits up to `ms` for bubblewrap to exit; then ends the namespace by force. */
+  const endWithin = async (ms: number) => {
+    await within(exited, ms);
+    if (!exitedYet) {
+      // SIGKILL to the namespace's init kills every process in it; bwrap then exits.
+      kill(initPid, 'SIGKILL');
+      child.kill('SIGKILL');
+    }
+    await exited;
+  };
+
+  return {
+    child,
+    shellEnded,
+    stop: async () => {
+      if (!exitedYet && initPid === undefined) {
+        // bubblewrap reports the init's pid as soon as it has cloned it: moments after the spawn.
+        await within(info, 1_000);
+      }
+      if (initPid === undefined) {
+        // No init to reach: bwrap's death takes the sandbox with it (--die-with-parent).
+        if (!exitedYet) child.kill('SIGKILL');
+        await exited;
+        return 0;
+      }
+      const processes = exitedYet ? { all: [], shell: false } : await namespaceProcesses(initPid);
+      if (processes === undefined) {
+        // Without `children` files there is no SIGTERM round: the namespace ends now.
+        kill(initPid, 'SIGKILL');
+      } else {
+        for (const pid of processes.all) kill(pid, 'SIGTERM');
+        for (const pid of processes.all) kill(pid, 'SIGCONT');
+      }
+      await endWithin(graceMs);
+      return processes === undefined ? 0 : processes.all.length - (processes.shell ? 1 : 0);
+    },
+    finish: async () => {
+      // The init gives leftovers SIGTERM and the grace period itself, then exits.
+      await endWithin(graceMs + 1_000);
+      return left;
+    },
+    dispose: () => {
+      for (const stream of extraStreams) stream?.destroy();
+    },
+  };
+}
