@@ -43,7 +43,11 @@ async function fetchWith(url: string, guard: GuardOptions, extra: Partial<FetchL
     limits: { ...limits, ...extra },
     signal: new AbortController().signal,
     connector: recorder.connector,
-  }).catch((error: unknown) => error);
+  }).then(
+    // The body comes as bytes; decoding it is the renderer's work. Decoded here for the assertions.
+    (page) => ({ ...page, text: new TextDecoder(page.charset ?? 'utf-8').decode(page.body) }),
+    (error: unknown) => error,
+  );
   return { outcome, attempts: recorder.attempts };
 }
 
@@ -274,8 +278,12 @@ describe('responses', () => {
       }
     });
     const guard = { allowedTargets: [server.target] };
-    expect((await fetchWith(`${server.origin}/header`, guard)).outcome).toMatchObject({ text: 'café' });
+    expect((await fetchWith(`${server.origin}/header`, guard)).outcome).toMatchObject({
+      charset: 'iso-8859-1',
+      text: 'café',
+    });
     expect((await fetchWith(`${server.origin}/meta`, guard)).outcome).toMatchObject({
+      charset: 'iso-8859-5',
       text: expect.stringContaining('При'),
     });
   });

@@ -11,11 +11,17 @@ const ENTITIES: Record<string, string> = {
   '#39': "'",
 };
 
-/** Plain text from a provider snippet: tags removed, common entities decoded, whitespace collapsed. */
+/**
+ * Plain text from a provider snippet: tags removed, common entities decoded, whitespace collapsed.
+ *
+ * Contract: linear in the snippet's length. A tag is `<` up to the next `>` with no `<` in between:
+ * `<[^>]*>` rescanned the rest of a snippet from every `<` that had no `>` after it (quadratic on
+ * a 4 MB body of `<`).
+ */
 export function plainText(value: unknown): string {
   if (typeof value !== 'string') return '';
   return value
-    .replace(/<[^>]*>/g, '')
+    .replace(/<[^<>]*>/g, '')
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*|#39);/gi, (match, entity: string) => {
       const lower = entity.toLowerCase();
       if (lower in ENTITIES) return ENTITIES[lower] ?? match;
