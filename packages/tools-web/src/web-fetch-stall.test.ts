@@ -86,6 +86,9 @@ describe('web_fetch on pages built to stall it', () => {
       expect(details.conversionFallback).toMatch(/took longer than 1500 ms|failed/);
       expect(call.result.content).toContain('could not be converted to Markdown');
     }
+    if (details.conversionFallback !== undefined && details.format === 'json') {
+      expect(call.result.content).toContain('this JSON could not be pretty-printed');
+    }
     // Correctness bounds, not speed targets: no synchronous stretch near a second, and the call
     // ends within the fetch's own limit (plus slack for a loaded machine).
     expect(maxDelayMs).toBeLessThan(1000);

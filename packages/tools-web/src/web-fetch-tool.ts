@@ -62,7 +62,7 @@ export interface WebFetchDetails {
    * the conversion missed its deadline or failed), `json` or `text`.
    */
   format?: RenderFormat;
-  /** Why HTML was read as plain text instead of Markdown, when it was. */
+  /** Why HTML was read as plain text instead of Markdown (or JSON shown as it came), when it was. */
   conversionFallback?: string;
   /** Why the fetch failed, when it did. */
   failure?: FetchFailure['kind'] | 'render';
@@ -159,8 +159,10 @@ function prefixWithinBytes(text: string, budget: number): string {
   return text.slice(0, index);
 }
 
-function fallbackNote(reason: string): string {
-  return `Note: this page could not be converted to Markdown (${reason}), so it is shown as plain text, without links or formatting.`;
+function fallbackNote(kind: FetchedPage['kind'], reason: string): string {
+  return kind === 'json'
+    ? `Note: this JSON could not be pretty-printed (${reason}), so it is shown as it came.`
+    : `Note: this page could not be converted to Markdown (${reason}), so it is shown as plain text, without links or formatting.`;
 }
 
 /**
@@ -327,7 +329,7 @@ export function createWebFetchTool(
             ? ` after ${page.redirects.length} redirect(s) from ${page.requestedUrl}`
             : ''),
         ...(title === undefined ? [] : [`Title: ${title}`]),
-        ...(conversionFallback === undefined ? [] : [fallbackNote(conversionFallback)]),
+        ...(conversionFallback === undefined ? [] : [fallbackNote(page.kind, conversionFallback)]),
         UNTRUSTED_NOTICE,
       ].join('\n');
       const footerFor = (end: number) =>
