@@ -60,7 +60,7 @@ describe('capToolResult: strings', () => {
   it('holds for any text and limit: within the limit, a prefix and a suffix of the original, no pair split', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\n'), minLength: 0, maxLength: 3000 }),
+        fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\n'), maxLength: 3000, size: 'max' }),
         fc.integer({ min: 1024, max: 4096 }),
         (text, limit) => {
           const { result, cut } = capToolResult({ content: text }, limit);
@@ -113,30 +113,34 @@ describe('capToolResult: text and image parts', () => {
   it('holds for any mix of parts: within the limit, head and tail of the stream, images kept', () => {
     const part = fc.oneof(
       fc
-        .string({ unit: fc.constantFrom('a', 'é', '😀'), maxLength: 1500 })
+        .string({ unit: fc.constantFrom('a', 'é', '😀'), maxLength: 1500, size: 'max' })
         .map((text): ToolResultContentPart => ({ type: 'text', text })),
       fc
         .string({ maxLength: 4 })
         .map((data): ToolResultContentPart => ({ type: 'image', data, mimeType: 'image/png' })),
     );
     fc.assert(
-      fc.property(fc.array(part, { maxLength: 8 }), fc.integer({ min: 1024, max: 3000 }), (parts, limit) => {
-        const original = textOf(parts);
-        const { result, cut } = capToolResult({ content: parts }, limit);
-        const content = result.content as ToolResultContentPart[];
-        const images = (list: ToolResultContentPart[]) => list.filter((item) => item.type === 'image');
-        if (bytes(original) <= limit) return content === parts && cut === undefined;
-        const text = textOf(content);
-        const match = NOTE.exec(text);
-        if (match === null || cut === undefined) return false;
-        return (
-          bytes(text) <= limit &&
-          original.startsWith(text.slice(0, match.index)) &&
-          original.endsWith(text.slice(match.index + match[0].length)) &&
-          !hasLoneSurrogate(text) &&
-          JSON.stringify(images(content)) === JSON.stringify(images(parts))
-        );
-      }),
+      fc.property(
+        fc.array(part, { maxLength: 8, size: 'max' }),
+        fc.integer({ min: 1024, max: 3000 }),
+        (parts, limit) => {
+          const original = textOf(parts);
+          const { result, cut } = capToolResult({ content: parts }, limit);
+          const content = result.content as ToolResultContentPart[];
+          const images = (list: ToolResultContentPart[]) => list.filter((item) => item.type === 'image');
+          if (bytes(original) <= limit) return content === parts && cut === undefined;
+          const text = textOf(content);
+          const match = NOTE.exec(text);
+          if (match === null || cut === undefined) return false;
+          return (
+            bytes(text) <= limit &&
+            original.startsWith(text.slice(0, match.index)) &&
+            original.endsWith(text.slice(match.index + match[0].length)) &&
+            !hasLoneSurrogate(text) &&
+            JSON.stringify(images(content)) === JSON.stringify(images(parts))
+          );
+        },
+      ),
     );
   });
 });
