@@ -73,7 +73,9 @@ const guardedText = await measure(() => tool.execute({ url: textUrl }, context),
 // on the same loop waits for.
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
+const eluBefore = performance.eventLoopUtilization();
 const guarded = await measure(() => tool.execute({ url }, context), { runs: 30, warmup: 3 });
+const mainThreadBusy = performance.eventLoopUtilization(eluBefore);
 loopDelay.disable();
 // A cold start: the render thread starts and loads linkedom, Readability and turndown.
 const coldTimes: number[] = [];
@@ -96,6 +98,8 @@ report(
   `${(guarded.median / plain.median).toFixed(1)}x plain fetch`,
 );
 report('  longest event-loop block during those HTML calls', ms(loopDelay.max / 1e6));
+// The event loop's own busy time (not waiting for I/O or the render thread), per call.
+report('  event-loop busy time per HTML call', ms(mainThreadBusy.active / 33));
 report(
   '  first HTML call after a cold start (render thread start)',
   ms(coldTimes[2] ?? Number.NaN),

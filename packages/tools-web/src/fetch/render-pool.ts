@@ -34,7 +34,11 @@ export interface RenderOptions {
 
 /** Threads at most: two renders run at once, more wait (their deadlines run while they wait). */
 export const MAX_RENDER_THREADS = 2;
-/** An idle thread is stopped after this long, so an idle worker holds no renderer memory. */
+/**
+ * A second thread is stopped after this long idle; the last one stays (unref'd), so pages fetched
+ * minutes apart do not each pay a thread start (about a second of loading linkedom, Readability and
+ * turndown on a loaded machine).
+ */
 const IDLE_MS = 30_000;
 /** Heap of one render thread: a page that needs more fails that render, not the process. */
 export const RENDER_THREAD_HEAP_MB = 512;
@@ -97,7 +101,8 @@ function describeWorkerError(error: unknown): string {
  * Long-lived worker threads that render fetched pages, so that no page, however it is built, can
  * block the event loop that runs every agent's turn: a render that misses its deadline has its
  * thread terminated, and the next render gets a new one. Threads start on demand (at most
- * `MAX_RENDER_THREADS`), keep the process alive only while rendering, and stop after 30 s idle.
+ * `MAX_RENDER_THREADS`) and keep the process alive only while rendering; one stays warm, any other
+ * stops after 30 s idle.
  */
 class RenderPool {
   private readonly threads: Thread[] = [];
@@ -212,7 +217,9 @@ class RenderPool {
         : { ok: false, failure: 'worker', message: `the renderer failed: ${reply.message ?? 'no reason'}` },
     );
     thread.worker.unref();
-    thread.idleTimer = setTimeout(() => this.stop(thread), IDLE_MS);
+    thread.idleTimer = setTimeout(() => {
+      if (this.threads.length > 1) this.stop(thread);
+    }, IDLE_MS);
     thread.idleTimer.unref();
     this.pump();
   }
