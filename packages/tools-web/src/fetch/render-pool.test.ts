@@ -38,7 +38,7 @@ describe('render threads', () => {
     expect(renderThreadStats().started).toBe(started);
   });
 
-  it('stops a render at its conversion deadline without blocking the event loop, and goes on with a new thread', async () => {
+  it('stops a render at its conversion deadline without blocking the event loop, and goes on with another thread', async () => {
     const { value, maxDelayMs, elapsedMs } = await measureEventLoop(() =>
       renderInWorker(request(NESTED), { conversionTimeoutMs: 500, ...open() }),
     );

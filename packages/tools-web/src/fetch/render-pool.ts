@@ -101,8 +101,8 @@ function describeWorkerError(error: unknown): string {
  * Long-lived worker threads that render fetched pages, so that no page, however it is built, can
  * block the event loop that runs every agent's turn: a render that misses its deadline has its
  * thread terminated, and the next render gets a new one. Threads start on demand (at most
- * `MAX_RENDER_THREADS`) and keep the process alive only while rendering; one stays warm, any other
- * stops after 30 s idle.
+ * `MAX_RENDER_THREADS`; while one renders, a spare is started) and keep the process alive only
+ * while rendering; one stays warm, any other stops after 30 s idle.
  */
 class RenderPool {
   private readonly threads: Thread[] = [];
@@ -199,12 +199,27 @@ class RenderPool {
     }, job.options.conversionTimeoutMs);
     // The body is copied, not transferred: the caller keeps it for a fallback render.
     thread.worker.postMessage({ id: job.id, request: job.request });
+    // A spare, so that a render stopped at its deadline falls back (or the next fetch starts)
+    // without waiting for a thread to load; it stops again after IDLE_MS unused.
+    const spare = this.threads.some((other) => other !== thread && other.job === undefined);
+    if (!spare && this.threads.length < MAX_RENDER_THREADS) this.start();
+  }
+
+  /** A thread without work: it no longer keeps the process alive, and a second one stops soon. */
+  private idle(thread: Thread): void {
+    thread.worker.unref();
+    clearTimeout(thread.idleTimer);
+    thread.idleTimer = setTimeout(() => {
+      if (this.threads.length > 1 && thread.job === undefined) this.stop(thread);
+    }, IDLE_MS);
+    thread.idleTimer.unref();
   }
 
   private receive(thread: Thread, reply: WorkerReply): void {
     if (reply.ready === true) {
       thread.ready = true;
       this.pump();
+      if (thread.job === undefined) this.idle(thread);
       return;
     }
     const job = thread.job;
@@ -216,11 +231,7 @@ class RenderPool {
         ? { ok: true, page: reply.page }
         : { ok: false, failure: 'worker', message: `the renderer failed: ${reply.message ?? 'no reason'}` },
     );
-    thread.worker.unref();
-    thread.idleTimer = setTimeout(() => {
-      if (this.threads.length > 1) this.stop(thread);
-    }, IDLE_MS);
-    thread.idleTimer.unref();
+    this.idle(thread);
     this.pump();
   }
 
