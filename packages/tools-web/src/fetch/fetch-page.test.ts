@@ -69,6 +69,8 @@ describe('connect-time guard', () => {
       allowedTargets: [server.target],
     });
     expect(outcome).toMatchObject({ text: 'hello', kind: 'text', status: 200, bytes: 5 });
+    // Shared memory: a render thread gets the body without a copy on the event loop.
+    expect((outcome as { body: Uint8Array }).body.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(attempts).toEqual([`127.0.0.1:${server.port}`]);
     expect(server.requests[0]?.headers.host).toBe(`page.test:${server.port}`);
     // Checked once for the URL, once again where the connection is made.

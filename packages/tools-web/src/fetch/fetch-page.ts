@@ -33,8 +33,8 @@ export interface FetchedPage {
   /** How the body is handled. */
   kind: ContentKind;
   /**
-   * The body's bytes, not decoded: decoding megabytes is work for the render thread, not for the
-   * event loop.
+   * The body's bytes, not decoded (decoding megabytes is work for the render thread, not for the
+   * event loop), in a `SharedArrayBuffer` so that handing them to that thread copies nothing.
    */
   body: Uint8Array;
   /** The charset from `Content-Type`, or for HTML from a `<meta>` in its first 2 KB. */
@@ -179,7 +179,9 @@ export async function fetchPage(
           { mediaType: contentType.mediaType },
         );
       }
-      const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes);
+      const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes, {
+        shared: true,
+      });
       if (!complete) {
         throw new FetchFailure(
           'too-large',

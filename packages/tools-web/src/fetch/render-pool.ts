@@ -197,7 +197,8 @@ class RenderPool {
       });
       this.stop(thread);
     }, job.options.conversionTimeoutMs);
-    // The body is copied, not transferred: the caller keeps it for a fallback render.
+    // Not transferred: the caller keeps the body for a fallback render. A body in a
+    // SharedArrayBuffer (as fetchPage reads it) is shared, not copied.
     thread.worker.postMessage({ id: job.id, request: job.request });
     // A spare, so that a render stopped at its deadline falls back (or the next fetch starts)
     // without waiting for a thread to load; it stops again after IDLE_MS unused.
