@@ -217,6 +217,8 @@ class RenderPool {
   }
 
   private receive(thread: Thread, reply: WorkerReply): void {
+    // A stopped thread may still deliver a message before it is gone: its work was abandoned.
+    if (thread.gone) return;
     if (reply.ready === true) {
       thread.ready = true;
       this.pump();
