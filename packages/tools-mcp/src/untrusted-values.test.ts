@@ -1,6 +1,8 @@
 // What an MCP tool receives and returns is untrusted on both sides: the model writes the arguments,
 // the server writes the result. Core refuses non-finite arguments before the server sees the call,
 // and caps the result before the model reads it. Real stdio server, real openai SDK, fake model.
+
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   type AgentEvent,
   type AnyWorkerAgentTool,
@@ -26,6 +28,19 @@ afterAll(async () => {
   await servers?.close();
 });
 
+/** Runs `work` while sampling the event loop every 10 ms; returns the longest block and the time taken. */
+async function measureEventLoop<T>(work: () => Promise<T>) {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const started = performance.now();
+  try {
+    const value = await work();
+    return { value, elapsedMs: performance.now() - started, maxDelayMs: histogram.max / 1e6 };
+  } finally {
+    histogram.disable();
+  }
+}
+
 function tool(name: string): AnyWorkerAgentTool {
   const found = createMcpTools({ servers }).find((candidate) => candidate.name === name);
   if (!found) throw new Error(`no tool ${name}`);
@@ -41,7 +56,14 @@ async function callsSeen(): Promise<Record<string, number>> {
 
 describe('non-finite arguments', () => {
   it('refuses 1e999 for a schema without bounds before the server sees the call', async () => {
-    const refused = await runToolCall(tool('echo'), '{"value": 1e999}');
+    const {
+      value: refused,
+      elapsedMs,
+      maxDelayMs,
+    } = await measureEventLoop(() => runToolCall(tool('echo'), '{"value": 1e999}'));
+    // Correctness bounds, not speed targets: the refusal is immediate and the loop kept turning.
+    expect(elapsedMs).toBeLessThan(1000);
+    expect(maxDelayMs).toBeLessThan(1000);
     expect(refused.status).toBe('invalid-arguments');
     expect(refused.status === 'invalid-arguments' && refused.error).toContain(
       '- /value: number is not finite (1e999 overflows)',
@@ -75,8 +97,13 @@ describe('a 3 MB MCP result', () => {
         input: 'Get the big result.',
       });
       const events: AgentEvent[] = [];
-      for await (const event of run) events.push(event);
+      const { elapsedMs, maxDelayMs } = await measureEventLoop(async () => {
+        for await (const event of run) events.push(event);
+      });
       expect((await run.result()).status).toBe('completed');
+      // Correctness bounds: the cap costs the event loop nothing near a second.
+      expect(maxDelayMs).toBeLessThan(1000);
+      expect(elapsedMs).toBeLessThan(20_000);
       const output = fake.requests[1]?.functionCallOutputs[0]?.output as Array<{
         type: string;
         text: string;

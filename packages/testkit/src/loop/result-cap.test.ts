@@ -1,5 +1,6 @@
 // Core's cap on tool results, through the real openai SDK against the fake server: what the next
 // model request carries when a tool returns far more text than the model should read.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type AgentToolResult, defineWorkerTool, type ToolExecutionContext } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -31,10 +32,18 @@ function outputOf(request: { functionCallOutputs: Array<{ callId: string; output
 describe('tool result cap', () => {
   it('sends at most 64 KiB of a 3 MB result by default, head and tail kept, and records the cut', async () => {
     const seen: ToolExecutionContext[] = [];
+    const histogram = monitorEventLoopDelay({ resolution: 10 });
+    histogram.enable();
+    const started = performance.now();
     const { result, events, server } = await runTurn(
       [{ functionCalls: [{ name: 'dump', arguments: {}, callId: 'c1' }] }, { text: 'done' }],
       { tools: [bigTool(() => BIG, seen)] },
     );
+    const elapsedMs = performance.now() - started;
+    histogram.disable();
+    // Correctness bounds, not speed targets: cutting 3 MB kept the loop turning and the turn prompt.
+    expect(histogram.max / 1e6).toBeLessThan(1000);
+    expect(elapsedMs).toBeLessThan(20_000);
     expect(result.status).toBe('completed');
     const output = outputOf(server.requests[1]);
     expect(bytes(output)).toBeLessThanOrEqual(65_536);
