@@ -16,7 +16,7 @@ export interface StallCase {
   tool: string;
   /** What the input is. */
   name: string;
-  /** Prepares the input (not measured). */
+  /** Prepares the input (not measured); safe to call before every run, it prepares once. */
   setup?(): Promise<void>;
   /** Calls the tool once on the input. */
   run(): Promise<unknown>;
@@ -85,6 +85,7 @@ function webFetchCase(
     tool: 'web_fetch',
     name,
     async setup() {
+      if (served !== undefined) return;
       served = await serve(type, Buffer.from(build()));
       // Default limits (30 s, 10 s conversion, 5 MB) unless the case says otherwise; the guard
       // opens exactly this one local server.
@@ -108,6 +109,7 @@ function webSearchCase(name: string, build: () => string): StallCase {
     tool: 'web_search',
     name,
     async setup() {
+      if (served !== undefined) return;
       served = await serve('application/json', Buffer.from(build()));
       // A SearXNG profile: its base URL is trusted configuration, so the local server needs no opening.
       [tool] = createWebTools({ search: { provider: 'searxng', baseUrl: served.origin } });
