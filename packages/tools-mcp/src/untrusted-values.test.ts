@@ -61,9 +61,10 @@ describe('non-finite arguments', () => {
       elapsedMs,
       maxDelayMs,
     } = await measureEventLoop(() => runToolCall(tool('echo'), '{"value": 1e999}'));
-    // Correctness bounds, not speed targets: the refusal is immediate and the loop kept turning.
-    expect(elapsedMs).toBeLessThan(1000);
-    expect(maxDelayMs).toBeLessThan(1000);
+    // Correctness bounds, not speed targets (3 s: on a loaded 2-core machine waiting for a core alone
+    // delays the loop by hundreds of ms): the refusal is immediate and the loop kept turning.
+    expect(elapsedMs).toBeLessThan(3000);
+    expect(maxDelayMs).toBeLessThan(3000);
     expect(refused.status).toBe('invalid-arguments');
     expect(refused.status === 'invalid-arguments' && refused.error).toContain(
       '- /value: number is not finite (1e999 overflows)',
@@ -101,8 +102,8 @@ describe('a 3 MB MCP result', () => {
         for await (const event of run) events.push(event);
       });
       expect((await run.result()).status).toBe('completed');
-      // Correctness bounds: the cap costs the event loop nothing near a second.
-      expect(maxDelayMs).toBeLessThan(1000);
+      // Correctness bounds (3 s: waiting for a core on a loaded machine counts as delay too).
+      expect(maxDelayMs).toBeLessThan(3000);
       expect(elapsedMs).toBeLessThan(20_000);
       const output = fake.requests[1]?.functionCallOutputs[0]?.output as Array<{
         type: string;

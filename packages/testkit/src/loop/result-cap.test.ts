@@ -41,8 +41,9 @@ describe('tool result cap', () => {
     );
     const elapsedMs = performance.now() - started;
     histogram.disable();
-    // Correctness bounds, not speed targets: cutting 3 MB kept the loop turning and the turn prompt.
-    expect(histogram.max / 1e6).toBeLessThan(1000);
+    // Correctness bounds, not speed targets (3 s: on a loaded 2-core machine waiting for a core alone
+    // delays the loop by hundreds of ms): cutting 3 MB kept the loop turning and the turn prompt.
+    expect(histogram.max / 1e6).toBeLessThan(3000);
     expect(elapsedMs).toBeLessThan(20_000);
     expect(result.status).toBe('completed');
     const output = outputOf(server.requests[1]);
