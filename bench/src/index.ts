@@ -20,6 +20,7 @@ import { openaiSdkLoopRuntime } from './runtimes/openai-sdk-loop-runtime';
 import { piAgentCoreRuntime } from './runtimes/pi-agent-core-runtime';
 import { switchyardRuntime } from './runtimes/switchyard-runtime';
 import { createComputerStallCases } from './stall/computer-cases';
+import { createWebStallCases } from './stall/web-cases';
 import { argumentLadder } from './suites/argument-ladder';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
@@ -49,11 +50,11 @@ const schemas = runs('schema-bytes') ? await schemaBytes() : undefined;
 const ladder = runs('argument-ladder') ? argumentLadder() : undefined;
 let stall: Awaited<ReturnType<typeof toolStall>> | undefined;
 if (runs('tool-stall')) {
-  const computer = await createComputerStallCases();
+  const sets = [await createComputerStallCases(), createWebStallCases()];
   try {
-    stall = await toolStall([computer], { runs: Number(process.env.BENCH_STALL_RUNS ?? 3) });
+    stall = await toolStall(sets, { runs: Number(process.env.BENCH_STALL_RUNS ?? 3) });
   } finally {
-    await computer.close();
+    await Promise.all(sets.map((set) => set.close()));
   }
 }
 const seconds = (performance.now() - started) / 1000;

@@ -17,6 +17,9 @@ export const ladderSchemas = {
   set_config: z.object({ key: z.string(), value: z.union([z.string(), z.number(), z.boolean(), z.null()]) }),
   list_tasks: z.object({ status: z.enum(['open', 'done']).optional(), limit: z.number().int().optional() }),
   create_label: z.object({ name: z.string(), color: z.string().optional() }),
+  // A task result of any shape, as a workflow's `submit_result` takes it: nothing in the schema
+  // stops a number that overflows to Infinity.
+  submit_result: z.object({ result: z.record(z.string(), z.unknown()) }),
 } satisfies Record<string, z.ZodObject>;
 
 /** A tool name of the corpus. */

@@ -31,6 +31,12 @@ export {
   type TurnEndEvent,
   type TurnStartEvent,
 } from './events/agent-event';
+export {
+  type CappedToolResult,
+  capToolResult,
+  DEFAULT_MAX_TOOL_RESULT_BYTES,
+  type ToolResultCut,
+} from './loop/cap-tool-result';
 export type {
   BeforeToolCall,
   ToolCallDecision,

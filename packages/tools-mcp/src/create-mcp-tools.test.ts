@@ -71,7 +71,19 @@ describe('tool definitions', () => {
   it('makes every tool of every server a namespaced worker tool, in order', () => {
     const tools = createMcpTools({ servers });
     const calc = tools.filter((tool) => tool.namespace === 'calc').map((tool) => tool.name);
-    expect(calc).toEqual(['add', 'slow', 'crash', 'fail', 'throw', 'media', 'files_read', 'stats', 'grow']);
+    expect(calc).toEqual([
+      'add',
+      'slow',
+      'crash',
+      'fail',
+      'throw',
+      'media',
+      'files_read',
+      'stats',
+      'grow',
+      'echo',
+      'big',
+    ]);
     expect(tools.slice(0, calc.length).every((tool) => tool.namespace === 'calc')).toBe(true);
     // `lazy` pages its tool list four at a time: every page is read.
     expect(tools.filter((tool) => tool.namespace === 'lazy').map((tool) => tool.name)).toEqual(calc);

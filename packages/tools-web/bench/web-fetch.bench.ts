@@ -2,10 +2,12 @@
 // All traffic goes to a local server on 127.0.0.1; no other address is contacted.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { measure, ms, report } from '@switchyard/bench-kit';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { loopbackOnlyConnector } from '../src/__fixtures__/loopback-only-connector';
 import { htmlToMarkdown } from '../src/fetch/html-to-markdown';
+import { closeRenderThreads } from '../src/fetch/render-pool';
 import { checkUrl } from '../src/guard/check-url';
 import { classifyAddress } from '../src/guard/classify-address';
 import { createWebFetchTool } from '../src/web-fetch-tool';
@@ -67,7 +69,23 @@ const tool = createWebFetchTool(
 );
 const context = { signal: new AbortController().signal, toolCallId: 'bench', reportProgress: () => {} };
 const guardedText = await measure(() => tool.execute({ url: textUrl }, context), { runs: 100, warmup: 10 });
+// The event loop's longest block while web_fetch converts the page: what every other agent's turn
+// on the same loop waits for.
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
+const eluBefore = performance.eventLoopUtilization();
 const guarded = await measure(() => tool.execute({ url }, context), { runs: 30, warmup: 3 });
+const mainThreadBusy = performance.eventLoopUtilization(eluBefore);
+loopDelay.disable();
+// A cold start: the render thread starts and loads linkedom, Readability and turndown.
+const coldTimes: number[] = [];
+for (let index = 0; index < 5; index += 1) {
+  await closeRenderThreads();
+  const started = performance.now();
+  await tool.execute({ url }, context);
+  coldTimes.push(performance.now() - started);
+}
+coldTimes.sort((a, b) => a - b);
 report('  plain undici fetch, fresh agent, text (baseline)', ms(plain.median));
 report(
   '  web_fetch of the same bytes as text (guard + caps + markers)',
@@ -79,5 +97,14 @@ report(
   ms(guarded.median),
   `${(guarded.median / plain.median).toFixed(1)}x plain fetch`,
 );
+report('  longest event-loop block during those HTML calls', ms(loopDelay.max / 1e6));
+// The event loop's own busy time (not waiting for I/O or the render thread), per call.
+report('  event-loop busy time per HTML call', ms(mainThreadBusy.active / 33));
+report(
+  '  first HTML call after a cold start (render thread start)',
+  ms(coldTimes[2] ?? Number.NaN),
+  'median of 5; from source, through tsx',
+);
+await closeRenderThreads();
 
 server.close();

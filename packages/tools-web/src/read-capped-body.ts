@@ -8,9 +8,23 @@ export interface CappedBody {
   complete: boolean;
 }
 
+/** The chunks as one array: in memory a worker thread can share (no copy on `postMessage`), or a Buffer. */
+function join(chunks: readonly Uint8Array[], bytes: number, shared: boolean): Uint8Array {
+  if (!shared) return Buffer.concat(chunks, bytes);
+  const data = new Uint8Array(new SharedArrayBuffer(bytes));
+  let offset = 0;
+  for (const chunk of chunks) {
+    data.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return data;
+}
+
 /**
  * Reads a response body (counted after decompression, so a gzip bomb stops at the cap) up to
- * `maxBytes` bytes and cancels the rest. Shared by `web_fetch` and the search adapters.
+ * `maxBytes` bytes and cancels the rest. Shared by `web_fetch` and the search adapters. With
+ * `shared`, the bytes are in a `SharedArrayBuffer`: `web_fetch` hands them to a render thread
+ * (twice, when the conversion falls back) without copying megabytes on the event loop.
  *
  * Contract: never throws for size (check `complete`); rejects when the stream fails (abort,
  * timeout, a reset connection), so the caller classifies that as it classifies the request.
@@ -18,8 +32,10 @@ export interface CappedBody {
 export async function readCappedBody(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
+  options: { shared?: boolean } = {},
 ): Promise<CappedBody> {
-  if (body === null) return { data: new Uint8Array(), bytes: 0, complete: true };
+  const shared = options.shared === true;
+  if (body === null) return { data: join([], 0, shared), bytes: 0, complete: true };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
@@ -29,10 +45,10 @@ export async function readCappedBody(
     if (bytes + value.byteLength > maxBytes) {
       await reader.cancel().catch(() => {});
       chunks.push(value.subarray(0, maxBytes - bytes));
-      return { data: Buffer.concat(chunks), bytes: maxBytes, complete: false };
+      return { data: join(chunks, maxBytes, shared), bytes: maxBytes, complete: false };
     }
     bytes += value.byteLength;
     chunks.push(value);
   }
-  return { data: Buffer.concat(chunks), bytes, complete: true };
+  return { data: join(chunks, bytes, shared), bytes, complete: true };
 }

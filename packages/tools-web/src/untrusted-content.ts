@@ -1,23 +1,115 @@
 /** The tag name of the markers around web content. */
 export const UNTRUSTED_MARKER = 'untrusted-web-content';
 
-// `<`, its full-width and small forms, or an HTML-escaped `<`, then an optional `/`, then the marker
-// name with any separators: whatever a page writes that could read as our marker.
-const LOOK_ALIKE = /(?:<|＜|﹤|&lt;|&#0*60;|&#x0*3c;)(\s*\/?\s*)(untrusted[\s_-]*web[\s_-]*content)/gi;
-
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+const LESS_THAN = 0x3c;
+const FULL_WIDTH_LESS_THAN = 0xff1c;
+const SMALL_LESS_THAN = 0xfe64;
+const AMPERSAND = 0x26;
+const SLASH = 0x2f;
+
+/** What JavaScript's `\s` matches: a page may space a look-alike with any of these. */
+function isSpace(code: number): boolean {
+  return (
+    code === 0x20 ||
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+function isSeparator(code: number): boolean {
+  return isSpace(code) || code === 0x5f || code === 0x2d;
+}
+
+/** Whether `word` (lower-case ASCII) is at `index`, ignoring ASCII case. */
+function wordAt(text: string, index: number, word: string): boolean {
+  if (index + word.length > text.length) return false;
+  for (let offset = 0; offset < word.length; offset += 1) {
+    const expected = word.charCodeAt(offset);
+    const code = text.charCodeAt(index + offset);
+    // `| 0x20` lower-cases an ASCII letter; anything else must be exactly the character.
+    if (code !== expected && !(expected >= 0x61 && expected <= 0x7a && (code | 0x20) === expected))
+      return false;
+  }
+  return true;
+}
+
+/** Where an HTML-escaped `<` at `index` (an `&`) ends: `&lt;`, `&#0*60;`, `&#x0*3c;`; -1 if none. */
+function escapedLessThanEnd(text: string, index: number): number {
+  if (wordAt(text, index + 1, 'lt;')) return index + 4;
+  if (text.charCodeAt(index + 1) !== 0x23) return -1;
+  let position = index + 2;
+  const hex = (text.charCodeAt(position) | 0x20) === 0x78;
+  if (hex) position += 1;
+  while (text.charCodeAt(position) === 0x30) position += 1;
+  const digits = hex ? '3c;' : '60;';
+  return wordAt(text, position, digits) ? position + 3 : -1;
+}
+
+/**
+ * Where a look-alike marker whose opener ends at `index` ends (-1 if it is none), and whether it
+ * has a `/`: spaces, an optional `/`, spaces, then `untrusted`, `web` and `content` with any
+ * spaces, `_` or `-` between them, in any ASCII case.
+ */
+function lookAlikeEnd(text: string, index: number): { end: number; closing: boolean } | undefined {
+  let position = index;
+  while (isSpace(text.charCodeAt(position))) position += 1;
+  const closing = text.charCodeAt(position) === SLASH;
+  if (closing) {
+    position += 1;
+    while (isSpace(text.charCodeAt(position))) position += 1;
+  }
+  const words = ['untrusted', 'web', 'content'];
+  for (let word = 0; word < words.length; word += 1) {
+    if (word > 0) while (isSeparator(text.charCodeAt(position))) position += 1;
+    const expected = words[word] as string;
+    if (!wordAt(text, position, expected)) return undefined;
+    position += expected.length;
+  }
+  return { end: position, closing };
+}
+
 /**
  * Neutralises anything in untrusted text that looks like an untrusted-content marker, so a page
- * cannot close the marker early and pose as trusted instructions.
+ * cannot close the marker early and pose as trusted instructions: `<`, its full-width and small
+ * forms, or an HTML-escaped `<` (`&lt;`, `&#60;`, `&#x3c;`), then an optional `/`, then the marker
+ * name with any separators, becomes `[neutralised marker]` (or `[neutralised marker end]`).
+ *
+ * Contract: one pass, linear in the text's length whatever it holds. (The regular expression this
+ * replaces backtracked over `\s*\/?\s*`: a `<` followed by many spaces took seconds.) Every
+ * character a look-alike can span is a space, `/`, a letter, `_` or `-`, never an opener, so no
+ * character is read as part of more than one candidate.
  */
 export function neutraliseMarkers(text: string): string {
-  return text.replace(
-    LOOK_ALIKE,
-    (_match, slash: string) => `[neutralised marker${slash.includes('/') ? ' end' : ''}]`,
-  );
+  let result = '';
+  let copied = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    let openerEnd: number;
+    if (code === LESS_THAN || code === FULL_WIDTH_LESS_THAN || code === SMALL_LESS_THAN)
+      openerEnd = index + 1;
+    else if (code === AMPERSAND) {
+      openerEnd = escapedLessThanEnd(text, index);
+      if (openerEnd === -1) continue;
+    } else continue;
+    const match = lookAlikeEnd(text, openerEnd);
+    if (match === undefined) continue;
+    result += `${text.slice(copied, index)}[neutralised marker${match.closing ? ' end' : ''}]`;
+    copied = match.end;
+    index = match.end - 1;
+  }
+  return copied === 0 ? text : result + text.slice(copied);
 }
 
 /**

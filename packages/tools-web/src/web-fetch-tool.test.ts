@@ -1,13 +1,17 @@
 import { createTestToolContext, runToolCall } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type LocalServer, startLocalServer } from './__fixtures__/local-server';
 import { loopbackOnlyConnector } from './__fixtures__/loopback-only-connector';
 import { WebToolsConfigError } from './errors/web-tools-config-error';
-import { createWebFetchTool, type WebFetchOptions } from './web-fetch-tool';
+import { closeRenderThreads } from './fetch/render-pool';
+import { createWebFetchTool, MAX_BODY_BYTES, type WebFetchOptions } from './web-fetch-tool';
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+afterAll(async () => {
+  await closeRenderThreads();
 });
 
 async function serve(routes: Record<string, { type: string; body: string | Buffer; status?: number }>) {
@@ -153,6 +157,32 @@ describe('web_fetch: paging', () => {
     expect(result).toMatchObject({ isError: true, content: expect.stringContaining('past the end') });
   });
 
+  it("fits each page within the loop's result budget, so start_index stays exact", async () => {
+    // 3 UTF-8 bytes a character: 20 000 characters would be 60 KB, over an 8 KiB budget.
+    const euros = Array.from({ length: 30_000 }, (_, index) => (index % 100 === 0 ? '\n' : '€')).join('');
+    const server = await serve({ '/euros': { type: 'text/plain; charset=utf-8', body: euros } });
+    const { tool } = fetchTool(server);
+    const url = `${server.origin}/euros`;
+    let collected = '';
+    let start = 0;
+    let pages = 0;
+    while (start < euros.length && pages < 50) {
+      const context = { ...createTestToolContext(), maxResultBytes: 8192 };
+      const result = await tool.execute({ url, start_index: start }, context);
+      const content = result.content as string;
+      expect(Buffer.byteLength(content, 'utf8')).toBeLessThanOrEqual(8192);
+      const end = result.details?.endIndex ?? euros.length;
+      if (end < euros.length)
+        expect(content).toContain(`Call web_fetch with start_index=${end} to read on.]`);
+      collected +=
+        /<untrusted-web-content[^>]*>\n([\s\S]*)\n<\/untrusted-web-content>/.exec(content)?.[1] ?? '';
+      start = end;
+      pages += 1;
+    }
+    expect(collected).toBe(euros);
+    expect(pages).toBeGreaterThan(10);
+  });
+
   it('uses defaultMaxLength when the model gives no max_length', async () => {
     const server = await serve({ '/long': { type: 'text/plain', body } });
     const { tool } = fetchTool(server, { defaultMaxLength: 100 });
@@ -253,6 +283,8 @@ describe('web_fetch: configuration', () => {
   it.each([
     [{ timeoutMs: 0 }, 'fetch.timeoutMs'],
     [{ maxBodyBytes: -1 }, 'fetch.maxBodyBytes'],
+    [{ maxBodyBytes: MAX_BODY_BYTES + 1 }, 'fetch.maxBodyBytes'],
+    [{ conversionTimeoutMs: 0 }, 'fetch.conversionTimeoutMs'],
     [{ maxRedirects: 1.5 }, 'fetch.maxRedirects'],
     [{ defaultMaxLength: 'long' }, 'fetch.defaultMaxLength'],
     [{ userAgent: 'a\r\nX-Injected: 1' }, 'fetch.userAgent'],

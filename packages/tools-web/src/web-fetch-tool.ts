@@ -3,17 +3,29 @@ import type { buildConnector } from 'undici';
 import { z } from 'zod';
 import { WebToolsConfigError } from './errors/web-tools-config-error';
 import { FetchFailure } from './fetch/fetch-failure';
-import { type FetchLimits, fetchPage } from './fetch/fetch-page';
-import { htmlToMarkdown } from './fetch/html-to-markdown';
+import { type FetchedPage, type FetchLimits, fetchPage } from './fetch/fetch-page';
+import type { RenderFormat, RenderMode } from './fetch/render-page';
+import { type RenderOutcome, renderInWorker } from './fetch/render-pool';
 import { formatSize, truncate } from './format-size';
 import { compileGuardPolicy, type GuardOptions } from './guard/guard-policy';
-import { neutraliseMarkers, UNTRUSTED_NOTICE, wrapUntrusted } from './untrusted-content';
+import { UNTRUSTED_NOTICE, wrapUntrusted } from './untrusted-content';
 
 /** Options of `web_fetch` (`createWebTools({ fetch: { ... } })`). */
 export interface WebFetchOptions extends GuardOptions {
-  /** Whole-fetch time limit, redirects and body included. Default 30 000 ms. */
+  /**
+   * Time limit of the whole call: every hop, the body and rendering it (Markdown conversion
+   * included). Default 30 000 ms.
+   */
   timeoutMs?: number;
-  /** Body size limit in bytes, counted after decompression. Default 5 MB (5 242 880). */
+  /**
+   * Most time the Markdown conversion of HTML (and pretty-printing of JSON) may take, in a worker
+   * thread, within `timeoutMs`; past it the page is read as plain text instead. Default 10 000 ms.
+   */
+  conversionTimeoutMs?: number;
+  /**
+   * Body size limit in bytes, counted after decompression. Default 5 MB (5 242 880), at most
+   * 10 MiB (10 485 760).
+   */
   maxBodyBytes?: number;
   /** Redirects followed by hand, each checked. Default 5. */
   maxRedirects?: number;
@@ -45,13 +57,21 @@ export interface WebFetchDetails {
   endIndex?: number;
   /** The page title, for HTML. */
   title?: string;
+  /**
+   * What the body was read as: `markdown` (HTML converted), `html-text` (HTML as plain text, when
+   * the conversion missed its deadline or failed), `json` or `text`.
+   */
+  format?: RenderFormat;
+  /** Why HTML was read as plain text instead of Markdown (or JSON shown as it came), when it was. */
+  conversionFallback?: string;
   /** Why the fetch failed, when it did. */
-  failure?: FetchFailure['kind'];
+  failure?: FetchFailure['kind'] | 'render';
 }
 
 /** The defaults, as the README states them. */
 export const WEB_FETCH_DEFAULTS = {
   timeoutMs: 30_000,
+  conversionTimeoutMs: 10_000,
   maxBodyBytes: 5 * 1024 * 1024,
   maxRedirects: 5,
   defaultMaxLength: 20_000,
@@ -59,6 +79,15 @@ export const WEB_FETCH_DEFAULTS = {
 } as const;
 
 const MAX_LENGTH_CAP = 100_000;
+
+/**
+ * The largest `maxBodyBytes`: everything the event loop does with a body is copy it (to the render
+ * thread), and a render thread has a 512 MB heap; 10 MiB of HTML stays within both.
+ */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** Title characters shown in the result's header (a page controls its title). */
+const MAX_TITLE_LENGTH = 300;
 
 const webFetchSchema = z.object({
   url: z.string().describe('The http or https URL to fetch.'),
@@ -79,12 +108,18 @@ const webFetchSchema = z.object({
 
 type WebFetchParams = z.output<typeof webFetchSchema>;
 
-function positiveInteger(value: unknown, field: string, fallback: number, minimum = 1): number {
+function positiveInteger(
+  value: unknown,
+  field: string,
+  fallback: number,
+  minimum = 1,
+  maximum = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
     throw new WebToolsConfigError({
       field,
-      message: `must be an integer >= ${minimum}, got ${String(value)}`,
+      message: `must be an integer >= ${minimum}${maximum === Number.MAX_SAFE_INTEGER ? '' : ` and <= ${maximum}`}, got ${String(value)}`,
     });
   }
   return value;
@@ -108,11 +143,26 @@ function hostOf(url: string): string {
   }
 }
 
-/** Backs off a slice end so a surrogate pair is never split. */
-function safeEnd(text: string, end: number): number {
-  if (end >= text.length || end <= 0) return Math.min(end, text.length);
-  const code = text.charCodeAt(end - 1);
-  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+/** The longest prefix of `text` within `budget` UTF-8 bytes, never splitting a surrogate pair. */
+function prefixWithinBytes(text: string, budget: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= budget) return text;
+  let bytes = 0;
+  let index = 0;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    const pair = code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > budget) break;
+    bytes += size;
+    index += pair ? 2 : 1;
+  }
+  return text.slice(0, index);
+}
+
+function fallbackNote(kind: FetchedPage['kind'], reason: string): string {
+  return kind === 'json'
+    ? `Note: this JSON could not be pretty-printed (${reason}), so it is shown as it came.`
+    : `Note: this page could not be converted to Markdown (${reason}), so it is shown as plain text, without links or formatting.`;
 }
 
 /**
@@ -139,6 +189,8 @@ export function createWebFetchTool(
       options.maxBodyBytes,
       `${prefix}maxBodyBytes`,
       WEB_FETCH_DEFAULTS.maxBodyBytes,
+      1,
+      MAX_BODY_BYTES,
     ),
     maxRedirects: positiveInteger(
       options.maxRedirects,
@@ -158,6 +210,11 @@ export function createWebFetchTool(
       message: 'must be a non-empty single-line string',
     });
   }
+  const conversionTimeoutMs = positiveInteger(
+    options.conversionTimeoutMs,
+    `${prefix}conversionTimeoutMs`,
+    WEB_FETCH_DEFAULTS.conversionTimeoutMs,
+  );
   const defaultMaxLength = positiveInteger(
     options.defaultMaxLength,
     `${prefix}defaultMaxLength`,
@@ -179,9 +236,10 @@ export function createWebFetchTool(
         ? `Could not fetch ${hostOf(url)}`
         : `Fetched ${formatSize(result.details.bytes)} from ${hostOf(result.details.finalUrl ?? url)}`,
     async execute({ url, start_index, max_length }, context): Promise<AgentToolResult<WebFetchDetails>> {
+      const started = performance.now();
       const startIndex = start_index ?? 0;
       const maxLength = Math.min(max_length ?? defaultMaxLength, MAX_LENGTH_CAP);
-      let page: Awaited<ReturnType<typeof fetchPage>>;
+      let page: FetchedPage;
       try {
         page = await fetchPage(url.trim(), {
           policy,
@@ -198,57 +256,107 @@ export function createWebFetchTool(
           isError: true,
         };
       }
-      let title: string | undefined;
-      let body: string;
-      if (page.kind === 'html') {
-        const converted = htmlToMarkdown(page.text, page.url);
-        title = converted.title;
-        body = converted.markdown;
-      } else if (page.kind === 'json') {
-        try {
-          body = JSON.stringify(JSON.parse(page.text), null, 2);
-        } catch {
-          body = page.text;
-        }
-      } else {
-        body = page.text;
+
+      // Rendering runs in a worker thread under what is left of timeoutMs, the conversion itself
+      // under conversionTimeoutMs; HTML that misses it (or fails) is read again as plain text.
+      const remaining = limits.timeoutMs - (performance.now() - started);
+      const deadline = AbortSignal.any([
+        context.signal,
+        AbortSignal.timeout(Math.max(1, Math.ceil(remaining))),
+      ]);
+      const render = (mode: RenderMode, budgetMs: number) =>
+        renderInWorker(
+          {
+            kind: page.kind,
+            mode,
+            body: page.body,
+            ...(page.charset === undefined ? {} : { charset: page.charset }),
+            url: page.url,
+            startIndex,
+            maxLength,
+          },
+          { conversionTimeoutMs: Math.max(1, Math.ceil(budgetMs)), signal: deadline },
+        );
+      let outcome: RenderOutcome = await render('full', conversionTimeoutMs);
+      let conversionFallback: string | undefined;
+      if (!outcome.ok && outcome.failure !== 'aborted' && page.kind !== 'text') {
+        conversionFallback = outcome.message;
+        outcome = await render('plain', limits.timeoutMs - (performance.now() - started));
       }
-      body = neutraliseMarkers(body);
-      const details: WebFetchDetails = {
+      const fetched: WebFetchDetails = {
         url,
         finalUrl: page.url,
         redirects: page.redirects,
         status: page.status,
         mediaType: page.mediaType,
         bytes: page.bytes,
-        totalLength: body.length,
-        ...(title === undefined ? {} : { title }),
       };
-      if (startIndex > 0 && startIndex >= body.length) {
+      if (!outcome.ok) {
+        if (context.signal.aborted) throw context.signal.reason;
+        const timedOut = outcome.failure === 'aborted' || outcome.failure === 'conversion-timeout';
         return {
-          content: `web_fetch: start_index ${startIndex} is past the end of ${page.url} (${body.length} characters).`,
+          content: timedOut
+            ? `web_fetch failed: ${page.url} (${formatSize(page.bytes)} of ${page.mediaType}) could not be read within the ${limits.timeoutMs} ms limit${conversionFallback === undefined ? '' : ` (${conversionFallback}, and reading it as plain text did not finish either)`}. Try another page, or a plain-text or smaller version of this one.`
+            : `web_fetch failed: ${page.url} (${formatSize(page.bytes)} of ${page.mediaType}) could not be read: ${outcome.message}.`,
+          details: { ...fetched, failure: timedOut ? 'timeout' : 'render' },
+          isError: true,
+        };
+      }
+      const rendered = outcome.page;
+      conversionFallback ??= rendered.fallbackReason;
+      const title =
+        rendered.title === undefined
+          ? undefined
+          : truncate(rendered.title.replace(/\s+/g, ' '), MAX_TITLE_LENGTH);
+      const details: WebFetchDetails = {
+        ...fetched,
+        totalLength: rendered.totalLength,
+        format: rendered.format,
+        ...(title === undefined ? {} : { title }),
+        ...(conversionFallback === undefined ? {} : { conversionFallback }),
+      };
+      const total = rendered.totalLength;
+      if (startIndex > 0 && startIndex >= total) {
+        return {
+          content: `web_fetch: start_index ${startIndex} is past the end of ${page.url} (${total} characters).`,
           details: { ...details, startIndex, endIndex: startIndex },
           isError: true,
         };
       }
-      const endIndex = safeEnd(body, startIndex + maxLength);
-      const slice = body.slice(startIndex, endIndex);
       const header = [
         `Fetched ${page.url} (${page.mediaType}, ${formatSize(page.bytes)})` +
           (page.redirects.length > 0
             ? ` after ${page.redirects.length} redirect(s) from ${page.requestedUrl}`
             : ''),
-        ...(title === undefined ? [] : [`Title: ${neutraliseMarkers(title)}`]),
+        ...(title === undefined ? [] : [`Title: ${title}`]),
+        ...(conversionFallback === undefined ? [] : [fallbackNote(page.kind, conversionFallback)]),
         UNTRUSTED_NOTICE,
       ].join('\n');
-      const footer =
-        endIndex < body.length
-          ? `\n[Showing characters ${startIndex}-${endIndex} of ${body.length}. Call web_fetch with start_index=${endIndex} to read on.]`
+      const footerFor = (end: number) =>
+        end < total
+          ? `\n[Showing characters ${startIndex}-${end} of ${total}. Call web_fetch with start_index=${end} to read on.]`
           : startIndex > 0
-            ? `\n[Showing characters ${startIndex}-${endIndex} of ${body.length}: the end of the content.]`
+            ? `\n[Showing characters ${startIndex}-${end} of ${total}: the end of the content.]`
             : '';
+      let slice = rendered.slice;
+      let endIndex = rendered.endIndex;
+      const build = () => `${header}\n${wrapUntrusted(page.url, slice)}${footerFor(endIndex)}`;
+      let content = build();
+      const budget = context.maxResultBytes;
+      if (budget !== undefined && Buffer.byteLength(content, 'utf8') > budget) {
+        // The loop would cut this result from the middle; a shorter page keeps start_index exact.
+        // The footer's worst case is its "read on" form with the largest numbers it can hold.
+        const fixed =
+          Buffer.byteLength(`${header}\n${wrapUntrusted(page.url, '')}`, 'utf8') +
+          Buffer.byteLength(footerFor(Math.max(0, total - 1)), 'utf8');
+        // At least one character, so that calling again always moves on.
+        const shorter = prefixWithinBytes(slice, Math.max(0, budget - fixed));
+        slice = shorter === '' ? slice.slice(0, (slice.charCodeAt(0) & 0xfc00) === 0xd800 ? 2 : 1) : shorter;
+        endIndex = startIndex + slice.length;
+        content = build();
+      }
       return {
-        content: `${header}\n${wrapUntrusted(page.url, slice)}${footer}`,
+        content,
         details: { ...details, startIndex, endIndex },
       };
     },

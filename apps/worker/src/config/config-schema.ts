@@ -84,7 +84,8 @@ const searchSchema = z.discriminatedUnion(
 
 const fetchSchema = z.strictObject({
   timeoutMs: milliseconds.optional(),
-  maxBodyBytes: positiveInt.optional(),
+  conversionTimeoutMs: milliseconds.optional(),
+  maxBodyBytes: positiveInt.max(10 * 1024 * 1024, 'must be at most 10485760 (10 MiB)').optional(),
   maxRedirects: z.number().int().min(0).max(20).optional(),
   defaultMaxLength: positiveInt.optional(),
   userAgent: z.string().min(1).optional(),

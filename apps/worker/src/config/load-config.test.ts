@@ -21,6 +21,16 @@ describe('configuration errors name the field', () => {
   it.each([
     [{ categories: { web: { search: { provider: 'bing' } } } }, 'categories.web.search.provider', /brave/],
     [{ categories: { web: { serach: {} } } }, 'categories.web.serach', /not a known field/],
+    [
+      { categories: { web: { fetch: { maxBodyBytes: 10 * 1024 * 1024 + 1 } } } },
+      'categories.web.fetch.maxBodyBytes',
+      /10 MiB/,
+    ],
+    [
+      { categories: { web: { fetch: { conversionTimeoutMs: 0 } } } },
+      'categories.web.fetch.conversionTimeoutMs',
+      /0/,
+    ],
     [{ limits: { maxIterations: 0 } }, 'limits.maxIterations', /1/],
     [{ limits: { turnTimeoutMs: 'soon' } }, 'limits.turnTimeoutMs', /number/],
     [{ model: { baseURL: 'ftp://x' } }, 'model.baseURL', /http/],
@@ -147,6 +157,12 @@ describe('defaults and environment overrides', () => {
     expect(config.database).toEqual({ url: undefined, dataDir: '/srv/worker/.switchyard/db' });
     expect(config.limits).toEqual({ maxIterations: 50, turnTimeoutMs: 600_000, toolTimeoutMs: undefined });
     expect(parseConfig({ categories: {} }, { env: {} }).categories).toEqual({});
+  });
+
+  it('passes web_fetch limits through, the conversion time limit included', () => {
+    const fetch = { timeoutMs: 15_000, conversionTimeoutMs: 4_000, maxBodyBytes: 10 * 1024 * 1024 };
+    const config = parseConfig({ categories: { web: { fetch } } }, { env: {}, baseDir: '/srv/worker' });
+    expect(config.categories.web?.fetch).toEqual(fetch);
   });
 
   it("sandboxes commands by default ('auto', network 'none'); takes a mode alone or the whole object", () => {

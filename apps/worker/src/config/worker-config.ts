@@ -52,7 +52,9 @@ export interface WorkerSandboxConfig {
 export interface WorkerFetchConfig {
   /** Whole-fetch time limit in ms. */
   timeoutMs?: number;
-  /** Body size limit in bytes. */
+  /** Time limit in ms for turning a page into text or Markdown (off the event loop). */
+  conversionTimeoutMs?: number;
+  /** Body size limit in bytes, at most 10 MiB. */
   maxBodyBytes?: number;
   /** Redirects followed. */
   maxRedirects?: number;

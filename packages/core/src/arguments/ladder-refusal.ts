@@ -9,5 +9,7 @@ export class LadderRefusal {
     readonly reason: string,
     /** What is wrong, for the model. */
     readonly message: string,
+    /** A JSON pointer to the one value refused, when the refusal is about one value. */
+    readonly path?: string,
   ) {}
 }

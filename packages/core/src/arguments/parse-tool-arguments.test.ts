@@ -415,6 +415,36 @@ describe('duplicate keys', () => {
   });
 });
 
+describe('finite numbers only', () => {
+  it.each([
+    ['strict JSON', '{"price": 1e999}', '/price', '1e999'],
+    ['strict JSON, negative', '{"price": -1e999}', '/price', '-1e999'],
+    ['strict JSON, in an array', '{"items": [{"n": 1}, {"n": 2E+400}]}', '/items/1/n', '2E+400'],
+    ['strict JSON, an array of numbers', '{"values": [1, 2, 1e309]}', '/values/2', '1e309'],
+    ['strict JSON, digits only', `{"n": 1${'0'.repeat(400)}}`, '/n', '1000000000'],
+    ['tolerant input', "{price: 1e999, 'a': 1,}", '/price', '1e999'],
+    ['a double-encoded object', JSON.stringify('{"price": 1e999}'), '/price', '1e999'],
+    ['a fenced object', '```json\n{"a": {"b": 9e9999}}\n```', '/a/b', '9e9999'],
+  ])('refuses a number that overflows to Infinity in %s, naming it by its JSON pointer', (_, raw, path, literal) => {
+    const result = refused(raw);
+    expect(result.reason).toBe('non-finite-number');
+    expect(result.path).toBe(path);
+    expect(result.message).toMatch(/^number is not finite \(/);
+    expect(result.message).toContain(`${literal}`);
+    expect(result.message.length).toBeLessThan(300);
+  });
+
+  it('keeps the largest finite numbers, and numbers that underflow to zero, as JSON reads them', () => {
+    expect(repaired('{"max": 1.7976931348623157e308, "min": -1.7976931348623157e308}').value).toEqual({
+      max: Number.MAX_VALUE,
+      min: -Number.MAX_VALUE,
+    });
+    // 1e-999 is 0 after any JSON round trip as well: the value validated is the value stored.
+    expect(repaired('{"tiny": 1e-999}').value).toEqual({ tiny: 0 });
+    expect(JSON.parse(JSON.stringify(repaired('{"tiny": 1e-999}').value))).toEqual({ tiny: 0 });
+  });
+});
+
 describe('never throws, never invents', () => {
   it('refuses a non-string input', () => {
     expect(refused(42 as unknown as string).reason).toBe('invalid-json');

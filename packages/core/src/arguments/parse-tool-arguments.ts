@@ -25,6 +25,8 @@ export type ParseToolArgumentsResult =
       reason: string;
       /** What is wrong and what to send instead, written for the model. */
       message: string;
+      /** A JSON pointer to the one value refused (e.g. `/price` for `non-finite-number`), when there is one. */
+      path?: string;
     };
 
 /** What `parseToolArguments` may know about the call. */
@@ -142,12 +144,22 @@ function scanStructure(text: string): number {
   return strict && depth === 0 ? colons : -1;
 }
 
-/** Members in all objects of a parsed value (depth is bounded by the scan). */
+/** What `countMembers` returns for a value holding a number `JSON.parse` read as ±Infinity. */
+const NON_FINITE = -1;
+
+/**
+ * Members in all objects of a parsed value (depth is bounded by the scan), or `NON_FINITE` when
+ * any number in it is not finite (`1e999` parses to Infinity).
+ */
 function countMembers(value: object): number {
   let count = 0;
   if (Array.isArray(value)) {
     for (const item of value) {
-      if (typeof item === 'object' && item !== null) count += countMembers(item);
+      if (typeof item === 'object' && item !== null) {
+        const members = countMembers(item);
+        if (members === NON_FINITE) return NON_FINITE;
+        count += members;
+      } else if (typeof item === 'number' && !Number.isFinite(item)) return NON_FINITE;
     }
     return count;
   }
@@ -155,7 +167,11 @@ function countMembers(value: object): number {
   for (const key in record) {
     count += 1;
     const item = record[key];
-    if (typeof item === 'object' && item !== null) count += countMembers(item);
+    if (typeof item === 'object' && item !== null) {
+      const members = countMembers(item);
+      if (members === NON_FINITE) return NON_FINITE;
+      count += members;
+    } else if (typeof item === 'number' && !Number.isFinite(item)) return NON_FINITE;
   }
   return count;
 }
@@ -349,13 +365,24 @@ function parseStrict(text: string, colons: number, context: LadderContext): unkn
   } catch {
     return NOT_STRICT;
   }
-  if (typeof value === 'object' && value !== null && countMembers(value) !== colons) {
-    // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
-    parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
-    throw new LadderRefusal(
-      'duplicate-key',
-      'A key appears more than once in an object. Send each key once.',
-    );
+  if (typeof value === 'object' && value !== null) {
+    const members = countMembers(value);
+    if (members === NON_FINITE) {
+      // The tolerant reader knows where the number is and refuses it by its JSON pointer.
+      parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
+      throw new LadderRefusal(
+        'non-finite-number',
+        'A number is not finite (it overflows). Send a smaller number.',
+      );
+    }
+    if (members !== colons) {
+      // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
+      parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
+      throw new LadderRefusal(
+        'duplicate-key',
+        'A key appears more than once in an object. Send each key once.',
+      );
+    }
   }
   return value;
 }
@@ -449,7 +476,14 @@ export function parseToolArguments(
     const { value, repairs } = runLadder(raw, context, { decode: true, envelope: true });
     return { ok: true, value, repairs };
   } catch (error) {
-    if (error instanceof LadderRefusal) return { ok: false, reason: error.reason, message: error.message };
+    if (error instanceof LadderRefusal) {
+      return {
+        ok: false,
+        reason: error.reason,
+        message: error.message,
+        ...(error.path === undefined ? {} : { path: error.path }),
+      };
+    }
     throw error;
   }
 }

@@ -364,7 +364,19 @@ class TolerantParser {
     }
     // A number touching the end may have lost digits: only a root scalar (refused later anyway) may.
     if (this.atEnd() && this.depth > 0) this.truncated('inside a number');
-    return Number(text.slice(start, this.position));
+    const literal = text.slice(start, this.position);
+    const value = Number(literal);
+    if (!Number.isFinite(value)) {
+      // `1e999` reads as Infinity, which no schema check expects and JSON cannot carry on: it would
+      // reach the tool as Infinity and be stored or sent on as `null`.
+      const pointer = toJSONPointer(this.path);
+      throw new LadderRefusal(
+        'non-finite-number',
+        `number is not finite (${literal.length > 40 ? `${literal.slice(0, 40)}...` : literal} overflows): JSON numbers must lie within ±1.7976931348623157e308. Send a smaller number, or the value as a string if the tool takes one.`,
+        pointer,
+      );
+    }
+    return value;
   }
 
   private readDigits(): void {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ToolArgumentsError } from '../errors/tool-arguments-error';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { defineWorkerTool } from '../tool/define-worker-tool';
-import type { JSONSchemaObject } from '../tool/worker-agent-tool';
+import type { AnyWorkerAgentTool, JSONSchemaObject } from '../tool/worker-agent-tool';
 import { validateToolArguments } from './validate-tool-arguments';
 
 function zodTool<TSchema extends z.ZodType<Record<string, unknown>>>(
@@ -265,5 +265,41 @@ describe('validation with an external JSON Schema', () => {
       caught = error;
     }
     expect(ToolDefinitionError.isInstance(caught) && caught.field).toBe('jsonSchema');
+  });
+});
+
+describe('finite JSON values only', () => {
+  // Both schemas accept any number, as many MCP servers' schemas do: the refusal must come from
+  // core, not from a bound that happens to be there.
+  const openZod = zodTool(z.object({ price: z.unknown(), tags: z.array(z.unknown()).optional() }), {
+    name: 'submit_result',
+  });
+  const openExternal = externalTool(
+    { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] },
+    'record_price',
+  );
+
+  it.each([
+    ['a Zod schema', openZod as AnyWorkerAgentTool],
+    ['an external JSON Schema (Ajv)', openExternal as AnyWorkerAgentTool],
+  ])('refuses 1e999 for %s with a JSON-pointer message the model can act on', (_, tool) => {
+    const error = failure(validateToolArguments(tool, '{"price": 1e999}'));
+    expect(error.reason).toBe('non-finite-number');
+    expect(error.issues).toEqual([
+      { path: '/price', message: expect.stringMatching(/^number is not finite/) },
+    ]);
+    expect(error.message).toContain('- /price: number is not finite (1e999 overflows)');
+    expect(error.message).toContain('nothing was run');
+  });
+
+  it('refuses a non-finite number nested in an array for a Zod schema', () => {
+    const error = failure(validateToolArguments(openZod, '{"price": 1, "tags": ["a", -1e400]}'));
+    expect(error.issues[0]?.path).toBe('/tags/1');
+  });
+
+  it('accepts what a JSON round trip keeps the same', () => {
+    const result = validateToolArguments(openExternal, '{"price": 1.5e300}');
+    expect(result).toEqual({ ok: true, params: { price: 1.5e300 }, repairs: [] });
+    expect(result.ok && JSON.parse(JSON.stringify(result.params))).toEqual({ price: 1.5e300 });
   });
 });

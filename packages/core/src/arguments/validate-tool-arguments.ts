@@ -275,7 +275,7 @@ export function validateToolArguments<TParams>(
       error: new ToolArgumentsError({
         toolName: tool.name,
         reason: parsed.reason,
-        issues: [{ path: '', message: parsed.message }],
+        issues: [{ path: parsed.path ?? '', message: parsed.message }],
         raw,
       }),
     };

@@ -1,3 +1,4 @@
+import type { ToolResultCut } from '../loop/cap-tool-result';
 import type { AgentToolResult, ToolProgress } from '../tool/worker-agent-tool';
 
 /** Token usage summed over a turn's model requests. */
@@ -137,8 +138,13 @@ export interface ToolCallEndEvent {
   isError: boolean;
   /** Repairs the argument ladder made (empty when none). */
   repairs: string[];
-  /** The result recorded as the call's output (for failures, the error text as `content`). */
+  /**
+   * The result recorded as the call's output, as the model sees it (for failures, the error text as
+   * `content`; cut to `maxToolResultBytes`, with `details.resultCut`, when it was longer).
+   */
   result: AgentToolResult;
+  /** Set when the result's text was longer than `maxToolResultBytes` and cut from the middle. */
+  resultCut?: ToolResultCut;
   /** The result completes the actor event the turn was started for. */
   completesActorEvent: boolean;
   /** The result ends the turn after this batch. */

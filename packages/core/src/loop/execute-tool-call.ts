@@ -10,6 +10,7 @@ import type {
 } from '../tool/worker-agent-tool';
 import type { ClientToolSearch } from '../tool-search/client-tool-search-tool';
 import { CLIENT_TOOL_SEARCH_NAME } from '../tool-search/client-tool-search-tool';
+import { capToolResult } from './cap-tool-result';
 
 /** What `beforeToolCall` is told about a call: validated and about to run. */
 export interface ToolCallRequest {
@@ -66,9 +67,14 @@ export interface ToolCallScope {
   loadedTools: Set<string>;
   /** Called when `loadedTools` grows. */
   onToolsLoaded(): void;
+  /** Most UTF-8 bytes of text a result's content may have; the rest is cut from the middle. */
+  maxToolResultBytes: number;
   /** Emits an event. */
   emit(event: AgentEvent): void;
 }
+
+/** What `finish` needs of the scope. */
+type FinishScope = Pick<ToolCallScope, 'emit' | 'maxToolResultBytes'>;
 
 const cancelled = Symbol('cancelled');
 
@@ -126,7 +132,7 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export function unrunToolCall(
   call: ResponseFunctionToolCall,
   outcome: 'cancelled' | 'skipped',
-  scope: Pick<ToolCallScope, 'emit'>,
+  scope: FinishScope,
 ): ToolCallRecord {
   const content =
     outcome === 'cancelled'
@@ -135,15 +141,28 @@ export function unrunToolCall(
   return finish(call, scope, outcome, { content, isError: true }, undefined, [], 0);
 }
 
+/** `details` with one more entry, whatever shape the tool gave it (logs read both). */
+function withDetail(details: unknown, key: string, value: unknown): unknown {
+  if (typeof details === 'object' && details !== null && !Array.isArray(details)) {
+    return { ...details, [key]: value };
+  }
+  return details === undefined ? { [key]: value } : { value: details, [key]: value };
+}
+
 function finish(
   call: ResponseFunctionToolCall,
-  scope: Pick<ToolCallScope, 'emit'>,
+  scope: FinishScope,
   outcome: ToolCallOutcome,
-  result: AgentToolResult,
+  uncapped: AgentToolResult,
   activity: string | undefined,
   repairs: string[],
   durationMs: number,
 ): ToolCallRecord {
+  // Every output passes here, tool results and the loop's own messages alike (a thrown error's
+  // message can be megabytes too), so this is the one place the cap is applied.
+  const { result: capped, cut } = capToolResult(uncapped, scope.maxToolResultBytes);
+  const result =
+    cut === undefined ? capped : { ...capped, details: withDetail(capped.details, 'resultCut', cut) };
   const isError = result.isError === true;
   const endsTurn = outcome === 'completed' && result.endsTurn === true;
   scope.emit({
@@ -157,6 +176,7 @@ function finish(
     isError,
     repairs,
     result,
+    ...(cut === undefined ? {} : { resultCut: cut }),
     completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
   });
@@ -173,6 +193,8 @@ function finish(
  *
  * Contract: never rejects. An unknown tool, invalid arguments, a denial, a thrown error, a timeout
  * or an abort each become an `isError` output the model can act on, with a `tool-call-end` event.
+ * Every output's text is capped at `scope.maxToolResultBytes` (head and tail kept, `resultCut` on
+ * the event and in `details` when anything was cut).
  */
 export async function executeToolCall(
   call: ResponseFunctionToolCall,
@@ -264,6 +286,7 @@ export async function executeToolCall(
   const context = {
     signal,
     toolCallId: call.call_id,
+    maxResultBytes: scope.maxToolResultBytes,
     reportProgress: (progress: ToolProgress) => {
       try {
         emit({ type: 'tool-call-progress', callId: call.call_id, name: call.name, progress });
@@ -303,15 +326,7 @@ export async function executeToolCall(
       : activity;
   if (outcome === 'completed' && repairs.length > 0) {
     // The repair note travels in `details` so logs show what the model actually sent.
-    result = {
-      ...result,
-      details:
-        typeof result.details === 'object' && result.details !== null && !Array.isArray(result.details)
-          ? { ...result.details, argumentRepairs: repairs }
-          : result.details === undefined
-            ? { argumentRepairs: repairs }
-            : { value: result.details, argumentRepairs: repairs },
-    };
+    result = { ...result, details: withDetail(result.details, 'argumentRepairs', repairs) };
   }
   return finish(call, scope, outcome, result, completed, repairs, performance.now() - started);
 }

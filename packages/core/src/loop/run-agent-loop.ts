@@ -9,6 +9,7 @@ import {
 import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
 import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
+import { DEFAULT_MAX_TOOL_RESULT_BYTES, MIN_TOOL_RESULT_BYTES } from './cap-tool-result';
 import { dispatchToolCalls } from './dispatch';
 import {
   type BeforeToolCall,
@@ -42,6 +43,13 @@ export interface RunAgentLoopOptions {
   toolSearch?: ToolSearchMode;
   /** Policy hook after validation, before `execute`: allow, or deny with a reason the model reads. */
   beforeToolCall?: BeforeToolCall;
+  /**
+   * Most UTF-8 bytes of text one tool result may put before the model (default 65 536, at least
+   * 1 024). Longer text keeps its head and tail with a note between saying how much was cut; the
+   * `tool-call-end` event and the result's `details` carry `resultCut`. Applies to every tool,
+   * MCP tools and the loop's own error outputs included; tools see it as `ctx.maxResultBytes`.
+   */
+  maxToolResultBytes?: number;
 }
 
 /** What `run.result()` resolves with. */
@@ -152,12 +160,20 @@ function checkOptions(options: RunAgentLoopOptions): void {
   if (typeof options.input !== 'string' && !Array.isArray(options.input)) {
     throw new TypeError('runAgentLoop: input must be a string or an array of Responses input items');
   }
-  const { maxIterations, toolTimeoutMs, toolSearch } = options;
+  const { maxIterations, toolTimeoutMs, toolSearch, maxToolResultBytes } = options;
   if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
     throw new TypeError(`runAgentLoop: maxIterations must be a positive integer, got ${maxIterations}`);
   }
   if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
     throw new TypeError(`runAgentLoop: toolTimeoutMs must be a positive number, got ${toolTimeoutMs}`);
+  }
+  if (
+    maxToolResultBytes !== undefined &&
+    !(Number.isSafeInteger(maxToolResultBytes) && maxToolResultBytes >= MIN_TOOL_RESULT_BYTES)
+  ) {
+    throw new TypeError(
+      `runAgentLoop: maxToolResultBytes must be an integer >= ${MIN_TOOL_RESULT_BYTES}, got ${maxToolResultBytes}`,
+    );
   }
   if (toolSearch !== undefined && toolSearch !== 'native' && toolSearch !== 'client') {
     throw new TypeError(
@@ -225,6 +241,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     signal,
     toolTimeoutMs: options.toolTimeoutMs,
     beforeToolCall: options.beforeToolCall,
+    maxToolResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
     clientToolSearch,
     loadedTools,
     onToolsLoaded: () => {

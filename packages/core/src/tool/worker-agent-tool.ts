@@ -73,6 +73,12 @@ export interface ToolExecutionContext {
   toolCallId: string;
   /** Report progress on long work. Never throws. */
   reportProgress: (progress: ToolProgress) => void;
+  /**
+   * The most UTF-8 bytes of text the model will see of this call's result (the loop's
+   * `maxToolResultBytes`); longer text is cut from the middle. A tool that pages its output can
+   * fit each page within it. Absent when the caller sets no limit.
+   */
+  maxResultBytes?: number;
 }
 
 /**

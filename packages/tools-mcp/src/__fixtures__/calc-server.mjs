@@ -66,6 +66,18 @@ const baseTools = [
     description: 'Add the `extra` tool and announce the tool list change.',
     inputSchema: emptyObject,
   },
+  {
+    name: 'echo',
+    description: 'Echo the arguments as JSON (any number, no bounds).',
+    inputSchema: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'big',
+    description: 'Return `bytes` bytes of text, starting with BEGIN and ending with END.',
+    inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 8 } } },
+    annotations: { readOnlyHint: true },
+  },
 ];
 const extraTool = {
   name: 'extra',
@@ -84,6 +96,8 @@ const pixel =
 export function createCalcServer({ tools: offerTools = true } = {}) {
   let tools = baseTools;
   let cancelled = 0;
+  /** Calls the server received, by tool name. */
+  const calls = {};
   const server = new Server(
     { name: 'calc', version: '1.0.0' },
     {
@@ -105,6 +119,7 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
+    calls[request.params.name] = (calls[request.params.name] ?? 0) + 1;
     switch (request.params.name) {
       case 'add':
         return { content: [{ type: 'text', text: String(args.a + args.b) }] };
@@ -156,6 +171,7 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
               type: 'text',
               text: JSON.stringify({
                 cancelled,
+                calls,
                 env: process.env.CALC_MARKER ?? null,
                 cwd: process.cwd(),
                 authorization: extra.requestInfo?.headers?.authorization ?? null,
@@ -169,6 +185,12 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
         return { content: [{ type: 'text', text: 'grown' }] };
       case 'extra':
         return { content: [{ type: 'text', text: 'extra' }] };
+      case 'echo':
+        return { content: [{ type: 'text', text: JSON.stringify(args) }] };
+      case 'big': {
+        const bytes = args.bytes ?? 8;
+        return { content: [{ type: 'text', text: `BEGIN${'x'.repeat(Math.max(0, bytes - 8))}END` }] };
+      }
       default:
         throw new Error(`unknown tool ${request.params.name}`);
     }

@@ -72,7 +72,7 @@ describe('connect-time guard over TLS', () => {
       signal: new AbortController().signal,
       connector: recorder.connector,
     });
-    expect(page.text).toBe('secure hello');
+    expect(Buffer.from(page.body).toString('utf8')).toBe('secure hello');
     expect(recorder.attempts).toEqual([`127.0.0.1:${port}`]);
     // The certificate is for secure.test only: verification passing proves SNI and the check used the name.
     expect(seen).toEqual([{ servername: 'secure.test', host: `secure.test:${port}` }]);

@@ -43,7 +43,11 @@ async function fetchWith(url: string, guard: GuardOptions, extra: Partial<FetchL
     limits: { ...limits, ...extra },
     signal: new AbortController().signal,
     connector: recorder.connector,
-  }).catch((error: unknown) => error);
+  }).then(
+    // The body comes as bytes; decoding it is the renderer's work. Decoded here for the assertions.
+    (page) => ({ ...page, text: new TextDecoder(page.charset ?? 'utf-8').decode(page.body) }),
+    (error: unknown) => error,
+  );
   return { outcome, attempts: recorder.attempts };
 }
 
@@ -65,6 +69,8 @@ describe('connect-time guard', () => {
       allowedTargets: [server.target],
     });
     expect(outcome).toMatchObject({ text: 'hello', kind: 'text', status: 200, bytes: 5 });
+    // Shared memory: a render thread gets the body without a copy on the event loop.
+    expect((outcome as { body: Uint8Array }).body.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(attempts).toEqual([`127.0.0.1:${server.port}`]);
     expect(server.requests[0]?.headers.host).toBe(`page.test:${server.port}`);
     // Checked once for the URL, once again where the connection is made.
@@ -274,8 +280,12 @@ describe('responses', () => {
       }
     });
     const guard = { allowedTargets: [server.target] };
-    expect((await fetchWith(`${server.origin}/header`, guard)).outcome).toMatchObject({ text: 'café' });
+    expect((await fetchWith(`${server.origin}/header`, guard)).outcome).toMatchObject({
+      charset: 'iso-8859-1',
+      text: 'café',
+    });
     expect((await fetchWith(`${server.origin}/meta`, guard)).outcome).toMatchObject({
+      charset: 'iso-8859-5',
       text: expect.stringContaining('При'),
     });
   });

@@ -32,8 +32,13 @@ export interface FetchedPage {
   mediaType: string;
   /** How the body is handled. */
   kind: ContentKind;
-  /** The decoded body. */
-  text: string;
+  /**
+   * The body's bytes, not decoded (decoding megabytes is work for the render thread, not for the
+   * event loop), in a `SharedArrayBuffer` so that handing them to that thread copies nothing.
+   */
+  body: Uint8Array;
+  /** The charset from `Content-Type`, or for HTML from a `<meta>` in its first 2 KB. */
+  charset?: string;
   /** Body bytes after decompression. */
   bytes: number;
 }
@@ -77,14 +82,6 @@ function describeNetworkError(error: unknown): string {
     current = current.cause;
   }
   return message;
-}
-
-function decoderFor(charset: string | undefined): InstanceType<typeof TextDecoder> {
-  try {
-    return new TextDecoder(charset ?? 'utf-8');
-  } catch {
-    return new TextDecoder('utf-8');
-  }
 }
 
 /** The charset a `<meta>` in the first bytes of an HTML document declares. */
@@ -182,7 +179,9 @@ export async function fetchPage(
           { mediaType: contentType.mediaType },
         );
       }
-      const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes);
+      const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes, {
+        shared: true,
+      });
       if (!complete) {
         throw new FetchFailure(
           'too-large',
@@ -198,7 +197,8 @@ export async function fetchPage(
         status: response.status,
         mediaType: contentType.mediaType,
         kind,
-        text: decoderFor(charset).decode(data),
+        body: data,
+        ...(charset === undefined ? {} : { charset }),
         bytes,
       };
     }

@@ -78,17 +78,52 @@ function absolutize(document: ParsedDocument, baseUrl: string): void {
   }
 }
 
+/** Where the first `>` at or after `from` is, or -1. */
+function tagEnd(html: string, from: number): number {
+  return html.indexOf('>', from);
+}
+
 /**
  * linkedom builds an empty body unless the markup has an explicit `<body>` (which HTML lets pages
  * omit), so fragments and body-less documents are wrapped into a full document first.
+ *
+ * Every search here is a plain scan or a regular expression without quantifiers, then `indexOf`:
+ * linear in the page. (The expressions this replaces, `<head[\s>][\s\S]*?<\/head>` and
+ * `<!doctype[^>]*>`, rescanned the rest of the page from every `<head` or `<!doctype` without a
+ * close: a 240 KB page of `<head>` took seconds.)
  */
-function withExplicitBody(html: string): string {
+export function withExplicitBody(html: string): string {
   if (/<body[\s>]/i.test(html)) return html;
-  const head = /<head[\s>][\s\S]*?<\/head>/i.exec(html)?.[0] ?? '';
-  const rest = html
-    .replace(head, '')
-    .replace(/<!doctype[^>]*>/i, '')
-    .replace(/<\/?html[^>]*>/gi, '');
+  let rest = html;
+  let head = '';
+  const headStart = /<head[\s>]/i.exec(rest)?.index;
+  if (headStart !== undefined) {
+    const close = /<\/head>/gi;
+    close.lastIndex = headStart;
+    const headClose = close.exec(rest);
+    if (headClose !== null) {
+      const headEnd = headClose.index + headClose[0].length;
+      head = rest.slice(headStart, headEnd);
+      rest = rest.slice(0, headStart) + rest.slice(headEnd);
+    }
+  }
+  const doctype = /<!doctype/i.exec(rest);
+  if (doctype !== null) {
+    const end = tagEnd(rest, doctype.index);
+    if (end !== -1) rest = rest.slice(0, doctype.index) + rest.slice(end + 1);
+  }
+  // Every `<html ...>` and `</html>`; once one has no `>` after it, none after it has either.
+  const htmlTag = /<\/?html/gi;
+  let kept = '';
+  let copied = 0;
+  for (let match = htmlTag.exec(rest); match !== null; match = htmlTag.exec(rest)) {
+    const end = tagEnd(rest, match.index);
+    if (end === -1) break;
+    kept += rest.slice(copied, match.index);
+    copied = end + 1;
+    htmlTag.lastIndex = end + 1;
+  }
+  rest = kept + rest.slice(copied);
   return `<!doctype html><html>${head}<body>${rest}</body></html>`;
 }
 

@@ -1,0 +1,141 @@
+// Core's cap on tool results, through the real openai SDK against the fake server: what the next
+// model request carries when a tool returns far more text than the model should read.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { type AgentToolResult, defineWorkerTool, type ToolExecutionContext } from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runTurn, toolCallEnds } from './loop-test-helpers';
+
+const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+const BIG = `BEGIN${'lorem ipsum '.repeat(250_000)}END`; // 3 MB
+
+function bigTool(content: () => AgentToolResult['content'], seen: ToolExecutionContext[] = []) {
+  return defineWorkerTool({
+    name: 'dump',
+    description: 'Returns a lot of text.',
+    schema: z.object({}),
+    executionMode: 'parallel',
+    describeActivity: () => 'Dumping',
+    execute: async (_params, context) => {
+      seen.push(context);
+      return { content: content(), details: { source: 'dump' } };
+    },
+  });
+}
+
+function outputOf(request: { functionCallOutputs: Array<{ callId: string; output: unknown }> } | undefined) {
+  const output = request?.functionCallOutputs[0]?.output;
+  if (typeof output !== 'string') throw new Error(`expected a string output, got ${JSON.stringify(output)}`);
+  return output;
+}
+
+describe('tool result cap', () => {
+  it('sends at most 64 KiB of a 3 MB result by default, head and tail kept, and records the cut', async () => {
+    const seen: ToolExecutionContext[] = [];
+    const histogram = monitorEventLoopDelay({ resolution: 10 });
+    histogram.enable();
+    const started = performance.now();
+    const { result, events, server } = await runTurn(
+      [{ functionCalls: [{ name: 'dump', arguments: {}, callId: 'c1' }] }, { text: 'done' }],
+      { tools: [bigTool(() => BIG, seen)] },
+    );
+    const elapsedMs = performance.now() - started;
+    histogram.disable();
+    // Correctness bounds, not speed targets (3 s: on a loaded 2-core machine waiting for a core alone
+    // delays the loop by hundreds of ms): cutting 3 MB kept the loop turning and the turn prompt.
+    expect(histogram.max / 1e6).toBeLessThan(3000);
+    expect(elapsedMs).toBeLessThan(20_000);
+    expect(result.status).toBe('completed');
+    const output = outputOf(server.requests[1]);
+    expect(bytes(output)).toBeLessThanOrEqual(65_536);
+    expect(output.startsWith('BEGINlorem ipsum')).toBe(true);
+    expect(output.endsWith('ipsum END')).toBe(true);
+    expect(output).toMatch(
+      /bytes cut from the middle of this result: it had 3000008 bytes and at most 65536/,
+    );
+    const [end] = toolCallEnds(events);
+    expect(end?.resultCut).toEqual({
+      originalBytes: 3_000_008,
+      keptBytes: bytes(output),
+      cutBytes: expect.any(Number),
+      limitBytes: 65_536,
+    });
+    expect(end?.result.content).toBe(output);
+    expect(end?.result.details).toEqual({ source: 'dump', resultCut: end?.resultCut });
+    // The tool is told the budget, so a tool that pages can fit its page within it.
+    expect(seen[0]?.maxResultBytes).toBe(65_536);
+  });
+
+  it('takes maxToolResultBytes, also for text parts, and leaves a result within it untouched', async () => {
+    const parts = () => [
+      { type: 'text' as const, text: 'x'.repeat(3000) },
+      { type: 'text' as const, text: 'y'.repeat(3000) },
+    ];
+    const { events, server } = await runTurn(
+      [
+        {
+          functionCalls: [
+            { name: 'dump', arguments: {}, callId: 'parts' },
+            { name: 'small', arguments: {}, callId: 'small' },
+          ],
+        },
+        { text: 'done' },
+      ],
+      {
+        tools: [
+          bigTool(parts),
+          defineWorkerTool({
+            name: 'small',
+            description: 'Small.',
+            schema: z.object({}),
+            executionMode: 'parallel',
+            describeActivity: () => 'Small',
+            execute: async () => ({ content: 'z'.repeat(4096) }),
+          }),
+        ],
+        maxToolResultBytes: 4096,
+      },
+    );
+    const outputs = new Map(
+      server.requests[1]?.functionCallOutputs.map((entry) => [entry.callId, entry.output]),
+    );
+    const sent = outputs.get('parts') as Array<{ type: string; text: string }>;
+    expect(sent.map((part) => part.type)).toEqual(['input_text', 'input_text', 'input_text']);
+    expect(bytes(sent.map((part) => part.text).join(''))).toBeLessThanOrEqual(4096);
+    expect(sent[0]?.text).toMatch(/^x+$/);
+    expect(sent[2]?.text).toMatch(/^y+$/);
+    expect(outputs.get('small')).toBe('z'.repeat(4096));
+    const ends = new Map(toolCallEnds(events).map((event) => [event.callId, event]));
+    expect(ends.get('parts')?.resultCut?.limitBytes).toBe(4096);
+    expect(ends.get('small')?.resultCut).toBeUndefined();
+    expect(ends.get('small')?.result.details).toBeUndefined();
+  });
+
+  it("caps the loop's own outputs too: a thrown error of megabytes", async () => {
+    const explode = defineWorkerTool({
+      name: 'explode',
+      description: 'Throws a huge error.',
+      schema: z.object({}),
+      executionMode: 'parallel',
+      describeActivity: () => 'Exploding',
+      execute: async () => {
+        throw new Error(BIG);
+      },
+    });
+    const { events, server } = await runTurn(
+      [{ functionCalls: [{ name: 'explode', arguments: {}, callId: 'c1' }] }, { text: 'done' }],
+      { tools: [explode] },
+    );
+    const output = outputOf(server.requests[1]);
+    expect(output.startsWith("Tool 'explode' failed: BEGIN")).toBe(true);
+    expect(bytes(output)).toBeLessThanOrEqual(65_536);
+    const [end] = toolCallEnds(events);
+    expect(end).toMatchObject({ outcome: 'error', isError: true, resultCut: { limitBytes: 65_536 } });
+  });
+
+  it('refuses a maxToolResultBytes too small for the note, naming the option', async () => {
+    await expect(runTurn([], { tools: [], maxToolResultBytes: 100 })).rejects.toThrow(
+      /maxToolResultBytes must be an integer >= 1024, got 100/,
+    );
+  });
+});
