@@ -56,6 +56,7 @@ describe('configuration errors name the field', () => {
       /IANA/,
     ],
     [{ categories: { web: { fetch: true } } }, 'categories.web.fetch', /./],
+    [{ categories: { brain: { semantic: true } } }, 'categories.brain.semantic', /not a known field/],
     [{ agent: '../x' }, 'agent', /letters/],
     [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
     [{ serve: { hots: '0.0.0.0' } }, 'serve.hots', /not a known field/],
