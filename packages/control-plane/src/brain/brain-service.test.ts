@@ -311,6 +311,17 @@ for (const backend of testBackends) {
         expect(hit?.snippet.length).toBeLessThanOrEqual(301);
         const page = await controlPlane.brain.getPage({ agentId: 'corpus', pageId: hit?.pageId ?? '' });
         expect(page?.title).toBe('TLS certificate renewal');
+        // A word no page has: pages holding the other terms still come, and say how many they hold.
+        const [partial] = await controlPlane.brain.recall({
+          agentId: 'corpus',
+          query: 'wildcard certificate platypus',
+          limit: 1,
+        });
+        expect(partial).toMatchObject({
+          title: 'TLS certificate renewal',
+          everyTerm: false,
+          matchedTerms: 2,
+        });
       });
 
       it('takes any query text without failing: operators, quotes and punctuation are words or nothing', async () => {

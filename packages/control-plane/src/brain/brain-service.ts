@@ -370,25 +370,26 @@ export class ControlPlaneBrainService {
       MAX_COUNTED_TERMS,
     );
     const inTitle = terms.map((term) => term.replace(LEXEME, (lexeme) => `${lexeme}:AB`));
-    const search = (query: string, where: string, count: number) =>
+    const search = (match: string, where: string, count: number) =>
       this.#database.query<HitRow>(recallSql(terms.length, where), [
         agentId,
         everyTerm,
         tags,
         count,
-        query,
+        match,
         ...terms,
         ...inTitle,
       ]);
-    // Pages holding every term, found through the GIN index: usually few.
-    let { rows } = await search(everyTerm, '$2::tsquery IS NOT NULL', limit);
+    // Pages holding every term, found through the GIN index: usually few. (The condition is true for
+    // them all; it only gives `$2` its type.)
+    const every = (await search(everyTerm, '$2::tsquery IS NOT NULL', limit)).rows;
     // Too few: pages holding some of the terms come next, so a question asked in other words than the
     // page's still finds it.
-    if (rows.length < limit && terms.length > 1) {
-      const some = await search(terms.join(' | '), 'NOT search @@ $2::tsquery', limit - rows.length);
-      rows = [...rows, ...some.rows];
-    }
-    return rows.map((row) => ({
+    const some =
+      every.length < limit && terms.length > 1
+        ? (await search(terms.join(' | '), 'NOT search @@ $2::tsquery', limit - every.length)).rows
+        : [];
+    const hit = (row: HitRow, everyTerm: boolean): BrainHitRecord => ({
       pageId: row.id,
       title: row.title,
       tags: row.tags,
@@ -396,9 +397,10 @@ export class ControlPlaneBrainService {
       version: row.version,
       updatedAt: iso(row.updated_at),
       matchedTerms: row.matched_terms,
-      everyTerm: row.matched_terms === terms.length,
+      everyTerm,
       rank: Number(row.rank),
-    }));
+    });
+    return [...every.map((row) => hit(row, true)), ...some.map((row) => hit(row, false))];
   }
 
   /**
