@@ -170,6 +170,61 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
     },
   );
 
+  const brain = command(program, 'brain', "an agent's Brain: its durable knowledge pages (read-only)");
+  command(brain, 'list', "an agent's pages, most recently written first")
+    .option('--agent <name>', 'the agent')
+    .option('--all', 'include forgotten pages')
+    .action(async (options) => {
+      const { brainListCommand } = await import('./commands/brain-command');
+      await brainListCommand(
+        await config(options),
+        { ...(options.agent === undefined ? {} : { agent: options.agent }), all: options.all === true },
+        io,
+      );
+      setExitCode(0);
+    });
+  command(brain, 'show <id>', "one page (any agent's, forgotten or not), its versions and its text").action(
+    async (id: string, options) => {
+      const { brainShowCommand } = await import('./commands/brain-command');
+      setExitCode(await brainShowCommand(await config(options), id, io));
+    },
+  );
+  command(brain, 'search <query>', "what recall finds in an agent's pages, best first")
+    .option('--agent <name>', 'the agent')
+    .option('--tag <tag>', 'only pages with this tag (repeatable)', collect)
+    .option('--limit <n>', 'most pages shown, 1 to 50 (default 10)', numberOption)
+    .addHelpText(
+      'after',
+      '\nThe query reads like a web search: words, "a quoted phrase", -word to leave out, or.',
+    )
+    .action(async (query: string, options, self: Command) => {
+      if (query.trim() === '')
+        self.error('brain search takes one non-empty query: switchyard brain search "<query>"', {
+          exitCode: USAGE_EXIT,
+        });
+      const limit = options.limit ?? 10;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 50)
+        self.error(
+          `option '--limit <n>' argument '${limit}' is invalid. expected a whole number from 1 to 50.`,
+          {
+            exitCode: USAGE_EXIT,
+          },
+        );
+      const { brainSearchCommand } = await import('./commands/brain-command');
+      setExitCode(
+        await brainSearchCommand(
+          await config(options),
+          query,
+          {
+            ...(options.agent === undefined ? {} : { agent: options.agent }),
+            tags: options.tag ?? [],
+            limit,
+          },
+          io,
+        ),
+      );
+    });
+
   command(program, 'serve', 'the daemon: schedule fires, workflow tasks, background jobs and an HTTP API')
     .option(
       '--agent <name>',

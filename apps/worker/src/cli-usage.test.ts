@@ -80,7 +80,7 @@ describe('switchyard --help, --version and each command’s usage', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/^Usage: switchyard \[options\] \[command\]/);
-    for (const command of ['run', 'tools', 'schedules', 'workflows', 'turns', 'serve', 'demo']) {
+    for (const command of ['run', 'tools', 'schedules', 'workflows', 'turns', 'brain', 'serve', 'demo']) {
       expect(run.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
     expect(run.stdout).toContain('2 bad usage or configuration');
@@ -99,6 +99,9 @@ describe('switchyard --help, --version and each command’s usage', () => {
     [['workflows', 'show', '--help'], 'switchyard workflows show [options] <id>', '--config'],
     [['turns', 'list', '--help'], 'switchyard turns list [options]', '--agent'],
     [['turns', 'show', '--help'], 'switchyard turns show [options] <id>', '--config'],
+    [['brain', 'list', '--help'], 'switchyard brain list [options]', '--all'],
+    [['brain', 'show', '--help'], 'switchyard brain show [options] <id>', '--config'],
+    [['brain', 'search', '--help'], 'switchyard brain search [options] <query>', '--tag <tag>'],
     [['serve', '--help'], 'switchyard serve [options]', '--poll-seconds'],
     [['help', 'serve'], 'switchyard serve [options]', '--grace-ms'],
     [['demo', '--help'], 'switchyard demo [options]', '--json'],
@@ -119,6 +122,9 @@ describe('usage and configuration errors exit 2, naming the flag or the field', 
     [['run'], "missing required argument 'prompt'"],
     [['run', ' '], 'run takes one non-empty prompt'],
     [['turns', 'delete', 'x'], "unknown command 'delete'"],
+    [['brain', 'search', ' '], 'brain search takes one non-empty query'],
+    [['brain', 'search', 'x', '--limit', '0'], "option '--limit <n>' argument '0' is invalid"],
+    [['brain', 'forget', 'x'], "unknown command 'forget'"],
   ])('%j', async (args, message) => {
     const run = await runCli(args, {
       cwd: root,
@@ -204,12 +210,22 @@ describe('switchyard as a finished command-line tool', () => {
 
   it('read-only commands create nothing in the working folder', async () => {
     const cwd = await folder();
-    for (const args of [['tools'], ['turns', 'list'], ['schedules', 'list'], ['workflows', 'list']]) {
+    for (const args of [
+      ['tools'],
+      ['turns', 'list'],
+      ['schedules', 'list'],
+      ['workflows', 'list'],
+      ['brain', 'list'],
+      ['brain', 'search', 'deploys'],
+    ]) {
       const run = await runCli(args, { cwd });
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
     }
     expect(await readdir(cwd)).toEqual([]);
     expect((await runCli(['turns', 'list'], { cwd })).stdout).toBe('Agent main has no recorded turns.\n');
+    expect((await runCli(['brain', 'search', 'deploys'], { cwd })).stdout).toBe(
+      'No page of agent main matches "deploys".\n',
+    );
   });
 
   it('tools --json prints the manifest as JSON, with each tool’s access', async () => {

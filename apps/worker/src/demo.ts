@@ -16,7 +16,7 @@ import { resolveModelEndpoint } from './config/resolve-model-endpoint';
 import type { TurnProgress } from './progress/turn-progress';
 import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from './run-text-turn';
 import { startTaskTurnConsumer } from './task-turn-consumer';
-import { buildTaskTurnWebTools } from './text-turn';
+import { buildTaskTurnBrainTools, buildTaskTurnWebTools } from './text-turn';
 import { openWorkerServices } from './worker-services';
 
 const PAGE = `<!doctype html>
@@ -219,11 +219,13 @@ export async function runDemo(io: CommandIO & { json?: boolean; interactive?: bo
     let progress: TurnProgress | undefined;
     // Workflow tasks run as sub-agent turns in this process, as the daemon would run them.
     const webTools = buildTaskTurnWebTools(config);
+    const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
     const consumer = await startTaskTurnConsumer({
       controlPlane,
       agentId: agent.id,
       model,
       ...(webTools === undefined ? {} : { webTools }),
+      ...(brainTools === undefined ? {} : { brainTools }),
       onEvent: (turn, event) => {
         if (event.type !== 'tool-call-end' || turn.kind !== 'workflow-task') return;
         const line = `${event.isError ? '✗' : '✓'} [task ${turn.taskId}] ${event.activity}`;

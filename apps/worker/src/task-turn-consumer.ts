@@ -5,7 +5,7 @@ import {
   type ResponsesModel,
   runAgentLoop,
 } from '@switchyard/core';
-import { type BrainService, createTaskTurnTools } from '@switchyard/tools-workflow';
+import { createTaskTurnTools } from '@switchyard/tools-workflow';
 
 /** What `startTaskTurnConsumer` takes. */
 export interface TaskTurnConsumerOptions {
@@ -17,8 +17,8 @@ export interface TaskTurnConsumerOptions {
   model: ResponsesModel;
   /** Builds the web tools of one task turn (`createWebTools(...)`); none when absent. */
   webTools?: () => AnyWorkerAgentTool[];
-  /** Read-only Brain access for task turns. */
-  brain?: BrainService;
+  /** Builds the read-only Brain tools of one task turn of an agent (`buildTaskTurnBrainTools`); none when absent. */
+  brainTools?: (agentId: string) => AnyWorkerAgentTool[];
   /** Turns run at once in this process. Default 2. */
   concurrency?: number;
   /** Most model requests per task turn. Default 20. */
@@ -30,15 +30,19 @@ export interface TaskTurnConsumerOptions {
 }
 
 /**
- * The fixed tool list of one task or job turn (`createTaskTurnTools`): the web tools and Brain
- * passed in, then `submit_result` carrying the turn's stored result schema. With `attempt` (the
+ * The fixed tool list of one task or job turn (`createTaskTurnTools`): the web tools and read-only
+ * Brain tools passed in, then `submit_result` carrying the turn's stored result schema. With `attempt` (the
  * delivery this turn runs), `submit_result` stores only while that attempt is still the task's
  * current one: a worker taken for dead, whose task went to another, cannot store a second result.
  */
 export function taskTurnTools(
   turn: WorkTurn,
   controlPlane: Pick<ControlPlane, 'workTurns'>,
-  extra: { webTools?: readonly AnyWorkerAgentTool[]; brain?: BrainService; attempt?: number } = {},
+  extra: {
+    webTools?: readonly AnyWorkerAgentTool[];
+    brainTools?: readonly AnyWorkerAgentTool[];
+    attempt?: number;
+  } = {},
 ): AnyWorkerAgentTool[] {
   const { attempt } = extra;
   return createTaskTurnTools({
@@ -56,7 +60,7 @@ export function taskTurnTools(
         ? controlPlane.workTurns
         : { submitResult: (request) => controlPlane.workTurns.submitResult({ ...request, attempt }) },
     ...(extra.webTools === undefined ? {} : { webTools: extra.webTools }),
-    ...(extra.brain === undefined ? {} : { brain: extra.brain }),
+    ...(extra.brainTools === undefined ? {} : { brainTools: extra.brainTools }),
   });
 }
 
@@ -96,7 +100,7 @@ export async function startTaskTurnConsumer(
       const tools = taskTurnTools(turn, controlPlane, {
         attempt,
         ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
-        ...(options.brain === undefined ? {} : { brain: options.brain }),
+        ...(options.brainTools === undefined ? {} : { brainTools: options.brainTools(turn.agentId) }),
       });
       const run = runAgentLoop({
         model,

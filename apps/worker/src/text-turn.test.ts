@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { toolKey } from '@switchyard/core';
+import type { BrainService } from '@switchyard/tools-brain';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import type { ScheduleService } from '@switchyard/tools-schedule';
 import type { BackgroundJobService, WorkflowService } from '@switchyard/tools-workflow';
@@ -31,6 +32,7 @@ const unusedJobs: BackgroundJobService = {
   checkBackgroundJob: notUsed,
   cancelBackgroundJob: notUsed,
 };
+const unusedBrain: BrainService = { remember: notUsed, recall: notUsed, getPage: notUsed, forget: notUsed };
 
 describe('text-turn composition', () => {
   let root: string;
@@ -61,6 +63,7 @@ describe('text-turn composition', () => {
         schedules: unusedScheduleService,
         workflows: unusedWorkflows,
         backgroundJobs: unusedJobs,
+        brain: unusedBrain,
         mcp,
       },
       todos: { items: [] },
@@ -75,6 +78,7 @@ describe('text-turn composition', () => {
       schedule: {},
       computer: {},
       workflow: {},
+      brain: {},
       jobs: {},
     });
     expect(buildTextTurnSections(context).map((section) => section.category)).toEqual([
@@ -84,6 +88,7 @@ describe('text-turn composition', () => {
       'schedule',
       'jobs',
       'workflow',
+      'brain',
       'mcp',
     ]);
     const keys = buildTextTurnTools(context).map(toolKey);
@@ -110,7 +115,8 @@ describe('text-turn composition', () => {
       'list_workflows',
       'cancel_workflow',
     ]);
-    expect(keys.slice(19)).toEqual(mcp.tools().map(toolKey));
+    expect(keys.slice(19, 23)).toEqual(['remember', 'recall', 'get_page', 'forget']);
+    expect(keys.slice(23)).toEqual(mcp.tools().map(toolKey));
     expect(keys).toContain('calc.add');
   });
 

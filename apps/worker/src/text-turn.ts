@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { type BrainService, createBrainTools } from '@switchyard/tools-brain';
 import {
   createComputerTools,
   loadSkills,
@@ -36,6 +37,8 @@ export interface TextTurnServices {
   workflows?: WorkflowService;
   /** The control plane's background jobs (`controlPlane.backgroundJobs`): needed by `categories.jobs`. */
   backgroundJobs?: BackgroundJobService;
+  /** The control plane's Brain (`controlPlane.brain`): needed by `categories.brain`. */
+  brain?: BrainService;
 }
 
 /** Everything an ordinary text turn's tools are built from. */
@@ -55,7 +58,15 @@ export interface TextTurnContext {
 }
 
 /** The tool categories of a text turn, in the order their tools stand in the array. */
-export type TextTurnCategory = 'todo' | 'computer' | 'web' | 'schedule' | 'jobs' | 'workflow' | 'mcp';
+export type TextTurnCategory =
+  | 'todo'
+  | 'computer'
+  | 'web'
+  | 'schedule'
+  | 'jobs'
+  | 'workflow'
+  | 'brain'
+  | 'mcp';
 
 /** One category's part of the tool array. */
 export interface TextTurnSection {
@@ -111,14 +122,15 @@ function section(
  * The tool array of an ordinary text turn, by category. This one expression is the whole
  * composition: no registry, no discovery. A category absent from `config.categories` contributes
  * nothing. Task turns and background job turns do not come here: they get their own fixed list
- * from `createTaskTurnTools` (issue 8), consumed in `task-turn-consumer.ts`.
+ * from `createTaskTurnTools` (issue 8), consumed in `task-turn-consumer.ts`, with the web tools of
+ * `buildTaskTurnWebTools` and the read-only Brain tools of `buildTaskTurnBrainTools`.
  *
  * Contract: throws at once (naming the field) when an enabled category's service is missing or a
  * category creator refuses its options; never mid-turn.
  */
 export function buildTextTurnSections(context: TextTurnContext): TextTurnSection[] {
   const { config, agent, services } = context;
-  const { computer, web, schedule, jobs, workflow, mcp } = config.categories;
+  const { computer, web, schedule, jobs, workflow, brain, mcp } = config.categories;
   const source = config.source;
   return [
     { category: 'todo', tools: [createTodoTool({ list: context.todos })] },
@@ -161,6 +173,15 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
             agentId: agent.id,
           }),
         )),
+    ...(brain === undefined
+      ? []
+      : section('brain', source, () =>
+          createBrainTools({
+            brain: required(services.brain, 'services.brain', 'brain'),
+            agentId: agent.id,
+            mode: 'read-write',
+          }),
+        )),
     ...(mcp === undefined
       ? []
       : section('mcp', source, () =>
@@ -176,6 +197,7 @@ const DEFINITIONS_ONLY: Required<Omit<TextTurnServices, 'mcp'>> = {
   schedules: { createSchedule: notRun, listSchedules: notRun, cancelSchedule: notRun },
   workflows: { startWorkflow: notRun, showWorkflow: notRun, listWorkflows: notRun, cancelWorkflow: notRun },
   backgroundJobs: { startBackgroundJob: notRun, checkBackgroundJob: notRun, cancelBackgroundJob: notRun },
+  brain: { remember: notRun, recall: notRun, getPage: notRun, forget: notRun },
 };
 
 /**
@@ -231,8 +253,21 @@ export function buildTaskTurnWebTools(config: WorkerConfig): (() => AnyWorkerAge
 }
 
 /**
+ * The read-only Brain tools a workflow task or background job turn of an agent gets (`recall` and
+ * `get_page`, built afresh per turn), or undefined when `categories.brain` is off. Text turns get the
+ * read-write set from `buildTextTurnSections`.
+ */
+export function buildTaskTurnBrainTools(
+  config: WorkerConfig,
+  brain: BrainService,
+): ((agentId: string) => AnyWorkerAgentTool[]) | undefined {
+  if (config.categories.brain === undefined) return undefined;
+  return (agentId) => createBrainTools({ brain, agentId, mode: 'read-only' });
+}
+
+/**
  * The tool array of an ordinary text turn, in order: the todo tool, then the computer, web,
- * schedule, background job, workflow and MCP tools of the enabled categories.
+ * schedule, background job, workflow, Brain and MCP tools of the enabled categories.
  *
  * Contract: as `buildTextTurnSections`.
  *

@@ -19,13 +19,14 @@ export interface WorkerServices {
 
 /** True when an enabled category works through the control plane. */
 export function needsControlPlane(config: WorkerConfig): boolean {
-  const { schedule, jobs, workflow } = config.categories;
-  return schedule !== undefined || jobs !== undefined || workflow !== undefined;
+  const { schedule, jobs, workflow, brain } = config.categories;
+  return schedule !== undefined || jobs !== undefined || workflow !== undefined || brain !== undefined;
 }
 
 /**
  * Opens what the enabled categories need: the control plane (embedded PGlite in
- * `database.dataDir`, or the PostgreSQL server of `database.url`) for schedules and workflows, and
+ * `database.dataDir`, or the PostgreSQL server of `database.url`) for schedules, jobs, workflows and
+ * the Brain, and
  * the configured MCP servers.
  *
  * Contract: rejects (after closing what did open) when the database or an MCP server cannot be
@@ -66,6 +67,7 @@ export async function openWorkerServices(
             schedules: controlPlane.schedules,
             workflows: controlPlane.workflows,
             backgroundJobs: controlPlane.backgroundJobs,
+            brain: controlPlane.brain,
           }),
       ...(mcp === undefined ? {} : { mcp }),
     },

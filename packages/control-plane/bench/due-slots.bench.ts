@@ -1,25 +1,12 @@
 // 1,000 due schedule slots processed by the scheduler on embedded PGlite and on a PostgreSQL server:
 // due-to-enqueue latency (median, p99) and throughput, against a baseline measured in the same run
 // (the same number of bare INSERT ... ON CONFLICT DO NOTHING statements: the ledger write alone).
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { ms, percentile, report } from '@switchyard/bench-kit';
-import pg from 'pg';
-import { type ControlPlane, openControlPlane } from '../src/index';
+import type { ControlPlane } from '../src/index';
+import { onEachBackend } from './bench-databases';
 
 const SLOTS = 1000;
 const AGENTS = 10;
-const run = promisify(execFile);
-const script = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../scripts/test-postgres.sh',
-);
 
 async function benchmark(label: string, controlPlane: ControlPlane): Promise<void> {
   const runAt = new Date(Date.now() + 3_600_000).toISOString();
@@ -72,72 +59,4 @@ async function benchmark(label: string, controlPlane: ControlPlane): Promise<voi
   );
 }
 
-function hasServerBinaries(): boolean {
-  const onPath = (process.env.PATH ?? '')
-    .split(path.delimiter)
-    .some((dir) => existsSync(path.join(dir, 'initdb')));
-  return onPath || existsSync('/usr/lib/postgresql');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-pglite-'));
-try {
-  const controlPlane = await openControlPlane({
-    dataDir,
-    environment: {},
-    schedules: { maxSchedulesPerAgent: SLOTS },
-  });
-  try {
-    await benchmark('PGlite', controlPlane);
-  } finally {
-    await controlPlane.close();
-  }
-} finally {
-  await rm(dataDir, { recursive: true, force: true });
-}
-
-let adminUrl = process.env.SWITCHYARD_TEST_DATABASE_URL || undefined;
-let serverDir: string | undefined;
-if (adminUrl === undefined && hasServerBinaries()) {
-  serverDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-pg-'));
-  adminUrl = (await run('bash', [script, 'start', serverDir, String(await freePort())])).stdout.trim();
-}
-if (adminUrl === undefined) {
-  report('PostgreSQL: skipped: no PostgreSQL server binaries', '-');
-} else {
-  const database = `switchyard_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  try {
-    const controlPlane = await openControlPlane({
-      databaseUrl: url.toString(),
-      environment: {},
-      schedules: { maxSchedulesPerAgent: SLOTS },
-    });
-    try {
-      await benchmark('PostgreSQL', controlPlane);
-    } finally {
-      await controlPlane.close();
-    }
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-    if (serverDir !== undefined) {
-      await run('bash', [script, 'stop', serverDir]);
-      await rm(serverDir, { recursive: true, force: true });
-    }
-  }
-}
+await onEachBackend({ schedules: { maxSchedulesPerAgent: SLOTS } }, benchmark);

@@ -1,5 +1,15 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export type {
+  BrainHitRecord,
+  BrainPageDetails,
+  BrainPageRecord,
+  BrainPageSummary,
+  BrainWriteRecord,
+  RecallRequest,
+  RememberRequest,
+} from './brain/brain-record';
+export { type BrainLimits, ControlPlaneBrainService } from './brain/brain-service';
 export type { QueryResult } from './database/database';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';

@@ -30,6 +30,10 @@ describe('openControlPlane options', () => {
     await expect(
       openControlPlane({ workTurns: { retryBackoff: 'yes' as unknown as boolean }, environment: {} }),
     ).rejects.toThrow(/^workTurns\.retryBackoff: must be true or false, got yes/);
+    // A page's search vector must fit PostgreSQL's 1 MiB tsvector limit.
+    await expect(openControlPlane({ brain: { maxPageBytes: 1024 * 1024 }, environment: {} })).rejects.toThrow(
+      /^brain\.maxPageBytes: must be a whole number from 1 to 524288, got 1048576/,
+    );
   });
 
   it('rejects when the PostgreSQL server is unreachable', async () => {

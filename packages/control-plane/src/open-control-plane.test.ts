@@ -65,6 +65,8 @@ for (const backend of testBackends) {
         );
         expect(tables.map((table) => table.name)).toEqual([
           'background_jobs',
+          'brain_page_versions',
+          'brain_pages',
           'migrations',
           'schedule_runs',
           'schedules',
@@ -79,7 +81,7 @@ for (const backend of testBackends) {
         const { rows } = await controlPlane.query<{ version: number }>(
           'SELECT version FROM switchyard.migrations',
         );
-        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
       });
     });
 
@@ -452,7 +454,13 @@ for (const backend of testBackends) {
           before.map((s) => s.id),
         );
         const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
-        expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        expect(rows).toEqual([
+          { version: 1 },
+          { version: 2 },
+          { version: 3 },
+          { version: 4 },
+          { version: 5 },
+        ]);
       });
     });
   });

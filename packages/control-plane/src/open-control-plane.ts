@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { ControlPlaneBrainService } from './brain/brain-service';
 import type { Database, QueryResult } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
@@ -37,6 +38,11 @@ export interface ControlPlaneOptions {
   };
   /** The largest JSON value stored (payloads, definitions, results), in bytes. Default 1 MiB. */
   maxValueBytes?: number;
+  /** Brain limits. */
+  brain?: {
+    /** The largest page body, in UTF-8 bytes. Default 64 KiB; at most 512 KiB (a page's search vector must fit). */
+    maxPageBytes?: number;
+  };
   /** How often pg-boss expires lost deliveries and archives old jobs, in seconds. Default 30. */
   maintenanceIntervalSeconds?: number;
   /** Largest PostgreSQL connection pool. Default 10. */
@@ -70,6 +76,11 @@ export interface ControlPlane {
    * `markInterrupted` hands an interrupted turn's unit back to its queue.
    */
   readonly turns: TurnStore;
+  /**
+   * Each agent's Brain: knowledge pages with their versions and full-text recall. The `BrainService`
+   * for `createBrainTools({ brain, agentId, mode })` of `@switchyard/tools-brain`.
+   */
+  readonly brain: ControlPlaneBrainService;
   /** Runs one read query: for diagnostics and tests, not for writes. */
   query<TRow = Record<string, unknown>>(
     text: string,
@@ -109,6 +120,12 @@ function flag(field: string, value: boolean | undefined, fallback: boolean): boo
   if (typeof value !== 'boolean') throw new Error(`${field}: must be true or false, got ${String(value)}`);
   return value;
 }
+
+/**
+ * The largest Brain page: PostgreSQL refuses a tsvector over 1 MiB, and a page's holds each distinct word
+ * and its positions.
+ */
+const MAX_PAGE_BYTES = 512 * 1024;
 
 /** pg-boss refuses an expiry of 24 hours or more. */
 const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
@@ -196,6 +213,9 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     maxPromptBytes: positive('workflows.maxPromptBytes', options.workflows?.maxPromptBytes, 64 * 1024),
   };
   const maxValueBytes = positive('maxValueBytes', options.maxValueBytes, 1024 * 1024);
+  const brainLimits = {
+    maxPageBytes: whole('brain.maxPageBytes', options.brain?.maxPageBytes, 64 * 1024, 1, MAX_PAGE_BYTES),
+  };
   const maintenanceIntervalSeconds = positive(
     'maintenanceIntervalSeconds',
     options.maintenanceIntervalSeconds,
@@ -248,6 +268,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
     workTurns,
     turns: new TurnStore(database, maxValueBytes, handBack),
+    brain: new ControlPlaneBrainService(database, brainLimits),
     query: (text, values) => database.query(text, values),
     close: () => {
       closing ??= (async () => {

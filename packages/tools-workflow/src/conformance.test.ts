@@ -17,10 +17,6 @@ describeToolCategory(
     ...createTaskTurnTools({
       task: { kind: 'workflow-task', workflowId: 'w1', taskId: 'a', resultSchema },
       taskResultService: memoryResultService(),
-      brain: {
-        recall: async ({ query }) => [{ pageId: 'p1', title: query, snippet: 'a note' }],
-        getPage: async ({ pageId }) => ({ pageId, title: 'Note', content: 'body' }),
-      },
     }),
   ],
   {

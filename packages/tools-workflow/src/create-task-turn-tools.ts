@@ -1,6 +1,6 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { z } from 'zod';
-import type { BrainHit, BrainService, SubmitResultOutcome, TaskResultService, WorkTarget } from './services';
+import type { SubmitResultOutcome, TaskResultService, WorkTarget } from './services';
 import { failure } from './tool-helpers';
 
 /** The task or job a task turn works for, with the result schema stored for it. */
@@ -21,13 +21,15 @@ export interface TaskTurnToolsContext {
   taskResultService: TaskResultService;
   /** The web tools (`createWebTools(...)`), passed by the worker: this package imports no other category. */
   webTools?: readonly AnyWorkerAgentTool[];
-  /** The agent's Brain: adds read-only `recall` and `get_page`. */
-  brain?: BrainService;
+  /**
+   * The agent's read-only Brain tools (`createBrainTools({ brain, agentId, mode: 'read-only' })` of
+   * `@switchyard/tools-brain`: `recall` and `get_page`), passed by the worker. Each must be read-only.
+   */
+  brainTools?: readonly AnyWorkerAgentTool[];
 }
 
 /** Tools a task turn must never have: they create workflows or jobs. */
 const CREATION_TOOLS = new Set(['workflow', 'start_background_job']);
-const OWN_TOOLS = new Set(['submit_result', 'recall', 'get_page']);
 
 function formatOutcome(outcome: SubmitResultOutcome) {
   switch (outcome.status) {
@@ -57,12 +59,13 @@ function formatOutcome(outcome: SubmitResultOutcome) {
 
 /**
  * Creates the fixed tool list of a workflow task's (or background job's) sub-agent turn: the web
- * tools when given, read-only `recall` and `get_page` when a Brain is given, and `submit_result`,
+ * tools and the read-only Brain tools when given, and `submit_result`,
  * whose `jsonSchema` is the task's stored result schema, sent with `strict: true`. It never includes
  * tools that create workflows or background jobs.
  *
  * Contract: throws at creation naming the field when `task` or `taskResultService` is malformed,
- * when `webTools` holds a workflow or job creation tool or a name this list uses, or (a
+ * when `webTools` or `brainTools` holds a workflow or job creation tool or a name the list already has,
+ * when `brainTools` holds a tool that is not read-only, or (a
  * `ToolDefinitionError`) when the result schema is not already strict. A submission the control
  * plane rejects becomes an `isError` result listing each problem, and the turn goes on; an accepted
  * one (or a repeat of an accepted one) ends the turn.
@@ -72,6 +75,7 @@ function formatOutcome(outcome: SubmitResultOutcome) {
  *   task: { kind: 'workflow-task', workflowId, taskId, resultSchema },
  *   taskResultService: controlPlane.workTurns,
  *   webTools: createWebTools(webContext),
+ *   brainTools: createBrainTools({ brain: controlPlane.brain, agentId, mode: 'read-only' }),
  * });
  */
 export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAgentTool[] {
@@ -84,61 +88,24 @@ export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAge
     throw new TypeError('taskResultService: must implement TaskResultService (missing submitResult)');
   }
   const tools: AnyWorkerAgentTool[] = [];
-  for (const tool of context.webTools ?? []) {
-    if (CREATION_TOOLS.has(tool.name) || OWN_TOOLS.has(tool.name)) {
-      throw new TypeError(`webTools: '${tool.name}' cannot be part of a task turn`);
+  const names = new Set(['submit_result']);
+  const take = (field: 'webTools' | 'brainTools', given: readonly AnyWorkerAgentTool[] | undefined) => {
+    for (const tool of given ?? []) {
+      if (CREATION_TOOLS.has(tool.name) || names.has(tool.name)) {
+        throw new TypeError(`${field}: '${tool.name}' cannot be part of a task turn`);
+      }
+      // A task turn reads the Brain; only its own text turns write it.
+      if (field === 'brainTools' && !tool.isReadOnly) {
+        throw new TypeError(
+          `brainTools: '${tool.name}' is not read-only; a task turn gets only read-only Brain tools`,
+        );
+      }
+      names.add(tool.name);
+      tools.push(tool);
     }
-    tools.push(tool);
-  }
-  const { brain } = context;
-  if (brain !== undefined) {
-    if (typeof brain.recall !== 'function' || typeof brain.getPage !== 'function') {
-      throw new TypeError('brain: must implement BrainService (recall and getPage)');
-    }
-    tools.push(
-      defineWorkerTool({
-        name: 'recall',
-        description: "Search the agent's Brain (its long-term notes) for pages about a query. Read-only.",
-        schema: z.object({
-          query: z.string().describe('What to look for'),
-          limit: z.number().int().min(1).max(20).optional().describe('Most pages to return; default 5'),
-        }),
-        executionMode: 'parallel',
-        isReadOnly: true,
-        describeActivity: ({ query }) => `Recalling ${query}`,
-        execute: async ({ query, limit }) => {
-          let hits: BrainHit[];
-          try {
-            hits = await brain.recall({ query, limit: limit ?? 5 });
-          } catch (error) {
-            return failure('search the Brain', error);
-          }
-          if (hits.length === 0) return { content: `Nothing found for "${query}".`, details: [] };
-          return {
-            content: hits.map((hit) => `- ${hit.title} (page ${hit.pageId}): ${hit.snippet}`).join('\n'),
-            details: hits,
-          };
-        },
-      }),
-      defineWorkerTool({
-        name: 'get_page',
-        description: 'Read one Brain page by its id (from recall). Read-only.',
-        schema: z.object({ pageId: z.string().describe('The page id') }),
-        executionMode: 'parallel',
-        isReadOnly: true,
-        describeActivity: ({ pageId }) => `Reading page ${pageId}`,
-        execute: async ({ pageId }) => {
-          try {
-            const page = await brain.getPage({ pageId });
-            if (page === null) return { content: `There is no page ${pageId}.`, isError: true };
-            return { content: `# ${page.title}\n\n${page.content}`, details: { pageId, title: page.title } };
-          } catch (error) {
-            return failure('read the page', error);
-          }
-        },
-      }),
-    );
-  }
+  };
+  take('webTools', context.webTools);
+  take('brainTools', context.brainTools);
   const { resultSchema, ...target } = task;
   if (resultSchema === null) {
     if (task.kind === 'workflow-task')

@@ -6,8 +6,6 @@ export { createWorkflowTools, type WorkflowToolsContext } from './create-workflo
 export type {
   BackgroundJobService,
   BackgroundJobSummary,
-  BrainHit,
-  BrainService,
   SubmitResultOutcome,
   TaskResultService,
   WorkflowDetails,

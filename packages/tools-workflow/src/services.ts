@@ -169,21 +169,3 @@ export interface TaskResultService {
   /** Validates and stores a result once. */
   submitResult(request: { target: WorkTarget; result: unknown }): Promise<SubmitResultOutcome>;
 }
-
-/** A page the Brain knows. */
-export interface BrainHit {
-  /** The page id `get_page` takes. */
-  pageId: string;
-  /** The page title. */
-  title: string;
-  /** A short excerpt. */
-  snippet: string;
-}
-
-/** Read-only access to the agent's Brain (its long-term notes), for task turns. */
-export interface BrainService {
-  /** Pages matching a query, best first. */
-  recall(request: { query: string; limit: number }): Promise<BrainHit[]>;
-  /** One page; null when there is none with that id. */
-  getPage(request: { pageId: string }): Promise<{ pageId: string; title: string; content: string } | null>;
-}

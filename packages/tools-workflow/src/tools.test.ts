@@ -127,24 +127,57 @@ describe('createBackgroundJobTools', () => {
 describe('createTaskTurnTools', () => {
   const task = { kind: 'workflow-task' as const, workflowId: 'w1', taskId: 'a', resultSchema };
 
-  it('has a fixed list: web tools when given, recall and get_page with a Brain, and submit_result', () => {
-    const webFetch = defineWorkerTool({
-      name: 'web_fetch',
-      description: 'Fetch a page.',
-      schema: z.object({ url: z.string() }),
-      describeActivity: ({ url }) => `Fetching ${url}`,
-      execute: async () => ({ content: 'page' }),
+  const stand = (name: string, access: { isReadOnly?: boolean } = {}) =>
+    defineWorkerTool({
+      name,
+      description: `Stands in for ${name}.`,
+      schema: z.object({ query: z.string() }),
+      executionMode: 'parallel',
+      ...access,
+      describeActivity: ({ query }) => `Running ${name} on ${query}`,
+      execute: async () => ({ content: name }),
     });
-    const brain = { recall: async () => [], getPage: async () => null };
-    const names = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.name);
+  const names = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.name);
+
+  it('has a fixed list: the web tools and read-only Brain tools given, then submit_result', () => {
     expect(names(createTaskTurnTools({ task, taskResultService: memoryResultService() }))).toEqual([
       'submit_result',
     ]);
     expect(
       names(
-        createTaskTurnTools({ task, taskResultService: memoryResultService(), webTools: [webFetch], brain }),
+        createTaskTurnTools({
+          task,
+          taskResultService: memoryResultService(),
+          webTools: [stand('web_fetch', { isReadOnly: true })],
+          brainTools: [stand('recall', { isReadOnly: true }), stand('get_page', { isReadOnly: true })],
+        }),
       ),
     ).toEqual(['web_fetch', 'recall', 'get_page', 'submit_result']);
+  });
+
+  it('refuses a Brain tool that writes, and a name given twice', () => {
+    expect(() =>
+      createTaskTurnTools({
+        task,
+        taskResultService: memoryResultService(),
+        brainTools: [stand('remember')],
+      }),
+    ).toThrow(/^brainTools: 'remember' is not read-only; a task turn gets only read-only Brain tools$/);
+    expect(() =>
+      createTaskTurnTools({
+        task,
+        taskResultService: memoryResultService(),
+        webTools: [stand('recall', { isReadOnly: true })],
+        brainTools: [stand('recall', { isReadOnly: true })],
+      }),
+    ).toThrow(/^brainTools: 'recall' cannot be part of a task turn/);
+    expect(() =>
+      createTaskTurnTools({
+        task,
+        taskResultService: memoryResultService(),
+        webTools: [stand('submit_result', { isReadOnly: true })],
+      }),
+    ).toThrow(/^webTools: 'submit_result' cannot be part of a task turn/);
   });
 
   it('refuses creation tools smuggled in through webTools', () => {

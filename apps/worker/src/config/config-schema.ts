@@ -196,6 +196,7 @@ export const configFileSchema = z.strictObject({
       schedule: scheduleSchema.optional(),
       jobs: z.strictObject({}).optional(),
       workflow: workflowSchema.optional(),
+      brain: z.strictObject({}).optional(),
       mcp: mcpSchema.optional(),
     })
     .optional(),

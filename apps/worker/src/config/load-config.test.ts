@@ -88,6 +88,7 @@ describe('configuration errors name the field', () => {
       'categories.computer.sandbox.hidden',
       /not a known field/,
     ],
+    [{ categories: { brain: { semantic: true } } }, 'categories.brain.semantic', /not a known field/],
     [{ agent: '../x' }, 'agent', /letters/],
     [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
     [{ serve: { hots: '0.0.0.0' } }, 'serve.hots', /not a known field/],

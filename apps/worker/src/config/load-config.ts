@@ -265,6 +265,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
   }
   if (declared.jobs !== undefined) categories.jobs = {};
   if (declared.workflow !== undefined) categories.workflow = {};
+  if (declared.brain !== undefined) categories.brain = {};
   if (declared.mcp !== undefined) {
     const servers: NonNullable<WorkerCategories['mcp']>['servers'] = {};
     for (const [name, server] of Object.entries(declared.mcp.servers)) {

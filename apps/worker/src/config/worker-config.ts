@@ -88,6 +88,11 @@ export interface WorkerCategories {
   jobs?: Record<string, never>;
   /** Workflow tools over the control plane. */
   workflow?: Record<string, never>;
+  /**
+   * The Brain over the control plane: `remember`, `recall`, `get_page`, `forget` in text turns, and
+   * read-only `recall` and `get_page` in workflow task and background job turns.
+   */
+  brain?: Record<string, never>;
   /** External MCP servers, each one namespace. */
   mcp?: { servers: Record<string, McpServerConfig> };
 }

@@ -4,6 +4,7 @@ import { checkCommandSandbox, resolveAgent, resolveModelEndpoint, type WorkerCon
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
 import {
+  buildTaskTurnBrainTools,
   buildTaskTurnWebTools,
   buildTextTurnInstructions,
   buildTextTurnTools,
@@ -114,6 +115,7 @@ export async function runServeCommand(
     const mcpServers = config.categories.mcp?.servers;
     if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers });
     const webTools = buildTaskTurnWebTools(config);
+    const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
     daemon = await startDaemon({
       controlPlane,
       model,
@@ -126,8 +128,14 @@ export async function runServeCommand(
       heartbeatMs: serve.heartbeatMs,
       staleTurnMs: serve.staleTurnMs,
       scheduler: { intervalMs: options.tickMs ?? serve.tickMs },
-      // Workflow tasks and background jobs, with the task-turn tool list and the enabled web tools.
-      sources: [workTurnSource(controlPlane, agents, webTools === undefined ? {} : { webTools })],
+      // Workflow tasks and background jobs, with the task-turn tool list: the enabled web tools and,
+      // with the Brain enabled, its read-only tools.
+      sources: [
+        workTurnSource(controlPlane, agents, {
+          ...(webTools === undefined ? {} : { webTools }),
+          ...(brainTools === undefined ? {} : { brainTools }),
+        }),
+      ],
       maxIterations: config.limits.maxIterations,
       turnTimeoutMs: config.limits.turnTimeoutMs,
       ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
@@ -143,6 +151,7 @@ export async function runServeCommand(
             schedules: controlPlane.schedules,
             workflows: controlPlane.workflows,
             backgroundJobs: controlPlane.backgroundJobs,
+            brain: controlPlane.brain,
             ...(mcp === undefined ? {} : { mcp }),
           },
           todos: { items: [] },

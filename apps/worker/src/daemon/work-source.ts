@@ -79,13 +79,16 @@ export function scheduleFireSource(controlPlane: ControlPlane, agentIds: readonl
 export interface WorkTurnSourceOptions {
   /** Builds the web tools of one task turn; none when absent. */
   webTools?: () => AnyWorkerAgentTool[];
+  /** Builds the read-only Brain tools of one task turn of an agent; none when absent. */
+  brainTools?: (agentId: string) => AnyWorkerAgentTool[];
   /** Turns run at once per agent in this process. Default 2. */
   concurrency?: number;
 }
 
 /**
  * Workflow tasks and background jobs: each agent's work turns from the control plane, run as daemon
- * turns with the fixed task-turn tool list (`createTaskTurnTools`, whose `submit_result` stores
+ * turns with the fixed task-turn tool list (`createTaskTurnTools`: the web tools and read-only Brain
+ * tools when enabled, and `submit_result`, which stores
  * through the control plane), recorded with the delivery's attempt, which `submit_result` carries:
  * only the current attempt's result is stored. A cancelled workflow or job (or a unit handed to
  * another worker while this one was taken for dead) aborts its turn, which just ends; a turn the
@@ -117,6 +120,9 @@ export function workTurnSource(
                 taskTurnTools(turn, controlPlane, {
                   attempt,
                   ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
+                  ...(options.brainTools === undefined
+                    ? {}
+                    : { brainTools: options.brainTools(turn.agentId) }),
                 }),
             });
             // The workflow or job was cancelled, or its unit was handed to another worker: the turn just ends.

@@ -165,4 +165,46 @@ ALTER TABLE switchyard.schedule_runs ADD COLUMN job_id uuid;
 ALTER TABLE switchyard.turns ADD COLUMN attempt integer CHECK (attempt IS NULL OR attempt >= 1);
 `,
   },
+  {
+    version: 5,
+    name: 'the Brain: knowledge pages per agent, their versions, full-text search',
+    sql: `
+-- One row per page: its current version. A forgotten page is archived (archived_at), never deleted.
+-- search is written with every version by the statement that writes the page (a generated column
+-- cannot hold it: array_to_string is not immutable): title weight A, tags B, body D.
+CREATE TABLE switchyard.brain_pages (
+  id uuid PRIMARY KEY,
+  agent_id text NOT NULL,
+  title text NOT NULL,
+  body text NOT NULL,
+  tags text[] NOT NULL DEFAULT '{}',
+  version integer NOT NULL DEFAULT 1 CHECK (version >= 1),
+  search tsvector NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  archived_at timestamptz
+) WITH (toast_tuple_target = 8160);
+-- Recall tests each matching page's search vector against every term of the query: a vector TOASTed
+-- (compressed, out of line) would be fetched and decompressed for each test, three times the cost of
+-- the whole query. Kept inline and uncompressed while the row fits a page (bodies go out first).
+ALTER TABLE switchyard.brain_pages ALTER COLUMN search SET STORAGE MAIN;
+-- A title names one active page per agent (case-insensitive): writing a title again rewrites that page.
+CREATE UNIQUE INDEX brain_pages_active_title ON switchyard.brain_pages (agent_id, lower(title))
+  WHERE archived_at IS NULL;
+CREATE INDEX brain_pages_agent ON switchyard.brain_pages (agent_id, updated_at);
+CREATE INDEX brain_pages_search ON switchyard.brain_pages USING gin (search);
+CREATE INDEX brain_pages_tags ON switchyard.brain_pages USING gin (tags);
+
+-- Every version a write replaced, as it was (the current version is the page row itself).
+CREATE TABLE switchyard.brain_page_versions (
+  page_id uuid NOT NULL REFERENCES switchyard.brain_pages (id),
+  version integer NOT NULL CHECK (version >= 1),
+  title text NOT NULL,
+  body text NOT NULL,
+  tags text[] NOT NULL,
+  written_at timestamptz NOT NULL,
+  PRIMARY KEY (page_id, version)
+);
+`,
+  },
 ];

@@ -1,0 +1,128 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { openControlPlane } from '@switchyard/control-plane';
+import { createPgliteDataDir } from '@switchyard/test-databases';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './__fixtures__/run-cli';
+
+describe('switchyard brain list, show and search (the built CLI, read-only)', () => {
+  let cwd: string;
+  let dataDir: string;
+  let checklistId: string;
+  let hostileId: string;
+  let forgottenId: string;
+
+  beforeAll(async () => {
+    dataDir = await createPgliteDataDir();
+    cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-brain-cli-'));
+    await writeFile(path.join(cwd, 'switchyard.config.json'), JSON.stringify({ database: { dataDir } }));
+    // Written by one process, then read by the CLI in another: PGlite is single-process.
+    const controlPlane = await openControlPlane({ dataDir, environment: {} });
+    try {
+      const brain = controlPlane.brain;
+      const checklist = await brain.remember({
+        agentId: 'ada',
+        title: 'Deploy checklist',
+        body: 'Merge to main.',
+        tags: ['ops'],
+      });
+      checklistId = checklist.page.pageId;
+      await brain.remember({
+        agentId: 'ada',
+        title: 'Deploy checklist',
+        body: 'Merge to main, then watch the canary for thirty minutes.\n',
+        tags: ['ops', 'deploys'],
+      });
+      hostileId = (
+        await brain.remember({
+          agentId: 'ada',
+          title: 'Terminal \u001b[2Jtricks',
+          body: 'red \u001b[31malert\u001b[0m and a carriage\rreturn',
+        })
+      ).page.pageId;
+      forgottenId = (await brain.remember({ agentId: 'ada', title: 'Old office', body: 'Quokka street 1' }))
+        .page.pageId;
+      await brain.forget({ agentId: 'ada', pageId: forgottenId });
+      await brain.remember({ agentId: 'bob', title: 'Canary notes', body: 'bob watches the canary too' });
+    } finally {
+      await controlPlane.close();
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await rm(cwd, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("lists an agent's pages, most recent first, and the forgotten ones with --all", async () => {
+    const run = await runCli(['brain', 'list', '--agent', 'ada'], { cwd });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe('2 pages of agent ada, most recently written first:');
+    expect(lines[1]).toMatch(
+      new RegExp(`^- ${hostileId} "Terminal \ufffd\\[2Jtricks" \\(version 1; 40 B; written \\d{4}-`),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^- ${checklistId} "Deploy checklist" \\(version 2, tags: ops, deploys; 57 B; written \\d{4}-`,
+      ),
+    );
+    const all = await runCli(['brain', 'list', '--agent', 'ada', '--all'], { cwd });
+    expect(all.stdout).toMatch(/^3 pages of agent ada/);
+    expect(all.stdout).toMatch(new RegExp(`- ${forgottenId} "Old office" .*, forgotten \\d{4}-`));
+    const none = await runCli(['brain', 'list', '--agent', 'eve'], { cwd });
+    expect(none.stdout).toBe('Agent eve has no pages in its Brain (--all adds forgotten ones).\n');
+  });
+
+  it('shows a page with its versions and text, control characters made harmless', async () => {
+    const run = await runCli(['brain', 'show', checklistId], { cwd });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^Page ${checklistId} of agent ada: "Deploy checklist"\\nversion 2 \\(1 earlier version kept\\), tags: ops, deploys\\nwritten \\d{4}-.*, first written \\d{4}-.*\\nversions:\\n- 1: "Deploy checklist", 14 B, written \\d{4}-.*\\n- 2: "Deploy checklist", 57 B, written \\d{4}-.*\\n\\nMerge to main, then watch the canary for thirty minutes.\\n$`,
+      ),
+    );
+    const hostile = await runCli(['brain', 'show', hostileId], { cwd });
+    expect(hostile.stdout.includes('\u001b') || hostile.stdout.includes('\r')).toBe(false);
+    expect(hostile.stdout).toContain('red \ufffd[31malert\ufffd[0m and a carriage\ufffdreturn\n');
+    const forgotten = await runCli(['brain', 'show', forgottenId], { cwd });
+    expect(forgotten.stdout).toMatch(/\nforgotten \d{4}-.*: the agent no longer sees it\n/);
+  });
+
+  it('refuses an unknown or malformed page id with exit code 1', async () => {
+    const unknown = await runCli(['brain', 'show', '00000000-0000-4000-8000-000000000000'], { cwd });
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: 'switchyard: brain show: no page 00000000-0000-4000-8000-000000000000\n',
+    });
+    const malformed = await runCli(['brain', 'show', 'p1'], { cwd });
+    expect(malformed).toMatchObject({
+      code: 1,
+      stderr: 'switchyard: brain show: "p1" is not a page id (a UUID)\n',
+    });
+  });
+
+  it('searches as recall does, for the agent only, with tags and a limit', async () => {
+    const run = await runCli(['brain', 'search', 'canary', '--agent', 'ada'], { cwd });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^1 page of agent ada for "canary", best first:\\n- ${checklistId} "Deploy checklist" \\(version 2, tags: ops, deploys; every term, rank \\d\\.\\d{3}\\)\\n {2}Merge to main, then watch the canary`,
+      ),
+    );
+    const tagged = await runCli(['brain', 'search', 'canary', '--agent', 'ada', '--tag', 'finance'], { cwd });
+    expect(tagged.stdout).toBe('No page of agent ada tagged finance matches "canary".\n');
+    const bob = await runCli(['brain', 'search', 'canary', '--agent', 'bob', '--limit', '1'], { cwd });
+    expect(bob.stdout).toMatch(/^1 page of agent bob for "canary"/);
+    expect(bob.stdout).not.toContain(checklistId);
+    const oversize = await runCli(['brain', 'search', 'x'.repeat(3000), '--agent', 'ada'], { cwd });
+    expect(oversize).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^switchyard: brain search: query: is 2\.9 KiB/),
+    });
+  });
+});

@@ -1,0 +1,154 @@
+import {
+  type BrainHitRecord,
+  type BrainPageSummary,
+  ControlPlaneInputError,
+} from '@switchyard/control-plane';
+import { resolveAgent } from '../config/resolve-agent';
+import type { WorkerConfig } from '../config/worker-config';
+import type { CommandIO } from '../run-text-turn';
+import { readControlPlane } from '../worker-services';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LIST_LIMIT = 100;
+
+// Page text was written by a model: a terminal control sequence in it (an escape, a carriage return)
+// must not reach the operator's terminal as one. Newlines and tabs stay; the rest show as U+FFFD.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Model-made text made safe to print on a terminal. */
+function printable(text: string): string {
+  return text.replace(CONTROL, '\ufffd');
+}
+
+function size(bytes: number): string {
+  return bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${bytes} B`;
+}
+
+function tagList(tags: readonly string[]): string {
+  return tags.length === 0 ? '' : `, tags: ${printable(tags.join(', '))}`;
+}
+
+function describePage(page: BrainPageSummary): string {
+  const forgotten = page.archivedAt === null ? '' : `, forgotten ${page.archivedAt}`;
+  return `${page.pageId} "${printable(page.title)}" (version ${page.version}${tagList(page.tags)}; ${size(page.bytes)}; written ${page.updatedAt}${forgotten})`;
+}
+
+/**
+ * `switchyard brain list [--agent NAME] [--all]`: the agent's Brain pages, most recently written
+ * first (`--all` adds forgotten ones). Read-only.
+ */
+export async function brainListCommand(
+  config: WorkerConfig,
+  options: { agent?: string; all: boolean },
+  io: CommandIO,
+): Promise<void> {
+  const agent = resolveAgent(config, options.agent);
+  const pages = await readControlPlane(
+    config,
+    (controlPlane) =>
+      controlPlane.brain.listPages({ agentId: agent.id, includeArchived: options.all, limit: LIST_LIMIT }),
+    () => [],
+  );
+  if (pages.length === 0) {
+    io.stdout.write(
+      `Agent ${agent.id} has no pages in its Brain${options.all ? '' : ' (--all adds forgotten ones)'}.\n`,
+    );
+    return;
+  }
+  const count =
+    pages.length === LIST_LIMIT
+      ? `The ${LIST_LIMIT} latest pages`
+      : `${pages.length} page${pages.length === 1 ? '' : 's'}`;
+  io.stdout.write(`${count} of agent ${agent.id}, most recently written first:\n`);
+  for (const page of pages) io.stdout.write(`- ${describePage(page)}\n`);
+}
+
+/**
+ * `switchyard brain show <id>`: one page, whichever agent's and forgotten or not, with the versions
+ * kept and its text. Read-only.
+ *
+ * Contract: exit code 1 with a message for an id that is not a page id or names no page.
+ */
+export async function brainShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
+  if (!UUID.test(id)) {
+    io.stderr.write(`switchyard: brain show: ${JSON.stringify(id)} is not a page id (a UUID)\n`);
+    return 1;
+  }
+  const noPage = () => {
+    io.stderr.write(`switchyard: brain show: no page ${id}\n`);
+    return 1;
+  };
+  return readControlPlane(
+    config,
+    async (controlPlane) => {
+      const page = await controlPlane.brain.showPage({ pageId: id });
+      if (page === null) return noPage();
+      const earlier = page.versions.length - 1;
+      io.stdout.write(`Page ${page.pageId} of agent ${page.agentId}: "${printable(page.title)}"\n`);
+      io.stdout.write(
+        `version ${page.version}${earlier === 0 ? '' : ` (${earlier} earlier version${earlier === 1 ? '' : 's'} kept)`}${tagList(page.tags)}\n`,
+      );
+      io.stdout.write(`written ${page.updatedAt}, first written ${page.createdAt}\n`);
+      if (page.archivedAt !== null)
+        io.stdout.write(`forgotten ${page.archivedAt}: the agent no longer sees it\n`);
+      if (earlier > 0) {
+        io.stdout.write('versions:\n');
+        for (const version of page.versions) {
+          io.stdout.write(
+            `- ${version.version}: "${printable(version.title)}", ${size(version.bytes)}, written ${version.writtenAt}\n`,
+          );
+        }
+      }
+      io.stdout.write(`\n${printable(page.body)}${page.body.endsWith('\n') ? '' : '\n'}`);
+      return 0;
+    },
+    noPage,
+  );
+}
+
+function describeHit(hit: BrainHitRecord): string {
+  const matched = hit.everyTerm
+    ? 'every term'
+    : `${hit.matchedTerms} term${hit.matchedTerms === 1 ? '' : 's'} of the query`;
+  return `${hit.pageId} "${printable(hit.title)}" (version ${hit.version}${tagList(hit.tags)}; ${matched}, rank ${hit.rank.toFixed(3)})\n  ${printable(hit.snippet).replace(/\s+/g, ' ')}`;
+}
+
+/**
+ * `switchyard brain search "<query>" [--agent NAME] [--tag TAG]... [--limit N]`: what `recall` finds
+ * for the agent, best first, with each page's snippet. Read-only.
+ *
+ * Contract: exit code 1 with the control plane's message for a query it refuses (over its size limit,
+ * a bad tag or limit).
+ */
+export async function brainSearchCommand(
+  config: WorkerConfig,
+  query: string,
+  options: { agent?: string; tags: string[]; limit: number },
+  io: CommandIO,
+): Promise<number> {
+  const agent = resolveAgent(config, options.agent);
+  let hits: BrainHitRecord[];
+  try {
+    hits = await readControlPlane(
+      config,
+      (controlPlane) =>
+        controlPlane.brain.recall({ agentId: agent.id, query, tags: options.tags, limit: options.limit }),
+      () => [],
+    );
+  } catch (error) {
+    if (!ControlPlaneInputError.isInstance(error)) throw error;
+    io.stderr.write(`switchyard: brain search: ${error.message}\n`);
+    return 1;
+  }
+  const tagged = options.tags.length === 0 ? '' : ` tagged ${options.tags.join(', ')}`;
+  if (hits.length === 0) {
+    io.stdout.write(`No page of agent ${agent.id}${tagged} matches ${JSON.stringify(query)}.\n`);
+    return 0;
+  }
+  io.stdout.write(
+    `${hits.length} page${hits.length === 1 ? '' : 's'} of agent ${agent.id}${tagged} for ${JSON.stringify(query)}, best first:\n`,
+  );
+  for (const hit of hits) io.stdout.write(`- ${describeHit(hit)}\n`);
+  return 0;
+}

@@ -1,0 +1,159 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createPgliteDataDir } from '@switchyard/test-databases';
+import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../__fixtures__/run-cli';
+import { outputsOf } from '../__fixtures__/scripted-model';
+import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeProcess } from './__fixtures__/serve-process';
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+const quoteSchema = {
+  type: 'object',
+  properties: { price: { type: 'number' }, source: { type: 'string' } },
+  required: ['price', 'source'],
+  additionalProperties: false,
+};
+
+const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
+
+describe('switchyard serve: a text turn remembers a page, a workflow task turn recalls it (embedded PGlite)', () => {
+  let folder: string;
+  let dataDir: string;
+  let fake: FakeResponsesServer;
+  let serve: ServeProcess;
+  let url: string;
+  const config = () => path.join(folder, 'switchyard.config.json');
+
+  beforeAll(async () => {
+    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-brain-'));
+    dataDir = await createPgliteDataDir();
+    await writeFile(
+      config(),
+      JSON.stringify({
+        model: { name: 'fake-model', maxRetries: 0 },
+        categories: { workflow: {}, brain: {} },
+        database: { dataDir },
+        serve: { pollSeconds: 0.5 },
+      }),
+    );
+    fake = await startFakeResponsesServer({
+      script: (request) => {
+        const outputs = outputsOf(request);
+        if (isTaskTurn(request)) {
+          // The sub-agent looks the price up in the Brain, then submits what the page says.
+          if (outputs.length === 0) {
+            return { functionCalls: [{ name: 'recall', arguments: { query: 'Acme X200 price' } }] };
+          }
+          if (outputs.length === 1) {
+            const recalled = outputs[0] ?? '';
+            const price = Number(/X200 for (\d+) EUR/.exec(recalled)?.[1] ?? Number.NaN);
+            const pageId = /page="([0-9a-f-]{36})"/.exec(recalled)?.[1] ?? 'none';
+            return {
+              functionCalls: [
+                {
+                  name: 'submit_result',
+                  arguments: { price: Number.isFinite(price) ? price : -1, source: `brain page ${pageId}` },
+                },
+              ],
+            };
+          }
+          return { text: 'Submitted.' };
+        }
+        if (outputs.length > 0) return { text: 'Done.' };
+        if (promptOf(request) === 'remember the Acme quote') {
+          return {
+            functionCalls: [
+              {
+                name: 'remember',
+                arguments: {
+                  title: 'Supplier quotes',
+                  body: 'Acme sells the X200 for 410 EUR (quote of 2031-03-02, valid 30 days).',
+                  tags: ['suppliers'],
+                },
+              },
+            ],
+          };
+        }
+        return {
+          functionCalls: [
+            {
+              name: 'workflow',
+              arguments: {
+                name: 'price check',
+                tasks: [
+                  { id: 'acme', prompt: 'What does Acme charge for the X200?', resultSchema: quoteSchema },
+                ],
+              },
+            },
+          ],
+        };
+      },
+    });
+    serve = new ServeProcess(['--port', '0', '--config', config()], {
+      OPENAI_BASE_URL: fake.baseURL,
+      SWITCHYARD_MODEL: 'fake-model',
+    });
+    url = await serve.ready;
+  }, 180_000);
+
+  afterAll(async () => {
+    await serve?.terminate();
+    await fake?.close();
+    await rm(folder, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  async function finished(id: string): Promise<Record<string, unknown>> {
+    return waitFor(`turn ${id} to end`, async () => {
+      const { body } = await requestJson(`${url}/v1/turns/${id}`);
+      return body.status === 'running' ? undefined : body;
+    });
+  }
+
+  it('stores the page, and the task turn builds its stored result from what recall returned', async () => {
+    const remembered = await requestJson(`${url}/v1/turns`, { body: { prompt: 'remember the Acme quote' } });
+    expect(await finished(remembered.body.id as string)).toMatchObject({
+      status: 'completed',
+      output: 'Done.',
+    });
+    const rememberOutput = fake.requests
+      .filter((request) => promptOf(request) === 'remember the Acme quote')
+      .flatMap(outputsOf)[0];
+    expect(rememberOutput).toMatch(/^Created page [0-9a-f-]{36} "Supplier quotes" \(version 1\)\.$/);
+    const pageId = UUID.exec(rememberOutput ?? '')?.[0];
+
+    const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'check the Acme price' } });
+    expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
+    const workflowId = UUID.exec(
+      fake.requests
+        .filter((request) => promptOf(request) === 'check the Acme price')
+        .flatMap(outputsOf)
+        .find((output) => output.includes('price check')) ?? '',
+    )?.[0];
+    expect(workflowId).toBeDefined();
+
+    // The task turn has the read-only pair and no tool that writes the Brain.
+    const taskRequest = await waitFor('the task turn', () => fake.requests.find(isTaskTurn));
+    expect(taskRequest.toolNames).toEqual(['recall', 'get_page', 'submit_result']);
+    const submitting = await waitFor('the task turn to submit', () =>
+      fake.requests.find((request) => isTaskTurn(request) && request.functionCallOutputs.length === 1),
+    );
+    const recalled = outputsOf(submitting)[0] ?? '';
+    expect(recalled).toContain(`<untrusted-brain-content page="${pageId}" title="Supplier quotes"`);
+    expect(recalled).toContain('Acme sells the X200 for 410 EUR');
+
+    // The embedded database is the daemon's while it runs: read the stored result once it has stopped.
+    await serve.terminate();
+    const shown = await runCli(['workflows', 'show', workflowId as string, '--config', config()], {
+      cwd: folder,
+    });
+    expect(shown.stderr).toBe('');
+    expect(shown.stdout).toContain('- acme: completed');
+    expect(shown.stdout).toContain(`result: {"price":410,"source":"brain page ${pageId}"}`);
+    const page = await runCli(['brain', 'show', pageId as string, '--config', config()], { cwd: folder });
+    expect(page.stdout).toContain(`Page ${pageId} of agent main: "Supplier quotes"`);
+  }, 180_000);
+});

@@ -1,0 +1,360 @@
+import { type TestDatabase, testBackends } from '@switchyard/test-databases';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ControlPlane, ControlPlaneInputError, openControlPlane } from '../index';
+import { RECALL_CORPUS, RECALL_QUERIES } from './__fixtures__/recall-corpus';
+
+async function refusal(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!ControlPlaneInputError.isInstance(error))
+    throw new Error(`expected a ControlPlaneInputError, got ${String(error)}`);
+  return error;
+}
+
+for (const backend of testBackends) {
+  describe.runIf(backend.available)(`${backend.title}: the Brain`, () => {
+    let database: TestDatabase;
+    let controlPlane: ControlPlane;
+
+    beforeAll(async () => {
+      database = await backend.create();
+      controlPlane = await openControlPlane({
+        ...database.options,
+        environment: {},
+        brain: { maxPageBytes: 4096 },
+      });
+      for (const page of RECALL_CORPUS) {
+        await controlPlane.brain.remember({ agentId: 'corpus', ...page });
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await controlPlane?.close();
+      await database?.dispose();
+    }, 120_000);
+
+    async function pageCount(agentId: string): Promise<number> {
+      const { rows } = await controlPlane.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM switchyard.brain_pages WHERE agent_id = $1',
+        [agentId],
+      );
+      return rows[0]?.count ?? -1;
+    }
+
+    describe('writing pages', () => {
+      it('creates a page with a one-line title and normalised tags, and reads it back', async () => {
+        const { status, page } = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: '  Deploy\n checklist ',
+          body: '# Deploys\n\n1. Merge to main.\n2. Watch the canary.\n',
+          tags: ['Ops', 'release notes', 'ops'],
+        });
+        expect(status).toBe('created');
+        expect(page).toMatchObject({
+          title: 'Deploy checklist',
+          body: '# Deploys\n\n1. Merge to main.\n2. Watch the canary.\n',
+          tags: ['ops', 'release-notes'],
+          version: 1,
+          latestVersion: 1,
+          archivedAt: null,
+        });
+        expect(page.pageId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId: page.pageId })).toEqual(page);
+      });
+
+      it('rewrites a page by title or by id, keeping every previous version', async () => {
+        const first = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: 'Runbook',
+          body: 'version one',
+        });
+        const second = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: 'RUNBOOK',
+          body: 'version two',
+        });
+        expect(second).toMatchObject({
+          status: 'updated',
+          page: { pageId: first.page.pageId, version: 2, title: 'RUNBOOK' },
+        });
+        const third = await controlPlane.brain.remember({
+          agentId: 'ada',
+          pageId: first.page.pageId,
+          title: 'Runbook for deploys',
+          body: 'version three',
+          tags: ['ops'],
+        });
+        expect(third).toMatchObject({ status: 'updated', page: { version: 3, latestVersion: 3 } });
+        const pageId = first.page.pageId;
+        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 1 })).toMatchObject({
+          title: 'Runbook',
+          body: 'version one',
+          tags: [],
+          version: 1,
+          latestVersion: 3,
+          createdAt: first.page.createdAt,
+          updatedAt: first.page.updatedAt,
+        });
+        expect((await controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 2 }))?.body).toBe(
+          'version two',
+        );
+        expect((await controlPlane.brain.getPage({ agentId: 'ada', pageId }))?.body).toBe('version three');
+        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 4 })).toBeNull();
+        const shown = await controlPlane.brain.showPage({ pageId });
+        expect(shown?.versions.map(({ version, title }) => [version, title])).toEqual([
+          [1, 'Runbook'],
+          [2, 'RUNBOOK'],
+          [3, 'Runbook for deploys'],
+        ]);
+        expect(shown?.agentId).toBe('ada');
+      });
+
+      it('stores nothing new when a write repeats what the page says', async () => {
+        const page = { agentId: 'ada', title: 'Same', body: 'same body', tags: ['a'] };
+        const created = await controlPlane.brain.remember(page);
+        const again = await controlPlane.brain.remember({ ...page, tags: ['A'] });
+        expect(again).toEqual({ status: 'unchanged', page: created.page });
+      });
+
+      it('refuses a rewrite to a title another page has, and a rewrite of an unknown or forgotten page', async () => {
+        const taken = await controlPlane.brain.remember({ agentId: 'ada', title: 'Taken', body: 'a' });
+        const other = await controlPlane.brain.remember({ agentId: 'ada', title: 'Other', body: 'b' });
+        const clash = await refusal(
+          controlPlane.brain.remember({
+            agentId: 'ada',
+            pageId: other.page.pageId,
+            title: 'taken',
+            body: 'b2',
+          }),
+        );
+        expect(clash.field).toBe('title');
+        expect(clash.message).toContain(`your page ${taken.page.pageId} is titled "taken"`);
+        expect(
+          (await controlPlane.brain.getPage({ agentId: 'ada', pageId: other.page.pageId }))?.version,
+        ).toBe(1);
+        expect(
+          (
+            await refusal(
+              controlPlane.brain.remember({ agentId: 'ada', pageId: 'p1', title: 'x', body: 'y' }),
+            )
+          ).message,
+        ).toBe('pageId: you have no page "p1"; leave pageId out to write a new page');
+        await controlPlane.brain.forget({ agentId: 'ada', pageId: other.page.pageId });
+        expect(
+          (
+            await refusal(
+              controlPlane.brain.remember({
+                agentId: 'ada',
+                pageId: other.page.pageId,
+                title: 'Other',
+                body: 'c',
+              }),
+            )
+          ).message,
+        ).toMatch(/was forgotten; leave pageId out/);
+      });
+
+      it('stores any text: NUL characters and lone surrogates become U+FFFD, in the title, body and tags', async () => {
+        const { page } = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: 'odd\u0000title\ud800',
+          body: 'a\u0000b \udc00 zebrafish',
+          tags: ['t\u0000g'],
+        });
+        expect(page).toMatchObject({
+          title: 'odd\ufffdtitle\ufffd',
+          body: 'a\ufffdb \ufffd zebrafish',
+          tags: ['t\ufffdg'],
+        });
+        const [hit] = await controlPlane.brain.recall({ agentId: 'ada', query: 'zebrafish\u0000', limit: 5 });
+        expect(hit?.pageId).toBe(page.pageId);
+      });
+
+      it('refuses what is over a limit or empty, naming the field, and stores nothing', async () => {
+        const before = await pageCount('ada');
+        const cases: Array<[Parameters<ControlPlane['brain']['remember']>[0], string]> = [
+          [
+            { agentId: 'ada', title: 'big', body: 'x'.repeat(4097) },
+            'body: is 4.0 KiB, over the limit of 4.0 KiB',
+          ],
+          [{ agentId: 'ada', title: ' \n ', body: 'x' }, 'title: must not be empty'],
+          [{ agentId: 'ada', title: 't', body: '  ' }, 'body: must not be empty'],
+          [{ agentId: 'ada', title: 't'.repeat(301), body: 'x' }, 'title: is 301 B, over the limit of 300 B'],
+          [
+            { agentId: 'ada', title: 't', body: 'x', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+            'tags: has 21 tags',
+          ],
+          [{ agentId: 'ada', title: 't', body: 'x', tags: ['ok', ' '] }, 'tags[1]: must not be empty'],
+          [{ agentId: 'no agent', title: 't', body: 'x' }, 'agentId: must match'],
+        ];
+        for (const [request, message] of cases) {
+          expect((await refusal(controlPlane.brain.remember(request))).message).toContain(message);
+        }
+        expect(await pageCount('ada')).toBe(before);
+        expect(
+          (await refusal(controlPlane.brain.recall({ agentId: 'ada', query: 'x', limit: 0 }))).field,
+        ).toBe('limit');
+        expect(
+          (await refusal(controlPlane.brain.recall({ agentId: 'ada', query: ' ', limit: 5 }))).field,
+        ).toBe('query');
+      });
+
+      it('keeps one page per title when writers race, each write a version', async () => {
+        const writes = await Promise.all(
+          Array.from({ length: 5 }, (_, index) =>
+            controlPlane.brain.remember({ agentId: 'racer', title: 'Shared notes', body: `writer ${index}` }),
+          ),
+        );
+        expect(writes.filter((write) => write.status === 'created')).toHaveLength(1);
+        expect(new Set(writes.map((write) => write.page.pageId)).size).toBe(1);
+        expect(await pageCount('racer')).toBe(1);
+        const [summary] = await controlPlane.brain.listPages({ agentId: 'racer' });
+        expect(summary?.version).toBe(5);
+      });
+    });
+
+    describe('agent isolation', () => {
+      it("never shows, rewrites or forgets another agent's page, and lets two agents use one title", async () => {
+        const { page } = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: 'Private plan',
+          body: 'wombat launch',
+        });
+        expect(await controlPlane.brain.getPage({ agentId: 'bob', pageId: page.pageId })).toBeNull();
+        expect(await controlPlane.brain.recall({ agentId: 'bob', query: 'wombat', limit: 5 })).toEqual([]);
+        expect(await controlPlane.brain.forget({ agentId: 'bob', pageId: page.pageId })).toBeNull();
+        expect(
+          (
+            await refusal(
+              controlPlane.brain.remember({ agentId: 'bob', pageId: page.pageId, title: 'x', body: 'y' }),
+            )
+          ).field,
+        ).toBe('pageId');
+        const bobs = await controlPlane.brain.remember({
+          agentId: 'bob',
+          title: 'Private plan',
+          body: 'wombat too',
+        });
+        expect(bobs.status).toBe('created');
+        expect(
+          (await controlPlane.brain.recall({ agentId: 'ada', query: 'wombat', limit: 5 })).map(
+            (hit) => hit.pageId,
+          ),
+        ).toEqual([page.pageId]);
+        expect((await controlPlane.brain.listPages({ agentId: 'bob' })).map((entry) => entry.title)).toEqual([
+          'Private plan',
+        ]);
+      });
+    });
+
+    describe('forgetting', () => {
+      it('archives a page: gone from recall and getPage, kept for the operator; its title is free again', async () => {
+        const { page } = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: 'Old office',
+          body: 'quokka street 1',
+        });
+        const forgotten = await controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId });
+        expect(forgotten?.archivedAt).toEqual(expect.any(String));
+        expect(await controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId })).toBeNull();
+        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId: page.pageId })).toBeNull();
+        expect(await controlPlane.brain.recall({ agentId: 'ada', query: 'quokka', limit: 5 })).toEqual([]);
+        expect((await controlPlane.brain.showPage({ pageId: page.pageId }))?.archivedAt).toBe(
+          forgotten?.archivedAt,
+        );
+        const listed = await controlPlane.brain.listPages({ agentId: 'ada', includeArchived: true });
+        expect(listed.find((entry) => entry.pageId === page.pageId)?.archivedAt).toBe(forgotten?.archivedAt);
+        expect(
+          (await controlPlane.brain.listPages({ agentId: 'ada' })).some(
+            (entry) => entry.pageId === page.pageId,
+          ),
+        ).toBe(false);
+        const again = await controlPlane.brain.remember({
+          agentId: 'ada',
+          title: 'Old office',
+          body: 'quokka street 2',
+        });
+        expect(again.status).toBe('created');
+        expect(again.page.pageId).not.toBe(page.pageId);
+      });
+    });
+
+    describe('recall ranking on a fixed corpus', () => {
+      it.each(RECALL_QUERIES)('ranks "$first" first for $query', async ({ query, first, tags }) => {
+        const hits = await controlPlane.brain.recall({
+          agentId: 'corpus',
+          query,
+          limit: 5,
+          ...(tags === undefined ? {} : { tags }),
+        });
+        expect(
+          hits.map((hit) => hit.title)[0],
+          JSON.stringify(hits.map(({ title, rank, everyTerm }) => [title, rank, everyTerm])),
+        ).toBe(first);
+      });
+
+      it('answers with a snippet around the words searched for, the page id, tags and version', async () => {
+        const [hit] = await controlPlane.brain.recall({
+          agentId: 'corpus',
+          query: 'wildcard certificate',
+          limit: 1,
+        });
+        expect(hit).toMatchObject({
+          title: 'TLS certificate renewal',
+          tags: ['security', 'tls'],
+          version: 1,
+          everyTerm: true,
+        });
+        expect(hit?.snippet).toContain('wildcard certificate');
+        expect(hit?.snippet.length).toBeLessThanOrEqual(301);
+        const page = await controlPlane.brain.getPage({ agentId: 'corpus', pageId: hit?.pageId ?? '' });
+        expect(page?.title).toBe('TLS certificate renewal');
+        // A word no page has: pages holding the other terms still come, and say how many they hold.
+        const [partial] = await controlPlane.brain.recall({
+          agentId: 'corpus',
+          query: 'wildcard certificate platypus',
+          limit: 1,
+        });
+        expect(partial).toMatchObject({
+          title: 'TLS certificate renewal',
+          everyTerm: false,
+          matchedTerms: 2,
+        });
+      });
+
+      it('takes any query text without failing: operators, quotes and punctuation are words or nothing', async () => {
+        const odd = [
+          '"unclosed phrase',
+          'or or -- - or',
+          '!x (y) & z | w <-> v',
+          "'quoted' \\ backslash",
+          'a-b-c e-mail v2.3 ¿qué? 数据库',
+          '-billing -deploys',
+          'OR deploy OR',
+        ];
+        for (const query of odd) {
+          const hits = await controlPlane.brain.recall({ agentId: 'corpus', query, limit: 3 });
+          expect(Array.isArray(hits), query).toBe(true);
+        }
+      });
+
+      it('finds nothing for a query of only common words, and honours the limit and tags', async () => {
+        expect(await controlPlane.brain.recall({ agentId: 'corpus', query: 'the of and', limit: 5 })).toEqual(
+          [],
+        );
+        expect(
+          await controlPlane.brain.recall({ agentId: 'corpus', query: 'security', limit: 2 }),
+        ).toHaveLength(2);
+        const tagged = await controlPlane.brain.recall({
+          agentId: 'corpus',
+          query: 'postgres',
+          tags: ['backups'],
+          limit: 5,
+        });
+        expect(tagged.map((hit) => hit.title)).toEqual(['Postgres backups and restore']);
+      });
+    });
+  });
+}
