@@ -25,6 +25,15 @@ export interface ToolCallRequest {
   rawArguments: string;
   /** Repairs the argument ladder made. */
   repairs: string[];
+  /**
+   * The turn's transcript as a later request would continue from it, taken when called: the input,
+   * every response's items (this call's response included, so its function calls are there) and the
+   * outputs recorded so far, those of this response's calls that have already finished included. A
+   * hook that holds the call (an approval) can store it and, when the process running the turn is
+   * gone, continue the turn with `runAgentLoop({ input: transcript })`: the calls without an output
+   * are dispatched first.
+   */
+  transcript(): ResponseInputItem[];
 }
 
 /** `beforeToolCall`'s answer: run the call, or record `reason` as its output instead. */
@@ -68,6 +77,10 @@ export interface ToolCallScope {
   onToolsLoaded(): void;
   /** Emits an event. */
   emit(event: AgentEvent): void;
+  /** Receives each call's output item as it is made, before its `tool-call-end` is emitted. */
+  recordOutput(output: ResponseInputItem.FunctionCallOutput): void;
+  /** The transcript a held call's hook may store (see `ToolCallRequest.transcript`). */
+  transcript(): ResponseInputItem[];
 }
 
 const cancelled = Symbol('cancelled');
@@ -126,7 +139,7 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 export function unrunToolCall(
   call: ResponseFunctionToolCall,
   outcome: 'cancelled' | 'skipped',
-  scope: Pick<ToolCallScope, 'emit'>,
+  scope: Pick<ToolCallScope, 'emit' | 'recordOutput'>,
 ): ToolCallRecord {
   const content =
     outcome === 'cancelled'
@@ -137,7 +150,7 @@ export function unrunToolCall(
 
 function finish(
   call: ResponseFunctionToolCall,
-  scope: Pick<ToolCallScope, 'emit'>,
+  scope: Pick<ToolCallScope, 'emit' | 'recordOutput'>,
   outcome: ToolCallOutcome,
   result: AgentToolResult,
   activity: string | undefined,
@@ -146,6 +159,13 @@ function finish(
 ): ToolCallRecord {
   const isError = result.isError === true;
   const endsTurn = outcome === 'completed' && result.endsTurn === true;
+  const output: ResponseInputItem.FunctionCallOutput = {
+    type: 'function_call_output',
+    call_id: call.call_id,
+    output: toOutput(result.content),
+  };
+  // Recorded before the event: whoever reacts to `tool-call-end` finds it in `transcript()`.
+  scope.recordOutput(output);
   scope.emit({
     type: 'tool-call-end',
     callId: call.call_id,
@@ -160,10 +180,7 @@ function finish(
     completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
   });
-  return {
-    output: { type: 'function_call_output', call_id: call.call_id, output: toOutput(result.content) },
-    endsTurn,
-  };
+  return { output, endsTurn };
 }
 
 /**
@@ -229,6 +246,7 @@ export async function executeToolCall(
           params,
           rawArguments: call.arguments,
           repairs,
+          transcript: scope.transcript,
         },
         tool,
       );
