@@ -1,5 +1,16 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export type {
+  AnswerApprovalOutcome,
+  AnswerApprovalRequest,
+  ApprovalChanges,
+  ApprovalRecord,
+  ApprovalStatus,
+  ListApprovalsOptions,
+  RequestApprovalRequest,
+  ResumableTurn,
+} from './approvals/approval-record';
+export { ApprovalStore } from './approvals/approval-store';
 export type { QueryResult } from './database/database';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
@@ -27,15 +38,18 @@ export type {
   RecordTurnEndRequest,
   RecordTurnStartRequest,
   RecoveredUnit,
+  TurnChanges,
+  TurnCursor,
   TurnEndStatus,
   TurnEventLog,
+  TurnHeartbeat,
   TurnRecord,
   TurnRecordStatus,
   TurnRecovery,
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
-export { TurnStore } from './turns/turn-store';
+export { type DetachedTurnEnd, TurnStore } from './turns/turn-store';
 export {
   type CreateBackgroundJobRequest,
   type CreateWorkflowRequest,

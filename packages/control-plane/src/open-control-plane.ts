@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { ApprovalStore, type DetachUnit } from './approvals/approval-store';
 import type { Database, QueryResult } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
@@ -8,7 +9,7 @@ import { checkAgentId } from './schedules/agent-id';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
-import { type HandBackUnit, TurnStore } from './turns/turn-store';
+import { type HandBackUnit, type SettleDetachedUnit, TurnStore } from './turns/turn-store';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
 import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
@@ -70,6 +71,12 @@ export interface ControlPlane {
    * `markInterrupted` hands an interrupted turn's unit back to its queue.
    */
   readonly turns: TurnStore;
+  /**
+   * Approvals of tool calls held for an operator's answer, and the turns waiting for them: `request`,
+   * `answer`, `list`, and what a worker needs to continue such a turn after the one running it stopped
+   * (`claimResumable`, `consume`, `release`).
+   */
+  readonly approvals: ApprovalStore;
   /** Runs one read query: for diagnostics and tests, not for writes. */
   query<TRow = Record<string, unknown>>(
     text: string,
@@ -237,6 +244,15 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     turn.source === 'schedule'
       ? turnRequests.handBackInterrupted(transaction, turn)
       : workTurns.handBackInterrupted(transaction, turn);
+  // A turn whose call is held detaches its unit from the queue job; its end settles the unit.
+  const detachUnit: DetachUnit = (transaction, turn) =>
+    turn.source === 'schedule'
+      ? turnRequests.detachUnit(transaction, turn)
+      : workTurns.detachUnit(transaction, turn);
+  const settleDetached: SettleDetachedUnit = (transaction, turn, end) =>
+    turn.source === 'schedule'
+      ? turnRequests.settleDetached(transaction, turn, end)
+      : workTurns.settleDetached(transaction, turn, end);
   let closing: Promise<void> | undefined;
   return {
     kind: database.kind,
@@ -247,7 +263,8 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     workflows: new ControlPlaneWorkflowService(database, workTurns, workflowLimits),
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
     workTurns,
-    turns: new TurnStore(database, maxValueBytes, handBack),
+    turns: new TurnStore(database, maxValueBytes, handBack, settleDetached),
+    approvals: new ApprovalStore(database, detachUnit),
     query: (text, values) => database.query(text, values),
     close: () => {
       closing ??= (async () => {

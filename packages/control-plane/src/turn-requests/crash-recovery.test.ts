@@ -133,7 +133,13 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       turnRequests: { expireInSeconds: 2, retryLimit: 5, retryDelaySeconds: 0 },
     });
     const { rows: migrations } = await controlPlane.query('SELECT version FROM switchyard.migrations');
-    expect(migrations).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(migrations).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+      { version: 6 },
+    ]);
 
     const schedules = [];
     for (let index = 0; index < SCHEDULES; index += 1) {
