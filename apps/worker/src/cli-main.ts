@@ -1,16 +1,14 @@
-import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import { type LoadConfigOptions, loadConfig } from './config/load-config';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
 import type { CommandIO } from './run-text-turn';
+import { VERSION } from './version';
 
 // Commands are loaded when used: `switchyard --help` or a configuration error should not pay for
 // the openai SDK, PGlite and the MCP SDK.
 
-/** The worker's version, from its package.json (`switchyard --version`). */
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
-  .version;
+export { VERSION } from './version';
 
 /** What `main` needs from the process. */
 export interface CliProcess extends CommandIO {
