@@ -329,6 +329,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getHealth',
       path: '/healthz',
       summary: 'Liveness: serving or draining',
       responses: {
@@ -347,6 +348,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'post',
+      operationId: 'startTurn',
       path: '/v1/turns',
       summary: 'Start a turn',
       security: [{ bearer: [] }],
@@ -392,6 +394,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'listTurns',
       path: '/v1/turns',
       summary: 'Recorded turns of the agents served, newest first',
       security: [{ bearer: [] }],
@@ -433,6 +436,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getTurn',
       path: '/v1/turns/{id}',
       summary: 'One turn, whichever process ran it',
       security: [{ bearer: [] }],
@@ -449,6 +453,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getTurnEvents',
       path: '/v1/turns/{id}/events',
       summary: 'The turn’s events: replayed, then live, ending after turn-end',
       description:
@@ -520,6 +525,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'post',
+      operationId: 'cancelTurn',
       path: '/v1/turns/{id}/cancel',
       summary: 'Cancel a turn, whichever process runs it',
       description:
@@ -553,6 +559,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'listApprovals',
       path: '/v1/approvals',
       summary: 'Approvals of held calls of the agents served, newest first (default: pending ones)',
       security: [{ bearer: [] }],
@@ -597,6 +604,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getApproval',
       path: '/v1/approvals/{id}',
       summary: 'One approval',
       security: [{ bearer: [] }],
@@ -613,6 +621,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'post',
+      operationId: 'answerApproval',
       path: '/v1/approvals/{id}',
       summary: 'Answer an approval: allow runs the held call once; deny gives the model the reason',
       security: [{ bearer: [] }],
@@ -665,6 +674,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'post',
+      operationId: 'startWorkflow',
       path: '/v1/workflows',
       summary: 'Start a workflow (checked as the workflow tool checks it)',
       description:
@@ -720,6 +730,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'listWorkflows',
       path: '/v1/workflows',
       summary: 'Recent workflows of the agents served, newest first (50 per agent)',
       security: [{ bearer: [] }],
@@ -748,6 +759,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getWorkflow',
       path: '/v1/workflows/{id}',
       summary: 'One workflow: its tasks, their statuses and stored results',
       security: [{ bearer: [] }],
@@ -767,6 +779,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'post',
+      operationId: 'cancelWorkflow',
       path: '/v1/workflows/{id}/cancel',
       summary: 'Cancel a workflow: pending and queued tasks never start, running ones are aborted',
       security: [{ bearer: [] }],
@@ -794,6 +807,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     createRoute({
       method: 'get',
+      operationId: 'getEvents',
       path: '/v1/events',
       summary: 'Every turn and approval of the agents served, live (for a console)',
       description:

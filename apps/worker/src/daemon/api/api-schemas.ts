@@ -1,12 +1,14 @@
 import { z } from '@hono/zod-openapi';
 
 // The HTTP API's shapes: one Zod schema each validates requests, types the handlers, and becomes the
-// OpenAPI 3.1 document (`/v1/openapi.json`). Response schemas name every field the daemon sends.
+// OpenAPI 3.1 document (`/v1/openapi.json`). Response schemas name every field the daemon sends and
+// are closed (`additionalProperties: false`), so a response with an undocumented field fails the
+// document's validation in the tests.
 
 /** Every error: `{ error: { code, message, fields? } }`. */
 export const ErrorSchema = z
-  .object({
-    error: z.object({
+  .strictObject({
+    error: z.strictObject({
       code: z.string().openapi({ example: 'invalid_body' }),
       message: z.string(),
       fields: z.array(z.string()).optional(),
@@ -15,7 +17,7 @@ export const ErrorSchema = z
   .openapi('Error');
 
 export const UsageSchema = z
-  .object({
+  .strictObject({
     inputTokens: z.number().int(),
     cachedInputTokens: z.number().int(),
     outputTokens: z.number().int(),
@@ -37,7 +39,7 @@ export const TURN_STATUSES = [
 export const TURN_SOURCES = ['api', 'schedule', 'job', 'task'] as const;
 
 export const TurnSchema = z
-  .object({
+  .strictObject({
     id: z.string().openapi({ example: 'turn_4d0c6a3e-0f3e-4a57-9d0e-2d6f3c1b8a10' }),
     agent: z.string(),
     source: z.enum(TURN_SOURCES),
@@ -53,7 +55,7 @@ export const TurnSchema = z
   .openapi('Turn');
 
 export const TurnListSchema = z
-  .object({
+  .strictObject({
     turns: z.array(TurnSchema),
     nextCursor: z
       .string()
@@ -65,7 +67,7 @@ export const TurnListSchema = z
 export const APPROVAL_STATUSES = ['pending', 'allowed', 'denied', 'expired', 'cancelled'] as const;
 
 export const ApprovalSchema = z
-  .object({
+  .strictObject({
     id: z.string().openapi({ example: 'approval_9f1c2b7e-3d4a-4c5b-8e6f-7a8b9c0d1e2f' }),
     turnId: z.string(),
     callId: z.string(),
@@ -86,7 +88,7 @@ export const ApprovalSchema = z
   .openapi('Approval');
 
 export const ApprovalListSchema = z
-  .object({ approvals: z.array(ApprovalSchema), nextCursor: z.string().optional() })
+  .strictObject({ approvals: z.array(ApprovalSchema), nextCursor: z.string().optional() })
   .openapi('ApprovalList');
 
 export const AnswerSchema = z
@@ -100,7 +102,7 @@ export const WORKFLOW_STATUSES = ['running', 'completed', 'failed', 'cancelled']
 export const TASK_STATUSES = ['pending', 'queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
 export const WorkflowSchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     agent: z.string(),
     name: z.string(),
@@ -108,7 +110,7 @@ export const WorkflowSchema = z
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
     tasks: z.array(
-      z.object({
+      z.strictObject({
         id: z.string(),
         status: z.enum(TASK_STATUSES),
         dependsOn: z.array(z.string()),
@@ -121,7 +123,7 @@ export const WorkflowSchema = z
   .openapi('Workflow');
 
 export const WorkflowSummarySchema = z
-  .object({
+  .strictObject({
     id: z.string(),
     agent: z.string(),
     name: z.string(),
@@ -133,11 +135,11 @@ export const WorkflowSummarySchema = z
   .openapi('WorkflowSummary');
 
 export const WorkflowListSchema = z
-  .object({ workflows: z.array(WorkflowSummarySchema) })
+  .strictObject({ workflows: z.array(WorkflowSummarySchema) })
   .openapi('WorkflowList');
 
 export const HealthSchema = z
-  .object({ status: z.enum(['serving', 'draining']), runningTurns: z.number().int() })
+  .strictObject({ status: z.enum(['serving', 'draining']), runningTurns: z.number().int() })
   .openapi('Health');
 
 /** A path `id` of a turn, approval or workflow (anything else is a 404). */
@@ -151,7 +153,14 @@ export const IdParamSchema = z.object({
 /** The schemas that depend on the agents a daemon serves (their names are an enum in the document). */
 export function agentSchemas(agents: readonly string[]) {
   const served = agents.map((name) => `'${name}'`).join(', ');
-  const agent = z.enum(agents as [string, ...string[]], { error: `this daemon serves ${served}` });
+  // A pattern in the document, whatever agents a daemon serves: clients are typed once for all.
+  const agent = z
+    .string({ error: 'expected an agent id' })
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, {
+      error: "expected an agent id: letters, digits, '_', '.' and '-' (1 to 64)",
+    })
+    .refine((name) => agents.includes(name), { error: `this daemon serves ${served}` })
+    .openapi({ description: 'An agent this daemon serves (default: its first)' });
   const limit = z.coerce
     .number({ error: 'expected a whole number from 1 to 100' })
     .int({ error: 'expected a whole number from 1 to 100' })
@@ -197,10 +206,7 @@ export function agentSchemas(agents: readonly string[]) {
               prompt: z.string({ error: 'expected the prompt of the task sub-agent' }),
               resultSchema: z
                 .record(z.string(), z.unknown(), { error: 'expected the JSON Schema of the task result' })
-                .openapi({
-                  type: 'object',
-                  description: 'JSON Schema of the task result (closed shapes only)',
-                }),
+                .openapi({ description: 'JSON Schema of the task result (closed shapes only)' }),
               dependsOn: z.array(z.string()).optional(),
             }),
           )
