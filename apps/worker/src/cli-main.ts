@@ -168,6 +168,50 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
     },
   );
 
+  const approvals = command(program, 'approvals', 'tool calls of unattended turns held for an answer');
+  command(approvals, 'list', 'pending approvals, newest first (every agent unless --agent)')
+    .option('--agent <name>', 'only this agent’s')
+    .option('--all', 'recent approvals whatever their state')
+    .option('--json', 'print them as JSON')
+    .action(async (options) => {
+      const { approvalsListCommand } = await import('./commands/approvals-command');
+      setExitCode(
+        await approvalsListCommand(
+          await config(options),
+          {
+            ...(options.agent === undefined ? {} : { agent: options.agent }),
+            all: options.all === true,
+            json: options.json === true,
+          },
+          io,
+        ),
+      );
+    });
+  command(approvals, 'allow <id>', 'allow a held call: it runs once, and the turn goes on')
+    .option('--reason <text>', 'why (recorded with the answer)')
+    .action(async (id: string, options) => {
+      const { approvalsAnswerCommand } = await import('./commands/approvals-command');
+      setExitCode(
+        await approvalsAnswerCommand(
+          await config(options),
+          { id, decision: 'allow', ...(options.reason === undefined ? {} : { reason: options.reason }) },
+          io,
+        ),
+      );
+    });
+  command(approvals, 'deny <id>', 'deny a held call: the model reads the reason as its output')
+    .requiredOption('--reason <text>', 'why (the model reads it)')
+    .action(async (id: string, options) => {
+      const { approvalsAnswerCommand } = await import('./commands/approvals-command');
+      setExitCode(
+        await approvalsAnswerCommand(
+          await config(options),
+          { id, decision: 'deny', reason: options.reason },
+          io,
+        ),
+      );
+    });
+
   command(program, 'serve', 'the daemon: schedule fires, workflow tasks, background jobs and an HTTP API')
     .option(
       '--agent <name>',

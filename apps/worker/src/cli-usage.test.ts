@@ -80,7 +80,7 @@ describe('switchyard --help, --version and each command’s usage', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/^Usage: switchyard \[options\] \[command\]/);
-    for (const command of ['run', 'tools', 'schedules', 'workflows', 'turns', 'serve', 'demo']) {
+    for (const command of ['run', 'tools', 'schedules', 'workflows', 'turns', 'approvals', 'serve', 'demo']) {
       expect(run.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
     expect(run.stdout).toContain('2 bad usage or configuration');
@@ -99,6 +99,9 @@ describe('switchyard --help, --version and each command’s usage', () => {
     [['workflows', 'show', '--help'], 'switchyard workflows show [options] <id>', '--config'],
     [['turns', 'list', '--help'], 'switchyard turns list [options]', '--agent'],
     [['turns', 'show', '--help'], 'switchyard turns show [options] <id>', '--config'],
+    [['approvals', 'list', '--help'], 'switchyard approvals list [options]', '--all'],
+    [['approvals', 'allow', '--help'], 'switchyard approvals allow [options] <id>', '--reason'],
+    [['approvals', 'deny', '--help'], 'switchyard approvals deny [options] <id>', '--reason'],
     [['serve', '--help'], 'switchyard serve [options]', '--poll-seconds'],
     [['help', 'serve'], 'switchyard serve [options]', '--grace-ms'],
     [['demo', '--help'], 'switchyard demo [options]', '--json'],
@@ -119,6 +122,7 @@ describe('usage and configuration errors exit 2, naming the flag or the field', 
     [['run'], "missing required argument 'prompt'"],
     [['run', ' '], 'run takes one non-empty prompt'],
     [['turns', 'delete', 'x'], "unknown command 'delete'"],
+    [['approvals', 'deny', 'approval_x'], "required option '--reason <text>' not specified"],
   ])('%j', async (args, message) => {
     const run = await runCli(args, {
       cwd: root,
@@ -204,12 +208,19 @@ describe('switchyard as a finished command-line tool', () => {
 
   it('read-only commands create nothing in the working folder', async () => {
     const cwd = await folder();
-    for (const args of [['tools'], ['turns', 'list'], ['schedules', 'list'], ['workflows', 'list']]) {
+    for (const args of [
+      ['tools'],
+      ['turns', 'list'],
+      ['schedules', 'list'],
+      ['workflows', 'list'],
+      ['approvals', 'list'],
+    ]) {
       const run = await runCli(args, { cwd });
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
     }
     expect(await readdir(cwd)).toEqual([]);
     expect((await runCli(['turns', 'list'], { cwd })).stdout).toBe('Agent main has no recorded turns.\n');
+    expect((await runCli(['approvals', 'list'], { cwd })).stdout).toBe('No pending approvals.\n');
   });
 
   it('tools --json prints the manifest as JSON, with each tool’s access', async () => {

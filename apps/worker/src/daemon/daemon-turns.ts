@@ -759,6 +759,9 @@ export class DaemonTurns {
       if (entry.held.size === 1) entry.deadline?.pause();
       entry.snapshot.status = 'waiting-approval';
       this.#push(entry, { type: 'approval-requested', approval: approvalView(approval) });
+      // The checkpoint stored with the approval was taken before the loop's latest events reached
+      // the log (the response's end, this request): store them too.
+      void this.#writeCheckpoint(entry, approvals);
       entry.markDetached();
       const decided = await this.#waitForDecision(approval, entry.signal, approvals);
       entry.held.delete(call.callId);

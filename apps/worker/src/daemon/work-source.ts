@@ -1,4 +1,9 @@
-import type { ControlPlane, TurnRecord, WorkTurn } from '@switchyard/control-plane';
+import {
+  type ControlPlane,
+  checkResultSchema,
+  type TurnRecord,
+  type WorkTurn,
+} from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { instructionsFor, taskTurnTools } from '../task-turn-consumer';
 import type { DaemonTurnRequest, DaemonTurnSnapshot } from './daemon-turns';
@@ -149,8 +154,12 @@ export function workTurnSource(
     },
     stop: () => controlPlane.workTurns.stop(),
     resumeRequest(record, context) {
-      const turn = context?.workTurn as WorkTurn | undefined;
-      if ((record.source !== 'task' && record.source !== 'job') || turn === undefined) return undefined;
+      const stored = context?.workTurn as WorkTurn | undefined;
+      if ((record.source !== 'task' && record.source !== 'job') || stored === undefined) return undefined;
+      // The checkpoint is jsonb, which does not keep key order; strict mode compares the result
+      // schema with its canonical form key by key: put it back in canonical order.
+      const checked = stored.resultSchema === null ? undefined : checkResultSchema(stored.resultSchema);
+      const turn: WorkTurn = checked?.ok === true ? { ...stored, resultSchema: checked.schema } : stored;
       return {
         instructions: instructionsFor(turn),
         tools: () =>
