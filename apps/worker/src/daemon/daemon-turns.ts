@@ -976,7 +976,7 @@ export class DaemonTurns {
   async heartbeat(): Promise<void> {
     const open: string[] = [];
     for (const [id, entry] of this.#turns) if (this.#isOpen(entry)) open.push(id);
-    const answer = await this.#records?.heartbeat(open);
+    const answer = await this.#records?.heartbeat(open, { workerId: this.workerId });
     for (const { id, reason } of answer?.stop ?? []) {
       const entry = this.#turns.get(id);
       if (entry !== undefined && this.#isOpen(entry) && !entry.controller.signal.aborted) {

@@ -174,11 +174,15 @@ function checkOptions(options: DaemonOptions): void {
 /**
  * Starts the worker's daemon: consumes schedule fires (and any further `sources`: background jobs,
  * workflow tasks) from the control plane and runs each as a turn with core's loop, and serves the
- * HTTP API (`POST /v1/turns`, `GET /v1/turns/:id`, `GET /v1/turns/:id/events`, `GET /healthz`).
+ * HTTP API (turns, approvals, workflows, `/v1/events`, `/v1/openapi.json`, `/healthz`: see
+ * `createDaemonHttpApi`). With `approvals`, each call follows its agent's policy; a held call waits
+ * for an answer from any process, and turns left waiting by a process that stopped are continued here
+ * once answered.
  *
  * Contract: throws naming the field for bad options, and `serve.token` when `host` is not loopback
  * and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
- * its queue, which delivers it again: nothing is lost.
+ * its queue, which delivers it again: nothing is lost. `stop()` lets turns waiting for approval go
+ * (another process continues each) instead of cancelling them.
  *
  * @example
  * const controlPlane = await openControlPlane({ dataDir: '.switchyard/db' });
@@ -326,7 +330,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     turns
       .heartbeat()
       .then(() => sweepInterrupted(staleTurnMs))
-      .then(() => continueAnswered(staleTurnMs))
+      // On embedded PGlite another worker's waiting turn is a stopped process's: continue it at once.
+      .then(() => continueAnswered(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs))
       .catch((error: unknown) => log(`switchyard serve: turn heartbeat failed: ${String(error)}`));
   }, options.heartbeatMs ?? 10_000);
   heartbeat.unref();
@@ -374,9 +379,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     state = 'stopped';
     const finished = Math.max(0, runningAtStop - cancelled - released);
-    log(
-      `switchyard serve: stopped (${finished} finished, ${cancelled} cancelled, ${released} let go waiting for approval)`,
-    );
+    const letGo = released === 0 ? '' : `, ${released} let go waiting for approval`;
+    log(`switchyard serve: stopped (${finished} finished, ${cancelled} cancelled${letGo})`);
     return { cancelled, finished, released };
   };
 

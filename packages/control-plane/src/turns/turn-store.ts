@@ -351,19 +351,23 @@ export class TurnStore {
 
   /**
    * Says the turns with these ids are still running (keeps them from being marked interrupted, and a
-   * turn waiting for approval from being taken over), and answers which of them should stop.
+   * turn waiting for approval from being taken over), only `workerId`'s when given, and answers which
+   * of them should stop.
    *
    * Contract: `stop` lists each of these turns whose cancellation was asked for (`requestCancel`),
    * and each that runs detached from its queue (a call of it was held) whose unit was cancelled
    * (`cancelled`) or handed to another attempt.
    */
-  async heartbeat(ids: readonly string[]): Promise<TurnHeartbeat> {
+  async heartbeat(ids: readonly string[], options: { workerId?: string } = {}): Promise<TurnHeartbeat> {
     if (ids.length === 0) return { stop: [] };
     const checked = ids.map((id, index) => checkTurnId(id, `ids[${index}]`));
+    // With `workerId`, only that worker's rows: a worker that was only slow does not keep alive a
+    // turn another worker took over.
     await this.#database.query(
       `UPDATE switchyard.turns SET heartbeat_at = clock_timestamp()
-       WHERE id = ANY($1::text[]) AND status IN ('running', 'waiting-approval')`,
-      [checked],
+       WHERE id = ANY($1::text[]) AND status IN ('running', 'waiting-approval')
+         AND ($2::text IS NULL OR worker_id = $2)`,
+      [checked, options.workerId ?? null],
     );
     const { rows } = await this.#database.query<{ id: string; reason: string }>(
       `SELECT t.id,
