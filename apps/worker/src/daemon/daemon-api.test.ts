@@ -57,41 +57,41 @@ const writeNote = defineWorkerTool({
   },
 });
 
-/** Reads server-sent events until `until` returns true for one (or the stream ends). */
-async function readEvents(
-  url: string,
-  token: string,
-  until: (event: { event: string; data: Record<string, unknown> }) => boolean,
-  signal: AbortSignal,
-): Promise<Array<{ event: string; data: Record<string, unknown> }>> {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal });
+/**
+ * Opens a server-sent event stream (resolves once the server answered, so nothing sent afterwards is
+ * missed); `read(until)` collects events until `until` returns true for one, or the stream ends.
+ */
+async function openEvents(url: string, token: string) {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-  const events: Array<{ event: string; data: Record<string, unknown> }> = [];
-  const decoder = new TextDecoder();
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end = buffer.indexOf('\n\n');
-    while (end !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      end = buffer.indexOf('\n\n');
-      const event = /^event: (.+)$/m.exec(block)?.[1];
-      const data = /^data: (.+)$/m.exec(block)?.[1];
-      if (event === undefined || data === undefined) continue;
-      const parsed = { event, data: JSON.parse(data) as Record<string, unknown> };
-      events.push(parsed);
-      if (until(parsed)) {
-        // Not awaited: the server keeps the stream open; the connection is closed under it.
-        reader.cancel().catch(() => {});
-        return events;
+  const read = async (until: (event: { event: string; data: Record<string, unknown> }) => boolean) => {
+    const events: Array<{ event: string; data: Record<string, unknown> }> = [];
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return events;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        end = buffer.indexOf('\n\n');
+        const event = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (event === undefined || data === undefined) continue;
+        const parsed = { event, data: JSON.parse(data) as Record<string, unknown> };
+        events.push(parsed);
+        if (until(parsed)) {
+          // Not awaited: the server keeps the stream open; the connection is closed under it.
+          reader.cancel().catch(() => {});
+          return events;
+        }
       }
     }
-  }
-  return events;
+  };
+  return { read };
 }
 
 describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over HTTP)', () => {
@@ -406,21 +406,23 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       baseUrl: daemon.url,
       headers: { authorization: `Bearer ${TOKEN}` },
     });
-    const follow = new AbortController();
-    // Follow every turn and approval from the start; stop once the workflow's task turn ended.
-    const followed = readEvents(
-      `${daemon.url}/v1/events?agent=ops`,
-      READ_TOKEN,
+    // Follow every turn and approval from before the workflow starts, until its task turn ended (its
+    // submit_result ends it). Other tests' turns may show up too: only this workflow's count.
+    let workflowId = '';
+    const stream = await openEvents(`${daemon.url}/v1/events?agent=ops`, READ_TOKEN);
+    const followed = stream.read(
       (message) =>
-        message.event === 'turn' && message.data.source === 'task' && message.data.status === 'ended-by-tool',
-      follow.signal,
+        message.event === 'turn' &&
+        workflowId !== '' &&
+        String(message.data.sourceId ?? '').startsWith(workflowId) &&
+        message.data.status === 'ended-by-tool',
     );
     const started = await client.POST('/v1/workflows', {
       body: { name: 'release check', tasks: [{ id: 'check', prompt: 'TASK release', resultSchema }] },
       headers: { 'idempotency-key': 'release-check-1' },
     });
     expect(started.response.status).toBe(201);
-    const workflowId = started.data?.id ?? '';
+    workflowId = started.data?.id ?? '';
     // The same key again: the same workflow, not a second one.
     const retried = await client.POST('/v1/workflows', {
       body: { name: 'release check', tasks: [{ id: 'check', prompt: 'TASK release', resultSchema }] },
@@ -432,10 +434,14 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         params: { query: { agent: 'ops', status: 'pending' } },
       });
       return listed.data?.approvals.find(
-        (entry) => entry.source === 'task' && entry.toolKey === 'submit_result',
+        (entry) =>
+          entry.source === 'task' &&
+          entry.toolKey === 'submit_result' &&
+          (entry.arguments as { summary?: string }).summary === 'release checked',
       );
     });
     expect(approval.arguments).toEqual({ summary: 'release checked' });
+    const answeredAt = Date.now();
     const answered = await client.POST('/v1/approvals/{id}', {
       params: { path: { id: approval.id } },
       body: { decision: 'allow', reason: 'release approved' },
@@ -445,6 +451,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       const shown = await client.GET('/v1/workflows/{id}', { params: { path: { id: workflowId } } });
       return shown.data?.status === 'completed' ? shown.data : undefined;
     });
+    console.info(`answered to stored, in the process holding the turn: ${Date.now() - answeredAt} ms`);
     expect(done.tasks).toEqual([
       {
         id: 'check',
@@ -456,21 +463,19 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       },
     ]);
     const messages = await followed;
-    follow.abort();
     const approvalStates = messages
       .filter((message) => message.event === 'approval' && message.data.id === approval.id)
       .map((message) => message.data.status);
     expect(approvalStates).toEqual(['pending', 'allowed']);
-    const taskTurn = messages.find((message) => message.event === 'turn' && message.data.source === 'task');
     const turnStates = messages
-      .filter((message) => message.event === 'turn' && message.data.id === taskTurn?.data.id)
+      .filter((message) => message.event === 'turn' && message.data.id === approval.turnId)
       .map((message) => message.data.status);
     expect(turnStates).toEqual(['running', 'waiting-approval', 'running', 'ended-by-tool']);
     const toolEnds = messages.filter(
       (message) =>
         message.event === 'turn-event' &&
         (message.data.event as { type: string; name?: string }).type === 'tool-call-end' &&
-        message.data.turnId === taskTurn?.data.id,
+        message.data.turnId === approval.turnId,
     );
     expect(toolEnds.map((message) => (message.data.event as { outcome: string }).outcome)).toEqual([
       'completed',
