@@ -1,16 +1,14 @@
-import { createRequire } from 'node:module';
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import { type LoadConfigOptions, loadConfig } from './config/load-config';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
 import type { CommandIO } from './run-text-turn';
+import { VERSION } from './version';
 
 // Commands are loaded when used: `switchyard --help` or a configuration error should not pay for
 // the openai SDK, PGlite and the MCP SDK.
 
-/** The worker's version, from its package.json (`switchyard --version`). */
-export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string })
-  .version;
+export { VERSION } from './version';
 
 /** What `main` needs from the process. */
 export interface CliProcess extends CommandIO {
@@ -220,6 +218,50 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
             tags: options.tag ?? [],
             limit,
           },
+          io,
+        ),
+      );
+    });
+
+  const approvals = command(program, 'approvals', 'tool calls of unattended turns held for an answer');
+  command(approvals, 'list', 'pending approvals, newest first (every agent unless --agent)')
+    .option('--agent <name>', 'only this agent’s')
+    .option('--all', 'recent approvals whatever their state')
+    .option('--json', 'print them as JSON')
+    .action(async (options) => {
+      const { approvalsListCommand } = await import('./commands/approvals-command');
+      setExitCode(
+        await approvalsListCommand(
+          await config(options),
+          {
+            ...(options.agent === undefined ? {} : { agent: options.agent }),
+            all: options.all === true,
+            json: options.json === true,
+          },
+          io,
+        ),
+      );
+    });
+  command(approvals, 'allow <id>', 'allow a held call: it runs once, and the turn goes on')
+    .option('--reason <text>', 'why (recorded with the answer)')
+    .action(async (id: string, options) => {
+      const { approvalsAnswerCommand } = await import('./commands/approvals-command');
+      setExitCode(
+        await approvalsAnswerCommand(
+          await config(options),
+          { id, decision: 'allow', ...(options.reason === undefined ? {} : { reason: options.reason }) },
+          io,
+        ),
+      );
+    });
+  command(approvals, 'deny <id>', 'deny a held call: the model reads the reason as its output')
+    .requiredOption('--reason <text>', 'why (the model reads it)')
+    .action(async (id: string, options) => {
+      const { approvalsAnswerCommand } = await import('./commands/approvals-command');
+      setExitCode(
+        await approvalsAnswerCommand(
+          await config(options),
+          { id, decision: 'deny', reason: options.reason },
           io,
         ),
       );

@@ -80,7 +80,17 @@ describe('switchyard --help, --version and each command’s usage', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/^Usage: switchyard \[options\] \[command\]/);
-    for (const command of ['run', 'tools', 'schedules', 'workflows', 'turns', 'brain', 'serve', 'demo']) {
+    for (const command of [
+      'run',
+      'tools',
+      'schedules',
+      'workflows',
+      'turns',
+      'brain',
+      'approvals',
+      'serve',
+      'demo',
+    ]) {
       expect(run.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
     expect(run.stdout).toContain('2 bad usage or configuration');
@@ -102,6 +112,9 @@ describe('switchyard --help, --version and each command’s usage', () => {
     [['brain', 'list', '--help'], 'switchyard brain list [options]', '--all'],
     [['brain', 'show', '--help'], 'switchyard brain show [options] <id>', '--config'],
     [['brain', 'search', '--help'], 'switchyard brain search [options] <query>', '--tag <tag>'],
+    [['approvals', 'list', '--help'], 'switchyard approvals list [options]', '--all'],
+    [['approvals', 'allow', '--help'], 'switchyard approvals allow [options] <id>', '--reason'],
+    [['approvals', 'deny', '--help'], 'switchyard approvals deny [options] <id>', '--reason'],
     [['serve', '--help'], 'switchyard serve [options]', '--poll-seconds'],
     [['help', 'serve'], 'switchyard serve [options]', '--grace-ms'],
     [['demo', '--help'], 'switchyard demo [options]', '--json'],
@@ -125,6 +138,7 @@ describe('usage and configuration errors exit 2, naming the flag or the field', 
     [['brain', 'search', ' '], 'brain search takes one non-empty query'],
     [['brain', 'search', 'x', '--limit', '0'], "option '--limit <n>' argument '0' is invalid"],
     [['brain', 'forget', 'x'], "unknown command 'forget'"],
+    [['approvals', 'deny', 'approval_x'], "required option '--reason <text>' not specified"],
   ])('%j', async (args, message) => {
     const run = await runCli(args, {
       cwd: root,
@@ -217,6 +231,7 @@ describe('switchyard as a finished command-line tool', () => {
       ['workflows', 'list'],
       ['brain', 'list'],
       ['brain', 'search', 'deploys'],
+      ['approvals', 'list'],
     ]) {
       const run = await runCli(args, { cwd });
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
@@ -226,6 +241,7 @@ describe('switchyard as a finished command-line tool', () => {
     expect((await runCli(['brain', 'search', 'deploys'], { cwd })).stdout).toBe(
       'No page of agent main matches "deploys".\n',
     );
+    expect((await runCli(['approvals', 'list'], { cwd })).stdout).toBe('No pending approvals.\n');
   });
 
   it('tools --json prints the manifest as JSON, with each tool’s access', async () => {

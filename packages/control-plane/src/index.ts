@@ -1,6 +1,17 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
 export type {
+  AnswerApprovalOutcome,
+  AnswerApprovalRequest,
+  ApprovalChanges,
+  ApprovalRecord,
+  ApprovalStatus,
+  ListApprovalsOptions,
+  RequestApprovalRequest,
+  ResumableTurn,
+} from './approvals/approval-record';
+export { ApprovalStore } from './approvals/approval-store';
+export type {
   BrainHitRecord,
   BrainPageDetails,
   BrainPageRecord,
@@ -37,15 +48,18 @@ export type {
   RecordTurnEndRequest,
   RecordTurnStartRequest,
   RecoveredUnit,
+  TurnChanges,
+  TurnCursor,
   TurnEndStatus,
   TurnEventLog,
+  TurnHeartbeat,
   TurnRecord,
   TurnRecordStatus,
   TurnRecovery,
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
-export { TurnStore } from './turns/turn-store';
+export { type DetachedTurnEnd, TurnStore } from './turns/turn-store';
 export {
   type CreateBackgroundJobRequest,
   type CreateWorkflowRequest,

@@ -60,10 +60,12 @@ for (const backend of testBackends) {
         const unique = rows.map((row) => `${row.table_name} ${row.definition}`);
         expect(unique).toContain('switchyard.schedule_runs UNIQUE (schedule_id, slot)');
         expect(unique).toContain('switchyard.task_results UNIQUE (workflow_id, task_id)');
+        expect(unique).toContain('switchyard.approvals UNIQUE (turn_id, call_id)');
         const { rows: tables } = await controlPlane.query<{ name: string }>(
           "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'switchyard' ORDER BY 1",
         );
         expect(tables.map((table) => table.name)).toEqual([
+          'approvals',
           'background_jobs',
           'brain_page_versions',
           'brain_pages',
@@ -81,7 +83,7 @@ for (const backend of testBackends) {
         const { rows } = await controlPlane.query<{ version: number }>(
           'SELECT version FROM switchyard.migrations',
         );
-        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
       });
     });
 
@@ -460,6 +462,7 @@ for (const backend of testBackends) {
           { version: 3 },
           { version: 4 },
           { version: 5 },
+          { version: 6 },
         ]);
       });
     });

@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { ApprovalStore, type DetachUnit } from './approvals/approval-store';
 import { ControlPlaneBrainService } from './brain/brain-service';
 import type { Database, QueryResult } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
@@ -9,7 +10,7 @@ import { checkAgentId } from './schedules/agent-id';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
-import { type HandBackUnit, TurnStore } from './turns/turn-store';
+import { type HandBackUnit, type SettleDetachedUnit, TurnStore } from './turns/turn-store';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
 import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
@@ -81,6 +82,12 @@ export interface ControlPlane {
    * for `createBrainTools({ brain, agentId, mode })` of `@switchyard/tools-brain`.
    */
   readonly brain: ControlPlaneBrainService;
+  /**
+   * Approvals of tool calls held for an operator's answer, and the turns waiting for them: `request`,
+   * `answer`, `list`, and what a worker needs to continue such a turn after the one running it stopped
+   * (`claimResumable`, `consume`, `release`).
+   */
+  readonly approvals: ApprovalStore;
   /** Runs one read query: for diagnostics and tests, not for writes. */
   query<TRow = Record<string, unknown>>(
     text: string,
@@ -257,6 +264,15 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     turn.source === 'schedule'
       ? turnRequests.handBackInterrupted(transaction, turn)
       : workTurns.handBackInterrupted(transaction, turn);
+  // A turn whose call is held detaches its unit from the queue job; its end settles the unit.
+  const detachUnit: DetachUnit = (transaction, turn) =>
+    turn.source === 'schedule'
+      ? turnRequests.detachUnit(transaction, turn)
+      : workTurns.detachUnit(transaction, turn);
+  const settleDetached: SettleDetachedUnit = (transaction, turn, end) =>
+    turn.source === 'schedule'
+      ? turnRequests.settleDetached(transaction, turn, end)
+      : workTurns.settleDetached(transaction, turn, end);
   let closing: Promise<void> | undefined;
   return {
     kind: database.kind,
@@ -267,8 +283,9 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     workflows: new ControlPlaneWorkflowService(database, workTurns, workflowLimits),
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
     workTurns,
-    turns: new TurnStore(database, maxValueBytes, handBack),
+    turns: new TurnStore(database, maxValueBytes, handBack, settleDetached),
     brain: new ControlPlaneBrainService(database, brainLimits),
+    approvals: new ApprovalStore(database, detachUnit),
     query: (text, values) => database.query(text, values),
     close: () => {
       closing ??= (async () => {

@@ -149,6 +149,7 @@ const serveSchema = z.strictObject({
     .min(1)
     .optional(),
   tokenEnv: envName.optional(),
+  readTokenEnv: envName.optional(),
   allowedHosts: z
     .array(
       z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?$/, {
@@ -168,6 +169,33 @@ const serveSchema = z.strictObject({
   retryDelaySeconds: z.number().int().min(0).max(86_400).optional(),
   retryBackoff: z.boolean().optional(),
 });
+
+const approvalDecision = z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" });
+
+/** An agent's approval policy: what happens to each call of its unattended turns. */
+const approvalsSchema = z.strictObject({
+  destructive: approvalDecision.optional(),
+  readOnly: approvalDecision.optional(),
+  tools: z
+    .record(
+      z.string().regex(/^([a-zA-Z0-9_-]{1,64}\.)?[a-zA-Z0-9_-]{1,64}$/, {
+        error: 'must be a tool key: name, or namespace.name for an MCP tool',
+      }),
+      approvalDecision,
+    )
+    .optional(),
+  expiresInSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 60 * 60)
+    .optional(),
+  approvers: z.array(z.string().trim().min(1).max(200)).min(1).optional(),
+});
+
+const agentNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be letters, digits, '_', '.' and '-' (1 to 64)" });
 
 /** The JSON shape of `switchyard.config.json` (before environment overrides and defaults). */
 export const configFileSchema = z.strictObject({
@@ -208,6 +236,8 @@ export const configFileSchema = z.strictObject({
     })
     .optional(),
   serve: serveSchema.optional(),
+  approvals: approvalsSchema.optional(),
+  agents: z.record(agentNameSchema, z.strictObject({ approvals: approvalsSchema.optional() })).optional(),
   database: z
     .strictObject({
       url: z

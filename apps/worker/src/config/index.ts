@@ -12,9 +12,11 @@ export {
   parseConfig,
   SERVE_TOKEN_VARIABLE,
 } from './load-config';
-export { resolveAgent, type TurnAgent } from './resolve-agent';
+export { approvalPolicyOf, resolveAgent, type TurnAgent } from './resolve-agent';
 export { type ModelEndpoint, resolveModelEndpoint } from './resolve-model-endpoint';
 export type {
+  ApprovalDecision,
+  ApprovalPolicy,
   WorkerCategories,
   WorkerComputerConfig,
   WorkerConfig,

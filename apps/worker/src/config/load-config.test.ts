@@ -110,6 +110,13 @@ describe('configuration errors name the field', () => {
     [{ serve: { retryDelaySeconds: 0.5 } }, 'serve.retryDelaySeconds', /expected int/],
     [{ serve: { retryLimit: -1 } }, 'serve.retryLimit', /0/],
     [{ serve: { retryBackoff: 'yes' } }, 'serve.retryBackoff', /boolean/],
+    [{ approvals: { destructive: 'maybe' } }, 'approvals.destructive', /'allow', 'ask' or 'deny'/],
+    [{ approvals: { tools: { 'bad key!': 'ask' } } }, 'approvals.tools.bad key!', /tool key/],
+    [{ approvals: { expiresInSeconds: 0 } }, 'approvals.expiresInSeconds', /1/],
+    [{ approvals: { approvers: [] } }, 'approvals.approvers', /1/],
+    [{ agents: { ops: { approvals: { readOnly: 'never' } } } }, 'agents.ops.approvals.readOnly', /'allow'/],
+    [{ agents: { ops: { budget: 1 } } }, 'agents.ops.budget', /not a known field/],
+    [{ serve: { readTokenEnv: 'READ_TOKEN' } }, 'serve.readTokenEnv', /READ_TOKEN, which is not set/],
     [
       { limits: { turnTimeoutMs: 86_400_000 } },
       'limits.turnTimeoutMs',
@@ -146,6 +153,65 @@ describe('configuration errors name the field', () => {
     expect(errorOf(() => parseConfig({}, { env: { DATABASE_URL: 'sqlite://x' } })).field).toBe(
       'DATABASE_URL',
     );
+  });
+});
+
+describe('approval policies and the read-only token', () => {
+  it('applies approvals to every agent and an agent’s own over it, field by field', () => {
+    const config = parseConfig(
+      {
+        approvals: { destructive: 'ask', tools: { 'calc.add': 'deny' }, expiresInSeconds: 600 },
+        agents: {
+          ops: { approvals: { destructive: 'deny', tools: { submit_result: 'ask' }, approvers: ['sre'] } },
+        },
+      },
+      { env: {} },
+    );
+    expect(config.approvals).toEqual({
+      destructive: 'ask',
+      readOnly: 'allow',
+      tools: { 'calc.add': 'deny' },
+      expiresInSeconds: 600,
+      approvers: ['operator'],
+    });
+    expect(config.agents.ops?.approvals).toEqual({
+      destructive: 'deny',
+      readOnly: 'allow',
+      tools: { 'calc.add': 'deny', submit_result: 'ask' },
+      expiresInSeconds: 600,
+      approvers: ['sre'],
+    });
+    // With no policy at all, every call runs as before.
+    expect(parseConfig({}, { env: {} }).approvals).toMatchObject({
+      destructive: 'allow',
+      readOnly: 'allow',
+      tools: {},
+    });
+  });
+
+  it('reads the read-only token from its variable, and refuses one without the bearer token or equal to it', () => {
+    const raw = { serve: { readTokenEnv: 'READ_TOKEN' } };
+    const token = 'bearer-token-0123456789';
+    const config = parseConfig(raw, {
+      env: { READ_TOKEN: 'read-token-0123456789', SWITCHYARD_SERVE_TOKEN: token },
+    });
+    expect(config.serve).toMatchObject({
+      readToken: 'read-token-0123456789',
+      readTokenVariable: 'READ_TOKEN',
+    });
+    expect(
+      errorOf(() => parseConfig(raw, { env: { READ_TOKEN: 'read-token-0123456789' } })).issues[0],
+    ).toMatchObject({
+      field: 'serve.readTokenEnv',
+      message: expect.stringContaining('needs the bearer token too'),
+    });
+    expect(
+      errorOf(() => parseConfig(raw, { env: { READ_TOKEN: token, SWITCHYARD_SERVE_TOKEN: token } })).issues[0]
+        ?.message,
+    ).toMatch(/must differ from the bearer token/);
+    expect(
+      errorOf(() => parseConfig(raw, { env: { READ_TOKEN: 'short', SWITCHYARD_SERVE_TOKEN: token } })).field,
+    ).toBe('READ_TOKEN');
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 import type { z } from 'zod';
 import { type ConfigFile, configFileSchema } from './config-schema';
-import type { WorkerCategories, WorkerConfig, WorkerServeConfig } from './worker-config';
+import type { ApprovalPolicy, WorkerCategories, WorkerConfig, WorkerServeConfig } from './worker-config';
 import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
 
 /** The file `loadConfig` looks for in the working directory. */
@@ -137,6 +137,30 @@ function resolveServe(
   } else if (token !== undefined && token.length < 16) {
     issues.push({ field: tokenVariable, message: 'the bearer token must be at least 16 characters' });
   }
+  const readTokenVariable = serve?.readTokenEnv;
+  const readToken =
+    readTokenVariable === undefined || env[readTokenVariable] === '' ? undefined : env[readTokenVariable];
+  if (readTokenVariable !== undefined && readToken === undefined) {
+    issues.push({
+      field: 'serve.readTokenEnv',
+      message: `the read-only token is read from the environment variable ${readTokenVariable}, which is not set`,
+    });
+  } else if (readToken !== undefined && readToken.length < 16) {
+    issues.push({
+      field: readTokenVariable ?? 'serve.readTokenEnv',
+      message: 'the read-only token must be at least 16 characters',
+    });
+  } else if (readToken !== undefined && token === undefined) {
+    issues.push({
+      field: 'serve.readTokenEnv',
+      message: `a read-only token needs the bearer token too: set ${tokenVariable}, or every request would be allowed without one`,
+    });
+  } else if (readToken !== undefined && readToken === token) {
+    issues.push({
+      field: 'serve.readTokenEnv',
+      message: `the read-only token must differ from the bearer token (${tokenVariable})`,
+    });
+  }
   const heartbeatMs = serve?.heartbeatMs ?? 10_000;
   const staleTurnMs = serve?.staleTurnMs ?? 60_000;
   if (staleTurnMs <= heartbeatMs) {
@@ -164,6 +188,8 @@ function resolveServe(
     agents: serve?.agents,
     token,
     tokenVariable,
+    readToken,
+    readTokenVariable,
     allowedHosts: serve?.allowedHosts ?? [],
     graceMs: serve?.graceMs ?? 30_000,
     tickMs: serve?.tickMs ?? 1_000,
@@ -174,6 +200,19 @@ function resolveServe(
     retryLimit: serve?.retryLimit ?? 2,
     retryDelaySeconds: serve?.retryDelaySeconds ?? 5,
     retryBackoff: serve?.retryBackoff ?? true,
+  };
+}
+
+type ApprovalsFile = NonNullable<ConfigFile['approvals']>;
+
+/** An approval policy from the file's `approvals` (and an agent's own, field by field over it). */
+function resolveApprovals(base: ApprovalsFile | undefined, own?: ApprovalsFile): ApprovalPolicy {
+  return {
+    destructive: own?.destructive ?? base?.destructive ?? 'allow',
+    readOnly: own?.readOnly ?? base?.readOnly ?? 'allow',
+    tools: { ...(base?.tools ?? {}), ...(own?.tools ?? {}) },
+    expiresInSeconds: own?.expiresInSeconds ?? base?.expiresInSeconds ?? 3_600,
+    approvers: own?.approvers ?? base?.approvers ?? ['operator'],
   };
 }
 
@@ -303,6 +342,13 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
       toolTimeoutMs: file.limits?.toolTimeoutMs,
     },
     serve,
+    approvals: resolveApprovals(file.approvals),
+    agents: Object.fromEntries(
+      Object.entries(file.agents ?? {}).map(([name, agent]) => [
+        name,
+        { approvals: resolveApprovals(file.approvals, agent.approvals) },
+      ]),
+    ),
     database: {
       url: databaseUrl,
       dataDir: path.resolve(baseDir, file.database?.dataDir ?? '.switchyard/db'),

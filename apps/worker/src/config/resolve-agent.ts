@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { WorkerConfig } from './worker-config';
+import type { ApprovalPolicy, WorkerConfig } from './worker-config';
 import { WorkerConfigError } from './worker-config-error';
 
 /** The agent a turn runs for. */
@@ -31,4 +31,9 @@ export function resolveAgent(config: WorkerConfig, name: string = config.agent):
   }
   const root = config.categories.computer?.homeRoot ?? path.resolve(config.baseDir, '.switchyard/homes');
   return { id: name, home: path.join(root, name) };
+}
+
+/** The approval policy of agent `name`: its own (`agents.<name>.approvals`), else `approvals`. */
+export function approvalPolicyOf(config: WorkerConfig, name: string): ApprovalPolicy {
+  return config.agents[name]?.approvals ?? config.approvals;
 }

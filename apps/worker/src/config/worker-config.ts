@@ -119,6 +119,10 @@ export interface WorkerServeConfig {
   token: string | undefined;
   /** The variable the token is read from (`serve.tokenEnv`, default `SWITCHYARD_SERVE_TOKEN`). */
   tokenVariable: string;
+  /** A read-only bearer token (it can only `GET`), read from `readTokenVariable`. */
+  readToken: string | undefined;
+  /** The variable the read-only token is read from (`serve.readTokenEnv`), when set. */
+  readTokenVariable: string | undefined;
   /**
    * Host names the HTTP API answers to besides its listen address and the loopback names
    * (`serve.allowedHosts`): `name` (any port) or `name:port`.
@@ -153,6 +157,26 @@ export interface WorkerServeConfig {
   retryBackoff: boolean;
 }
 
+/** What an approval policy does with a call: run it, hold it for an operator's answer, or refuse it. */
+export type ApprovalDecision = 'allow' | 'ask' | 'deny';
+
+/**
+ * An agent's approval policy for the turns `serve` runs unattended (API, schedule, task and job
+ * turns), applied to each call from its tool's metadata.
+ */
+export interface ApprovalPolicy {
+  /** Calls of tools marked `isDestructive` (default `allow`). */
+  destructive: ApprovalDecision;
+  /** Calls of tools marked `isReadOnly` (default `allow`). */
+  readOnly: ApprovalDecision;
+  /** By tool key (`name`, or `namespace.name`): wins over `destructive` and `readOnly`. */
+  tools: Record<string, ApprovalDecision>;
+  /** How long a held call waits for an answer before it is denied as expired, in seconds (default 3600). */
+  expiresInSeconds: number;
+  /** Who may answer, recorded with each approval (default `["operator"]`). */
+  approvers: string[];
+}
+
 /** The checked, resolved worker configuration: what `loadConfig` returns. */
 export interface WorkerConfig {
   /** The file read, absolute; absent when none was found (defaults only). */
@@ -171,6 +195,10 @@ export interface WorkerConfig {
   limits: WorkerLimits;
   /** The daemon (`switchyard serve`). */
   serve: WorkerServeConfig;
+  /** The approval policy of every agent without its own (`approvals`). */
+  approvals: ApprovalPolicy;
+  /** Per-agent settings (`agents.<name>`): an agent's own approval policy, over `approvals` field by field. */
+  agents: Record<string, { approvals: ApprovalPolicy }>;
   /** The control plane's database. */
   database: {
     /** A PostgreSQL URL (`database.url`, or `DATABASE_URL`); absent: embedded PGlite. */

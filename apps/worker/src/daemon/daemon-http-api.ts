@@ -1,7 +1,27 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AGENT_ID_PATTERN, ControlPlaneInputError } from '@switchyard/control-plane';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { HttpBindings } from '@hono/node-server';
+import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import { type ApprovalRecord, type ControlPlane, ControlPlaneInputError } from '@switchyard/control-plane';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import {
+  AnswerSchema,
+  ApprovalListSchema,
+  ApprovalSchema,
+  agentSchemas,
+  ErrorSchema,
+  HealthSchema,
+  IdParamSchema,
+  TurnListSchema,
+  TurnSchema,
+  WorkflowListSchema,
+  WorkflowSchema,
+} from './api/api-schemas';
+import { EventFeed, type FeedMessage } from './api/event-feed';
 import { checkBearerToken } from './check-bearer-token';
-import type { DaemonTurnEvent, DaemonTurnRequest, DaemonTurns } from './daemon-turns';
+import { approvalView } from './daemon-approvals';
+import { type DaemonTurnEvent, type DaemonTurnRequest, type DaemonTurns, snapshotOf } from './daemon-turns';
 import type { RequestRefusal } from './request-guard';
 
 /** What the HTTP API needs from the daemon. */
@@ -10,25 +30,39 @@ export interface DaemonHttpApiOptions {
   turns: DaemonTurns;
   /** Records and starts an API turn; undefined while draining (the daemon takes no new turns). */
   startTurn(request: DaemonTurnRequest): Promise<{ id: string } | undefined>;
+  /** The control plane: turn records, approvals and workflows of the agents served. */
+  controlPlane: Pick<ControlPlane, 'turns' | 'approvals' | 'workflows'>;
   /** The bearer token every request but `/healthz` must carry, if any. */
   token?: string;
+  /** A read-only token: it may only `GET` (and `HEAD`). Needs `token`. */
+  readToken?: string;
   /**
    * Refuses what a browser may send on another site's behalf (`createRequestGuard`), before any
    * route or token check, `/healthz` included.
    */
-  checkRequest?: (request: IncomingMessage) => RequestRefusal | undefined;
-  /** The agent of a `POST /v1/turns` without `agent`. */
+  checkRequest?: (request: {
+    method?: string | undefined;
+    headers: IncomingHttpHeaders;
+  }) => RequestRefusal | undefined;
+  /** The agent of a `POST /v1/turns` or `POST /v1/workflows` without `agent`. */
   defaultAgent: string;
-  /** The agents this daemon serves (any valid id when absent). */
-  agents?: readonly string[];
+  /** The agents this daemon serves: the API reads and writes only theirs. */
+  agents: readonly string[];
   /** Largest request body in bytes. */
   maxBodyBytes: number;
   /** `serving` or `draining`. */
   state(): 'serving' | 'draining';
-  /** How often a stream of a turn running in another process checks whether it ended, in ms. Default 1000. */
+  /** How often a stream of a turn running elsewhere, and `/v1/events`, read the records, in ms. Default 1000. */
   recordPollMs?: number;
+  /** The version in the OpenAPI document. */
+  version: string;
+  /** Receives one-line log messages. */
+  log?: (line: string) => void;
 }
 
+type Bindings = { Bindings: Partial<HttpBindings> };
+
+/** An error answered as `{ error: { code, message, fields? } }`. */
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -41,203 +75,301 @@ class HttpError extends Error {
   }
 }
 
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  response.end(text);
+/** `tasks[0].id` from a Zod issue path. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  let field = '';
+  for (const part of path) {
+    if (typeof part === 'number') field += `[${part}]`;
+    else field += field === '' ? String(part) : `.${String(part)}`;
+  }
+  return field;
 }
 
-async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    throw new HttpError(413, 'body_too_large', `the request body is over ${maxBytes} bytes`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes)
-      throw new HttpError(413, 'body_too_large', `the request body is over ${maxBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
-  }
-}
-
-function parseTurnBody(body: unknown, options: DaemonHttpApiOptions): { prompt: string; agent: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'invalid_body', 'the body must be a JSON object with "prompt"', ['prompt']);
-  }
-  const record = body as Record<string, unknown>;
+/** A Zod failure as the API's 400: every problem in the message, every field named. */
+function validationError(error: z.ZodError, target: string): HttpError {
   const problems: string[] = [];
   const fields: string[] = [];
-  const prompt = record.prompt;
-  if (typeof prompt !== 'string' || prompt.trim() === '') {
-    fields.push('prompt');
-    problems.push('prompt: expected a non-empty string');
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const field = fieldOf([...issue.path, key]);
+        fields.push(field);
+        problems.push(`${field}: unknown field`);
+      }
+      continue;
+    }
+    const field = fieldOf(issue.path) || target;
+    if (!fields.includes(field)) fields.push(field);
+    problems.push(`${field}: ${issue.message}`);
   }
-  const agent = record.agent ?? options.defaultAgent;
-  if (typeof agent !== 'string' || !AGENT_ID_PATTERN.test(agent)) {
-    fields.push('agent');
-    problems.push(`agent: expected an agent id matching ${AGENT_ID_PATTERN}`);
-  } else if (options.agents !== undefined && !options.agents.includes(agent)) {
-    fields.push('agent');
-    problems.push(`agent: this daemon serves ${options.agents.map((name) => `'${name}'`).join(', ')}`);
-  }
-  const unknown = Object.keys(record).filter((key) => key !== 'prompt' && key !== 'agent');
-  for (const key of unknown) {
-    fields.push(key);
-    problems.push(`${key}: unknown field (expected "prompt" and optionally "agent")`);
-  }
-  if (problems.length > 0) throw new HttpError(400, 'invalid_body', problems.join('; '), fields);
-  return { prompt: prompt as string, agent: agent as string };
+  if (target === 'param') return new HttpError(404, 'not_found', 'no such resource');
+  return new HttpError(
+    400,
+    target === 'query' ? 'invalid_query' : 'invalid_body',
+    problems.join('; '),
+    fields,
+  );
 }
 
-const TURN_PATH = /^\/v1\/turns\/([A-Za-z0-9_-]{1,80})(\/events)?$/;
+/** Opaque paging cursors: a position in a list ordered newest first. */
+function encodeCursor(position: { createdAt: string; id: string }): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');
+}
 
-function allow(method: string | undefined, allowed: string[]): void {
-  if (!allowed.includes(method ?? '')) {
-    throw new HttpError(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, undefined, {
-      allow: allowed.join(', '),
-    });
+function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
+  } catch {
+    // Below.
   }
+  throw new HttpError(400, 'invalid_query', 'cursor: not a cursor this API gave out', ['cursor']);
 }
 
-function openEventStream(response: ServerResponse): void {
-  response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    connection: 'keep-alive',
-  });
-  response.write(': switchyard turn events\n\n');
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorSchema } },
+});
+
+/** The errors any authenticated route may answer. */
+const COMMON_ERRORS = {
+  401: errorResponse('No valid bearer token'),
+  403: errorResponse('A cross-site browser request, or the read-only token on a write'),
+  415: errorResponse('A body that is not JSON'),
+  421: errorResponse('A Host that is not one of the daemon’s own'),
+} as const;
+const BODY_ERRORS = {
+  400: errorResponse('A body or query that does not match the schema (`fields` names each problem)'),
+  413: errorResponse('A body over the size limit'),
+} as const;
+
+/** One server-sent event. */
+function sseBlock(id: number, event: string, data: unknown): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function writeEvent(response: ServerResponse, sequence: number, event: DaemonTurnEvent): void {
-  response.write(`id: ${sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-}
-
-/** A turn this process is running or ran recently: replay from memory, then live. */
-function streamLiveEvents(
-  request: IncomingMessage,
-  response: ServerResponse,
-  turns: DaemonTurns,
-  id: string,
-): void {
-  openEventStream(response);
-  let unsubscribe: (() => void) | undefined;
+/**
+ * A `text/event-stream` response fed by `start(write, end)`; `start` returns its clean-up, run when
+ * the stream ends or the client goes away.
+ */
+function eventStream(
+  comment: string,
+  signal: AbortSignal,
+  start: (write: (text: string) => void, end: () => void) => (() => void) | Promise<() => void>,
+): Response {
+  const encoder = new TextEncoder();
+  let cleanUp: (() => void) | undefined;
   let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    unsubscribe?.();
-    response.end();
-  };
-  let sequence = 0;
-  unsubscribe = turns.subscribe(id, (event) => {
-    if (ended) return;
-    sequence += 1;
-    writeEvent(response, sequence, event);
-    if (event.type === 'turn-end') queueMicrotask(end);
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        cleanUp?.();
+        try {
+          controller.close();
+        } catch {
+          // Already closed by the client.
+        }
+      };
+      const write = (text: string) => {
+        if (ended) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          end();
+        }
+      };
+      write(`: ${comment}\n\n`);
+      signal.addEventListener('abort', end, { once: true });
+      cleanUp = await start(write, end);
+      if (ended) cleanUp();
+    },
+    cancel() {
+      ended = true;
+      cleanUp?.();
+    },
   });
-  request.once('close', end);
-  // A turn that had already ended replayed its turn-end above; end() ran in a microtask.
+  return new Response(stream, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    },
+  });
 }
 
 /**
- * A turn from the records (an earlier run of the daemon, or another process on the same database):
- * waits while it runs elsewhere (a comment line per check keeps the connection open), then sends its
- * recorded events. An interrupted turn, which has no recorded log, ends with a `turn-end` saying so.
- */
-async function streamRecordedEvents(
-  request: IncomingMessage,
-  response: ServerResponse,
-  turns: DaemonTurns,
-  id: string,
-  pollMs: number,
-): Promise<void> {
-  openEventStream(response);
-  let closed = false;
-  request.once('close', () => {
-    closed = true;
-  });
-  let snapshot = await turns.find(id);
-  while (!closed && snapshot?.status === 'running') {
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-    response.write(': running elsewhere\n\n');
-    snapshot = await turns.find(id);
-  }
-  if (closed || snapshot === undefined) {
-    response.end();
-    return;
-  }
-  const events = (await turns.recordedEvents(id)) ?? [];
-  // An interrupted turn has no recorded log: its stream still ends with a turn-end.
-  if (events.at(-1)?.type !== 'turn-end' && snapshot.status !== 'running') {
-    events.push({
-      type: 'turn-end',
-      status: snapshot.status,
-      iterations: snapshot.iterations,
-      usage: snapshot.usage,
-      ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
-    });
-  }
-  events.forEach((event, index) => {
-    writeEvent(response, index + 1, event);
-  });
-  response.end();
-}
-
-/**
- * The daemon's HTTP request handler: `POST /v1/turns`, `GET /v1/turns/:id`,
- * `GET /v1/turns/:id/events` (server-sent events: replay, then live, ending after `turn-end`) and
- * `GET /healthz`. Turns are looked up in memory, then in the turn records, so a turn of an earlier run
- * of the daemon, or of another process on the same database, answers too (its recorded event log).
+ * The daemon's HTTP API on Hono with `@hono/zod-openapi`: routes, validation and the OpenAPI 3.1
+ * document (`/v1/openapi.json`) from one set of Zod schemas. Turns (start, list, read, follow,
+ * cancel), approvals (list, answer), workflows (start, list, read, cancel), `/v1/events` (every turn
+ * and approval of the agents served, for a console) and `/healthz`.
  *
- * Contract: answers every error as JSON `{ error: { code, message, fields? } }`: 421 for a foreign
- * `Host`, 403 for a cross-site browser request, 415 for a body that is not JSON (`checkRequest`), 400
- * for a bad body (naming the fields), 401 without the configured bearer token, 404, 405 (with
- * `Allow`), 413 for a body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot
- * be recorded.
+ * Contract: every error is JSON `{ error: { code, message, fields? } }`, the framework's own
+ * included: 421 for a foreign `Host`, 403 for a cross-site browser request, 415 for a body that is not
+ * JSON (`checkRequest`, before any route or token check, `/healthz` included); 401 without a token
+ * when one is set, 403 for the read-only token on anything but `GET`; 400 for a bad body or query
+ * (naming the fields), 404, 405 (with `Allow`), 409 for an approval already decided or a turn that
+ * ended, 413 for a body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot be
+ * recorded.
  */
-export function createDaemonHttpApi(
-  options: DaemonHttpApiOptions,
-): (request: IncomingMessage, response: ServerResponse) => void {
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    const refusal = options.checkRequest?.(request);
+export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<Bindings> {
+  const { turns, controlPlane } = options;
+  const agents = options.agents;
+  const schemas = agentSchemas(agents);
+  const pollMs = options.recordPollMs ?? 1000;
+  const feed = new EventFeed({
+    turns,
+    controlPlane,
+    agents,
+    pollMs,
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
+  const app = new OpenAPIHono<Bindings>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The bearer token (serve.tokenEnv), or the read-only token (serve.readTokenEnv) for GET. Needed off loopback; on loopback when one is set.',
+  });
+
+  app.onError((error, c) => {
+    const failure =
+      error instanceof HttpError
+        ? error
+        : error instanceof HTTPException && /malformed json/i.test(error.message)
+          ? new HttpError(400, 'invalid_json', 'the request body is not valid JSON')
+          : error instanceof HTTPException && error.status === 415
+            ? new HttpError(
+                415,
+                'unsupported_media_type',
+                'the request body must be JSON, sent with Content-Type: application/json',
+              )
+            : new HttpError(500, 'internal_error', 'internal error');
+    if (failure.status === 500)
+      options.log?.(`switchyard serve: internal error in ${c.req.method} ${c.req.path}: ${String(error)}`);
+    return c.json(
+      {
+        error: {
+          code: failure.code,
+          message: failure.message,
+          ...(failure.fields === undefined ? {} : { fields: failure.fields }),
+        },
+      },
+      failure.status as 400,
+      {
+        'cache-control': 'no-store',
+        ...failure.headers,
+        // A refused upload is not read to its end: the connection is closed after the answer.
+        ...(failure.status === 413 || failure.status === 415 ? { connection: 'close' } : {}),
+      },
+    );
+  });
+  app.notFound((c) => {
+    throw new HttpError(404, 'not_found', `no route for ${c.req.path}`);
+  });
+
+  // The request guard, before any route or token check, /healthz included.
+  app.use('*', async (c, next) => {
+    const incoming = c.env?.incoming as IncomingMessage | undefined;
+    const headers: IncomingHttpHeaders = incoming?.headers ?? Object.fromEntries(c.req.raw.headers);
+    const refusal = options.checkRequest?.({ method: c.req.method, headers });
     if (refusal !== undefined) throw new HttpError(refusal.status, refusal.code, refusal.message);
-    if (path === '/healthz') {
-      allow(request.method, ['GET', 'HEAD']);
-      sendJson(response, options.state() === 'serving' ? 200 : 503, {
-        status: options.state(),
-        runningTurns: options.turns.running,
-      });
-      return;
+    await next();
+  });
+  // Tokens: every route but /healthz. The read-only token may only read.
+  app.use('*', async (c, next) => {
+    if (c.req.path === '/healthz' || options.token === undefined) return next();
+    const header = c.req.header('authorization');
+    if (checkBearerToken(header, options.token)) return next();
+    if (options.readToken !== undefined && checkBearerToken(header, options.readToken)) {
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+      throw new HttpError(
+        403,
+        'read_only_token',
+        'the read-only token can only GET: use the bearer token to change anything',
+      );
     }
-    if (options.token !== undefined && !checkBearerToken(request.headers.authorization, options.token)) {
-      throw new HttpError(401, 'unauthorized', 'a valid bearer token is required', undefined, {
-        'www-authenticate': 'Bearer realm="switchyard"',
-      });
+    throw new HttpError(401, 'unauthorized', 'a valid bearer token is required', undefined, {
+      'www-authenticate': 'Bearer realm="switchyard"',
+    });
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new HttpError(413, 'body_too_large', `the request body is over ${options.maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  // A body route reads its JSON once: an empty or malformed one is 400 before validation.
+  const readJson = async (c: Context, next: () => Promise<void>) => {
+    try {
+      await c.req.json();
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw new HttpError(400, 'invalid_json', 'the request body is not valid JSON');
     }
-    if (path === '/v1/turns') {
-      allow(request.method, ['POST']);
-      const body = parseTurnBody(await readJsonBody(request, options.maxBodyBytes), options);
+    await next();
+  };
+  app.use('/v1/turns', async (c, next) => (c.req.method === 'POST' ? readJson(c, next) : next()));
+  app.use('/v1/workflows', async (c, next) => (c.req.method === 'POST' ? readJson(c, next) : next()));
+  app.use('/v1/approvals/:id', async (c, next) => (c.req.method === 'POST' ? readJson(c, next) : next()));
+
+  const json = { 'cache-control': 'no-store' };
+  const served = (agent: string | undefined) => (agent === undefined ? [...agents] : [agent]);
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'getHealth',
+      path: '/healthz',
+      summary: 'Liveness: serving or draining',
+      responses: {
+        200: { description: 'Serving', content: { 'application/json': { schema: HealthSchema } } },
+        503: { description: 'Draining', content: { 'application/json': { schema: HealthSchema } } },
+        421: COMMON_ERRORS[421],
+        403: COMMON_ERRORS[403],
+      },
+    }),
+    (c) => {
+      const state = options.state();
+      return c.json({ status: state, runningTurns: turns.running }, state === 'serving' ? 200 : 503, json);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      operationId: 'startTurn',
+      path: '/v1/turns',
+      summary: 'Start a turn',
+      security: [{ bearer: [] }],
+      request: { body: { required: true, content: { 'application/json': { schema: schemas.turnRequest } } } },
+      responses: {
+        202: {
+          description: 'Recorded and started; `Location` names it',
+          headers: { location: { schema: { type: 'string' } } },
+          content: { 'application/json': { schema: TurnSchema } },
+        },
+        ...COMMON_ERRORS,
+        ...BODY_ERRORS,
+        503: errorResponse('Draining, or the turn could not be recorded (nothing runs)'),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const agent = body.agent ?? options.defaultAgent;
       let started: { id: string } | undefined;
       try {
-        started = await options.startTurn({ agentId: body.agent, prompt: body.prompt, source: 'api' });
+        started = await options.startTurn({ agentId: agent, prompt: body.prompt, source: 'api' });
       } catch (error) {
         // A prompt the records refuse (a NUL character, a lone surrogate) is the client's to fix.
         if (ControlPlaneInputError.isInstance(error)) {
@@ -252,48 +384,496 @@ export function createDaemonHttpApi(
       if (started === undefined) {
         throw new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
       }
-      sendJson(response, 202, options.turns.get(started.id), { location: `/v1/turns/${started.id}` });
-      return;
-    }
-    const match = TURN_PATH.exec(path);
-    if (match !== null) {
-      allow(request.method, ['GET']);
-      const id = match[1] as string;
-      const snapshot = await options.turns.find(id);
-      if (snapshot === undefined) throw new HttpError(404, 'not_found', `no turn '${id}'`);
-      if (match[2] === undefined) sendJson(response, 200, snapshot);
-      else if (options.turns.has(id)) streamLiveEvents(request, response, options.turns, id);
-      else await streamRecordedEvents(request, response, options.turns, id, options.recordPollMs ?? 1000);
-      return;
-    }
-    throw new HttpError(404, 'not_found', `no route for ${path}`);
-  }
+      const snapshot = turns.get(started.id);
+      if (snapshot === undefined)
+        throw new HttpError(500, 'internal_error', 'the turn was started but is not known');
+      return c.json(snapshot, 202, { ...json, location: `/v1/turns/${started.id}` });
+    },
+  );
 
-  return (request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      const failure =
-        error instanceof HttpError ? error : new HttpError(500, 'internal_error', 'internal error');
-      sendJson(
-        response,
-        failure.status,
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'listTurns',
+      path: '/v1/turns',
+      summary: 'Recorded turns of the agents served, newest first',
+      security: [{ bearer: [] }],
+      request: { query: schemas.turnsQuery },
+      responses: {
+        200: { description: 'A page of turns', content: { 'application/json': { schema: TurnListSchema } } },
+        ...COMMON_ERRORS,
+        400: BODY_ERRORS[400],
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const before = decodeCursor(query.cursor);
+      const page = await controlPlane.turns.page({
+        agentIds: served(query.agent),
+        ...(query.status === undefined ? {} : { status: query.status }),
+        ...(query.source === undefined ? {} : { source: query.source }),
+        ...(before === undefined ? {} : { before }),
+        limit: query.limit ?? 20,
+      });
+      return c.json(
         {
-          error: {
-            code: failure.code,
-            message: failure.message,
-            ...(failure.fields === undefined ? {} : { fields: failure.fields }),
-          },
+          turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
+          ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
         },
-        {
-          ...failure.headers,
-          ...(failure.status === 413 || failure.status === 415 ? { connection: 'close' } : {}),
-        },
+        200,
+        json,
       );
-      // A refused upload is not read to the end: drained, and the connection closed.
-      request.resume();
-    });
+    },
+  );
+
+  /** A recorded turn, whichever process runs or ran it (lists cover the agents served; ids any). */
+  const findTurn = async (id: string) => {
+    const snapshot = await turns.find(id);
+    if (snapshot === undefined) throw new HttpError(404, 'not_found', `no turn '${id}'`);
+    return snapshot;
   };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'getTurn',
+      path: '/v1/turns/{id}',
+      summary: 'One turn, whichever process ran it',
+      security: [{ bearer: [] }],
+      request: { params: IdParamSchema },
+      responses: {
+        200: { description: 'The turn', content: { 'application/json': { schema: TurnSchema } } },
+        404: errorResponse('No such turn'),
+        ...COMMON_ERRORS,
+      },
+    }),
+    async (c) => c.json(await findTurn(c.req.valid('param').id), 200, json),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'getTurnEvents',
+      path: '/v1/turns/{id}/events',
+      summary: 'The turn’s events: replayed, then live, ending after turn-end',
+      description:
+        'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends.',
+      security: [{ bearer: [] }],
+      request: { params: IdParamSchema },
+      responses: {
+        200: {
+          description: 'The event stream',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        404: errorResponse('No such turn'),
+        ...COMMON_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const snapshot = await findTurn(id);
+      const signal = c.req.raw.signal;
+      if (turns.has(id)) {
+        return eventStream('switchyard turn events', signal, (write, end) => {
+          let sequence = 0;
+          const unsubscribe = turns.subscribe(id, (event) => {
+            sequence += 1;
+            write(sseBlock(sequence, event.type, event));
+            if (event.type === 'turn-end') queueMicrotask(end);
+          });
+          return () => unsubscribe?.();
+        }) as never;
+      }
+      return eventStream('switchyard turn events', signal, async (write, end) => {
+        let closed = false;
+        void (async () => {
+          // A turn running (or waiting) elsewhere: a comment per check keeps the connection open.
+          let current = snapshot;
+          while (!closed && (current.status === 'running' || current.status === 'waiting-approval')) {
+            await new Promise((resolve) => setTimeout(resolve, pollMs));
+            write(': running elsewhere\n\n');
+            current = (await turns.find(id)) ?? current;
+          }
+          if (closed) return;
+          const events: DaemonTurnEvent[] = (await turns.recordedEvents(id)) ?? [];
+          // An interrupted turn has no recorded log: its stream still ends with a turn-end.
+          if (
+            events.at(-1)?.type !== 'turn-end' &&
+            current.status !== 'running' &&
+            current.status !== 'waiting-approval'
+          ) {
+            events.push({
+              type: 'turn-end',
+              status: current.status,
+              iterations: current.iterations,
+              usage: current.usage,
+              ...(current.error === undefined ? {} : { error: current.error }),
+            });
+          }
+          events.forEach((event, index) => {
+            write(sseBlock(index + 1, event.type, event));
+          });
+          end();
+        })().catch(end);
+        return () => {
+          closed = true;
+        };
+      }) as never;
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      operationId: 'cancelTurn',
+      path: '/v1/turns/{id}/cancel',
+      summary: 'Cancel a turn, whichever process runs it',
+      description:
+        'This process aborts its own turn at once; another process aborts its turn at its next heartbeat; a turn waiting for approval whose process is gone is ended by the next process that looks. Every pending call gets a "cancelled" output. Cancelling a task or job turn fails that attempt like any aborted turn (the unit is retried by its policy): cancel the workflow to stop the work.',
+      security: [{ bearer: [] }],
+      request: { params: IdParamSchema },
+      responses: {
+        202: {
+          description: 'Cancellation asked for',
+          content: { 'application/json': { schema: TurnSchema } },
+        },
+        404: errorResponse('No such turn'),
+        409: errorResponse('The turn has already ended'),
+        ...COMMON_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const before = await findTurn(id);
+      if (before.status !== 'running' && before.status !== 'waiting-approval') {
+        throw new HttpError(409, 'turn_ended', `turn '${id}' has already ended (${before.status})`);
+      }
+      const reason = 'cancelled through the API';
+      const record = await controlPlane.turns.requestCancel(id, reason);
+      turns.cancel(id, reason);
+      const after = turns.get(id) ?? (record === undefined ? before : snapshotOf(record));
+      return c.json(after, 202, json);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'listApprovals',
+      path: '/v1/approvals',
+      summary: 'Approvals of held calls of the agents served, newest first (default: pending ones)',
+      security: [{ bearer: [] }],
+      request: { query: schemas.approvalsQuery },
+      responses: {
+        200: {
+          description: 'A page of approvals',
+          content: { 'application/json': { schema: ApprovalListSchema } },
+        },
+        ...COMMON_ERRORS,
+        400: BODY_ERRORS[400],
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const before = decodeCursor(query.cursor);
+      await controlPlane.approvals.expireDue();
+      const page = await controlPlane.approvals.page({
+        agentIds: served(query.agent),
+        status: query.status ?? 'pending',
+        ...(query.turn === undefined ? {} : { turnId: query.turn }),
+        ...(before === undefined ? {} : { before }),
+        limit: query.limit ?? 20,
+      });
+      return c.json(
+        {
+          approvals: page.approvals.map(approvalView),
+          ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
+        },
+        200,
+        json,
+      );
+    },
+  );
+
+  const findApproval = async (id: string): Promise<ApprovalRecord> => {
+    const approval = await controlPlane.approvals.get(id);
+    if (approval === undefined) throw new HttpError(404, 'not_found', `no approval '${id}'`);
+    return approval;
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'getApproval',
+      path: '/v1/approvals/{id}',
+      summary: 'One approval',
+      security: [{ bearer: [] }],
+      request: { params: IdParamSchema },
+      responses: {
+        200: { description: 'The approval', content: { 'application/json': { schema: ApprovalSchema } } },
+        404: errorResponse('No such approval'),
+        ...COMMON_ERRORS,
+      },
+    }),
+    async (c) => c.json(approvalView(await findApproval(c.req.valid('param').id)), 200, json),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      operationId: 'answerApproval',
+      path: '/v1/approvals/{id}',
+      summary: 'Answer an approval: allow runs the held call once; deny gives the model the reason',
+      security: [{ bearer: [] }],
+      request: {
+        params: IdParamSchema,
+        body: { required: true, content: { 'application/json': { schema: AnswerSchema } } },
+      },
+      responses: {
+        200: { description: 'Answered', content: { 'application/json': { schema: ApprovalSchema } } },
+        404: errorResponse('No such approval'),
+        409: errorResponse('Already answered, expired or cancelled'),
+        ...COMMON_ERRORS,
+        ...BODY_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      await findApproval(id);
+      const outcome = await controlPlane.approvals.answer({
+        id,
+        decision: body.decision,
+        ...(body.reason === undefined ? {} : { reason: body.reason }),
+        answeredBy: 'api',
+      });
+      if (outcome === undefined) throw new HttpError(404, 'not_found', `no approval '${id}'`);
+      if (outcome.status === 'already-decided') {
+        throw new HttpError(
+          409,
+          'already_decided',
+          `approval '${id}' is already ${outcome.approval.status}${outcome.approval.reason === undefined ? '' : ` (${outcome.approval.reason})`}`,
+        );
+      }
+      turns.notifyDecision(outcome.approval);
+      return c.json(approvalView(outcome.approval), 200, json);
+    },
+  );
+
+  type WorkflowRecord = NonNullable<Awaited<ReturnType<ControlPlane['workflows']['showWorkflow']>>>;
+  const workflowView = (agent: string, record: WorkflowRecord) => ({ ...record, agent });
+  /** A workflow of an agent this daemon serves, and that agent; 404 otherwise. */
+  const findWorkflow = async (id: string): Promise<{ agent: string; record: WorkflowRecord }> => {
+    for (const agent of agents) {
+      const record = await controlPlane.workflows.showWorkflow({ agentId: agent, workflowId: id });
+      if (record !== null) return { agent, record };
+    }
+    throw new HttpError(404, 'not_found', `no workflow '${id}'`);
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      operationId: 'startWorkflow',
+      path: '/v1/workflows',
+      summary: 'Start a workflow (checked as the workflow tool checks it)',
+      description:
+        'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried.',
+      security: [{ bearer: [] }],
+      request: {
+        body: { required: true, content: { 'application/json': { schema: schemas.workflowRequest } } },
+      },
+      responses: {
+        201: {
+          description: 'Stored and started; `Location` names it',
+          headers: { location: { schema: { type: 'string' } } },
+          content: { 'application/json': { schema: WorkflowSchema } },
+        },
+        ...COMMON_ERRORS,
+        ...BODY_ERRORS,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const agent = body.agent ?? options.defaultAgent;
+      const key = c.req.header('idempotency-key');
+      if (key !== undefined && (key.length === 0 || key.length > 200)) {
+        throw new HttpError(400, 'invalid_header', 'Idempotency-Key: expected 1 to 200 characters', [
+          'Idempotency-Key',
+        ]);
+      }
+      let record: WorkflowRecord;
+      try {
+        record = await controlPlane.workflows.startWorkflow({
+          agentId: agent,
+          spec: {
+            name: body.name,
+            tasks: body.tasks.map((task) => ({
+              id: task.id,
+              prompt: task.prompt,
+              resultSchema: task.resultSchema as never,
+              ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
+            })),
+          },
+          ...(key === undefined ? {} : { idempotencyKey: `api:${agent}:${key}` }),
+        });
+      } catch (error) {
+        if (ControlPlaneInputError.isInstance(error)) {
+          throw new HttpError(400, 'invalid_body', error.message, [error.field]);
+        }
+        throw error;
+      }
+      return c.json(workflowView(agent, record), 201, { ...json, location: `/v1/workflows/${record.id}` });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'listWorkflows',
+      path: '/v1/workflows',
+      summary: 'Recent workflows of the agents served, newest first (50 per agent)',
+      security: [{ bearer: [] }],
+      request: { query: schemas.workflowsQuery },
+      responses: {
+        200: { description: 'Workflows', content: { 'application/json': { schema: WorkflowListSchema } } },
+        ...COMMON_ERRORS,
+        400: BODY_ERRORS[400],
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const lists = await Promise.all(
+        served(query.agent).map(async (agent) =>
+          (await controlPlane.workflows.listWorkflows({ agentId: agent })).map((summary) => ({
+            ...summary,
+            agent,
+          })),
+        ),
+      );
+      const workflows = lists.flat().toSorted((a, b) => b.createdAt.localeCompare(a.createdAt));
+      return c.json({ workflows }, 200, json);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'getWorkflow',
+      path: '/v1/workflows/{id}',
+      summary: 'One workflow: its tasks, their statuses and stored results',
+      security: [{ bearer: [] }],
+      request: { params: IdParamSchema },
+      responses: {
+        200: { description: 'The workflow', content: { 'application/json': { schema: WorkflowSchema } } },
+        404: errorResponse('No such workflow'),
+        ...COMMON_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { agent, record } = await findWorkflow(c.req.valid('param').id);
+      return c.json(workflowView(agent, record), 200, json);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      operationId: 'cancelWorkflow',
+      path: '/v1/workflows/{id}/cancel',
+      summary: 'Cancel a workflow: pending and queued tasks never start, running ones are aborted',
+      security: [{ bearer: [] }],
+      request: { params: IdParamSchema },
+      responses: {
+        200: {
+          description: 'The workflow (unchanged when it had ended)',
+          content: { 'application/json': { schema: WorkflowSchema } },
+        },
+        404: errorResponse('No such workflow'),
+        ...COMMON_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { agent } = await findWorkflow(c.req.valid('param').id);
+      const record = await controlPlane.workflows.cancelWorkflow({
+        agentId: agent,
+        workflowId: c.req.valid('param').id,
+      });
+      if (record === null) throw new HttpError(404, 'not_found', 'no such workflow');
+      return c.json(workflowView(agent, record), 200, json);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      operationId: 'getEvents',
+      path: '/v1/events',
+      summary: 'Every turn and approval of the agents served, live (for a console)',
+      description:
+        'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).',
+      security: [{ bearer: [] }],
+      request: { query: schemas.eventsQuery },
+      responses: {
+        200: {
+          description: 'The event stream',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...COMMON_ERRORS,
+        400: BODY_ERRORS[400],
+      },
+    }),
+    (c) => {
+      const { agent } = c.req.valid('query');
+      return eventStream('switchyard events', c.req.raw.signal, (write) => {
+        let sequence = 0;
+        const unsubscribe = feed.subscribe((message: FeedMessage) => {
+          if (agent !== undefined && message.data.agent !== agent) return;
+          sequence += 1;
+          write(sseBlock(sequence, message.event, message.data));
+        });
+        // A comment now and then keeps idle proxies from closing the stream.
+        const keepAlive = setInterval(() => write(': idle\n\n'), 15_000);
+        keepAlive.unref();
+        return () => {
+          clearInterval(keepAlive);
+          unsubscribe();
+        };
+      }) as never;
+    },
+  );
+
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchyard worker daemon',
+      version: options.version,
+      description:
+        'The HTTP API of `switchyard serve`: turns, approvals of held tool calls, workflows and a live event feed. Every error is `{ error: { code, message, fields? } }`.',
+    },
+  });
+
+  // Known paths with another method: 405 naming the methods they take.
+  const methods: Array<[string, string[]]> = [
+    ['/healthz', ['GET', 'HEAD']],
+    ['/v1/openapi.json', ['GET']],
+    ['/v1/turns', ['GET', 'POST']],
+    ['/v1/turns/:id', ['GET']],
+    ['/v1/turns/:id/events', ['GET']],
+    ['/v1/turns/:id/cancel', ['POST']],
+    ['/v1/approvals', ['GET']],
+    ['/v1/approvals/:id', ['GET', 'POST']],
+    ['/v1/workflows', ['GET', 'POST']],
+    ['/v1/workflows/:id', ['GET']],
+    ['/v1/workflows/:id/cancel', ['POST']],
+    ['/v1/events', ['GET']],
+  ];
+  for (const [path, allowed] of methods) {
+    app.all(path, () => {
+      throw new HttpError(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, undefined, {
+        allow: allowed.join(', '),
+      });
+    });
+  }
+  return app;
 }

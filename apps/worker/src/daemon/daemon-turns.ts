@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TurnRecord, TurnStore } from '@switchyard/control-plane';
+import type { ApprovalRecord, ResumableTurn, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import {
   type AgentEvent,
   type AgentRunStatus,
@@ -7,16 +7,30 @@ import {
   type AnyWorkerAgentTool,
   type ResponsesModel,
   runAgentLoop,
+  type ToolCallDecision,
+  type ToolCallRequest,
+  toolKey,
 } from '@switchyard/core';
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ApprovalPolicy } from '../config/worker-config';
+import {
+  approvalView,
+  type DaemonApproval,
+  type DaemonApprovalStore,
+  decideByPolicy,
+  denialReason,
+} from './daemon-approvals';
+import { TurnDeadline } from './turn-deadline';
 
 /** Where a daemon turn came from. */
 export type DaemonTurnSource = 'api' | 'schedule' | 'job' | 'task';
 
 /**
- * A turn's state: `running`, then how the loop ended it; `interrupted` when the process running it
- * stopped without recording an end (read back from the turn records).
+ * A turn's state: `running`; `waiting-approval` while a call of it is held for an operator's
+ * answer; then how the loop ended it; `interrupted` when the process running it stopped without
+ * recording an end (read back from the turn records).
  */
-export type DaemonTurnStatus = 'running' | AgentRunStatus | 'interrupted';
+export type DaemonTurnStatus = 'running' | 'waiting-approval' | AgentRunStatus | 'interrupted';
 
 /** What the HTTP API reports about one turn (`GET /v1/turns/:id`). */
 export interface DaemonTurnSnapshot {
@@ -28,7 +42,7 @@ export interface DaemonTurnSnapshot {
   source: DaemonTurnSource;
   /** The source's own id: the schedule run id for `schedule`, absent for `api`. */
   sourceId?: string;
-  /** `running`, or how the loop ended the turn. */
+  /** `running`, `waiting-approval`, or how the loop ended the turn. */
   status: DaemonTurnStatus;
   /** The last response's output text (empty while running). */
   output: string;
@@ -70,14 +84,30 @@ export interface DaemonTurnRequest {
   ) => readonly AnyWorkerAgentTool[] | Promise<readonly AnyWorkerAgentTool[]>;
   /** This turn's own instructions instead of the daemon's `instructions` hook. */
   instructions?: string;
+  /**
+   * JSON stored with the turn when a call of it is held: what `resumeRequest` needs to rebuild this
+   * turn's own `tools` in another process (a task turn's unit).
+   */
+  resumeContext?: Record<string, unknown>;
 }
 
 /** What the daemon's `tools` hook receives: builds the turn's tool array. */
-export interface DaemonTurnContext extends Omit<DaemonTurnRequest, 'tools' | 'signal' | 'instructions'> {
+export interface DaemonTurnContext
+  extends Omit<DaemonTurnRequest, 'tools' | 'signal' | 'instructions' | 'resumeContext'> {
   /** The daemon's turn id. */
   turnId: string;
   /** Aborts when the turn is cancelled (shutdown past the grace period). */
   signal: AbortSignal;
+}
+
+/** How the turns `serve` runs unattended treat calls their agent's policy asks about. */
+export interface DaemonApprovalOptions {
+  /** Where approvals are recorded and answered (`controlPlane.approvals`). */
+  store: DaemonApprovalStore;
+  /** The approval policy of an agent. */
+  policy(agentId: string): ApprovalPolicy;
+  /** How often a held call checks whether it was answered, in ms. Default 1000. */
+  pollMs?: number;
 }
 
 /** How the daemon builds and runs each turn. */
@@ -99,7 +129,10 @@ export interface DaemonTurnRunnerOptions {
   maxIterations?: number;
   /** Per tool call timeout in milliseconds. */
   toolTimeoutMs?: number;
-  /** A turn is aborted after this many milliseconds. Default: no limit. */
+  /**
+   * A turn is aborted after this many milliseconds of running (time waiting for an approval does
+   * not count). Default: no limit.
+   */
   turnTimeoutMs?: number;
   /** How deferred tools are offered (default: the model's). */
   toolSearch?: 'native' | 'client';
@@ -114,6 +147,17 @@ export interface DaemonTurnRunnerOptions {
   workerId?: string;
   /** Receives one-line messages: each turn that did not finish, and recording problems. Default: none. */
   log?: (line: string) => void;
+  /** Approval policies of held calls. Absent: every validated call runs. */
+  approvals?: DaemonApprovalOptions;
+  /**
+   * Rebuilds the own `tools` and `instructions` of a turn continued from its checkpoint (another
+   * process held its call), from the turn's record and the `resumeContext` it was started with.
+   * Undefined: the daemon's hooks build it, as an ordinary text turn.
+   */
+  resumeRequest?: (
+    turn: TurnRecord,
+    context: Record<string, unknown> | undefined,
+  ) => Pick<DaemonTurnRequest, 'tools' | 'instructions'> | undefined;
 }
 
 /** The part of the control plane's `TurnStore` the daemon's turns use. */
@@ -126,16 +170,65 @@ type StreamedEventType = Exclude<AgentEvent['type'], 'turn-end'>;
  * `interrupted` only when read back from the records of a turn whose process died.
  */
 export type DaemonTurnEndEvent = Omit<Extract<AgentEvent, { type: 'turn-end' }>, 'error' | 'status'> & {
-  status: Exclude<DaemonTurnStatus, 'running'>;
+  status: Exclude<DaemonTurnStatus, 'running' | 'waiting-approval'>;
   error?: string;
 };
 
-/** An event as the HTTP API sends it: the core event with `error` as a message. */
+/** A call of the turn is held for an operator's answer (`approval-requested`). */
+export interface ApprovalRequestedEvent {
+  /** Discriminator. */
+  type: 'approval-requested';
+  /** The approval, `pending`. */
+  approval: DaemonApproval;
+}
+
+/** A held call's approval was decided and the turn acts on it (`approval-resolved`). */
+export interface ApprovalResolvedEvent {
+  /** Discriminator. */
+  type: 'approval-resolved';
+  /** The approval: `allowed`, `denied`, `expired` or `cancelled`. */
+  approval: DaemonApproval;
+}
+
+/** An event as the HTTP API sends it: the core event with `error` as a message, or an approval event. */
 export type DaemonTurnEvent =
   | {
       [Type in StreamedEventType]: Omit<Extract<AgentEvent, { type: Type }>, 'error'> & { error?: string };
     }[StreamedEventType]
-  | DaemonTurnEndEvent;
+  | DaemonTurnEndEvent
+  | ApprovalRequestedEvent
+  | ApprovalResolvedEvent;
+
+/** What the daemon stores with a turn whose call is held: enough for another process to continue it. */
+interface TurnCheckpoint {
+  version: 1;
+  /** The transcript (`ToolCallRequest.transcript()`): its calls without an output are dispatched first. */
+  items: ResponseInputItem[];
+  /** Calls of the last response the policy let run: without an output, they may have run. */
+  started: string[];
+  /** The events so far (text deltas joined). */
+  events: DaemonTurnEvent[];
+  /** Model requests made so far. */
+  iterations: number;
+  /** Usage so far. */
+  usage: AgentUsage;
+  /** Milliseconds the turn ran (its time limit goes on from there). */
+  activeMs: number;
+  /** The turn's instructions, as sent. */
+  instructions?: string;
+  /** The request's `resumeContext`. */
+  context?: Record<string, unknown>;
+}
+
+/** What a continued turn brings from its checkpoint. */
+interface ResumeState {
+  items: ResponseInputItem[];
+  /** Decisions of the held calls, by call id. */
+  approvals: Map<string, ApprovalRecord>;
+  /** Calls that were let run before and have no output. */
+  started: Set<string>;
+  instructions: string | undefined;
+}
 
 const ZERO_USAGE: AgentUsage = {
   inputTokens: 0,
@@ -152,17 +245,46 @@ interface TurnEntry {
   controller: AbortController;
   /** Set right after the entry is created: the turn's final snapshot. */
   done?: Promise<DaemonTurnSnapshot>;
+  /** The turn's time limit, paused while it waits for an approval. */
+  deadline: TurnDeadline | undefined;
+  /** Its calls held in this process, by call id. */
+  held: Map<string, ApprovalRecord>;
+  /** Calls of the current response the policy let run. */
+  allowed: Set<string>;
+  /** Calls running now. */
+  inFlight: Set<string>;
+  /** The turn's signal (the loop's). */
+  signal: AbortSignal;
+  /** The latest `transcript()` of a held call (it reads the loop's live state). */
+  transcript?: () => ResponseInputItem[];
+  /** Iterations and usage of the part of the turn another process ran (a continued turn). */
+  offset: { iterations: number; usage: AgentUsage };
+  instructions: string | undefined;
+  resumeContext: Record<string, unknown> | undefined;
+  /** Resolves when the turn's unit was detached from its queue (its first held call). */
+  detached: Promise<void>;
+  markDetached(): void;
+  /** Let go at shutdown while it waited, or taken over by another worker: its end is not recorded here. */
+  letGo: 'released' | 'taken-over' | undefined;
+  /** Checkpoint writes, one after another. */
+  checkpointWrites: Promise<void>;
 }
 
-function serialiseEvent(event: AgentEvent): DaemonTurnEvent {
-  if ('error' in event && event.error instanceof Error) {
-    return { ...event, error: event.error.message } as DaemonTurnEvent;
+function serialiseEvent(event: AgentEvent, iterationOffset: number): DaemonTurnEvent {
+  let serialised: Record<string, unknown> = event as unknown as Record<string, unknown>;
+  if ('error' in event && event.error instanceof Error)
+    serialised = { ...serialised, error: event.error.message };
+  if (iterationOffset > 0 && typeof serialised.iteration === 'number') {
+    serialised = { ...serialised, iteration: serialised.iteration + iterationOffset };
   }
-  return event as DaemonTurnEvent;
+  if (iterationOffset > 0 && event.type === 'turn-end') {
+    serialised = { ...serialised, iterations: event.iterations + iterationOffset };
+  }
+  return serialised as DaemonTurnEvent;
 }
 
 /** Consecutive text deltas of one model request as one event: the stored log keeps the text, not its chunking. */
-function compactEvents(events: readonly DaemonTurnEvent[]): DaemonTurnEvent[] {
+export function compactEvents(events: readonly DaemonTurnEvent[]): DaemonTurnEvent[] {
   const compact: DaemonTurnEvent[] = [];
   for (const event of events) {
     const last = compact.at(-1);
@@ -175,7 +297,8 @@ function compactEvents(events: readonly DaemonTurnEvent[]): DaemonTurnEvent[] {
   return compact;
 }
 
-function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
+/** The API's snapshot of a recorded turn. */
+export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
   return {
     id: record.id,
     agent: record.agentId,
@@ -206,16 +329,42 @@ function addUsage(total: AgentUsage, more: AgentUsage): AgentUsage {
   };
 }
 
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function activityOf(tool: AnyWorkerAgentTool, params: unknown): string {
+  try {
+    const label = tool.describeActivity(params as never);
+    return typeof label === 'string' && label !== '' ? label : tool.name;
+  } catch {
+    return tool.name;
+  }
+}
+
+function isCheckpoint(value: unknown): value is TurnCheckpoint {
+  const checkpoint = value as Partial<TurnCheckpoint> | null;
+  return (
+    typeof checkpoint === 'object' &&
+    checkpoint !== null &&
+    checkpoint.version === 1 &&
+    Array.isArray(checkpoint.items) &&
+    Array.isArray(checkpoint.events)
+  );
+}
+
 /**
  * The daemon's turns: runs each one with core's loop, records it durably when it starts and ends
  * (with `records`), and keeps recent ones and their event logs in memory for the HTTP API (replay,
- * then live).
+ * then live). With `approvals`, each call goes through its agent's policy: a held call waits for an
+ * answer from any process on the database, and a turn whose process stopped meanwhile is continued
+ * by another (`resume`).
  *
  * Contract: `start` rejects only when the turn cannot be recorded (nothing runs then); a failing turn
  * does not reject: the model's or a tool's failure is the turn's status (`failed`), a cancellation
  * is `aborted`. A turn's `done` resolves once its end is recorded (retried, then logged).
  * `cancelAll` aborts every running turn, and each pending tool call still gets a "cancelled" output
- * from the loop.
+ * from the loop. A held call runs at most once, in whichever process acts on its allowed decision.
  */
 export class DaemonTurns {
   readonly #options: DaemonTurnRunnerOptions;
@@ -226,6 +375,12 @@ export class DaemonTurns {
   readonly #starting = new Set<Promise<unknown>>();
   /** Set by `cancelAll`: a turn whose start was under way then is cancelled as it starts. */
   #cancelledWith: Error | undefined;
+  /** Held calls of this process waiting for a decision, by approval id. */
+  readonly #waiters = new Map<string, { expiresAt: number; resolve(record: ApprovalRecord): void }>();
+  #pollTimer: NodeJS.Timeout | undefined;
+  #polling = false;
+  /** Everyone following every turn of this process (the HTTP API's `/v1/events`). */
+  readonly #observers = new Set<(turn: DaemonTurnSnapshot, event: DaemonTurnEvent | undefined) => void>();
   /** This process's id in the turn records. */
   readonly workerId: string;
 
@@ -236,11 +391,48 @@ export class DaemonTurns {
     this.workerId = options.workerId ?? PROCESS_WORKER_ID;
   }
 
+  #newEntry(snapshot: DaemonTurnSnapshot): TurnEntry {
+    const controller = new AbortController();
+    let markDetached: () => void = () => {};
+    const detached = new Promise<void>((resolve) => {
+      markDetached = resolve;
+    });
+    return {
+      snapshot,
+      events: [],
+      listeners: new Set(),
+      controller,
+      deadline:
+        this.#options.turnTimeoutMs === undefined ? undefined : new TurnDeadline(this.#options.turnTimeoutMs),
+      held: new Map(),
+      allowed: new Set(),
+      inFlight: new Set(),
+      signal: controller.signal,
+      offset: { iterations: 0, usage: ZERO_USAGE },
+      instructions: undefined,
+      resumeContext: undefined,
+      detached,
+      markDetached,
+      letGo: undefined,
+      checkpointWrites: Promise.resolve(),
+    };
+  }
+
+  #signalOf(entry: TurnEntry, source: AbortSignal | undefined): AbortSignal {
+    const signals = [entry.controller.signal];
+    if (entry.deadline !== undefined) signals.push(entry.deadline.signal);
+    if (source !== undefined) signals.push(source);
+    return signals.length === 1 ? entry.controller.signal : AbortSignal.any(signals);
+  }
+
   /**
-   * Records a turn as running, then starts it; resolves with its id and a promise of its final
-   * snapshot (which never rejects).
+   * Records a turn as running, then starts it; resolves with its id, a promise of its final
+   * snapshot (which never rejects), and one that resolves if a call of it is held while its unit is
+   * detached from its queue (the turn's end settles the unit then, not the queue's consumer).
    */
-  async start(request: DaemonTurnRequest): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
+  async start(
+    request: DaemonTurnRequest,
+  ): Promise<{ id: string; done: Promise<DaemonTurnSnapshot>; detached: Promise<void> }> {
     const id = `turn_${randomUUID()}`;
     let createdAt = new Date().toISOString();
     if (this.#records !== undefined) {
@@ -261,35 +453,123 @@ export class DaemonTurns {
         this.#starting.delete(recorded);
       }
     }
-    const controller = new AbortController();
-    const signals = [controller.signal];
-    if (this.#options.turnTimeoutMs !== undefined)
-      signals.push(AbortSignal.timeout(this.#options.turnTimeoutMs));
-    if (request.signal !== undefined) signals.push(request.signal);
-    const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
-    const entry: TurnEntry = {
-      snapshot: {
-        id,
-        agent: request.agentId,
-        source: request.source,
-        ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
-        status: 'running',
-        output: '',
-        usage: ZERO_USAGE,
-        iterations: 0,
-        createdAt,
-      },
-      events: [],
-      listeners: new Set(),
-      controller,
-    };
+    const entry = this.#newEntry({
+      id,
+      agent: request.agentId,
+      source: request.source,
+      ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
+      status: 'running',
+      output: '',
+      usage: ZERO_USAGE,
+      iterations: 0,
+      createdAt,
+    });
+    entry.resumeContext = request.resumeContext;
+    const signal = this.#signalOf(entry, request.signal);
+    entry.signal = signal;
     this.#turns.set(id, entry);
-    if (this.#cancelledWith !== undefined) controller.abort(this.#cancelledWith);
-    const { tools, instructions, signal: _sourceSignal, ...described } = request;
-    const done = this.#run(entry, { ...described, turnId: id, signal }, tools, instructions);
+    if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
+    const { tools, instructions, signal: _sourceSignal, resumeContext: _context, ...described } = request;
+    const done = this.#run(entry, { ...described, turnId: id, signal }, tools, instructions, undefined);
     entry.done = done;
+    this.#notify(entry, undefined);
     this.#prune();
-    return { id, done };
+    return { id, done, detached: entry.detached };
+  }
+
+  /**
+   * Continues a turn another process left waiting for approval (its process stopped, or let it go
+   * at shutdown), claimed by this one (`approvals.claimResumable`): from its checkpoint's transcript,
+   * its held calls decided by their approvals (each acted on once), its events so far kept. A turn
+   * whose cancellation was asked for is ended `aborted` without a model request.
+   *
+   * Contract: resolves with the turn's id and a promise of its final snapshot (never rejects); a turn
+   * whose checkpoint cannot be read is recorded `failed`, saying so.
+   */
+  async resume(claimed: ResumableTurn): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
+    const record = claimed.turn;
+    const checkpoint = isCheckpoint(claimed.checkpoint) ? claimed.checkpoint : undefined;
+    const entry = this.#newEntry({
+      ...snapshotOf(record),
+      status: 'running',
+      usage: checkpoint?.usage ?? record.usage,
+      iterations: checkpoint?.iterations ?? record.iterations,
+    });
+    entry.events = checkpoint === undefined ? [] : [...checkpoint.events];
+    entry.offset = { iterations: checkpoint?.iterations ?? 0, usage: checkpoint?.usage ?? ZERO_USAGE };
+    entry.resumeContext = checkpoint?.context;
+    if (checkpoint !== undefined && entry.deadline !== undefined) entry.deadline.spend(checkpoint.activeMs);
+    this.#turns.set(record.id, entry);
+    const own = this.#options.resumeRequest?.(record, checkpoint?.context);
+    const signal = this.#signalOf(entry, undefined);
+    entry.signal = signal;
+    const context: DaemonTurnContext = {
+      agentId: record.agentId,
+      prompt: record.prompt,
+      source: record.source,
+      ...(record.sourceId === undefined ? {} : { sourceId: record.sourceId }),
+      ...(record.attempt === undefined ? {} : { attempt: record.attempt }),
+      turnId: record.id,
+      signal,
+    };
+    if (claimed.cancelRequested !== undefined) entry.controller.abort(new Error(claimed.cancelRequested));
+    else if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
+    let done: Promise<DaemonTurnSnapshot>;
+    if (checkpoint === undefined) {
+      entry.controller.abort(
+        new Error('the turn could not be continued: its stored checkpoint is missing or unreadable'),
+      );
+      done = this.#run(entry, context, () => [], undefined, {
+        items: [],
+        approvals: new Map(),
+        started: new Set(),
+        instructions: undefined,
+      });
+    } else {
+      done = this.#run(entry, context, own?.tools, own?.instructions ?? checkpoint.instructions, {
+        items: checkpoint.items,
+        approvals: new Map(claimed.approvals.map((approval) => [approval.callId, approval])),
+        started: new Set(checkpoint.started),
+        instructions: own?.instructions ?? checkpoint.instructions,
+      });
+    }
+    entry.done = done;
+    this.#notify(entry, undefined);
+    this.#prune();
+    this.#options.log?.(
+      `switchyard serve: continuing turn ${record.id} of agent ${record.agentId} (${record.source}${record.sourceId === undefined ? '' : ` ${record.sourceId}`}) after its approval${claimed.approvals.length === 1 ? '' : 's'}: ${claimed.approvals.map((approval) => `${approval.toolKey} ${approval.status}`).join(', ')}`,
+    );
+    return { id: record.id, done };
+  }
+
+  #push(entry: TurnEntry, event: DaemonTurnEvent): void {
+    // A turn let go is another process's now: what its aborted loop does here is not its story.
+    if (entry.letGo !== undefined) return;
+    entry.events.push(event);
+    for (const listener of entry.listeners) listener(event);
+    this.#notify(entry, event);
+  }
+
+  #notify(entry: TurnEntry, event: DaemonTurnEvent | undefined): void {
+    if (this.#observers.size === 0) return;
+    const snapshot = { ...entry.snapshot };
+    for (const observer of this.#observers) {
+      try {
+        observer(snapshot, event);
+      } catch {
+        // An observer's trouble is its own.
+      }
+    }
+  }
+
+  /**
+   * Follows every turn of this process: `observer(snapshot, event)` for each event, and
+   * `observer(snapshot, undefined)` when a turn starts or is continued here and when its end is
+   * recorded. Returns an unsubscribe function.
+   */
+  observe(observer: (turn: DaemonTurnSnapshot, event: DaemonTurnEvent | undefined) => void): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
   }
 
   async #run(
@@ -297,43 +577,61 @@ export class DaemonTurns {
     context: DaemonTurnContext,
     turnTools: DaemonTurnRequest['tools'],
     turnInstructions: string | undefined,
+    resume: ResumeState | undefined,
   ): Promise<DaemonTurnSnapshot> {
-    const push = (event: DaemonTurnEvent) => {
-      entry.events.push(event);
-      for (const listener of entry.listeners) listener(event);
-    };
     try {
       await this.#options.beforeTurn?.(context);
       const tools = (await (turnTools ?? this.#options.tools)?.(context)) ?? [];
-      const instructions = turnInstructions ?? (await this.#options.instructions?.(context));
+      const instructions =
+        resume !== undefined
+          ? resume.instructions
+          : (turnInstructions ?? (await this.#options.instructions?.(context)));
+      entry.instructions = instructions;
+      const maxIterations =
+        this.#options.maxIterations === undefined
+          ? undefined
+          : Math.max(1, this.#options.maxIterations - entry.offset.iterations);
+      const approvals = this.#options.approvals;
       const run = runAgentLoop({
         model: this.#options.model,
         tools,
-        input: context.prompt,
+        input: resume?.items ?? context.prompt,
         signal: context.signal,
         ...(instructions === undefined ? {} : { instructions }),
-        ...(this.#options.maxIterations === undefined ? {} : { maxIterations: this.#options.maxIterations }),
+        ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(this.#options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.#options.toolTimeoutMs }),
         ...(this.#options.toolSearch === undefined ? {} : { toolSearch: this.#options.toolSearch }),
+        ...(approvals === undefined
+          ? {}
+          : { beforeToolCall: (call, tool) => this.#beforeToolCall(entry, approvals, call, tool, resume) }),
       });
+      const offset = entry.offset.iterations;
       for await (const event of run) {
         if (event.type === 'model-request-end') {
           entry.snapshot.usage = addUsage(entry.snapshot.usage, event.usage);
-          entry.snapshot.iterations = event.iteration;
+          entry.snapshot.iterations = event.iteration + offset;
+          // A new response: the calls let run before were the previous response's.
+          entry.allowed.clear();
         }
-        push(serialiseEvent(event));
+        if (event.type === 'tool-call-start') entry.inFlight.add(event.callId);
+        if (event.type === 'tool-call-end') {
+          entry.inFlight.delete(event.callId);
+          // Its output is in the transcript now: a waiting turn's checkpoint keeps it.
+          if (entry.held.size > 0) this.#writeCheckpoint(entry, approvals);
+        }
+        this.#push(entry, serialiseEvent(event, offset));
       }
       const result = await run.result();
       entry.snapshot.status = result.status;
       entry.snapshot.output = result.output;
-      entry.snapshot.usage = result.usage;
-      entry.snapshot.iterations = result.iterations;
+      entry.snapshot.usage = addUsage(entry.offset.usage, result.usage);
+      entry.snapshot.iterations = result.iterations + offset;
       if (result.error !== undefined) entry.snapshot.error = result.error.message;
     } catch (error) {
       // Building the tools or instructions failed: the turn fails, the daemon goes on.
       entry.snapshot.status = 'failed';
-      entry.snapshot.error = error instanceof Error ? error.message : String(error);
-      push({
+      entry.snapshot.error = errorMessage(error);
+      this.#push(entry, {
         type: 'turn-end',
         status: 'failed',
         iterations: entry.snapshot.iterations,
@@ -341,11 +639,238 @@ export class DaemonTurns {
         error: entry.snapshot.error,
       });
     }
-    entry.snapshot.endedAt = new Date().toISOString();
+    entry.deadline?.dispose();
     entry.listeners.clear();
+    if (entry.letGo !== undefined) {
+      // Another process continues it: nothing is recorded here, and it stays waiting in memory.
+      entry.snapshot.status = 'waiting-approval';
+      delete entry.snapshot.error;
+      this.#options.log?.(
+        `switchyard serve: turn ${entry.snapshot.id} of agent ${entry.snapshot.agent} ${entry.letGo === 'released' ? 'was let go while it waited for approval: any worker continues it once answered' : 'was taken over by another worker'}`,
+      );
+      return { ...entry.snapshot };
+    }
+    entry.snapshot.endedAt = new Date().toISOString();
     this.#logUnfinished(entry.snapshot);
     await this.#recordEnd(entry);
+    this.#notify(entry, undefined);
     return { ...entry.snapshot };
+  }
+
+  /** The checkpoint of a turn with a held call: what another process needs to continue it. */
+  #checkpointOf(entry: TurnEntry): TurnCheckpoint {
+    return {
+      version: 1,
+      items: entry.transcript?.() ?? [],
+      started: [...entry.allowed],
+      events: compactEvents(entry.events),
+      iterations: entry.snapshot.iterations,
+      usage: entry.snapshot.usage,
+      activeMs: entry.deadline?.activeMs() ?? 0,
+      ...(entry.instructions === undefined ? {} : { instructions: entry.instructions }),
+      ...(entry.resumeContext === undefined ? {} : { context: entry.resumeContext }),
+    };
+  }
+
+  #writeCheckpoint(entry: TurnEntry, approvals: DaemonApprovalOptions | undefined): Promise<void> {
+    if (approvals === undefined) return Promise.resolve();
+    entry.checkpointWrites = entry.checkpointWrites.then(async () => {
+      if (entry.held.size === 0 || entry.letGo !== undefined) return;
+      try {
+        await approvals.store.checkpoint({
+          turnId: entry.snapshot.id,
+          workerId: this.workerId,
+          checkpoint: this.#checkpointOf(entry),
+        });
+      } catch (error) {
+        this.#options.log?.(
+          `switchyard serve: could not update the checkpoint of ${entry.snapshot.id}: ${errorMessage(error)}`,
+        );
+      }
+    });
+    return entry.checkpointWrites;
+  }
+
+  /**
+   * The approval policy in front of every call: allow, deny, or hold the call until an operator
+   * answers (or the approval expires). A continued turn's held calls take their stored decisions.
+   */
+  async #beforeToolCall(
+    entry: TurnEntry,
+    approvals: DaemonApprovalOptions,
+    call: ToolCallRequest,
+    tool: AnyWorkerAgentTool,
+    resume: ResumeState | undefined,
+  ): Promise<ToolCallDecision> {
+    entry.transcript = call.transcript;
+    const key = toolKey(call);
+    const stored = resume?.approvals.get(call.callId);
+    if (stored !== undefined) {
+      resume?.approvals.delete(call.callId);
+      return this.#actOn(entry, approvals, stored);
+    }
+    if (resume?.started.delete(call.callId) === true) {
+      // Let run by the process that stopped, and no output recorded: it may have run.
+      if (tool.isReadOnly) {
+        entry.allowed.add(call.callId);
+        return { allow: true };
+      }
+      return {
+        allow: false,
+        reason:
+          'the worker running this turn stopped while this call was under way, so it may have run; it was not run again: check its effect before calling it again',
+      };
+    }
+    const policy = approvals.policy(entry.snapshot.agent);
+    const { decision, field } = decideByPolicy(policy, tool, key);
+    if (decision === 'deny') {
+      return {
+        allow: false,
+        reason: `the approval policy of agent ${entry.snapshot.agent} refuses ${key} (${field}: deny)`,
+      };
+    }
+    if (decision === 'allow') {
+      entry.allowed.add(call.callId);
+      // While another call waits, the checkpoint says this one was let run before it runs.
+      if (entry.held.size > 0) await this.#writeCheckpoint(entry, approvals);
+      return { allow: true };
+    }
+    let approval: ApprovalRecord;
+    try {
+      approval = await approvals.store.request({
+        turnId: entry.snapshot.id,
+        workerId: this.workerId,
+        callId: call.callId,
+        toolKey: key,
+        activity: activityOf(tool, call.params),
+        arguments: call.params,
+        approvers: policy.approvers,
+        expiresInMs: policy.expiresInSeconds * 1000,
+        checkpoint: this.#checkpointOf(entry),
+      });
+    } catch (error) {
+      return {
+        allow: false,
+        reason: `this call needs an operator's approval, which could not be recorded (${errorMessage(error)}); it was not run`,
+      };
+    }
+    if (approval.status === 'pending') {
+      entry.held.set(call.callId, approval);
+      if (entry.held.size === 1) entry.deadline?.pause();
+      entry.snapshot.status = 'waiting-approval';
+      this.#push(entry, { type: 'approval-requested', approval: approvalView(approval) });
+      // The checkpoint stored with the approval was taken before the loop's latest events reached
+      // the log (the response's end, this request): store them too.
+      void this.#writeCheckpoint(entry, approvals);
+      entry.markDetached();
+      const decided = await this.#waitForDecision(approval, entry.signal, approvals);
+      entry.held.delete(call.callId);
+      if (entry.held.size === 0) {
+        entry.deadline?.resume();
+        if (entry.letGo === undefined) entry.snapshot.status = 'running';
+      }
+      if (decided === undefined) {
+        return {
+          allow: false,
+          reason: 'the turn was aborted while this call waited for approval; it was not run',
+        };
+      }
+      approval = decided;
+    }
+    return this.#actOn(entry, approvals, approval);
+  }
+
+  /** Acts on a decided approval, once: runs an allowed call, gives any other its reason. */
+  async #actOn(
+    entry: TurnEntry,
+    approvals: DaemonApprovalOptions,
+    approval: ApprovalRecord,
+  ): Promise<ToolCallDecision> {
+    let consumed: ApprovalRecord | undefined;
+    try {
+      consumed = await approvals.store.consume({ id: approval.id, workerId: this.workerId });
+    } catch (error) {
+      return {
+        allow: false,
+        reason: `its approval could not be read (${errorMessage(error)}); it was not run`,
+      };
+    }
+    if (consumed === undefined) {
+      if (approval.consumedBy !== undefined && approval.consumedBy !== this.workerId) {
+        // A continued turn: the worker that stopped had taken this decision, and may have run the call.
+        return {
+          allow: false,
+          reason: `the worker that ran this turn before (${approval.consumedBy}) had started this ${approval.status} call when it stopped, so it may have run; it was not run again: check its effect before calling it again`,
+        };
+      }
+      // This worker was taken for dead and another holds the turn now: it runs nothing more.
+      entry.letGo = 'taken-over';
+      entry.controller.abort(new Error('another worker took this turn over'));
+      return { allow: false, reason: 'another worker took this turn over' };
+    }
+    this.#push(entry, { type: 'approval-resolved', approval: approvalView(consumed) });
+    if (consumed.status === 'allowed') {
+      entry.allowed.add(consumed.callId);
+      return { allow: true };
+    }
+    return { allow: false, reason: denialReason(consumed) };
+  }
+
+  /**
+   * Resolves with the approval once decided (answered anywhere, or expired), or undefined when
+   * `signal` aborts first.
+   */
+  #waitForDecision(
+    approval: ApprovalRecord,
+    signal: AbortSignal,
+    approvals: DaemonApprovalOptions,
+  ): Promise<ApprovalRecord | undefined> {
+    return new Promise((resolve) => {
+      const finish = (record: ApprovalRecord | undefined) => {
+        signal.removeEventListener('abort', onAbort);
+        this.#waiters.delete(approval.id);
+        if (this.#waiters.size === 0) this.#stopPolling();
+        resolve(record);
+      };
+      const onAbort = () => finish(undefined);
+      if (signal.aborted) {
+        resolve(undefined);
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.set(approval.id, { expiresAt: Date.parse(approval.expiresAt), resolve: finish });
+      if (this.#pollTimer === undefined) {
+        this.#pollTimer = setInterval(() => void this.#poll(approvals), approvals.pollMs ?? 1000);
+        this.#pollTimer.unref();
+      }
+    });
+  }
+
+  #stopPolling(): void {
+    clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
+  }
+
+  async #poll(approvals: DaemonApprovalOptions): Promise<void> {
+    if (this.#polling || this.#waiters.size === 0) return;
+    this.#polling = true;
+    try {
+      const now = Date.now();
+      if ([...this.#waiters.values()].some((waiter) => waiter.expiresAt <= now))
+        await approvals.store.expireDue();
+      for (const record of await approvals.store.getMany([...this.#waiters.keys()])) {
+        if (record.status !== 'pending') this.#waiters.get(record.id)?.resolve(record);
+      }
+    } catch (error) {
+      this.#options.log?.(`switchyard serve: could not check held calls' approvals: ${errorMessage(error)}`);
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** An approval decided by this process (its HTTP API): a call of this process waiting on it goes on now. */
+  notifyDecision(record: ApprovalRecord): void {
+    if (record.status !== 'pending') this.#waiters.get(record.id)?.resolve(record);
   }
 
   /** One line per turn that did not finish: the operator's log says which turn failed and why. */
@@ -365,7 +890,7 @@ export class DaemonTurns {
     const { snapshot } = entry;
     const request = {
       id: snapshot.id,
-      status: snapshot.status as Exclude<DaemonTurnStatus, 'running' | 'interrupted'>,
+      status: snapshot.status as Exclude<DaemonTurnStatus, 'running' | 'waiting-approval' | 'interrupted'>,
       output: snapshot.output,
       usage: snapshot.usage,
       iterations: snapshot.iterations,
@@ -392,13 +917,21 @@ export class DaemonTurns {
 
   #prune(): void {
     let finished = 0;
-    for (const entry of this.#turns.values()) if (entry.snapshot.status !== 'running') finished += 1;
+    for (const entry of this.#turns.values()) if (!this.#isOpen(entry)) finished += 1;
     for (const [id, entry] of this.#turns) {
       if (finished <= this.#maxRetained) break;
-      if (entry.snapshot.status === 'running') continue;
+      if (this.#isOpen(entry)) continue;
       this.#turns.delete(id);
       finished -= 1;
     }
+  }
+
+  /** Running or waiting in this process (not let go). */
+  #isOpen(entry: TurnEntry): boolean {
+    return (
+      entry.letGo === undefined &&
+      (entry.snapshot.status === 'running' || entry.snapshot.status === 'waiting-approval')
+    );
   }
 
   /** The turn's current snapshot from memory (this process's recent turns), or undefined. */
@@ -408,19 +941,22 @@ export class DaemonTurns {
   }
 
   /**
-   * The turn's snapshot: from memory when this process ran it recently, else from the turn records
-   * (turns of earlier runs and of other processes on the same database), else undefined.
+   * The turn's snapshot: from memory when this process runs it or ran it recently, else from the
+   * turn records (turns of earlier runs and of other processes on the same database), else undefined.
    */
   async find(id: string): Promise<DaemonTurnSnapshot | undefined> {
-    const local = this.get(id);
-    if (local !== undefined || this.#records === undefined) return local;
+    const entry = this.#turns.get(id);
+    if ((entry !== undefined && entry.letGo === undefined) || this.#records === undefined) {
+      return entry === undefined ? undefined : { ...entry.snapshot };
+    }
     const record = await this.#records.get(id);
     return record === undefined ? undefined : snapshotOf(record);
   }
 
-  /** Whether this process has the turn in memory (its events can be followed live). */
+  /** Whether this process has the turn in memory and its own (its events can be followed live). */
   has(id: string): boolean {
-    return this.#turns.has(id);
+    const entry = this.#turns.get(id);
+    return entry !== undefined && entry.letGo === undefined;
   }
 
   /**
@@ -432,11 +968,32 @@ export class DaemonTurns {
     return log === undefined ? undefined : (log.events as DaemonTurnEvent[]);
   }
 
-  /** Refreshes the heartbeat of this process's running turns in the records. */
+  /**
+   * Refreshes the heartbeat of this process's open turns (running or waiting) in the records, and
+   * aborts those the records say should stop (a cancellation asked for through any process, or a
+   * detached unit cancelled or handed to another attempt).
+   */
   async heartbeat(): Promise<void> {
-    const running: string[] = [];
-    for (const [id, entry] of this.#turns) if (entry.snapshot.status === 'running') running.push(id);
-    await this.#records?.heartbeat(running);
+    const open: string[] = [];
+    for (const [id, entry] of this.#turns) if (this.#isOpen(entry)) open.push(id);
+    const answer = await this.#records?.heartbeat(open, { workerId: this.workerId });
+    for (const { id, reason } of answer?.stop ?? []) {
+      const entry = this.#turns.get(id);
+      if (entry !== undefined && this.#isOpen(entry) && !entry.controller.signal.aborted) {
+        entry.controller.abort(new Error(reason));
+      }
+    }
+  }
+
+  /**
+   * Aborts a turn of this process with `reason`; false when it is not running here. Each pending
+   * call still gets a "cancelled" output; a held call's approval is cancelled when its end is recorded.
+   */
+  cancel(id: string, reason: string): boolean {
+    const entry = this.#turns.get(id);
+    if (entry === undefined || !this.#isOpen(entry)) return false;
+    entry.controller.abort(new Error(reason));
+    return true;
   }
 
   /**
@@ -447,7 +1004,7 @@ export class DaemonTurns {
     const entry = this.#turns.get(id);
     if (entry === undefined) return undefined;
     for (const event of entry.events) listener(event);
-    if (entry.snapshot.status !== 'running') return () => {};
+    if (!this.#isOpen(entry)) return () => {};
     entry.listeners.add(listener);
     return () => entry.listeners.delete(listener);
   }
@@ -457,18 +1014,68 @@ export class DaemonTurns {
     return [...this.#turns.values()].map((entry) => ({ ...entry.snapshot }));
   }
 
-  /** Turns still running. */
+  /** Turns running or waiting for approval in this process. */
   get running(): number {
     let count = 0;
-    for (const entry of this.#turns.values()) if (entry.snapshot.status === 'running') count += 1;
+    for (const entry of this.#turns.values()) if (this.#isOpen(entry)) count += 1;
     return count;
+  }
+
+  /**
+   * Resolves once every open turn has ended or waits for approval with no call under way: the
+   * moment waiting turns can be let go cleanly at shutdown.
+   */
+  async quiescent(): Promise<void> {
+    for (;;) {
+      const busy = [...this.#turns.values()].filter(
+        (entry) => this.#isOpen(entry) && (entry.held.size === 0 || entry.inFlight.size > 0),
+      );
+      if (busy.length === 0 && this.#starting.size === 0) return;
+      await Promise.race([
+        ...busy.map((entry) => entry.done),
+        ...this.#starting,
+        new Promise((resolve) => setTimeout(resolve, 100)),
+      ]);
+    }
+  }
+
+  /**
+   * Lets every turn waiting for approval go (the worker shuts down): each one's latest checkpoint is
+   * stored and it is marked released, so whichever worker claims it once its approvals are decided
+   * continues it; here its loop is aborted and nothing is recorded. Resolves with how many.
+   */
+  async releaseWaiting(): Promise<number> {
+    const approvals = this.#options.approvals;
+    if (approvals === undefined) return 0;
+    let released = 0;
+    for (const entry of this.#turns.values()) {
+      if (!this.#isOpen(entry) || entry.held.size === 0) continue;
+      await entry.checkpointWrites;
+      try {
+        const ok = await approvals.store.release({
+          turnId: entry.snapshot.id,
+          workerId: this.workerId,
+          checkpoint: this.#checkpointOf(entry),
+        });
+        if (!ok) continue;
+      } catch (error) {
+        // Not released: it stays waiting, and is continued once its heartbeat goes stale.
+        this.#options.log?.(
+          `switchyard serve: could not let ${entry.snapshot.id} go: ${errorMessage(error)}`,
+        );
+      }
+      entry.letGo = 'released';
+      entry.controller.abort(new Error('the worker shut down while the turn waited for approval'));
+      released += 1;
+    }
+    return released;
   }
 
   /** Aborts every running turn with `reason`, and every turn whose start is under way. */
   cancelAll(reason: Error): void {
     this.#cancelledWith = reason;
     for (const entry of this.#turns.values()) {
-      if (entry.snapshot.status === 'running') entry.controller.abort(reason);
+      if (this.#isOpen(entry)) entry.controller.abort(reason);
     }
   }
 
@@ -478,5 +1085,6 @@ export class DaemonTurns {
       await Promise.allSettled([...this.#starting, ...[...this.#turns.values()].map((entry) => entry.done)]);
     }
     await Promise.all([...this.#turns.values()].map((entry) => entry.done));
+    this.#stopPolling();
   }
 }

@@ -1,6 +1,12 @@
 import { openControlPlane } from '@switchyard/control-plane';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
-import { checkCommandSandbox, resolveAgent, resolveModelEndpoint, type WorkerConfig } from '../config';
+import {
+  approvalPolicyOf,
+  checkCommandSandbox,
+  resolveAgent,
+  resolveModelEndpoint,
+  type WorkerConfig,
+} from '../config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
 import {
@@ -11,6 +17,7 @@ import {
   checkTextTurnComposition,
   prepareAgentHome,
 } from '../text-turn';
+import { VERSION } from '../version';
 import { checkTokenForHost, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
@@ -123,7 +130,11 @@ export async function runServeCommand(
       host,
       port: options.port ?? serve.port,
       ...(token === undefined ? {} : { token }),
+      ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
       allowedHosts: serve.allowedHosts,
+      // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
+      approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
+      version: VERSION,
       graceMs: options.graceMs ?? serve.graceMs,
       heartbeatMs: serve.heartbeatMs,
       staleTurnMs: serve.staleTurnMs,

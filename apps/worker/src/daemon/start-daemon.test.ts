@@ -162,9 +162,10 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       const unknownTurn = await requestJson(`${daemon.url}/v1/turns/turn_nope`);
       expect(unknownTurn).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
       expect((await requestJson(`${daemon.url}/v2/else`)).status).toBe(404);
-      const wrongMethod = await requestJson(`${daemon.url}/v1/turns`, { method: 'GET' });
+      const wrongMethod = await requestJson(`${daemon.url}/v1/turns`, { method: 'PUT' });
       expect(wrongMethod.status).toBe(405);
-      expect(wrongMethod.headers.get('allow')).toBe('POST');
+      expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
+      expect(wrongMethod.body.error).toMatchObject({ code: 'method_not_allowed' });
       expect((await requestJson(`${daemon.url}/v1/turns/turn_x`, { method: 'DELETE' })).status).toBe(405);
       expect(await requestJson(`${daemon.url}/healthz`)).toMatchObject({
         status: 200,

@@ -1,7 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createDaemonHttpApi } from './daemon-http-api';
 import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
@@ -9,7 +11,8 @@ import { createRequestGuard, parseHostAndPort, type RequestRefusal } from './req
 import { type RunDaemonTurn, scheduleFireSource, type WorkSource } from './work-source';
 
 /** What `startDaemon` takes. */
-export interface DaemonOptions extends DaemonTurnRunnerOptions {
+export interface DaemonOptions
+  extends Omit<DaemonTurnRunnerOptions, 'approvals' | 'records' | 'resumeRequest'> {
   /** The open control plane: schedules fire from it, turn requests are consumed from it. */
   controlPlane: ControlPlane;
   /** The agents whose work this daemon consumes; the first is the API's default agent. */
@@ -23,6 +26,16 @@ export interface DaemonOptions extends DaemonTurnRunnerOptions {
    * is not a loopback address; honoured on loopback too when set.
    */
   token?: string;
+  /** A read-only bearer token: it may only `GET`. Needs `token`, and must differ from it. */
+  readToken?: string;
+  /**
+   * Approval policies for the calls of every turn: `policy(agentId)` says, from each tool's metadata,
+   * which calls run, which are refused and which wait for an operator's answer (recorded in the
+   * control plane, answerable from any process). Absent: every validated call runs.
+   */
+  approvals?: { policy(agentId: string): ApprovalPolicy; pollMs?: number };
+  /** The version the OpenAPI document names. Default `0.0.0`. */
+  version?: string;
   /**
    * Host names the HTTP API answers to besides its listen address, `localhost`, `127.0.0.1` and
    * `[::1]` (`serve.allowedHosts`): `name` (any port) or `name:port`. Any other `Host` gets 421.
@@ -57,6 +70,8 @@ export interface DaemonStopReport {
   cancelled: number;
   /** Turns that were running at `stop()` and finished within the grace period. */
   finished: number;
+  /** Turns waiting for approval that were let go (another process continues each once answered). */
+  released: number;
 }
 
 /** A running daemon. */
@@ -113,6 +128,14 @@ function checkOptions(options: DaemonOptions): void {
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 16)) {
     throw new Error('serve.token: expected a string of at least 16 characters');
   }
+  if (options.readToken !== undefined) {
+    if (typeof options.readToken !== 'string' || options.readToken.length < 16) {
+      throw new Error('serve.readToken: expected a string of at least 16 characters');
+    }
+    if (options.token === undefined || options.readToken === options.token) {
+      throw new Error('serve.readToken: needs the bearer token too, and must differ from it');
+    }
+  }
   checkTokenForHost(host, options.token);
   const port = options.port ?? 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -151,11 +174,15 @@ function checkOptions(options: DaemonOptions): void {
 /**
  * Starts the worker's daemon: consumes schedule fires (and any further `sources`: background jobs,
  * workflow tasks) from the control plane and runs each as a turn with core's loop, and serves the
- * HTTP API (`POST /v1/turns`, `GET /v1/turns/:id`, `GET /v1/turns/:id/events`, `GET /healthz`).
+ * HTTP API (turns, approvals, workflows, `/v1/events`, `/v1/openapi.json`, `/healthz`: see
+ * `createDaemonHttpApi`). With `approvals`, each call follows its agent's policy; a held call waits
+ * for an answer from any process, and turns left waiting by a process that stopped are continued here
+ * once answered.
  *
  * Contract: throws naming the field for bad options, and `serve.token` when `host` is not loopback
  * and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
- * its queue, which delivers it again: nothing is lost.
+ * its queue, which delivers it again: nothing is lost. `stop()` lets turns waiting for approval go
+ * (another process continues each) instead of cancelling them.
  *
  * @example
  * const controlPlane = await openControlPlane({ dataDir: '.switchyard/db' });
@@ -176,9 +203,41 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const log = options.log ?? (() => {});
   const host = options.host ?? '127.0.0.1';
   const graceMs = options.graceMs ?? 30_000;
-  const turns = new DaemonTurns({ ...options, records: options.controlPlane.turns });
+  const sources = [scheduleFireSource(options.controlPlane, options.agents), ...(options.sources ?? [])];
+  const { approvals: _approvals, ...turnOptions } = options;
+  const turns = new DaemonTurns({
+    ...turnOptions,
+    records: options.controlPlane.turns,
+    ...(options.approvals === undefined
+      ? {}
+      : {
+          approvals: {
+            store: options.controlPlane.approvals,
+            policy: options.approvals.policy,
+            ...(options.approvals.pollMs === undefined ? {} : { pollMs: options.approvals.pollMs }),
+          },
+        }),
+    // A task or job turn continued here gets its own tools back from its source.
+    resumeRequest: (record, context) => {
+      for (const source of sources) {
+        const rebuilt = source.resumeRequest?.(record, context);
+        if (rebuilt !== undefined) return rebuilt;
+      }
+      return undefined;
+    },
+  });
   let state: Daemon['state'] = 'serving';
-  const runTurn: RunDaemonTurn = async (request) => (await turns.start(request)).done;
+  // A queued unit's turn returns to its queue when it ends, or as soon as a held call detached the
+  // unit from its delivery (the turn's end settles the unit then, wherever it ends).
+  const runTurn: RunDaemonTurn = async (request) => {
+    const { id, done, detached } = await turns.start(request);
+    return Promise.race([
+      done,
+      detached.then(
+        () => ({ ...(turns.get(id) ?? { id }), status: 'waiting-approval' as const }) as Awaited<typeof done>,
+      ),
+    ]);
+  };
   const staleTurnMs = options.staleTurnMs ?? 60_000;
   // Marks the turns of workers that stopped heartbeating (died) interrupted, which hands the unit
   // each one ran back to its queue, and says which, and what became of each unit.
@@ -198,6 +257,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       );
     }
   };
+  // Turns left waiting for approval by a process that stopped (let go at shutdown, or dead), once
+  // answered: this process claims each (one process does) and continues it from its checkpoint.
+  const continueAnswered = async (staleAfterMs: number): Promise<void> => {
+    if (options.approvals === undefined || state !== 'serving') return;
+    const claimed = await options.controlPlane.approvals.claimResumable({
+      workerId: turns.workerId,
+      staleAfterMs,
+      agentIds: options.agents,
+    });
+    for (const turn of claimed) await turns.resume(turn);
+  };
   // At start-up, embedded PGlite is one process's database: every turn left running by another
   // process is a dead one's (another daemon in this process may be running turns: those are kept).
   await sweepInterrupted(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs);
@@ -210,18 +280,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     code: 'misdirected_request',
     message: 'the daemon is starting',
   });
-  const server: Server = createServer(
-    createDaemonHttpApi({
-      turns,
-      checkRequest: (request) => checkRequest(request),
-      startTurn: async (request) => (state === 'serving' ? turns.start(request) : undefined),
-      ...(options.token === undefined ? {} : { token: options.token }),
-      defaultAgent: options.agents[0] as string,
-      agents: options.agents,
-      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
-      state: () => (state === 'serving' ? 'serving' : 'draining'),
-    }),
-  );
+  const app = createDaemonHttpApi({
+    turns,
+    controlPlane: options.controlPlane,
+    checkRequest: (request) => checkRequest(request),
+    startTurn: async (request) => (state === 'serving' ? turns.start(request) : undefined),
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.readToken === undefined ? {} : { readToken: options.readToken }),
+    defaultAgent: options.agents[0] as string,
+    agents: options.agents,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    state: () => (state === 'serving' ? 'serving' : 'draining'),
+    version: options.version ?? '0.0.0',
+    log,
+  });
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8787, host, () => {
@@ -237,7 +310,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-  const sources = [scheduleFireSource(options.controlPlane, options.agents), ...(options.sources ?? [])];
   const started: WorkSource[] = [];
   try {
     for (const source of sources) {
@@ -251,10 +323,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await new Promise((resolve) => server.close(resolve));
     throw error;
   }
+  await continueAnswered(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs).catch((error: unknown) =>
+    log(`switchyard serve: could not continue turns waiting for approval: ${String(error)}`),
+  );
   const heartbeat = setInterval(() => {
     turns
       .heartbeat()
       .then(() => sweepInterrupted(staleTurnMs))
+      // On embedded PGlite another worker's waiting turn is a stopped process's: continue it at once.
+      .then(() => continueAnswered(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs))
       .catch((error: unknown) => log(`switchyard serve: turn heartbeat failed: ${String(error)}`));
   }, options.heartbeatMs ?? 10_000);
   heartbeat.unref();
@@ -275,7 +352,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const graceOver = new Promise<'grace-over'>((resolve) => {
       timer = setTimeout(() => resolve('grace-over'), graceMs);
     });
-    if ((await Promise.race([turns.settled().then(() => 'settled' as const), graceOver])) === 'grace-over') {
+    // Turns waiting for an approval are let go, not cancelled: another process continues each once
+    // it is answered. Their calls under way get the grace period too.
+    const graceEnded =
+      (await Promise.race([turns.quiescent().then(() => 'quiet' as const), graceOver])) === 'grace-over';
+    const released = await turns.releaseWaiting();
+    if (released > 0)
+      log(
+        `switchyard serve: let ${released} turn(s) waiting for approval go: any worker continues them once answered`,
+      );
+    if (
+      graceEnded ||
+      (await Promise.race([turns.settled().then(() => 'settled' as const), graceOver])) === 'grace-over'
+    ) {
       cancelled = turns.running;
       log(`switchyard serve: grace period over, cancelling ${cancelled} turn(s)`);
       turns.cancelAll(new Error('the worker shut down before the turn finished'));
@@ -289,8 +378,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       server.closeAllConnections();
     });
     state = 'stopped';
-    log(`switchyard serve: stopped (${runningAtStop - cancelled} finished, ${cancelled} cancelled)`);
-    return { cancelled, finished: runningAtStop - cancelled };
+    const finished = Math.max(0, runningAtStop - cancelled - released);
+    const letGo = released === 0 ? '' : `, ${released} let go waiting for approval`;
+    log(`switchyard serve: stopped (${finished} finished, ${cancelled} cancelled${letGo})`);
+    return { cancelled, finished, released };
   };
 
   return {

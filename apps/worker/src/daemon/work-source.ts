@@ -1,9 +1,18 @@
-import type { ControlPlane } from '@switchyard/control-plane';
+import {
+  type ControlPlane,
+  checkResultSchema,
+  type TurnRecord,
+  type WorkTurn,
+} from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { instructionsFor, taskTurnTools } from '../task-turn-consumer';
 import type { DaemonTurnRequest, DaemonTurnSnapshot } from './daemon-turns';
 
-/** Runs one turn to its end and returns its final snapshot. */
+/**
+ * Runs one turn to its end and returns its final snapshot, or returns as soon as a call of it is held
+ * for approval with its unit detached from its queue (status `waiting-approval`): the turn's end then
+ * settles the unit, in whichever process it ends.
+ */
 export type RunDaemonTurn = (request: DaemonTurnRequest) => Promise<DaemonTurnSnapshot>;
 
 /**
@@ -22,6 +31,15 @@ export interface WorkSource {
   start(runTurn: RunDaemonTurn): Promise<void>;
   /** Stops consuming; resolves when running units are settled with their queue. */
   stop(): Promise<void>;
+  /**
+   * Rebuilds the own tools and instructions of a turn of this source that another process held a
+   * call of and this one continues (from the `resumeContext` it started the turn with); undefined
+   * when the turn is not this source's.
+   */
+  resumeRequest?(
+    turn: TurnRecord,
+    context: Record<string, unknown> | undefined,
+  ): Pick<DaemonTurnRequest, 'tools' | 'instructions'> | undefined;
 }
 
 /** Turn statuses that count as done for a queued unit (anything else is retried). */
@@ -65,6 +83,8 @@ export function scheduleFireSource(controlPlane: ControlPlane, agentIds: readonl
               sourceId: request.runId,
               attempt,
             });
+            // A held call detached the run from this delivery: the turn's end settles it.
+            if (snapshot.status === 'waiting-approval') return;
             if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
           },
           { agentId },
@@ -124,9 +144,13 @@ export function workTurnSource(
                     ? {}
                     : { brainTools: options.brainTools(turn.agentId) }),
                 }),
+              // What another process needs to rebuild this turn's tools if it continues it.
+              resumeContext: { workTurn: turn },
             });
             // The workflow or job was cancelled, or its unit was handed to another worker: the turn just ends.
             if (signal.aborted) return;
+            // A held call detached the unit from this delivery: the turn's end settles it.
+            if (snapshot.status === 'waiting-approval') return;
             if (!FINISHED_TURN_STATUSES.has(snapshot.status)) throw new TurnNotFinishedError(snapshot);
             return { output: snapshot.output };
           },
@@ -135,5 +159,21 @@ export function workTurnSource(
       }
     },
     stop: () => controlPlane.workTurns.stop(),
+    resumeRequest(record, context) {
+      const stored = context?.workTurn as WorkTurn | undefined;
+      if ((record.source !== 'task' && record.source !== 'job') || stored === undefined) return undefined;
+      // The checkpoint is jsonb, which does not keep key order; strict mode compares the result
+      // schema with its canonical form key by key: put it back in canonical order.
+      const checked = stored.resultSchema === null ? undefined : checkResultSchema(stored.resultSchema);
+      const turn: WorkTurn = checked?.ok === true ? { ...stored, resultSchema: checked.schema } : stored;
+      return {
+        instructions: instructionsFor(turn),
+        tools: () =>
+          taskTurnTools(turn, controlPlane, {
+            ...(record.attempt === undefined ? {} : { attempt: record.attempt }),
+            ...(options.webTools === undefined ? {} : { webTools: options.webTools() }),
+          }),
+      };
+    },
   };
 }

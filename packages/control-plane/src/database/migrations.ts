@@ -207,4 +207,60 @@ CREATE TABLE switchyard.brain_page_versions (
 );
 `,
   },
+  {
+    version: 6,
+    name: 'approvals of held tool calls, turns waiting for them, turn cancellation',
+    sql: `
+-- A turn whose tool call is held for an operator's approval waits as 'waiting-approval' (not ended),
+-- with what another process needs to continue it if this one stops: its checkpoint (transcript,
+-- events so far, and what the worker needs to rebuild the turn). A released turn (its process shut
+-- down) or one whose heartbeat went stale is continued by any process once its approvals are decided.
+ALTER TABLE switchyard.turns DROP CONSTRAINT turns_status_check;
+ALTER TABLE switchyard.turns ADD CONSTRAINT turns_status_check CHECK (status IN
+  ('running', 'waiting-approval', 'completed', 'ended-by-tool', 'aborted', 'max-iterations', 'failed',
+   'interrupted'));
+ALTER TABLE switchyard.turns DROP CONSTRAINT turns_check;
+ALTER TABLE switchyard.turns ADD CONSTRAINT turns_open_until_ended
+  CHECK ((status IN ('running', 'waiting-approval')) = (ended_at IS NULL));
+ALTER TABLE switchyard.turns ADD COLUMN checkpoint jsonb;
+ALTER TABLE switchyard.turns ADD COLUMN released_at timestamptz;
+-- The turn's unit (task, job or schedule run) no longer rides on its queue job: the job was
+-- cancelled when a call was first held, so the queue never delivers the unit again while it waits;
+-- the turn's end settles the unit instead.
+ALTER TABLE switchyard.turns ADD COLUMN unit_detached boolean NOT NULL DEFAULT false;
+ALTER TABLE switchyard.turns ADD COLUMN cancel_requested text;
+ALTER TABLE switchyard.turns ADD COLUMN updated_at timestamptz NOT NULL DEFAULT clock_timestamp();
+CREATE INDEX turns_waiting ON switchyard.turns (heartbeat_at) WHERE status = 'waiting-approval';
+CREATE INDEX turns_created ON switchyard.turns (created_at, id);
+CREATE INDEX turns_updated ON switchyard.turns (updated_at);
+
+CREATE TABLE switchyard.approvals (
+  id text PRIMARY KEY,
+  turn_id text NOT NULL REFERENCES switchyard.turns (id),
+  call_id text NOT NULL,
+  agent_id text NOT NULL,
+  source text NOT NULL,
+  tool_key text NOT NULL,
+  activity text NOT NULL,
+  arguments jsonb NOT NULL,
+  approvers text[] NOT NULL,
+  status text NOT NULL DEFAULT 'pending'
+    CHECK (status IN ('pending', 'allowed', 'denied', 'expired', 'cancelled')),
+  reason text,
+  answered_by text,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  expires_at timestamptz NOT NULL,
+  decided_at timestamptz,
+  -- Set once, by the worker that acts on the decision: an allowed call runs at most once.
+  consumed_at timestamptz,
+  consumed_by text,
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  UNIQUE (turn_id, call_id),
+  CHECK ((status = 'pending') = (decided_at IS NULL))
+);
+CREATE INDEX approvals_pending ON switchyard.approvals (expires_at) WHERE status = 'pending';
+CREATE INDEX approvals_created ON switchyard.approvals (created_at, id);
+CREATE INDEX approvals_updated ON switchyard.approvals (updated_at);
+`,
+  },
 ];

@@ -139,6 +139,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
 
     const schedules = [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
-import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 
@@ -118,10 +118,12 @@ export class TurnRequestQueue {
     if (attempt > this.#options.retryLimit + 1) {
       // Only a lost delivery (its worker died unrecorded, the job expired) gets here.
       await this.#settle(
+        this.#database,
         request.runId,
         attempt,
         'failed',
         `attempt ${attempt} would exceed the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit}): an earlier attempt's worker stopped`,
+        job.id,
       );
       return;
     }
@@ -129,27 +131,92 @@ export class TurnRequestQueue {
       await handler(request, { attempt, jobId: job.id });
     } catch (error) {
       // Rethrown (for pg-boss to retry) only while this attempt still owns the run.
-      if (await this.#settle(request.runId, attempt, 'failed', errorText(error))) throw error;
+      if (await this.#settle(this.#database, request.runId, attempt, 'failed', errorText(error), job.id))
+        throw error;
       return;
     }
-    await this.#settle(request.runId, attempt, 'completed');
+    // A turn that held a call detached its run from this job: the turn's end settles it, not this.
+    await this.#settle(this.#database, request.runId, attempt, 'completed', null, job.id);
   }
 
-  /** Ends attempt `attempt` of a run, if it is still the running one; true when it was. */
+  /**
+   * Ends attempt `attempt` of a run, if it is still the running one (and, with `jobId`, that job
+   * still carries it); true when it was.
+   */
   async #settle(
+    executor: SqlExecutor,
     runId: string,
     attempt: number,
     status: 'completed' | 'failed',
-    error: string | null = null,
+    error: string | null,
+    jobId: string | undefined,
   ): Promise<boolean> {
-    const { rows } = await this.#database.query(
+    const { rows } = await executor.query(
       `UPDATE switchyard.schedule_runs
           SET status = $3, error = $4,
               completed_at = CASE WHEN $3 = 'completed' THEN clock_timestamp() ELSE completed_at END
-        WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING 1`,
-      [runId, attempt, status, error],
+        WHERE id = $1 AND status = 'running' AND attempts = $2
+          AND ($5::uuid IS NULL OR coalesce(job_id, id) = $5) RETURNING 1`,
+      [runId, attempt, status, error, jobId ?? null],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Internal: detaches the run a schedule turn runs from its queue job, inside the caller's
+   * transaction (the one recording the turn's first held call): the job is cancelled and the run
+   * records a job id no job has, so the queue never delivers it again while the turn waits for an
+   * answer. The turn's end settles the run (`settleDetached`).
+   *
+   * Contract: resolves undefined when detached (or already), or why not.
+   */
+  async detachUnit(transaction: SqlExecutor, turn: InterruptedTurnFacts): Promise<string | undefined> {
+    if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return undefined;
+    const { rows } = await transaction.query<{
+      status: string;
+      attempts: number;
+      job_id: string;
+      agent_id: string;
+    }>(
+      `SELECT status, attempts, coalesce(job_id, id) AS job_id, agent_id FROM switchyard.schedule_runs
+        WHERE id = $1 FOR UPDATE`,
+      [turn.sourceId],
+    );
+    const run = rows[0];
+    const label = `schedule run ${turn.sourceId}`;
+    if (run === undefined) return `${label} no longer exists`;
+    if (run.attempts !== turn.attempt) return `${label} was taken over by attempt ${run.attempts}`;
+    if (run.status !== 'running') return `${label} is ${run.status}`;
+    await this.#consumer.cancel(transaction, run.agent_id, run.job_id);
+    await transaction.query('UPDATE switchyard.schedule_runs SET job_id = $2 WHERE id = $1', [
+      turn.sourceId,
+      randomUUID(),
+    ]);
+    return undefined;
+  }
+
+  /**
+   * Internal: settles the run of a schedule turn that ran detached from its queue job, inside the
+   * transaction recording the turn's end: completed when the turn finished (`completed`,
+   * `ended-by-tool`, `max-iterations`), else handed back for its next attempt (or failed, out of
+   * attempts). Only while the turn's attempt is still the run's running one.
+   */
+  async settleDetached(
+    transaction: SqlExecutor,
+    turn: InterruptedTurnFacts,
+    end: DetachedTurnEnd,
+  ): Promise<void> {
+    if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return;
+    if (end.status === 'completed' || end.status === 'ended-by-tool' || end.status === 'max-iterations') {
+      await this.#settle(transaction, turn.sourceId, turn.attempt, 'completed', null, undefined);
+      return;
+    }
+    const why = `the turn ended '${end.status}'${end.error === undefined ? '' : `: ${end.error}`}`;
+    if (turn.attempt > this.#options.retryLimit) {
+      await this.#settle(transaction, turn.sourceId, turn.attempt, 'failed', why, undefined);
+      return;
+    }
+    await this.#requeue(transaction, turn, why);
   }
 
   /**
@@ -205,6 +272,46 @@ export class TurnRequestQueue {
       );
       return { ...unit, outcome: 'failed', description: `${label} failed: ${reason}` };
     }
+    return {
+      ...unit,
+      ...(await this.#requeue(
+        transaction,
+        turn,
+        `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale)`,
+      )),
+    };
+  }
+
+  /**
+   * Puts a running run back in its queue as its next attempt (a new job; the delay and retries of a
+   * hand-back), recording `why` as its error.
+   */
+  async #requeue(
+    transaction: SqlExecutor,
+    turn: InterruptedTurnFacts,
+    why: string,
+  ): Promise<{ outcome: 'requeued' | 'settled'; retryAt?: string; description: string }> {
+    const runId = turn.sourceId;
+    const label = `schedule run ${runId}`;
+    const { rows } = await transaction.query<{
+      agent_id: string;
+      schedule_id: string;
+      slot: Date;
+      idempotency_key: string;
+      name: string;
+      prompt: string;
+    }>(
+      `SELECT r.agent_id, r.schedule_id, r.slot, r.idempotency_key, s.name, s.prompt
+         FROM switchyard.schedule_runs r JOIN switchyard.schedules s ON s.id = r.schedule_id
+        WHERE r.id = $1 AND r.status = 'running' AND r.attempts = $2`,
+      [runId, turn.attempt],
+    );
+    const run = rows[0];
+    if (run === undefined)
+      return {
+        outcome: 'settled',
+        description: `${label} not handed back: it is not running attempt ${turn.attempt}`,
+      };
     const delay = handBackDelaySeconds(this.#options, turn.attempt);
     const jobId = randomUUID();
     const request: TurnRequest = {
@@ -228,10 +335,9 @@ export class TurnRequestQueue {
     const { rows: times } = await transaction.query<{ at: Date }>(
       `UPDATE switchyard.schedule_runs SET status = 'enqueued', job_id = $2, error = $3 WHERE id = $1
        RETURNING clock_timestamp() + $4 * interval '1 second' AS at`,
-      [runId, jobId, `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale)`, delay],
+      [runId, jobId, why, delay],
     );
     return {
-      ...unit,
       outcome: 'requeued',
       retryAt: new Date(times[0]?.at ?? Date.now()).toISOString(),
       description: `${label} handed back to its queue: attempt ${turn.attempt + 1} starts ${delay === 0 ? 'at once' : `in ${delay} s`} on any live worker`,

@@ -2,11 +2,13 @@
 export type TurnSource = 'api' | 'schedule' | 'job' | 'task';
 
 /**
- * A turn's state: `running`, then how the loop ended it, or `interrupted` when the process running
- * it stopped without recording an end (a crash, a SIGKILL).
+ * A turn's state: `running`, `waiting-approval` while a tool call of it is held for an operator's
+ * answer, then how the loop ended it, or `interrupted` when the process running it stopped without
+ * recording an end (a crash, a SIGKILL) while it was running.
  */
 export type TurnRecordStatus =
   | 'running'
+  | 'waiting-approval'
   | 'completed'
   | 'ended-by-tool'
   | 'aborted'
@@ -15,7 +17,7 @@ export type TurnRecordStatus =
   | 'interrupted';
 
 /** The statuses `recordEnd` takes: how the loop ended the turn. */
-export type TurnEndStatus = Exclude<TurnRecordStatus, 'running' | 'interrupted'>;
+export type TurnEndStatus = Exclude<TurnRecordStatus, 'running' | 'waiting-approval' | 'interrupted'>;
 
 /** Token usage of a turn, summed over its model requests. */
 export interface TurnUsage {
@@ -65,6 +67,10 @@ export interface TurnRecord {
   endedAt?: string;
   /** When its worker last said it was still running (ISO 8601). */
   heartbeatAt: string;
+  /** When its status last changed (ISO 8601). */
+  updatedAt: string;
+  /** Why its cancellation was asked for (`requestCancel`), while it has not ended yet. */
+  cancelRequested?: string;
 }
 
 /** What `recordStart` takes. */
@@ -111,10 +117,44 @@ export interface RecordTurnEndRequest {
 export interface ListTurnsOptions {
   /** Only this agent's turns. */
   agentId?: string;
+  /** Only turns of these agents. */
+  agentIds?: readonly string[];
   /** Only turns in this state. */
   status?: TurnRecordStatus;
+  /** Only turns from this source. */
+  source?: TurnSource;
+  /**
+   * Only turns older than this one, in the list's order (newest first): the last turn of the previous
+   * page, for cursor paging.
+   */
+  before?: TurnCursor;
   /** At most this many, newest first. Default 50, at most 500. */
   limit?: number;
+}
+
+/** A position in a list of turns: the `createdAt` and `id` of a turn. */
+export interface TurnCursor {
+  /** The turn's `createdAt` (ISO 8601). */
+  createdAt: string;
+  /** The turn's id. */
+  id: string;
+}
+
+/** What `heartbeat` answers: turns of the ones given that should stop. */
+export interface TurnHeartbeat {
+  /**
+   * Turns to abort, with why: their cancellation was asked for (`requestCancel`), or the unit they
+   * run while detached from its queue (a held call) was cancelled or went to another attempt.
+   */
+  stop: Array<{ id: string; reason: string }>;
+}
+
+/** Changes to turns since a point in the database's time (`changes`). */
+export interface TurnChanges {
+  /** Turns whose status changed (or that started) after `since`, oldest change first. */
+  turns: TurnRecord[];
+  /** The database's time when read: the next call's `since` (less a margin for slow commits). */
+  now: string;
 }
 
 /** A turn's stored event log. */

@@ -7,7 +7,11 @@ import type {
   ListTurnsOptions,
   RecordTurnEndRequest,
   RecordTurnStartRequest,
+  TurnChanges,
+  TurnCursor,
+  TurnEndStatus,
   TurnEventLog,
+  TurnHeartbeat,
   TurnRecord,
   TurnRecordStatus,
   TurnRecovery,
@@ -41,6 +45,28 @@ export type HandBackUnit = (
   turn: InterruptedTurnFacts,
 ) => Promise<UnitHandBack | undefined>;
 
+/** How a detached unit's turn ended: what settles the unit (`SettleDetachedUnit`). */
+export interface DetachedTurnEnd {
+  /** How the loop ended the turn. */
+  status: TurnEndStatus;
+  /** The turn's final text (a job without a result schema stores it). */
+  output: string;
+  /** Why it failed or was aborted. */
+  error?: string;
+}
+
+/**
+ * Internal: settles the unit of a turn that ran detached from its queue job (a call of it was held
+ * for approval), inside the transaction recording the turn's end: a finished turn completes the
+ * unit as the queue's consumer would have; any other end hands it back for its next attempt, or
+ * fails it when it had none left. Only while the turn's attempt is still the unit's running one.
+ */
+export type SettleDetachedUnit = (
+  transaction: SqlExecutor,
+  turn: InterruptedTurnFacts,
+  end: DetachedTurnEnd,
+) => Promise<void>;
+
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
 
@@ -53,7 +79,13 @@ const END_STATUSES: ReadonlySet<string> = new Set([
   'max-iterations',
   'failed',
 ]);
-const STATUSES: ReadonlySet<string> = new Set([...END_STATUSES, 'running', 'interrupted']);
+const STATUSES: ReadonlySet<string> = new Set([
+  ...END_STATUSES,
+  'running',
+  'waiting-approval',
+  'interrupted',
+]);
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const USAGE_FIELDS = [
   'inputTokens',
   'cachedInputTokens',
@@ -79,10 +111,19 @@ interface TurnRow {
   created_at: Date;
   ended_at: Date | null;
   heartbeat_at: Date;
+  updated_at: Date;
+  cancel_requested: string | null;
 }
 
-const COLUMNS = `id, agent_id, source, source_id, attempt, prompt, status, output, usage, iterations, error,
-  events_dropped, worker_id, created_at, ended_at, heartbeat_at`;
+/** The columns of a `TurnRecord`, for queries of other stores that return turns. */
+export const TURN_COLUMNS = `id, agent_id, source, source_id, attempt, prompt, status, output, usage, iterations, error,
+  events_dropped, worker_id, created_at, ended_at, heartbeat_at, updated_at, cancel_requested`;
+const COLUMNS = TURN_COLUMNS;
+
+/** A row of `TURN_COLUMNS` as a `TurnRecord`. */
+export function toTurnRecord(row: unknown): TurnRecord {
+  return toRecord(row as TurnRow);
+}
 
 function toRecord(row: TurnRow): TurnRecord {
   const usage = {} as TurnUsage;
@@ -104,6 +145,10 @@ function toRecord(row: TurnRow): TurnRecord {
     createdAt: row.created_at.toISOString(),
     ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
     heartbeatAt: row.heartbeat_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    ...(row.cancel_requested === null || row.ended_at !== null
+      ? {}
+      : { cancelRequested: row.cancel_requested }),
   };
 }
 
@@ -174,12 +219,19 @@ export class TurnStore {
   readonly #database: Database;
   readonly #maxValueBytes: number;
   readonly #handBack: HandBackUnit | undefined;
+  readonly #settleDetached: SettleDetachedUnit | undefined;
 
   /** Use `controlPlane.turns` rather than constructing one. */
-  constructor(database: Database, maxValueBytes: number, handBack?: HandBackUnit) {
+  constructor(
+    database: Database,
+    maxValueBytes: number,
+    handBack?: HandBackUnit,
+    settleDetached?: SettleDetachedUnit,
+  ) {
     this.#database = database;
     this.#maxValueBytes = maxValueBytes;
     this.#handBack = handBack;
+    this.#settleDetached = settleDetached;
   }
 
   /**
@@ -240,35 +292,152 @@ export class TurnStore {
     const output = capText(toStorableText(request.output), this.#maxValueBytes);
     const error = request.error === undefined ? null : capText(toStorableText(request.error), 64 * 1024);
     const events = request.events === undefined ? undefined : fitEvents(request.events, this.#maxValueBytes);
-    const { rows } = await this.#database.query<{ id: string }>(
-      `UPDATE switchyard.turns
-         SET status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
-             events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp()
-       WHERE id = $1 AND status IN ('running', 'interrupted')
-       RETURNING id`,
-      [
-        id,
-        request.status,
-        output,
-        JSON.stringify(usage),
-        iterations,
-        error,
-        events?.json ?? null,
-        events?.dropped ?? 0,
-      ],
-    );
-    return rows.length === 1;
+    return this.#database.transaction(async (transaction) => {
+      const { rows } = await transaction.query<{
+        agent_id: string;
+        source: TurnSource;
+        source_id: string | null;
+        attempt: number | null;
+        worker_id: string;
+        unit_detached: boolean;
+      }>(
+        `UPDATE switchyard.turns
+           SET status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
+               events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp(),
+               updated_at = clock_timestamp(), checkpoint = NULL, released_at = NULL
+         WHERE id = $1 AND status IN ('running', 'waiting-approval', 'interrupted')
+         RETURNING agent_id, source, source_id, attempt, worker_id, unit_detached`,
+        [
+          id,
+          request.status,
+          output,
+          JSON.stringify(usage),
+          iterations,
+          error,
+          events?.json ?? null,
+          events?.dropped ?? 0,
+        ],
+      );
+      const row = rows[0];
+      if (row === undefined) return false;
+      // Held calls nobody answered are moot once their turn has ended.
+      await transaction.query(
+        `UPDATE switchyard.approvals
+            SET status = 'cancelled', reason = 'the turn ended before it was answered',
+                decided_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE turn_id = $1 AND status = 'pending'`,
+        [id],
+      );
+      if (row.unit_detached && row.source_id !== null && row.attempt !== null) {
+        await this.#settleDetached?.(
+          transaction,
+          {
+            agentId: row.agent_id,
+            source: row.source,
+            sourceId: row.source_id,
+            attempt: row.attempt,
+            workerId: row.worker_id,
+          },
+          {
+            status: request.status,
+            output: request.output,
+            ...(request.error === undefined ? {} : { error: request.error }),
+          },
+        );
+      }
+      return true;
+    });
   }
 
-  /** Says the turns with these ids are still running (keeps them from being marked interrupted). */
-  async heartbeat(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
+  /**
+   * Says the turns with these ids are still running (keeps them from being marked interrupted, and a
+   * turn waiting for approval from being taken over), only `workerId`'s when given, and answers which
+   * of them should stop.
+   *
+   * Contract: `stop` lists each of these turns whose cancellation was asked for (`requestCancel`),
+   * and each that runs detached from its queue (a call of it was held) whose unit was cancelled
+   * (`cancelled`) or handed to another attempt.
+   */
+  async heartbeat(ids: readonly string[], options: { workerId?: string } = {}): Promise<TurnHeartbeat> {
+    if (ids.length === 0) return { stop: [] };
     const checked = ids.map((id, index) => checkTurnId(id, `ids[${index}]`));
+    // With `workerId`, only that worker's rows: a worker that was only slow does not keep alive a
+    // turn another worker took over.
     await this.#database.query(
       `UPDATE switchyard.turns SET heartbeat_at = clock_timestamp()
-       WHERE id = ANY($1::text[]) AND status = 'running'`,
+       WHERE id = ANY($1::text[]) AND status IN ('running', 'waiting-approval')
+         AND ($2::text IS NULL OR worker_id = $2)`,
+      [checked, options.workerId ?? null],
+    );
+    const { rows } = await this.#database.query<{ id: string; reason: string }>(
+      `SELECT t.id,
+              coalesce(t.cancel_requested,
+                CASE WHEN coalesce(w.status = 'cancelled', false) OR wt.status = 'cancelled' OR j.status = 'cancelled'
+                     THEN 'cancelled'
+                     ELSE 'attempt ' || t.attempt || ' was handed to another worker (this one was taken for dead): its work is not kept'
+                END) AS reason
+         FROM switchyard.turns t
+         LEFT JOIN switchyard.workflow_tasks wt
+           ON t.source = 'task' AND t.unit_detached
+          AND wt.workflow_id::text = split_part(t.source_id, '/', 1)
+          AND wt.task_id = substr(t.source_id, strpos(t.source_id, '/') + 1)
+         LEFT JOIN switchyard.workflows w ON w.id = wt.workflow_id
+         LEFT JOIN switchyard.background_jobs j ON t.source = 'job' AND t.unit_detached AND j.id::text = t.source_id
+        WHERE t.id = ANY($1::text[]) AND t.status IN ('running', 'waiting-approval')
+          AND (t.cancel_requested IS NOT NULL
+               OR (wt.task_id IS NOT NULL AND (w.status = 'cancelled' OR wt.status IN ('cancelled', 'failed', 'queued')
+                                               OR wt.attempts <> t.attempt))
+               OR (j.id IS NOT NULL AND (j.status IN ('cancelled', 'failed', 'queued') OR j.attempts <> t.attempt)))`,
       [checked],
     );
+    return { stop: rows };
+  }
+
+  /**
+   * Asks for a turn to be cancelled, whichever process runs it: its worker sees it in its next
+   * heartbeat (`stop`) and aborts the turn; a turn waiting for approval whose worker is gone is ended
+   * by the next process that looks for turns to continue.
+   *
+   * Contract: resolves with the turn's record (with `cancelRequested`) when it had not ended, the
+   * record unchanged when it had, undefined for an unknown id.
+   */
+  async requestCancel(id: string, reason: string): Promise<TurnRecord | undefined> {
+    if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
+    const text = capText(toStorableText(String(reason)), 4096);
+    const { rows } = await this.#database.query<TurnRow>(
+      `UPDATE switchyard.turns SET cancel_requested = coalesce(cancel_requested, $2)
+        WHERE id = $1 AND status IN ('running', 'waiting-approval') RETURNING ${COLUMNS}`,
+      [id, text],
+    );
+    const row = rows[0];
+    return row === undefined ? this.get(id) : toRecord(row);
+  }
+
+  /**
+   * Turns that started or changed status after `since` (the database's time), oldest change first,
+   * at most `limit` (default 200): a change feed for a console, polled.
+   *
+   * Contract: throws `ControlPlaneInputError` on `since` when it is not an ISO 8601 UTC time.
+   */
+  async changes(options: {
+    since: string;
+    agentIds?: readonly string[];
+    limit?: number;
+  }): Promise<TurnChanges> {
+    if (typeof options.since !== 'string' || !TIME.test(options.since)) {
+      throw new ControlPlaneInputError('since', 'must be an ISO 8601 UTC time');
+    }
+    const agentIds =
+      options.agentIds === undefined ? null : options.agentIds.map((agent) => checkAgentId(agent));
+    const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? 200)), 1000);
+    const { rows } = await this.#database.query<TurnRow>(
+      `SELECT ${COLUMNS} FROM switchyard.turns
+        WHERE updated_at > $1::timestamptz AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
+        ORDER BY updated_at, id LIMIT $3`,
+      [options.since, agentIds, limit],
+    );
+    const { rows: clock } = await this.#database.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    return { turns: rows.map(toRecord), now: new Date(clock[0]?.now ?? Date.now()).toISOString() };
   }
 
   /**
@@ -309,7 +478,8 @@ export class TurnStore {
       const record = await this.#database.transaction(async (transaction) => {
         // Checked again under the row lock: a heartbeat may have come, or another process marked it.
         const { rows } = await transaction.query<TurnRow>(
-          `UPDATE switchyard.turns SET status = 'interrupted', error = $3, ended_at = clock_timestamp()
+          `UPDATE switchyard.turns
+              SET status = 'interrupted', error = $3, ended_at = clock_timestamp(), updated_at = clock_timestamp()
            WHERE id = $4 AND ${stale} RETURNING ${COLUMNS}`,
           [staleAfterMs, exceptWorkerId, reason, id],
         );
@@ -363,20 +533,67 @@ export class TurnStore {
    * Contract: throws `ControlPlaneInputError` naming `agentId`, `status` or `limit` when bad.
    */
   async list(options: ListTurnsOptions = {}): Promise<TurnRecord[]> {
+    return (await this.page(options)).turns;
+  }
+
+  /**
+   * One page of recorded turns, newest first, and the cursor of the next page (`before` of the next
+   * call; absent on the last page). Takes the options of `list`.
+   *
+   * Contract: throws `ControlPlaneInputError` naming `agentId`, `agentIds[i]`, `status`, `source`,
+   * `before.createdAt`, `before.id` or `limit` when bad.
+   */
+  async page(options: ListTurnsOptions = {}): Promise<{ turns: TurnRecord[]; next?: TurnCursor }> {
     const agentId = options.agentId === undefined ? null : checkAgentId(options.agentId);
+    const agentIds =
+      options.agentIds === undefined
+        ? null
+        : options.agentIds.map((agent, index) => checkAgentId(agent, `agentIds[${index}]`));
     if (options.status !== undefined && !STATUSES.has(options.status)) {
       throw new ControlPlaneInputError('status', `must be one of ${[...STATUSES].join(', ')}`);
     }
+    if (options.source !== undefined && !SOURCES.has(options.source)) {
+      throw new ControlPlaneInputError('source', `must be one of ${[...SOURCES].join(', ')}`);
+    }
+    const before = options.before === undefined ? undefined : checkCursor(options.before);
     const limit = options.limit ?? 50;
     if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
       throw new ControlPlaneInputError('limit', `must be an integer from 1 to 500, got ${String(limit)}`);
     }
-    const { rows } = await this.#database.query<TurnRow>(
-      `SELECT ${COLUMNS} FROM switchyard.turns
-       WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2)
-       ORDER BY created_at DESC, id DESC LIMIT $3`,
-      [agentId, options.status ?? null, limit],
+    // One more row than asked says whether there is a next page. The cursor keeps the row's exact
+    // time (microseconds): a millisecond one would skip rows created within the same millisecond.
+    const { rows } = await this.#database.query<TurnRow & { cursor_time: string }>(
+      `SELECT ${COLUMNS},
+              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time
+         FROM switchyard.turns
+        WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2)
+          AND ($3::text[] IS NULL OR agent_id = ANY($3::text[])) AND ($4::text IS NULL OR source = $4)
+          AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::text))
+        ORDER BY created_at DESC, id DESC LIMIT $7`,
+      [
+        agentId,
+        options.status ?? null,
+        agentIds,
+        options.source ?? null,
+        before?.createdAt ?? null,
+        before?.id ?? null,
+        limit + 1,
+      ],
     );
-    return rows.map(toRecord);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      turns: page.map(toRecord),
+      ...(rows.length > limit && last !== undefined
+        ? { next: { createdAt: last.cursor_time, id: last.id } }
+        : {}),
+    };
   }
+}
+
+function checkCursor(cursor: TurnCursor): TurnCursor {
+  if (typeof cursor?.createdAt !== 'string' || !TIME.test(cursor.createdAt)) {
+    throw new ControlPlaneInputError('before.createdAt', 'must be an ISO 8601 UTC time');
+  }
+  return { createdAt: cursor.createdAt, id: checkTurnId(cursor.id, 'before.id') };
 }

@@ -4,7 +4,7 @@ import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
-import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
 import { checkStoredJson, toStorableText } from '../values/check-stored-value';
 import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
@@ -58,6 +58,8 @@ type Interruption = 'cancelled' | 'superseded';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NO_SUBMISSION = 'the task turn ended without an accepted submit_result';
+/** Turn ends after which a unit's result is whatever the turn left (none: the unit fails). */
+const FINISHED: ReadonlySet<string> = new Set(['completed', 'ended-by-tool', 'max-iterations']);
 
 /** The pg-boss queue of one agent's work turns. */
 export function workTurnQueueName(agentId: string): string {
@@ -299,7 +301,7 @@ export class WorkTurnQueue {
       if (controller.signal.aborted) return;
       // The last delivery fails the work for good; earlier ones go back to pg-boss for a retry.
       if (attempt > this.#options.retryLimit) {
-        await this.#fail(work, attempt, `the turn failed: ${errorText(error)}`);
+        await this.#fail(work, attempt, `the turn failed: ${errorText(error)}`, job.id);
         return;
       }
       throw error;
@@ -307,64 +309,100 @@ export class WorkTurnQueue {
       clearInterval(timer);
     }
     if (controller.signal.aborted) return;
-    if (claimed.turn.kind === 'background-job' && claimed.turn.resultSchema === null) {
-      await this.#storeJobText(
-        work as Extract<QueuedWork, { kind: 'background-job' }>,
+    // A turn that held a call detached its unit from this job: the turn's end settles it, not this.
+    await this.#database.transaction((transaction) =>
+      this.#settleFinished(
+        transaction,
+        work,
+        claimed.turn.resultSchema === null,
         attempt,
-        outcome?.output ?? '',
-      );
+        outcome?.output,
+        job.id,
+      ),
+    );
+  }
+
+  /**
+   * What the end of a finished turn of attempt `attempt` means for its unit: a job without a result
+   * schema stores the turn's text; anything else that has no accepted result fails. With `jobId`,
+   * only while that job still carries the unit.
+   */
+  async #settleFinished(
+    executor: SqlExecutor,
+    work: QueuedWork,
+    noResultSchema: boolean,
+    attempt: number,
+    output: string | undefined,
+    jobId: string | undefined,
+  ): Promise<void> {
+    if (work.kind === 'background-job' && noResultSchema) {
+      await this.#storeJobText(executor, work, attempt, output ?? '', jobId);
       return;
     }
-    await this.#fail(work, attempt, NO_SUBMISSION);
+    await this.#failIn(executor, work, attempt, NO_SUBMISSION, jobId);
   }
 
   /**
    * Fails a task or job that attempt `attempt` is still running (a stored result, a cancellation, or
-   * another attempt having taken it over wins).
+   * another attempt having taken it over wins); with `jobId`, only while that job carries the unit.
    */
-  async #fail(work: QueuedWork, attempt: number, reason: string): Promise<void> {
+  async #fail(work: QueuedWork, attempt: number, reason: string, jobId?: string): Promise<void> {
+    await this.#database.transaction((transaction) =>
+      this.#failIn(transaction, work, attempt, reason, jobId),
+    );
+  }
+
+  async #failIn(
+    executor: SqlExecutor,
+    work: QueuedWork,
+    attempt: number,
+    reason: string,
+    jobId?: string,
+  ): Promise<void> {
     if (work.kind === 'background-job') {
-      await this.#database.query(
+      await executor.query(
         `UPDATE switchyard.background_jobs SET status = 'failed', error = $2, updated_at = now(), finished_at = now()
-         WHERE id = $1 AND status = 'running' AND attempts = $3`,
-        [work.jobId, reason, attempt],
+         WHERE id = $1 AND status = 'running' AND attempts = $3 AND ($4::uuid IS NULL OR job_id IS NULL OR job_id = $4)`,
+        [work.jobId, reason, attempt, jobId ?? null],
       );
       return;
     }
-    await this.#database.transaction(async (transaction) => {
-      await transaction.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [
-        work.workflowId,
-      ]);
-      const { rows } = await transaction.query(
-        `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
-         WHERE workflow_id = $1 AND task_id = $2 AND status = 'running' AND attempts = $4 RETURNING 1`,
-        [work.workflowId, work.taskId, reason, attempt],
-      );
-      if (rows.length > 0) await dispatchWorkflow(transaction, work.workflowId, this.enqueue);
-    });
+    await executor.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [work.workflowId]);
+    const { rows } = await executor.query(
+      `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
+       WHERE workflow_id = $1 AND task_id = $2 AND status = 'running' AND attempts = $4
+         AND ($5::uuid IS NULL OR job_id IS NULL OR job_id = $5) RETURNING 1`,
+      [work.workflowId, work.taskId, reason, attempt, jobId ?? null],
+    );
+    if (rows.length > 0) await dispatchWorkflow(executor, work.workflowId, this.enqueue);
   }
 
   /** Stores the final text of a job without a result schema as its result, if `attempt` still runs it. */
   async #storeJobText(
+    executor: SqlExecutor,
     work: Extract<QueuedWork, { kind: 'background-job' }>,
     attempt: number,
     output: string,
+    jobId: string | undefined,
   ): Promise<void> {
     // The model's text: what PostgreSQL cannot hold becomes U+FFFD rather than failing the job.
     const checked = checkStoredJson({ text: toStorableText(output) }, { maxBytes: this.#maxValueBytes });
     if (!checked.ok) {
-      await this.#fail(
+      await this.#failIn(
+        executor,
         work,
         attempt,
         `the job's final text cannot be stored as its result: ${checked.reason}`,
+        jobId,
       );
       return;
     }
-    await this.#database.query(
+    await executor.query(
       `UPDATE switchyard.background_jobs SET status = 'completed', result = $2::jsonb, updated_at = now(),
               finished_at = now()
-       WHERE id = $1 AND status = 'running' AND attempts = $3 AND result IS NULL`,
-      [work.jobId, checked.text, attempt],
+       WHERE id = $1 AND status = 'running' AND attempts = $3 AND result IS NULL
+         AND ($4::uuid IS NULL OR job_id IS NULL OR job_id = $4)`,
+      [work.jobId, checked.text, attempt, jobId ?? null],
     );
   }
 
@@ -508,6 +546,133 @@ export class WorkTurnQueue {
     );
     if (!task.record_only) await dispatchWorkflow(transaction, target.workflowId, this.enqueue);
     return { status: 'stored' };
+  }
+
+  /** The unit a turn record names (`source`, `sourceId`), or undefined when it names none of this queue's. */
+  #unitOf(turn: Pick<InterruptedTurnFacts, 'source' | 'sourceId'>): QueuedWork | undefined {
+    if (turn.source === 'job')
+      return UUID.test(turn.sourceId) ? { kind: 'background-job', jobId: turn.sourceId } : undefined;
+    if (turn.source !== 'task') return undefined;
+    const slash = turn.sourceId.indexOf('/');
+    const workflowId = turn.sourceId.slice(0, slash);
+    if (slash === -1 || !UUID.test(workflowId)) return undefined;
+    return { kind: 'workflow-task', workflowId, taskId: turn.sourceId.slice(slash + 1) };
+  }
+
+  /**
+   * Internal: detaches the unit a turn runs from its queue job, inside the caller's transaction (the
+   * one recording the turn's first held call): the job is cancelled and the unit records a job id no
+   * job has, so the queue never delivers it again (neither on expiry nor as a retry) while the turn
+   * waits for an answer, however long. The turn's end settles the unit (`settleDetached`).
+   *
+   * Contract: resolves undefined when detached (or already), or why not: the turn's attempt is no
+   * longer the unit's running one (cancelled, failed, handed to another attempt).
+   */
+  async detachUnit(transaction: SqlExecutor, turn: InterruptedTurnFacts): Promise<string | undefined> {
+    const work = this.#unitOf(turn);
+    if (work === undefined) return undefined;
+    if (work.kind === 'background-job') {
+      const { rows } = await transaction.query<{
+        status: string;
+        attempts: number;
+        job_id: string | null;
+        agent_id: string;
+      }>(
+        'SELECT status, attempts, job_id, agent_id FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE',
+        [work.jobId],
+      );
+      const job = rows[0];
+      const closed =
+        job === undefined ? 'it no longer exists' : settledReason(job.status, job.attempts, turn.attempt);
+      if (closed !== undefined || job === undefined) return `job ${work.jobId} ${closed}`;
+      if (job.job_id !== null) await this.#consumer.cancel(transaction, job.agent_id, job.job_id);
+      await transaction.query('UPDATE switchyard.background_jobs SET job_id = $2 WHERE id = $1', [
+        work.jobId,
+        randomUUID(),
+      ]);
+      return undefined;
+    }
+    const label = `task ${work.workflowId}/${work.taskId}`;
+    const { rows: workflows } = await transaction.query<{ status: string; agent_id: string }>(
+      'SELECT status, agent_id FROM switchyard.workflows WHERE id = $1 FOR UPDATE',
+      [work.workflowId],
+    );
+    const { rows: tasks } = await transaction.query<{
+      status: string;
+      attempts: number;
+      job_id: string | null;
+    }>(
+      'SELECT status, attempts, job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE',
+      [work.workflowId, work.taskId],
+    );
+    const workflow = workflows[0];
+    const task = tasks[0];
+    if (workflow === undefined || task === undefined) return `${label} no longer exists`;
+    const closed = settledReason(
+      workflow.status === 'running' ? task.status : `${task.status} (its workflow is ${workflow.status})`,
+      task.attempts,
+      turn.attempt,
+    );
+    if (closed !== undefined) return `${label} ${closed}`;
+    if (task.job_id !== null) await this.#consumer.cancel(transaction, workflow.agent_id, task.job_id);
+    await transaction.query(
+      'UPDATE switchyard.workflow_tasks SET job_id = $3 WHERE workflow_id = $1 AND task_id = $2',
+      [work.workflowId, work.taskId, randomUUID()],
+    );
+    return undefined;
+  }
+
+  /**
+   * Internal: settles the unit of a turn that ran detached from its queue job, inside the transaction
+   * recording the turn's end, as the queue's consumer settles a delivered one: a finished turn
+   * (`completed`, `ended-by-tool`, `max-iterations`) without an accepted result fails its task or job,
+   * or stores a schema-less job's text; any other end hands the unit back for its next attempt (or
+   * fails it, out of attempts). Only while the turn's attempt is still the unit's running one.
+   */
+  async settleDetached(
+    transaction: SqlExecutor,
+    turn: InterruptedTurnFacts,
+    end: DetachedTurnEnd,
+  ): Promise<void> {
+    const work = this.#unitOf(turn);
+    if (work === undefined) return;
+    if (FINISHED.has(end.status)) {
+      let noResultSchema = false;
+      if (work.kind === 'background-job') {
+        const { rows } = await transaction.query<{ payload: { resultSchema?: unknown } }>(
+          'SELECT payload FROM switchyard.background_jobs WHERE id = $1',
+          [work.jobId],
+        );
+        noResultSchema = (rows[0]?.payload.resultSchema ?? null) === null;
+      }
+      await this.#settleFinished(transaction, work, noResultSchema, turn.attempt, end.output, undefined);
+      return;
+    }
+    const why = `the turn ended '${end.status}'${end.error === undefined ? '' : `: ${end.error}`}`;
+    if (turn.attempt > this.#options.retryLimit) {
+      await this.#failIn(
+        transaction,
+        work,
+        turn.attempt,
+        `${why} (the last of ${this.#options.retryLimit + 1} attempts)`,
+      );
+      return;
+    }
+    const requeued =
+      work.kind === 'background-job'
+        ? await transaction.query<{ agent_id: string }>(
+            `UPDATE switchyard.background_jobs SET status = 'queued', updated_at = now()
+              WHERE id = $1 AND status = 'running' AND attempts = $2 RETURNING agent_id`,
+            [work.jobId, turn.attempt],
+          )
+        : await transaction.query<{ agent_id: string }>(
+            `UPDATE switchyard.workflow_tasks t SET status = 'queued' FROM switchyard.workflows w
+              WHERE t.workflow_id = $1 AND t.task_id = $2 AND w.id = t.workflow_id AND w.status = 'running'
+                AND t.status = 'running' AND t.attempts = $3 RETURNING w.agent_id`,
+            [work.workflowId, work.taskId, turn.attempt],
+          );
+    const agentId = requeued.rows[0]?.agent_id;
+    if (agentId !== undefined) await this.#requeue(transaction, agentId, work, turn);
   }
 
   /**

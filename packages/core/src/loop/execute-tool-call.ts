@@ -26,6 +26,15 @@ export interface ToolCallRequest {
   rawArguments: string;
   /** Repairs the argument ladder made. */
   repairs: string[];
+  /**
+   * The turn's transcript as a later request would continue from it, taken when called: the input,
+   * every response's items (this call's response included, so its function calls are there) and the
+   * outputs recorded so far, those of this response's calls that have already finished included. A
+   * hook that holds the call (an approval) can store it and, when the process running the turn is
+   * gone, continue the turn with `runAgentLoop({ input: transcript })`: the calls without an output
+   * are dispatched first.
+   */
+  transcript(): ResponseInputItem[];
 }
 
 /** `beforeToolCall`'s answer: run the call, or record `reason` as its output instead. */
@@ -71,10 +80,14 @@ export interface ToolCallScope {
   maxToolResultBytes: number;
   /** Emits an event. */
   emit(event: AgentEvent): void;
+  /** Receives each call's output item as it is made, before its `tool-call-end` is emitted. */
+  recordOutput(output: ResponseInputItem.FunctionCallOutput): void;
+  /** The transcript a held call's hook may store (see `ToolCallRequest.transcript`). */
+  transcript(): ResponseInputItem[];
 }
 
 /** What `finish` needs of the scope. */
-type FinishScope = Pick<ToolCallScope, 'emit' | 'maxToolResultBytes'>;
+type FinishScope = Pick<ToolCallScope, 'emit' | 'recordOutput' | 'maxToolResultBytes'>;
 
 const cancelled = Symbol('cancelled');
 
@@ -165,6 +178,13 @@ function finish(
     cut === undefined ? capped : { ...capped, details: withDetail(capped.details, 'resultCut', cut) };
   const isError = result.isError === true;
   const endsTurn = outcome === 'completed' && result.endsTurn === true;
+  const output: ResponseInputItem.FunctionCallOutput = {
+    type: 'function_call_output',
+    call_id: call.call_id,
+    output: toOutput(result.content),
+  };
+  // Recorded before the event: whoever reacts to `tool-call-end` finds it in `transcript()`.
+  scope.recordOutput(output);
   scope.emit({
     type: 'tool-call-end',
     callId: call.call_id,
@@ -180,10 +200,7 @@ function finish(
     completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
   });
-  return {
-    output: { type: 'function_call_output', call_id: call.call_id, output: toOutput(result.content) },
-    endsTurn,
-  };
+  return { output, endsTurn };
 }
 
 /**
@@ -251,6 +268,7 @@ export async function executeToolCall(
           params,
           rawArguments: call.arguments,
           repairs,
+          transcript: scope.transcript,
         },
         tool,
       );

@@ -1,4 +1,8 @@
-import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type {
+  ResponseFunctionToolCall,
+  ResponseInputItem,
+  ResponseOutputItem,
+} from 'openai/resources/responses/responses';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelResponse, ResponsesModel } from '../model/responses-model';
 import {
@@ -25,7 +29,12 @@ export interface RunAgentLoopOptions {
   model: ResponsesModel;
   /** The turn's tool set, in order: a tool in it is available, a tool not in it is not. */
   tools: readonly AnyWorkerAgentTool[];
-  /** The user's message, or the transcript so far as Responses input items. */
+  /**
+   * The user's message, or the transcript so far as Responses input items. Function calls in it
+   * without a `function_call_output` (a transcript stored while a call was held by
+   * `beforeToolCall`) are dispatched first, in order and by the usual rules, `beforeToolCall`
+   * included, before the first model request.
+   */
   input: string | readonly ResponseInputItem[];
   /** System instructions sent with every request. */
   instructions?: string;
@@ -150,6 +159,21 @@ function outputText(output: readonly ResponseOutputItem[]): string {
   return text;
 }
 
+/**
+ * The function calls of a transcript that have no output yet, in transcript order: none for an
+ * ordinary input; the held calls (and any call of their response not run yet) of a turn continued
+ * from a stored transcript.
+ */
+function pendingFunctionCalls(items: readonly ResponseInputItem[]): ResponseFunctionToolCall[] {
+  const answered = new Set<string>();
+  for (const item of items) if (item.type === 'function_call_output') answered.add(item.call_id);
+  const pending: ResponseFunctionToolCall[] = [];
+  for (const item of items) {
+    if (item.type === 'function_call' && !answered.has(item.call_id)) pending.push(item);
+  }
+  return pending;
+}
+
 function checkOptions(options: RunAgentLoopOptions): void {
   if (typeof options !== 'object' || options === null)
     throw new TypeError('runAgentLoop: options must be an object');
@@ -236,6 +260,14 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
 
   let requestTools: ResponsesToolSchema[] = [];
   let toolsStale = true;
+  const items: ResponseInputItem[] =
+    typeof options.input === 'string'
+      ? [{ type: 'message', role: 'user', content: options.input }]
+      : [...options.input];
+  // The outputs of the calls being dispatched, by call id, as they finish: `transcript()` adds them
+  // (in call order) to `items`, which gets them only once the whole response is dispatched.
+  let dispatching: readonly ResponseFunctionToolCall[] = [];
+  const finished = new Map<string, ResponseInputItem.FunctionCallOutput>();
   const scope: ToolCallScope = {
     tools: toolMap,
     signal,
@@ -248,13 +280,20 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
       toolsStale = true;
     },
     emit,
+    recordOutput: (output) => {
+      finished.set(output.call_id, output);
+    },
+    transcript: () => {
+      const transcript = [...items];
+      for (const call of dispatching) {
+        const output = finished.get(call.call_id);
+        if (output !== undefined) transcript.push(output);
+      }
+      return transcript;
+    },
   };
 
   async function loop(): Promise<AgentRunResult> {
-    const items: ResponseInputItem[] =
-      typeof options.input === 'string'
-        ? [{ type: 'message', role: 'user', content: options.input }]
-        : [...options.input];
     const usage: AgentUsage = {
       inputTokens: 0,
       cachedInputTokens: 0,
@@ -268,8 +307,41 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     let status: AgentRunStatus;
     let error: Error | undefined;
     emit({ type: 'turn-start', toolCount: tools.length, toolSearch });
+    // A transcript that ends with calls without outputs (a turn continued after its process stopped
+    // while a call waited for approval) has them dispatched before the first request.
+    let calls = pendingFunctionCalls(items);
+    let finishReason: string | undefined;
     try {
       for (;;) {
+        if (calls.length > 0) {
+          let endedByTool = false;
+          dispatching = calls;
+          const records = await dispatchToolCalls<ResponseFunctionToolCall, ToolCallRecord>(calls, {
+            isParallel: (call) => {
+              const tool = toolMap.get(toolKey(call));
+              // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
+              return tool === undefined || tool.executionMode === 'parallel';
+            },
+            run: async (call) => {
+              const record = await executeToolCall(call, finishReason, scope);
+              if (record.endsTurn) endedByTool = true;
+              return record;
+            },
+            shouldStop: () => endedByTool || signal.aborted,
+            skip: (call) => unrunToolCall(call, signal.aborted ? 'cancelled' : 'skipped', scope),
+          });
+          for (const record of records) items.push(record.output);
+          dispatching = [];
+          finished.clear();
+          if (signal.aborted) {
+            status = 'aborted';
+            break;
+          }
+          if (endedByTool) {
+            status = 'ended-by-tool';
+            break;
+          }
+        }
         if (signal.aborted) {
           status = 'aborted';
           break;
@@ -305,7 +377,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         }
         last = response;
         addUsage(usage, response.usage);
-        const calls = response.functionCalls;
+        calls = response.functionCalls;
         emit({
           type: 'model-request-end',
           iteration,
@@ -320,31 +392,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
           status = 'completed';
           break;
         }
-        const finishReason = response.finishReason;
-        let endedByTool = false;
-        const records = await dispatchToolCalls<(typeof calls)[number], ToolCallRecord>(calls, {
-          isParallel: (call) => {
-            const tool = toolMap.get(toolKey(call));
-            // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
-            return tool === undefined || tool.executionMode === 'parallel';
-          },
-          run: async (call) => {
-            const record = await executeToolCall(call, finishReason, scope);
-            if (record.endsTurn) endedByTool = true;
-            return record;
-          },
-          shouldStop: () => endedByTool || signal.aborted,
-          skip: (call) => unrunToolCall(call, signal.aborted ? 'cancelled' : 'skipped', scope),
-        });
-        for (const record of records) items.push(record.output);
-        if (signal.aborted) {
-          status = 'aborted';
-          break;
-        }
-        if (endedByTool) {
-          status = 'ended-by-tool';
-          break;
-        }
+        finishReason = response.finishReason;
       }
     } catch (caught) {
       // Only a defect in the loop itself lands here; the turn still ends with an event.

@@ -1,0 +1,158 @@
+import os from 'node:os';
+import { type ApprovalRecord, type ControlPlane, ControlPlaneInputError } from '@switchyard/control-plane';
+import { resolveAgent } from '../config/resolve-agent';
+import type { WorkerConfig } from '../config/worker-config';
+import type { CommandIO } from '../run-text-turn';
+import { readControlPlane } from '../worker-services';
+
+// These commands talk to the database directly, not through a daemon's HTTP API: on PostgreSQL they
+// work beside any number of running daemons and need neither a daemon's address nor its token (an
+// answer from any process on the database reaches the turn, whichever worker holds it). On embedded
+// PGlite a running daemon holds the database: the error names it, and its HTTP API answers instead.
+
+const APPROVAL_ID = /^approval_[0-9a-f-]{36}$/;
+const LIST_LIMIT = 50;
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** `allowed by cli:ops@host: reason`, or `expires <time>` while pending. */
+function decision(approval: ApprovalRecord): string {
+  if (approval.status === 'pending') return `expires ${approval.expiresAt}`;
+  const by = approval.answeredBy === undefined ? '' : ` by ${approval.answeredBy}`;
+  return `${approval.status}${by}${approval.reason === undefined ? '' : `: ${approval.reason}`}`;
+}
+
+function describe(approval: ApprovalRecord): string {
+  return `${approval.id} ${approval.agentId} (${approval.source}) ${approval.toolKey}: ${approval.activity} — asked ${approval.createdAt}, ${decision(approval)}`;
+}
+
+/** Who answers from this terminal, as recorded with the answer. */
+function answerer(env: Readonly<Record<string, string | undefined>>): string {
+  let user = env.USER ?? env.LOGNAME;
+  try {
+    user ??= os.userInfo().username;
+  } catch {
+    // No user entry (a container's random uid): the host is still said.
+  }
+  return `cli:${user ?? 'unknown'}@${os.hostname()}`;
+}
+
+/** The held database's error, with what to do instead. */
+async function onControlPlane<T>(
+  config: WorkerConfig,
+  work: (controlPlane: ControlPlane) => Promise<T>,
+  empty: () => T,
+): Promise<T> {
+  try {
+    return await readControlPlane(config, work, empty);
+  } catch (error) {
+    if (ControlPlaneInputError.isInstance(error) && error.field === 'dataDir') {
+      throw new Error(
+        `${error.message}\nWhile switchyard serve runs on embedded PGlite, answer through its HTTP API (GET /v1/approvals, POST /v1/approvals/<id> with {"decision":"allow"|"deny","reason":"..."}), or run the fleet on PostgreSQL (database.url), where these commands work beside running daemons.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * `switchyard approvals list [--agent NAME] [--all]`: approvals of held tool calls, newest first:
+ * pending ones (every agent's, or one agent's), or with `--all` the recent ones whatever their state.
+ */
+export async function approvalsListCommand(
+  config: WorkerConfig,
+  options: { agent?: string; all: boolean; json: boolean },
+  io: CommandIO,
+): Promise<number> {
+  const agentIds = options.agent === undefined ? undefined : [resolveAgent(config, options.agent).id];
+  const approvals = await onControlPlane(
+    config,
+    async (controlPlane) => {
+      await controlPlane.approvals.expireDue();
+      return controlPlane.approvals.list({
+        ...(agentIds === undefined ? {} : { agentIds }),
+        ...(options.all ? {} : { status: 'pending' as const }),
+        limit: LIST_LIMIT,
+      });
+    },
+    () => [],
+  );
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(approvals)}\n`);
+    return 0;
+  }
+  const whose = options.agent === undefined ? '' : ` of agent ${options.agent}`;
+  if (approvals.length === 0) {
+    io.stdout.write(`No ${options.all ? '' : 'pending '}approvals${whose}.\n`);
+    return 0;
+  }
+  io.stdout.write(
+    `${approvals.length} ${options.all ? '' : 'pending '}approval${approvals.length === 1 ? '' : 's'}${whose}, newest first:\n`,
+  );
+  for (const approval of approvals) {
+    io.stdout.write(
+      `- ${describe(approval)}\n  turn ${approval.turnId}, arguments: ${oneLine(JSON.stringify(approval.arguments), 200)}\n`,
+    );
+  }
+  return 0;
+}
+
+/**
+ * `switchyard approvals allow <id> [--reason TEXT]` and `switchyard approvals deny <id> --reason
+ * TEXT`: answers a pending approval. The turn goes on in the worker running it, or in whichever
+ * claims it when that worker is gone: an allowed call runs once; a denial's reason is the call's
+ * output the model reads.
+ *
+ * Contract: exit code 1 with a message for an id that is not an approval's, an unknown approval, or
+ * one already decided (answered, expired or cancelled).
+ */
+export async function approvalsAnswerCommand(
+  config: WorkerConfig,
+  request: { id: string; decision: 'allow' | 'deny'; reason?: string },
+  io: CommandIO & { env: Readonly<Record<string, string | undefined>> },
+): Promise<number> {
+  const verb = request.decision;
+  if (!APPROVAL_ID.test(request.id)) {
+    io.stderr.write(
+      `switchyard: approvals ${verb}: ${JSON.stringify(request.id)} is not an approval id (approval_<uuid>)\n`,
+    );
+    return 1;
+  }
+  return onControlPlane(
+    config,
+    async (controlPlane) => {
+      const outcome = await controlPlane.approvals.answer({
+        id: request.id,
+        decision: request.decision,
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+        answeredBy: answerer(io.env),
+      });
+      if (outcome === undefined) {
+        io.stderr.write(`switchyard: approvals ${verb}: no approval ${request.id}\n`);
+        return 1;
+      }
+      if (outcome.status === 'already-decided') {
+        io.stderr.write(
+          `switchyard: approvals ${verb}: ${request.id} is already ${decision(outcome.approval)}\n`,
+        );
+        return 1;
+      }
+      const { approval } = outcome;
+      io.stdout.write(
+        `${verb === 'allow' ? 'Allowed' : 'Denied'} ${approval.toolKey} (${approval.activity}) of turn ${approval.turnId}, agent ${approval.agentId}: ${
+          verb === 'allow'
+            ? 'the call runs once, in whichever worker holds the turn.'
+            : 'the model gets the reason as the call’s output.'
+        }\n`,
+      );
+      return 0;
+    },
+    () => {
+      io.stderr.write(`switchyard: approvals ${verb}: no approval ${request.id} (nothing is recorded yet)\n`);
+      return 1;
+    },
+  );
+}

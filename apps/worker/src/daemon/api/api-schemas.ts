@@ -1,0 +1,217 @@
+import { z } from '@hono/zod-openapi';
+
+// The HTTP API's shapes: one Zod schema each validates requests, types the handlers, and becomes the
+// OpenAPI 3.1 document (`/v1/openapi.json`). Response schemas name every field the daemon sends and
+// are closed (`additionalProperties: false`), so a response with an undocumented field fails the
+// document's validation in the tests.
+
+/** Every error: `{ error: { code, message, fields? } }`. */
+export const ErrorSchema = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.string().openapi({ example: 'invalid_body' }),
+      message: z.string(),
+      fields: z.array(z.string()).optional(),
+    }),
+  })
+  .openapi('Error');
+
+export const UsageSchema = z
+  .strictObject({
+    inputTokens: z.number().int(),
+    cachedInputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    reasoningTokens: z.number().int(),
+    totalTokens: z.number().int(),
+  })
+  .openapi('Usage');
+
+export const TURN_STATUSES = [
+  'running',
+  'waiting-approval',
+  'completed',
+  'ended-by-tool',
+  'aborted',
+  'max-iterations',
+  'failed',
+  'interrupted',
+] as const;
+export const TURN_SOURCES = ['api', 'schedule', 'job', 'task'] as const;
+
+export const TurnSchema = z
+  .strictObject({
+    id: z.string().openapi({ example: 'turn_4d0c6a3e-0f3e-4a57-9d0e-2d6f3c1b8a10' }),
+    agent: z.string(),
+    source: z.enum(TURN_SOURCES),
+    sourceId: z.string().optional(),
+    status: z.enum(TURN_STATUSES),
+    output: z.string(),
+    usage: UsageSchema,
+    iterations: z.number().int(),
+    createdAt: z.string(),
+    endedAt: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .openapi('Turn');
+
+export const TurnListSchema = z
+  .strictObject({
+    turns: z.array(TurnSchema),
+    nextCursor: z
+      .string()
+      .optional()
+      .openapi({ description: 'Pass as `cursor` for the next page; absent on the last.' }),
+  })
+  .openapi('TurnList');
+
+export const APPROVAL_STATUSES = ['pending', 'allowed', 'denied', 'expired', 'cancelled'] as const;
+
+export const ApprovalSchema = z
+  .strictObject({
+    id: z.string().openapi({ example: 'approval_9f1c2b7e-3d4a-4c5b-8e6f-7a8b9c0d1e2f' }),
+    turnId: z.string(),
+    callId: z.string(),
+    agent: z.string(),
+    source: z.enum(TURN_SOURCES),
+    toolKey: z.string().openapi({ example: 'write_file' }),
+    activity: z.string().openapi({ example: 'Writing notes/plan.md' }),
+    arguments: z.unknown().openapi({ description: 'The arguments as validated' }),
+    approvers: z.array(z.string()),
+    status: z.enum(APPROVAL_STATUSES),
+    reason: z.string().optional(),
+    answeredBy: z.string().optional(),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    decidedAt: z.string().optional(),
+    consumedAt: z.string().optional(),
+  })
+  .openapi('Approval');
+
+export const ApprovalListSchema = z
+  .strictObject({ approvals: z.array(ApprovalSchema), nextCursor: z.string().optional() })
+  .openapi('ApprovalList');
+
+export const AnswerSchema = z
+  .strictObject({
+    decision: z.enum(['allow', 'deny'], { error: "expected 'allow' or 'deny'" }),
+    reason: z.string().max(4000).optional(),
+  })
+  .openapi('ApprovalAnswer');
+
+export const WORKFLOW_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+export const TASK_STATUSES = ['pending', 'queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+export const WorkflowSchema = z
+  .strictObject({
+    id: z.string(),
+    agent: z.string(),
+    name: z.string(),
+    status: z.enum(WORKFLOW_STATUSES),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+    tasks: z.array(
+      z.strictObject({
+        id: z.string(),
+        status: z.enum(TASK_STATUSES),
+        dependsOn: z.array(z.string()),
+        result: z.unknown().openapi({ description: 'The stored result, or null' }),
+        error: z.string().nullable(),
+        attempts: z.number().int(),
+      }),
+    ),
+  })
+  .openapi('Workflow');
+
+export const WorkflowSummarySchema = z
+  .strictObject({
+    id: z.string(),
+    agent: z.string(),
+    name: z.string(),
+    status: z.enum(WORKFLOW_STATUSES),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+    taskCounts: z.record(z.string(), z.number().int()),
+  })
+  .openapi('WorkflowSummary');
+
+export const WorkflowListSchema = z
+  .strictObject({ workflows: z.array(WorkflowSummarySchema) })
+  .openapi('WorkflowList');
+
+export const HealthSchema = z
+  .strictObject({ status: z.enum(['serving', 'draining']), runningTurns: z.number().int() })
+  .openapi('Health');
+
+/** A path `id` of a turn, approval or workflow (anything else is a 404). */
+export const IdParamSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,80}$/)
+    .openapi({ param: { name: 'id', in: 'path' } }),
+});
+
+/** The schemas that depend on the agents a daemon serves (their names are an enum in the document). */
+export function agentSchemas(agents: readonly string[]) {
+  const served = agents.map((name) => `'${name}'`).join(', ');
+  // A pattern in the document, whatever agents a daemon serves: clients are typed once for all.
+  const agent = z
+    .string({ error: 'expected an agent id' })
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, {
+      error: "expected an agent id: letters, digits, '_', '.' and '-' (1 to 64)",
+    })
+    .refine((name) => agents.includes(name), { error: `this daemon serves ${served}` })
+    .openapi({ description: 'An agent this daemon serves (default: its first)' });
+  const limit = z.coerce
+    .number({ error: 'expected a whole number from 1 to 100' })
+    .int({ error: 'expected a whole number from 1 to 100' })
+    .min(1, { error: 'expected a whole number from 1 to 100' })
+    .max(100, { error: 'expected a whole number from 1 to 100' })
+    .optional();
+  return {
+    turnRequest: z
+      .strictObject({
+        prompt: z
+          .string({ error: 'expected a non-empty string' })
+          .refine((prompt) => prompt.trim() !== '', { error: 'expected a non-empty string' }),
+        agent: agent.optional(),
+      })
+      .openapi('TurnRequest'),
+    turnsQuery: z.strictObject({
+      agent: agent.optional(),
+      status: z.enum(TURN_STATUSES).optional(),
+      source: z.enum(TURN_SOURCES).optional(),
+      limit,
+      cursor: z.string().max(400).optional(),
+    }),
+    approvalsQuery: z.strictObject({
+      agent: agent.optional(),
+      status: z.enum(APPROVAL_STATUSES).optional(),
+      turn: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,80}$/)
+        .optional(),
+      limit,
+      cursor: z.string().max(400).optional(),
+    }),
+    workflowsQuery: z.strictObject({ agent: agent.optional() }),
+    eventsQuery: z.strictObject({ agent: agent.optional() }),
+    workflowRequest: z
+      .strictObject({
+        agent: agent.optional(),
+        name: z.string({ error: 'expected a short name' }).min(1).max(200),
+        tasks: z
+          .array(
+            z.strictObject({
+              id: z.string({ error: 'expected a task id: letters, digits, _ and -' }),
+              prompt: z.string({ error: 'expected the prompt of the task sub-agent' }),
+              resultSchema: z
+                .record(z.string(), z.unknown(), { error: 'expected the JSON Schema of the task result' })
+                .openapi({ description: 'JSON Schema of the task result (closed shapes only)' }),
+              dependsOn: z.array(z.string()).optional(),
+            }),
+          )
+          .min(1, { error: 'expected at least one task' }),
+      })
+      .openapi('WorkflowRequest'),
+  };
+}

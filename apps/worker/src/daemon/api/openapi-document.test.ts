@@ -1,0 +1,67 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../version';
+import { createDaemonHttpApi } from '../daemon-http-api';
+import { DaemonTurns } from '../daemon-turns';
+
+// The OpenAPI document the daemon serves, and the client types generated from it, are committed
+// (`apps/worker/openapi.json`, `src/daemon/api/openapi-types.ts`): a console or script types its
+// client from them. This test keeps both equal to what the code serves. After changing a route:
+//   UPDATE_API_DOCUMENT=1 pnpm exec vitest --run src/daemon/api/openapi-document.test.ts
+const documentFile = fileURLToPath(new URL('../../../openapi.json', import.meta.url));
+const typesFile = fileURLToPath(new URL('./openapi-types.ts', import.meta.url));
+const HEADER =
+  '// Generated from the OpenAPI document of `switchyard serve` (apps/worker/openapi.json) by\n' +
+  '// openapi-typescript: do not edit. src/daemon/api/openapi-document.test.ts regenerates it.\n\n';
+
+async function servedDocument(): Promise<Record<string, unknown>> {
+  // Only the document is read: nothing the routes use is called.
+  const app = createDaemonHttpApi({
+    turns: new DaemonTurns({ model: {} as never }),
+    controlPlane: {} as never,
+    startTurn: async () => undefined,
+    defaultAgent: 'main',
+    agents: ['main', 'ops'],
+    maxBodyBytes: 64 * 1024,
+    state: () => 'serving',
+    version: VERSION,
+  });
+  const response = await app.request('/v1/openapi.json');
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe('the published API document', () => {
+  it('is OpenAPI 3.1 with every route, and the committed document and client types are what the code serves', async () => {
+    const document = await servedDocument();
+    expect(document.openapi).toBe('3.1.0');
+    const paths = Object.keys(document.paths as Record<string, unknown>).toSorted();
+    expect(paths).toEqual(
+      [
+        '/healthz',
+        '/v1/approvals',
+        '/v1/approvals/{id}',
+        '/v1/events',
+        '/v1/turns',
+        '/v1/turns/{id}',
+        '/v1/turns/{id}/cancel',
+        '/v1/turns/{id}/events',
+        '/v1/workflows',
+        '/v1/workflows/{id}',
+        '/v1/workflows/{id}/cancel',
+      ].toSorted(),
+    );
+    // The agents a daemon serves are checked at run time, not baked into the document.
+    expect(JSON.stringify(document)).not.toContain('"ops"');
+    const text = `${JSON.stringify(document, null, 2)}\n`;
+    const types = HEADER + astToString(await openapiTS(document as never));
+    if (process.env.UPDATE_API_DOCUMENT === '1') {
+      await writeFile(documentFile, text);
+      await writeFile(typesFile, types);
+    }
+    expect(await readFile(documentFile, 'utf8')).toBe(text);
+    expect(await readFile(typesFile, 'utf8')).toBe(types);
+  });
+});

@@ -1,0 +1,99 @@
+import type { ApprovalRecord, ApprovalStore } from '@switchyard/control-plane';
+import type { AnyWorkerAgentTool } from '@switchyard/core';
+import type { ApprovalDecision, ApprovalPolicy } from '../config/worker-config';
+
+/** An approval as the HTTP API and the event streams show it. */
+export interface DaemonApproval {
+  /** `approval_<uuid>`. */
+  id: string;
+  /** The turn whose call is held. */
+  turnId: string;
+  /** The held function call's `call_id`. */
+  callId: string;
+  /** The turn's agent. */
+  agent: string;
+  /** The turn's source. */
+  source: ApprovalRecord['source'];
+  /** The tool's key (`name`, or `namespace.name`). */
+  toolKey: string;
+  /** The call's activity label ("Writing notes/plan.md"). */
+  activity: string;
+  /** The call's arguments as validated. */
+  arguments: unknown;
+  /** Who may answer, as the policy names them. */
+  approvers: string[];
+  /** `pending`, `allowed`, `denied`, `expired` or `cancelled`. */
+  status: ApprovalRecord['status'];
+  /** The answer's reason, or why it expired or was cancelled. */
+  reason?: string;
+  /** Who answered (`api`, `cli:<user>`). */
+  answeredBy?: string;
+  /** When it was asked (ISO 8601). */
+  createdAt: string;
+  /** When an unanswered one is denied as expired (ISO 8601). */
+  expiresAt: string;
+  /** When it was decided (ISO 8601). */
+  decidedAt?: string;
+  /** When a worker acted on the decision (ISO 8601). */
+  consumedAt?: string;
+}
+
+/** The API's view of a stored approval. */
+export function approvalView(record: ApprovalRecord): DaemonApproval {
+  return {
+    id: record.id,
+    turnId: record.turnId,
+    callId: record.callId,
+    agent: record.agentId,
+    source: record.source,
+    toolKey: record.toolKey,
+    activity: record.activity,
+    arguments: record.arguments,
+    approvers: record.approvers,
+    status: record.status,
+    ...(record.reason === undefined ? {} : { reason: record.reason }),
+    ...(record.answeredBy === undefined ? {} : { answeredBy: record.answeredBy }),
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
+    ...(record.consumedAt === undefined ? {} : { consumedAt: record.consumedAt }),
+  };
+}
+
+/** The part of the control plane's `ApprovalStore` a daemon's turns use. */
+export type DaemonApprovalStore = Pick<
+  ApprovalStore,
+  'request' | 'checkpoint' | 'getMany' | 'consume' | 'release' | 'expireDue'
+>;
+
+/**
+ * What the policy does with a call of `tool` (dispatch key `key`): `tools[key]` when listed, else
+ * `destructive` for a destructive tool, `readOnly` for a read-only one, and `allow` for a tool that
+ * is neither (it writes, but nothing it does is marked destructive). Also names the field that
+ * decided, for the denial's reason.
+ */
+export function decideByPolicy(
+  policy: ApprovalPolicy,
+  tool: Pick<AnyWorkerAgentTool, 'isDestructive' | 'isReadOnly'>,
+  key: string,
+): { decision: ApprovalDecision; field: string } {
+  const listed = Object.hasOwn(policy.tools, key) ? policy.tools[key] : undefined;
+  if (listed !== undefined) return { decision: listed, field: `approvals.tools.${key}` };
+  if (tool.isDestructive) return { decision: policy.destructive, field: 'approvals.destructive' };
+  if (tool.isReadOnly) return { decision: policy.readOnly, field: 'approvals.readOnly' };
+  return { decision: 'allow', field: 'approvals' };
+}
+
+/** The reason the model reads for a held call that was not allowed (core prefixes "Tool call denied: "). */
+export function denialReason(approval: ApprovalRecord): string {
+  switch (approval.status) {
+    case 'denied':
+      return `an operator denied it${approval.reason === undefined || approval.reason === '' ? '' : `: ${approval.reason}`}`;
+    case 'expired':
+      return `its approval expired: ${approval.reason ?? 'nobody answered in time'}; it was not run`;
+    case 'cancelled':
+      return `its approval was cancelled: ${approval.reason ?? 'no reason given'}; it was not run`;
+    default:
+      return `its approval is ${approval.status}; it was not run`;
+  }
+}

@@ -1,0 +1,136 @@
+import type { TurnRecord, TurnSource } from '../turns/turn-record';
+
+/**
+ * An approval's state: `pending` until answered; `allowed` or `denied` by an answer; `expired` (a
+ * denial) when nobody answered in time; `cancelled` when its turn ended first, or its unit stopped
+ * being the turn's.
+ */
+export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
+
+/** One tool call held for an operator's answer. */
+export interface ApprovalRecord {
+  /** `approval_<uuid>`. */
+  id: string;
+  /** The turn whose call is held. */
+  turnId: string;
+  /** The held function call's `call_id`. */
+  callId: string;
+  /** The turn's agent. */
+  agentId: string;
+  /** The turn's source (`api`, `schedule`, `job`, `task`). */
+  source: TurnSource;
+  /** The tool's key (`name`, or `namespace.name`). */
+  toolKey: string;
+  /** The call's activity label ("Writing notes/plan.md"). */
+  activity: string;
+  /** The call's arguments as validated (what `execute` would receive). */
+  arguments: unknown;
+  /** Who may answer, as the policy names them. */
+  approvers: string[];
+  /** Its state. */
+  status: ApprovalStatus;
+  /** The answer's reason, or why it expired or was cancelled. */
+  reason?: string;
+  /** Who answered (`api`, `cli:<user>`, ...). */
+  answeredBy?: string;
+  /** When it was asked (ISO 8601). */
+  createdAt: string;
+  /** When an unanswered one is denied as expired (ISO 8601). */
+  expiresAt: string;
+  /** When it was answered, expired or cancelled (ISO 8601). */
+  decidedAt?: string;
+  /** When a worker acted on the decision (ISO 8601): an allowed call runs once, by that worker. */
+  consumedAt?: string;
+  /** The worker that acted on the decision. */
+  consumedBy?: string;
+  /** When it last changed (ISO 8601). */
+  updatedAt: string;
+}
+
+/** What `approvals.request` takes: a call to hold, and what is needed to continue its turn elsewhere. */
+export interface RequestApprovalRequest {
+  /** The turn (recorded, running or waiting, on this worker). */
+  turnId: string;
+  /** The worker running the turn. */
+  workerId: string;
+  /** The held call's `call_id`. */
+  callId: string;
+  /** The tool's key. */
+  toolKey: string;
+  /** The call's activity label. */
+  activity: string;
+  /** The validated arguments (stored as JSON; a value too large to store is kept as a cut preview). */
+  arguments: unknown;
+  /** Who may answer. */
+  approvers: readonly string[];
+  /** How long it may wait for an answer, in ms (at least 1 s, at most 30 days). */
+  expiresInMs: number;
+  /**
+   * What another worker needs to continue the turn if this one stops (the transcript, events so far,
+   * and whatever rebuilds its tools): JSON, stored with the turn until it ends.
+   */
+  checkpoint: unknown;
+}
+
+/** What `approvals.answer` takes. */
+export interface AnswerApprovalRequest {
+  /** The approval. */
+  id: string;
+  /** Run the call, or refuse it. */
+  decision: 'allow' | 'deny';
+  /** Why (the model reads a denial's reason). */
+  reason?: string;
+  /** Who answers (`api`, `cli:<user>`). */
+  answeredBy: string;
+}
+
+/** What `approvals.answer` answers. */
+export type AnswerApprovalOutcome =
+  | {
+      /** Recorded: the turn continues with it, in whichever worker picks it up. */
+      status: 'answered';
+      /** The approval as answered. */
+      approval: ApprovalRecord;
+    }
+  | {
+      /** It had been answered, had expired or was cancelled before: nothing changed. */
+      status: 'already-decided';
+      /** The approval as it is. */
+      approval: ApprovalRecord;
+    };
+
+/** What `approvals.list` takes. */
+export interface ListApprovalsOptions {
+  /** Only approvals in this state. */
+  status?: ApprovalStatus;
+  /** Only approvals of these agents' turns. */
+  agentIds?: readonly string[];
+  /** Only approvals of this turn. */
+  turnId?: string;
+  /** Only approvals asked before this one, in the list's order (newest first): cursor paging. */
+  before?: { createdAt: string; id: string };
+  /** At most this many, newest first. Default 50, at most 500. */
+  limit?: number;
+}
+
+/** A turn waiting for approval that a worker took over to continue (`approvals.claimResumable`). */
+export interface ResumableTurn {
+  /** The turn, now `running` on the claiming worker. */
+  turn: TurnRecord;
+  /** The checkpoint stored when its call was held (and updated while it waited). */
+  checkpoint: unknown;
+  /** Its unit (task, job, schedule run) is detached from its queue: the turn's end settles it. */
+  unitDetached: boolean;
+  /** The turn's approvals, oldest first. */
+  approvals: ApprovalRecord[];
+  /** Why its cancellation was asked for: then it is to be ended, not continued. */
+  cancelRequested?: string;
+}
+
+/** Changes to approvals since a point in the database's time (`approvals.changes`). */
+export interface ApprovalChanges {
+  /** Approvals asked or decided after `since`, oldest change first. */
+  approvals: ApprovalRecord[];
+  /** The database's time when read. */
+  now: string;
+}
