@@ -98,24 +98,37 @@ describe('the sandbox hides the worker', () => {
       'ps -eo pid,args',
     ].join('; ');
     const inWorker = async (sandbox: 'required' | 'off') => {
-      const { stdout } = await run(
+      const { stdout, stderr } = await run(
         process.execPath,
         ['--import', 'tsx', fixture, JSON.stringify({ home, sandbox, command })],
         { env: environment, cwd: path.dirname(fixture), maxBuffer: 16 * 1024 * 1024 },
-      );
-      return JSON.parse(stdout) as { content: string; details: RunCommandDetails };
+      ).catch((error: Error & { stdout?: string; stderr?: string }) => {
+        throw new Error(
+          `the worker process (sandbox ${sandbox}) failed: ${error.message}\n${error.stderr ?? ''}`,
+        );
+      });
+      try {
+        return JSON.parse(stdout) as { content: string; details: RunCommandDetails };
+      } catch {
+        throw new Error(
+          `the worker process (sandbox ${sandbox}) printed no result: ${stdout.slice(0, 500)}\n${stderr}`,
+        );
+      }
     };
     const sandboxed = await inWorker('required');
     expect(sandboxed.details.sandboxed).toBe(true);
     expect(sandboxed.content).toContain(`HOME=${home}`);
     expect(sandboxed.content).not.toContain(marker);
-    // Only the command's own processes: the sandbox's init, the shell and ps.
-    expect(sandboxed.content).not.toMatch(/\bnode\b/);
+    // Only the command's own processes: the sandbox's init, the shell and ps (a `ps -eo pid,args`
+    // line naming a node binary would be the worker; PATH lines may name node folders).
+    const workerLine = /^\s*\d+ (\S*\/)?node(\s|$)/m;
+    expect(sandboxed.content).not.toMatch(workerLine);
 
     // The same command without the sandbox finds them: the probe above is a real one.
     const unconfined = await inWorker('off');
     expect(unconfined.details.sandboxed).toBe(false);
     expect(unconfined.content).toContain(`sk-${marker}`);
+    expect(unconfined.content).toMatch(workerLine);
   }, 60_000);
 });
 

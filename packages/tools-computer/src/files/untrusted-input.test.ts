@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { watchEventLoop } from '../__fixtures__/event-loop-watch';
+import { expectLoopKeptRunning, watchEventLoop } from '../__fixtures__/event-loop-watch';
 import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import { createEditFileTool } from './edit-file-tool';
@@ -22,17 +22,14 @@ beforeEach(() => {
 });
 afterEach(() => temp.remove());
 
-/** A stall this long means the process froze; the tools now keep gaps to milliseconds. */
-const FROZEN_MS = 1_000;
-
 async function watched<T>(call: () => Promise<T>): Promise<T> {
   const watch = watchEventLoop();
   try {
     return await call();
   } finally {
-    const loop = watch.stop();
-    expect(loop.maxGapMs, 'longest gap between timer runs (ms)').toBeLessThan(FROZEN_MS);
-    expect(loop.maxDelayMs, 'longest event-loop delay (ms)').toBeLessThan(FROZEN_MS);
+    // The tools keep the loop's gaps to milliseconds; a second of the main thread's own run time
+    // without a timer run means the process froze.
+    expectLoopKeptRunning(watch.stop());
   }
 }
 
@@ -240,7 +237,10 @@ describe('folders swapped for symlinks during a walk', () => {
     let sawSymlink = 0;
     let sawInside = 0;
     const leaks: string[] = [];
-    for (let round = 0; round < 40; round += 1) {
+    // 40 rounds of three racing calls, or as many as 15 s allow on a loaded machine (at least 5).
+    const started = performance.now();
+    let rounds = 0;
+    for (; rounds < 40 && (rounds < 5 || performance.now() - started < 15_000); rounds += 1) {
       const calls = await Promise.all([
         callTool(listFiles, { pattern: '**', path: 'tree' }),
         callTool(searchFiles, { pattern: 'MARKER|inside', path: 'tree' }),
@@ -254,8 +254,8 @@ describe('folders swapped for symlinks during a walk', () => {
       // A folder listed without its trailing slash was a symlink when the walk read its parent.
       sawSymlink += (calls[0]?.text.split('\n') ?? []).filter((line) => /^tree\/d\d$/.test(line)).length;
     }
-    // Before walks were checked by descriptor, 45 to 52 of these 120 calls returned outside content.
-    expect(leaks).toEqual([]);
+    // Before walks were checked by descriptor, 45 to 52 of 120 such calls returned outside content.
+    expect(leaks, `leaks in ${rounds} rounds`).toEqual([]);
     // The race really ran: the walks met the symlinks, and still found the real files.
     expect(sawSymlink).toBeGreaterThan(0);
     expect(sawInside).toBeGreaterThan(0);
