@@ -49,7 +49,15 @@ beforeAll(async () => {
     response.writeHead(entry ? 200 : 404, { 'content-type': entry?.type ?? 'text/plain' });
     response.end(entry?.body ?? 'no route');
   });
-});
+  // The first page of a process starts a render thread (seconds on a loaded machine: loading the
+  // converters, a cold JIT); started here, so each case measures its page, not the thread's start.
+  const warm = createWebFetchTool(
+    { allowedTargets: [server.target] },
+    { connector: loopbackOnlyConnector().connector },
+  );
+  PAGES['/warm'] = { type: 'text/html', body: Buffer.from('<html><body><p>warm</p></body></html>') };
+  expect((await runToolCall(warm, { url: `${server.origin}/warm` })).status).toBe('completed');
+}, 60_000);
 
 afterAll(async () => {
   await server?.close();
