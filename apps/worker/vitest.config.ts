@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     // A throw-away PostgreSQL cluster, or SWITCHYARD_TEST_DATABASE_URL (tooling/test-databases).
     globalSetup: ['@switchyard/test-databases/global-setup'],
+    setupFiles: ['./src/__fixtures__/setup-each-test.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
   },

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (`pnpm build` first: the worker's turbo `test` task depends on its `build`). */
@@ -26,6 +26,26 @@ export interface RunCliOptions {
   input?: string;
 }
 
+/** Children started by `runCli` that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills every `runCli` child still running (a test that timed out leaves its child behind, and a
+ * child holding an embedded database would fail the next test for the wrong reason). Run after each
+ * test by the suite's setup file.
+ */
+export async function stopCliChildren(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('close', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
 /** Runs `node dist/cli.js ...args` as a real child process over pipes (not a TTY). */
 export function runCli(args: string[], options: RunCliOptions): Promise<CliRun> {
   return new Promise((resolve, reject) => {
@@ -34,6 +54,7 @@ export function runCli(args: string[], options: RunCliOptions): Promise<CliRun> 
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
@@ -49,6 +70,9 @@ export function runCli(args: string[], options: RunCliOptions): Promise<CliRun> 
     if (options.input !== undefined) child.stdin.write(options.input);
     if (options.answer === undefined) child.stdin.end();
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
