@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Scaffolds a new tool category package: `pnpm create-category <name>` writes packages/tools-<name>
-// with an example tool, tests that run the testkit's conformance suite, a README and a changeset.
+// Scaffolds a new tool category package: `pnpm create-category <name>` (or `tools-<name>`) writes
+// packages/tools-<name> with an example tool, tests that run the testkit's conformance suite, a README and a changeset.
 // The new package builds and passes its tests with no edits (after `pnpm install`).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -186,16 +186,48 @@ First release of the ${name} tool category.
   };
 }
 
+export const USAGE = `Usage: pnpm create-category <name>
+
+Writes packages/tools-<name>: a tool category package with an example tool, its conformance
+tests, a README and a changeset. <name> is lower-case words joined by '-'; the 'tools-' prefix is
+optional ('crm' and 'tools-crm' both write packages/tools-crm).
+
+Examples:
+  pnpm create-category crm
+  pnpm create-category tools-crm-sync
+
+Options:
+  -h, --help  Print this help.
+`;
+
+/** Thrown for a missing or malformed name: the command prints the usage with it and exits with 2. */
+export class CategoryNameError extends Error {}
+
+const PREFIX = 'tools-';
+
 /**
- * Writes the package into `<root>/packages/tools-<name>`.
- * @returns the package directory.
+ * The category name without the optional `tools-` prefix: `tools-crm` and `crm` are both `crm`.
+ * Throws `CategoryNameError` for anything else than lower-case words joined by '-'.
  */
-export function createCategory(root, name) {
-  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    throw new Error(
+export function categoryName(name) {
+  if (typeof name !== 'string' || name === '') {
+    throw new CategoryNameError('create-category: a category name is required');
+  }
+  const bare = name.startsWith(PREFIX) ? name.slice(PREFIX.length) : name;
+  if (!NAME_PATTERN.test(bare)) {
+    throw new CategoryNameError(
       `create-category: the name must be lower-case words joined by '-' (e.g. crm or crm-sync), got ${JSON.stringify(name)}`,
     );
   }
+  return bare;
+}
+
+/**
+ * Writes the package into `<root>/packages/tools-<name>`; `name` may carry the `tools-` prefix.
+ * @returns the package directory.
+ */
+export function createCategory(root, requestedName) {
+  const name = categoryName(requestedName);
   const directory = path.join(root, 'packages', `tools-${name}`);
   if (existsSync(directory))
     throw new Error(`create-category: ${path.relative(root, directory)} already exists`);
@@ -209,16 +241,42 @@ export function createCategory(root, name) {
   return directory;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+/** Runs the command line; returns the exit code (0 done, 1 failed, 2 usage error). */
+function main(argv) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  // pnpm passes a `--` through when a user types one before the arguments.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
   try {
-    const directory = createCategory(root, process.argv[2]);
+    const unknownOption = args.find((arg) => arg.startsWith('-'));
+    if (unknownOption !== undefined) {
+      throw new CategoryNameError(`create-category: unknown option ${unknownOption}`);
+    }
+    if (args.length > 1) {
+      throw new CategoryNameError(
+        `create-category: expected one name, got ${args.length}: ${args.join(' ')}`,
+      );
+    }
+    const name = categoryName(args[0]);
+    const directory = createCategory(root, name);
     const relative = path.relative(root, directory);
     process.stdout.write(
-      `Created ${relative}.\nNext:\n  pnpm install\n  pnpm exec turbo run build test --filter=@switchyard/tools-${process.argv[2]}...\n`,
+      `Created ${relative}.\nNext:\n  pnpm install\n  pnpm exec turbo run build test --filter=@switchyard/tools-${name}...\n`,
     );
+    return 0;
   } catch (error) {
+    if (error instanceof CategoryNameError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}`);
+      return 2;
+    }
     process.stderr.write(`${error.message}\n`);
-    process.exitCode = 1;
+    return 1;
   }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  process.exitCode = main(process.argv.slice(2));
 }

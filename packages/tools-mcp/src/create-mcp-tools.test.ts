@@ -83,6 +83,8 @@ describe('tool definitions', () => {
       'grow',
       'echo',
       'big',
+      'images',
+      'maybe_task',
     ]);
     expect(tools.slice(0, calc.length).every((tool) => tool.namespace === 'calc')).toBe(true);
     // `lazy` pages its tool list four at a time: every page is read.
@@ -151,12 +153,41 @@ describe('tool definitions', () => {
 
   it('leaves out a tool whose schema cannot be compiled, keeping the others, and reports it', () => {
     expect(createMcpTools({ servers }).some((tool) => tool.name === 'broken_schema')).toBe(false);
-    const skipped = servers.skippedTools();
+    const skipped = servers.skippedTools().filter(({ kind }) => kind === 'invalid-definition');
     expect(skipped.map(({ server, tool }) => `${server}.${tool}`)).toEqual([
       'calc.broken_schema',
       'lazy.broken_schema',
     ]);
     expect(skipped[0]?.reason).toContain('jsonSchema: cannot be compiled for validation');
+  });
+
+  it('leaves out a tool the server runs only as an MCP task, and reports it with the reason', () => {
+    const tools = createMcpTools({ servers });
+    expect(tools.some((tool) => tool.name === 'research')).toBe(false);
+    const skipped = servers.skippedTools();
+    expect(skipped.map(({ server, tool, kind }) => `${server}.${tool}: ${kind}`)).toEqual([
+      'calc.broken_schema: invalid-definition',
+      'calc.research: task-required',
+      'lazy.broken_schema: invalid-definition',
+      'lazy.research: task-required',
+    ]);
+    expect(skipped[1]).toEqual({
+      server: 'calc',
+      tool: 'research',
+      kind: 'task-required',
+      reason:
+        'Tool \'research\' runs only as an MCP task (execution.taskSupport: "required"), which this client does not support; a plain call would always fail.',
+    });
+    // Nothing of it reaches the model's tool list either.
+    expect(JSON.stringify(collectToolSchemas(tools).tools)).not.toContain('research');
+  });
+
+  it('offers a tool whose task support is optional and calls it as a plain call', async () => {
+    const result = await call(createMcpTools({ servers }), 'maybe_task', { topic: 'nat64' });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'researched nat64' }],
+      details: { server: 'calc', tool: 'maybe_task' },
+    });
   });
 
   it('reuses the same tool objects on every turn while the tool list is unchanged', () => {
@@ -235,6 +266,36 @@ describe('calls', () => {
     expect(text(result)).toContain('Resource link: big.csv <file:///big.csv> (text/csv)');
     expect(text(result)).toContain('[audio (audio/wav, 3 bytes) omitted]');
     expect(result.details?.structuredContent).toEqual({ parts: 7 });
+  });
+});
+
+describe('images', () => {
+  const unsupported = 'omitted: the model takes PNG, JPEG, GIF and WebP images only]';
+
+  it('passes PNG, JPEG, GIF and WebP images through and names every other type with its exact size', async () => {
+    const result = await call(createMcpTools({ servers }), 'images');
+    const parts = Array.isArray(result.content) ? result.content : [];
+    expect(parts.map((part) => (part.type === 'image' ? part.mimeType : part.text))).toEqual([
+      `[image (image/svg+xml, 64 bytes) ${unsupported}`,
+      `[image (image/bmp, 62 bytes) ${unsupported}`,
+      'image/png',
+      'image/jpeg',
+      'image/gif',
+      'image/webp',
+      // A common misspelling of JPEG, in any case: sent under its registered name.
+      'image/jpeg',
+      `[image (image/tiff, 70 bytes) ${unsupported}`,
+      `[image resource file:///logo.svg (image/svg+xml, 64 bytes) ${unsupported}`,
+      'image/webp',
+    ]);
+    expect(parts[2]).toMatchObject({ type: 'image', data: expect.stringMatching(/^iVBORw0KGgo/) });
+  });
+
+  it('gives the exact size of a large image without padding errors', async () => {
+    const bytes = 1024 * 1024 + 1;
+    const result = await call(createMcpTools({ servers }), 'images', { bmpBytes: bytes });
+    const parts = Array.isArray(result.content) ? result.content : [];
+    expect(parts[1]).toEqual({ type: 'text', text: `[image (image/bmp, ${bytes} bytes) ${unsupported}` });
   });
 });
 

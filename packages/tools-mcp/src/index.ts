@@ -14,5 +14,5 @@ export type {
   McpServerConfig,
   McpStdioServerConfig,
 } from './mcp-server-config';
-export type { McpServerStatus, McpSkippedTool } from './mcp-server-connection';
+export type { McpServerStatus, McpSkippedTool, McpSkippedToolKind } from './mcp-server-connection';
 export type { McpToolCallDetails } from './mcp-tool-result';

@@ -22,13 +22,22 @@ import { toWorkerToolName } from './mcp-tool-name';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
 import { createMcpWorkerTool } from './mcp-worker-tool';
 
-/** An MCP tool left out of the worker's tools because core refused its definition. */
+/**
+ * Why an MCP tool was left out: `invalid-definition` when core refused its definition (a schema its
+ * validator cannot compile, ...), `task-required` when the server allows it to run only as an MCP
+ * task (`execution.taskSupport: "required"`), which this client does not do.
+ */
+export type McpSkippedToolKind = 'invalid-definition' | 'task-required';
+
+/** An MCP tool left out of the worker's tools, so the model is never offered a tool it cannot call. */
 export interface McpSkippedTool {
   /** The configured server name. */
   server: string;
   /** The tool's name on the server. */
   tool: string;
-  /** Why, e.g. `Invalid tool 'x': jsonSchema: cannot be compiled for validation: ...`. */
+  /** Why, as a class. */
+  kind: McpSkippedToolKind;
+  /** Why, in words, e.g. `Invalid tool 'x': jsonSchema: cannot be compiled for validation: ...`. */
   reason: string;
 }
 
@@ -279,6 +288,17 @@ export class McpServerConnection {
     for (const tool of listed) {
       const name = toWorkerToolName(tool.name, taken);
       taken.add(name);
+      if (tool.execution?.taskSupport === 'required') {
+        // The SDK refuses a plain tools/call to such a tool (-32600) and its task API is experimental:
+        // offering the tool would only teach the model a call that always fails.
+        skipped.push({
+          server: this.name,
+          tool: tool.name,
+          kind: 'task-required',
+          reason: `Tool '${tool.name}' runs only as an MCP task (execution.taskSupport: "required"), which this client does not support; a plain call would always fail.`,
+        });
+        continue;
+      }
       const raw = this.rawTools.get(tool.name);
       const inputSchema =
         isPlainObject(raw?.inputSchema) && raw.inputSchema.type === 'object'
@@ -300,7 +320,12 @@ export class McpServerConnection {
         // One tool whose schema core cannot compile (an unresolvable $ref, ...) must not take
         // the server's other tools down with it.
         if (!ToolDefinitionError.isInstance(error)) throw error;
-        skipped.push({ server: this.name, tool: tool.name, reason: error.message });
+        skipped.push({
+          server: this.name,
+          tool: tool.name,
+          kind: 'invalid-definition',
+          reason: error.message,
+        });
         continue;
       }
       cache.set(key, worker);

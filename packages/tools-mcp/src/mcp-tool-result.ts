@@ -1,5 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentToolResult, ToolResultContentPart } from '@switchyard/core';
+import { decodedBase64Length } from './decoded-base64-length';
 
 /** What an MCP tool's result carries in `details` (for logs; never sent to the model). */
 export interface McpToolCallDetails {
@@ -28,7 +29,37 @@ export interface McpCallResult {
 }
 
 function describeSize(base64: string): string {
-  return `${Math.floor((base64.length * 3) / 4)} bytes`;
+  const bytes = decodedBase64Length(base64);
+  return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+}
+
+// The image types the Responses API takes as `input_image`. Anything else (SVG, BMP, TIFF, ...) is
+// refused with a 400, and a stateless transcript would repeat that 400 on every later request.
+const MODEL_IMAGE_TYPES: ReadonlyMap<string, string> = new Map([
+  ['image/png', 'image/png'],
+  ['image/jpeg', 'image/jpeg'],
+  // Not a registered type, but servers send it for JPEG bytes.
+  ['image/jpg', 'image/jpeg'],
+  ['image/gif', 'image/gif'],
+  ['image/webp', 'image/webp'],
+]);
+
+/** The type to send the model, or undefined when the model does not take this kind of image. */
+function modelImageType(mimeType: string): string | undefined {
+  const semicolon = mimeType.indexOf(';');
+  const essence = (semicolon === -1 ? mimeType : mimeType.slice(0, semicolon)).trim().toLowerCase();
+  return MODEL_IMAGE_TYPES.get(essence);
+}
+
+const IMAGE_TYPES_NOTE = 'the model takes PNG, JPEG, GIF and WebP images only';
+
+function imagePart(data: string, mimeType: string, label: string): ToolResultContentPart {
+  const type = modelImageType(mimeType);
+  if (type !== undefined) return { type: 'image', data, mimeType: type };
+  return {
+    type: 'text',
+    text: `[${label} (${mimeType}, ${describeSize(data)}) omitted: ${IMAGE_TYPES_NOTE}]`,
+  };
 }
 
 function contentPart(block: ContentBlock): ToolResultContentPart {
@@ -36,7 +67,7 @@ function contentPart(block: ContentBlock): ToolResultContentPart {
     case 'text':
       return { type: 'text', text: block.text };
     case 'image':
-      return { type: 'image', data: block.data, mimeType: block.mimeType };
+      return imagePart(block.data, block.mimeType, 'image');
     case 'audio':
       return { type: 'text', text: `[audio (${block.mimeType}, ${describeSize(block.data)}) omitted]` };
     case 'resource': {
@@ -44,8 +75,8 @@ function contentPart(block: ContentBlock): ToolResultContentPart {
       if ('text' in resource) {
         return { type: 'text', text: `Resource ${resource.uri}:\n${resource.text}` };
       }
-      if (resource.mimeType?.startsWith('image/')) {
-        return { type: 'image', data: resource.blob, mimeType: resource.mimeType };
+      if (resource.mimeType?.toLowerCase().startsWith('image/')) {
+        return imagePart(resource.blob, resource.mimeType, `image resource ${resource.uri}`);
       }
       return {
         type: 'text',
@@ -63,9 +94,10 @@ function contentPart(block: ContentBlock): ToolResultContentPart {
 }
 
 /**
- * Maps an MCP `CallToolResult` to an `AgentToolResult`: text and images pass through, an embedded
- * text resource becomes text headed by its URI, an image blob becomes an image, other binary content
- * and audio become a short placeholder, a resource link becomes a line naming it. A result with no
+ * Maps an MCP `CallToolResult` to an `AgentToolResult`: text and PNG, JPEG, GIF and WebP images pass
+ * through, an embedded text resource becomes text headed by its URI, such an image blob becomes an
+ * image; images of other types (SVG, BMP, ...), other binary content and audio become a short
+ * placeholder naming the type and the exact decoded size; a resource link becomes a line naming it. A result with no
  * content but `structuredContent` shows that as JSON. `isError` carries over.
  */
 export function toAgentToolResult(

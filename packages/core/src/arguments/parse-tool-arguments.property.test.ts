@@ -47,6 +47,25 @@ describe('argument ladder properties', () => {
     );
   });
 
+  it('any JSON object round-trips through a fence opened after a prefix on its line', () => {
+    fc.assert(
+      fc.property(
+        jsonObject,
+        indentation,
+        fc.constantFrom('Action Input: ', 'Action Input:', 'Arguments -> ', 'Thought: ok.\nAction Input: '),
+        fc.constantFrom('json', 'JSON', ''),
+        (object, indent, prefix, language) => {
+          const raw = `${prefix}\`\`\`${language}\n${JSON.stringify(object, null, indent)}\n\`\`\``;
+          expect(parseToolArguments(raw)).toEqual({
+            ok: true,
+            value: canonical(object),
+            repairs: ['extract-fenced-block'],
+          });
+        },
+      ),
+    );
+  });
+
   it('any JSON object round-trips when double-encoded', () => {
     fc.assert(
       fc.property(jsonObject, indentation, (object, indent) => {
@@ -159,6 +178,9 @@ describe('argument ladder properties', () => {
       `${'['.repeat(MAX_TOOL_ARGUMENT_DEPTH)}${' '.repeat(near / 2)}`,
       `'${"\\'".repeat(near / 2)}`,
       `Here: ${'```\n'.repeat(near / 4)}`,
+      `Action Input: ${'a```'.repeat(near / 4)}`,
+      `Action Input: ${'```'.repeat(near / 3)}`,
+      `Action Input: ${' '.repeat(near / 2)}\`\`\`json\n${'x'.repeat(near / 2)}`,
       `{${'a:1,'.repeat(near / 4)}}`,
       `{"a":"${'\n'.repeat(near)}"}`,
     ];

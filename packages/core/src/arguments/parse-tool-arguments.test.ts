@@ -160,6 +160,60 @@ describe('step 4: BOM and code fences', () => {
   });
 });
 
+describe('step 4: a fence opened after a prefix on its line', () => {
+  it.each([
+    ['Action Input: ```json\n{"a": 1}\n```'],
+    ['Action Input: ```\n{"a": 1}\n```'],
+    ['Action Input:```JSON  \r\n{"a": 1}\r\n```'],
+    ['Thought: read it.\nAction: read_file\nAction Input: ```json\n{"a": 1}\n```\nObservation:'],
+    ['Action Input: ```json\n{\n  "a": 1,\n}\n```'],
+  ])('extracts the block of %j', (raw) => {
+    const result = repaired(raw);
+    expect(result.value).toEqual({ a: 1 });
+    expect(result.repairs[0]).toBe('extract-fenced-block');
+  });
+
+  it('keeps a fenced code sample inside the value', () => {
+    const value = { content: 'run:\n```sh\nls\n```\n' };
+    expect(repaired(`Action Input: \`\`\`json\n${JSON.stringify(value)}\n\`\`\``).value).toEqual(value);
+  });
+
+  it('names the right reason when such a fence is never closed', () => {
+    expect(refused('Action Input: ```json\n{"a": 1}').reason).toBe('unclosed-code-fence');
+    expect(refused('Action Input: ```json\n{"a": 1', { finishReason: 'length' }).reason).toBe('truncated');
+  });
+
+  it('refuses two blocks, or another object after the block', () => {
+    expect(refused('Action Input: ```json\n{"a": 1}\n```\n```json\n{"a": 2}\n```').reason).toBe(
+      'multiple-code-fences',
+    );
+    expect(refused('Action Input: ```json\n{"a": 1}\n```\nor {"a": 2}').reason).toBe('trailing-content');
+    // Raw newlines in a string put a line-start fence inside the block: three fences.
+    expect(refused('Action Input: ```json\n{"a": "x\n```\ny"}\n```').reason).toBe('multiple-code-fences');
+  });
+
+  it('reads an inline fence in prose, then a fenced block, as two fences', () => {
+    expect(refused('Action Input: ```json {"a": 1}\n```').reason).toBe('multiple-code-fences');
+    expect(refused('Action Input: ```json {"a": 1}\n```', { finishReason: 'length' }).reason).toBe(
+      'truncated',
+    );
+    // An inline fence opened and closed on its line is prose: the block after it is read.
+    expect(repaired('Run ```ls``` first, with:\n```json\n{"a": 1}\n```').value).toEqual({ a: 1 });
+  });
+
+  it('never opens a block at a fence that may sit inside a JSON value', () => {
+    // A `{` before it, or a quote on its line: the fence may be inside a string. Refused as before.
+    expect(refused('Action Input: {"a": "see ```js\nx\n```"}').ok).toBe(false);
+    expect(refused('Input {\nAction Input: ```json\n{"a": 1}\n```').ok).toBe(false);
+    expect(refused('He said "x": ```json\n{"a": 1}\n```').reason).toBe('unclosed-code-fence');
+  });
+
+  it('counts only the first fence of the text as a possible mid-line opening', () => {
+    // The second mid-line fence is text: one fence line remains, never closed.
+    expect(refused('```sh ls```\nAction Input: ```json\n{"a": 1}').ok).toBe(false);
+  });
+});
+
 describe('step 5: template wrappers and call envelopes', () => {
   it.each([
     ['<tool_call>{"a": 1}</tool_call>'],

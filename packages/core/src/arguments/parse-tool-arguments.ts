@@ -224,23 +224,65 @@ function multipleFences(): never {
 }
 
 /**
- * Where the first three fences that start a line (after optional spaces or tabs) end. Three are
- * enough to know there are too many, so a flood of fences costs no more than three.
+ * What the first fence of the text, found mid-line at `start` (its backtick run ends at `runEnd`),
+ * is. `opens`: it opens a block after a prefix on its line, as in "Action Input: ```json" and a
+ * newline (the rest of the line is at most a language tag). `inline`: the same clean prefix, but
+ * more text follows on its line (an inline fence in prose). `unknown`: the text before it could
+ * hold a JSON value or string (a `{` or `[` anywhere before it, a quote or backtick on its line),
+ * so the fence may sit inside one. One scan of the text before it and of its line: linear, and
+ * done once (only for the first fence).
  */
-function findFenceLines(text: string): number[] {
+function classifyMidLineFence(text: string, start: number, runEnd: number): 'opens' | 'inline' | 'unknown' {
+  const lineStart = text.lastIndexOf('\n', start) + 1;
+  for (let index = 0; index < start; index += 1) {
+    const code = text.charCodeAt(index);
+    // { [ anywhere before; " ' ` on the fence's own line
+    if (code === 123 || code === 91) return 'unknown';
+    if (index >= lineStart && (code === 34 || code === 39 || code === 96)) return 'unknown';
+  }
+  const lineEnd = text.indexOf('\n', runEnd);
+  if (lineEnd === -1) return 'inline';
+  const rest = text.slice(runEnd, lineEnd);
+  const language = FENCE_LANGUAGE.exec(rest);
+  return rest.slice(language?.[0].length ?? 0).trim() === '' ? 'opens' : 'inline';
+}
+
+interface FenceLines {
+  /** Where the first (at most three) fences that open or close a block end. */
+  ends: number[];
+  /** The text's first fence is an inline one in prose, before any fence that opens or closes a block. */
+  strayBefore: boolean;
+}
+
+/**
+ * Where the first three fences that start a line (after optional spaces or tabs) end. Three are
+ * enough to know there are too many, so a flood of fences costs no more than three. The first
+ * fence of the text also counts when it opens a block after a prefix on its line
+ * ("Action Input: ```json"); later mid-line fences are text (a block can only open once).
+ */
+function findFenceLines(text: string): FenceLines {
   const ends: number[] = [];
+  let strayBefore = false;
   let from = 0;
+  let first = true;
   while (ends.length < 3) {
     const start = text.indexOf(FENCE, from);
     if (start === -1) break;
     let lineStart = start;
     while (lineStart > 0 && (text[lineStart - 1] === ' ' || text[lineStart - 1] === '\t')) lineStart -= 1;
-    if (lineStart === 0 || text[lineStart - 1] === '\n') ends.push(start + FENCE.length);
     // Skip the rest of the backtick run: "````" is one fence, not two.
     from = start + FENCE.length;
     while (text[from] === '`') from += 1;
+    if (lineStart === 0 || text[lineStart - 1] === '\n') {
+      ends.push(start + FENCE.length);
+    } else if (first) {
+      const kind = classifyMidLineFence(text, start, from);
+      if (kind === 'opens') ends.push(start + FENCE.length);
+      else if (kind === 'inline') strayBefore = true;
+    }
+    first = false;
   }
-  return ends;
+  return { ends, strayBefore };
 }
 
 function stripFences(text: string, repairs: ArgumentRepair[], context: LadderContext): string {
@@ -253,7 +295,7 @@ function stripFences(text: string, repairs: ArgumentRepair[], context: LadderCon
     return text.slice(0, -FENCE.length).trimEnd();
   }
   if (!text.includes(FENCE)) return text;
-  const fences = findFenceLines(text);
+  const { ends: fences, strayBefore } = findFenceLines(text);
   if (fences.length === 1 && text.startsWith(FENCE) && text.length >= 6 && text.endsWith(FENCE)) {
     // A one-line fence: ```json {"a": 1}```
     const inner = text.slice(FENCE.length, -FENCE.length);
@@ -264,7 +306,12 @@ function stripFences(text: string, repairs: ArgumentRepair[], context: LadderCon
     ).trim();
   }
   if (fences.length === 0) return text;
-  if (fences.length === 1) unclosedFence(context);
+  // An inline fence in prose, then one on its own line: two fences, not an unclosed one (unless the
+  // output was cut, which explains a missing fence better).
+  if (fences.length === 1) {
+    if (strayBefore && !context.truncatedByLimit) multipleFences();
+    unclosedFence(context);
+  }
   if (fences.length > 2) multipleFences();
   const [openEnd = 0, closeEnd = 0] = fences;
   const closeStart = closeEnd - FENCE.length;

@@ -3,7 +3,12 @@
 // `calc-http.mjs` serve it over stdio and streamable HTTP.
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const addInputSchema = JSON.parse(readFileSync(new URL('./add-input-schema.json', import.meta.url), 'utf8'));
 const emptyObject = { type: 'object', properties: {} };
@@ -78,6 +83,26 @@ const baseTools = [
     inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 8 } } },
     annotations: { readOnlyHint: true },
   },
+  {
+    name: 'images',
+    description: 'Return images of every type the model takes and of types it does not.',
+    inputSchema: { type: 'object', properties: { bmpBytes: { type: 'integer', minimum: 2 } } },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'research',
+    description: 'A tool the server runs only as an MCP task.',
+    inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+    execution: { taskSupport: 'required' },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'maybe_task',
+    description: 'A tool the server may run as an MCP task or as a plain call.',
+    inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+    execution: { taskSupport: 'optional' },
+    annotations: { readOnlyHint: true },
+  },
 ];
 const extraTool = {
   name: 'extra',
@@ -85,6 +110,12 @@ const extraTool = {
   inputSchema: emptyObject,
   annotations: { readOnlyHint: true },
 };
+
+/** 64 bytes of SVG: its base64 ends in `==` (a decoded size from the base64 length alone would say 66). */
+const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>  ');
+/** A BMP of `bytes` bytes ("BM" and zeros); 62 bytes by default, whose base64 ends in `=`. */
+const bmp = (bytes = 62) => Buffer.concat([Buffer.from('BM'), Buffer.alloc(bytes - 2)]);
+if (svg.length !== 64 || bmp().length !== 62) throw new Error('image fixtures changed size');
 
 const pixel =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -162,6 +193,32 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
           ],
           structuredContent: { parts: 7 },
         };
+      case 'images': {
+        // The JPEG, GIF and WebP parts carry the PNG pixel: only the declared type is under test.
+        const png = pixel;
+        return {
+          content: [
+            { type: 'image', data: svg.toString('base64'), mimeType: 'image/svg+xml' },
+            { type: 'image', data: bmp(args.bmpBytes).toString('base64'), mimeType: 'image/bmp' },
+            { type: 'image', data: png, mimeType: 'image/png' },
+            { type: 'image', data: png, mimeType: 'image/jpeg' },
+            { type: 'image', data: png, mimeType: 'image/gif' },
+            { type: 'image', data: png, mimeType: 'image/webp' },
+            { type: 'image', data: png, mimeType: 'IMAGE/JPG' },
+            { type: 'image', data: png, mimeType: 'image/tiff' },
+            {
+              type: 'resource',
+              resource: { uri: 'file:///logo.svg', mimeType: 'image/svg+xml', blob: svg.toString('base64') },
+            },
+            { type: 'resource', resource: { uri: 'file:///a.webp', mimeType: 'image/webp', blob: png } },
+          ],
+        };
+      }
+      case 'research':
+        // A server that runs a tool only as a task answers a plain call with -32600.
+        throw new McpError(ErrorCode.InvalidRequest, 'research must be called as a task');
+      case 'maybe_task':
+        return { content: [{ type: 'text', text: `researched ${args.topic ?? 'nothing'}` }] };
       case 'files.read':
         return { content: [{ type: 'text', text: `called as ${request.params.name}` }] };
       case 'stats':

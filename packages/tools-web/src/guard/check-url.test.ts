@@ -43,6 +43,11 @@ const literalSpellings: [string, string][] = [
   ['http://[::ffff:0:7f00:1]/', 'IPv4-translated'],
   ['http://[::127.0.0.1]/', 'IPv4-compatible'],
   ['http://[64:ff9b::7f00:1]/', 'NAT64'],
+  ['http://[64:ff9b::a00:1]/', 'NAT64 (64:ff9b::/96) embedding 10.0.0.1, private network'],
+  ['http://[64:ff9b::192.168.1.1]/', 'embedding 192.168.1.1, private network'],
+  ['http://[64:ff9b::6440:1]/', 'embedding 100.64.0.1, carrier-grade NAT'],
+  ['http://[64:ff9b:1::808:808]/', 'local-use NAT64 (64:ff9b:1::/48)'],
+  ['http://[64:ff9b:1::1]/', 'local-use NAT64'],
   ['http://[2002:7f00:1::]/', '6to4'],
   ['http://10.0.0.1/', 'private'],
   ['http://012.0.0.1/', 'private'],
@@ -122,6 +127,32 @@ describe('checkUrl: IP literals in every spelling', () => {
     ]) {
       expect((await checkUrl(url, { lookup: noLookup })).ok).toBe(true);
     }
+  });
+
+  it('accepts the well-known NAT64 prefix embedding a public IPv4 address (globally reachable)', async () => {
+    expect(await checkUrl('http://[64:ff9b::808:808]/', { lookup: noLookup })).toEqual({
+      ok: true,
+      url: 'http://[64:ff9b::808:808]/',
+      addresses: [{ address: '64:ff9b::808:808', family: 6 }],
+    });
+    // The WHATWG parser turns the dotted spelling into the same address.
+    expect((await checkUrl('http://[64:ff9b::1.1.1.1]/', { lookup: noLookup })).ok).toBe(true);
+  });
+
+  it('refuses a name resolving to NAT64 of a private address, even with a public address beside it', async () => {
+    const lookup = staticLookup({
+      'nat64.example': [
+        { address: '64:ff9b::808:808', family: 6 },
+        { address: '64:ff9b::a9fe:a9fe', family: 6 },
+      ],
+    });
+    const result = await checkUrl('http://nat64.example/', { lookup });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.reason).toContain('169.254.169.254');
+    const allowed = await checkUrl('http://nat64.example/', {
+      lookup: staticLookup({ 'nat64.example': [{ address: '64:ff9b::808:808', family: 6 }] }),
+    });
+    expect(allowed.ok).toBe(true);
   });
 });
 

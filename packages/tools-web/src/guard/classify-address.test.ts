@@ -45,8 +45,11 @@ const refusedIPv6: [string, AddressCategory][] = [
   ['::7f00:1', 'ipv4-embedded'],
   ['::127.0.0.1', 'ipv4-embedded'],
   ['64:ff9b::a9fe:a9fe', 'metadata'],
-  ['64:ff9b::808:808', 'ipv4-embedded'],
+  ['64:ff9b::7f00:1', 'ipv4-embedded'],
+  ['64:ff9b::a00:1', 'ipv4-embedded'],
+  ['64:ff9b::c0a8:101', 'ipv4-embedded'],
   ['64:ff9b:1::1', 'ipv4-embedded'],
+  ['64:ff9b:1::808:808', 'ipv4-embedded'],
   ['2002:a9fe:a9fe::', 'metadata'],
   ['2002:7f00:1::1', 'ipv4-embedded'],
   ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'ipv4-embedded'],
@@ -103,6 +106,10 @@ const allowedNeighbours = [
   '2606:4700::1111',
   '3fff:1000::1',
   '3ffe:ffff::1',
+  // The well-known NAT64 prefix embedding a public IPv4 address is globally reachable.
+  '64:ff9b::808:808',
+  '64:ff9b::8.8.8.8',
+  '64:ff9b::b00:1',
 ];
 
 describe('refused address table', () => {
@@ -156,22 +163,36 @@ describe('refused address properties', () => {
     fc.assert(fc.property(inRange(cidr), (address) => classifyAddress(address)?.category === category));
   });
 
-  it('refuses every IPv4 address in every IPv6 embedding, naming it', () => {
+  it('refuses every IPv4 address in every IPv6 embedding but well-known NAT64, naming it', () => {
     fc.assert(
       fc.property(ipv4, (value) => {
         const dotted = formatIPv4(value);
         const high = (value >>> 16).toString(16);
         const low = (value & 0xffff).toString(16);
-        const forms = [
-          `::ffff:${dotted}`,
-          `::ffff:${high}:${low}`,
-          `64:ff9b::${high}:${low}`,
-          `2002:${high}:${low}::1`,
-        ];
+        const forms = [`::ffff:${dotted}`, `::ffff:${high}:${low}`, `2002:${high}:${low}::1`];
         return forms.every((form) => {
           const refusal = classifyAddress(form);
           return refusal !== undefined && refusal.embedded === dotted;
         });
+      }),
+    );
+  });
+
+  it('gives well-known NAT64 the verdict of the IPv4 address it embeds, and refuses local-use NAT64', () => {
+    fc.assert(
+      fc.property(ipv4, (value) => {
+        const dotted = formatIPv4(value);
+        const high = (value >>> 16).toString(16);
+        const low = (value & 0xffff).toString(16);
+        const inner = classifyAddress(dotted);
+        const nat64 = classifyAddress(`64:ff9b::${high}:${low}`);
+        const agrees =
+          inner === undefined
+            ? nat64 === undefined
+            : nat64 !== undefined &&
+              nat64.embedded === dotted &&
+              nat64.category === (inner.category === 'metadata' ? 'metadata' : 'ipv4-embedded');
+        return agrees && classifyAddress(`64:ff9b:1::${high}:${low}`)?.category === 'ipv4-embedded';
       }),
     );
   });

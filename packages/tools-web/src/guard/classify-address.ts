@@ -3,7 +3,9 @@ import { formatIPv4, parseAddress } from './ip-address';
 /**
  * Why an address is refused. `metadata` is refused even when private networks are allowed.
  * `ipv4-embedded` covers IPv6 forms that carry an IPv4 address (mapped, compatible, translated,
- * NAT64, 6to4, Teredo): refused whatever they embed, since they reach IPv4 hosts past an IPv6-only check.
+ * local-use NAT64, 6to4, Teredo): refused whatever they embed, since they reach IPv4 hosts past an
+ * IPv6-only check. The well-known NAT64 prefix `64:ff9b::/96` is refused only when the IPv4 address it
+ * embeds is.
  */
 export type AddressCategory =
   | 'metadata'
@@ -99,10 +101,21 @@ const low32: Embedding = (value) => Number(value & 0xffffffffn);
 
 interface EmbeddingRange extends Range<bigint> {
   embedded?: Embedding;
+  /** Allowed when the embedded IPv4 address is: the range reaches exactly that address. */
+  followsEmbedded?: boolean;
 }
 
-function embedding(cidr: string, name: string, embedded?: Embedding): EmbeddingRange {
-  return { ...v6Range(cidr, 'ipv4-embedded', name), ...(embedded ? { embedded } : {}) };
+function embedding(
+  cidr: string,
+  name: string,
+  embedded?: Embedding,
+  followsEmbedded = false,
+): EmbeddingRange {
+  return {
+    ...v6Range(cidr, 'ipv4-embedded', name),
+    ...(embedded ? { embedded } : {}),
+    ...(followsEmbedded ? { followsEmbedded } : {}),
+  };
 }
 
 const IPV6_RANGES: readonly EmbeddingRange[] = [
@@ -112,7 +125,10 @@ const IPV6_RANGES: readonly EmbeddingRange[] = [
   embedding('::ffff:0:0/96', 'IPv4-mapped IPv6', low32),
   embedding('::ffff:0:0:0/96', 'IPv4-translated IPv6', low32),
   embedding('::/96', 'IPv4-compatible IPv6', low32),
-  embedding('64:ff9b::/96', 'NAT64', low32),
+  // The well-known NAT64 prefix is globally reachable (IANA special-purpose registry, RFC 6052): a
+  // NAT64 gateway translates it to exactly the embedded IPv4 address, so that address decides. The
+  // local-use prefix (RFC 8215) maps to whatever a local operator chose: refused.
+  embedding('64:ff9b::/96', 'NAT64', low32, true),
   embedding('64:ff9b:1::/48', 'local-use NAT64'),
   embedding('2002::/16', '6to4', (value) => Number((value >> 80n) & 0xffffffffn)),
   embedding('2001::/32', 'Teredo', (value) => Number(~value & 0xffffffffn)),
@@ -145,7 +161,8 @@ function classifyIPv4(value: number): AddressRefusal | undefined {
  *
  * Contract: anything that is not a canonical IP address (including zone ids) is `invalid`. IPv6
  * outside 2000::/3 is `reserved`. IPv4 embedded in IPv6 is refused as `ipv4-embedded`, or as
- * `metadata` when the embedded address is a metadata address.
+ * `metadata` when the embedded address is a metadata address; the one exception is the well-known
+ * NAT64 prefix `64:ff9b::/96`, allowed when the IPv4 address it embeds is allowed.
  *
  * @example
  * classifyAddress('10.1.2.3'); // { category: 'private', description: 'private network (RFC 1918) (10.0.0.0/8)' }
@@ -166,6 +183,7 @@ export function classifyAddress(address: string): AddressRefusal | undefined {
     if (embeddedValue === undefined) return { category: 'ipv4-embedded', description };
     const embedded = formatIPv4(embeddedValue >>> 0);
     const inner = classifyIPv4(embeddedValue >>> 0);
+    if (inner === undefined && range.followsEmbedded === true) return undefined;
     return {
       category: inner?.category === 'metadata' ? 'metadata' : 'ipv4-embedded',
       description: `${description} embedding ${embedded}${inner ? `, ${inner.description}` : ''}`,
