@@ -63,7 +63,8 @@ function packagesIn(workspace: string): string[] {
   return readdirSync(path.join(workspace, 'packages')).sort();
 }
 
-describe('pnpm create-category', () => {
+// Each case starts pnpm up to three times, a second or two each on a busy machine.
+describe('pnpm create-category', { timeout: 60_000 }, () => {
   let workspace: string;
 
   beforeEach(() => {

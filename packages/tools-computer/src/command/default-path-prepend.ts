@@ -1,22 +1,41 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-let cached: readonly string[] | undefined;
+interface BundledMcporter {
+  /** The folder with its binary, put first on a command's PATH. */
+  binDirectory: string;
+  /** The folders its binary reads when it runs: the dependency's link and its real install. */
+  installDirectories: string[];
+}
+
+let cached: { found: BundledMcporter | undefined } | undefined;
 
 function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * The outermost `node_modules` on a package's real path: with pnpm, the store folder that holds the
+ * package and its dependencies (`<root>/node_modules/.pnpm/mcporter@x/node_modules/mcporter`).
+ */
+function installRoot(packageDirectory: string): string {
+  const real = realpathSync(packageDirectory);
+  const parts = real.split(path.sep);
+  const index = parts.indexOf('node_modules');
+  return index === -1 ? path.dirname(real) : parts.slice(0, index + 1).join(path.sep) || path.sep;
+}
+
 /** Finds `node_modules/mcporter` the way Node resolves it from `start`, and a folder with its binary. */
-function findMcporterBinDirectory(start: string): string | undefined {
+function findMcporter(start: string): BundledMcporter | undefined {
   let directory = start;
   for (;;) {
     const packageDirectory = path.join(directory, 'node_modules', 'mcporter');
     if (existsSync(path.join(packageDirectory, 'package.json'))) {
+      const installDirectories = [path.join(directory, 'node_modules'), installRoot(packageDirectory)];
       const binDirectory = path.join(directory, 'node_modules', '.bin');
-      if (existsSync(path.join(binDirectory, 'mcporter'))) return binDirectory;
+      if (existsSync(path.join(binDirectory, 'mcporter'))) return { binDirectory, installDirectories };
       // Layouts without a .bin beside the dependency (pnpm's store): a private shim folder.
       const manifest = JSON.parse(readFileSync(path.join(packageDirectory, 'package.json'), 'utf8')) as {
         bin?: string | Record<string, string>;
@@ -30,7 +49,7 @@ function findMcporterBinDirectory(start: string): string | undefined {
         `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(path.join(packageDirectory, bin))} "$@"\n`,
       );
       chmodSync(shim, 0o755);
-      return shimDirectory;
+      return { binDirectory: shimDirectory, installDirectories };
     }
     const parent = path.dirname(directory);
     if (parent === directory) return undefined;
@@ -43,10 +62,21 @@ function findMcporterBinDirectory(start: string): string | undefined {
  * binary, so `mcporter call ...` needs no download.
  */
 export function defaultPathPrepend(): readonly string[] {
+  const found = bundledMcporter();
+  return found === undefined ? [] : [found.binDirectory];
+}
+
+/**
+ * The folders the bundled `mcporter` runs from. A sandboxed command gets them back read-only when
+ * they are hidden (an install under `/tmp` is, by the sandbox's private `/tmp`).
+ */
+export function bundledToolDirectories(): readonly string[] {
+  return bundledMcporter()?.installDirectories ?? [];
+}
+
+function bundledMcporter(): BundledMcporter | undefined {
   if (cached === undefined) {
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const mcporter = findMcporterBinDirectory(here);
-    cached = mcporter === undefined ? [] : [mcporter];
+    cached = { found: findMcporter(path.dirname(fileURLToPath(import.meta.url))) };
   }
-  return cached;
+  return cached.found;
 }

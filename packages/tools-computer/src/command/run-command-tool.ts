@@ -10,6 +10,7 @@ import type { ComputerSettings } from '../resolve-computer-settings';
 import { bubblewrapCommandArguments, workerCredentialPaths } from './bubblewrap';
 import { buildCommandEnvironment } from './command-environment';
 import type { CommandRun, ShellOutcome } from './command-run';
+import { bundledToolDirectories } from './default-path-prepend';
 import { startHostCommand } from './host-command';
 import { type CapturedOutput, OutputCapture, type OutputSink } from './output-capture';
 import { startSandboxedCommand } from './sandboxed-command';
@@ -358,7 +359,7 @@ async function startCommand(
   const args = await bubblewrapCommandArguments(probe, {
     home: settings.home.root,
     hiddenPaths: [...options.hiddenPaths, ...workerCredentialPaths(settings.home.root)],
-    exposedPaths: [...settings.pathPrepend, path.dirname(process.execPath)],
+    exposedPaths: [...settings.pathPrepend, path.dirname(process.execPath), ...bundledToolDirectories()],
     network: options.network,
     graceMs: settings.limits.killGraceMs,
     script,
