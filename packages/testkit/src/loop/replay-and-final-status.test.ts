@@ -1,5 +1,6 @@
-// What the loop replays, through the real openai SDK against the fake server: every output item
-// rebuilt as its input type, and reasoning items kept with the function calls that depend on them.
+// What the loop replays and how it ends, through the real openai SDK against the fake server: every
+// output item rebuilt as its input type, reasoning kept with the calls that depend on it, and a final
+// response cut off reported as such.
 import { defineWorkerTool } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -191,5 +192,38 @@ describe('output items replayed as input items', () => {
         bogus: 1,
       }),
     ).toEqual(['bogus', 'input[0].created_by']);
+  });
+});
+
+describe('a final response cut off', () => {
+  it.each([
+    'max_output_tokens',
+    'content_filter',
+  ] as const)("ends the turn 'incomplete' with the reason %s, on the result and on turn-end", async (reason) => {
+    const { result, events } = await runTurn(
+      [
+        { functionCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
+        { text: 'The file says', finishReason: reason },
+      ],
+      { tools: [readFile] },
+    );
+    expect(result).toMatchObject({ status: 'incomplete', incompleteReason: reason, output: 'The file says' });
+    expect(events.at(-1)).toMatchObject({ type: 'turn-end', status: 'incomplete', incompleteReason: reason });
+  });
+
+  it('stays completed when only an earlier response was cut off', async () => {
+    const { result, events } = await runTurn(
+      [
+        {
+          functionCalls: [{ name: 'read_file', arguments: { path: 'a' } }],
+          finishReason: 'max_output_tokens',
+        },
+        { text: 'done' },
+      ],
+      { tools: [readFile] },
+    );
+    expect(result.status).toBe('completed');
+    expect(result.incompleteReason).toBeUndefined();
+    expect(events.at(-1)).not.toHaveProperty('incompleteReason');
   });
 });
