@@ -18,7 +18,7 @@ const tools = corpus.servers.flatMap((server) =>
 /** Every object of a strict schema closes itself and requires all its properties. */
 function strictShapeProblems(node: unknown, path: string, problems: string[]): void {
   if (Array.isArray(node)) {
-    node.forEach((item, index) => strictShapeProblems(item, `${path}/${index}`, problems));
+    for (const [index, item] of node.entries()) strictShapeProblems(item, `${path}/${index}`, problems);
     return;
   }
   if (typeof node !== 'object' || node === null) return;
