@@ -9,6 +9,7 @@ import {
   renderParallelSection,
   renderResults,
   renderSchemaSection,
+  renderStrictCoverageSection,
   renderToolStallSection,
   SUITE_NAMES,
   type SuiteName,
@@ -25,6 +26,7 @@ import { argumentLadder } from './suites/argument-ladder';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
 import { schemaBytes } from './suites/schema-bytes';
+import { strictCoverage } from './suites/strict-coverage';
 import { toolStall } from './suites/tool-stall';
 
 function selectedSuites(): ReadonlySet<SuiteName> | undefined {
@@ -48,6 +50,7 @@ const overhead = runs('loop-overhead') ? await loopOverhead(peers, openaiSdkLoop
 const parallel = runs('parallel-batch') ? await parallelBatch([openaiSdkLoopRuntime, ...peers]) : undefined;
 const schemas = runs('schema-bytes') ? await schemaBytes() : undefined;
 const ladder = runs('argument-ladder') ? argumentLadder() : undefined;
+const coverage = runs('strict-coverage') ? strictCoverage() : undefined;
 let stall: Awaited<ReturnType<typeof toolStall>> | undefined;
 if (runs('tool-stall')) {
   const sets = [await createComputerStallCases(), createWebStallCases()];
@@ -77,11 +80,20 @@ if (
   parallel !== undefined &&
   schemas !== undefined &&
   ladder !== undefined &&
-  stall !== undefined
+  stall !== undefined &&
+  coverage !== undefined
 ) {
   writeFileSync(
     resultsFile,
-    renderResults({ overhead, parallel, schemas, ladder, toolStall: stall, seconds }),
+    renderResults({
+      overhead,
+      parallel,
+      schemas,
+      ladder,
+      toolStall: stall,
+      strictCoverage: coverage,
+      seconds,
+    }),
   );
 } else {
   const existing = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
@@ -93,6 +105,7 @@ if (
       ...(schemas === undefined ? {} : { 'schema-bytes': renderSchemaSection(schemas) }),
       ...(ladder === undefined ? {} : { 'argument-ladder': renderLadderSection(ladder) }),
       ...(stall === undefined ? {} : { 'tool-stall': renderToolStallSection(stall) }),
+      ...(coverage === undefined ? {} : { 'strict-coverage': renderStrictCoverageSection(coverage) }),
     }),
   );
 }

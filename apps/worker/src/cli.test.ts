@@ -318,7 +318,9 @@ describe('MCP servers with deferred tools', () => {
     expect(lines[3]).toMatch(/^todo\s+update_todos\s+strict\s+eager\s+writes\s+[\d,]+ B$/);
     expect(lines[4]).toMatch(/^computer\s+run_command\s+strict\s+eager\s+destructive\s+[\d,]+ B$/);
     expect(lines[5]).toMatch(/^computer\s+read_file\s+strict\s+eager\s+read-only\s+[\d,]+ B$/);
-    expect(run.stdout).toMatch(/\nmcp\s+calc\.add\s+non-strict: .+\s+deferred\s+\S+\s+[\d,]+ B\n/);
+    expect(run.stdout).toMatch(
+      /\nmcp\s+calc\.add\s+non-strict: external schema sent unchanged\s+deferred\s+\S+\s+[\d,]+ B\n/,
+    );
     expect(run.stdout).toMatch(
       /\n\d+ tools \(\d+ strict, \d+ non-strict; \d+ deferred; \d+ destructive\): [\d,]+ B of schemas/,
     );

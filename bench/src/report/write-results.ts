@@ -7,6 +7,7 @@ import type { ArgumentLadderResult } from '../suites/argument-ladder';
 import type { OverheadResult } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
+import type { StrictCoverageResult } from '../suites/strict-coverage';
 import { STALL_TARGET_MS, type ToolStallResult } from '../suites/tool-stall';
 
 /** Everything one `pnpm bench` run measured. */
@@ -16,6 +17,8 @@ export interface BenchResults {
   schemas: SchemaBytesResult;
   ladder: ArgumentLadderResult;
   toolStall: ToolStallResult;
+  /** The strict-coverage suite. */
+  strictCoverage: StrictCoverageResult;
   /** Seconds the whole run took. */
   seconds: number;
 }
@@ -71,6 +74,7 @@ export const SUITE_NAMES = [
   'schema-bytes',
   'argument-ladder',
   'tool-stall',
+  'strict-coverage',
 ] as const;
 
 /** A suite that writes a section of RESULTS.md. */
@@ -84,6 +88,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'schema-bytes': '## Tool-schema bytes per request',
   'argument-ladder': '## Argument ladder',
   'tool-stall': '## Tool stall',
+  'strict-coverage': '## Strict coverage',
 };
 
 const marked = (name: SuiteName, lines: readonly string[]) =>
@@ -148,6 +153,36 @@ export function renderSchemaSection(schemas: SchemaBytesResult): string {
     );
   lines.push('', ...schemas.notes.map((note) => `- ${note}`), '');
   return marked('schema-bytes', lines);
+}
+
+/** The strict-coverage section. */
+export function renderStrictCoverageSection(coverage: StrictCoverageResult): string {
+  const total = (
+    key: 'tools' | 'strictByDefault' | 'strictBefore' | 'strictAuto' | 'projectedWithMovedKeywords',
+  ) => coverage.rows.reduce((sum, row) => sum + row[key], 0);
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .map(([key, count]) => `${key} (${count})`)
+      .join('; ') || 'none';
+  return marked('strict-coverage', [
+    `## Strict coverage of real MCP tool schemas (${total('tools')} tools, ${coverage.rows.length} servers)`,
+    '',
+    "Corpus: `bench/fixtures/mcp-tool-schemas.json`, each server's `tools/list` read over stdio from the package installed from the npm registry (version below). *Default*: an MCP schema is sent unchanged, so non-strict (its manifest entry says `external schema sent unchanged`). *Before*: schemas `toStrictJSONSchema` could project before constraints moved into descriptions (a `minLength`, `maxLength`, `uniqueItems`, `minProperties` or `maxProperties` anywhere refused the schema; the same count as main's core gives on this corpus). *strict: 'auto'*: sent strict now, with the server's schema still validating every call.",
+    '',
+    "| server | version | tools | strict by default | projectable before | strict with `strict: 'auto'` | of which with moved keywords |",
+    '|---|---|---|---|---|---|---|',
+    ...coverage.rows.map(
+      (row) =>
+        `| ${row.server} | ${row.version} | ${row.tools} | ${row.strictByDefault} | ${row.strictBefore} | ${row.strictAuto} | ${row.projectedWithMovedKeywords} |`,
+    ),
+    `| **all** | | **${total('tools')}** | **${total('strictByDefault')}** | **${total('strictBefore')}** | **${total('strictAuto')}** | **${total('projectedWithMovedKeywords')}** |`,
+    '',
+    `- Moved into descriptions (keyword occurrences): ${list(coverage.moved)}.`,
+    `- Still refused, with the reason stated in the manifest: ${list(coverage.refusals)}.`,
+    `- Collecting one server's tools with \`strict: 'auto'\` (projection included, first collection): median ${coverage.collectMicroseconds.toFixed(0)} µs.`,
+    '',
+  ]);
 }
 
 /** The argument-ladder section. */
@@ -239,6 +274,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderSchemaSection(results.schemas),
     renderLadderSection(results.ladder),
     renderToolStallSection(results.toolStall),
+    renderStrictCoverageSection(results.strictCoverage),
   ].join('\n')}\n`;
 }
 

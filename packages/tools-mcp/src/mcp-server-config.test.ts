@@ -27,6 +27,7 @@ describe('configuration errors', () => {
     ['servers.calc.deferloading', { calc: { command: 'node', deferloading: true } }, 'not a known option'],
     ['servers.calc.deferLoading', { calc: { command: 'node', deferLoading: 'yes' } }, ''],
     ['servers.calc.callTimeoutMs', { calc: { command: 'node', callTimeoutMs: 0 } }, ''],
+    ['servers.calc.strict', { calc: { command: 'node', strict: true } }, "must be 'auto'"],
     ['servers.docs.url', { docs: { url: 'ftp://example.com/mcp' } }, 'http: or https:'],
     ['servers.docs.url', { docs: { url: 'not a url' } }, ''],
     [

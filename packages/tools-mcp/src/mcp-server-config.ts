@@ -6,6 +6,13 @@ import { McpConfigurationError } from './errors/mcp-configuration-error';
 export interface McpServerCommonConfig {
   /** Keep this server's tool schemas behind Tool Search until the model selects them. Default false. */
   deferLoading?: boolean;
+  /**
+   * `'auto'`: send each tool's schema in strict mode when core can project it (`minLength`,
+   * `maxLength` and other keywords strict mode does not take move into descriptions; the server's
+   * schema still validates every call); a schema that cannot be strict is sent unchanged, with the
+   * reason in the manifest. Default (unset): every schema is sent unchanged.
+   */
+  strict?: 'auto';
   /** The namespace description the model reads. Default: the server's `instructions`, else its own description. */
   description?: string;
   /** How long each of the start-up handshake and the first tool listing may take, in ms. Default 30000. */
@@ -45,6 +52,7 @@ export type ResolvedMcpServerConfig =
 const timeout = z.number().int().positive().max(2_147_483_647);
 const common = {
   deferLoading: z.boolean().optional(),
+  strict: z.literal('auto', { error: "must be 'auto' (or left out: schemas sent unchanged)" }).optional(),
   description: z.string().trim().min(1).optional(),
   startupTimeoutMs: timeout.optional(),
   callTimeoutMs: timeout.optional(),

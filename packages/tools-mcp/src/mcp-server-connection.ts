@@ -314,6 +314,7 @@ export class McpServerConnection {
           inputSchema,
           namespaceDescription: this.namespaceDescription,
           deferLoading: this.config.deferLoading === true,
+          ...(this.config.strict === 'auto' ? { strict: 'auto' as const } : {}),
           call: (mcpName, params, context) => this.call(mcpName, params, context),
         });
       } catch (error) {

@@ -27,6 +27,12 @@ export interface McpWorkerToolOptions {
   namespaceDescription: string | undefined;
   /** Keep the schema behind Tool Search. */
   deferLoading: boolean;
+  /**
+   * `'auto'`: send the schema's strict projection when it has one (constraints strict mode does not
+   * take move into descriptions; the server's schema still validates every call). Default: the
+   * schema is sent unchanged.
+   */
+  strict?: 'auto';
   /** Runs the call on the server. */
   call(
     mcpName: string,
@@ -61,6 +67,7 @@ export function createMcpWorkerTool(options: McpWorkerToolOptions): AnyWorkerAge
       ? {}
       : { namespaceDescription: options.namespaceDescription }),
     ...(options.deferLoading ? { deferLoading: true } : {}),
+    ...(options.strict === 'auto' ? { strict: 'auto' as const } : {}),
     executionMode: isReadOnly ? 'parallel' : 'sequential',
     isReadOnly,
     isDestructive,

@@ -29,8 +29,10 @@ export interface ToolManifestRow {
   key: string;
   /** Sent with `strict: true`. */
   strict: boolean;
-  /** Why it is sent non-strict, when it is and did not opt out. */
+  /** Why it is sent non-strict, when it is and did not opt out (`external schema sent unchanged` for MCP). */
   fallbackReason?: string;
+  /** Constraints strict mode does not take that the projection moved into descriptions (still enforced). */
+  movedKeywords?: string[];
   /** Kept behind Tool Search. */
   deferred: boolean;
   /** Reads only. */
@@ -85,6 +87,7 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
         key: entry.key,
         strict: entry.strict,
         ...(entry.fallbackReason === undefined ? {} : { fallbackReason: entry.fallbackReason }),
+        ...(entry.movedKeywords === undefined ? {} : { movedKeywords: entry.movedKeywords }),
         deferred: entry.deferred,
         readOnly: tool?.isReadOnly === true,
         destructive: tool?.isDestructive === true,
@@ -113,7 +116,11 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
     const table = rows.map((row) => [
       row.category,
       row.key,
-      row.strict ? 'strict' : `non-strict: ${row.fallbackReason ?? 'opted out'}`,
+      row.strict
+        ? row.movedKeywords === undefined
+          ? 'strict'
+          : `strict, projected (moved: ${row.movedKeywords.join(', ')})`
+        : `non-strict: ${row.fallbackReason ?? 'opted out'}`,
       row.deferred ? 'deferred' : 'eager',
       access(row),
       `${formatInteger(row.bytes)} B`,

@@ -106,6 +106,7 @@ const workflowSchema = z.strictObject({});
 
 const mcpCommon = {
   deferLoading: z.boolean().optional(),
+  strict: z.literal('auto', { error: "must be 'auto' (or left out: schemas sent unchanged)" }).optional(),
   description: z.string().trim().min(1).optional(),
   startupTimeoutMs: milliseconds.optional(),
   callTimeoutMs: milliseconds.optional(),

@@ -51,6 +51,11 @@ describe('configuration errors name the field', () => {
       /boolean/,
     ],
     [
+      { categories: { mcp: { servers: { calc: { command: 'node', strict: true } } } } },
+      'categories.mcp.servers.calc.strict',
+      /must be 'auto'/,
+    ],
+    [
       { categories: { mcp: { servers: { calc: { command: 'node', url: 'http://x' } } } } },
       'categories.mcp.servers.calc',
       /not both/,

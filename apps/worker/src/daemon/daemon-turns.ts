@@ -54,7 +54,7 @@ export interface DaemonTurnSnapshot {
   createdAt: string;
   /** When the turn ended (ISO 8601), absent while running. */
   endedAt?: string;
-  /** Why the turn failed or was aborted. */
+  /** Why the turn failed or was aborted, or (status `incomplete`) why its final response was cut off. */
   error?: string;
 }
 
@@ -627,6 +627,10 @@ export class DaemonTurns {
       entry.snapshot.usage = addUsage(entry.offset.usage, result.usage);
       entry.snapshot.iterations = result.iterations + offset;
       if (result.error !== undefined) entry.snapshot.error = result.error.message;
+      // The reason a final answer was cut off goes where operators look for why a turn did not complete.
+      if (result.incompleteReason !== undefined) {
+        entry.snapshot.error = `the final response was cut off (${result.incompleteReason})`;
+      }
     } catch (error) {
       // Building the tools or instructions failed: the turn fails, the daemon goes on.
       entry.snapshot.status = 'failed';

@@ -55,6 +55,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
           return { text: `Found: ${String(request.functionCallOutputs[0]?.output)}` };
         }
         if (prompt.startsWith('slow ')) return { delayMs: 1_000, text: 'Slowly answered.' };
+        if (prompt.startsWith('cut ')) return { text: 'The answer beg', finishReason: 'max_output_tokens' };
         return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
       },
     });
@@ -144,6 +145,28 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         usage: { inputTokens: 11, outputTokens: 5, totalTokens: 16 },
       });
       expect(typeof done.body.endedAt).toBe('string');
+    });
+
+    it('reports a turn whose final answer was cut off as incomplete, with the reason, and records it so', async () => {
+      const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'cut this short' } });
+      const id = String(started.body.id);
+      const done = await waitFor('the turn to end', async () => {
+        const answer = await requestJson(`${daemon.url}/v1/turns/${id}`);
+        return answer.body.status === 'running' ? undefined : answer;
+      });
+      expect(done.body).toMatchObject({
+        status: 'incomplete',
+        output: 'The answer beg',
+        error: 'the final response was cut off (max_output_tokens)',
+      });
+      const recorded = await waitFor('the end to be recorded', async () => {
+        const record = await controlPlane.turns.get(id);
+        return record?.status === 'running' ? undefined : record;
+      });
+      expect(recorded).toMatchObject({
+        status: 'incomplete',
+        error: 'the final response was cut off (max_output_tokens)',
+      });
     });
 
     it('answers bad requests with clear JSON errors', async () => {

@@ -45,6 +45,8 @@ export interface WorkSource {
 /** Turn statuses that count as done for a queued unit (anything else is retried). */
 export const FINISHED_TURN_STATUSES: ReadonlySet<string> = new Set([
   'completed',
+  // Cut off like max-iterations: another attempt would most likely end the same way.
+  'incomplete',
   'ended-by-tool',
   'max-iterations',
 ]);

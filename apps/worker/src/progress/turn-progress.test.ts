@@ -131,6 +131,31 @@ describe('plain progress (not a TTY)', () => {
   });
 });
 
+describe('a final answer cut off', () => {
+  it('says the turn is incomplete, with the reason, not completed', () => {
+    const { progress, take } = harness(false);
+    progress.handle({ type: 'text-delta', iteration: 1, delta: 'The essay' });
+    progress.handle({
+      type: 'turn-end',
+      status: 'incomplete',
+      iterations: 1,
+      usage,
+      incompleteReason: 'max_output_tokens',
+    });
+    progress.finish({
+      status: 'incomplete',
+      incompleteReason: 'max_output_tokens',
+      output: 'The essay',
+      items: [],
+      usage,
+      iterations: 1,
+    });
+    expect(take()).toMatch(
+      /^The essay\n✗ incomplete \(max_output_tokens\): the answer was cut off · 1 iteration · 0 tool calls · /,
+    );
+  });
+});
+
 describe('destructive calls', () => {
   it('are marked on their start line and their spinner, read-only ones are not', () => {
     const plain = harness(false);

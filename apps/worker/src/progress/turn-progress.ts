@@ -156,7 +156,12 @@ export class TurnProgress {
     const ok = result.status === 'completed' || result.status === 'ended-by-tool';
     const calls = `${this.#toolCalls} tool call${this.#toolCalls === 1 ? '' : 's'}${this.#failedCalls > 0 ? ` (${this.#failedCalls} failed)` : ''}`;
     const iterations = `${result.iterations} iteration${result.iterations === 1 ? '' : 's'}`;
-    const why = result.error === undefined || ok ? '' : `: ${result.error.message}`;
+    const why =
+      result.incompleteReason !== undefined
+        ? ` (${result.incompleteReason}): the answer was cut off`
+        : result.error === undefined || ok
+          ? ''
+          : `: ${result.error.message}`;
     return `${ok ? '✓' : '✗'} ${result.status}${why} · ${iterations} · ${calls} · ${formatUsage(result.usage)} · ${formatDuration(this.#now() - this.#startedAt)}`;
   }
 

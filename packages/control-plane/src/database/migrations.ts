@@ -263,4 +263,16 @@ CREATE INDEX approvals_created ON switchyard.approvals (created_at, id);
 CREATE INDEX approvals_updated ON switchyard.approvals (updated_at);
 `,
   },
+  {
+    version: 7,
+    name: "turns may end 'incomplete' (the final response was cut off)",
+    sql: `
+-- A turn whose final answer came back incomplete (max_output_tokens, content_filter) ends as such
+-- instead of 'completed'; its error column says why.
+ALTER TABLE switchyard.turns DROP CONSTRAINT turns_status_check;
+ALTER TABLE switchyard.turns ADD CONSTRAINT turns_status_check CHECK (status IN
+  ('running', 'waiting-approval', 'completed', 'incomplete', 'ended-by-tool', 'aborted', 'max-iterations',
+   'failed', 'interrupted'));
+`,
+  },
 ];

@@ -198,7 +198,8 @@ export class TurnRequestQueue {
   /**
    * Internal: settles the run of a schedule turn that ran detached from its queue job, inside the
    * transaction recording the turn's end: completed when the turn finished (`completed`,
-   * `ended-by-tool`, `max-iterations`), else handed back for its next attempt (or failed, out of
+   * `incomplete`, `ended-by-tool`, `max-iterations`: running it again would most likely end the
+   * same way), else handed back for its next attempt (or failed, out of
    * attempts). Only while the turn's attempt is still the run's running one.
    */
   async settleDetached(
@@ -207,7 +208,12 @@ export class TurnRequestQueue {
     end: DetachedTurnEnd,
   ): Promise<void> {
     if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return;
-    if (end.status === 'completed' || end.status === 'ended-by-tool' || end.status === 'max-iterations') {
+    if (
+      end.status === 'completed' ||
+      end.status === 'incomplete' ||
+      end.status === 'ended-by-tool' ||
+      end.status === 'max-iterations'
+    ) {
       await this.#settle(transaction, turn.sourceId, turn.attempt, 'completed', null, undefined);
       return;
     }

@@ -3,13 +3,15 @@ export type TurnSource = 'api' | 'schedule' | 'job' | 'task';
 
 /**
  * A turn's state: `running`, `waiting-approval` while a tool call of it is held for an operator's
- * answer, then how the loop ended it, or `interrupted` when the process running it stopped without
+ * answer, then how the loop ended it (`incomplete`: its final answer was cut off, `error` says
+ * why), or `interrupted` when the process running it stopped without
  * recording an end (a crash, a SIGKILL) while it was running.
  */
 export type TurnRecordStatus =
   | 'running'
   | 'waiting-approval'
   | 'completed'
+  | 'incomplete'
   | 'ended-by-tool'
   | 'aborted'
   | 'max-iterations'

@@ -116,6 +116,34 @@ for (const backend of testBackends) {
       expect(await controlPlane.turns.get('not a turn id!')).toBeUndefined();
     });
 
+    it("records a turn whose final response was cut off as 'incomplete', with the reason", async () => {
+      const id = nextId();
+      await controlPlane.turns.recordStart({
+        id,
+        agentId: 'ada',
+        source: 'api',
+        prompt: 'write a long essay',
+        workerId: 'worker-a',
+      });
+      const reason = 'the final response was cut off (max_output_tokens)';
+      expect(
+        await controlPlane.turns.recordEnd({
+          id,
+          status: 'incomplete',
+          output: 'The essay begins',
+          usage: USAGE,
+          iterations: 1,
+          error: reason,
+        }),
+      ).toBe(true);
+      expect(await controlPlane.turns.get(id)).toMatchObject({ status: 'incomplete', error: reason });
+      const { rows } = await controlPlane.query<{ status: string }>(
+        'SELECT status FROM switchyard.turns WHERE id = $1',
+        [id],
+      );
+      expect(rows).toEqual([{ status: 'incomplete' }]);
+    });
+
     it('refuses bad input naming the field, and a second start of the same id', async () => {
       const base = { id: nextId(), agentId: 'ada', source: 'api' as const, prompt: 'x', workerId: 'w' };
       await controlPlane.turns.recordStart(base);

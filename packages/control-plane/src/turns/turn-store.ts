@@ -74,6 +74,7 @@ const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const SOURCES: ReadonlySet<string> = new Set<TurnSource>(['api', 'schedule', 'job', 'task']);
 const END_STATUSES: ReadonlySet<string> = new Set([
   'completed',
+  'incomplete',
   'ended-by-tool',
   'aborted',
   'max-iterations',

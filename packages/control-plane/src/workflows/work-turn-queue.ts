@@ -59,7 +59,7 @@ type Interruption = 'cancelled' | 'superseded';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NO_SUBMISSION = 'the task turn ended without an accepted submit_result';
 /** Turn ends after which a unit's result is whatever the turn left (none: the unit fails). */
-const FINISHED: ReadonlySet<string> = new Set(['completed', 'ended-by-tool', 'max-iterations']);
+const FINISHED: ReadonlySet<string> = new Set(['completed', 'incomplete', 'ended-by-tool', 'max-iterations']);
 
 /** The pg-boss queue of one agent's work turns. */
 export function workTurnQueueName(agentId: string): string {
@@ -625,7 +625,7 @@ export class WorkTurnQueue {
   /**
    * Internal: settles the unit of a turn that ran detached from its queue job, inside the transaction
    * recording the turn's end, as the queue's consumer settles a delivered one: a finished turn
-   * (`completed`, `ended-by-tool`, `max-iterations`) without an accepted result fails its task or job,
+   * (`completed`, `incomplete`, `ended-by-tool`, `max-iterations`) without an accepted result fails its task or job,
    * or stores a schema-less job's text; any other end hands the unit back for its next attempt (or
    * fails it, out of attempts). Only while the turn's attempt is still the unit's running one.
    */

@@ -268,6 +268,41 @@ describe('validation with an external JSON Schema', () => {
   });
 });
 
+describe('constraints moved out of a strict schema', () => {
+  it('still enforces a Zod length limit the projection moved into the description', () => {
+    const rename = zodTool(z.object({ title: z.string().max(5) }), { name: 'rename' });
+    expect(validateToolArguments(rename, '{"title":"short"}')).toMatchObject({ ok: true });
+    const error = failure(validateToolArguments(rename, '{"title":"far too long"}'));
+    expect(error.reason).toBe('invalid-arguments');
+    expect(error.issues[0]?.path).toBe('/title');
+    expect(error.message).toMatch(/\/title: .*5/);
+  });
+
+  it("maps nulls back and enforces the original constraints for an external schema with strict: 'auto'", () => {
+    const tree = defineWorkerTool({
+      name: 'tree',
+      description: 'A tree.',
+      schema: z.object({}),
+      jsonSchema: {
+        type: 'object',
+        properties: { path: { type: 'string', minLength: 2 }, depth: { type: 'integer' } },
+        required: ['path'],
+        additionalProperties: false,
+      },
+      strict: 'auto',
+      describeActivity: () => 'Listing',
+      execute: () => ({ content: 'ok' }),
+    });
+    expect(validateToolArguments(tree, '{"path":"ab","depth":null}')).toEqual({
+      ok: true,
+      params: { path: 'ab' },
+      repairs: [],
+    });
+    const error = failure(validateToolArguments(tree, '{"path":"a","depth":null}'));
+    expect(error.issues.map((issue) => issue.path)).toEqual(['/path']);
+  });
+});
+
 describe('finite JSON values only', () => {
   // Both schemas accept any number, as many MCP servers' schemas do: the refusal must come from
   // core, not from a bound that happens to be there.

@@ -188,20 +188,22 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
   const { original } = parameters;
   const declaredProperties = Object.keys(isPlainObject(original.properties) ? original.properties : {});
   const parseOptions = { toolName: tool.name, declaredProperties };
+  const restore =
+    parameters.restoresOptionalNulls && hasOptionalProperties(original)
+      ? compileNullRestorer(original)
+      : undefined;
   if (parameters.external) {
     const validate = compileJSONSchema(tool.name, original);
     return {
       parseOptions,
-      check(value) {
+      check(raw, noNulls) {
+        // A projected external schema made optional properties nullable: their nulls mean "absent".
+        const value = restore !== undefined && !noNulls ? restore(raw) : raw;
         if (validate(value)) return { ok: true, params: value };
         return { ok: false, issues: capIssues((validate.errors ?? []).map(fromAjvError)) };
       },
     };
   }
-  const restore =
-    parameters.restoresOptionalNulls && hasOptionalProperties(original)
-      ? compileNullRestorer(original)
-      : undefined;
   const { schema } = tool;
   // A plain z.object strips keys it does not declare. Stripping what the model sent would run the
   // tool on something other than what was asked (an envelope the ladder rightly left alone becomes

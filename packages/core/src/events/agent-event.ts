@@ -15,8 +15,18 @@ export interface AgentUsage {
   totalTokens: number;
 }
 
-/** How a turn ended. */
-export type AgentRunStatus = 'completed' | 'ended-by-tool' | 'aborted' | 'max-iterations' | 'failed';
+/**
+ * How a turn ended. `incomplete`: the last response (the one without function calls) came back
+ * `incomplete` (`max_output_tokens`, `content_filter`), so its text is cut off; the reason is in
+ * `incompleteReason`.
+ */
+export type AgentRunStatus =
+  | 'completed'
+  | 'incomplete'
+  | 'ended-by-tool'
+  | 'aborted'
+  | 'max-iterations'
+  | 'failed';
 
 /**
  * How one tool call ended. `completed`: `execute` returned (its result may still set `isError`).
@@ -161,6 +171,8 @@ export interface TurnEndEvent {
   iterations: number;
   /** Usage summed over the turn. */
   usage: AgentUsage;
+  /** With status `incomplete`: the last response's `incomplete_details.reason`. */
+  incompleteReason?: string;
   /** Why the turn failed or was aborted. */
   error?: Error;
 }

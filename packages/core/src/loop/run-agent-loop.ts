@@ -75,6 +75,11 @@ export interface AgentRunResult {
   iterations: number;
   /** The last response's id, when there was one. */
   responseId?: string;
+  /**
+   * With status `incomplete`: why the last response was cut off (`max_output_tokens`,
+   * `content_filter`), its `incomplete_details.reason`.
+   */
+  incompleteReason?: string;
   /** Why the turn failed (`ModelRequestError`) or was aborted (the signal's reason). */
   error?: Error;
 }
@@ -389,7 +394,8 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         for (const item of response.items) items.push(item);
         pendingFrom = items.length;
         if (calls.length === 0) {
-          status = 'completed';
+          // A final answer cut off is not a completed one: say so, with the reason.
+          status = response.finishReason === undefined ? 'completed' : 'incomplete';
           break;
         }
         finishReason = response.finishReason;
@@ -402,11 +408,13 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     if (status === 'aborted' && error === undefined) {
       error = signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
     }
+    const incompleteReason = status === 'incomplete' ? last?.finishReason : undefined;
     emit({
       type: 'turn-end',
       status,
       iterations,
       usage: { ...usage },
+      ...(incompleteReason === undefined ? {} : { incompleteReason }),
       ...(error === undefined ? {} : { error }),
     });
     channel.close();
@@ -417,6 +425,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
       usage,
       iterations,
       ...(last === undefined ? {} : { responseId: last.id }),
+      ...(incompleteReason === undefined ? {} : { incompleteReason }),
       ...(error === undefined ? {} : { error }),
     };
   }

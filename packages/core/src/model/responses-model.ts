@@ -10,6 +10,7 @@ import type {
 import { ModelRequestError } from '../errors/model-request-error';
 import type { AgentUsage } from '../events/agent-event';
 import type { ResponsesToolSchema, ToolSearchMode } from '../schema/collect-tool-schemas';
+import { toReplayItems } from './replay-items';
 
 /** The part of an `openai` SDK client the adapter uses: `new OpenAI({ baseURL, apiKey, maxRetries })`. */
 export type ResponsesClient = Pick<OpenAI, 'responses' | 'baseURL'>;
@@ -31,7 +32,11 @@ export interface ResponsesModelOptions extends ResponsesRequestDefaults {
   model: string;
   /**
    * `'stateless'` (default): `store: false` and the whole transcript replayed on every request,
-   * reasoning items carried through when they have encrypted content. `'previous-response-id'`:
+   * each output item rebuilt as its input type. With `reasoning` set (effort other than `'none'`)
+   * and no store, `include` gets `'reasoning.encrypted_content'` so reasoning items replay with it;
+   * a reasoning item that comes without it anyway is left out and the items after it in its
+   * response are replayed without their ids (the API refuses an id whose reasoning item is
+   * missing). `'previous-response-id'`:
    * `store: true` and each request sends only the new items plus `previous_response_id`.
    */
   chaining?: ResponsesChaining;
@@ -189,12 +194,23 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
   }
   const chained = chaining === 'previous-response-id';
   const store = requestDefaults.store ?? chained;
+  // Stateless, the server keeps no reasoning to look up by id: ask for it encrypted, so it can be
+  // replayed with the function calls that depend on it.
+  const reasoningOn =
+    requestDefaults.reasoning !== undefined &&
+    requestDefaults.reasoning !== null &&
+    requestDefaults.reasoning.effort !== 'none';
+  const include =
+    !store && reasoningOn && !requestDefaults.include?.includes('reasoning.encrypted_content')
+      ? [...(requestDefaults.include ?? []), 'reasoning.encrypted_content' as const]
+      : requestDefaults.include;
   const endpoint = typeof client.baseURL === 'string' ? client.baseURL : undefined;
 
   function buildBody(request: ModelRequest): ResponseCreateParamsBase {
     const sendPending = chained && request.previousResponseId !== undefined;
     return {
       ...requestDefaults,
+      ...(include === undefined || include === null ? {} : { include }),
       model,
       store,
       input: (sendPending ? request.items.slice(request.pendingFrom) : request.items) as ResponseInputItem[],
@@ -211,21 +227,17 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
     usage: ResponseUsage | undefined,
   ): ModelResponse {
     const functionCalls: ResponseFunctionToolCall[] = [];
-    const items: ResponseInputItem[] = [];
     for (const item of output) {
-      if (item.type === 'function_call') {
-        // Some compatible servers send `namespace: null`; dispatch keys treat absent and null alike.
-        if (item.namespace === null) delete item.namespace;
-        functionCalls.push(item);
-      }
-      // Without store, a reasoning item can only be replayed with its encrypted content.
-      else if (item.type === 'reasoning' && !chained && !item.encrypted_content) continue;
-      items.push(item as ResponseInputItem);
+      if (item.type !== 'function_call') continue;
+      // Some compatible servers send `namespace: null`; dispatch keys treat absent and null alike.
+      if (item.namespace === null) delete item.namespace;
+      functionCalls.push(item);
     }
     return {
       id,
       functionCalls,
-      items,
+      // Without store, a reasoning item can only be replayed with its encrypted content.
+      items: toReplayItems(output, { stateless: !store }),
       output,
       finishReason: incomplete?.reason ?? undefined,
       usage: toUsage(usage),

@@ -14,7 +14,7 @@ function tool(
     deferLoading?: boolean;
     schema?: z.ZodType<Record<string, unknown>>;
     jsonSchema?: JSONSchemaObject;
-    strict?: boolean;
+    strict?: boolean | 'auto';
   } = {},
 ) {
   return defineWorkerTool({
@@ -108,7 +108,60 @@ describe('external jsonSchema', () => {
     expect(sent).toMatchObject({ strict: false });
     expect(JSON.stringify(manifest.tools)).toContain(before);
     expect(JSON.stringify(jsonSchema)).toBe(before);
-    expect(manifest.entries[0]).toMatchObject({ external: true, strict: false });
+    expect(manifest.entries[0]).toMatchObject({
+      external: true,
+      strict: false,
+      fallbackReason: 'external schema sent unchanged',
+    });
+  });
+
+  it('states no reason for an external schema whose tool opted out of strict mode', () => {
+    const jsonSchema = { type: 'object', properties: { q: { type: 'string' } } };
+    const manifest = collectToolSchemas([tool('opted_out', { jsonSchema, strict: false })]);
+    expect(manifest.entries[0]?.strict).toBe(false);
+    expect(manifest.entries[0]?.fallbackReason).toBeUndefined();
+  });
+
+  it("projects an external schema with strict: 'auto', moving what strict mode does not take", () => {
+    const jsonSchema = {
+      type: 'object',
+      properties: { path: { type: 'string', minLength: 1 }, depth: { type: 'integer', minimum: 0 } },
+      required: ['path'],
+    };
+    const before = JSON.stringify(jsonSchema);
+    const manifest = collectToolSchemas([tool('tree', { jsonSchema, strict: 'auto' })]);
+    expect(manifest.tools[0]).toEqual({
+      type: 'function',
+      name: 'tree',
+      description: 'The tree tool.',
+      strict: true,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: { type: 'string', description: '(at least 1 character)' },
+          depth: { type: ['integer', 'null'], minimum: 0 },
+        },
+        required: ['path', 'depth'],
+        additionalProperties: false,
+      },
+    });
+    expect(manifest.entries[0]).toMatchObject({
+      external: true,
+      strict: true,
+      movedKeywords: ['minLength at /properties/path'],
+    });
+    expect(manifest.entries[0]?.fallbackReason).toBeUndefined();
+    expect(JSON.stringify(jsonSchema)).toBe(before);
+  });
+
+  it("sends an external schema unchanged with strict: 'auto' when it cannot be strict, saying why", () => {
+    const jsonSchema = { type: 'object', properties: { meta: { type: 'object' } } };
+    const manifest = collectToolSchemas([tool('open', { jsonSchema, strict: 'auto' })]);
+    expect((manifest.tools[0] as { parameters: unknown }).parameters).toBe(jsonSchema);
+    expect(manifest.entries[0]).toMatchObject({ strict: false });
+    expect(manifest.entries[0]?.fallbackReason).toMatch(
+      /^external schema sent unchanged: an open object .* at \/properties\/meta/,
+    );
   });
 
   it('sends an already strict external schema with strict: true when asked', () => {
@@ -121,6 +174,22 @@ describe('external jsonSchema', () => {
     const manifest = collectToolSchemas([tool('submit_result', { jsonSchema, strict: true })]);
     expect(manifest.tools[0]).toMatchObject({ strict: true });
     expect((manifest.tools[0] as { parameters: unknown }).parameters).toBe(jsonSchema);
+  });
+});
+
+describe('projected Zod schemas', () => {
+  it('sends a schema with length limits strict and says which keywords moved', () => {
+    const manifest = collectToolSchemas([
+      tool('rename', { schema: z.object({ title: z.string().min(1).max(80) }) }),
+    ]);
+    expect(manifest.tools[0]).toMatchObject({
+      strict: true,
+      parameters: { properties: { title: { type: 'string', description: '(1 to 80 characters)' } } },
+    });
+    expect(manifest.entries[0]).toMatchObject({
+      strict: true,
+      movedKeywords: ['minLength at /properties/title', 'maxLength at /properties/title'],
+    });
   });
 });
 

@@ -53,13 +53,22 @@ export interface ToolSchemaEntry {
   key: string;
   /** Sent with `strict: true`. */
   strict: boolean;
-  /** Why a tool that did not opt out of strict mode is sent non-strict. */
+  /**
+   * Why a tool that did not opt out of strict mode is sent non-strict. Every non-strict tool has
+   * one unless it said `strict: false`; an external schema sent as it is reads
+   * `external schema sent unchanged`.
+   */
   fallbackReason?: string;
+  /**
+   * Present on a strict tool whose projection moved constraints strict mode does not take into
+   * descriptions (`minLength at /properties/q`); validation still enforces them.
+   */
+  movedKeywords?: string[];
   /** Kept behind Tool Search. */
   deferred: boolean;
   /** Part of this request's `tools` (false for a deferred tool not yet loaded in client mode). */
   sent: boolean;
-  /** The parameters are the tool's external `jsonSchema`, unchanged. */
+  /** The parameters come from the tool's external `jsonSchema`: unchanged, or projected (`strict: 'auto'`). */
   external: boolean;
   /** UTF-8 bytes of the function tool's JSON. */
   bytes: number;
@@ -82,6 +91,7 @@ interface CachedTool {
   deferred: FunctionToolSchema;
   strict: boolean;
   fallbackReason: string | undefined;
+  movedKeywords: readonly string[];
   external: boolean;
   bytes: number;
 }
@@ -108,6 +118,7 @@ function describeTool(tool: AnyWorkerAgentTool): { cached: CachedTool; hit: bool
     deferred: { ...eager, defer_loading: true },
     strict: parameters.strict,
     fallbackReason: parameters.fallbackReason,
+    movedKeywords: parameters.movedKeywords,
     external: parameters.external,
     bytes: byteLength(eager),
   };
@@ -120,7 +131,8 @@ function describeTool(tool: AnyWorkerAgentTool): { cached: CachedTool; hit: bool
  *
  * Function tools carry `strict`; tools sharing a `namespace` are grouped into one namespace tool
  * (placed where the first of them stands); deferred tools follow `options.toolSearch`. A tool's
- * external `jsonSchema` is the very object sent, so it serializes byte-for-byte unchanged.
+ * external `jsonSchema` is the very object sent, so it serializes byte-for-byte unchanged, unless
+ * the tool asks for `strict: 'auto'` (then its strict projection is sent).
  * Conversion is cached per tool object (and per Zod schema object): collecting the same tools on
  * the next turn converts nothing.
  *
@@ -153,6 +165,7 @@ export function collectToolSchemas(
       key,
       strict: cached.strict,
       ...(cached.fallbackReason === undefined ? {} : { fallbackReason: cached.fallbackReason }),
+      ...(cached.movedKeywords.length === 0 ? {} : { movedKeywords: [...cached.movedKeywords] }),
       deferred,
       sent,
       external: cached.external,

@@ -11,6 +11,7 @@ describe('strict projection: golden schemas', () => {
   it('makes optional properties required and nullable, and closes objects', () => {
     expect(strictOf(z.object({ path: z.string(), limit: z.number().int().optional() }))).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: { path: { type: 'string' }, limit: { type: ['integer', 'null'] } },
@@ -23,6 +24,7 @@ describe('strict projection: golden schemas', () => {
   it('keeps an already nullable property as it is', () => {
     expect(strictOf(z.object({ note: z.string().nullable() }))).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: { note: { type: ['string', 'null'] } },
@@ -39,6 +41,7 @@ describe('strict projection: golden schemas', () => {
     });
     expect(strictOf(schema)).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: {
@@ -68,6 +71,7 @@ describe('strict projection: golden schemas', () => {
   it('adds null to an optional enum', () => {
     expect(strictOf(z.object({ mode: z.enum(['fast', 'slow']).optional() }))).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: { mode: { type: ['string', 'null'], enum: ['fast', 'slow', null] } },
@@ -81,6 +85,7 @@ describe('strict projection: golden schemas', () => {
     const schema = z.object({ id: z.union([z.string(), z.object({ n: z.number() })]).optional() });
     expect(strictOf(schema)).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: {
@@ -133,6 +138,7 @@ describe('strict projection: golden schemas', () => {
   it('drops defaults, which validation applies, and zod safe-integer bounds', () => {
     expect(strictOf(z.object({ count: z.number().int().default(3), age: z.number().int().min(0) }))).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: { count: { type: ['integer', 'null'] }, age: { type: 'integer', minimum: 0 } },
@@ -157,6 +163,7 @@ describe('strict projection: golden schemas', () => {
     });
     expect(result).toEqual({
       ok: true,
+      movedKeywords: [],
       schema: {
         type: 'object',
         properties: { r: { description: 'ref', anyOf: [{ $ref: '#/$defs/R' }, { type: 'null' }] } },
@@ -168,7 +175,100 @@ describe('strict projection: golden schemas', () => {
   });
 });
 
+describe('strict projection: constraints moved into descriptions', () => {
+  it('states string lengths in the description and lists what moved', () => {
+    const schema = z.object({
+      title: z.string().max(80).describe('The title'),
+      code: z.string().length(6),
+      query: z.string().min(2).optional(),
+    });
+    expect(strictOf(schema)).toEqual({
+      ok: true,
+      movedKeywords: [
+        'maxLength at /properties/title',
+        'minLength at /properties/code',
+        'maxLength at /properties/code',
+        'minLength at /properties/query',
+      ],
+      schema: {
+        type: 'object',
+        properties: {
+          title: { type: 'string', description: 'The title (at most 80 characters)' },
+          code: { type: 'string', description: '(exactly 6 characters)' },
+          query: { type: ['string', 'null'], description: '(at least 2 characters)' },
+        },
+        required: ['title', 'code', 'query'],
+        additionalProperties: false,
+      },
+    });
+  });
+
+  it('keeps the formats strict mode takes and describes the others', () => {
+    const result = toStrictJSONSchema({
+      type: 'object',
+      properties: {
+        at: { type: 'string', format: 'date-time' },
+        link: { type: 'string', format: 'uri', minLength: 1, maxLength: 2048 },
+        tags: { type: 'array', items: { type: 'string' }, uniqueItems: true, maxItems: 3 },
+      },
+      required: ['at', 'link', 'tags'],
+    });
+    expect(result).toEqual({
+      ok: true,
+      movedKeywords: [
+        'minLength at /properties/link',
+        'maxLength at /properties/link',
+        'format at /properties/link',
+        'uniqueItems at /properties/tags',
+      ],
+      schema: {
+        type: 'object',
+        properties: {
+          at: { type: 'string', format: 'date-time' },
+          link: { type: 'string', description: '(1 to 2048 characters; format: uri)' },
+          tags: {
+            type: 'array',
+            maxItems: 3,
+            description: '(items must be unique)',
+            items: { type: 'string' },
+          },
+        },
+        required: ['at', 'link', 'tags'],
+        additionalProperties: false,
+      },
+    });
+  });
+
+  it('refuses a moved keyword whose value is not meaningful', () => {
+    const result = toStrictJSONSchema({
+      type: 'object',
+      properties: { q: { type: 'string', maxLength: -1 } },
+    });
+    expect(result).toEqual({
+      ok: false,
+      reason: "keyword 'maxLength' at /properties/q must be a non-negative integer",
+    });
+  });
+
+  it('does not touch its input', () => {
+    const input = { type: 'object', properties: { q: { type: 'string', minLength: 1 } } };
+    const copy = structuredClone(input);
+    toStrictJSONSchema(input);
+    expect(input).toEqual(copy);
+  });
+});
+
 describe('strict projection: refusals with reasons', () => {
+  it('refuses keywords strict mode does not take and a sentence cannot state', () => {
+    const result = toStrictJSONSchema({
+      type: 'object',
+      properties: { list: { type: 'array', items: { type: 'string' }, contains: { const: 'a' } } },
+    });
+    expect(!result.ok && result.reason).toBe(
+      "keyword 'contains' at /properties/list is not supported in strict mode",
+    );
+  });
+
   it.each([
     [
       'records',
@@ -180,7 +280,6 @@ describe('strict projection: refusals with reasons', () => {
       z.object({ meta: z.looseObject({ a: z.string() }) }),
       /open object .* at \/properties\/meta/,
     ],
-    ['minLength', z.object({ q: z.string().min(1) }), /keyword 'minLength' at \/properties\/q/],
     ['an unconstrained value', z.object({ v: z.unknown() }), /unconstrained schema .* at \/properties\/v/],
     ['tuples', z.object({ t: z.tuple([z.string(), z.number()]) }), /keyword 'prefixItems'/],
     ['plain oneOf', z.object({ x: z.xor([z.string(), z.number()]) }), /'oneOf' at \/properties\/x/],

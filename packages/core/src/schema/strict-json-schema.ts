@@ -1,7 +1,14 @@
 import type { JSONSchemaObject } from '../tool/worker-agent-tool';
 
-/** The outcome of `toStrictJSONSchema`: a strict-mode schema, or why the schema cannot be one. */
-export type StrictJSONSchemaResult = { ok: true; schema: JSONSchemaObject } | { ok: false; reason: string };
+/**
+ * The outcome of `toStrictJSONSchema`: a strict-mode schema, or why the schema cannot be one.
+ * `movedKeywords` lists, as `keyword at /pointer`, each constraint strict mode does not take that
+ * was moved into the property's description (empty when none was): the original schema still
+ * enforces it when the arguments are validated.
+ */
+export type StrictJSONSchemaResult =
+  | { ok: true; schema: JSONSchemaObject; movedKeywords: string[] }
+  | { ok: false; reason: string };
 
 /** Limits of OpenAI strict mode (structured outputs). */
 const MAX_NESTING_DEPTH = 10;
@@ -15,7 +22,6 @@ const PLAIN_KEYWORDS = new Set([
   'enum',
   'const',
   'pattern',
-  'format',
   'minimum',
   'maximum',
   'exclusiveMinimum',
@@ -40,6 +46,84 @@ const DROPPED_ANNOTATIONS = new Set([
   'readOnly',
   'writeOnly',
 ]);
+
+/**
+ * `format` values strict mode takes (OpenAI structured outputs, "Supported schemas"); any other
+ * `format` moves into the description like the keywords below.
+ */
+const STRICT_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+/**
+ * Constraints strict mode does not take but a sentence can state. They move into the description
+ * (the model reads it) and stay in the original schema, which validation still enforces: a call that
+ * breaks one gets an `invalid-arguments` result naming it, nothing runs.
+ */
+const DESCRIBED_KEYWORDS = new Set([
+  'minLength',
+  'maxLength',
+  'format',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+]);
+
+function plural(count: number, unit: string): string {
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** The sentence for the moved constraints of one node, or a refusal when a value is not meaningful. */
+function describeConstraints(
+  node: JSONSchemaObject,
+  path: readonly string[],
+): { text: string; moved: string[] } {
+  const parts: string[] = [];
+  const moved: string[] = [];
+  const range = (minKey: string, maxKey: string, unit: string) => {
+    const min = node[minKey];
+    const max = node[maxKey];
+    if (min === undefined && max === undefined) return;
+    for (const [key, value] of [
+      [minKey, min],
+      [maxKey, max],
+    ] as const) {
+      if (value === undefined) continue;
+      if (!isCount(value)) refuse(`keyword '${key}' at ${pointer(path)} must be a non-negative integer`);
+      moved.push(`${key} at ${pointer(path)}`);
+    }
+    if (isCount(min) && isCount(max)) {
+      parts.push(min === max ? `exactly ${plural(min, unit)}` : `${min} to ${plural(max, unit)}`);
+    } else if (isCount(min)) parts.push(`at least ${plural(min, unit)}`);
+    else if (isCount(max)) parts.push(`at most ${plural(max, unit)}`);
+  };
+  range('minLength', 'maxLength', 'character');
+  range('minProperties', 'maxProperties', 'property');
+  if ('format' in node && !STRICT_FORMATS.has(node.format as string)) {
+    if (typeof node.format !== 'string') refuse(`keyword 'format' at ${pointer(path)} must be a string`);
+    parts.push(`format: ${node.format}`);
+    moved.push(`format at ${pointer(path)}`);
+  }
+  if ('uniqueItems' in node) {
+    if (typeof node.uniqueItems !== 'boolean')
+      refuse(`keyword 'uniqueItems' at ${pointer(path)} must be a boolean`);
+    if (node.uniqueItems) parts.push('items must be unique');
+    moved.push(`uniqueItems at ${pointer(path)}`);
+  }
+  return { text: parts.length === 0 ? '' : `(${parts.join('; ')})`, moved };
+}
 
 /** Keywords this function handles itself. */
 const STRUCTURAL_KEYWORDS = new Set([
@@ -131,6 +215,7 @@ function isDiscriminatedUnion(branches: unknown[]): boolean {
 
 interface ProjectionState {
   properties: number;
+  moved: string[];
 }
 
 function project(node: unknown, path: string[], depth: number, state: ProjectionState): JSONSchemaObject {
@@ -154,14 +239,24 @@ function project(node: unknown, path: string[], depth: number, state: Projection
   for (const key of keys) {
     const value = node[key];
     if (DROPPED_ANNOTATIONS.has(key) || isZodSafeIntegerBound(key, value, node)) continue;
-    if (PLAIN_KEYWORDS.has(key)) {
+    if (PLAIN_KEYWORDS.has(key) || (key === 'format' && STRICT_FORMATS.has(value as string))) {
       result[key] = value;
       continue;
     }
-    if (!STRUCTURAL_KEYWORDS.has(key)) {
+    if (!STRUCTURAL_KEYWORDS.has(key) && !DESCRIBED_KEYWORDS.has(key)) {
       refuse(`keyword '${key}' at ${pointer(path)} is not supported in strict mode`);
     }
   }
+
+  const described = describeConstraints(node, path);
+  if (described.text !== '') {
+    const { description } = node;
+    result.description =
+      typeof description === 'string' && description !== ''
+        ? `${description} ${described.text}`
+        : described.text;
+  }
+  state.moved.push(...described.moved);
 
   const isObject = node.type === 'object' || (node.type === undefined && 'properties' in node);
   if (isObject) {
@@ -171,6 +266,13 @@ function project(node: unknown, path: string[], depth: number, state: Projection
         isPlainObject(additional) && Object.keys(additional).length > 0
           ? `a record (additionalProperties with a schema) at ${pointer(path)} is not supported in strict mode`
           : `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
+      );
+    }
+    // A nested object that names no properties and does not close itself takes any keys: closing
+    // it would leave the model only `{}`.
+    if (path.length > 0 && !('properties' in node) && additional !== false) {
+      refuse(
+        `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
       );
     }
     if ('propertyNames' in node)
@@ -232,8 +334,12 @@ function project(node: unknown, path: string[], depth: number, state: Projection
 
 /**
  * Projects a JSON Schema onto what OpenAI strict mode accepts: every property required, optional
- * ones made nullable, `additionalProperties: false` on every object. A schema that strict mode
- * cannot express faithfully is refused with a reason instead of being turned into a wrong schema.
+ * ones made nullable, `additionalProperties: false` on every object. Constraints strict mode does
+ * not take but a sentence can state (`minLength`, `maxLength`, a `format` outside strict mode's
+ * list, `uniqueItems`, `minProperties`, `maxProperties`) move into the description, listed in
+ * `movedKeywords`; validation against the original schema still enforces them. A schema that
+ * strict mode cannot express faithfully is refused with a reason instead of being turned into a
+ * wrong schema.
  *
  * Contract: never throws; never mutates its input. `restoreOptionalNulls` undoes the
  * optional-to-nullable step on values the model sends back.
@@ -241,14 +347,16 @@ function project(node: unknown, path: string[], depth: number, state: Projection
  * @example
  * toStrictJSONSchema({ type: 'object', properties: { limit: { type: 'integer' } } })
  * // { ok: true, schema: { type: 'object', properties: { limit: { type: ['integer', 'null'] } },
- * //   required: ['limit'], additionalProperties: false } }
+ * //   required: ['limit'], additionalProperties: false }, movedKeywords: [] }
  */
 export function toStrictJSONSchema(jsonSchema: JSONSchemaObject): StrictJSONSchemaResult {
   if (!isPlainObject(jsonSchema) || jsonSchema.type !== 'object') {
     return { ok: false, reason: 'the root of a strict schema must be an object schema' };
   }
   try {
-    return { ok: true, schema: project(jsonSchema, [], 0, { properties: 0 }) };
+    const state: ProjectionState = { properties: 0, moved: [] };
+    const schema = project(jsonSchema, [], 0, state);
+    return { ok: true, schema, movedKeywords: state.moved };
   } catch (error) {
     if (error instanceof StrictRefusal) return { ok: false, reason: error.message };
     throw error;

@@ -13,7 +13,12 @@ export interface ToolParameters {
   readonly strict: boolean;
   /** Why a tool that did not opt out of strict mode is sent non-strict. */
   readonly fallbackReason?: string;
-  /** The parameters are the tool's external `jsonSchema`, sent unchanged. */
+  /**
+   * Constraints strict mode does not take, moved into descriptions by the projection
+   * (`minLength at /properties/q`); empty when none was. Validation still enforces them.
+   */
+  readonly movedKeywords: readonly string[];
+  /** The schema is the tool's external `jsonSchema`: sent unchanged, or projected with `strict: 'auto'`. */
   readonly external: boolean;
   /** Strict projection turned optional properties into nullable ones: map nulls back before validation. */
   readonly restoresOptionalNulls: boolean;
@@ -42,10 +47,27 @@ function isAlreadyStrict(schema: JSONSchemaObject, projected: JSONSchemaObject):
   return JSON.stringify(schema) === JSON.stringify(projected);
 }
 
+/** The stated reason of an external schema sent as it is, without strict mode asked for. */
+export const EXTERNAL_SCHEMA_REASON = 'external schema sent unchanged';
+
+const externalProjections = new WeakMap<JSONSchemaObject, StrictJSONSchemaResult>();
+
+function projectExternal(schema: JSONSchemaObject): StrictJSONSchemaResult {
+  let projection = externalProjections.get(schema);
+  if (!projection) {
+    projection = toStrictJSONSchema(schema);
+    externalProjections.set(schema, projection);
+  }
+  return projection;
+}
+
 /**
  * Works out the parameters a tool sends. Zod schemas are converted once per schema object and
  * projected to strict mode unless the tool opts out (`strict: false`); an external `jsonSchema` is
- * sent as the very same object (byte-for-byte unchanged), strict only when the tool asks for it.
+ * sent as the very same object (byte-for-byte unchanged, with the reason `external schema sent
+ * unchanged` unless the tool said `strict: false`), strict only when the tool asks for it
+ * (`true`: it must already be strict) or projected when the tool says `strict: 'auto'` (once per
+ * schema object).
  *
  * Contract: throws (zod's error, or the root-object error) when the Zod schema cannot be
  * converted; `defineWorkerTool` turns that into a `ToolDefinitionError` at definition time.
@@ -53,12 +75,36 @@ function isAlreadyStrict(schema: JSONSchemaObject, projected: JSONSchemaObject):
 export function resolveToolParameters(tool: {
   readonly schema: z.ZodType;
   readonly jsonSchema?: JSONSchemaObject;
-  readonly strict?: boolean;
+  readonly strict?: boolean | 'auto';
 }): ToolParameters {
   if (tool.jsonSchema !== undefined) {
+    if (tool.strict === 'auto') {
+      const projection = projectExternal(tool.jsonSchema);
+      if (projection.ok) {
+        return {
+          original: tool.jsonSchema,
+          parameters: projection.schema,
+          strict: true,
+          movedKeywords: projection.movedKeywords,
+          external: true,
+          restoresOptionalNulls: true,
+        };
+      }
+      return {
+        original: tool.jsonSchema,
+        parameters: tool.jsonSchema,
+        strict: false,
+        fallbackReason: `${EXTERNAL_SCHEMA_REASON}: ${projection.reason}`,
+        movedKeywords: [],
+        external: true,
+        restoresOptionalNulls: false,
+      };
+    }
     const strict = tool.strict === true;
-    let fallbackReason: string | undefined;
+    // Unset asks for nothing: the schema goes out as the server wrote it, and the manifest says so.
+    let fallbackReason: string | undefined = tool.strict === false ? undefined : EXTERNAL_SCHEMA_REASON;
     if (strict) {
+      fallbackReason = undefined;
       const projection = toStrictJSONSchema(tool.jsonSchema);
       if (!projection.ok) fallbackReason = projection.reason;
       else if (!isAlreadyStrict(tool.jsonSchema, projection.schema)) {
@@ -71,6 +117,7 @@ export function resolveToolParameters(tool: {
       parameters: tool.jsonSchema,
       strict: strict && fallbackReason === undefined,
       ...(fallbackReason === undefined ? {} : { fallbackReason }),
+      movedKeywords: [],
       external: true,
       restoresOptionalNulls: false,
     };
@@ -81,6 +128,7 @@ export function resolveToolParameters(tool: {
       original: conversion.original,
       parameters: conversion.original,
       strict: false,
+      movedKeywords: [],
       external: false,
       restoresOptionalNulls: false,
     };
@@ -91,6 +139,7 @@ export function resolveToolParameters(tool: {
       parameters: conversion.original,
       strict: false,
       fallbackReason: conversion.strict.reason,
+      movedKeywords: [],
       external: false,
       restoresOptionalNulls: false,
     };
@@ -99,6 +148,7 @@ export function resolveToolParameters(tool: {
     original: conversion.original,
     parameters: conversion.strict.schema,
     strict: true,
+    movedKeywords: conversion.strict.movedKeywords,
     external: false,
     restoresOptionalNulls: true,
   };

@@ -26,8 +26,12 @@ export interface WorkerToolDefinition<
   schema: TSchema;
   /** A live external JSON Schema (object root) sent byte-for-byte unchanged instead of the Zod one. */
   jsonSchema?: JSONSchemaObject;
-  /** Enforce the schema in strict mode. Unset: strict when the schema allows it, else a stated fallback. */
-  strict?: boolean;
+  /**
+   * Enforce the schema in strict mode. Unset: strict when the Zod schema allows it, else a stated
+   * fallback; an external `jsonSchema` is sent unchanged. `'auto'`: an external `jsonSchema` too is
+   * projected to strict mode when it can be, else sent unchanged with the reason.
+   */
+  strict?: boolean | 'auto';
   /** Group the tool under a provider namespace (same pattern as a tool name). */
   namespace?: string;
   /** Description of the namespace; requires `namespace`. */
@@ -138,7 +142,7 @@ export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknow
       });
     }
   }
-  checkOptionalBoolean(raw, 'strict', name);
+  if (raw.strict !== 'auto') checkOptionalBoolean(raw, 'strict', name);
   checkOptionalBoolean(raw, 'deferLoading', name);
   checkOptionalBoolean(raw, 'isReadOnly', name);
   checkOptionalBoolean(raw, 'isDestructive', name);

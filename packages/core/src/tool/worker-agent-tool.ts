@@ -94,8 +94,12 @@ export interface WorkerAgentTool<TParams = unknown, TDetails = unknown> {
   readonly schema: z.ZodType<TParams>;
   /** A live external JSON Schema sent byte-for-byte unchanged instead of the one derived from `schema`. */
   readonly jsonSchema?: JSONSchemaObject;
-  /** Ask the provider to enforce the schema in strict mode. Unset: strict when the schema allows it. */
-  readonly strict?: boolean;
+  /**
+   * Ask the provider to enforce the schema in strict mode. Unset: strict when the Zod schema allows
+   * it; an external `jsonSchema` is then sent unchanged. `'auto'`: an external `jsonSchema` is
+   * projected to strict mode when it can be (else sent unchanged with the reason).
+   */
+  readonly strict?: boolean | 'auto';
   /** Provider namespace grouping related external tools. */
   readonly namespace?: string;
   /** Description of the namespace, sent once for the group. */

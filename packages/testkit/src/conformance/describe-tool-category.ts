@@ -5,9 +5,11 @@ import {
   TOOL_NAME_PATTERN,
   toolKey,
 } from '@switchyard/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTestToolContext } from '../create-test-tool-context';
 import { minimalParams } from './minimal-params';
+import { paramsArbitrary } from './params-arbitrary';
 
 /** Options of `describeToolCategory`, all keyed by tool key (`name`, or `namespace.name`). */
 export interface DescribeToolCategoryOptions {
@@ -27,9 +29,52 @@ export interface DescribeToolCategoryOptions {
   abortTimeoutMs?: number;
   /** How long an `execute` may take to return its result (default 5000 ms). */
   executeTimeoutMs?: number;
+  /**
+   * Generated params per tool for the property checks of `describeActivity` (default 100): values
+   * derived from the tool's JSON Schema (empty, long and unicode strings, bounds, optional
+   * properties absent and present, enum values, arrays of 0 to 4 items), kept when the tool's
+   * schema accepts them. The seed is fixed, so a run is repeatable.
+   */
+  propertyRuns?: number;
+  /** Of those, how many valid ones `execute` runs with, per tool (default 5; 0 turns the check off). */
+  executeRuns?: number;
+  /** The fast-check seed (default 18). */
+  seed?: number;
 }
 
 type Tools = readonly AnyWorkerAgentTool[];
+
+/**
+ * Generated params the tool's schema accepts, as parsed by it, in generation order: at most
+ * `limit` of `runs` tries, from a fixed seed.
+ */
+function generatedParams(tool: AnyWorkerAgentTool, runs: number, limit: number, seed: number): unknown[] {
+  const arbitrary = paramsArbitrary(resolveToolParameters(tool).original);
+  const valid: unknown[] = [];
+  for (const value of fc.sample(arbitrary, { seed, numRuns: runs })) {
+    const parsed = tool.schema.safeParse(value);
+    if (parsed.success) valid.push(parsed.data);
+    if (valid.length >= limit) break;
+  }
+  return valid;
+}
+
+function labelProblem(tool: AnyWorkerAgentTool, value: unknown): string | undefined {
+  try {
+    const label = tool.describeActivity(value);
+    if (typeof label !== 'string' || label.trim() === '') {
+      return `returned ${JSON.stringify(label)}, not a non-empty label`;
+    }
+  } catch (error) {
+    return `threw: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+function shortJSON(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 300 ? `${json.slice(0, 300)}… (${json.length} characters)` : json;
+}
 
 /** Params per tool, or the problem that there are none. */
 function paramsFor(tool: AnyWorkerAgentTool, options: DescribeToolCategoryOptions): unknown[] | string {
@@ -90,8 +135,10 @@ function resultProblem(key: string, result: unknown): string | undefined {
  * afresh for each check. Each check lists every problem it finds, naming the tool and the fix:
  * at least one tool; valid, unique names and namespaces; a root-object schema for each tool;
  * strict mode or a stated reason (`nonStrict`); a `describeActivity` that returns a non-empty
- * string on every sample and on generated minimal params; an `execute` that settles promptly once
- * its signal aborts; and results that survive JSON round-tripping.
+ * string on every sample, on generated minimal params and, by property (fast-check, fixed seed,
+ * `propertyRuns` values), on params generated from the tool's JSON Schema; an `execute` that
+ * settles promptly once its signal aborts; results that survive JSON round-tripping; and an
+ * `execute` that does not throw on `executeRuns` valid generated params.
  *
  * @example
  * // packages/tools-web/src/conformance.test.ts
@@ -107,6 +154,9 @@ export function describeToolCategory(
 ): void {
   const abortTimeoutMs = options.abortTimeoutMs ?? 2000;
   const executeTimeoutMs = options.executeTimeoutMs ?? 5000;
+  const propertyRuns = options.propertyRuns ?? 100;
+  const executeRuns = options.executeRuns ?? 5;
+  const seed = options.seed ?? 18;
   // Execution checks wait on every tool in turn; vitest's own timeout must not cut them short.
   const executionTestTimeout = 120_000;
   const executable = async () =>
@@ -200,15 +250,38 @@ export function describeToolCategory(
           continue;
         }
         for (const value of params) {
-          const where = `tool '${toolKey(tool)}': describeActivity(${JSON.stringify(value)})`;
-          try {
-            const label = tool.describeActivity(value);
-            if (typeof label !== 'string' || label.trim() === '') {
-              problems.push(`${where} returned ${JSON.stringify(label)}, not a non-empty label`);
-            }
-          } catch (error) {
-            problems.push(`${where} threw: ${(error as Error).message}`);
+          const problem = labelProblem(tool, value);
+          if (problem !== undefined) {
+            problems.push(`tool '${toolKey(tool)}': describeActivity(${JSON.stringify(value)}) ${problem}`);
           }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('describes the activity of every tool on params generated from its schema', async () => {
+      const problems: string[] = [];
+      for (const tool of await create()) {
+        const { schema } = tool;
+        // fc.check shrinks a failure to a small counterexample; values the schema refuses are skipped.
+        const details = fc.check(
+          fc.property(paramsArbitrary(resolveToolParameters(tool).original), (value) => {
+            const parsed = schema.safeParse(value);
+            if (!parsed.success) return true;
+            const problem = labelProblem(tool, parsed.data);
+            if (problem !== undefined) throw new Error(problem);
+            return true;
+          }),
+          { seed, numRuns: propertyRuns },
+        );
+        if (details.failed) {
+          const value = details.counterexample?.[0];
+          const parsed = schema.safeParse(value);
+          problems.push(
+            `tool '${toolKey(tool)}': describeActivity(${shortJSON(parsed.success ? parsed.data : value)}) ${
+              (details.errorInstance as Error | undefined)?.message ?? 'failed'
+            } (seed ${seed})`,
+          );
         }
       }
       expect(problems).toEqual([]);
@@ -270,5 +343,45 @@ export function describeToolCategory(
       }
       expect(problems).toEqual([]);
     });
+
+    it(
+      'runs execute on valid generated params without throwing, with results that round-trip',
+      { timeout: executionTestTimeout },
+      async () => {
+        if (executeRuns === 0) return;
+        const problems: string[] = [];
+        for (const tool of await executable()) {
+          const key = toolKey(tool);
+          for (const [index, params] of generatedParams(tool, propertyRuns, executeRuns, seed).entries()) {
+            const context = createTestToolContext({ toolCallId: `call_generated_${index}_${tool.name}` });
+            const outcome = await within(
+              Promise.resolve()
+                .then(() => tool.execute(params, context))
+                .then(
+                  (result) => ({ result }),
+                  (error: unknown) => ({ error }),
+                ),
+              executeTimeoutMs,
+            );
+            if (outcome === timedOut) {
+              context.controller.abort();
+              problems.push(
+                `tool '${key}': execute(${shortJSON(params)}) did not finish within ${executeTimeoutMs} ms`,
+              );
+              continue;
+            }
+            if ('error' in outcome) {
+              // A tool reports a failure the model can act on as an isError result; a throw is a defect.
+              const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+              problems.push(`tool '${key}': execute(${shortJSON(params)}) threw on valid params: ${message}`);
+              continue;
+            }
+            const problem = resultProblem(key, outcome.result);
+            if (problem !== undefined) problems.push(`${problem} (params ${shortJSON(params)})`);
+          }
+        }
+        expect(problems).toEqual([]);
+      },
+    );
   });
 }

@@ -100,6 +100,8 @@ export function buildFakeResponse(
       execution: 'server',
       status: 'completed',
       arguments: { query: step.toolSearch.query },
+      // Output-only, as the Responses API sends it: a client must not replay it.
+      created_by: 'fake-server',
     });
     addItem({
       id: `tso_${number}`,
@@ -108,6 +110,7 @@ export function buildFakeResponse(
       execution: 'server',
       status: 'completed',
       tools: findTools(request, step.toolSearch.load),
+      created_by: 'fake-server',
     });
   }
   if (step.text !== undefined) {

@@ -27,7 +27,8 @@ export interface FakeResponse {
   reasoning?: { summary?: string; encryptedContent?: string };
   /**
    * Hosted (native) Tool Search: a `tool_search_call` and a `tool_search_output` item whose `tools`
-   * are the request's tool schemas with these keys (`name` or `namespace.name`).
+   * are the request's tool schemas with these keys (`name` or `namespace.name`). Both carry the
+   * output-only `created_by`, as the API's do, so a client that replays them unchanged is caught.
    */
   toolSearch?: { query: string; load: string[] };
   /** Ends the response `incomplete` with `incomplete_details.reason` (event `response.incomplete`). */

@@ -13,6 +13,7 @@ import {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from '../fake-server/start-fake-responses-server';
+import { expectRequestTypes } from './request-body-types';
 
 const servers: FakeResponsesServer[] = [];
 
@@ -28,7 +29,8 @@ export interface TurnRecord {
 }
 
 /**
- * Runs one turn of core's loop through the real `openai` SDK against a fresh fake server.
+ * Runs one turn of core's loop through the real `openai` SDK against a fresh fake server, and
+ * checks every request body it sent against the SDK's request types (`expectRequestTypes`).
  * The server is closed after the test (which fails it if a step function threw).
  */
 export async function runTurn(
@@ -47,7 +49,10 @@ export async function runTurn(
   const run = runAgentLoop({ model, input: input ?? 'Hello', ...loopOptions });
   const events: AgentEvent[] = [];
   for await (const event of run) events.push(event);
-  return { result: await run.result(), events, server };
+  const result = await run.result();
+  // Every body the loop sent must be one the SDK's request types accept, field by field.
+  expectRequestTypes(server.requests.map((request) => request.body));
+  return { result, events, server };
 }
 
 /** The `tool-call-end` events, in emission order. */

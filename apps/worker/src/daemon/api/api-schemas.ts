@@ -30,6 +30,7 @@ export const TURN_STATUSES = [
   'running',
   'waiting-approval',
   'completed',
+  'incomplete',
   'ended-by-tool',
   'aborted',
   'max-iterations',

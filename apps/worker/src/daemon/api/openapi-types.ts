@@ -229,7 +229,7 @@ export interface components {
             source: "api" | "schedule" | "job" | "task";
             sourceId?: string;
             /** @enum {string} */
-            status: "running" | "waiting-approval" | "completed" | "ended-by-tool" | "aborted" | "max-iterations" | "failed" | "interrupted";
+            status: "running" | "waiting-approval" | "completed" | "incomplete" | "ended-by-tool" | "aborted" | "max-iterations" | "failed" | "interrupted";
             output: string;
             usage: components["schemas"]["Usage"];
             iterations: number;
@@ -396,7 +396,7 @@ export interface operations {
             query?: {
                 /** @description An agent this daemon serves (default: its first) */
                 agent?: string;
-                status?: "running" | "waiting-approval" | "completed" | "ended-by-tool" | "aborted" | "max-iterations" | "failed" | "interrupted";
+                status?: "running" | "waiting-approval" | "completed" | "incomplete" | "ended-by-tool" | "aborted" | "max-iterations" | "failed" | "interrupted";
                 source?: "api" | "schedule" | "job" | "task";
                 limit?: number;
                 cursor?: string;

@@ -30,6 +30,21 @@ describeToolCategory(
       execute: ({ code }) => ({ content: code }),
     }),
     { ...plain, name: 'bad name' },
+    defineWorkerTool({
+      name: 'shout',
+      description: 'Passes on one sample value per field; breaks on an empty string and on zero.',
+      schema: z.object({ text: z.string(), times: z.number().int().min(0).max(3) }),
+      describeActivity: ({ text }) => `Shouting ${(text[0] as string).toUpperCase()}`,
+      execute: ({ text, times }) => {
+        if (times === 0) throw new RangeError('times must not be zero');
+        return { content: text.repeat(times) };
+      },
+    }),
   ],
-  { abortTimeoutMs: 50, executeTimeoutMs: 100, nonStrict: { ghost: 'no such tool' } },
+  {
+    abortTimeoutMs: 50,
+    executeTimeoutMs: 100,
+    nonStrict: { ghost: 'no such tool' },
+    samples: { shout: [{ text: 'hey', times: 1 }] },
+  },
 );
