@@ -9,6 +9,7 @@ import {
 } from '../config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
 import {
   buildTaskTurnBrainTools,
   buildTaskTurnWebTools,
@@ -105,17 +106,27 @@ export async function runServeCommand(
     retryBackoff: serve.retryBackoff,
   };
 
-  const controlPlane = await openControlPlane({
-    environment: {},
-    ...(config.database.url === undefined
-      ? { dataDir: config.database.dataDir }
-      : { databaseUrl: config.database.url }),
-    // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
-    // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
-    turnRequests: { pollingIntervalSeconds, ...delivery },
-    workTurns: { pollingIntervalSeconds, ...delivery },
-    onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
-  });
+  // Before anything that makes spans: the SDK (only loaded when OTEL_* ask for it) must be the global
+  // provider when the first turn starts.
+  const telemetry = await startWorkerTelemetry(options.environment);
+  if (telemetry !== undefined) print(`switchyard serve: OpenTelemetry export to ${telemetry.endpoint}`);
+  let controlPlane: Awaited<ReturnType<typeof openControlPlane>>;
+  try {
+    controlPlane = await openControlPlane({
+      environment: {},
+      ...(config.database.url === undefined
+        ? { dataDir: config.database.dataDir }
+        : { databaseUrl: config.database.url }),
+      // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
+      // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
+      turnRequests: { pollingIntervalSeconds, ...delivery },
+      workTurns: { pollingIntervalSeconds, ...delivery },
+      onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
+    });
+  } catch (error) {
+    await telemetry?.shutdown();
+    throw error;
+  }
   let mcp: McpServers | undefined;
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
@@ -176,6 +187,7 @@ export async function runServeCommand(
   } catch (error) {
     await mcp?.close();
     await controlPlane.close();
+    await telemetry?.shutdown();
     throw error;
   }
   const signal = await options.stopRequested;
@@ -183,5 +195,7 @@ export async function runServeCommand(
   await daemon.stop();
   await mcp?.close();
   await controlPlane.close();
+  // Last: the spans of the turns that drained above are exported before the process exits.
+  await telemetry?.shutdown();
   return 0;
 }
