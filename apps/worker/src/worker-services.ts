@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import type { McpServers } from '@switchyard/tools-mcp';
 import type { WorkerConfig } from './config/worker-config';
+import { tracedWorkServices } from './telemetry/traced-work-services';
 import type { TextTurnServices } from './text-turn';
 
 /** The services a command opened for its turns, and how to close them. */
@@ -65,8 +66,7 @@ export async function openWorkerServices(
         ? {}
         : {
             schedules: controlPlane.schedules,
-            workflows: controlPlane.workflows,
-            backgroundJobs: controlPlane.backgroundJobs,
+            ...tracedWorkServices(controlPlane),
             brain: controlPlane.brain,
           }),
       ...(mcp === undefined ? {} : { mcp }),

@@ -9,6 +9,7 @@ import {
 } from '../config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { tracedWorkServices } from '../telemetry/traced-work-services';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
 import {
   buildTaskTurnBrainTools,
@@ -171,8 +172,7 @@ export async function runServeCommand(
           agent: resolveAgent(config, agentId),
           services: {
             schedules: controlPlane.schedules,
-            workflows: controlPlane.workflows,
-            backgroundJobs: controlPlane.backgroundJobs,
+            ...tracedWorkServices(controlPlane),
             brain: controlPlane.brain,
             ...(mcp === undefined ? {} : { mcp }),
           },

@@ -48,12 +48,16 @@ describe('switchyard run --trace', () => {
     const tree = lines.slice(start);
     const duration = String.raw`[\d.]+ m?s`;
     expect(tree).toHaveLength(5);
-    expect(tree[0]).toMatch(new RegExp(`^invoke_agent main  ${duration}  completed  230 in / 15 out tokens$`));
+    expect(tree[0]).toMatch(
+      new RegExp(`^invoke_agent main  ${duration}  completed  230 in / 15 out tokens$`),
+    );
     expect(tree[1]).toMatch(new RegExp(`^├─ chat scripted  ${duration}  resp_first  90 in / 12 out tokens$`));
     expect(tree[2]).toMatch(new RegExp(`^├─ execute_tool write_file  ${duration}  completed$`));
     expect(tree[3]).toMatch(
       new RegExp(`^├─ execute_tool read_file  ${duration}  completed  repaired: [a-z-]+(, [a-z-]+)*$`),
     );
-    expect(tree[4]).toMatch(new RegExp(`^└─ chat scripted  ${duration}  resp_second  140 in / 3 out tokens$`));
+    expect(tree[4]).toMatch(
+      new RegExp(`^└─ chat scripted  ${duration}  resp_second  140 in / 3 out tokens$`),
+    );
   });
 });

@@ -263,4 +263,14 @@ CREATE INDEX approvals_created ON switchyard.approvals (created_at, id);
 CREATE INDEX approvals_updated ON switchyard.approvals (updated_at);
 `,
   },
+  {
+    version: 7,
+    name: 'trace context carried with workflows and background jobs',
+    sql: `
+-- The W3C traceparent of the tool call that started the work: the task and job turns that run it,
+-- in any process, continue that trace. Null for work started without one.
+ALTER TABLE switchyard.workflows ADD COLUMN trace_parent text;
+ALTER TABLE switchyard.background_jobs ADD COLUMN trace_parent text;
+`,
+  },
 ];
