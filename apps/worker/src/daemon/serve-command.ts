@@ -9,6 +9,7 @@ import {
 } from '../config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { observeQueues } from '../telemetry/queue-metrics';
 import { tracedWorkServices } from '../telemetry/traced-work-services';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
 import {
@@ -128,6 +129,8 @@ export async function runServeCommand(
     await telemetry?.shutdown();
     throw error;
   }
+  // Queue depth and job age, only when an SDK collects them (a no-op meter never calls back).
+  const stopQueueMetrics = telemetry === undefined ? undefined : observeQueues(controlPlane);
   let mcp: McpServers | undefined;
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
@@ -185,6 +188,7 @@ export async function runServeCommand(
       log: print,
     });
   } catch (error) {
+    stopQueueMetrics?.();
     await mcp?.close();
     await controlPlane.close();
     await telemetry?.shutdown();
@@ -193,6 +197,7 @@ export async function runServeCommand(
   const signal = await options.stopRequested;
   print(`switchyard serve: ${signal} received`);
   await daemon.stop();
+  stopQueueMetrics?.();
   await mcp?.close();
   await controlPlane.close();
   // Last: the spans of the turns that drained above are exported before the process exits.
