@@ -10,7 +10,7 @@ import {
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
 import { observeQueues } from '../telemetry/queue-metrics';
-import { tracedWorkServices } from '../telemetry/traced-work-services';
+import { tracedWorkServices, traceMeta } from '../telemetry/traced-work-services';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
 import {
   buildTaskTurnBrainTools,
@@ -135,7 +135,7 @@ export async function runServeCommand(
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     const mcpServers = config.categories.mcp?.servers;
-    if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers });
+    if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers, callMeta: traceMeta });
     const webTools = buildTaskTurnWebTools(config);
     const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
     daemon = await startDaemon({

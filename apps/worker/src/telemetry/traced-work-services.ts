@@ -9,6 +9,34 @@ export function activeTraceParent(): string | undefined {
 }
 
 /**
+ * The running call's trace context as MCP `_meta` entries (`traceparent`, `tracestate`): what
+ * `connectMcpServers({ callMeta })` adds to every `tools/call`.
+ */
+export function traceMeta(): Record<string, string> | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent === undefined ? undefined : carrier;
+}
+
+/**
+ * `web_fetch`'s options with `requestHeaders` giving the running call's `traceparent`: a fetch carries
+ * the trace out. `false`/`null`/absent (the tool off) stays as it is; `true` becomes the defaults.
+ */
+export function withTraceHeaders<T extends object>(
+  fetch: T | boolean | null | undefined,
+): T | object | boolean | null | undefined {
+  if (fetch === undefined || fetch === null || fetch === false) return fetch;
+  const base = fetch === true ? {} : fetch;
+  return {
+    ...base,
+    requestHeaders: () => {
+      const traceParent = activeTraceParent();
+      return traceParent === undefined ? undefined : { traceparent: traceParent };
+    },
+  };
+}
+
+/**
  * The control plane's workflow and job services, each start stamped with the active span's
  * `traceparent` (the `execute_tool` span of the call that starts the work): the task and job turns,
  * in whichever process picks them up, continue that trace. Without an SDK there is no propagator,
