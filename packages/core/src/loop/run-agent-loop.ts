@@ -211,6 +211,20 @@ function checkOptions(options: RunAgentLoopOptions): void {
       `runAgentLoop: toolSearch must be 'native' or 'client', got ${JSON.stringify(toolSearch)}`,
     );
   }
+  const { telemetry } = options;
+  if (telemetry !== undefined) {
+    if (typeof telemetry !== 'object' || telemetry === null) {
+      throw new TypeError('runAgentLoop: telemetry must be an object');
+    }
+    if (telemetry.recordContent !== undefined && typeof telemetry.recordContent !== 'boolean') {
+      throw new TypeError(
+        `runAgentLoop: telemetry.recordContent must be a boolean, got ${JSON.stringify(telemetry.recordContent)}`,
+      );
+    }
+    if (telemetry.agentName !== undefined && typeof telemetry.agentName !== 'string') {
+      throw new TypeError('runAgentLoop: telemetry.agentName must be a string');
+    }
+  }
   if (options.beforeToolCall !== undefined && typeof options.beforeToolCall !== 'function') {
     throw new TypeError('runAgentLoop: beforeToolCall must be a function');
   }

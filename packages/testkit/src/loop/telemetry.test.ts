@@ -431,3 +431,14 @@ describe('tool call outcomes on spans and metrics', () => {
     );
   });
 });
+
+describe('telemetry options', () => {
+  it('refuses a bad telemetry option when called, naming it', async () => {
+    await expect(
+      runTurn([], { tools: [], telemetry: { recordContent: 'yes' as unknown as boolean } }),
+    ).rejects.toThrow(/telemetry\.recordContent must be a boolean, got "yes"/);
+    await expect(runTurn([], { tools: [], telemetry: 5 as unknown as object })).rejects.toThrow(
+      /telemetry must be an object/,
+    );
+  });
+});
