@@ -140,6 +140,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       { version: 4 },
       { version: 5 },
       { version: 6 },
+      { version: 7 },
     ]);
 
     const schedules = [];
