@@ -19,7 +19,7 @@ import { aiSdkRuntime } from './runtimes/ai-sdk-runtime';
 import { openaiAgentsRuntime } from './runtimes/openai-agents-runtime';
 import { openaiSdkLoopRuntime } from './runtimes/openai-sdk-loop-runtime';
 import { piAgentCoreRuntime } from './runtimes/pi-agent-core-runtime';
-import { switchyardRuntime } from './runtimes/switchyard-runtime';
+import { switchyardOtelRuntime, switchyardRuntime } from './runtimes/switchyard-runtime';
 import { createComputerStallCases } from './stall/computer-cases';
 import { createWebStallCases } from './stall/web-cases';
 import { argumentLadder } from './suites/argument-ladder';
@@ -46,7 +46,11 @@ const selected = selectedSuites();
 const runs = (name: SuiteName) => selected === undefined || selected.has(name);
 const peers = [switchyardRuntime, aiSdkRuntime, openaiAgentsRuntime, piAgentCoreRuntime];
 
-const overhead = runs('loop-overhead') ? await loopOverhead(peers, openaiSdkLoopRuntime) : undefined;
+// The turn benchmark also runs Switchyard with an OpenTelemetry SDK installed, beside the default
+// (the API alone), so the cost of telemetry is measured in the same interleaved rounds.
+const overhead = runs('loop-overhead')
+  ? await loopOverhead([switchyardRuntime, switchyardOtelRuntime, ...peers.slice(1)], openaiSdkLoopRuntime)
+  : undefined;
 const parallel = runs('parallel-batch') ? await parallelBatch([openaiSdkLoopRuntime, ...peers]) : undefined;
 const schemas = runs('schema-bytes') ? await schemaBytes() : undefined;
 const ladder = runs('argument-ladder') ? argumentLadder() : undefined;

@@ -85,6 +85,7 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
     .option('--agent <name>', 'the agent (default: "agent" of the configuration, main)')
     .option('--json', 'print the event stream as JSON lines')
     .option('--confirm-destructive', 'ask before every destructive tool call')
+    .option('--trace', "print the turn's span tree with durations when it ends")
     .action(async (prompt: string, options, self: Command) => {
       if (prompt.trim() === '')
         self.error('run takes one non-empty prompt: switchyard run "<prompt>"', { exitCode: USAGE_EXIT });
@@ -96,6 +97,7 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
             ...(options.agent === undefined ? {} : { agent: options.agent }),
             json: options.json === true,
             confirmDestructive: options.confirmDestructive === true,
+            trace: options.trace === true,
             ...(options.config === undefined ? {} : { configPath: options.config }),
             env: io.env,
             cwd: io.cwd,

@@ -1,5 +1,6 @@
 import {
   type AgentRunResult,
+  type AgentTelemetryOptions,
   createResponsesModel,
   type ResponsesModel,
   runAgentLoop,
@@ -79,6 +80,8 @@ export interface RunTextTurnOptions {
   signal?: AbortSignal;
   /** Force terminal or plain progress (default: stdout's `isTTY`). */
   interactive?: boolean;
+  /** OpenTelemetry options for the turn (`--trace` passes its own tracer provider). */
+  telemetry?: AgentTelemetryOptions;
   /** Receives the progress renderer before the turn starts (to print lines of other work above the spinners). */
   onProgress?: (progress: TurnProgress) => void;
 }
@@ -135,6 +138,7 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
       signal: turnSignal,
       maxIterations: config.limits.maxIterations,
       toolSearch: toolSearchMode(config, options.model),
+      telemetry: { agentName: agent.id, ...options.telemetry },
       ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
       ...(confirm === undefined ? {} : { beforeToolCall: confirm.beforeToolCall }),
     });

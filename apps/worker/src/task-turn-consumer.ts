@@ -110,6 +110,7 @@ export async function startTaskTurnConsumer(
         signal,
         maxIterations: options.maxIterations ?? 20,
         toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
+        telemetry: { agentName: turn.agentId },
       });
       if (options.onEvent !== undefined) {
         for await (const event of run) options.onEvent(turn, event);

@@ -22,6 +22,7 @@ import { commandSandbox } from './config/command-sandbox';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
+import { withTraceHeaders } from './telemetry/traced-work-services';
 import { createTodoTool, type TodoList } from './todo-tool';
 
 /**
@@ -147,7 +148,9 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
         )),
     ...(web === undefined
       ? []
-      : section('web', source, () => createWebTools({ search: web.search, fetch: web.fetch }))),
+      : section('web', source, () =>
+          createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) }),
+        )),
     ...(schedule === undefined
       ? []
       : section('schedule', source, () =>
@@ -248,8 +251,10 @@ export function buildTaskTurnWebTools(config: WorkerConfig): (() => AnyWorkerAge
   const { web } = config.categories;
   if (web === undefined) return undefined;
   // Checked once here, so a refused option fails at start-up, not in a task turn.
-  section('web', config.source, () => createWebTools({ search: web.search, fetch: web.fetch }));
-  return () => createWebTools({ search: web.search, fetch: web.fetch });
+  section('web', config.source, () =>
+    createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) }),
+  );
+  return () => createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) });
 }
 
 /**

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import type { McpServers } from '@switchyard/tools-mcp';
 import type { WorkerConfig } from './config/worker-config';
+import { tracedWorkServices, traceMeta } from './telemetry/traced-work-services';
 import type { TextTurnServices } from './text-turn';
 
 /** The services a command opened for its turns, and how to close them. */
@@ -53,7 +54,7 @@ export async function openWorkerServices(
     }
     if (config.categories.mcp !== undefined) {
       const { connectMcpServers } = await import('@switchyard/tools-mcp');
-      mcp = await connectMcpServers({ servers: config.categories.mcp.servers });
+      mcp = await connectMcpServers({ servers: config.categories.mcp.servers, callMeta: traceMeta });
     }
   } catch (error) {
     await controlPlane?.close().catch(() => {});
@@ -65,8 +66,7 @@ export async function openWorkerServices(
         ? {}
         : {
             schedules: controlPlane.schedules,
-            workflows: controlPlane.workflows,
-            backgroundJobs: controlPlane.backgroundJobs,
+            ...tracedWorkServices(controlPlane),
             brain: controlPlane.brain,
           }),
       ...(mcp === undefined ? {} : { mcp }),

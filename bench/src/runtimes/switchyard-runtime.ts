@@ -1,29 +1,94 @@
-import { createResponsesModel, defineWorkerTool, runAgentLoop } from '@switchyard/core';
+import type { ExportResult } from '@opentelemetry/core';
+import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import {
+  type AgentTelemetryOptions,
+  createResponsesModel,
+  defineWorkerTool,
+  runAgentLoop,
+} from '@switchyard/core';
 import OpenAI from 'openai';
-import type { BenchRuntime } from './bench-runtime';
+import type { BenchRuntime, BenchTurn } from './bench-runtime';
 
-/** Switchyard: `runAgentLoop` over `createResponsesModel`. */
+/** Drops spans after the SDK has built and batched them: the SDK's cost without a network's. */
+class DiscardingSpanExporter implements SpanExporter {
+  exported = 0;
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.exported += spans.length;
+    done({ code: 0 });
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** A reader nobody collects from: instruments still aggregate every measurement. */
+class IdleMetricReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected override onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected override onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function prepareSwitchyard(turn: BenchTurn, telemetry: AgentTelemetryOptions | undefined) {
+  const client = new OpenAI({ baseURL: turn.baseURL, apiKey: 'bench', maxRetries: 0 });
+  const model = createResponsesModel({ client, model: 'bench-model' });
+  const tools = turn.tools.map((tool) =>
+    defineWorkerTool({
+      name: tool.name,
+      description: tool.description,
+      schema: tool.schema,
+      executionMode: tool.parallel ? 'parallel' : 'sequential',
+      describeActivity: () => tool.name,
+      execute: async (params) => ({ content: await tool.execute(params) }),
+    }),
+  );
+  return async () => {
+    const run = runAgentLoop({
+      model,
+      tools,
+      instructions: turn.instructions,
+      input: turn.input,
+      ...(telemetry === undefined ? {} : { telemetry }),
+    });
+    const result = await run.result();
+    if (result.status !== 'completed')
+      throw new Error(`switchyard turn ended ${result.status}: ${result.error?.message}`);
+    return result.output;
+  };
+}
+
+/**
+ * Switchyard: `runAgentLoop` over `createResponsesModel`, with OpenTelemetry through the API alone
+ * (no SDK installed: the default for an application that does not install one).
+ */
 export const switchyardRuntime: BenchRuntime = {
   name: 'switchyard',
+  prepare: (turn) => prepareSwitchyard(turn, undefined),
+};
+
+/**
+ * Switchyard with an OpenTelemetry SDK: a tracer provider with the batch processor and an exporter
+ * that discards, a meter provider with a reader. Every span and measurement is recorded and built.
+ */
+export const switchyardOtelRuntime: BenchRuntime = {
+  name: 'switchyard + OTel SDK',
   prepare(turn) {
-    const client = new OpenAI({ baseURL: turn.baseURL, apiKey: 'bench', maxRetries: 0 });
-    const model = createResponsesModel({ client, model: 'bench-model' });
-    const tools = turn.tools.map((tool) =>
-      defineWorkerTool({
-        name: tool.name,
-        description: tool.description,
-        schema: tool.schema,
-        executionMode: tool.parallel ? 'parallel' : 'sequential',
-        describeActivity: () => tool.name,
-        execute: async (params) => ({ content: await tool.execute(params) }),
-      }),
-    );
-    return async () => {
-      const run = runAgentLoop({ model, tools, instructions: turn.instructions, input: turn.input });
-      const result = await run.result();
-      if (result.status !== 'completed')
-        throw new Error(`switchyard turn ended ${result.status}: ${result.error?.message}`);
-      return result.output;
-    };
+    const exporter = new DiscardingSpanExporter();
+    const tracerProvider = new BasicTracerProvider({
+      spanProcessors: [new BatchSpanProcessor(exporter)],
+    });
+    const meterProvider = new MeterProvider({ readers: [new IdleMetricReader()] });
+    return prepareSwitchyard(turn, { tracerProvider, meterProvider, agentName: 'bench' });
   },
 };

@@ -83,7 +83,7 @@ for (const backend of testBackends) {
         const { rows } = await controlPlane.query<{ version: number }>(
           'SELECT version FROM switchyard.migrations',
         );
-        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       });
     });
 
@@ -464,6 +464,7 @@ for (const backend of testBackends) {
           { version: 5 },
           { version: 6 },
           { version: 7 },
+          { version: 8 },
         ]);
       });
     });

@@ -77,6 +77,12 @@ export {
 } from './schema/strict-json-schema';
 export { resolveToolParameters, type ToolParameters } from './schema/tool-parameters';
 export { zodToJSONSchema } from './schema/zod-to-json-schema';
+export {
+  type AgentTelemetryOptions,
+  TELEMETRY_ATTRIBUTES,
+  TELEMETRY_METRICS,
+  TELEMETRY_SCOPE_NAME,
+} from './telemetry/turn-telemetry';
 export { agentToolMap, toolKey } from './tool/agent-tool-map';
 export { defineWorkerTool, TOOL_NAME_PATTERN, type WorkerToolDefinition } from './tool/define-worker-tool';
 export type {

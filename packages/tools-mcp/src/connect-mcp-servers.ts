@@ -1,4 +1,5 @@
 import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { McpConfigurationError } from './errors/mcp-configuration-error';
 import { type McpServerConfig, resolveMcpServersConfig } from './mcp-server-config';
 import { McpServerConnection, type McpServerStatus, type McpSkippedTool } from './mcp-server-connection';
 
@@ -12,6 +13,12 @@ export interface ConnectMcpServersOptions {
   servers: Record<string, McpServerConfig>;
   /** How this client introduces itself to the servers. Default `{ name: 'switchyard', version: '0.1.0' }`. */
   clientInfo?: { name: string; version: string };
+  /**
+   * Entries added to every `tools/call` request's `_meta`, asked for when the call starts: a worker
+   * gives the W3C `traceparent` (and `tracestate`) of the running tool call here, so the server can
+   * continue its trace. Only string values are sent; a function that throws adds nothing.
+   */
+  callMeta?: () => Record<string, string> | undefined;
 }
 
 /** Connected MCP servers: pass them to `createMcpTools` on every turn, `close()` them at shutdown. */
@@ -66,7 +73,12 @@ export async function connectMcpServers(options: ConnectMcpServersOptions): Prom
     typeof options === 'object' && options !== null ? options.servers : undefined,
   );
   const clientInfo = options.clientInfo ?? { name: 'switchyard', version: '0.1.0' };
-  const connections = [...configs].map(([name, config]) => new McpServerConnection(name, config, clientInfo));
+  if (options.callMeta !== undefined && typeof options.callMeta !== 'function') {
+    throw new McpConfigurationError({ field: 'callMeta', message: 'must be a function' });
+  }
+  const connections = [...configs].map(
+    ([name, config]) => new McpServerConnection(name, config, clientInfo, options.callMeta),
+  );
   const outcomes = await Promise.allSettled(connections.map((connection) => connection.open()));
   const failure = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failure) {

@@ -231,6 +231,27 @@ describe('calls', () => {
     expect(stats).toMatchObject({ env: 'm1', cwd: workDirectory });
   });
 
+  it("adds callMeta to every call's _meta, beside the progress token, asked at call time", async () => {
+    let traceParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const traced = await connectMcpServers({
+      servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
+      callMeta: () => ({ traceparent: traceParent, progressToken: 'mine', dropped: 5 as unknown as string }),
+    });
+    try {
+      const tools = createMcpTools({ servers: traced });
+      const first = JSON.parse(text(await call(tools, 'stats')));
+      expect(first.meta).toMatchObject({ traceparent: traceParent });
+      expect(first.meta.dropped).toBeUndefined();
+      expect(first.meta.progressToken).not.toBe('mine');
+      traceParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+      expect(JSON.parse(text(await call(tools, 'stats'))).meta.traceparent).toBe(traceParent);
+    } finally {
+      await traced.close();
+    }
+    const plain = JSON.parse(text(await call(createMcpTools({ servers }), 'stats')));
+    expect(plain.meta?.traceparent).toBeUndefined();
+  });
+
   it('maps an isError result to an error result', async () => {
     const result = await call(createMcpTools({ servers }), 'fail', { reason: 'because' });
     expect(result.isError).toBe(true);

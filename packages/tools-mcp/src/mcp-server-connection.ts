@@ -83,10 +83,33 @@ export class McpServerConnection {
   private readonly inflight = new Set<AbortController>();
   private checking: Promise<void> | undefined;
 
-  constructor(name: string, config: ResolvedMcpServerConfig, clientInfo: { name: string; version: string }) {
+  constructor(
+    name: string,
+    config: ResolvedMcpServerConfig,
+    clientInfo: { name: string; version: string },
+    private readonly callMeta?: () => Record<string, string> | undefined,
+  ) {
     this.name = name;
     this.config = config;
     this.clientInfo = clientInfo;
+  }
+
+  /** The caller's `_meta` entries for one call: string values only; never throws. */
+  private metaForCall(): Record<string, string> | undefined {
+    if (this.callMeta === undefined) return undefined;
+    let given: unknown;
+    try {
+      given = this.callMeta();
+    } catch {
+      return undefined;
+    }
+    if (typeof given !== 'object' || given === null) return undefined;
+    const meta: Record<string, string> = {};
+    for (const [key, value] of Object.entries(given)) {
+      // progressToken is the SDK's own: it sets it for progress reports.
+      if (typeof value === 'string' && key !== 'progressToken') meta[key] = value;
+    }
+    return Object.keys(meta).length === 0 ? undefined : meta;
   }
 
   /** Where the server stands now. */
@@ -174,7 +197,9 @@ export class McpServerConnection {
     context.signal.addEventListener('abort', forwardAbort, { once: true });
     this.inflight.add(call);
     try {
-      const result = await client.callTool({ name: mcpName, arguments: params }, undefined, {
+      const meta = this.metaForCall();
+      const request = { name: mcpName, arguments: params, ...(meta === undefined ? {} : { _meta: meta }) };
+      const result = await client.callTool(request, undefined, {
         signal: call.signal,
         timeout: this.config.callTimeoutMs,
         resetTimeoutOnProgress: true,

@@ -300,3 +300,43 @@ describe('web_fetch: configuration', () => {
     expect((caught as WebToolsConfigError).field).toBe(field);
   });
 });
+
+describe('web_fetch: request headers', () => {
+  it('sends the headers requestHeaders gives at call time, on every hop, keeping its own and dropping bad ones', async () => {
+    const server = await startLocalServer((request, response) => {
+      if (request.url === '/start') {
+        response.writeHead(302, { location: '/end' });
+        response.end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end('arrived');
+    });
+    servers.push(server);
+    let traceParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const { tool } = fetchTool(server, {
+      requestHeaders: () => ({
+        traceparent: traceParent,
+        'User-Agent': 'impostor',
+        'bad header': 'x',
+        'x-split': 'a\r\nb',
+      }),
+    });
+    const result = await tool.execute({ url: `${server.origin}/start` }, createTestToolContext());
+    expect(result.isError).toBeUndefined();
+    expect(server.requests.map((request) => request.headers.traceparent)).toEqual([traceParent, traceParent]);
+    for (const request of server.requests) {
+      expect(request.headers['user-agent']).toMatch(/^Switchyard-web_fetch/);
+      expect(request.headers['x-split']).toBeUndefined();
+    }
+    traceParent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    await tool.execute({ url: `${server.origin}/end` }, createTestToolContext());
+    expect(server.requests.at(-1)?.headers.traceparent).toBe(traceParent);
+  });
+
+  it('refuses a requestHeaders that is not a function, naming the field', () => {
+    expect(() =>
+      createWebFetchTool({ requestHeaders: 'traceparent' as unknown as () => Record<string, string> }),
+    ).toThrow(/fetch\.requestHeaders/);
+  });
+});

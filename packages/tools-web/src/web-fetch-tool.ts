@@ -33,6 +33,13 @@ export interface WebFetchOptions extends GuardOptions {
   defaultMaxLength?: number;
   /** The User-Agent header sent. Default `Switchyard-web_fetch/0.1 (+https://github.com/switchyard)`. */
   userAgent?: string;
+  /**
+   * More headers for every request of a call, asked for when the call starts: a worker passes the
+   * W3C `traceparent` of the running tool call's span here, so the fetch joins its trace. Names must
+   * be HTTP tokens and values single-line; `user-agent` and `accept` stay the tool's own. A header
+   * that breaks these rules, or a function that throws, is left out.
+   */
+  requestHeaders?: () => Record<string, string> | undefined;
 }
 
 /** What a `web_fetch` result carries in `details` (for logs; the model sees `content`). */
@@ -165,6 +172,29 @@ function fallbackNote(kind: FetchedPage['kind'], reason: string): string {
     : `Note: this page could not be converted to Markdown (${reason}), so it is shown as plain text, without links or formatting.`;
 }
 
+// An HTTP token (RFC 9110): one character class, linear.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+const OWN_HEADERS = new Set(['user-agent', 'accept', 'host', 'content-length', 'transfer-encoding']);
+
+/** The caller's extra headers for one call, each checked; never throws. */
+function extraHeaders(requestHeaders: WebFetchOptions['requestHeaders']): Record<string, string> {
+  if (requestHeaders === undefined) return {};
+  let given: unknown;
+  try {
+    given = requestHeaders();
+  } catch {
+    return {};
+  }
+  if (typeof given !== 'object' || given === null) return {};
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (!HEADER_NAME.test(name) || OWN_HEADERS.has(name.toLowerCase())) continue;
+    if (typeof value !== 'string' || value.length > 8192 || /[\r\n\0]/.test(value)) continue;
+    headers[name.toLowerCase()] = value;
+  }
+  return headers;
+}
+
 /**
  * Creates the `web_fetch` tool: fetches an http(s) URL through the network guard and returns its
  * readable content (HTML as Markdown, text and JSON as they are) inside untrusted-content markers,
@@ -210,6 +240,9 @@ export function createWebFetchTool(
       message: 'must be a non-empty single-line string',
     });
   }
+  if (options.requestHeaders !== undefined && typeof options.requestHeaders !== 'function') {
+    throw new WebToolsConfigError({ field: `${prefix}requestHeaders`, message: 'must be a function' });
+  }
   const conversionTimeoutMs = positiveInteger(
     options.conversionTimeoutMs,
     `${prefix}conversionTimeoutMs`,
@@ -246,6 +279,7 @@ export function createWebFetchTool(
           limits,
           signal: context.signal,
           connector: internals.connector,
+          extraHeaders: extraHeaders(options.requestHeaders),
         });
       } catch (error) {
         if (!FetchFailure.isInstance(error)) throw error;

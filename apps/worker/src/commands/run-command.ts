@@ -3,6 +3,8 @@ import { loadConfig } from '../config/load-config';
 import { resolveAgent } from '../config/resolve-agent';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
 import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from '../run-text-turn';
+import { startTraceRecorder } from '../telemetry/trace-recorder';
+import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
 import { openWorkerServices } from '../worker-services';
 
 /** Options of `switchyard run`. */
@@ -15,6 +17,8 @@ export interface RunCommandOptions {
   json: boolean;
   /** `--confirm-destructive`. */
   confirmDestructive: boolean;
+  /** `--trace`: print the turn's span tree with durations when it ends. */
+  trace?: boolean;
   /** `--config`. */
   configPath?: string;
   /** The environment (overrides, keys). */
@@ -40,6 +44,8 @@ export async function runCommand(options: RunCommandOptions, io: CommandIO): Pro
   const endpoint = resolveModelEndpoint(config);
   const agent = resolveAgent(config, options.agent);
   await checkCommandSandbox(config, (line) => io.stderr.write(`${line}\n`));
+  const telemetry = await startWorkerTelemetry(options.env);
+  const trace = options.trace === true ? await startTraceRecorder() : undefined;
   const opened = await openWorkerServices(config);
   try {
     const result = await runTextTurnWithProgress({
@@ -52,9 +58,13 @@ export async function runCommand(options: RunCommandOptions, io: CommandIO): Pro
       confirmDestructive: options.confirmDestructive,
       io,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(trace === undefined ? {} : { telemetry: { tracerProvider: trace.tracerProvider } }),
     });
+    // Under --json stdout carries only event lines: the tree goes to stderr there.
+    if (trace !== undefined) (options.json ? io.stderr : io.stdout).write(await trace.tree());
     return result.status === 'completed' || result.status === 'ended-by-tool' ? 0 : 1;
   } finally {
     await opened.close();
+    await telemetry?.shutdown();
   }
 }

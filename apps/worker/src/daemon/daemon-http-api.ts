@@ -5,6 +5,7 @@ import { type ApprovalRecord, type ControlPlane, ControlPlaneInputError } from '
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { httpTraceMiddleware } from '../telemetry/http-trace-middleware';
 import {
   AnswerSchema,
   ApprovalListSchema,
@@ -275,6 +276,8 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     throw new HttpError(404, 'not_found', `no route for ${c.req.path}`);
   });
 
+  // First, so the request's span covers every check and the turn it starts is its child.
+  app.use('*', httpTraceMiddleware);
   // The request guard, before any route or token check, /healthz included.
   app.use('*', async (c, next) => {
     const incoming = c.env?.incoming as IncomingMessage | undefined;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Context as OtelContext, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { ApprovalRecord, ResumableTurn, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import {
   type AgentEvent,
@@ -89,6 +90,11 @@ export interface DaemonTurnRequest {
    * turn's own `tools` in another process (a task turn's unit).
    */
   resumeContext?: Record<string, unknown>;
+  /**
+   * The W3C `traceparent` of the tool call that started this work (stored with a workflow task or a
+   * background job): the turn's span becomes its child, so work started elsewhere joins that trace.
+   */
+  traceParent?: string;
 }
 
 /** What the daemon's `tools` hook receives: builds the turn's tool array. */
@@ -281,6 +287,11 @@ function serialiseEvent(event: AgentEvent, iterationOffset: number): DaemonTurnE
     serialised = { ...serialised, iterations: event.iterations + iterationOffset };
   }
   return serialised as DaemonTurnEvent;
+}
+
+/** A context whose span is the remote one a stored `traceparent` names (the SDK's propagator reads it). */
+function parentFromTraceParent(traceParent: string): OtelContext {
+  return propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
 }
 
 /** Consecutive text deltas of one model request as one event: the stored log keeps the text, not its chunking. */
@@ -597,6 +608,17 @@ export class DaemonTurns {
         tools,
         input: resume?.items ?? context.prompt,
         signal: context.signal,
+        telemetry: {
+          agentName: context.agentId,
+          attributes: {
+            'switchyard.turn.id': context.turnId,
+            'switchyard.turn.source': context.source,
+            ...(context.sourceId === undefined ? {} : { 'switchyard.turn.source_id': context.sourceId }),
+          },
+          ...(context.traceParent === undefined
+            ? {}
+            : { parentContext: parentFromTraceParent(context.traceParent) }),
+        },
         ...(instructions === undefined ? {} : { instructions }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(this.#options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.#options.toolTimeoutMs }),

@@ -9,6 +9,9 @@ import {
 } from '../config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { observeQueues } from '../telemetry/queue-metrics';
+import { tracedWorkServices, traceMeta } from '../telemetry/traced-work-services';
+import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
 import {
   buildTaskTurnBrainTools,
   buildTaskTurnWebTools,
@@ -105,22 +108,34 @@ export async function runServeCommand(
     retryBackoff: serve.retryBackoff,
   };
 
-  const controlPlane = await openControlPlane({
-    environment: {},
-    ...(config.database.url === undefined
-      ? { dataDir: config.database.dataDir }
-      : { databaseUrl: config.database.url }),
-    // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
-    // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
-    turnRequests: { pollingIntervalSeconds, ...delivery },
-    workTurns: { pollingIntervalSeconds, ...delivery },
-    onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
-  });
+  // Before anything that makes spans: the SDK (only loaded when OTEL_* ask for it) must be the global
+  // provider when the first turn starts.
+  const telemetry = await startWorkerTelemetry(options.environment);
+  if (telemetry !== undefined) print(`switchyard serve: OpenTelemetry export to ${telemetry.endpoint}`);
+  let controlPlane: Awaited<ReturnType<typeof openControlPlane>>;
+  try {
+    controlPlane = await openControlPlane({
+      environment: {},
+      ...(config.database.url === undefined
+        ? { dataDir: config.database.dataDir }
+        : { databaseUrl: config.database.url }),
+      // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
+      // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
+      turnRequests: { pollingIntervalSeconds, ...delivery },
+      workTurns: { pollingIntervalSeconds, ...delivery },
+      onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
+    });
+  } catch (error) {
+    await telemetry?.shutdown();
+    throw error;
+  }
+  // Queue depth and job age, only when an SDK collects them (a no-op meter never calls back).
+  const stopQueueMetrics = telemetry === undefined ? undefined : observeQueues(controlPlane);
   let mcp: McpServers | undefined;
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     const mcpServers = config.categories.mcp?.servers;
-    if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers });
+    if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers, callMeta: traceMeta });
     const webTools = buildTaskTurnWebTools(config);
     const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
     daemon = await startDaemon({
@@ -160,8 +175,7 @@ export async function runServeCommand(
           agent: resolveAgent(config, agentId),
           services: {
             schedules: controlPlane.schedules,
-            workflows: controlPlane.workflows,
-            backgroundJobs: controlPlane.backgroundJobs,
+            ...tracedWorkServices(controlPlane),
             brain: controlPlane.brain,
             ...(mcp === undefined ? {} : { mcp }),
           },
@@ -174,14 +188,19 @@ export async function runServeCommand(
       log: print,
     });
   } catch (error) {
+    stopQueueMetrics?.();
     await mcp?.close();
     await controlPlane.close();
+    await telemetry?.shutdown();
     throw error;
   }
   const signal = await options.stopRequested;
   print(`switchyard serve: ${signal} received`);
   await daemon.stop();
+  stopQueueMetrics?.();
   await mcp?.close();
   await controlPlane.close();
+  // Last: the spans of the turns that drained above are exported before the process exits.
+  await telemetry?.shutdown();
   return 0;
 }

@@ -137,6 +137,8 @@ export function workTurnSource(
               sourceId: turn.kind === 'workflow-task' ? `${turn.workflowId}/${turn.taskId}` : turn.jobId,
               attempt,
               signal,
+              // The turn continues the trace of the call that started its workflow or job.
+              ...(turn.traceParent === undefined ? {} : { traceParent: turn.traceParent }),
               instructions: instructionsFor(turn),
               tools: () =>
                 taskTurnTools(turn, controlPlane, {

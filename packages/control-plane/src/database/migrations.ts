@@ -275,4 +275,14 @@ ALTER TABLE switchyard.turns ADD CONSTRAINT turns_status_check CHECK (status IN
    'failed', 'interrupted'));
 `,
   },
+  {
+    version: 8,
+    name: 'trace context carried with workflows and background jobs',
+    sql: `
+-- The W3C traceparent of the tool call that started the work: the task and job turns that run it,
+-- in any process, continue that trace. Null for work started without one.
+ALTER TABLE switchyard.workflows ADD COLUMN trace_parent text;
+ALTER TABLE switchyard.background_jobs ADD COLUMN trace_parent text;
+`,
+  },
 ];

@@ -141,6 +141,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       { version: 5 },
       { version: 6 },
       { version: 7 },
+      { version: 8 },
     ]);
 
     const schedules = [];

@@ -4,6 +4,7 @@ import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText } from '../values/check-stored-value';
+import { checkTraceParent } from '../values/check-trace-parent';
 import { checkResultSchema } from './check-result-schema';
 import type { WorkOrigin } from './work-turn';
 import type { WorkTurnQueue } from './work-turn-queue';
@@ -38,6 +39,11 @@ export interface StartBackgroundJobRequest {
   resultSchema?: JSONSchemaObject;
   /** Set when a task or job turn asks: such turns may not start jobs, and are refused. */
   origin?: WorkOrigin;
+  /**
+   * The W3C `traceparent` of the call that starts it: its task and job turns continue that trace,
+   * whichever process runs them.
+   */
+  traceParent?: string;
   /** The same key for every attempt to start this one job. Default: a new key. */
   idempotencyKey?: string;
 }
@@ -108,6 +114,7 @@ export class ControlPlaneBackgroundJobService {
       }
       resultSchema = checked.schema;
     }
+    const traceParent = checkTraceParent(request.traceParent);
     const key = checkStoredText('idempotencyKey', request.idempotencyKey ?? `job:${randomUUID()}`, {
       maxBytes: 500,
     });
@@ -115,9 +122,9 @@ export class ControlPlaneBackgroundJobService {
     const id = randomUUID();
     const storedId = await this.#database.transaction(async (transaction) => {
       const { rows } = await transaction.query(
-        `INSERT INTO switchyard.background_jobs (id, agent_id, kind, payload, idempotency_key)
-         VALUES ($1, $2, 'agent-turn', $3::jsonb, $4) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-        [id, agentId, JSON.stringify({ prompt, resultSchema }), key],
+        `INSERT INTO switchyard.background_jobs (id, agent_id, kind, payload, idempotency_key, trace_parent)
+         VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+        [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent],
       );
       if (rows.length === 0) {
         const { rows: existing } = await transaction.query<{ id: string }>(

@@ -177,10 +177,11 @@ export class WorkTurnQueue {
         agent_id: string;
         payload: { prompt: string; resultSchema: JSONSchemaObject | null };
         attempts: number;
+        trace_parent: string | null;
       }>(
         `UPDATE switchyard.background_jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
          WHERE id = $1 AND status IN ('queued', 'running') AND (job_id IS NULL OR job_id = $2)
-         RETURNING agent_id, payload, attempts`,
+         RETURNING agent_id, payload, attempts, trace_parent`,
         [work.jobId, jobId],
       );
       const row = rows[0];
@@ -193,6 +194,7 @@ export class WorkTurnQueue {
           jobId: work.jobId,
           prompt: row.payload.prompt,
           resultSchema: canonical(row.payload.resultSchema ?? null),
+          ...(row.trace_parent === null ? {} : { traceParent: row.trace_parent }),
         },
       };
     }
@@ -204,6 +206,7 @@ export class WorkTurnQueue {
         result_schema: JSONSchemaObject;
         depends_on: string[];
         attempts: number;
+        trace_parent: string | null;
       }>(
         `UPDATE switchyard.workflow_tasks t
             SET status = 'running', attempts = t.attempts + 1, started_at = coalesce(t.started_at, clock_timestamp())
@@ -211,7 +214,7 @@ export class WorkTurnQueue {
           WHERE t.workflow_id = $1 AND t.task_id = $2 AND w.id = t.workflow_id
             AND w.status = 'running' AND t.status IN ('queued', 'running')
             AND (t.job_id IS NULL OR t.job_id = $3)
-          RETURNING w.agent_id, w.name, t.prompt, t.result_schema, t.depends_on, t.attempts`,
+          RETURNING w.agent_id, w.name, t.prompt, t.result_schema, t.depends_on, t.attempts, w.trace_parent`,
         [work.workflowId, work.taskId, jobId],
       );
       const row = rows[0];
@@ -234,6 +237,7 @@ export class WorkTurnQueue {
           taskId: work.taskId,
           prompt,
           resultSchema: canonical(row.result_schema) ?? row.result_schema,
+          ...(row.trace_parent === null ? {} : { traceParent: row.trace_parent }),
         },
       };
     });

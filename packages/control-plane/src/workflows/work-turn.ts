@@ -34,6 +34,8 @@ export type WorkTurn =
       prompt: string;
       /** The stored result schema: `submit_result`'s `jsonSchema`. */
       resultSchema: JSONSchemaObject;
+      /** The W3C `traceparent` stored with the work, when it was started inside a trace. */
+      traceParent?: string;
     }
   | {
       /** A background agent job. */
@@ -46,6 +48,8 @@ export type WorkTurn =
       prompt: string;
       /** The result schema, or null: the turn's final text is then the result. */
       resultSchema: JSONSchemaObject | null;
+      /** The W3C `traceparent` stored with the work, when it was started inside a trace. */
+      traceParent?: string;
     };
 
 /** What a work-turn handler receives besides the turn. */

@@ -3,6 +3,7 @@ import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText } from '../values/check-stored-value';
+import { checkTraceParent } from '../values/check-trace-parent';
 import { checkWorkflowSpec, type WorkflowSpec } from './check-workflow-spec';
 import { dispatchWorkflow } from './dispatch-workflow';
 import type { WorkOrigin } from './work-turn';
@@ -51,6 +52,11 @@ export interface StartWorkflowRequest {
   spec: WorkflowSpec;
   /** Set when a task or job turn asks: such turns may not start workflows, and are refused. */
   origin?: WorkOrigin;
+  /**
+   * The W3C `traceparent` of the call that starts it: its task and job turns continue that trace,
+   * whichever process runs them.
+   */
+  traceParent?: string;
   /** The same key for every attempt to start this one workflow. Default: a new key. */
   idempotencyKey?: string;
 }
@@ -101,6 +107,7 @@ export class ControlPlaneWorkflowService {
       );
     }
     const spec = checkWorkflowSpec(request.spec, this.#maxPromptBytes);
+    const traceParent = checkTraceParent(request.traceParent);
     const key = checkStoredText('idempotencyKey', request.idempotencyKey ?? `workflow:${randomUUID()}`, {
       maxBytes: 500,
     });
@@ -108,9 +115,10 @@ export class ControlPlaneWorkflowService {
     const id = randomUUID();
     const storedId = await this.#database.transaction(async (transaction) => {
       const { rows } = await transaction.query(
-        `INSERT INTO switchyard.workflows (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-        [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks],
+        `INSERT INTO switchyard.workflows
+           (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks, trace_parent)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+        [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks, traceParent],
       );
       if (rows.length === 0) {
         const { rows: existing } = await transaction.query<{ id: string }>(

@@ -361,6 +361,48 @@ for (const backend of testBackends) {
       expect(final).toMatchObject({ status: 'cancelled', result: null });
     });
 
+    it('carries the traceparent a workflow or job was started with to its turns, and refuses a bad one', async () => {
+      behaviour = async () => undefined;
+      const traceParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const workflow = await controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        traceParent,
+        spec: { name: 'traced', tasks: [{ id: 'only', prompt: 'traced task', resultSchema: summarySchema }] },
+      });
+      const job = await controlPlane.backgroundJobs.startBackgroundJob({
+        agentId: 'ada',
+        prompt: 'traced job',
+        traceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+      });
+      const delivered = await until(
+        async () => turns.filter((turn) => turn.prompt === 'traced task' || turn.prompt === 'traced job'),
+        (found) => found.length === 2,
+      );
+      const task = delivered.find((turn) => turn.kind === 'workflow-task');
+      expect(task).toMatchObject({ workflowId: workflow.id, traceParent });
+      expect(delivered.find((turn) => turn.kind === 'background-job')).toMatchObject({
+        jobId: job.id,
+        traceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+      });
+      for (const bad of [
+        '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        '00-0-0-0',
+        'x'.repeat(10_000),
+      ]) {
+        await expect(
+          controlPlane.backgroundJobs.startBackgroundJob({
+            agentId: 'ada',
+            prompt: 'bad trace',
+            traceParent: bad,
+          }),
+        ).rejects.toThrow(/^traceParent: expected a W3C traceparent/);
+      }
+      const { rows } = await controlPlane.query(
+        "SELECT 1 FROM switchyard.background_jobs WHERE payload->>'prompt' = 'bad trace'",
+      );
+      expect(rows).toEqual([]);
+    });
+
     it('refuses workflow and job creation from a task turn', async () => {
       const origin = {
         kind: 'workflow-task' as const,

@@ -70,6 +70,8 @@ export interface ToolCallScope {
   toolTimeoutMs: number | undefined;
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
+  /** Told when the ladder or the schema refuses a call's arguments (telemetry counts refusals). */
+  onArgumentsRefused?(call: ResponseFunctionToolCall, reason: string): void;
   /** Client-side Tool Search, when the turn uses it. */
   clientToolSearch: ClientToolSearch | undefined;
   /** Deferred tools loaded so far (client-side Tool Search). */
@@ -246,6 +248,7 @@ export async function executeToolCall(
     finishReason === undefined ? undefined : { finishReason },
   );
   if (!validation.ok) {
+    scope.onArgumentsRefused?.(call, validation.error.reason);
     return finish(
       call,
       scope,

@@ -10,6 +10,7 @@ import {
   type ResponsesToolSchema,
   type ToolSearchMode,
 } from '../schema/collect-tool-schemas';
+import { type AgentTelemetryOptions, TurnTelemetry } from '../telemetry/turn-telemetry';
 import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
 import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
@@ -59,6 +60,12 @@ export interface RunAgentLoopOptions {
    * MCP tools and the loop's own error outputs included; tools see it as `ctx.maxResultBytes`.
    */
   maxToolResultBytes?: number;
+  /**
+   * OpenTelemetry spans and metrics (through `@opentelemetry/api`: no-ops unless the application
+   * installs an SDK). The turn's span is a child of the active context unless `parentContext` says
+   * otherwise; content is recorded only with `recordContent: true`.
+   */
+  telemetry?: AgentTelemetryOptions;
 }
 
 /** What `run.result()` resolves with. */
@@ -209,6 +216,20 @@ function checkOptions(options: RunAgentLoopOptions): void {
       `runAgentLoop: toolSearch must be 'native' or 'client', got ${JSON.stringify(toolSearch)}`,
     );
   }
+  const { telemetry } = options;
+  if (telemetry !== undefined) {
+    if (typeof telemetry !== 'object' || telemetry === null) {
+      throw new TypeError('runAgentLoop: telemetry must be an object');
+    }
+    if (telemetry.recordContent !== undefined && typeof telemetry.recordContent !== 'boolean') {
+      throw new TypeError(
+        `runAgentLoop: telemetry.recordContent must be a boolean, got ${JSON.stringify(telemetry.recordContent)}`,
+      );
+    }
+    if (telemetry.agentName !== undefined && typeof telemetry.agentName !== 'string') {
+      throw new TypeError('runAgentLoop: telemetry.agentName must be a string');
+    }
+  }
   if (options.beforeToolCall !== undefined && typeof options.beforeToolCall !== 'function') {
     throw new TypeError('runAgentLoop: beforeToolCall must be a function');
   }
@@ -261,7 +282,11 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
   const loadedTools = new Set<string>();
   const clientToolSearch = useClientSearch ? createClientToolSearch(deferred, loadedTools) : undefined;
   const channel = new EventChannel();
-  const emit = (event: AgentEvent) => channel.push(event);
+  const telemetry = new TurnTelemetry(options.telemetry, model.model, instructions);
+  const emit = (event: AgentEvent) => {
+    telemetry.onEvent(event);
+    channel.push(event);
+  };
 
   let requestTools: ResponsesToolSchema[] = [];
   let toolsStale = true;
@@ -277,7 +302,8 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     tools: toolMap,
     signal,
     toolTimeoutMs: options.toolTimeoutMs,
-    beforeToolCall: options.beforeToolCall,
+    beforeToolCall: telemetry.wrapBeforeToolCall(options.beforeToolCall),
+    onArgumentsRefused: (call, reason) => telemetry.argumentsRefused(call, reason),
     maxToolResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
     clientToolSearch,
     loadedTools,
@@ -328,7 +354,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
               return tool === undefined || tool.executionMode === 'parallel';
             },
             run: async (call) => {
-              const record = await executeToolCall(call, finishReason, scope);
+              const record = await telemetry.toolCall(call, () => executeToolCall(call, finishReason, scope));
               if (record.endsTurn) endedByTool = true;
               return record;
             },
@@ -366,15 +392,16 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         emit({ type: 'model-request-start', iteration, toolCount: requestTools.length });
         let response: ModelResponse;
         try {
-          response = await model.respond({
+          const request = {
             items,
             pendingFrom,
             previousResponseId: last?.id,
             instructions,
             tools: requestTools,
             signal: options.signal,
-            onTextDelta: (delta) => emit({ type: 'text-delta', iteration, delta }),
-          });
+            onTextDelta: (delta: string) => emit({ type: 'text-delta', iteration, delta }),
+          };
+          response = await telemetry.chat(iteration, items, () => model.respond(request));
         } catch (caught) {
           status = signal.aborted ? 'aborted' : 'failed';
           error = caught instanceof Error ? caught : new Error(String(caught));
@@ -430,7 +457,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     };
   }
 
-  const result = loop();
+  const result = telemetry.runTurn(loop);
   return {
     [Symbol.asyncIterator]: () => channel.iterator(),
     result: () => result,

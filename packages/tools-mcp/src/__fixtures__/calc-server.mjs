@@ -232,6 +232,7 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
                 env: process.env.CALC_MARKER ?? null,
                 cwd: process.cwd(),
                 authorization: extra.requestInfo?.headers?.authorization ?? null,
+                meta: request.params._meta ?? null,
               }),
             },
           ],

@@ -107,6 +107,8 @@ export async function fetchPage(
     signal: AbortSignal;
     /** The connector under the guard; tests wrap it to record every connection attempt. */
     connector?: buildConnector.connector;
+    /** Checked extra headers sent on every hop (trace context). */
+    extraHeaders?: Record<string, string>;
   },
 ): Promise<FetchedPage> {
   const { policy, limits, signal } = options;
@@ -132,7 +134,7 @@ export async function fetchPage(
         dispatcher: agent,
         redirect: 'manual',
         signal: deadline,
-        headers: { 'user-agent': limits.userAgent, accept: ACCEPT },
+        headers: { ...options.extraHeaders, 'user-agent': limits.userAgent, accept: ACCEPT },
       });
       const location = response.headers.get('location');
       if (REDIRECT_STATUSES.has(response.status) && location !== null) {

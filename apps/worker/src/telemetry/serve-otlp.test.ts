@@ -1,0 +1,256 @@
+// Two real `switchyard serve` processes on one PostgreSQL database export over OTLP/HTTP to a receiver
+// this test runs; a workflow started by an API request carrying a traceparent has its task turns, run
+// by both processes, in that request's trace.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  createPostgresDatabase,
+  postgresTitle,
+  postgresUrl,
+  type TestDatabase,
+} from '@switchyard/test-databases';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outputsOf } from '../__fixtures__/scripted-model';
+import { promptOf, requestJson, waitFor } from '../daemon/__fixtures__/http-client';
+import { ServeProcess } from '../daemon/__fixtures__/serve-process';
+
+const AGENT = 'fleet';
+const TASKS = ['alpha', 'beta', 'gamma'];
+const TRACE_ID = '5b8efff798038103d269b633813fc60c';
+const CALLER_SPAN_ID = 'eee19b7ec3c1b174';
+const summarySchema = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+/** OTLP/JSON as the standard HTTP exporters send it (ids in hex). */
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
+}
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes?: OtlpAttribute[];
+}
+interface ReceivedSpan extends OtlpSpan {
+  resource: Record<string, unknown>;
+  attribute: Record<string, unknown>;
+}
+
+function flatten(attributes: readonly OtlpAttribute[] | undefined): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const { key, value } of attributes ?? []) {
+    flat[key] = value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue;
+  }
+  return flat;
+}
+
+/** An OTLP/HTTP receiver on 127.0.0.1: keeps every span and every metric name it is sent. */
+class OtlpReceiver {
+  readonly spans: ReceivedSpan[] = [];
+  readonly metricNames = new Set<string>();
+  readonly contentTypes = new Set<string>();
+  #server: Server | undefined;
+
+  async start(): Promise<string> {
+    this.#server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        this.contentTypes.add(String(request.headers['content-type']));
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        if (request.url === '/v1/traces') this.#traces(body);
+        if (request.url === '/v1/metrics') this.#metrics(body);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  #traces(body: Record<string, unknown>): void {
+    const resourceSpans = body.resourceSpans as Array<{
+      resource?: { attributes?: OtlpAttribute[] };
+      scopeSpans: Array<{ spans: OtlpSpan[] }>;
+    }>;
+    for (const entry of resourceSpans) {
+      const resource = flatten(entry.resource?.attributes);
+      for (const scope of entry.scopeSpans) {
+        for (const span of scope.spans)
+          this.spans.push({ ...span, resource, attribute: flatten(span.attributes) });
+      }
+    }
+  }
+
+  #metrics(body: Record<string, unknown>): void {
+    const resourceMetrics = body.resourceMetrics as Array<{
+      scopeMetrics: Array<{ metrics: Array<{ name: string }> }>;
+    }>;
+    for (const entry of resourceMetrics) {
+      for (const scope of entry.scopeMetrics)
+        for (const metric of scope.metrics) this.metricNames.add(metric.name);
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) =>
+      this.#server === undefined ? resolve() : this.#server.close(() => resolve()),
+    );
+  }
+}
+
+describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans over OTLP/HTTP`, () => {
+  let database: TestDatabase;
+  let directory: string;
+  let fake: FakeResponsesServer;
+  const receiver = new OtlpReceiver();
+  const processes: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase(postgresUrl ?? '');
+    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-otlp-'));
+    fake = await startFakeResponsesServer({
+      script: (request) => {
+        const prompt = promptOf(request);
+        const outputs = outputsOf(request);
+        if (prompt.startsWith('TASK ')) {
+          // Each task turn holds its first request long enough that one process (two task turns at a
+          // time) cannot take all three: the other one runs at least one.
+          if (outputs.length === 0) {
+            return {
+              delayMs: 2_500,
+              functionCalls: [{ name: 'submit_result', arguments: { summary: `${prompt} done` } }],
+            };
+          }
+          return { text: 'stored' };
+        }
+        if (outputs.length > 0) return { text: 'The workflow is running.' };
+        return {
+          functionCalls: [
+            {
+              name: 'workflow',
+              arguments: {
+                name: 'release',
+                tasks: TASKS.map((id) => ({ id, prompt: `TASK ${id}`, resultSchema: summarySchema })),
+              },
+            },
+          ],
+        };
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((serve) => serve.terminate(20_000)));
+    await fake?.close();
+    await receiver.close();
+    await database?.dispose();
+    await rm(directory, { recursive: true, force: true });
+  }, 120_000);
+
+  it("puts the API request, its turn and every task turn of its workflow, from two processes, in the caller's trace", async () => {
+    const endpoint = await receiver.start();
+    const { databaseUrl } = database.options as { databaseUrl: string };
+    const config = path.join(directory, 'switchyard.config.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        model: { name: 'fake-model', maxRetries: 0 },
+        categories: { workflow: {} },
+        database: { url: databaseUrl },
+        serve: { agents: [AGENT], port: 0, pollSeconds: 0.5, graceMs: 500 },
+      }),
+    );
+    const environment = {
+      OPENAI_BASE_URL: fake.baseURL,
+      OPENAI_API_KEY: 'test',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
+    };
+    const first = new ServeProcess(['--config', config], environment, { cwd: directory });
+    const second = new ServeProcess(['--config', config], environment, { cwd: directory });
+    processes.push(first, second);
+    const url = await first.ready;
+    await second.ready;
+    expect(first.log).toContain(`OpenTelemetry export to ${endpoint}/v1/traces`);
+
+    const response = await fetch(`${url}/v1/turns`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01`,
+      },
+      body: JSON.stringify({ prompt: 'plan the release', agent: AGENT }),
+    });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    await waitFor('the API turn to end', async () => {
+      const { body } = await requestJson(`${url}/v1/turns/${id}`);
+      return body.status === 'running' ? undefined : body;
+    });
+    const taskTurns = () =>
+      receiver.spans.filter(
+        (span) =>
+          span.name === `invoke_agent ${AGENT}` && span.attribute['switchyard.turn.source'] === 'task',
+      );
+    await waitFor(
+      'three task turns exported',
+      () => (taskTurns().length >= TASKS.length ? true : undefined),
+      90_000,
+    );
+
+    const ours = receiver.spans.filter((span) => span.traceId === TRACE_ID);
+    const server = ours.find((span) => span.name === 'POST /v1/turns');
+    expect(server?.parentSpanId).toBe(CALLER_SPAN_ID);
+    expect(server?.kind).toBe(2); // SERVER
+    const apiTurn = ours.find(
+      (span) => span.name === `invoke_agent ${AGENT}` && span.attribute['switchyard.turn.source'] === 'api',
+    );
+    expect(apiTurn?.parentSpanId).toBe(server?.spanId);
+    expect(apiTurn?.attribute).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': AGENT,
+      'gen_ai.request.model': 'fake-model',
+      'switchyard.turn.status': 'completed',
+    });
+    const workflowCall = ours.find((span) => span.name === 'execute_tool workflow');
+    expect(workflowCall?.parentSpanId).toBe(apiTurn?.spanId);
+    expect(workflowCall?.attribute['switchyard.tool.outcome']).toBe('completed');
+
+    const tasks = taskTurns();
+    expect(tasks).toHaveLength(TASKS.length);
+    for (const task of tasks) {
+      // Joined across the control plane: same trace, child of the call that started the workflow.
+      expect(task.traceId).toBe(TRACE_ID);
+      expect(task.parentSpanId).toBe(workflowCall?.spanId);
+      expect(task.resource['service.name']).toBe('switchyard-worker');
+      const submit = ours.find(
+        (span) => span.parentSpanId === task.spanId && span.name === 'execute_tool submit_result',
+      );
+      expect(submit?.attribute['switchyard.tool.outcome']).toBe('completed');
+    }
+    // Both processes ran task turns.
+    const pids = new Set(tasks.map((task) => task.resource['process.pid']));
+    expect(pids).toEqual(new Set([first.child.pid, second.child.pid]));
+
+    await waitFor('core and daemon metrics exported', () =>
+      receiver.metricNames.has('switchyard.turn.duration') &&
+      receiver.metricNames.has('gen_ai.client.token.usage')
+        ? true
+        : undefined,
+    );
+    expect([...receiver.contentTypes]).toContain('application/json');
+  }, 180_000);
+});
