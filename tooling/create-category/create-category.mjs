@@ -107,7 +107,7 @@ import type { ${context} } from './create-${name}-tools';
 // Module level: schema conversion is cached per schema object, so per-turn creation costs nothing.
 const schema = z.object({
   text: z.string().describe('The text to echo back'),
-  times: z.number().int().describe('How many times to repeat it').optional(),
+  times: z.number().int().min(1).max(100).describe('How many times to repeat it (1 to 100)').optional(),
 });
 
 /** The example tool: echoes text back. Replace it with your category's first real tool. */
@@ -167,7 +167,7 @@ pnpm add ${packageName} @switchyard/core zod
 
 ## Tools
 
-- \`${toolName} { text, times? }\`: echoes text back (read-only, parallel).
+- \`${toolName} { text, times? }\`: echoes text back, 1 to 100 times (read-only, parallel).
 
 ## Example
 

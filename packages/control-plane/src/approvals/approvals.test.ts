@@ -515,7 +515,9 @@ for (const backend of testBackends) {
         iterations: 1,
       });
       const later = await controlPlane.turns.changes({ since: changes.now, agentIds: ['pager'] });
-      expect(later.turns.map((turn) => [turn.id, turn.status])).toEqual([[ids[2], 'completed']]);
+      expect(later.turns.at(-1)).toMatchObject({ id: ids[2], status: 'completed' });
+      // Anything else is a change from the very instant of `now`, given again rather than lost.
+      for (const turn of later.turns.slice(0, -1)) expect(turn.updatedAt).toBe(changes.now);
     });
   });
 }

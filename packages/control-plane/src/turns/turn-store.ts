@@ -415,8 +415,11 @@ export class TurnStore {
   }
 
   /**
-   * Turns that started or changed status after `since` (the database's time), oldest change first,
-   * at most `limit` (default 200): a change feed for a console, polled.
+   * Turns that started or changed status at or after `since` (the database's time), oldest change
+   * first, at most `limit` (default 200): a change feed for a console, polled with the `now` of the
+   * previous answer. At or after: the database's clock may be no finer than a millisecond (PGlite's),
+   * so a change in the same instant as `now` comes again in the next answer rather than never; a
+   * reader keeps the latest state per id.
    *
    * Contract: throws `ControlPlaneInputError` on `since` when it is not an ISO 8601 UTC time.
    */
@@ -433,7 +436,7 @@ export class TurnStore {
     const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? 200)), 1000);
     const { rows } = await this.#database.query<TurnRow>(
       `SELECT ${COLUMNS} FROM switchyard.turns
-        WHERE updated_at > $1::timestamptz AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
+        WHERE updated_at >= $1::timestamptz AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
         ORDER BY updated_at, id LIMIT $3`,
       [options.since, agentIds, limit],
     );
