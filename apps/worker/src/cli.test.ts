@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer } from './__fixtures__/mcp-fixture';
+import { calcStdioServer, installCalcServer } from './__fixtures__/mcp-fixture';
 import { runCli } from './__fixtures__/run-cli';
 
 let root: string;
@@ -245,7 +245,7 @@ describe('MCP-backed Skills', () => {
         'mcp:',
         '  calc:',
         `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(calcStdioServer)}]`,
+        `    args: [${JSON.stringify(await installCalcServer(skill))}]`,
         '---',
         'Add numbers with `mcporter call calc.add a=1 b=2`.',
         '',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer } from '../__fixtures__/mcp-fixture';
+import { installCalcServer } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
@@ -55,7 +55,7 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
         'mcp:',
         '  calc:',
         `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(calcStdioServer)}]`,
+        `    args: [${JSON.stringify(await installCalcServer(skill))}]`,
         '---',
         'Add numbers with `mcporter call calc.add a=1 b=2`.',
         '',

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
 import { createComputerTools } from '../create-computer-tools';
@@ -10,6 +10,7 @@ import type { Skill } from './skill';
 import { writeMcporterConfig } from './write-mcporter-config';
 
 const fixture = fileURLToPath(new URL('../__fixtures__/calc-mcp-server.mjs', import.meta.url));
+const packageNodeModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
 
 let temp: TempHome;
 beforeEach(() => {
@@ -29,8 +30,16 @@ beforeEach(() => {
       'Call `mcporter call calc.add a=1 b=2`.',
     ].join('\n'),
   );
-  // The skill's server lives in its folder and runs the real fixture server.
-  temp.write('skills/calc/server.mjs', `await import(${JSON.stringify(pathToFileURL(fixture).href)});\n`);
+  // The skill ships its server in its folder with its dependencies linked to their real installs: a
+  // sandboxed command sees the home and the installs, not this repository's sources (a checkout under
+  // /tmp is hidden by the sandbox's private /tmp).
+  const skill = path.join(temp.home, 'skills/calc');
+  copyFileSync(fixture, path.join(skill, 'server.mjs'));
+  for (const dependency of ['@modelcontextprotocol/sdk', 'zod']) {
+    const link = path.join(skill, 'node_modules', dependency);
+    mkdirSync(path.dirname(link), { recursive: true });
+    symlinkSync(realpathSync(path.join(packageNodeModules, dependency)), link, 'dir');
+  }
 });
 afterEach(() => temp.remove());
 
