@@ -78,7 +78,7 @@ describe('switchyard run: progress', () => {
     ]);
     const run = await runCli(['run', 'read it', '--agent', 'ada'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/\n✗ .*\(\d+ ms\): failed: .*outside/);
+    expect(run.stdout).toMatch(/\n✗ .*\(\d+ ms\): tool-error: .*outside/);
     expect(run.stdout).toMatch(/✓ completed · 2 iterations · 1 tool call \(1 failed\)/);
     expect(existsSync(path.join(cwd, 'homes/ada'))).toBe(true);
   });
@@ -111,6 +111,37 @@ describe('switchyard run: progress', () => {
       isError: false,
     });
     expect(events.at(-1)).toMatchObject({ status: 'completed', iterations: 2 });
+  });
+
+  it('--json names a failed call in its outcome alone: a tool error result is tool-error', async () => {
+    const cwd = await workspace(computerOnly);
+    fake.reset([
+      {
+        functionCalls: [
+          { name: 'read_file', arguments: { path: '../../etc/passwd' }, callId: 'outside' },
+          { name: 'read_file', arguments: { path: 5 }, callId: 'invalid' },
+          { name: 'list_files', arguments: { pattern: '*' }, callId: 'listed' },
+        ],
+      },
+      { text: 'I may not read that.' },
+    ]);
+    const run = await runCli(['run', 'read it', '--json'], { cwd, env: endpoint() });
+    expect(run.code).toBe(0);
+    const ends = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown })
+      .filter((event) => event.type === 'tool-call-end');
+    // Ends come as calls finish, not in call order.
+    const byCall = Object.fromEntries(
+      ends.map(({ callId, outcome, isError }) => [callId, [outcome, isError]]),
+    );
+    expect(byCall).toEqual({
+      outside: ['tool-error', true],
+      invalid: ['invalid-arguments', true],
+      listed: ['completed', false],
+    });
+    expect(JSON.stringify(ends.find((event) => event.callId === 'outside')?.result)).toMatch(/outside/);
   });
 
   it('--json reports a failed turn with its error as an object', async () => {

@@ -228,7 +228,7 @@ export async function runDemo(io: CommandIO & { json?: boolean; interactive?: bo
       ...(brainTools === undefined ? {} : { brainTools }),
       onEvent: (turn, event) => {
         if (event.type !== 'tool-call-end' || turn.kind !== 'workflow-task') return;
-        const line = `${event.isError ? '✗' : '✓'} [task ${turn.taskId}] ${event.activity}`;
+        const line = `${event.outcome === 'completed' ? '✓' : '✗'} [task ${turn.taskId}] ${event.activity}`;
         if (progress !== undefined) progress.note(line);
         else if (io.json !== true) io.stdout.write(`${line}\n`);
       },

@@ -24,6 +24,7 @@ export {
   type ModelRequestEndEvent,
   type ModelRequestStartEvent,
   type TextDeltaEvent,
+  TOOL_CALL_OUTCOMES,
   type ToolCallEndEvent,
   type ToolCallOutcome,
   type ToolCallProgressEvent,

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { promptOf, waitFor } from './__fixtures__/http-client';
+import { ToolCallEndEventSchema } from './api/api-schemas';
 import type { paths } from './api/openapi-types';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
@@ -92,6 +93,13 @@ async function openEvents(url: string, token: string) {
     }
   };
   return { read };
+}
+
+/** The `tool-call-end` events of a whole event stream's text, each checked against the API's schema. */
+function toolCallEndsOf(stream: string) {
+  return [...stream.matchAll(/^event: tool-call-end\ndata: (.+)$/gm)].map((match) =>
+    ToolCallEndEventSchema.parse(JSON.parse(match[1] ?? 'null')),
+  );
 }
 
 describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over HTTP)', () => {
@@ -293,10 +301,69 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       headers: { authorization: `Bearer ${TOKEN}` },
     });
     expect(events.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    const eventTypes = [...(await events.text()).matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+    const stream = await events.text();
+    const eventTypes = [...stream.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
     expect(eventTypes).toContain('approval-requested');
     expect(eventTypes).toContain('approval-resolved');
+    expect(toolCallEndsOf(stream).map(({ outcome, isError }) => [outcome, isError])).toEqual([
+      ['denied', true],
+    ]);
     checked.add('getTurnEvents');
+
+    // A turn recorded by an older worker: a tool's error result and a throw ended `completed` with
+    // isError and `error`; replayed, both are `tool-error`, and the stored log is left as it was.
+    const legacyId = 'turn_recorded-before-one-outcome-set';
+    const legacyEnd = (callId: string, outcome: string, isError: boolean) => ({
+      type: 'tool-call-end',
+      callId,
+      name: 'write_note',
+      outcome,
+      activity: 'Writing old-note',
+      durationMs: 4,
+      isError,
+      repairs: [],
+      result: { content: isError ? 'disk full' : 'wrote old-note', ...(isError ? { isError } : {}) },
+      completesActorEvent: false,
+      endsTurn: false,
+    });
+    const usage = {
+      inputTokens: 1,
+      cachedInputTokens: 0,
+      outputTokens: 1,
+      reasoningTokens: 0,
+      totalTokens: 2,
+    };
+    await controlPlane.turns.recordStart({
+      id: legacyId,
+      // Not 'ops': the paging check below lists that agent's API turns.
+      agentId: 'hasty',
+      source: 'api',
+      prompt: 'WRITE old-note',
+      workerId: 'worker_older',
+    });
+    const legacyLog = [
+      legacyEnd('call_result', 'completed', true),
+      legacyEnd('call_threw', 'error', true),
+      legacyEnd('call_fine', 'completed', false),
+      { type: 'turn-end', status: 'completed', iterations: 2, usage },
+    ];
+    await controlPlane.turns.recordEnd({
+      id: legacyId,
+      status: 'completed',
+      output: 'done',
+      usage,
+      iterations: 2,
+      events: legacyLog,
+    });
+    const replayed = await fetch(`${daemon.url}/v1/turns/${legacyId}/events`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(toolCallEndsOf(await replayed.text()).map(({ callId, outcome }) => [callId, outcome])).toEqual([
+      ['call_result', 'tool-error'],
+      ['call_threw', 'tool-error'],
+      ['call_fine', 'completed'],
+    ]);
+    expect((await controlPlane.turns.events(legacyId))?.events).toEqual(legacyLog);
     expect((await call('getTurn', '/v1/turns/turn_nope')).status).toBe(404);
 
     // An unanswered approval expires as a denial the model reads.

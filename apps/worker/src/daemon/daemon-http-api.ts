@@ -14,6 +14,7 @@ import {
   ErrorSchema,
   HealthSchema,
   IdParamSchema,
+  ToolCallEndEventSchema,
   TurnListSchema,
   TurnSchema,
   WorkflowListSchema,
@@ -239,6 +240,8 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     description:
       'The bearer token (serve.tokenEnv), or the read-only token (serve.readTokenEnv) for GET. Needed off loopback; on loopback when one is set.',
   });
+  // Sent inside the event streams, not as a response body: registered so clients are typed from it.
+  app.openAPIRegistry.register('ToolCallEndEvent', ToolCallEndEventSchema);
 
   app.onError((error, c) => {
     const failure =
@@ -460,7 +463,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       path: '/v1/turns/{id}/events',
       summary: 'The turn’s events: replayed, then live, ending after turn-end',
       description:
-        'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends.',
+        'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end (its data is a ToolCallEndEvent, see components) and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends (tool-call-end outcomes recorded by an older worker are sent in today’s vocabulary).',
       security: [{ bearer: [] }],
       request: { params: IdParamSchema },
       responses: {
@@ -814,7 +817,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       path: '/v1/events',
       summary: 'Every turn and approval of the agents served, live (for a console)',
       description:
-        'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).',
+        'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs; a tool-call-end event is a ToolCallEndEvent), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).',
       security: [{ bearer: [] }],
       request: { query: schemas.eventsQuery },
       responses: {

@@ -21,6 +21,7 @@ import {
   decideByPolicy,
   denialReason,
 } from './daemon-approvals';
+import { upgradeRecordedEvents } from './recorded-events';
 import { TurnDeadline } from './turn-deadline';
 
 /** Where a daemon turn came from. */
@@ -506,7 +507,7 @@ export class DaemonTurns {
       usage: checkpoint?.usage ?? record.usage,
       iterations: checkpoint?.iterations ?? record.iterations,
     });
-    entry.events = checkpoint === undefined ? [] : [...checkpoint.events];
+    entry.events = checkpoint === undefined ? [] : upgradeRecordedEvents(checkpoint.events);
     entry.offset = { iterations: checkpoint?.iterations ?? 0, usage: checkpoint?.usage ?? ZERO_USAGE };
     entry.resumeContext = checkpoint?.context;
     if (checkpoint !== undefined && entry.deadline !== undefined) entry.deadline.spend(checkpoint.activeMs);
@@ -987,11 +988,12 @@ export class DaemonTurns {
 
   /**
    * A turn's event log from the records (text deltas of one request joined), for a turn not in
-   * memory; undefined when unknown or not recorded.
+   * memory, with the outcomes of calls recorded by an older worker read as today's
+   * (`upgradeRecordedEvents`); undefined when unknown or not recorded.
    */
   async recordedEvents(id: string): Promise<DaemonTurnEvent[] | undefined> {
     const log = await this.#records?.events(id);
-    return log === undefined ? undefined : (log.events as DaemonTurnEvent[]);
+    return log === undefined ? undefined : upgradeRecordedEvents(log.events);
   }
 
   /**

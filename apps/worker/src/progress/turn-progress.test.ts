@@ -15,7 +15,7 @@ function end(callId: string, activity: string, durationMs: number, result: Agent
     type: 'tool-call-end',
     callId,
     name: 'tool',
-    outcome: 'completed',
+    outcome: result.isError === true ? 'tool-error' : 'completed',
     activity,
     durationMs,
     isError: result.isError === true,
@@ -95,7 +95,7 @@ describe('terminal progress (TTY)', () => {
     progress.handle(
       end('b', 'Fetching example.com', 300, { content: 'refused: private address\nmore', isError: true }),
     );
-    expect(take()).toBe('\r\x1b[2K✗ Fetching example.com (300 ms): failed: refused: private address\n');
+    expect(take()).toBe('\r\x1b[2K✗ Fetching example.com (300 ms): tool-error: refused: private address\n');
     progress.handle({ type: 'turn-end', status: 'completed', iterations: 2, usage });
     const result: AgentRunResult = { status: 'completed', output: '', items: [], usage, iterations: 2 };
     advance(1_000);
@@ -125,7 +125,7 @@ describe('plain progress (not a TTY)', () => {
       error: new Error('boom'),
     });
     expect(take()).toBe(
-      'Running tests.\n… Running `npm test`\n✗ Command exited 1 after 3.2 s (3.2 s): failed: exit 1\n' +
+      'Running tests.\n… Running `npm test`\n✗ Command exited 1 after 3.2 s (3.2 s): tool-error: exit 1\n' +
         '✗ failed: boom · 1 iteration · 1 tool call (1 failed) · 1,234 tokens (1,200 in, 34 out) · 3.2 s\n',
     );
   });

@@ -102,10 +102,11 @@ export class TurnProgress {
         const activity = this.#labels.get(event.callId) ?? event.activity;
         this.#labels.delete(event.callId);
         const took = event.durationMs > 0 ? ` (${formatDuration(event.durationMs)})` : '';
-        if (event.isError) {
+        // The outcome alone says whether the call failed, and it is the word shown (`tool-error`,
+        // `timeout`, `denied`, ...): the same vocabulary as `--json`, the API and the spans.
+        if (event.outcome !== 'completed') {
           this.#failedCalls += 1;
-          const why = event.outcome === 'completed' ? 'failed' : event.outcome;
-          this.#line(`✗ ${activity}${took}: ${why}: ${firstLine(event.result.content)}`);
+          this.#line(`✗ ${activity}${took}: ${event.outcome}: ${firstLine(event.result.content)}`);
         } else {
           this.#line(`✓ ${event.activity}${took}`);
         }

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { AGENT_EVENT_TYPES, type AgentEvent } from './agent-event';
+import { AGENT_EVENT_TYPES, type AgentEvent, TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './agent-event';
 
 describe('event types', () => {
   it('names every event noun-verb in kebab-case, ending with end rather than finish', () => {
@@ -20,5 +20,23 @@ describe('event types', () => {
       'tool-call-end',
       'turn-end',
     ]);
+  });
+});
+
+describe('tool call outcomes', () => {
+  it('lists one closed set, completed first, in kebab-case without repeats', () => {
+    expectTypeOf<(typeof TOOL_CALL_OUTCOMES)[number]>().toEqualTypeOf<ToolCallOutcome>();
+    expect(TOOL_CALL_OUTCOMES).toEqual([
+      'completed',
+      'tool-error',
+      'invalid-arguments',
+      'denied',
+      'timeout',
+      'cancelled',
+      'unknown-tool',
+      'skipped',
+    ]);
+    for (const outcome of TOOL_CALL_OUTCOMES) expect(outcome).toMatch(/^[a-z]+(-[a-z]+)*$/);
+    expect(new Set(TOOL_CALL_OUTCOMES).size).toBe(TOOL_CALL_OUTCOMES.length);
   });
 });

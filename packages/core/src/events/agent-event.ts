@@ -29,20 +29,35 @@ export type AgentRunStatus =
   | 'failed';
 
 /**
- * How one tool call ended. `completed`: `execute` returned (its result may still set `isError`).
- * The rest are failures the model reads as an `isError` output: `unknown-tool`, `invalid-arguments`,
- * `denied` (by `beforeToolCall`), `error` (execute threw), `timeout`, `cancelled` (turn aborted),
- * `skipped` (an earlier call of the same response ended the turn).
+ * How one tool call ended, in one field: `completed` is the only success, and a call's `isError` is
+ * always `outcome !== 'completed'`.
+ *
+ * - `completed`: `execute` returned a result without `isError`.
+ * - `tool-error`: the tool failed: `execute` returned an `isError` result, threw, or returned no
+ *   result with `content`.
+ * - `invalid-arguments`: the argument ladder or the schema refused the arguments; nothing ran.
+ * - `denied`: `beforeToolCall` refused the call (or threw, or gave no answer); nothing ran.
+ * - `timeout`: the per-call timeout fired while `execute` ran.
+ * - `cancelled`: the turn was aborted before or while the call ran.
+ * - `unknown-tool`: no tool of the turn has that (namespace, name).
+ * - `skipped`: an earlier call of the same response ended the turn; nothing ran.
+ *
+ * Event logs recorded before this set existed may hold `completed` with `isError: true` (a tool's
+ * error result) or `error` (execute threw): both read as `tool-error`.
  */
-export type ToolCallOutcome =
-  | 'completed'
-  | 'unknown-tool'
-  | 'invalid-arguments'
-  | 'denied'
-  | 'error'
-  | 'timeout'
-  | 'cancelled'
-  | 'skipped';
+export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];
+
+/** Every `ToolCallOutcome`, `completed` first: for validation schemas and exhaustive handling. */
+export const TOOL_CALL_OUTCOMES = [
+  'completed',
+  'tool-error',
+  'invalid-arguments',
+  'denied',
+  'timeout',
+  'cancelled',
+  'unknown-tool',
+  'skipped',
+] as const;
 
 /** The turn started. */
 export interface TurnStartEvent {
@@ -138,13 +153,13 @@ export interface ToolCallEndEvent {
   name: string;
   /** Tool namespace, if any. */
   namespace?: string;
-  /** How the call ended. */
+  /** How the call ended: `completed` is the only success (see `ToolCallOutcome`). */
   outcome: ToolCallOutcome;
   /** The `describeCompletedActivity` label, else the activity label, else the tool name. */
   activity: string;
   /** Milliseconds from start to output (0 for calls that never started). */
   durationMs: number;
-  /** The output is an error the model should act on. */
+  /** The output is an error the model should act on: always `outcome !== 'completed'`. */
   isError: boolean;
   /** Repairs the argument ladder made (empty when none). */
   repairs: string[];

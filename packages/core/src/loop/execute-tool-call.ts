@@ -179,7 +179,10 @@ function finish(
   const result =
     cut === undefined ? capped : { ...capped, details: withDetail(capped.details, 'resultCut', cut) };
   const isError = result.isError === true;
+  // `completed` here means `execute` returned (its flags count, as they always did); the event says
+  // whether the returned result was a failure, so `outcome` alone tells success from failure.
   const endsTurn = outcome === 'completed' && result.endsTurn === true;
+  const ended: ToolCallOutcome = outcome === 'completed' && isError ? 'tool-error' : outcome;
   const output: ResponseInputItem.FunctionCallOutput = {
     type: 'function_call_output',
     call_id: call.call_id,
@@ -192,7 +195,7 @@ function finish(
     callId: call.call_id,
     name: call.name,
     ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
-    outcome,
+    outcome: ended,
     activity: activity ?? call.name,
     durationMs,
     isError,
@@ -212,6 +215,8 @@ function finish(
  *
  * Contract: never rejects. An unknown tool, invalid arguments, a denial, a thrown error, a timeout
  * or an abort each become an `isError` output the model can act on, with a `tool-call-end` event.
+ * The event's `outcome` is `completed` only for a result without `isError`; a tool's own error
+ * result ends `tool-error`, like a throw.
  * Every output's text is capped at `scope.maxToolResultBytes` (head and tail kept, `resultCut` on
  * the event and in `details` when anything was cut).
  */
@@ -323,7 +328,7 @@ export async function executeToolCall(
     const value = await raceAbort(execution, signal);
     if (isResult(value)) result = value;
     else {
-      outcome = 'error';
+      outcome = 'tool-error';
       result = {
         content: `Tool '${tool.name}' failed: execute returned no result with content`,
         isError: true,
@@ -337,7 +342,7 @@ export async function executeToolCall(
       outcome = 'timeout';
       result = { content: `Tool '${tool.name}' timed out after ${timeoutMs} ms`, isError: true };
     } else {
-      outcome = 'error';
+      outcome = 'tool-error';
       result = { content: `Tool '${tool.name}' failed: ${errorMessage(error)}`, isError: true };
     }
   }

@@ -415,8 +415,9 @@ export class TurnTelemetry {
         [TELEMETRY_ATTRIBUTES.toolDurationMs]: event.durationMs,
         [TELEMETRY_ATTRIBUTES.toolIsError]: event.isError,
       });
-      if (event.isError) {
-        span.setAttribute(ATTR_ERROR_TYPE, event.outcome === 'completed' ? 'tool_error' : event.outcome);
+      // Every outcome but `completed` is a failure, a tool's own error result (`tool-error`) included.
+      if (event.outcome !== 'completed') {
+        span.setAttribute(ATTR_ERROR_TYPE, event.outcome);
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.outcome });
       }
       if (this.recordContent) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, json(event.result.content));

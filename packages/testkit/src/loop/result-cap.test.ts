@@ -130,7 +130,7 @@ describe('tool result cap', () => {
     expect(output.startsWith("Tool 'explode' failed: BEGIN")).toBe(true);
     expect(bytes(output)).toBeLessThanOrEqual(65_536);
     const [end] = toolCallEnds(events);
-    expect(end).toMatchObject({ outcome: 'error', isError: true, resultCut: { limitBytes: 65_536 } });
+    expect(end).toMatchObject({ outcome: 'tool-error', isError: true, resultCut: { limitBytes: 65_536 } });
   });
 
   it('refuses a maxToolResultBytes too small for the note, naming the option', async () => {

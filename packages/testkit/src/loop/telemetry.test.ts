@@ -356,6 +356,48 @@ describe('tool call outcomes on spans and metrics', () => {
     expect(outcomes.sort()).toEqual(['echo:denied', 'hang:timeout']);
   });
 
+  it("marks a tool's own error result as a failed span, apart from completed calls in metrics", async () => {
+    const refuse = defineWorkerTool({
+      name: 'refuse',
+      description: 'Returns an error result.',
+      schema: z.object({}),
+      executionMode: 'parallel',
+      describeActivity: () => 'Refusing',
+      execute: async () => ({ content: 'no such record', isError: true }),
+    });
+    await runTurn(
+      [
+        {
+          functionCalls: [
+            { name: 'refuse', arguments: {}, callId: 'refused' },
+            { name: 'echo', arguments: { word: 'yes' }, callId: 'echoed' },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      { tools: [refuse, echo], telemetry: telemetry() },
+    );
+    const refused = toolSpan('refused');
+    expect(refused.attributes).toMatchObject({
+      'switchyard.tool.outcome': 'tool-error',
+      'switchyard.tool.is_error': true,
+      'error.type': 'tool-error',
+    });
+    expect(refused.status).toMatchObject({ code: 2, message: 'tool-error' });
+    const echoed = toolSpan('echoed');
+    expect(echoed.attributes['switchyard.tool.outcome']).toBe('completed');
+    expect(echoed.attributes['error.type']).toBeUndefined();
+    expect(echoed.status.code).toBe(0);
+    const durations = await metricPoints('switchyard.tool.call.duration');
+    expect(
+      durations
+        .map(
+          (point) => `${point.attributes['gen_ai.tool.name']}:${point.attributes['switchyard.tool.outcome']}`,
+        )
+        .sort(),
+    ).toEqual(['echo:completed', 'refuse:tool-error']);
+  });
+
   it('ends every span of an aborted turn and marks the turn and the running call', async () => {
     const controller = new AbortController();
     const started = defineWorkerTool({

@@ -85,7 +85,7 @@ describe('error outputs the model can act on', () => {
       ['unknown-tool', true],
       ['invalid-arguments', true],
       ['invalid-arguments', true],
-      ['error', true],
+      ['tool-error', true],
       ['timeout', true],
       ['completed', false],
     ]);

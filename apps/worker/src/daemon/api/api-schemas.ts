@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { TOOL_CALL_OUTCOMES } from '@switchyard/core';
 
 // The HTTP API's shapes: one Zod schema each validates requests, types the handlers, and becomes the
 // OpenAPI 3.1 document (`/v1/openapi.json`). Response schemas name every field the daemon sends and
@@ -25,6 +26,36 @@ export const UsageSchema = z
     totalTokens: z.number().int(),
   })
   .openapi('Usage');
+
+/**
+ * The data of a `tool-call-end` event in the event streams (`/v1/turns/{id}/events`, and `event` of
+ * a `turn-event` in `/v1/events`): core's event as it is sent. `outcome` is one closed set, the same
+ * as `switchyard run --json` and the spans' `switchyard.tool.outcome`; a call failed exactly when it
+ * is not `completed`. Open to fields added later.
+ */
+export const ToolCallEndEventSchema = z
+  .looseObject({
+    type: z.literal('tool-call-end'),
+    callId: z.string(),
+    name: z.string(),
+    namespace: z.string().optional(),
+    outcome: z.enum(TOOL_CALL_OUTCOMES).openapi({
+      description:
+        'How the call ended. `completed`: execute returned a result without isError (the only success). `tool-error`: the tool returned an error result, threw, or returned nothing usable. `invalid-arguments`, `denied`, `unknown-tool`, `skipped` (an earlier call of the response ended the turn): nothing ran. `timeout`, `cancelled` (the turn was aborted). Turns recorded before this set existed are sent with their `completed`-with-isError and `error` outcomes read as `tool-error`.',
+      example: 'tool-error',
+    }),
+    activity: z.string().openapi({ example: 'Read 120 lines of notes/todo.md' }),
+    durationMs: z.number().openapi({ description: '0 for a call that never started' }),
+    isError: z.boolean().openapi({ description: "Always `outcome !== 'completed'`" }),
+    repairs: z.array(z.string()),
+    result: z
+      .looseObject({ content: z.union([z.string(), z.array(z.unknown())]) })
+      .openapi({ description: 'The result recorded as the call’s output, as the model saw it' }),
+    resultCut: z.unknown().optional(),
+    completesActorEvent: z.boolean(),
+    endsTurn: z.boolean(),
+  })
+  .openapi('ToolCallEndEvent');
 
 export const TURN_STATUSES = [
   'running',

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { TOOL_CALL_OUTCOMES } from '@switchyard/core';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../version';
@@ -63,5 +64,16 @@ describe('the published API document', () => {
     }
     expect(await readFile(documentFile, 'utf8')).toBe(text);
     expect(await readFile(typesFile, 'utf8')).toBe(types);
+  });
+
+  it("describes a tool-call-end event with core's one closed set of outcomes", async () => {
+    const document = await servedDocument();
+    const schemas = (document.components as { schemas: Record<string, Record<string, unknown>> }).schemas;
+    const event = schemas.ToolCallEndEvent as {
+      properties: Record<string, { enum?: unknown }>;
+      required: string[];
+    };
+    expect(event.properties.outcome?.enum).toEqual([...TOOL_CALL_OUTCOMES]);
+    expect(event.required).toEqual(expect.arrayContaining(['outcome', 'isError', 'result']));
   });
 });

@@ -63,7 +63,7 @@ export interface paths {
         };
         /**
          * The turn’s events: replayed, then live, ending after turn-end
-         * @description Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends.
+         * @description Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end (its data is a ToolCallEndEvent, see components) and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends (tool-call-end outcomes recorded by an older worker are sent in today’s vocabulary).
          */
         get: operations["getTurnEvents"];
         put?: never;
@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * Every turn and approval of the agents served, live (for a console)
-         * @description Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).
+         * @description Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs; a tool-call-end event is a ToolCallEndEvent), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).
          */
         get: operations["getEvents"];
         put?: never;
@@ -208,6 +208,37 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ToolCallEndEvent: {
+            /** @enum {string} */
+            type: "tool-call-end";
+            callId: string;
+            name: string;
+            namespace?: string;
+            /**
+             * @description How the call ended. `completed`: execute returned a result without isError (the only success). `tool-error`: the tool returned an error result, threw, or returned nothing usable. `invalid-arguments`, `denied`, `unknown-tool`, `skipped` (an earlier call of the response ended the turn): nothing ran. `timeout`, `cancelled` (the turn was aborted). Turns recorded before this set existed are sent with their `completed`-with-isError and `error` outcomes read as `tool-error`.
+             * @example tool-error
+             * @enum {string}
+             */
+            outcome: "completed" | "tool-error" | "invalid-arguments" | "denied" | "timeout" | "cancelled" | "unknown-tool" | "skipped";
+            /** @example Read 120 lines of notes/todo.md */
+            activity: string;
+            /** @description 0 for a call that never started */
+            durationMs: number;
+            /** @description Always `outcome !== 'completed'` */
+            isError: boolean;
+            repairs: string[];
+            /** @description The result recorded as the call’s output, as the model saw it */
+            result: {
+                content: string | unknown[];
+            } & {
+                [key: string]: unknown;
+            };
+            resultCut?: unknown;
+            completesActorEvent: boolean;
+            endsTurn: boolean;
+        } & {
+            [key: string]: unknown;
+        };
         Health: {
             /** @enum {string} */
             status: "serving" | "draining";
