@@ -8,8 +8,6 @@ import type {
   ToolProgress,
   ToolResultContentPart,
 } from '../tool/worker-agent-tool';
-import type { ClientToolSearch } from '../tool-search/client-tool-search-tool';
-import { CLIENT_TOOL_SEARCH_NAME } from '../tool-search/client-tool-search-tool';
 import { capToolResult } from './cap-tool-result';
 
 /** What `beforeToolCall` is told about a call: validated and about to run. */
@@ -58,6 +56,8 @@ export interface ToolCallRecord {
   output: ResponseInputItem.FunctionCallOutput;
   /** The result asked to end the turn. */
   endsTurn: boolean;
+  /** The completed result's `loadsTools` (empty for any other outcome): the loop loads them. */
+  loadsTools: readonly string[];
 }
 
 /** The per-turn state `executeToolCall` works with. */
@@ -72,12 +72,6 @@ export interface ToolCallScope {
   beforeToolCall: BeforeToolCall | undefined;
   /** Told when the ladder or the schema refuses a call's arguments (telemetry counts refusals). */
   onArgumentsRefused?(call: ResponseFunctionToolCall, reason: string): void;
-  /** Client-side Tool Search, when the turn uses it. */
-  clientToolSearch: ClientToolSearch | undefined;
-  /** Deferred tools loaded so far (client-side Tool Search). */
-  loadedTools: Set<string>;
-  /** Called when `loadedTools` grows. */
-  onToolsLoaded(): void;
   /** Most UTF-8 bytes of text a result's content may have; the rest is cut from the middle. */
   maxToolResultBytes: number;
   /** Emits an event. */
@@ -180,6 +174,10 @@ function finish(
     cut === undefined ? capped : { ...capped, details: withDetail(capped.details, 'resultCut', cut) };
   const isError = result.isError === true;
   const endsTurn = outcome === 'completed' && result.endsTurn === true;
+  const loadsTools =
+    outcome === 'completed' && Array.isArray(result.loadsTools)
+      ? result.loadsTools.filter((key): key is string => typeof key === 'string')
+      : [];
   const output: ResponseInputItem.FunctionCallOutput = {
     type: 'function_call_output',
     call_id: call.call_id,
@@ -202,7 +200,7 @@ function finish(
     completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
   });
-  return { output, endsTurn };
+  return { output, endsTurn, loadsTools };
 }
 
 /**
@@ -221,14 +219,6 @@ export async function executeToolCall(
   scope: ToolCallScope,
 ): Promise<ToolCallRecord> {
   if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
-  const search = scope.clientToolSearch;
-  if (search !== undefined && call.name === CLIENT_TOOL_SEARCH_NAME && call.namespace === undefined) {
-    const { result, loaded } = search.run(call.arguments);
-    for (const key of loaded) scope.loadedTools.add(key);
-    if (loaded.length > 0) scope.onToolsLoaded();
-    const activity = `Searched tools for "${result.details?.query ?? ''}"`;
-    return finish(call, scope, 'completed', result, activity, [], 0);
-  }
   const key = toolKey(call);
   const tool = scope.tools.get(key);
   if (tool === undefined) {
@@ -236,11 +226,6 @@ export async function executeToolCall(
     const list = known.length > 40 ? `${known.slice(0, 40).join(', ')}, ...` : known.join(', ');
     const content = `Unknown tool '${key}'. Call one of the available tools${list === '' ? '' : `: ${list}`}.`;
     return finish(call, scope, 'unknown-tool', { content, isError: true }, undefined, [], 0);
-  }
-  if (search !== undefined && tool.deferLoading === true && !scope.loadedTools.has(key)) {
-    // Called by name without a search first: load it so its schema is sent from now on.
-    scope.loadedTools.add(key);
-    scope.onToolsLoaded();
   }
   const validation = validateToolArguments(
     tool,

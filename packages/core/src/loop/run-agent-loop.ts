@@ -3,6 +3,7 @@ import type {
   ResponseInputItem,
   ResponseOutputItem,
 } from 'openai/resources/responses/responses';
+import { ToolDefinitionError } from '../errors/tool-definition-error';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelResponse, ResponsesModel } from '../model/responses-model';
 import {
@@ -13,7 +14,7 @@ import {
 import { type AgentTelemetryOptions, TurnTelemetry } from '../telemetry/turn-telemetry';
 import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
-import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
+import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearchTool } from '../tool-search/client-tool-search-tool';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, MIN_TOOL_RESULT_BYTES } from './cap-tool-result';
 import { dispatchToolCalls } from './dispatch';
 import {
@@ -243,6 +244,10 @@ function checkOptions(options: RunAgentLoopOptions): void {
  * Calls of one response run in the model's order; consecutive `parallel` calls run concurrently, a
  * `sequential` call runs alone; outputs are recorded in call order.
  *
+ * With client-side Tool Search the loop adds one ordinary tool, `tool_search`, built by core; any
+ * tool may load deferred tools through its result's `loadsTools`, and a deferred tool called by its
+ * name is loaded too. Loaded tools are sent from the next request on.
+ *
  * Contract: throws `TypeError` (bad option, naming it) or `ToolDefinitionError` (two tools with one
  * key, or a tool named `tool_search` with client-side Tool Search) when called. After that it
  * never throws: model mistakes and tool failures become `isError` outputs the model reads, and a
@@ -267,20 +272,25 @@ function checkOptions(options: RunAgentLoopOptions): void {
 export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
   checkOptions(options);
   const { model, tools, instructions } = options;
-  const toolMap = agentToolMap(tools);
   const toolSearch = options.toolSearch ?? model.defaultToolSearch;
   // Tools always get a signal; one that never aborts when the turn has none.
   const signal = options.signal ?? new AbortController().signal;
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const deferred = tools.filter((tool) => tool.deferLoading === true);
   const useClientSearch = toolSearch === 'client' && deferred.length > 0;
-  if (useClientSearch && toolMap.has(CLIENT_TOOL_SEARCH_NAME)) {
-    throw new TypeError(
-      `runAgentLoop: a tool is named '${CLIENT_TOOL_SEARCH_NAME}', which client-side Tool Search needs for itself`,
-    );
+  if (useClientSearch && tools.some((tool) => toolKey(tool) === CLIENT_TOOL_SEARCH_NAME)) {
+    throw new ToolDefinitionError({
+      toolName: CLIENT_TOOL_SEARCH_NAME,
+      field: 'name',
+      message: `a tool is named '${CLIENT_TOOL_SEARCH_NAME}', which client-side Tool Search needs for itself`,
+    });
   }
+  // Keys of the deferred tools loaded so far; only client-side search leaves any tool out to load.
   const loadedTools = new Set<string>();
-  const clientToolSearch = useClientSearch ? createClientToolSearch(deferred, loadedTools) : undefined;
+  const deferredKeys = new Set(useClientSearch ? deferred.map(toolKey) : []);
+  // The turn's tool set as the model sees it: the caller's tools, then core's own `tool_search`.
+  const turnTools = useClientSearch ? [...tools, createClientToolSearchTool(deferred, loadedTools)] : tools;
+  const toolMap = agentToolMap(turnTools);
   const channel = new EventChannel();
   const telemetry = new TurnTelemetry(options.telemetry, model.model, instructions);
   const emit = (event: AgentEvent) => {
@@ -290,6 +300,14 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
 
   let requestTools: ResponsesToolSchema[] = [];
   let toolsStale = true;
+  const loadTools = (keys: readonly string[]) => {
+    for (const key of keys) {
+      if (deferredKeys.has(key) && !loadedTools.has(key)) {
+        loadedTools.add(key);
+        toolsStale = true;
+      }
+    }
+  };
   const items: ResponseInputItem[] =
     typeof options.input === 'string'
       ? [{ type: 'message', role: 'user', content: options.input }]
@@ -305,11 +323,6 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     beforeToolCall: telemetry.wrapBeforeToolCall(options.beforeToolCall),
     onArgumentsRefused: (call, reason) => telemetry.argumentsRefused(call, reason),
     maxToolResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
-    clientToolSearch,
-    loadedTools,
-    onToolsLoaded: () => {
-      toolsStale = true;
-    },
     emit,
     recordOutput: (output) => {
       finished.set(output.call_id, output);
@@ -350,12 +363,15 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
           const records = await dispatchToolCalls<ResponseFunctionToolCall, ToolCallRecord>(calls, {
             isParallel: (call) => {
               const tool = toolMap.get(toolKey(call));
-              // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
+              // Unknown tools cost nothing, so they never need to wait for a batch.
               return tool === undefined || tool.executionMode === 'parallel';
             },
             run: async (call) => {
+              // A deferred tool called by its name, without a search first, is sent from now on.
+              if (toolMap.get(toolKey(call))?.deferLoading === true) loadTools([toolKey(call)]);
               const record = await telemetry.toolCall(call, () => executeToolCall(call, finishReason, scope));
               if (record.endsTurn) endedByTool = true;
+              loadTools(record.loadsTools);
               return record;
             },
             shouldStop: () => endedByTool || signal.aborted,
@@ -383,8 +399,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         }
         if (toolsStale) {
           // Re-collected only when the loaded set changes: the schemas themselves are cached in core.
-          requestTools = collectToolSchemas(tools, { toolSearch, loadedTools }).tools;
-          if (clientToolSearch !== undefined) requestTools.push(clientToolSearch.schema);
+          requestTools = collectToolSchemas(turnTools, { toolSearch, loadedTools }).tools;
           toolsStale = false;
         }
         iterations += 1;
