@@ -68,6 +68,11 @@ export interface ToolCallScope {
   signal: AbortSignal;
   /** Per-call timeout, when set. */
   toolTimeoutMs: number | undefined;
+  /**
+   * How long a call whose signal fired (timeout or abort) is waited for before it is reported
+   * abandoned, in milliseconds.
+   */
+  abandonGraceMs: number;
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
   /** Told when the ladder or the schema refuses a call's arguments (telemetry counts refusals). */
@@ -137,6 +142,21 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Resolves `true` once `execution` settles, or `false` when `ms` pass first. Never rejects: the
+ * settlement itself is the tool's to report, and has already been reported as a timeout or abort.
+ */
+function settlesWithin(execution: unknown, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settled = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    Promise.resolve(execution).then(settled, settled);
+  });
+}
+
 /** The output given to a call that was never run. */
 export function unrunToolCall(
   call: ResponseFunctionToolCall,
@@ -166,6 +186,7 @@ function finish(
   activity: string | undefined,
   repairs: string[],
   durationMs: number,
+  abandoned = false,
 ): ToolCallRecord {
   // Every output passes here, tool results and the loop's own messages alike (a thrown error's
   // message can be megabytes too), so this is the one place the cap is applied.
@@ -199,6 +220,7 @@ function finish(
     ...(cut === undefined ? {} : { resultCut: cut }),
     completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
+    ...(abandoned ? { abandoned: true } : {}),
   });
   return { output, endsTurn, loadsTools };
 }
@@ -210,6 +232,10 @@ function finish(
  *
  * Contract: never rejects. An unknown tool, invalid arguments, a denial, a thrown error, a timeout
  * or an abort each become an `isError` output the model can act on, with a `tool-call-end` event.
+ * On a timeout or an abort it resolves only once `execute` has settled, or once
+ * `scope.abandonGraceMs` have passed since the signal fired: then the output says the call was
+ * abandoned and may still be running, and the event carries `abandoned: true`. So a sequential
+ * call never starts while an earlier one still runs, unless that one was reported abandoned.
  * Every output's text is capped at `scope.maxToolResultBytes` (head and tail kept, `resultCut` on
  * the event and in `details` when anything was cut).
  */
@@ -303,9 +329,11 @@ export async function executeToolCall(
   };
   let result: AgentToolResult;
   let outcome: ToolCallOutcome = 'completed';
+  let execution: unknown;
+  let abandoned = false;
   try {
-    const execution = tool.execute(params, context);
-    const value = await raceAbort(execution, signal);
+    execution = tool.execute(params, context);
+    const value = await raceAbort(execution as Promise<unknown>, signal);
     if (isResult(value)) result = value;
     else {
       outcome = 'error';
@@ -315,12 +343,26 @@ export async function executeToolCall(
       };
     }
   } catch (error) {
+    // A tool that ignores its signal is still running: hold the barrier (the next sequential call,
+    // the end of an aborted turn) until it settles, but not past the grace.
+    if (signal.aborted && execution !== undefined) {
+      abandoned = !(await settlesWithin(execution, scope.abandonGraceMs));
+    }
+    const abandonedNote = abandoned
+      ? `; it did not stop within ${scope.abandonGraceMs} ms of being told to and was abandoned, so it may still be running: check its effect before calling it again`
+      : '';
     if (scope.signal.aborted) {
       outcome = 'cancelled';
-      result = { content: 'cancelled: the turn was aborted while this call ran', isError: true };
+      result = {
+        content: `cancelled: the turn was aborted while this call ran${abandonedNote}`,
+        isError: true,
+      };
     } else if (signal.aborted) {
       outcome = 'timeout';
-      result = { content: `Tool '${tool.name}' timed out after ${timeoutMs} ms`, isError: true };
+      result = {
+        content: `Tool '${tool.name}' timed out after ${timeoutMs} ms${abandonedNote}`,
+        isError: true,
+      };
     } else {
       outcome = 'error';
       result = { content: `Tool '${tool.name}' failed: ${errorMessage(error)}`, isError: true };
@@ -334,5 +376,5 @@ export async function executeToolCall(
     // The repair note travels in `details` so logs show what the model actually sent.
     result = { ...result, details: withDetail(result.details, 'argumentRepairs', repairs) };
   }
-  return finish(call, scope, outcome, result, completed, repairs, performance.now() - started);
+  return finish(call, scope, outcome, result, completed, repairs, performance.now() - started, abandoned);
 }

@@ -47,6 +47,14 @@ export interface RunAgentLoopOptions {
   /** Per-call timeout in milliseconds (default none); a timed-out call gets an error output. */
   toolTimeoutMs?: number;
   /**
+   * How long, in milliseconds, a call whose signal fired (its timeout, or the turn's abort) is
+   * waited for before the loop stops waiting (default 5 000; 0 waits no longer than a timer tick).
+   * Until then the next sequential call does not start and an aborted turn does not end; past it
+   * the call is reported abandoned (its output says it may still be running, and its
+   * `tool-call-end` carries `abandoned: true`).
+   */
+  abandonGraceMs?: number;
+  /**
    * How deferred tools are offered: `'native'` sends OpenAI's `tool_search` with `defer_loading`;
    * `'client'` adds a `tool_search` function tool (BM25) that loads the chosen tools into the next
    * request. Default: the model's `defaultToolSearch` (native on api.openai.com, else client).
@@ -99,6 +107,8 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
 }
 
 const DEFAULT_MAX_ITERATIONS = 50;
+/** A few seconds: long enough for a tool to finish cleaning up, short enough to keep a turn moving. */
+const DEFAULT_ABANDON_GRACE_MS = 5_000;
 
 /** A single-consumer event queue: the loop pushes, the iterator pulls, nothing is dropped. */
 class EventChannel {
@@ -197,12 +207,15 @@ function checkOptions(options: RunAgentLoopOptions): void {
   if (typeof options.input !== 'string' && !Array.isArray(options.input)) {
     throw new TypeError('runAgentLoop: input must be a string or an array of Responses input items');
   }
-  const { maxIterations, toolTimeoutMs, toolSearch, maxToolResultBytes } = options;
+  const { maxIterations, toolTimeoutMs, abandonGraceMs, toolSearch, maxToolResultBytes } = options;
   if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
     throw new TypeError(`runAgentLoop: maxIterations must be a positive integer, got ${maxIterations}`);
   }
   if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
     throw new TypeError(`runAgentLoop: toolTimeoutMs must be a positive number, got ${toolTimeoutMs}`);
+  }
+  if (abandonGraceMs !== undefined && !(Number.isFinite(abandonGraceMs) && abandonGraceMs >= 0)) {
+    throw new TypeError(`runAgentLoop: abandonGraceMs must be a number >= 0, got ${abandonGraceMs}`);
   }
   if (
     maxToolResultBytes !== undefined &&
@@ -242,7 +255,9 @@ function checkOptions(options: RunAgentLoopOptions): void {
  * iteration limit is reached or a request fails).
  *
  * Calls of one response run in the model's order; consecutive `parallel` calls run concurrently, a
- * `sequential` call runs alone; outputs are recorded in call order.
+ * `sequential` call runs alone; outputs are recorded in call order. A call whose signal fired
+ * (timeout or abort) still holds that barrier until `execute` settles, for at most
+ * `abandonGraceMs`; past it the call is reported abandoned and the turn goes on (or, aborted, ends).
  *
  * With client-side Tool Search the loop adds one ordinary tool, `tool_search`, built by core; any
  * tool may load deferred tools through its result's `loadsTools`, and a deferred tool called by its
@@ -253,6 +268,9 @@ function checkOptions(options: RunAgentLoopOptions): void {
  * never throws: model mistakes and tool failures become `isError` outputs the model reads, and a
  * transport failure or an abort ends the turn with status `'failed'` or `'aborted'`. An aborted
  * turn gives every call without an output a "cancelled" one, so `items` stays a valid transcript.
+ * Contract: a sequential call never starts, and an aborted turn never ends, while an earlier call's
+ * `execute` is still running, unless that call was reported abandoned (`abandoned: true` on its
+ * `tool-call-end`, and its output says it may still be running) after `abandonGraceMs`.
  *
  * @example
  * const model = createResponsesModel({ client: new OpenAI(), model: 'gpt-5.4-mini' });
@@ -320,6 +338,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     tools: toolMap,
     signal,
     toolTimeoutMs: options.toolTimeoutMs,
+    abandonGraceMs: options.abandonGraceMs ?? DEFAULT_ABANDON_GRACE_MS,
     beforeToolCall: telemetry.wrapBeforeToolCall(options.beforeToolCall),
     onArgumentsRefused: (call, reason) => telemetry.argumentsRefused(call, reason),
     maxToolResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
