@@ -174,6 +174,11 @@ export interface ToolCallEndEvent {
   completesActorEvent: boolean;
   /** The result ends the turn after this batch. */
   endsTurn: boolean;
+  /**
+   * Present (`true`) when the call timed out or was aborted and `execute` had not settled when
+   * `abandonGraceMs` ran out: the loop stopped waiting for it, and it may still be running.
+   */
+  abandoned?: true;
 }
 
 /** The turn ended. Always the last event. */

@@ -8,8 +8,6 @@ import type {
   ToolProgress,
   ToolResultContentPart,
 } from '../tool/worker-agent-tool';
-import type { ClientToolSearch } from '../tool-search/client-tool-search-tool';
-import { CLIENT_TOOL_SEARCH_NAME } from '../tool-search/client-tool-search-tool';
 import { capToolResult } from './cap-tool-result';
 
 /** What `beforeToolCall` is told about a call: validated and about to run. */
@@ -58,6 +56,8 @@ export interface ToolCallRecord {
   output: ResponseInputItem.FunctionCallOutput;
   /** The result asked to end the turn. */
   endsTurn: boolean;
+  /** The completed result's `loadsTools` (empty for any other outcome): the loop loads them. */
+  loadsTools: readonly string[];
 }
 
 /** The per-turn state `executeToolCall` works with. */
@@ -68,16 +68,15 @@ export interface ToolCallScope {
   signal: AbortSignal;
   /** Per-call timeout, when set. */
   toolTimeoutMs: number | undefined;
+  /**
+   * How long a call whose signal fired (timeout or abort) is waited for before it is reported
+   * abandoned, in milliseconds.
+   */
+  abandonGraceMs: number;
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
   /** Told when the ladder or the schema refuses a call's arguments (telemetry counts refusals). */
   onArgumentsRefused?(call: ResponseFunctionToolCall, reason: string): void;
-  /** Client-side Tool Search, when the turn uses it. */
-  clientToolSearch: ClientToolSearch | undefined;
-  /** Deferred tools loaded so far (client-side Tool Search). */
-  loadedTools: Set<string>;
-  /** Called when `loadedTools` grows. */
-  onToolsLoaded(): void;
   /** Most UTF-8 bytes of text a result's content may have; the rest is cut from the middle. */
   maxToolResultBytes: number;
   /** Emits an event. */
@@ -143,6 +142,21 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * Resolves `true` once `execution` settles, or `false` when `ms` pass first. Never rejects: the
+ * settlement itself is the tool's to report, and has already been reported as a timeout or abort.
+ */
+function settlesWithin(execution: unknown, ms: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settled = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    Promise.resolve(execution).then(settled, settled);
+  });
+}
+
 /** The output given to a call that was never run. */
 export function unrunToolCall(
   call: ResponseFunctionToolCall,
@@ -172,6 +186,7 @@ function finish(
   activity: string | undefined,
   repairs: string[],
   durationMs: number,
+  abandoned = false,
 ): ToolCallRecord {
   // Every output passes here, tool results and the loop's own messages alike (a thrown error's
   // message can be megabytes too), so this is the one place the cap is applied.
@@ -183,6 +198,10 @@ function finish(
   // whether the returned result was a failure, so `outcome` alone tells success from failure.
   const endsTurn = outcome === 'completed' && result.endsTurn === true;
   const ended: ToolCallOutcome = outcome === 'completed' && isError ? 'tool-error' : outcome;
+  const loadsTools =
+    outcome === 'completed' && Array.isArray(result.loadsTools)
+      ? result.loadsTools.filter((key): key is string => typeof key === 'string')
+      : [];
   const output: ResponseInputItem.FunctionCallOutput = {
     type: 'function_call_output',
     call_id: call.call_id,
@@ -204,8 +223,9 @@ function finish(
     ...(cut === undefined ? {} : { resultCut: cut }),
     completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
+    ...(abandoned ? { abandoned: true } : {}),
   });
-  return { output, endsTurn };
+  return { output, endsTurn, loadsTools };
 }
 
 /**
@@ -217,6 +237,10 @@ function finish(
  * or an abort each become an `isError` output the model can act on, with a `tool-call-end` event.
  * The event's `outcome` is `completed` only for a result without `isError`; a tool's own error
  * result ends `tool-error`, like a throw.
+ * On a timeout or an abort it resolves only once `execute` has settled, or once
+ * `scope.abandonGraceMs` have passed since the signal fired: then the output says the call was
+ * abandoned and may still be running, and the event carries `abandoned: true`. So a sequential
+ * call never starts while an earlier one still runs, unless that one was reported abandoned.
  * Every output's text is capped at `scope.maxToolResultBytes` (head and tail kept, `resultCut` on
  * the event and in `details` when anything was cut).
  */
@@ -226,14 +250,6 @@ export async function executeToolCall(
   scope: ToolCallScope,
 ): Promise<ToolCallRecord> {
   if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
-  const search = scope.clientToolSearch;
-  if (search !== undefined && call.name === CLIENT_TOOL_SEARCH_NAME && call.namespace === undefined) {
-    const { result, loaded } = search.run(call.arguments);
-    for (const key of loaded) scope.loadedTools.add(key);
-    if (loaded.length > 0) scope.onToolsLoaded();
-    const activity = `Searched tools for "${result.details?.query ?? ''}"`;
-    return finish(call, scope, 'completed', result, activity, [], 0);
-  }
   const key = toolKey(call);
   const tool = scope.tools.get(key);
   if (tool === undefined) {
@@ -241,11 +257,6 @@ export async function executeToolCall(
     const list = known.length > 40 ? `${known.slice(0, 40).join(', ')}, ...` : known.join(', ');
     const content = `Unknown tool '${key}'. Call one of the available tools${list === '' ? '' : `: ${list}`}.`;
     return finish(call, scope, 'unknown-tool', { content, isError: true }, undefined, [], 0);
-  }
-  if (search !== undefined && tool.deferLoading === true && !scope.loadedTools.has(key)) {
-    // Called by name without a search first: load it so its schema is sent from now on.
-    scope.loadedTools.add(key);
-    scope.onToolsLoaded();
   }
   const validation = validateToolArguments(
     tool,
@@ -323,9 +334,11 @@ export async function executeToolCall(
   };
   let result: AgentToolResult;
   let outcome: ToolCallOutcome = 'completed';
+  let execution: unknown;
+  let abandoned = false;
   try {
-    const execution = tool.execute(params, context);
-    const value = await raceAbort(execution, signal);
+    execution = tool.execute(params, context);
+    const value = await raceAbort(execution as Promise<unknown>, signal);
     if (isResult(value)) result = value;
     else {
       outcome = 'tool-error';
@@ -335,12 +348,26 @@ export async function executeToolCall(
       };
     }
   } catch (error) {
+    // A tool that ignores its signal is still running: hold the barrier (the next sequential call,
+    // the end of an aborted turn) until it settles, but not past the grace.
+    if (signal.aborted && execution !== undefined) {
+      abandoned = !(await settlesWithin(execution, scope.abandonGraceMs));
+    }
+    const abandonedNote = abandoned
+      ? `; it did not stop within ${scope.abandonGraceMs} ms of being told to and was abandoned, so it may still be running: check its effect before calling it again`
+      : '';
     if (scope.signal.aborted) {
       outcome = 'cancelled';
-      result = { content: 'cancelled: the turn was aborted while this call ran', isError: true };
+      result = {
+        content: `cancelled: the turn was aborted while this call ran${abandonedNote}`,
+        isError: true,
+      };
     } else if (signal.aborted) {
       outcome = 'timeout';
-      result = { content: `Tool '${tool.name}' timed out after ${timeoutMs} ms`, isError: true };
+      result = {
+        content: `Tool '${tool.name}' timed out after ${timeoutMs} ms${abandonedNote}`,
+        isError: true,
+      };
     } else {
       outcome = 'tool-error';
       result = { content: `Tool '${tool.name}' failed: ${errorMessage(error)}`, isError: true };
@@ -354,5 +381,5 @@ export async function executeToolCall(
     // The repair note travels in `details` so logs show what the model actually sent.
     result = { ...result, details: withDetail(result.details, 'argumentRepairs', repairs) };
   }
-  return finish(call, scope, outcome, result, completed, repairs, performance.now() - started);
+  return finish(call, scope, outcome, result, completed, repairs, performance.now() - started, abandoned);
 }

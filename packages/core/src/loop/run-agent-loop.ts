@@ -3,6 +3,7 @@ import type {
   ResponseInputItem,
   ResponseOutputItem,
 } from 'openai/resources/responses/responses';
+import { ToolDefinitionError } from '../errors/tool-definition-error';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelResponse, ResponsesModel } from '../model/responses-model';
 import {
@@ -13,7 +14,7 @@ import {
 import { type AgentTelemetryOptions, TurnTelemetry } from '../telemetry/turn-telemetry';
 import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool } from '../tool/worker-agent-tool';
-import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearch } from '../tool-search/client-tool-search-tool';
+import { CLIENT_TOOL_SEARCH_NAME, createClientToolSearchTool } from '../tool-search/client-tool-search-tool';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, MIN_TOOL_RESULT_BYTES } from './cap-tool-result';
 import { dispatchToolCalls } from './dispatch';
 import {
@@ -45,6 +46,14 @@ export interface RunAgentLoopOptions {
   maxIterations?: number;
   /** Per-call timeout in milliseconds (default none); a timed-out call gets an error output. */
   toolTimeoutMs?: number;
+  /**
+   * How long, in milliseconds, a call whose signal fired (its timeout, or the turn's abort) is
+   * waited for before the loop stops waiting (default 5 000; 0 waits no longer than a timer tick).
+   * Until then the next sequential call does not start and an aborted turn does not end; past it
+   * the call is reported abandoned (its output says it may still be running, and its
+   * `tool-call-end` carries `abandoned: true`).
+   */
+  abandonGraceMs?: number;
   /**
    * How deferred tools are offered: `'native'` sends OpenAI's `tool_search` with `defer_loading`;
    * `'client'` adds a `tool_search` function tool (BM25) that loads the chosen tools into the next
@@ -98,6 +107,8 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
 }
 
 const DEFAULT_MAX_ITERATIONS = 50;
+/** A few seconds: long enough for a tool to finish cleaning up, short enough to keep a turn moving. */
+const DEFAULT_ABANDON_GRACE_MS = 5_000;
 
 /** A single-consumer event queue: the loop pushes, the iterator pulls, nothing is dropped. */
 class EventChannel {
@@ -196,12 +207,15 @@ function checkOptions(options: RunAgentLoopOptions): void {
   if (typeof options.input !== 'string' && !Array.isArray(options.input)) {
     throw new TypeError('runAgentLoop: input must be a string or an array of Responses input items');
   }
-  const { maxIterations, toolTimeoutMs, toolSearch, maxToolResultBytes } = options;
+  const { maxIterations, toolTimeoutMs, abandonGraceMs, toolSearch, maxToolResultBytes } = options;
   if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
     throw new TypeError(`runAgentLoop: maxIterations must be a positive integer, got ${maxIterations}`);
   }
   if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
     throw new TypeError(`runAgentLoop: toolTimeoutMs must be a positive number, got ${toolTimeoutMs}`);
+  }
+  if (abandonGraceMs !== undefined && !(Number.isFinite(abandonGraceMs) && abandonGraceMs >= 0)) {
+    throw new TypeError(`runAgentLoop: abandonGraceMs must be a number >= 0, got ${abandonGraceMs}`);
   }
   if (
     maxToolResultBytes !== undefined &&
@@ -241,13 +255,22 @@ function checkOptions(options: RunAgentLoopOptions): void {
  * iteration limit is reached or a request fails).
  *
  * Calls of one response run in the model's order; consecutive `parallel` calls run concurrently, a
- * `sequential` call runs alone; outputs are recorded in call order.
+ * `sequential` call runs alone; outputs are recorded in call order. A call whose signal fired
+ * (timeout or abort) still holds that barrier until `execute` settles, for at most
+ * `abandonGraceMs`; past it the call is reported abandoned and the turn goes on (or, aborted, ends).
+ *
+ * With client-side Tool Search the loop adds one ordinary tool, `tool_search`, built by core; any
+ * tool may load deferred tools through its result's `loadsTools`, and a deferred tool called by its
+ * name is loaded too. Loaded tools are sent from the next request on.
  *
  * Contract: throws `TypeError` (bad option, naming it) or `ToolDefinitionError` (two tools with one
  * key, or a tool named `tool_search` with client-side Tool Search) when called. After that it
  * never throws: model mistakes and tool failures become `isError` outputs the model reads, and a
  * transport failure or an abort ends the turn with status `'failed'` or `'aborted'`. An aborted
  * turn gives every call without an output a "cancelled" one, so `items` stays a valid transcript.
+ * Contract: a sequential call never starts, and an aborted turn never ends, while an earlier call's
+ * `execute` is still running, unless that call was reported abandoned (`abandoned: true` on its
+ * `tool-call-end`, and its output says it may still be running) after `abandonGraceMs`.
  *
  * @example
  * const model = createResponsesModel({ client: new OpenAI(), model: 'gpt-5.4-mini' });
@@ -267,20 +290,25 @@ function checkOptions(options: RunAgentLoopOptions): void {
 export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
   checkOptions(options);
   const { model, tools, instructions } = options;
-  const toolMap = agentToolMap(tools);
   const toolSearch = options.toolSearch ?? model.defaultToolSearch;
   // Tools always get a signal; one that never aborts when the turn has none.
   const signal = options.signal ?? new AbortController().signal;
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const deferred = tools.filter((tool) => tool.deferLoading === true);
   const useClientSearch = toolSearch === 'client' && deferred.length > 0;
-  if (useClientSearch && toolMap.has(CLIENT_TOOL_SEARCH_NAME)) {
-    throw new TypeError(
-      `runAgentLoop: a tool is named '${CLIENT_TOOL_SEARCH_NAME}', which client-side Tool Search needs for itself`,
-    );
+  if (useClientSearch && tools.some((tool) => toolKey(tool) === CLIENT_TOOL_SEARCH_NAME)) {
+    throw new ToolDefinitionError({
+      toolName: CLIENT_TOOL_SEARCH_NAME,
+      field: 'name',
+      message: `a tool is named '${CLIENT_TOOL_SEARCH_NAME}', which client-side Tool Search needs for itself`,
+    });
   }
+  // Keys of the deferred tools loaded so far; only client-side search leaves any tool out to load.
   const loadedTools = new Set<string>();
-  const clientToolSearch = useClientSearch ? createClientToolSearch(deferred, loadedTools) : undefined;
+  const deferredKeys = new Set(useClientSearch ? deferred.map(toolKey) : []);
+  // The turn's tool set as the model sees it: the caller's tools, then core's own `tool_search`.
+  const turnTools = useClientSearch ? [...tools, createClientToolSearchTool(deferred, loadedTools)] : tools;
+  const toolMap = agentToolMap(turnTools);
   const channel = new EventChannel();
   const telemetry = new TurnTelemetry(options.telemetry, model.model, instructions);
   const emit = (event: AgentEvent) => {
@@ -290,6 +318,14 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
 
   let requestTools: ResponsesToolSchema[] = [];
   let toolsStale = true;
+  const loadTools = (keys: readonly string[]) => {
+    for (const key of keys) {
+      if (deferredKeys.has(key) && !loadedTools.has(key)) {
+        loadedTools.add(key);
+        toolsStale = true;
+      }
+    }
+  };
   const items: ResponseInputItem[] =
     typeof options.input === 'string'
       ? [{ type: 'message', role: 'user', content: options.input }]
@@ -302,14 +338,10 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     tools: toolMap,
     signal,
     toolTimeoutMs: options.toolTimeoutMs,
+    abandonGraceMs: options.abandonGraceMs ?? DEFAULT_ABANDON_GRACE_MS,
     beforeToolCall: telemetry.wrapBeforeToolCall(options.beforeToolCall),
     onArgumentsRefused: (call, reason) => telemetry.argumentsRefused(call, reason),
     maxToolResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
-    clientToolSearch,
-    loadedTools,
-    onToolsLoaded: () => {
-      toolsStale = true;
-    },
     emit,
     recordOutput: (output) => {
       finished.set(output.call_id, output);
@@ -350,12 +382,15 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
           const records = await dispatchToolCalls<ResponseFunctionToolCall, ToolCallRecord>(calls, {
             isParallel: (call) => {
               const tool = toolMap.get(toolKey(call));
-              // Unknown tools and tool_search cost nothing, so they never need to wait for a batch.
+              // Unknown tools cost nothing, so they never need to wait for a batch.
               return tool === undefined || tool.executionMode === 'parallel';
             },
             run: async (call) => {
+              // A deferred tool called by its name, without a search first, is sent from now on.
+              if (toolMap.get(toolKey(call))?.deferLoading === true) loadTools([toolKey(call)]);
               const record = await telemetry.toolCall(call, () => executeToolCall(call, finishReason, scope));
               if (record.endsTurn) endedByTool = true;
+              loadTools(record.loadsTools);
               return record;
             },
             shouldStop: () => endedByTool || signal.aborted,
@@ -383,8 +418,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         }
         if (toolsStale) {
           // Re-collected only when the loaded set changes: the schemas themselves are cached in core.
-          requestTools = collectToolSchemas(tools, { toolSearch, loadedTools }).tools;
-          if (clientToolSearch !== undefined) requestTools.push(clientToolSearch.schema);
+          requestTools = collectToolSchemas(turnTools, { toolSearch, loadedTools }).tools;
           toolsStale = false;
         }
         iterations += 1;

@@ -1,5 +1,6 @@
-import type { FunctionToolSchema } from '../schema/collect-tool-schemas';
-import type { AgentToolResult, AnyWorkerAgentTool } from '../tool/worker-agent-tool';
+import { z } from 'zod';
+import { defineWorkerTool } from '../tool/define-worker-tool';
+import type { AnyWorkerAgentTool, WorkerAgentTool } from '../tool/worker-agent-tool';
 import { createToolSearchIndex } from './client-tool-search';
 
 /** The name of the function tool client-side Tool Search adds. */
@@ -8,15 +9,28 @@ export const CLIENT_TOOL_SEARCH_NAME = 'tool_search';
 const DEFAULT_LIMIT = 5;
 const MAX_LIMIT = 20;
 
-/** Client-side Tool Search for one turn: its function tool schema and its handler. */
-export interface ClientToolSearch {
-  /** The `tool_search` function tool sent with every request while the turn has deferred tools. */
-  readonly schema: FunctionToolSchema;
-  /** Runs one `tool_search` call: ranks the deferred tools not loaded yet and loads the best. */
-  run(rawArguments: string): {
-    result: AgentToolResult<{ query: string; loaded: string[] }>;
-    loaded: string[];
-  };
+// Module-level, so its conversion is cached across turns. Written so the strict projection gives
+// the very bytes the model has always seen: `limit` optional (sent as `["integer", "null"]`, a null
+// restored to absent), the blank-query check a refinement that adds nothing to the JSON Schema.
+const toolSearchSchema = z.object({
+  query: z
+    .string()
+    .refine((query) => query.trim() !== '', {
+      message: 'must name the capability you need in a few keywords',
+    })
+    .describe('Keywords for the capability you need'),
+  limit: z.int().describe(`Most tools to load (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`).optional(),
+});
+
+/** The parameters of a `tool_search` call, once validated. */
+export type ClientToolSearchParams = z.output<typeof toolSearchSchema>;
+
+/** What a `tool_search` result carries in `details`. */
+export interface ClientToolSearchDetails {
+  /** The query searched for. */
+  query: string;
+  /** Keys (`toolKey`) of the tools it loaded, best first. */
+  loaded: string[];
 }
 
 function describeGroups(deferred: readonly AnyWorkerAgentTool[]): string {
@@ -34,58 +48,31 @@ function describeGroups(deferred: readonly AnyWorkerAgentTool[]): string {
 }
 
 /**
- * Builds the `tool_search` function tool of client-side Tool Search over a turn's deferred tools.
- * A call ranks the deferred tools not loaded yet (BM25 over name, description and namespace
- * description) and loads the best matches; `isLoaded`/`load` keep the turn's loaded set.
+ * Builds the `tool_search` tool of client-side Tool Search over a turn's deferred tools: an
+ * ordinary worker tool (its arguments go through the repair ladder and its Zod schema like any
+ * tool's). A call ranks the deferred tools not in `loadedKeys` (BM25 over name, description and
+ * namespace description) and returns the best matches in the result's `loadsTools`, which the loop
+ * sends from the next request on.
  *
- * Contract: a malformed call becomes an `isError` result the model can act on; never throws.
+ * Contract: never throws once built; a search that matches nothing is an ordinary result saying so.
  */
-export function createClientToolSearch(
+export function createClientToolSearchTool(
   deferred: readonly AnyWorkerAgentTool[],
   loadedKeys: ReadonlySet<string>,
-): ClientToolSearch {
+): WorkerAgentTool<ClientToolSearchParams, ClientToolSearchDetails> {
   const index = createToolSearchIndex(deferred);
-  const schema: FunctionToolSchema = {
-    type: 'function',
+  return defineWorkerTool({
     name: CLIENT_TOOL_SEARCH_NAME,
     description: `Search the tools that are not loaded yet and load the best matches, callable from your next step. Describe the capability you need in a few keywords. Tools available through search: ${describeGroups(deferred)}.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Keywords for the capability you need' },
-        limit: {
-          type: ['integer', 'null'],
-          description: `Most tools to load (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`,
-        },
-      },
-      required: ['query', 'limit'],
-      additionalProperties: false,
-    },
-    strict: true,
-  };
-  return {
-    schema,
-    run(rawArguments) {
-      let query: unknown;
-      let limit: unknown;
-      try {
-        ({ query, limit } = JSON.parse(rawArguments) as { query?: unknown; limit?: unknown });
-      } catch {
-        query = undefined;
-      }
-      if (typeof query !== 'string' || query.trim() === '') {
-        return {
-          result: {
-            content: `Invalid arguments for tool '${CLIENT_TOOL_SEARCH_NAME}': expected {"query": "<keywords>"}, got ${rawArguments}`,
-            isError: true,
-          },
-          loaded: [],
-        };
-      }
-      const count =
-        typeof limit === 'number' && Number.isInteger(limit) && limit > 0
-          ? Math.min(limit, MAX_LIMIT)
-          : DEFAULT_LIMIT;
+    schema: toolSearchSchema,
+    // Ranking a few hundred short documents costs nothing: it never needs to wait for a batch.
+    executionMode: 'parallel',
+    isReadOnly: true,
+    describeActivity: ({ query }) => `Searching tools for "${query}"`,
+    describeCompletedActivity: ({ query }) => `Searched tools for "${query}"`,
+    execute: ({ query, limit }) => {
+      // Out-of-range limits fall back rather than fail: the model asked for "some tools" either way.
+      const count = limit !== undefined && limit > 0 ? Math.min(limit, MAX_LIMIT) : DEFAULT_LIMIT;
       const hits = index.search(query, count, loadedKeys);
       const loaded = hits.map((hit) => hit.key);
       const content =
@@ -97,7 +84,7 @@ export function createClientToolSearch(
                   `- ${tool.name}${tool.namespace === undefined ? '' : ` (namespace ${tool.namespace})`}: ${tool.description}`,
               )
               .join('\n')}`;
-      return { result: { content, details: { query, loaded } }, loaded };
+      return { content, details: { query, loaded }, loadsTools: loaded };
     },
-  };
+  });
 }

@@ -51,6 +51,15 @@ export interface AgentToolResult<TDetails = unknown> {
   completesActorEvent?: boolean;
   /** Stop the loop after the current batch of calls is recorded. */
   endsTurn?: boolean;
+  /**
+   * Keys (`toolKey`: `name` or `namespace.name`) of the turn's deferred tools to send from the next
+   * request on: how a tool loads others (client-side Tool Search's `tool_search` uses it).
+   *
+   * Contract: applied only when the call completes, and only with client-side Tool Search (with
+   * native search every deferred tool is already sent); keys naming no deferred tool of the turn are
+   * ignored. A loaded tool stays loaded for the rest of the turn.
+   */
+  loadsTools?: readonly string[];
   /** The call failed; the content says why, so the model can act on it. */
   isError?: boolean;
 }

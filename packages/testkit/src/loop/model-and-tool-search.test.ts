@@ -74,6 +74,96 @@ describe('client-side Tool Search', () => {
   });
 });
 
+describe('client-side Tool Search is an ordinary tool', () => {
+  it('repairs malformed tool_search arguments through the argument ladder, then loads the match', async () => {
+    const { result, events, server } = await runTurn(
+      [
+        // A trailing comma and a JSON string around the arguments: the ladder repairs both.
+        {
+          functionCalls: [
+            {
+              name: 'tool_search',
+              arguments: JSON.stringify('{"query": "create calendar event", "limit": 1,}'),
+            },
+          ],
+        },
+        { functionCalls: [{ name: 'create_event', namespace: 'calendar', arguments: { title: 'Dentist' } }] },
+        { text: 'Booked.' },
+      ],
+      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+    );
+    expect(result.status).toBe('completed');
+    const end = toolCallEnds(events)[0];
+    expect(end).toMatchObject({ name: 'tool_search', outcome: 'completed', isError: false });
+    expect(end?.repairs.length).toBeGreaterThan(0);
+    expect(server.requests[1]?.toolNames).toEqual(['read_file', 'calendar.create_event', 'tool_search']);
+    expect(server.requests[2]?.functionCallOutputs.at(-1)?.output).toBe('calendar.create_event: Dentist');
+  });
+
+  it('refuses arguments its schema rejects with an output naming the field, and loads nothing', async () => {
+    const { events, server } = await runTurn(
+      [
+        {
+          functionCalls: [
+            { name: 'tool_search', arguments: { q: 'calendar' }, callId: 'missing' },
+            { name: 'tool_search', arguments: { query: 'calendar', limit: 'two' }, callId: 'wrong-type' },
+            { name: 'tool_search', arguments: { query: '   ', limit: null }, callId: 'blank' },
+            { name: 'tool_search', arguments: '{"query": "calendar', callId: 'truncated' },
+          ],
+        },
+        { text: 'Gave up.' },
+      ],
+      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+    );
+    const ends = toolCallEnds(events);
+    expect(ends.map((end) => [end.callId, end.outcome, end.isError])).toEqual([
+      ['missing', 'invalid-arguments', true],
+      ['wrong-type', 'invalid-arguments', true],
+      ['blank', 'invalid-arguments', true],
+      ['truncated', 'invalid-arguments', true],
+    ]);
+    const outputs = new Map(
+      server.requests[1]?.functionCallOutputs.map((output) => [output.callId, String(output.output)]),
+    );
+    expect(outputs.get('missing')).toMatch(/query/);
+    expect(outputs.get('wrong-type')).toMatch(/limit/);
+    expect(outputs.get('blank')).toMatch(/query/);
+    expect(server.requests[1]?.toolNames).toEqual(['read_file', 'tool_search']);
+  });
+
+  it('answers unknown names with the available tools, and loads a deferred tool called by its name', async () => {
+    const { events, server } = await runTurn(
+      [
+        {
+          functionCalls: [
+            { name: 'teleport', arguments: {}, callId: 'unknown' },
+            { name: 'create_event', arguments: { title: 'x' }, callId: 'no-namespace' },
+            { name: 'list_events', namespace: 'calendar', arguments: { title: 'Monday' }, callId: 'direct' },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+    );
+    const ends = toolCallEnds(events);
+    expect(ends.map((end) => [end.callId, end.outcome])).toEqual([
+      ['unknown', 'unknown-tool'],
+      ['no-namespace', 'unknown-tool'],
+      ['direct', 'completed'],
+    ]);
+    const outputs = new Map(
+      server.requests[1]?.functionCallOutputs.map((output) => [output.callId, String(output.output)]),
+    );
+    expect(outputs.get('unknown')).toMatch(
+      /^Unknown tool 'teleport'\. Call one of the available tools: .*read_file/,
+    );
+    expect(outputs.get('no-namespace')).toMatch(/^Unknown tool 'create_event'/);
+    expect(outputs.get('direct')).toBe('calendar.list_events: Monday');
+    // Called by name without a search, the deferred tool is loaded for the rest of the turn.
+    expect(server.requests[1]?.toolNames).toEqual(['read_file', 'calendar.list_events', 'tool_search']);
+  });
+});
+
 describe('native Tool Search', () => {
   it('sends deferred tools with defer_loading plus tool_search, and dispatches what the hosted search loaded', async () => {
     const { result, server } = await runTurn(

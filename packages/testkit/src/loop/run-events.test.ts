@@ -1,5 +1,5 @@
 // Core's loop through the real openai SDK against the fake server: the run object and its events.
-import { createResponsesModel, defineWorkerTool, runAgentLoop } from '@switchyard/core';
+import { createResponsesModel, defineWorkerTool, runAgentLoop, ToolDefinitionError } from '@switchyard/core';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -67,5 +67,17 @@ describe('the run', () => {
     expect(() => runAgentLoop({ model, tools: [search, hidden], input: 'x', toolSearch: 'client' })).toThrow(
       /named 'tool_search'/,
     );
+    // A reserved name is a definition mistake, as the JSDoc promises, not a bad option.
+    let thrown: unknown;
+    try {
+      runAgentLoop({ model, tools: [search, hidden], input: 'x', toolSearch: 'client' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(ToolDefinitionError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ toolName: 'tool_search', field: 'name' });
+    // Without deferred tools there is no client search, so the name is free.
+    const free = runAgentLoop({ model, tools: [search], input: 'x', toolSearch: 'client' });
+    await expect(free.result()).resolves.toMatchObject({ status: 'completed' });
   });
 });
