@@ -168,3 +168,16 @@ describe('destructive calls', () => {
     expect(terminal.take()).toBe('⠋ Running `rm -r build` [destructive] (0 ms)');
   });
 });
+
+describe('abandoned calls', () => {
+  it('say so beside the outcome: the tool may still be running', () => {
+    const { progress, take } = harness(false);
+    progress.handle(start('c', 'Fetching slow.example'));
+    take();
+    const ended = end('c', 'Fetching slow.example', 1_000, { content: 'timed out\nmore', isError: true });
+    progress.handle({ ...ended, outcome: 'timeout', abandoned: true } as AgentEvent);
+    expect(take()).toBe('✗ Fetching slow.example (1.0 s): timeout, abandoned: timed out\n');
+    progress.handle({ ...ended, callId: 'd', outcome: 'timeout' } as AgentEvent);
+    expect(take()).toBe('✗ Fetching slow.example (1.0 s): timeout: timed out\n');
+  });
+});

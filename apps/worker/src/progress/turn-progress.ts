@@ -106,7 +106,9 @@ export class TurnProgress {
         // `timeout`, `denied`, ...): the same vocabulary as `--json`, the API and the spans.
         if (event.outcome !== 'completed') {
           this.#failedCalls += 1;
-          this.#line(`✗ ${activity}${took}: ${event.outcome}: ${firstLine(event.result.content)}`);
+          // An abandoned call may still be running: worth its own word beside the outcome.
+          const outcome = event.abandoned === true ? `${event.outcome}, abandoned` : event.outcome;
+          this.#line(`✗ ${activity}${took}: ${outcome}: ${firstLine(event.result.content)}`);
         } else {
           this.#line(`✓ ${event.activity}${took}`);
         }
