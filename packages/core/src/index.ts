@@ -49,6 +49,11 @@ export {
   runAgentLoop,
 } from './loop/run-agent-loop';
 export {
+  type RunToolCallOnceOptions,
+  runToolCallOnce,
+  type ToolCallOnceResult,
+} from './loop/run-tool-call-once';
+export {
   createResponsesModel,
   type ModelRequest,
   type ModelResponse,
