@@ -39,6 +39,8 @@ export type RunToolCallResult<TParams, TDetails> =
       status: 'invalid-arguments';
       /** The message the model would read as the call's output. */
       error: string;
+      /** The same message: every status but `completed` has the `output` the model would read. */
+      output: string;
     }
   | (RanCall<TParams> & {
       /** `execute` returned a result (which may itself have `isError`). */
@@ -121,7 +123,7 @@ export async function runToolCall<TParams, TDetails>(
   });
   const output = typeof end.result.content === 'string' ? end.result.content : '';
   if (start === undefined) {
-    if (end.outcome === 'invalid-arguments') return { status: 'invalid-arguments', error: output };
+    if (end.outcome === 'invalid-arguments') return { status: 'invalid-arguments', error: output, output };
     return { status: 'not-run', output };
   }
   const ran: RanCall<TParams> = {
