@@ -21,9 +21,9 @@ export type {
   RememberRequest,
 } from './brain/brain-record';
 export { type BrainLimits, ControlPlaneBrainService } from './brain/brain-service';
-export type { QueryResult } from './database/database';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
+export type { QueueDepth } from './queues/queue-depths';
 export { type DatabaseTarget, resolveDatabaseTarget } from './resolve-database-target';
 export { AGENT_ID_PATTERN } from './schedules/agent-id';
 export type { CreateScheduleRequest, ScheduleRecord } from './schedules/schedule-record';
