@@ -1,13 +1,8 @@
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ControlPlane,
-  ControlPlaneInputError,
-  openControlPlane,
-  type WorkTurn,
-  workTurnQueueName,
-} from '../index';
+import { type ControlPlane, ControlPlaneInputError, openControlPlane, type WorkTurn } from '../index';
 import { queryControlPlane } from '../testing';
+import { workTurnQueueName } from './work-turn-queue';
 
 const summarySchema = {
   type: 'object',
