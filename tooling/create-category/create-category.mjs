@@ -128,7 +128,8 @@ export function ${toolCreator}(context: ${context}) {
   });
 }
 `,
-    [`src/create-${name}-tools.test.ts`]: `import { describeToolCategory, runToolCall } from '@switchyard/testkit';
+    [`src/create-${name}-tools.test.ts`]: `import { runToolCall } from '@switchyard/testkit';
+import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { describe, expect, it } from 'vitest';
 import { ${creator} } from './index';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
 import { type AnyWorkerAgentTool, agentToolMap } from '@switchyard/core';
 import { createPgliteDatabase, type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { describeToolCategory, runToolCall } from '@switchyard/testkit';
+import { runToolCall } from '@switchyard/testkit';
+import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { createBrainTools } from '@switchyard/tools-brain';
 import { createTaskTurnTools } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ async function call(tools: readonly AnyWorkerAgentTool[], name: string, params: 
   const tool = agentToolMap(tools).get(name);
   if (tool === undefined) throw new Error(`no tool ${name}`);
   const outcome = await runToolCall(tool, params);
-  if (outcome.status !== 'completed') throw new Error(`${name}: ${String(outcome.error)}`);
+  if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.output}`);
   return outcome.result;
 }
 

@@ -2,9 +2,17 @@ import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './__fixtures__/run-cli';
 
+// The demo runs with test runners unresolvable (see __fixtures__/refuse-test-runners.mjs): it must
+// need only the worker's production dependencies. production-dependencies.test.ts shows the hook bites.
+const refuseTestRunners = new URL('./__fixtures__/refuse-test-runners.mjs', import.meta.url).href;
+
 describe('switchyard demo (the built CLI, as scripts/demo.sh runs it)', () => {
   it('runs a whole scripted turn with live progress and says the model is scripted', async () => {
-    const run = await runCli(['demo'], { cwd: os.tmpdir(), env: { OPENAI_API_KEY: 'must-not-be-used' } });
+    const run = await runCli(['demo'], {
+      cwd: os.tmpdir(),
+      env: { OPENAI_API_KEY: 'must-not-be-used' },
+      nodeArguments: ['--import', refuseTestRunners],
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const output = run.stdout;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import {
   createPostgresDatabase,
   postgresTitle,
@@ -165,7 +166,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: a worker killed mid-task
     expect(shown?.status).toBe('completed');
     expect(shown?.tasks[0]).toMatchObject({ status: 'completed', result: { summary: 'survived' } });
     expect(shown?.tasks[0]?.attempts).toBeGreaterThanOrEqual(2);
-    const { rows } = await controlPlane.query<{ count: number }>(
+    const { rows } = await queryControlPlane<{ count: number }>(
+      controlPlane,
       'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
       [workflow.id],
     );

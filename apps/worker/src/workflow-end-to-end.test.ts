@@ -1,4 +1,5 @@
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { type AgentEvent, type AgentRunResult, createResponsesModel, runAgentLoop } from '@switchyard/core';
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import {
@@ -166,7 +167,8 @@ for (const backend of testBackends) {
         ['right', { summary: 'right findings' }],
         ['merge', { summary: 'both sides' }],
       ]);
-      const { rows } = await controlPlane.query<{ task_id: string; count: number }>(
+      const { rows } = await queryControlPlane<{ task_id: string; count: number }>(
+        controlPlane,
         'SELECT task_id, count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1 GROUP BY task_id ORDER BY task_id',
         [workflowId],
       );

@@ -56,8 +56,8 @@ function close(served: Served): Promise<void> {
 /** Throws unless the call ran `execute` and got a result (an `isError` result counts: it is an answer). */
 async function callOnce(tool: AnyWorkerAgentTool, params: Record<string, unknown>): Promise<unknown> {
   const call = await runToolCall(tool, params);
-  if (call.status === 'invalid-arguments') throw new Error(`${tool.name}: ${call.error}`);
   if (call.status === 'threw') throw call.error;
+  if (call.status !== 'completed') throw new Error(`${tool.name}: ${call.status}: ${call.output}`);
   return call.result;
 }
 

@@ -3,8 +3,10 @@
 // ones, and, for scale, how fast the pages were written through `remember`. The pages and queries come
 // from a fixed-seed generator (pseudo-words drawn by Zipf's law, as real vocabularies are), so every run
 // and both backends search the same corpus.
+
 import { ms, percentile, report } from '@switchyard/bench-kit';
 import type { ControlPlane } from '../src/index';
+import { queryControlPlane } from '../src/testing';
 import { onEachBackend } from './bench-databases';
 
 const PAGES = 10_000;
@@ -94,7 +96,7 @@ async function benchmark(label: string, controlPlane: ControlPlane): Promise<voi
   const writeStart = performance.now();
   for (const page of pages) await controlPlane.brain.remember({ agentId: AGENT, ...page });
   const writeMs = performance.now() - writeStart;
-  await controlPlane.query('ANALYZE switchyard.brain_pages');
+  await queryControlPlane(controlPlane, 'ANALYZE switchyard.brain_pages');
   const times: number[] = [];
   let hits = 0;
   for (const [index, query] of queries.entries()) {

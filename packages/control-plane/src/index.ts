@@ -10,7 +10,7 @@ export type {
   RequestApprovalRequest,
   ResumableTurn,
 } from './approvals/approval-record';
-export { ApprovalStore } from './approvals/approval-store';
+export type { ApprovalStore } from './approvals/approval-store';
 export type {
   BrainHitRecord,
   BrainPageDetails,
@@ -20,27 +20,24 @@ export type {
   RecallRequest,
   RememberRequest,
 } from './brain/brain-record';
-export { type BrainLimits, ControlPlaneBrainService } from './brain/brain-service';
-export type { QueryResult } from './database/database';
+export type { ControlPlaneBrainService } from './brain/brain-service';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
-export { type DatabaseTarget, resolveDatabaseTarget } from './resolve-database-target';
+export type { QueueDepth } from './queues/queue-depths';
 export { AGENT_ID_PATTERN } from './schedules/agent-id';
 export type { CreateScheduleRequest, ScheduleRecord } from './schedules/schedule-record';
-export { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
-export {
+export type { ControlPlaneScheduleService, ScheduleLimits } from './schedules/schedule-service';
+export type {
   ScheduleTicker,
-  type ScheduleTickerStartOptions,
-  type ScheduleTickOptions,
-  type ScheduleTickResult,
+  ScheduleTickerStartOptions,
+  ScheduleTickOptions,
+  ScheduleTickResult,
 } from './schedules/schedule-ticker';
-export { formatInTimeZone } from './schedules/schedule-timing';
 export type { TurnRequest, TurnRequestContext, TurnRequestHandler } from './turn-requests/turn-request';
-export {
-  type TurnRequestOptions,
+export type {
+  TurnRequestOptions,
   TurnRequestQueue,
-  type TurnRequestWorkOptions,
-  turnRequestQueueName,
+  TurnRequestWorkOptions,
 } from './turn-requests/turn-request-queue';
 export type {
   InterruptedTurnRecord,
@@ -59,28 +56,23 @@ export type {
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
-export { type DetachedTurnEnd, TurnStore } from './turns/turn-store';
-export {
-  type CreateBackgroundJobRequest,
-  type CreateWorkflowRequest,
-  type StoredWork,
-  type StoreTaskResultRequest,
+export type { DetachedTurnEnd, TurnStore } from './turns/turn-store';
+export type {
+  CreateBackgroundJobRequest,
+  CreateWorkflowRequest,
+  StoredWork,
+  StoreTaskResultRequest,
   WorkStore,
 } from './work/work-store';
-export {
-  type BackgroundJobRecord,
+export type {
+  BackgroundJobRecord,
   ControlPlaneBackgroundJobService,
-  type StartBackgroundJobRequest,
+  StartBackgroundJobRequest,
 } from './workflows/background-job-service';
-export {
-  checkResultSchema,
-  RESULT_SCHEMA_LIMITS,
-  type ResultSchemaCheck,
-} from './workflows/check-result-schema';
+export { checkResultSchema, type ResultSchemaCheck } from './workflows/check-result-schema';
 export {
   type CheckedWorkflowTask,
   checkWorkflowSpec,
-  MAX_WORKFLOW_TASKS,
   type WorkflowSpec,
   type WorkflowTaskSpec,
 } from './workflows/check-workflow-spec';
@@ -95,16 +87,11 @@ export type {
   WorkTurnHandlerResult,
   WorkTurnOutcome,
 } from './workflows/work-turn';
-export {
-  type WorkTurnOptions,
-  WorkTurnQueue,
-  type WorkTurnWorkOptions,
-  workTurnQueueName,
-} from './workflows/work-turn-queue';
-export {
+export type { WorkTurnOptions, WorkTurnQueue, WorkTurnWorkOptions } from './workflows/work-turn-queue';
+export type {
   ControlPlaneWorkflowService,
-  type StartWorkflowRequest,
-  type WorkflowRecord,
-  type WorkflowStatus,
-  type WorkflowTaskRecord,
+  StartWorkflowRequest,
+  WorkflowRecord,
+  WorkflowStatus,
+  WorkflowTaskRecord,
 } from './workflows/workflow-service';

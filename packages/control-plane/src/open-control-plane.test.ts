@@ -1,6 +1,7 @@
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnRequest } from './index';
+import { queryControlPlane } from './testing';
 
 const MINUTE = 60_000;
 
@@ -53,7 +54,8 @@ for (const backend of testBackends) {
 
     describe('migrations and constraints', () => {
       it('creates every table with the effectively-once UNIQUE constraints', async () => {
-        const { rows } = await controlPlane.query<{ table_name: string; definition: string }>(
+        const { rows } = await queryControlPlane<{ table_name: string; definition: string }>(
+          controlPlane,
           `SELECT conrelid::regclass::text AS table_name, pg_get_constraintdef(oid) AS definition
            FROM pg_constraint WHERE contype = 'u' AND connamespace = 'switchyard'::regnamespace`,
         );
@@ -61,7 +63,8 @@ for (const backend of testBackends) {
         expect(unique).toContain('switchyard.schedule_runs UNIQUE (schedule_id, slot)');
         expect(unique).toContain('switchyard.task_results UNIQUE (workflow_id, task_id)');
         expect(unique).toContain('switchyard.approvals UNIQUE (turn_id, call_id)');
-        const { rows: tables } = await controlPlane.query<{ name: string }>(
+        const { rows: tables } = await queryControlPlane<{ name: string }>(
+          controlPlane,
           "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'switchyard' ORDER BY 1",
         );
         expect(tables.map((table) => table.name)).toEqual([
@@ -80,7 +83,8 @@ for (const backend of testBackends) {
       });
 
       it('records each migration once, however often the control plane opens', async () => {
-        const { rows } = await controlPlane.query<{ version: number }>(
+        const { rows } = await queryControlPlane<{ version: number }>(
+          controlPlane,
           'SELECT version FROM switchyard.migrations',
         );
         expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -219,7 +223,8 @@ for (const backend of testBackends) {
         const later = new Date(first + 60 * MINUTE + 30_000);
         await controlPlane.scheduler.tick({ now: later });
         await controlPlane.scheduler.tick({ now: later });
-        const { rows } = await controlPlane.query<{ slot: Date }>(
+        const { rows } = await queryControlPlane<{ slot: Date }>(
+          controlPlane,
           'SELECT slot FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         );
@@ -239,7 +244,8 @@ for (const backend of testBackends) {
         const now = new Date(Date.now() + 2 * 3_600_000);
         const countRuns = async () =>
           (
-            await controlPlane.query<{ count: number }>(
+            await queryControlPlane<{ count: number }>(
+              controlPlane,
               'SELECT count(*)::int AS count FROM switchyard.schedule_runs',
             )
           ).rows[0]?.count ?? 0;
@@ -249,12 +255,14 @@ for (const backend of testBackends) {
         );
         // Other tests' schedules are due too: every enqueue the ticks report is one new ledger row.
         expect(results.reduce((sum, result) => sum + result.enqueued, 0)).toBe((await countRuns()) - before);
-        const { rows } = await controlPlane.query<{ count: number }>(
+        const { rows } = await queryControlPlane<{ count: number }>(
+          controlPlane,
           'SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE schedule_id = ANY($1::uuid[])',
           [schedules.map((schedule) => schedule.id)],
         );
         expect(rows[0]?.count).toBe(3);
-        const { rows: jobs } = await controlPlane.query<{ count: number }>(
+        const { rows: jobs } = await queryControlPlane<{ count: number }>(
+          controlPlane,
           "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.turn-requests.gina'",
         );
         expect(jobs[0]?.count).toBe(3);
@@ -272,7 +280,8 @@ for (const backend of testBackends) {
         const rows = await until(
           async () =>
             (
-              await controlPlane.query<{ slot: Date; enqueued_at: Date }>(
+              await queryControlPlane<{ slot: Date; enqueued_at: Date }>(
+                controlPlane,
                 'SELECT slot, enqueued_at FROM switchyard.schedule_runs WHERE schedule_id = $1',
                 [schedule.id],
               )
@@ -301,7 +310,8 @@ for (const backend of testBackends) {
         });
         expect(listed).toMatchObject({ id: schedule.id, status: 'finished', nextFireTimes: [] });
         await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 60 * MINUTE) });
-        const { rows } = await controlPlane.query(
+        const { rows } = await queryControlPlane(
+          controlPlane,
           'SELECT 1 FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         );
@@ -329,7 +339,8 @@ for (const backend of testBackends) {
         const rows = await until(
           async () =>
             (
-              await controlPlane.query<{ status: string; attempts: number; idempotency_key: string }>(
+              await queryControlPlane<{ status: string; attempts: number; idempotency_key: string }>(
+                controlPlane,
                 'SELECT status, attempts, idempotency_key FROM switchyard.schedule_runs WHERE schedule_id = $1',
                 [schedule.id],
               )
@@ -378,7 +389,8 @@ for (const backend of testBackends) {
         expect(await controlPlane.work.storeTaskResult({ ...store, result: { links: 4 } })).toEqual({
           stored: false,
         });
-        const { rows } = await controlPlane.query<{ result: unknown }>(
+        const { rows } = await queryControlPlane<{ result: unknown }>(
+          controlPlane,
           'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
           [created.id],
         );
@@ -407,7 +419,8 @@ for (const backend of testBackends) {
           }),
         );
         expect(huge.message).toMatch(/2\.0 MiB of JSON, over the limit of 1\.0 MiB/);
-        const { rows } = await controlPlane.query(
+        const { rows } = await queryControlPlane(
+          controlPlane,
           "SELECT 1 FROM switchyard.background_jobs WHERE agent_id = 'kim'",
         );
         expect(rows).toEqual([]);
@@ -441,7 +454,8 @@ for (const backend of testBackends) {
         await controlPlane.close();
         expect(finished).toBe(true);
         controlPlane = await open(database);
-        const { rows } = await controlPlane.query<{ status: string }>(
+        const { rows } = await queryControlPlane<{ status: string }>(
+          controlPlane,
           "SELECT status FROM switchyard.schedule_runs WHERE agent_id = 'zed'",
         );
         expect(rows).toEqual([{ status: 'completed' }]);
@@ -455,7 +469,7 @@ for (const backend of testBackends) {
         expect((await controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id)).toEqual(
           before.map((s) => s.id),
         );
-        const { rows } = await controlPlane.query('SELECT version FROM switchyard.migrations');
+        const { rows } = await queryControlPlane(controlPlane, 'SELECT version FROM switchyard.migrations');
         expect(rows).toEqual([
           { version: 1 },
           { version: 2 },

@@ -1,10 +1,12 @@
 import PgBoss from 'pg-boss';
 import { ApprovalStore, type DetachUnit } from './approvals/approval-store';
 import { ControlPlaneBrainService } from './brain/brain-service';
-import type { Database, QueryResult } from './database/database';
+import { rememberControlPlaneDatabase } from './database/control-plane-database';
+import type { Database } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
 import { runMigrations } from './database/run-migrations';
+import { type QueueDepth, queueDepths } from './queues/queue-depths';
 import { resolveDatabaseTarget } from './resolve-database-target';
 import { checkAgentId } from './schedules/agent-id';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
@@ -88,11 +90,11 @@ export interface ControlPlane {
    * (`claimResumable`, `consume`, `release`).
    */
   readonly approvals: ApprovalStore;
-  /** Runs one read query: for diagnostics and tests, not for writes. */
-  query<TRow = Record<string, unknown>>(
-    text: string,
-    values?: readonly unknown[],
-  ): Promise<QueryResult<TRow>>;
+  /**
+   * Every queue (turn requests, work turns) with its waiting jobs and the age of the oldest, in one
+   * scan: what a worker reports as queue metrics.
+   */
+  queueDepths(): Promise<QueueDepth[]>;
   /** Stops the scheduler and the consumers (running handlers finish), then closes the database. */
   close(): Promise<void>;
 }
@@ -274,7 +276,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
       ? turnRequests.settleDetached(transaction, turn, end)
       : workTurns.settleDetached(transaction, turn, end);
   let closing: Promise<void> | undefined;
-  return {
+  const controlPlane: ControlPlane = {
     kind: database.kind,
     schedules,
     scheduler,
@@ -286,7 +288,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     turns: new TurnStore(database, maxValueBytes, handBack, settleDetached),
     brain: new ControlPlaneBrainService(database, brainLimits),
     approvals: new ApprovalStore(database, detachUnit),
-    query: (text, values) => database.query(text, values),
+    queueDepths: () => queueDepths(database),
     close: () => {
       closing ??= (async () => {
         await scheduler.stop();
@@ -298,4 +300,6 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
       return closing;
     },
   };
+  rememberControlPlaneDatabase(controlPlane, database);
+  return controlPlane;
 }

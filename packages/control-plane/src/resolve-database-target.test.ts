@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveDatabaseTarget } from './index';
+import { resolveDatabaseTarget } from './resolve-database-target';
 
 describe('resolveDatabaseTarget', () => {
   it('prefers databaseUrl, then DATABASE_URL, then embedded PGlite', () => {

@@ -1,10 +1,10 @@
 import { measure, ms, report } from '@switchyard/bench-kit';
 import Ajv from 'ajv';
 import { z } from 'zod';
+import { parseToolArguments } from '../src/arguments/parse-tool-arguments';
 import {
   defineWorkerTool,
   MAX_TOOL_ARGUMENT_BYTES,
-  parseToolArguments,
   resolveToolParameters,
   validateToolArguments,
 } from '../src/index';

@@ -2,12 +2,6 @@
 
 export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
 export {
-  type ArgumentRepair,
-  type ParseToolArgumentsOptions,
-  type ParseToolArgumentsResult,
-  parseToolArguments,
-} from './arguments/parse-tool-arguments';
-export {
   type ValidateToolArgumentsOptions,
   type ValidateToolArgumentsResult,
   validateToolArguments,
@@ -50,6 +44,11 @@ export {
   runAgentLoop,
 } from './loop/run-agent-loop';
 export {
+  type RunToolCallOnceOptions,
+  runToolCallOnce,
+  type ToolCallOnceResult,
+} from './loop/run-tool-call-once';
+export {
   createResponsesModel,
   type ModelRequest,
   type ModelResponse,
@@ -70,12 +69,7 @@ export {
   type ToolSearchMode,
   type ToolSearchToolSchema,
 } from './schema/collect-tool-schemas';
-export {
-  restoreOptionalNulls,
-  type StrictJSONSchemaResult,
-  schemaAcceptsNull,
-  toStrictJSONSchema,
-} from './schema/strict-json-schema';
+export { type StrictJSONSchemaResult, toStrictJSONSchema } from './schema/strict-json-schema';
 export { resolveToolParameters, type ToolParameters } from './schema/tool-parameters';
 export { zodToJSONSchema } from './schema/zod-to-json-schema';
 export {

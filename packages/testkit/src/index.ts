@@ -1,9 +1,7 @@
 // Any export added here is public API: keep it named, documented and deliberate.
+// This entry must not import a test runner (the worker's demo runs it in production): the
+// vitest-based conformance suite is `@switchyard/testkit/conformance` (src/conformance/index.ts).
 
-export {
-  type DescribeToolCategoryOptions,
-  describeToolCategory,
-} from './conformance/describe-tool-category';
 export { createTestToolContext, type TestToolContext } from './create-test-tool-context';
 export type {
   FakeFunctionCall,

@@ -48,10 +48,24 @@ describe('runToolCall', () => {
     expect(malformed.status).toBe('invalid-arguments');
   });
 
-  it('reports a throw instead of throwing', async () => {
+  it('reports a throw instead of throwing, with the thrown value and what the model reads', async () => {
     const call = await runToolCall(readNote, { path: 'missing.md' });
     expect(call.status).toBe('threw');
     expect(call.status === 'threw' && (call.error as Error).message).toBe('no such note');
+    expect(call.status === 'threw' && call.output).toBe("Tool 'read_note' failed: no such note");
+  });
+
+  it("returns the tool's own error result as completed, with the result as the tool returned it", async () => {
+    const refusing = defineWorkerTool({
+      name: 'refusing',
+      description: 'Refuse.',
+      schema: z.object({}),
+      describeActivity: () => 'Refusing',
+      execute: () => ({ content: 'not allowed here', isError: true }),
+    });
+    const call = await runToolCall(refusing, {});
+    expect(call.status).toBe('completed');
+    expect(call.status === 'completed' && call.result).toEqual({ content: 'not allowed here', isError: true });
   });
 
   it('passes an outer signal to execute', async () => {
@@ -66,9 +80,78 @@ describe('runToolCall', () => {
         ),
     });
     const controller = new AbortController();
-    const pending = runToolCall(waits, {}, { signal: controller.signal });
+    let aborted = false;
+    const pending = runToolCall(
+      defineWorkerTool({
+        ...waits,
+        execute: (params, context) => {
+          context.signal.addEventListener('abort', () => {
+            aborted = true;
+          });
+          return waits.execute(params, context);
+        },
+      }),
+      {},
+      { signal: controller.signal },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     const call = await pending;
-    expect(call.status === 'threw' && (call.error as Error).message).toBe('stopped');
+    expect(aborted).toBe(true);
+    expect(call.status).toBe('cancelled');
+    expect(call.status === 'cancelled' && call.output).toBe(
+      'cancelled: the turn was aborted while this call ran',
+    );
+    const early = await runToolCall(waits, {}, { signal: AbortSignal.abort() });
+    expect(early.status).toBe('not-run');
+  });
+});
+
+// The loop's own per-call pipeline, not a copy of it: what a turn enforces, runToolCall enforces.
+describe('runToolCall runs the per-call pipeline of the loop', () => {
+  it('times a call out after timeoutMs', async () => {
+    const hangs = defineWorkerTool({
+      name: 'hangs',
+      description: 'Never returns.',
+      schema: z.object({}),
+      describeActivity: () => 'Hanging',
+      execute: () => new Promise<AgentToolResult>(() => {}),
+    });
+    const call = await runToolCall(hangs, {}, { timeoutMs: 20, abandonGraceMs: 20 });
+    expect(call.status).toBe('timeout');
+    const output = call.status === 'timeout' ? call.output : '';
+    expect(output).toMatch(/^Tool 'hangs' timed out after 20 ms/);
+    // It ignored its signal past the grace: reported abandoned, as a turn reports it.
+    expect(output).toContain('abandoned');
+  });
+
+  it('refuses a result without content, as the loop does', async () => {
+    const empty = defineWorkerTool({
+      name: 'empty',
+      description: 'Returns no content.',
+      schema: z.object({}),
+      describeActivity: () => 'Returning nothing',
+      execute: () => ({ details: 1 }) as unknown as AgentToolResult,
+    });
+    const call = await runToolCall(empty, {});
+    expect(call.status).toBe('invalid-result');
+  });
+
+  it('caps the result and falls back to the tool name for a label that throws', async () => {
+    const loud = defineWorkerTool({
+      name: 'loud',
+      description: 'Returns a lot.',
+      schema: z.object({}),
+      describeActivity: () => {
+        throw new Error('label defect');
+      },
+      execute: () => ({ content: 'x'.repeat(10_000) }),
+    });
+    const call = await runToolCall(loud, {}, { maxResultBytes: 2048 });
+    expect(call.status).toBe('completed');
+    if (call.status !== 'completed') return;
+    expect(call.activity).toBe('loud');
+    expect(Buffer.byteLength(String(call.result.content))).toBeLessThanOrEqual(2048);
+    expect(call.result.details).toMatchObject({ resultCut: expect.any(Object) });
   });
 });

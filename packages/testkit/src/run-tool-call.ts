@@ -1,19 +1,40 @@
 import {
   type AgentToolResult,
+  type AnyWorkerAgentTool,
+  runToolCallOnce,
   type ToolProgress,
-  validateToolArguments,
   type WorkerAgentTool,
 } from '@switchyard/core';
-import { createTestToolContext } from './create-test-tool-context';
 
 /** Options of `runToolCall`. */
 export interface RunToolCallOptions {
-  /** Aborts the call (combined with the context's own controller). */
+  /** Aborts the call, as the turn's signal would. */
   signal?: AbortSignal;
   /** The call id `execute` sees (default `call_test`). */
   toolCallId?: string;
   /** The response's finish reason the argument ladder is told, e.g. `max_output_tokens`. */
   finishReason?: string;
+  /** Per-call timeout in milliseconds, as the loop's `toolTimeoutMs` (default: none). */
+  timeoutMs?: number;
+  /** Most UTF-8 bytes of text the result may have, as the loop's `maxToolResultBytes` (default 64 KiB). */
+  maxResultBytes?: number;
+  /**
+   * How long a call that ignores its signal is waited for after a timeout or an abort, as the loop's
+   * `abandonGraceMs` (default 5 s); past it the call is reported abandoned.
+   */
+  abandonGraceMs?: number;
+}
+
+/** What every call that got past validation carries. */
+interface RanCall<TParams> {
+  /** The validated parameters. */
+  params: TParams;
+  /** Repairs the argument ladder made. */
+  repairs: string[];
+  /** The `describeActivity` label (the tool name when it throws or returns no text, as in a turn). */
+  activity: string;
+  /** Progress reported, in order. */
+  progress: ToolProgress[];
 }
 
 /** What `runToolCall` returns. */
@@ -23,45 +44,55 @@ export type RunToolCallResult<TParams, TDetails> =
       status: 'invalid-arguments';
       /** The message the model would read as the call's output. */
       error: string;
+      /** The same message: every status but `completed` has the `output` the model would read. */
+      output: string;
     }
-  | {
+  | (RanCall<TParams> & {
       /** `execute` returned a result (which may itself have `isError`). */
       status: 'completed';
-      /** The validated parameters. */
-      params: TParams;
-      /** Repairs the argument ladder made. */
-      repairs: string[];
-      /** What `execute` returned. */
+      /**
+       * The result as the model gets it: capped like the loop caps it (`details.resultCut` when
+       * cut), with `details.argumentRepairs` when the ladder repaired the arguments.
+       */
       result: AgentToolResult<TDetails>;
-      /** The `describeActivity` label. */
-      activity: string;
-      /** The `describeCompletedActivity` label (the activity label when the tool has none). */
+      /** The `describeCompletedActivity` label (the activity label when the tool has none or it fails). */
       completedActivity: string;
-      /** Progress reported, in order. */
-      progress: ToolProgress[];
-    }
+    })
   | {
-      /** `execute` threw (the loop would record `Tool '<name>' failed: <message>`). */
+      /** `signal` had aborted before `execute` could start; nothing ran. */
+      status: 'not-run';
+      /** The output the model would read. */
+      output: string;
+    }
+  | (RanCall<TParams> & {
+      /** `execute` threw or rejected (the loop records `Tool '<name>' failed: <message>`). */
       status: 'threw';
-      /** The validated parameters. */
-      params: TParams;
-      /** Repairs the argument ladder made. */
-      repairs: string[];
       /** What it threw. */
       error: unknown;
-      /** The `describeActivity` label. */
-      activity: string;
-      /** Progress reported before it threw. */
-      progress: ToolProgress[];
-    };
+      /** The output the model would read. */
+      output: string;
+    })
+  | (RanCall<TParams> & {
+      /**
+       * `timeout`: it ran past `timeoutMs`; `cancelled`: `signal` aborted while it ran; `invalid-result`:
+       * it returned something without string or array `content`.
+       */
+      status: 'timeout' | 'cancelled' | 'invalid-result';
+      /** The output the model would read. */
+      output: string;
+    });
+
+const noThrow = Symbol('no throw');
 
 /**
- * Runs one call of a tool the way the loop does, without a model: the argument string (or an
- * object, sent as its JSON) goes through the repair ladder and validation, then `execute` runs with
- * a test context.
+ * Runs one call of a tool exactly as a turn does, without a model: core's own per-call pipeline
+ * (`runToolCallOnce`), so the argument ladder and validation, the label fallbacks, the timeout,
+ * the result-shape check and the result cap are the loop's. The argument string (or an object,
+ * sent as its JSON) is what the model would send.
  *
- * Contract: invalid arguments and a throwing `execute` come back as `status` values; a throwing
- * `describeActivity`/`describeCompletedActivity` propagates (a defect `describeToolCategory` reports).
+ * Contract: never rejects for what the tool or the arguments do: invalid arguments, a throw, a
+ * timeout, an abort (before or during `execute`) and a result without content each come back as a `status`. A broken
+ * `describeActivity` falls back to the tool name, as in a turn (`describeToolCategory` reports it).
  *
  * @example
  * const call = await runToolCall(readNote, '{"path": "todo.md"}');
@@ -75,31 +106,69 @@ export async function runToolCall<TParams, TDetails>(
   options: RunToolCallOptions = {},
 ): Promise<RunToolCallResult<TParams, TDetails>> {
   const raw = typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments);
-  const validation = validateToolArguments(
-    tool,
-    raw,
-    options.finishReason === undefined ? undefined : { finishReason: options.finishReason },
-  );
-  if (!validation.ok) return { status: 'invalid-arguments', error: validation.error.message };
-  const { params, repairs } = validation;
-  const activity = tool.describeActivity(params);
-  const context = createTestToolContext({
-    ...(options.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
+  // The loop keeps only a thrown error's message; a test wants the value itself.
+  let thrown: unknown = noThrow;
+  // Whether `execute` returned a result with content: a `tool-error` end is then the tool's own
+  // error result (status `completed`, as a test reads it), else the loop's refusal of the value.
+  let returnedResult = false;
+  const watched: AnyWorkerAgentTool = {
+    ...(tool as AnyWorkerAgentTool),
+    execute: async (params, context) => {
+      try {
+        const value = await tool.execute(params as TParams, context);
+        returnedResult = hasContent(value);
+        return value;
+      } catch (error) {
+        thrown = error;
+        throw error;
+      }
+    },
+  };
+  const { start, progress, end } = await runToolCallOnce(watched, raw, {
+    callId: options.toolCallId ?? 'call_test',
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.finishReason === undefined ? {} : { finishReason: options.finishReason }),
+    ...(options.timeoutMs === undefined ? {} : { toolTimeoutMs: options.timeoutMs }),
+    ...(options.maxResultBytes === undefined ? {} : { maxToolResultBytes: options.maxResultBytes }),
+    ...(options.abandonGraceMs === undefined ? {} : { abandonGraceMs: options.abandonGraceMs }),
   });
-  try {
-    const result = await tool.execute(params, context);
-    const completedActivity = tool.describeCompletedActivity?.(params, result) ?? activity;
-    return {
-      status: 'completed',
-      params,
-      repairs,
-      result,
-      activity,
-      completedActivity,
-      progress: context.progress,
-    };
-  } catch (error) {
-    return { status: 'threw', params, repairs, error, activity, progress: context.progress };
+  const output = typeof end.result.content === 'string' ? end.result.content : '';
+  if (start === undefined) {
+    if (end.outcome === 'invalid-arguments') return { status: 'invalid-arguments', error: output, output };
+    return { status: 'not-run', output };
   }
+  const ran: RanCall<TParams> = {
+    params: start.params as TParams,
+    repairs: start.repairs,
+    activity: start.activity,
+    progress,
+  };
+  switch (end.outcome) {
+    case 'completed':
+    case 'tool-error':
+      if (end.outcome === 'tool-error' && (thrown !== noThrow || !returnedResult)) {
+        return thrown === noThrow
+          ? { status: 'invalid-result', ...ran, output }
+          : { status: 'threw', ...ran, error: thrown, output };
+      }
+      return {
+        status: 'completed',
+        ...ran,
+        result: end.result as AgentToolResult<TDetails>,
+        completedActivity: end.activity,
+      };
+    case 'timeout':
+    case 'cancelled':
+      return { status: end.outcome, ...ran, output };
+    default:
+      return thrown === noThrow
+        ? { status: 'invalid-result', ...ran, output }
+        : { status: 'threw', ...ran, error: thrown, output };
+  }
+}
+
+function hasContent(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const content = (value as { content?: unknown }).content;
+  return typeof content === 'string' || Array.isArray(content);
 }

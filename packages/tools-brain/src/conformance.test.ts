@@ -1,4 +1,4 @@
-import { describeToolCategory } from '@switchyard/testkit';
+import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { memoryBrain } from './__fixtures__/memory-brain';
 import { createBrainTools } from './index';
 

@@ -9,7 +9,7 @@ async function call(tools: AnyWorkerAgentTool[], name: string, params: Record<st
   const tool = agentToolMap(tools).get(name);
   if (tool === undefined) throw new Error(`no tool ${name}`);
   const outcome = await runToolCall(tool, params);
-  if (outcome.status !== 'completed') throw new Error(`${name}: ${String(outcome.error)}`);
+  if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.output}`);
   return outcome.result;
 }
 

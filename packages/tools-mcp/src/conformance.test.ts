@@ -1,4 +1,5 @@
-import { describeToolCategory, runToolCall } from '@switchyard/testkit';
+import { runToolCall } from '@switchyard/testkit';
+import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcStdioServer } from './__fixtures__/fixture-paths';
 import { connectMcpServers, type McpServers } from './connect-mcp-servers';

@@ -1,4 +1,4 @@
-import { describeToolCategory } from '@switchyard/testkit';
+import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { afterAll } from 'vitest';
 import { startLocalServer } from './__fixtures__/local-server';
 import { createWebTools } from './index';

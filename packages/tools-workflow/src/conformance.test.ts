@@ -1,4 +1,4 @@
-import { describeToolCategory } from '@switchyard/testkit';
+import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { memoryJobService, memoryResultService, memoryWorkflowService } from './__fixtures__/memory-services';
 import { createBackgroundJobTools, createTaskTurnTools, createWorkflowTools } from './index';
 

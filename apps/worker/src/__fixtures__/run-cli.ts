@@ -24,6 +24,8 @@ export interface RunCliOptions {
   answer?: (stdout: string) => string | undefined;
   /** Written to stdin at start, then stdin is closed (unless `answer` is given). */
   input?: string;
+  /** Options for `node` itself, before the CLI's path (e.g. `['--import', hookURL]`). */
+  nodeArguments?: string[];
 }
 
 /** Children started by `runCli` that have not exited yet. */
@@ -49,7 +51,7 @@ export async function stopCliChildren(): Promise<void> {
 /** Runs `node dist/cli.js ...args` as a real child process over pipes (not a TTY). */
 export function runCli(args: string[], options: RunCliOptions): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArguments ?? []), cliPath, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -5,23 +5,6 @@ import { readControlPlane } from '../worker-services';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface WorkflowRow {
-  id: string;
-  agent_id: string;
-  name: string;
-  status: string;
-  created_at: string | Date;
-}
-
-interface TaskRow {
-  task_id: string;
-  status: string;
-  attempts: number;
-  error: string | null;
-  result: unknown;
-  stored_at: string | Date | null;
-}
-
 /**
  * `switchyard workflows show <id>`: a workflow, its tasks' status, attempts (when more than one: its
  * turn was retried or handed back after a worker died), why a task failed, and the stored results,
@@ -41,28 +24,18 @@ export async function workflowsShowCommand(config: WorkerConfig, id: string, io:
   return readControlPlane(
     config,
     async (controlPlane) => {
-      const { rows } = await controlPlane.query<WorkflowRow>(
-        'SELECT id, agent_id, name, status, created_at FROM switchyard.workflows WHERE id = $1',
-        [id],
-      );
-      const workflow = rows[0];
-      if (workflow === undefined) return noWorkflow();
-      const { rows: tasks } = await controlPlane.query<TaskRow>(
-        `SELECT t.task_id, t.status, t.attempts, t.error, r.result, r.stored_at
-           FROM switchyard.workflow_tasks t
-           LEFT JOIN switchyard.task_results r ON r.workflow_id = t.workflow_id AND r.task_id = t.task_id
-          WHERE t.workflow_id = $1 ORDER BY t.task_id`,
-        [id],
-      );
-      const created = new Date(workflow.created_at).toISOString();
+      const workflow = await controlPlane.workflows.inspectWorkflow({ workflowId: id });
+      if (workflow === null) return noWorkflow();
+      // By task id, as this view has always listed them.
+      const tasks = [...workflow.tasks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       io.stdout.write(
-        `Workflow ${workflow.name} (${workflow.id}) of agent ${workflow.agent_id}: ${workflow.status}, created ${created}\n`,
+        `Workflow ${workflow.name} (${workflow.id}) of agent ${workflow.agentId}: ${workflow.status}, created ${workflow.createdAt}\n`,
       );
       const done = tasks.filter((task) => task.status === 'completed').length;
       io.stdout.write(`${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${done} completed:\n`);
       for (const task of tasks) {
         const attempts = task.attempts > 1 ? ` (${task.attempts} attempts)` : '';
-        io.stdout.write(`- ${task.task_id}: ${task.status}${attempts}\n`);
+        io.stdout.write(`- ${task.id}: ${task.status}${attempts}\n`);
         if (task.error !== null) io.stdout.write(`  error: ${task.error}\n`);
         if (task.result !== null && task.result !== undefined) {
           io.stdout.write(`  result: ${JSON.stringify(task.result)}\n`);

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
@@ -548,7 +549,8 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       'completed',
     ]);
     // Stored once.
-    const { rows } = await controlPlane.query(
+    const { rows } = await queryControlPlane(
+      controlPlane,
       'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
       [workflowId],
     );

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import {
   createPostgresDatabase,
   postgresTitle,
@@ -166,7 +167,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
     expect(done.tasks).toMatchObject([
       { status: 'completed', attempts: 1, result: { summary: 'deploy done' } },
     ]);
-    const { rows } = await controlPlane.query<{ count: number }>(
+    const { rows } = await queryControlPlane<{ count: number }>(
+      controlPlane,
       'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
       [workflowId],
     );

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import {
   createPgliteDataDir,
   createPostgresDatabase,
@@ -120,18 +121,21 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     // Recorded: the run failed with the reason, and its queue job waits for a retry: nothing lost.
     controlPlane = await openControlPlane({ dataDir, environment: {} });
     try {
-      const { rows: runs } = await controlPlane.query<{
+      const { rows: runs } = await queryControlPlane<{
         id: string;
         status: string;
         attempts: number;
         error: string;
-      }>('SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1', [
-        schedule.id,
-      ]);
+      }>(
+        controlPlane,
+        'SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1',
+        [schedule.id],
+      );
       expect(runs).toHaveLength(1);
       expect(runs[0]).toMatchObject({ status: 'failed', attempts: 1 });
       expect(runs[0]?.error).toMatch(/ended 'aborted': the worker shut down before the turn finished/);
-      const { rows: jobs } = await controlPlane.query<{ state: string }>(
+      const { rows: jobs } = await queryControlPlane<{ state: string }>(
+        controlPlane,
         'SELECT state FROM pgboss.job WHERE id = $1',
         [runs[0]?.id],
       );
@@ -270,7 +274,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
       await waitFor(
         'every run to complete',
         async () => {
-          const { rows } = await controlPlane.query<{ count: number }>(
+          const { rows } = await queryControlPlane<{ count: number }>(
+            controlPlane,
             "SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE status = 'completed'",
           );
           return rows[0]?.count === ONE_SHOTS ? true : undefined;
@@ -284,7 +289,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
         perPrompt.set(promptOf(request), (perPrompt.get(promptOf(request)) ?? 0) + 1);
       }
       expect([...perPrompt.entries()].sort()).toEqual(prompts.map((prompt) => [prompt, 1]).sort());
-      const { rows: runs } = await controlPlane.query<{ attempts: number; count: number }>(
+      const { rows: runs } = await queryControlPlane<{ attempts: number; count: number }>(
+        controlPlane,
         'SELECT attempts, count(*)::int AS count FROM switchyard.schedule_runs GROUP BY attempts',
       );
       expect(runs).toEqual([{ attempts: 1, count: ONE_SHOTS }]);

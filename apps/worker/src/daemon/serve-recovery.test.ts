@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import {
   createPgliteDataDir,
   createPostgresDatabase,
@@ -179,7 +180,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     const cp = controlPlane;
     const runs = async () =>
       (
-        await cp.query<{ id: string; status: string; attempts: number }>(
+        await queryControlPlane<{ id: string; status: string; attempts: number }>(
+          cp,
           'SELECT id, status, attempts FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         )
@@ -208,7 +210,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       ['right', 'completed', 1, { summary: 'TASK right #1' }],
       ['merge', 'completed', 1, { summary: 'TASK merge #1' }],
     ]);
-    const { rows: results } = await cp.query<{ count: number }>(
+    const { rows: results } = await queryControlPlane<{ count: number }>(
+      cp,
       'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
       [workflow.id],
     );
@@ -309,7 +312,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       attempts: 2,
       result: { summary: 'TASK sleeper #2' },
     });
-    const { rows: slowResults } = await cp.query<{ result: unknown }>(
+    const { rows: slowResults } = await queryControlPlane<{ result: unknown }>(
+      cp,
       'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
       [slow.id],
     );
@@ -421,7 +425,8 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
         ['victim', 2, { summary: 'TASK victim #2' }],
         ['after', 1, { summary: 'TASK after #1' }],
       ]);
-      const { rows: results } = await controlPlane.query<{ count: number }>(
+      const { rows: results } = await queryControlPlane<{ count: number }>(
+        controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
         [workflow.id],
       );
@@ -432,7 +437,8 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
         status: 'completed',
         result: { text: 'JOB victim answered by turn 2' },
       });
-      const { rows: runs } = await controlPlane.query<{ status: string; attempts: number }>(
+      const { rows: runs } = await queryControlPlane<{ status: string; attempts: number }>(
+        controlPlane,
         'SELECT status, attempts FROM switchyard.schedule_runs WHERE schedule_id = $1',
         [schedule.id],
       );

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
@@ -109,7 +110,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       });
       expect(turn).toMatchObject({ agent: 'ada', output: 'Echo: scheduled hello', iterations: 1 });
       const { rows } = await waitFor('the run to be recorded completed', async () => {
-        const result = await controlPlane.query<{ status: string; attempts: number; id: string }>(
+        const result = await queryControlPlane<{ status: string; attempts: number; id: string }>(
+          controlPlane,
           'SELECT id, status, attempts FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         );
@@ -407,10 +409,12 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
             workerId: 'worker_elsewhere',
           });
         }
-        await controlPlane.query(
+        await queryControlPlane(
+          controlPlane,
           "UPDATE switchyard.turns SET heartbeat_at = now() - interval '1 minute' WHERE id = 'turn_dead_worker'",
         );
-        await controlPlane.query(
+        await queryControlPlane(
+          controlPlane,
           "UPDATE switchyard.turns SET heartbeat_at = now() + interval '1 hour' WHERE id = 'turn_live_worker'",
         );
         // A turn of this process, held by the model for a second: heartbeats refresh it meanwhile.
@@ -453,12 +457,18 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     it('refuses a turn it cannot record, and runs nothing', async () => {
       const requestsBefore = server.requests.length;
       // A real write failure, for this agent's turns only.
-      await controlPlane.query(`
+      await queryControlPlane(
+        controlPlane,
+        `
         CREATE FUNCTION switchyard.test_refuse_dora() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'; END $$`);
-      await controlPlane.query(`
+        BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'; END $$`,
+      );
+      await queryControlPlane(
+        controlPlane,
+        `
         CREATE TRIGGER test_refuse_dora BEFORE INSERT ON switchyard.turns FOR EACH ROW
-        WHEN (NEW.agent_id = 'dora') EXECUTE FUNCTION switchyard.test_refuse_dora()`);
+        WHEN (NEW.agent_id = 'dora') EXECUTE FUNCTION switchyard.test_refuse_dora()`,
+      );
       const failing = await startDaemon({
         controlPlane,
         model,
@@ -478,7 +488,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         expect(server.requests.slice(requestsBefore).map(promptOf)).not.toContain('unrecorded');
       } finally {
         await failing.stop();
-        await controlPlane.query('DROP TRIGGER test_refuse_dora ON switchyard.turns');
+        await queryControlPlane(controlPlane, 'DROP TRIGGER test_refuse_dora ON switchyard.turns');
       }
     });
   });

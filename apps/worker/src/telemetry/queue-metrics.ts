@@ -10,16 +10,6 @@ export const QUEUE_METRICS = {
   oldestJobAge: 'switchyard.queue.oldest_job.age',
 } as const;
 
-// pg-boss 10's queue and job tables: every queue is reported, an empty one as 0 (a gauge that
-// vanished when its queue drained would read as "no data", not as "nothing waiting"). One grouped
-// scan per collection, not one per queue.
-const WAITING_JOBS = `
-  SELECT q.name, count(j.id)::int AS depth,
-         coalesce(extract(epoch FROM clock_timestamp() - min(j.created_on)), 0)::float8 AS oldest_age
-    FROM pgboss.queue q
-    LEFT JOIN pgboss.job j ON j.name = q.name AND j.state IN ('created', 'retry')
-   GROUP BY q.name`;
-
 /**
  * Reports the depth of every queue and the age of its oldest waiting job when the metric reader
  * collects (every `OTEL_METRIC_EXPORT_INTERVAL`), through the global meter. Every process of a fleet
@@ -28,7 +18,7 @@ const WAITING_JOBS = `
  * Contract: without an SDK the callback is never called and nothing is queried; a failed query
  * reports nothing for that collection. Returns a function that stops the reporting.
  */
-export function observeQueues(controlPlane: Pick<ControlPlane, 'query'>): () => void {
+export function observeQueues(controlPlane: Pick<ControlPlane, 'queueDepths'>): () => void {
   const meter = metrics.getMeter(WORKER_TRACER_NAME);
   const depth = meter.createObservableGauge(QUEUE_METRICS.depth, {
     unit: '{job}',
@@ -43,13 +33,12 @@ export function observeQueues(controlPlane: Pick<ControlPlane, 'query'>): () => 
     observe(observable: typeof depth, value: number, attributes: Record<string, string>): void;
   }) => {
     try {
-      const { rows } = await controlPlane.query<{ name: string; depth: number; oldest_age: number }>(
-        WAITING_JOBS,
-      );
-      for (const row of rows) {
-        const attributes = { 'messaging.destination.name': row.name };
-        result.observe(depth, row.depth, attributes);
-        result.observe(age, Math.max(0, row.oldest_age), attributes);
+      // Every queue, an empty one as 0: a gauge that vanished when its queue drained would read as
+      // "no data", not as "nothing waiting".
+      for (const queue of await controlPlane.queueDepths()) {
+        const attributes = { 'messaging.destination.name': queue.queue };
+        result.observe(depth, queue.waiting, attributes);
+        result.observe(age, queue.oldestWaitingSeconds, attributes);
       }
     } catch {
       // A closing database or a busy moment: this collection reports no queues.

@@ -1,6 +1,7 @@
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, openControlPlane, type WorkTurn, type WorkTurnContext } from '../index';
+import { queryControlPlane } from '../testing';
 
 // Approvals of held calls, on both backends: what a worker daemon does when a policy asks about a
 // call (`request`), what an operator does (`answer`), and what another worker does when the one
@@ -244,17 +245,20 @@ for (const backend of testBackends) {
       const { turnId } = (await until('the task turn to start', async () => held, Boolean)) as {
         turnId: string;
       };
-      const jobsBefore = await controlPlane.query<{ job_id: string }>(
+      const jobsBefore = await queryControlPlane<{ job_id: string }>(
+        controlPlane,
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'deploy'",
         [workflow.id],
       );
       const approval = await hold(turnId, 'deploy-call');
-      const jobsAfter = await controlPlane.query<{ job_id: string }>(
+      const jobsAfter = await queryControlPlane<{ job_id: string }>(
+        controlPlane,
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'deploy'",
         [workflow.id],
       );
       expect(jobsAfter.rows[0]?.job_id).not.toBe(jobsBefore.rows[0]?.job_id);
-      const { rows: jobStates } = await controlPlane.query<{ state: string }>(
+      const { rows: jobStates } = await queryControlPlane<{ state: string }>(
+        controlPlane,
         'SELECT state FROM pgboss.job WHERE id = $1',
         [jobsBefore.rows[0]?.job_id],
       );

@@ -1,6 +1,7 @@
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane } from '../index';
+import { queryControlPlane } from '../testing';
 import { RECALL_CORPUS, RECALL_QUERIES } from './__fixtures__/recall-corpus';
 
 async function refusal(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
@@ -36,7 +37,8 @@ for (const backend of testBackends) {
     }, 120_000);
 
     async function pageCount(agentId: string): Promise<number> {
-      const { rows } = await controlPlane.query<{ count: number }>(
+      const { rows } = await queryControlPlane<{ count: number }>(
+        controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.brain_pages WHERE agent_id = $1',
         [agentId],
       );

@@ -10,6 +10,7 @@ import {
 } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, openControlPlane } from '../index';
+import { queryControlPlane } from '../testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const packageRoot = path.resolve(here, '../..');
@@ -132,7 +133,10 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       schedules: { minimumIntervalSeconds: 60 },
       turnRequests: { expireInSeconds: 2, retryLimit: 5, retryDelaySeconds: 0 },
     });
-    const { rows: migrations } = await controlPlane.query('SELECT version FROM switchyard.migrations');
+    const { rows: migrations } = await queryControlPlane(
+      controlPlane,
+      'SELECT version FROM switchyard.migrations',
+    );
     expect(migrations).toEqual([
       { version: 1 },
       { version: 2 },
@@ -180,7 +184,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     const deadline = Date.now() + 90_000;
     let completed = 0;
     while (Date.now() < deadline) {
-      const { rows } = await controlPlane.query<{ count: number }>(
+      const { rows } = await queryControlPlane<{ count: number }>(
+        controlPlane,
         "SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE agent_id = $1 AND status = 'completed'",
         [AGENT],
       );
@@ -189,12 +194,13 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
 
-    const { rows: ledger } = await controlPlane.query<{
+    const { rows: ledger } = await queryControlPlane<{
       slots: number;
       runs: number;
       duplicated: number;
       lost: number;
     }>(
+      controlPlane,
       `SELECT count(DISTINCT (schedule_id, slot))::int AS slots, count(*)::int AS runs,
               (count(*) - count(DISTINCT (schedule_id, slot)))::int AS duplicated,
               count(*) FILTER (WHERE status <> 'completed')::int AS lost
@@ -204,7 +210,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     expect(ledger[0]).toEqual({ slots: expected, runs: expected, duplicated: 0, lost: 0 });
 
     // The killed job was delivered again (at-least-once) and completed by a surviving process.
-    const { rows: killedRun } = await controlPlane.query<{ status: string; attempts: number }>(
+    const { rows: killedRun } = await queryControlPlane<{ status: string; attempts: number }>(
+      controlPlane,
       'SELECT status, attempts FROM switchyard.schedule_runs WHERE id = $1',
       [started?.runId],
     );
@@ -222,7 +229,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     const done = consumers.flatMap((consumer) => consumer.events.filter((event) => event.event === 'done'));
     expect(new Set(done.map((event) => event.runId)).size).toBe(done.length);
     expect(done.length).toBe(expected);
-    const { rows: jobs } = await controlPlane.query<{ state: string; count: number }>(
+    const { rows: jobs } = await queryControlPlane<{ state: string; count: number }>(
+      controlPlane,
       'SELECT state, count(*)::int AS count FROM pgboss.job WHERE name = $1 GROUP BY state',
       [`switchyard.turn-requests.${AGENT}`],
     );

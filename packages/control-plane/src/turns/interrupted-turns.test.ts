@@ -8,6 +8,7 @@ import {
   type WorkTurn,
   type WorkTurnContext,
 } from '../index';
+import { queryControlPlane } from '../testing';
 
 // A "dead" worker here is a handler that recorded its turn and then stops heartbeating: the test
 // marks its turn interrupted (staleAfterMs 0, as embedded PGlite does at start-up) and watches its
@@ -77,7 +78,8 @@ for (const backend of testBackends) {
     };
     const jobStates = async (queue: string) =>
       (
-        await controlPlane.query<{ id: string; state: string }>(
+        await queryControlPlane<{ id: string; state: string }>(
+          controlPlane,
           'SELECT id, state FROM pgboss.job WHERE name = $1 ORDER BY created_on, id',
           [queue],
         )
@@ -169,7 +171,8 @@ for (const backend of testBackends) {
         },
       });
       await until('the first attempt to record its turn', async () => deadTurn.id, Boolean);
-      const { rows: before } = await controlPlane.query<{ job_id: string }>(
+      const { rows: before } = await queryControlPlane<{ job_id: string }>(
+        controlPlane,
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'lead'",
         [workflow.id],
       );
@@ -212,7 +215,8 @@ for (const backend of testBackends) {
       expect(late.outcome).toEqual({
         status: 'already-stored',
       });
-      const { rows: results } = await controlPlane.query<{ count: number }>(
+      const { rows: results } = await queryControlPlane<{ count: number }>(
+        controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
         [workflow.id],
       );
@@ -349,7 +353,8 @@ for (const backend of testBackends) {
       const [marked] = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
       const runs = async () =>
         (
-          await controlPlane.query<{ id: string; status: string; attempts: number; error: string | null }>(
+          await queryControlPlane<{ id: string; status: string; attempts: number; error: string | null }>(
+            controlPlane,
             'SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1',
             [schedule.id],
           )
@@ -456,7 +461,8 @@ for (const backend of testBackends) {
         },
         'api',
       ]);
-      const { rows } = await controlPlane.query<{ count: number }>(
+      const { rows } = await queryControlPlane<{ count: number }>(
+        controlPlane,
         "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.work-turns.ada' AND data->>'workflowId' = $1",
         [workflow.id],
       );

@@ -1,6 +1,7 @@
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnUsage } from '../index';
+import { queryControlPlane } from '../testing';
 
 const MAX_VALUE_BYTES = 16 * 1024;
 const USAGE: TurnUsage = {
@@ -137,7 +138,8 @@ for (const backend of testBackends) {
         }),
       ).toBe(true);
       expect(await controlPlane.turns.get(id)).toMatchObject({ status: 'incomplete', error: reason });
-      const { rows } = await controlPlane.query<{ status: string }>(
+      const { rows } = await queryControlPlane<{ status: string }>(
+        controlPlane,
         'SELECT status FROM switchyard.turns WHERE id = $1',
         [id],
       );
@@ -238,7 +240,8 @@ for (const backend of testBackends) {
         });
       }
       // Their worker last said so an hour ago; `refreshed`'s worker says so again now.
-      await controlPlane.query(
+      await queryControlPlane(
+        controlPlane,
         "UPDATE switchyard.turns SET heartbeat_at = now() - interval '1 hour' WHERE id = ANY($1::text[])",
         [[stale, refreshed]],
       );

@@ -8,6 +8,7 @@ import {
   validateResult,
   type WorkTurn,
 } from '../index';
+import { queryControlPlane } from '../testing';
 
 // Nothing invalid is stored through any public API: non-finite numbers (a model's `1e999` arrives
 // as Infinity), values that change in their JSON round trip, results for tasks that are not running
@@ -126,7 +127,8 @@ for (const backend of testBackends) {
 
     const storedResults = async (workflowId: string) =>
       (
-        await controlPlane.query<{ task_id: string; result: unknown }>(
+        await queryControlPlane<{ task_id: string; result: unknown }>(
+          controlPlane,
           'SELECT task_id, result FROM switchyard.task_results WHERE workflow_id = $1 ORDER BY task_id',
           [workflowId],
         )
@@ -257,7 +259,8 @@ for (const backend of testBackends) {
           new RegExp(`^${field.replace(/[[\]]/g, '\\$&')}: /n: `),
         );
       }
-      const { rows } = await controlPlane.query(
+      const { rows } = await queryControlPlane(
+        controlPlane,
         "SELECT 1 FROM switchyard.workflows WHERE name IN ('bad-enum', 'n')",
       );
       expect(rows).toEqual([]);

@@ -148,10 +148,29 @@ export class ControlPlaneWorkflowService {
   /** One of the agent's workflows with every task's status, result and error; null when it has none with that id. */
   async showWorkflow(request: { agentId: string; workflowId: string }): Promise<WorkflowRecord | null> {
     const agentId = checkAgentId(request.agentId);
-    if (typeof request.workflowId !== 'string' || !UUID.test(request.workflowId)) return null;
-    const { rows } = await this.#database.query<WorkflowRow>(
-      'SELECT id, name, status, created_at, finished_at FROM switchyard.workflows WHERE id = $1 AND agent_id = $2',
-      [request.workflowId, agentId],
+    const found = await this.#show(request.workflowId, agentId);
+    if (found === null) return null;
+    const { agentId: _owner, ...record } = found;
+    return record;
+  }
+
+  /**
+   * Any agent's workflow, with the agent that owns it: an operator's view (`switchyard workflows
+   * show`), never given to an agent's tools. Null when no workflow has that id.
+   */
+  inspectWorkflow(request: { workflowId: string }): Promise<(WorkflowRecord & { agentId: string }) | null> {
+    return this.#show(request.workflowId, undefined);
+  }
+
+  async #show(
+    workflowId: unknown,
+    agentId: string | undefined,
+  ): Promise<(WorkflowRecord & { agentId: string }) | null> {
+    if (typeof workflowId !== 'string' || !UUID.test(workflowId)) return null;
+    const { rows } = await this.#database.query<WorkflowRow & { agent_id: string }>(
+      `SELECT id, agent_id, name, status, created_at, finished_at FROM switchyard.workflows
+        WHERE id = $1 AND ($2::text IS NULL OR agent_id = $2)`,
+      [workflowId, agentId ?? null],
     );
     const workflow = rows[0];
     if (workflow === undefined) return null;
@@ -171,6 +190,7 @@ export class ControlPlaneWorkflowService {
     );
     return {
       ...toSummary(workflow),
+      agentId: workflow.agent_id,
       tasks: tasks.map((task) => ({
         id: task.task_id,
         status: task.status,

@@ -1,6 +1,8 @@
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane, type WorkTurn } from '../index';
+import { queryControlPlane } from '../testing';
+import { workTurnQueueName } from './work-turn-queue';
 
 const summarySchema = {
   type: 'object',
@@ -58,6 +60,30 @@ for (const backend of testBackends) {
       await database?.dispose();
     });
 
+    it("reports queue depths and shows any agent's workflow to an operator, with its agent", async () => {
+      // Agent cy has no consumer here: its task's turn stays waiting in its queue.
+      const started = await controlPlane.workflows.startWorkflow({
+        agentId: 'cy',
+        spec: { name: 'inspected', tasks: [{ id: 'only', prompt: 'x', resultSchema: summarySchema }] },
+      });
+      const queues = await controlPlane.queueDepths();
+      const cy = queues.find((queue) => queue.queue === workTurnQueueName('cy'));
+      expect(cy?.waiting).toBe(1);
+      expect(cy?.oldestWaitingSeconds).toBeGreaterThanOrEqual(0);
+      expect(queues.find((queue) => queue.queue === workTurnQueueName('ada'))?.waiting).toBe(0);
+      const inspected = await controlPlane.workflows.inspectWorkflow({ workflowId: started.id });
+      expect(inspected).toMatchObject({ id: started.id, agentId: 'cy', name: 'inspected' });
+      expect(inspected?.tasks.map((task) => task.id)).toEqual(['only']);
+      // Agents stay scoped: another agent does not see it, and the agent's view has no agentId.
+      expect(
+        await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+      ).toBeNull();
+      expect(
+        await controlPlane.workflows.showWorkflow({ agentId: 'cy', workflowId: started.id }),
+      ).not.toHaveProperty('agentId');
+      expect(await controlPlane.workflows.inspectWorkflow({ workflowId: 'not-a-uuid' })).toBeNull();
+    });
+
     it('refuses an invalid spec before storing anything, naming the task and schema path', async () => {
       const error = await controlPlane.workflows
         .startWorkflow({
@@ -76,7 +102,10 @@ for (const backend of testBackends) {
         );
       expect(ControlPlaneInputError.isInstance(error)).toBe(true);
       expect((error as Error).message).toMatch(/^tasks\[1\]\.resultSchema: task "b": resultSchema at \/: /);
-      const { rows } = await controlPlane.query("SELECT 1 FROM switchyard.workflows WHERE name = 'bad'");
+      const { rows } = await queryControlPlane(
+        controlPlane,
+        "SELECT 1 FROM switchyard.workflows WHERE name = 'bad'",
+      );
       expect(rows).toEqual([]);
     });
 
@@ -153,7 +182,8 @@ for (const backend of testBackends) {
         { summary: 'found right' },
         { summary: 'merged: L={"summary":"found left"} R={"summary":"found right"}' },
       ]);
-      const { rows } = await controlPlane.query<{ count: number }>(
+      const { rows } = await queryControlPlane<{ count: number }>(
+        controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
         [started.id],
       );
@@ -397,7 +427,8 @@ for (const backend of testBackends) {
           }),
         ).rejects.toThrow(/^traceParent: expected a W3C traceparent/);
       }
-      const { rows } = await controlPlane.query(
+      const { rows } = await queryControlPlane(
+        controlPlane,
         "SELECT 1 FROM switchyard.background_jobs WHERE payload->>'prompt' = 'bad trace'",
       );
       expect(rows).toEqual([]);

@@ -108,7 +108,8 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
 
 const DEFAULT_MAX_ITERATIONS = 50;
 /** A few seconds: long enough for a tool to finish cleaning up, short enough to keep a turn moving. */
-const DEFAULT_ABANDON_GRACE_MS = 5_000;
+/** How long a call that ignores its signal is waited for, by default, before it is reported abandoned. */
+export const DEFAULT_ABANDON_GRACE_MS = 5_000;
 
 /** A single-consumer event queue: the loop pushes, the iterator pulls, nothing is dropped. */
 class EventChannel {

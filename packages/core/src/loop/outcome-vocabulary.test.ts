@@ -5,10 +5,10 @@ import {
   defineWorkerTool,
   TOOL_CALL_OUTCOMES,
   type ToolCallEndEvent,
-} from '@switchyard/core';
+} from '../index';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runTurn, toolCallEnds } from './loop-test-helpers';
+import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 function tool(
   name: string,

@@ -1,10 +1,10 @@
 // Core's cap on tool results, through the real openai SDK against the fake server: what the next
 // model request carries when a tool returns far more text than the model should read.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { type AgentToolResult, defineWorkerTool, type ToolExecutionContext } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runTurn, toolCallEnds } from './loop-test-helpers';
+import { type AgentToolResult, defineWorkerTool, type ToolExecutionContext } from '../index';
+import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const BIG = `BEGIN${'lorem ipsum '.repeat(250_000)}END`; // 3 MB

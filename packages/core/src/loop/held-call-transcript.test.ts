@@ -1,10 +1,11 @@
 // Core's loop through the real openai SDK against the fake server: a call held by `beforeToolCall`
 // (an approval) exposes the turn's transcript, and a new loop continues the turn from it.
-import { type AgentEvent, defineWorkerTool } from '@switchyard/core';
+
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runTurn, toolCallEnds } from './loop-test-helpers';
+import { type AgentEvent, defineWorkerTool } from '../index';
+import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 function counter() {
   const counts = new Map<string, number>();

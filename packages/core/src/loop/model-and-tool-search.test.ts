@@ -1,8 +1,9 @@
 // Core's loop through the real openai SDK against the fake server: the model adapter and Tool Search.
-import { defineWorkerTool, ModelRequestError } from '@switchyard/core';
+
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runTurn, toolCallEnds } from './loop-test-helpers';
+import { defineWorkerTool, ModelRequestError } from '../index';
+import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 const readFile = defineWorkerTool({
   name: 'read_file',

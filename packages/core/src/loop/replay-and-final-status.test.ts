@@ -1,12 +1,13 @@
 // What the loop replays and how it ends, through the real openai SDK against the fake server: every
 // output item rebuilt as its input type, reasoning kept with the calls that depend on it, and a final
 // response cut off reported as such.
-import { defineWorkerTool } from '@switchyard/core';
+
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { FakeResponse } from '../fake-server/fake-script';
-import { runTurn } from './loop-test-helpers';
-import { expectRequestTypes, fieldsOutsideRequestTypes } from './request-body-types';
+import { defineWorkerTool } from '../index';
+import type { FakeResponse } from './__fixtures__/fake-server';
+import { runTurn } from './__fixtures__/loop-test-helpers';
+import { expectRequestTypes, fieldsOutsideRequestTypes } from './__fixtures__/request-body-types';
 
 const readFile = defineWorkerTool({
   name: 'read_file',

@@ -15,10 +15,10 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { type AgentToolResult, defineWorkerTool, type ToolExecutionMode } from '@switchyard/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runTurn } from './loop-test-helpers';
+import { type AgentToolResult, defineWorkerTool, type ToolExecutionMode } from '../index';
+import { runTurn } from './__fixtures__/loop-test-helpers';
 
 class TestMetricReader extends MetricReader {
   constructor() {

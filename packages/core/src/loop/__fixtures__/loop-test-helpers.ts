@@ -1,3 +1,5 @@
+import OpenAI from 'openai';
+import { afterEach } from 'vitest';
 import {
   type AgentEvent,
   type AgentRunResult,
@@ -5,14 +7,9 @@ import {
   type ResponsesModelOptions,
   type RunAgentLoopOptions,
   runAgentLoop,
-} from '@switchyard/core';
-import OpenAI from 'openai';
-import { afterEach } from 'vitest';
-import type { FakeScriptStep } from '../fake-server/fake-script';
-import {
-  type FakeResponsesServer,
-  startFakeResponsesServer,
-} from '../fake-server/start-fake-responses-server';
+} from '../../index';
+import type { FakeScriptStep } from './fake-server';
+import { type FakeResponsesServer, startFakeResponsesServer } from './fake-server';
 import { expectRequestTypes } from './request-body-types';
 
 const servers: FakeResponsesServer[] = [];

@@ -1,16 +1,17 @@
 // Core's loop through the real openai SDK against the fake server: what each call's output becomes.
+
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   type AgentToolResult,
   createResponsesModel,
   defineWorkerTool,
   runAgentLoop,
   type ToolCallRequest,
-} from '@switchyard/core';
-import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { startFakeResponsesServer } from '../fake-server/start-fake-responses-server';
-import { runTurn, toolCallEnds } from './loop-test-helpers';
+} from '../index';
+import { startFakeResponsesServer } from './__fixtures__/fake-server';
+import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 const readFile = defineWorkerTool({
   name: 'read_file',

@@ -1,8 +1,9 @@
 // Core's loop through the real openai SDK against the fake server: dispatch order and batching.
-import { defineWorkerTool, type ToolExecutionMode } from '@switchyard/core';
+
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runTurn, toolCallEnds } from './loop-test-helpers';
+import { defineWorkerTool, type ToolExecutionMode } from '../index';
+import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 function loggingTool(name: string, executionMode: ToolExecutionMode, log: string[]) {
   return defineWorkerTool({

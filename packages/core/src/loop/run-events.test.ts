@@ -1,12 +1,10 @@
 // Core's loop through the real openai SDK against the fake server: the run object and its events.
-import { createResponsesModel, defineWorkerTool, runAgentLoop, ToolDefinitionError } from '@switchyard/core';
+
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type FakeResponsesServer,
-  startFakeResponsesServer,
-} from '../fake-server/start-fake-responses-server';
+import { createResponsesModel, defineWorkerTool, runAgentLoop, ToolDefinitionError } from '../index';
+import { type FakeResponsesServer, startFakeResponsesServer } from './__fixtures__/fake-server';
 
 let server: FakeResponsesServer | undefined;
 afterEach(async () => {

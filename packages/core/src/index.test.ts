@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import * as publicApi from './index';
+
+// Removing a name here is a breaking change (a `minor` changeset while 0.x); adding one is a
+// deliberate widening of what core must keep stable.
+describe('public API', () => {
+  it('exports exactly the documented runtime names', () => {
+    expect(Object.keys(publicApi).sort()).toEqual([
+      'AGENT_EVENT_TYPES',
+      'DEFAULT_MAX_TOOL_RESULT_BYTES',
+      'MAX_TOOL_ARGUMENT_BYTES',
+      'MAX_TOOL_ARGUMENT_DEPTH',
+      'ModelRequestError',
+      'SwitchyardError',
+      'TELEMETRY_ATTRIBUTES',
+      'TELEMETRY_METRICS',
+      'TELEMETRY_SCOPE_NAME',
+      'TOOL_NAME_PATTERN',
+      'ToolArgumentsError',
+      'ToolDefinitionError',
+      'agentToolMap',
+      'capToolResult',
+      'collectToolSchemas',
+      'createResponsesModel',
+      'createToolSearchIndex',
+      'defineWorkerTool',
+      'resolveToolParameters',
+      'runAgentLoop',
+      'runToolCallOnce',
+      'toStrictJSONSchema',
+      'toolKey',
+      'validateToolArguments',
+      'zodToJSONSchema',
+    ]);
+  });
+});
