@@ -15,6 +15,7 @@ describe('public API', () => {
       'TELEMETRY_ATTRIBUTES',
       'TELEMETRY_METRICS',
       'TELEMETRY_SCOPE_NAME',
+      'TOOL_CALL_OUTCOMES',
       'TOOL_NAME_PATTERN',
       'ToolArgumentsError',
       'ToolDefinitionError',

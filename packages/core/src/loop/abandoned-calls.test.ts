@@ -1,8 +1,9 @@
 // Core's loop through the real openai SDK against the fake server: a tool that ignores its signal.
-import { type AgentToolResult, createResponsesModel, defineWorkerTool, runAgentLoop } from '../index';
+
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { type AgentToolResult, createResponsesModel, defineWorkerTool, runAgentLoop } from '../index';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 /** What happened, in order: the barrier is about order, not time. */

@@ -1,13 +1,9 @@
 // Core's loop through the real openai SDK against the fake server: every `ToolCallOutcome` has a
 // path that produces it, and `outcome` alone tells a failed call from a completed one.
-import {
-  type AgentToolResult,
-  defineWorkerTool,
-  TOOL_CALL_OUTCOMES,
-  type ToolCallEndEvent,
-} from '../index';
+
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { type AgentToolResult, defineWorkerTool, TOOL_CALL_OUTCOMES, type ToolCallEndEvent } from '../index';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 
 function tool(

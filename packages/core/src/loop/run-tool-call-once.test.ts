@@ -48,9 +48,11 @@ describe('one call through the loop pipeline', () => {
       describeActivity: () => 'Hanging',
       execute: () => new Promise<AgentToolResult>(() => {}),
     });
-    const { end } = await runToolCallOnce(hangs, '{}', { toolTimeoutMs: 20 });
+    const { end } = await runToolCallOnce(hangs, '{}', { toolTimeoutMs: 20, abandonGraceMs: 20 });
     expect(end.outcome).toBe('timeout');
-    expect(end.result.content).toBe("Tool 'hangs' timed out after 20 ms");
+    expect(end.result.content).toMatch(/^Tool 'hangs' timed out after 20 ms/);
+    // It ignored its signal past the grace: reported abandoned, as in a turn.
+    expect(end.abandoned).toBe(true);
   });
 
   it('checks the result shape, caps the result and falls back to the tool name for a broken label', async () => {
@@ -64,7 +66,7 @@ describe('one call through the loop pipeline', () => {
       execute: () => undefined as unknown as AgentToolResult,
     });
     const shape = await runToolCallOnce(noContent, '{}');
-    expect(shape.end.outcome).toBe('error');
+    expect(shape.end.outcome).toBe('tool-error');
     expect(shape.end.result.content).toMatch(/returned no result with content/);
     expect(shape.start?.activity).toBe('no_content');
 
@@ -82,6 +84,7 @@ describe('one call through the loop pipeline', () => {
 
   it('refuses bad options naming the option', async () => {
     await expect(runToolCallOnce(readNote, '{}', { toolTimeoutMs: 0 })).rejects.toThrow(/toolTimeoutMs/);
+    await expect(runToolCallOnce(readNote, '{}', { abandonGraceMs: -1 })).rejects.toThrow(/abandonGraceMs/);
     await expect(runToolCallOnce(readNote, '{}', { maxToolResultBytes: 10 })).rejects.toThrow(
       /maxToolResultBytes/,
     );
