@@ -65,7 +65,10 @@ describe('runToolCall', () => {
     });
     const call = await runToolCall(refusing, {});
     expect(call.status).toBe('completed');
-    expect(call.status === 'completed' && call.result).toEqual({ content: 'not allowed here', isError: true });
+    expect(call.status === 'completed' && call.result).toEqual({
+      content: 'not allowed here',
+      isError: true,
+    });
   });
 
   it('passes an outer signal to execute', async () => {
