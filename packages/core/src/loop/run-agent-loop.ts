@@ -3,6 +3,7 @@ import type {
   ResponseInputItem,
   ResponseOutputItem,
 } from 'openai/resources/responses/responses';
+import { addUsage, ZERO_USAGE } from '../events/add-usage';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelResponse, ResponsesModel } from '../model/responses-model';
 import {
@@ -152,14 +153,6 @@ class EventChannel {
       },
     };
   }
-}
-
-function addUsage(total: AgentUsage, usage: AgentUsage): void {
-  total.inputTokens += usage.inputTokens;
-  total.cachedInputTokens += usage.cachedInputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.reasoningTokens += usage.reasoningTokens;
-  total.totalTokens += usage.totalTokens;
 }
 
 function outputText(output: readonly ResponseOutputItem[]): string {
@@ -325,13 +318,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
   };
 
   async function loop(): Promise<AgentRunResult> {
-    const usage: AgentUsage = {
-      inputTokens: 0,
-      cachedInputTokens: 0,
-      outputTokens: 0,
-      reasoningTokens: 0,
-      totalTokens: 0,
-    };
+    let usage: AgentUsage = ZERO_USAGE;
     let iterations = 0;
     let pendingFrom = 0;
     let last: ModelResponse | undefined;
@@ -408,7 +395,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
           break;
         }
         last = response;
-        addUsage(usage, response.usage);
+        usage = addUsage(usage, response.usage);
         calls = response.functionCalls;
         emit({
           type: 'model-request-end',
