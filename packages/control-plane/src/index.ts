@@ -22,6 +22,7 @@ export type {
 } from './brain/brain-record';
 export { type BrainLimits, ControlPlaneBrainService } from './brain/brain-service';
 export type { QueryResult } from './database/database';
+export { ControlPlaneConfigError } from './errors/control-plane-config-error';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
 export { type DatabaseTarget, resolveDatabaseTarget } from './resolve-database-target';
