@@ -61,7 +61,6 @@ for (const backend of testBackends) {
         agent: resolveAgent(config, agentId),
         services: { brain: controlPlane.brain },
         todos: { items: [] },
-        signal: new AbortController().signal,
       });
     }
 
@@ -72,7 +71,6 @@ for (const backend of testBackends) {
         agent: resolveAgent(config, 'ada'),
         services: { brain: controlPlane.brain },
         todos: { items: [] },
-        signal: new AbortController().signal,
       });
       expect(sections.map((section) => [section.category, section.tools.map((tool) => tool.name)])).toEqual([
         ['todo', ['update_todos']],
@@ -85,7 +83,6 @@ for (const backend of testBackends) {
           agent: resolveAgent(config, 'ada'),
           services: {},
           todos: { items: [] },
-          signal: new AbortController().signal,
         }),
       ).toThrow(/^services\.brain: categories\.brain is enabled/);
     });

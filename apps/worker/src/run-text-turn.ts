@@ -106,7 +106,6 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     agent,
     services: options.services,
     todos: { items: [] },
-    signal: turnSignal,
   });
   const progress = options.json
     ? undefined

@@ -96,7 +96,6 @@ export type {
   JSONSchemaObject,
   ToolExecutionContext,
   ToolExecutionMode,
-  ToolPresentationEvent,
   ToolProgress,
   ToolResultContentPart,
   ToolResultImagePart,

@@ -180,7 +180,6 @@ function finish(
     repairs,
     result,
     ...(cut === undefined ? {} : { resultCut: cut }),
-    completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
   });
   return { output, endsTurn };
