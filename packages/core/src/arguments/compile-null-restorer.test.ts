@@ -5,8 +5,7 @@ import { schemaAcceptsNull } from '../schema/strict-json-schema';
 import { zodToJSONSchema } from '../schema/zod-to-json-schema';
 import { isPlainObject } from '../shared/is-plain-object';
 import type { JSONSchemaObject } from '../tool/worker-agent-tool';
-import { compileNullRestorer } from './compile-null-restorer';
-import { unescapePointerSegment } from './json-pointer';
+import { compileNullRestorer, resolveRef } from './compile-null-restorer';
 
 interface TreeNode {
   name: string;
@@ -72,17 +71,6 @@ const values = fc
   .object.map((value) => JSON.parse(JSON.stringify(value).replaceAll('"__proto__":', '"proto":')) as unknown);
 
 // The obvious recursive walk, kept here as the reference the compiled restorer must agree with.
-function resolveRef(ref: string, root: JSONSchemaObject): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    if (!isPlainObject(node)) return undefined;
-    node = node[unescapePointerSegment(raw)];
-  }
-  return node;
-}
-
 function referenceRestore(value: unknown, schema: unknown, root: JSONSchemaObject, depth = 0): unknown {
   if (!isPlainObject(schema) || depth > 64) return value;
   if (typeof schema.$ref === 'string')

@@ -8,7 +8,8 @@ export type NullRestorer = (value: unknown) => unknown;
 
 const identity: NullRestorer = (value) => value;
 
-function resolveRef(ref: string, root: JSONSchemaObject): unknown {
+/** The node a local `$ref` (`#`, `#/$defs/name`) points at in `root`; undefined for any other ref. */
+export function resolveRef(ref: string, root: JSONSchemaObject): unknown {
   if (ref === '#') return root;
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;
