@@ -6,7 +6,7 @@ import { type AnyWorkerAgentTool, agentToolMap } from '@switchyard/core';
 import { createPgliteDatabase, type TestDatabase, testBackends } from '@switchyard/test-databases';
 import { describeToolCategory, runToolCall } from '@switchyard/testkit';
 import { createBrainTools } from '@switchyard/tools-brain';
-import { createTaskTurnTools } from '@switchyard/tools-workflow';
+import { createTaskTurnTools, WorkflowToolsConfigError } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from './config/load-config';
 import { resolveAgent } from './config/resolve-agent';
@@ -155,13 +155,19 @@ for (const backend of testBackends) {
       const off = parseConfig({ categories: {} }, { env: {}, baseDir: root });
       expect(buildTaskTurnBrainTools(off, controlPlane.brain)).toBeUndefined();
       // The read-write set cannot be smuggled into a task turn.
-      expect(() =>
+      let smuggled: unknown;
+      try {
         createTaskTurnTools({
           task: { ...task, resultSchema: task.resultSchema },
           taskResultService: controlPlane.workTurns,
           brainTools: createBrainTools({ brain: controlPlane.brain, agentId: 'ada', mode: 'read-write' }),
-        }),
-      ).toThrow(/^brainTools: 'remember' is not read-only/);
+        });
+      } catch (error) {
+        smuggled = error;
+      }
+      expect(WorkflowToolsConfigError.isInstance(smuggled)).toBe(true);
+      expect((smuggled as WorkflowToolsConfigError).field).toBe('brainTools');
+      expect((smuggled as Error).message).toMatch(/brainTools: 'remember' is not read-only/);
     });
   });
 }
