@@ -7,7 +7,7 @@ import { createPgliteDatabase, type TestDatabase, testBackends } from '@switchya
 import { runToolCall } from '@switchyard/testkit';
 import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { createBrainTools } from '@switchyard/tools-brain';
-import { createTaskTurnTools } from '@switchyard/tools-workflow';
+import { createTaskTurnTools, WorkflowToolsConfigError } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from './config/load-config';
 import { resolveAgent } from './config/resolve-agent';
@@ -62,7 +62,6 @@ for (const backend of testBackends) {
         agent: resolveAgent(config, agentId),
         services: { brain: controlPlane.brain },
         todos: { items: [] },
-        signal: new AbortController().signal,
       });
     }
 
@@ -73,7 +72,6 @@ for (const backend of testBackends) {
         agent: resolveAgent(config, 'ada'),
         services: { brain: controlPlane.brain },
         todos: { items: [] },
-        signal: new AbortController().signal,
       });
       expect(sections.map((section) => [section.category, section.tools.map((tool) => tool.name)])).toEqual([
         ['todo', ['update_todos']],
@@ -86,7 +84,6 @@ for (const backend of testBackends) {
           agent: resolveAgent(config, 'ada'),
           services: {},
           todos: { items: [] },
-          signal: new AbortController().signal,
         }),
       ).toThrow(/^services\.brain: categories\.brain is enabled/);
     });
@@ -159,13 +156,19 @@ for (const backend of testBackends) {
       const off = parseConfig({ categories: {} }, { env: {}, baseDir: root });
       expect(buildTaskTurnBrainTools(off, controlPlane.brain)).toBeUndefined();
       // The read-write set cannot be smuggled into a task turn.
-      expect(() =>
+      let smuggled: unknown;
+      try {
         createTaskTurnTools({
           task: { ...task, resultSchema: task.resultSchema },
           taskResultService: controlPlane.workTurns,
           brainTools: createBrainTools({ brain: controlPlane.brain, agentId: 'ada', mode: 'read-write' }),
-        }),
-      ).toThrow(/^brainTools: 'remember' is not read-only/);
+        });
+      } catch (error) {
+        smuggled = error;
+      }
+      expect(WorkflowToolsConfigError.isInstance(smuggled)).toBe(true);
+      expect((smuggled as WorkflowToolsConfigError).field).toBe('brainTools');
+      expect((smuggled as Error).message).toMatch(/brainTools: 'remember' is not read-only/);
     });
   });
 }

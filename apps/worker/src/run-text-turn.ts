@@ -2,6 +2,7 @@ import {
   type AgentRunResult,
   type AgentTelemetryOptions,
   createResponsesModel,
+  isOpenAIEndpoint,
   type ResponsesModel,
   runAgentLoop,
   type ToolSearchMode,
@@ -54,8 +55,7 @@ export function createWorkerModel(config: WorkerConfig, endpoint: ModelEndpoint)
 export function toolSearchMode(config: WorkerConfig, model?: ResponsesModel): ToolSearchMode {
   if (config.model.toolSearch !== undefined) return config.model.toolSearch;
   if (model !== undefined) return model.defaultToolSearch;
-  const base = config.model.baseURL;
-  return base === undefined || new URL(base).hostname === 'api.openai.com' ? 'native' : 'client';
+  return isOpenAIEndpoint(config.model.baseURL) ? 'native' : 'client';
 }
 
 /** Options of `runTextTurnWithProgress`. */
@@ -106,7 +106,6 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     agent,
     services: options.services,
     todos: { items: [] },
-    signal: turnSignal,
   });
   const progress = options.json
     ? undefined

@@ -67,7 +67,6 @@ describe('text-turn composition', () => {
         mcp,
       },
       todos: { items: [] },
-      signal: new AbortController().signal,
     };
   }
 
@@ -198,7 +197,6 @@ describe("the computer tools' sandbox", () => {
       agent: resolveAgent(config, 'ada'),
       services: {},
       todos: { items: [] },
-      signal: new AbortController().signal,
     });
     const runCommand = tools.find((tool) => tool.name === 'run_command');
     expect(runCommand?.description).toContain('There is no network access');

@@ -52,8 +52,6 @@ export interface TextTurnContext {
   services: TextTurnServices;
   /** The turn's planning list (the todo tool writes it). */
   todos: TodoList;
-  /** The turn's signal: aborting it ends the turn (the loop hands it to every call). */
-  signal: AbortSignal;
   /** The environment the computer tools' allowlist picks from (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
 }
@@ -224,7 +222,6 @@ export function inspectTextTurnSections(
     agent: context.agent,
     services: { ...DEFINITIONS_ONLY, ...(mcp === undefined ? {} : { mcp }) },
     todos: { items: [] },
-    signal: new AbortController().signal,
   });
 }
 
@@ -283,7 +280,6 @@ export function buildTaskTurnBrainTools(
  *   agent: resolveAgent(config, 'ada'),
  *   services: { schedules: controlPlane.schedules, mcp },
  *   todos: { items: [] },
- *   signal,
  * });
  * const run = runAgentLoop({ model, tools, instructions, input, signal });
  */

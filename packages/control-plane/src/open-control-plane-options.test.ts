@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ControlPlaneInputError, openControlPlane } from './index';
+import { ControlPlaneConfigError, ControlPlaneInputError, openControlPlane } from './index';
 
 describe('openControlPlane options', () => {
   it('throws naming the field before opening any database', async () => {
@@ -34,6 +34,25 @@ describe('openControlPlane options', () => {
     await expect(openControlPlane({ brain: { maxPageBytes: 1024 * 1024 }, environment: {} })).rejects.toThrow(
       /^brain\.maxPageBytes: must be a whole number from 1 to 524288, got 1048576/,
     );
+  });
+
+  it('throws ControlPlaneConfigError with the full option path in field', async () => {
+    const cases: Array<[Parameters<typeof openControlPlane>[0], string]> = [
+      [{ databaseUrl: 'mysql://x', environment: {} }, 'databaseUrl'],
+      [{ environment: { DATABASE_URL: 'nope' } }, 'DATABASE_URL'],
+      [{ schedules: { maxSchedulesPerAgent: 0 }, environment: {} }, 'schedules.maxSchedulesPerAgent'],
+      [{ workTurns: { retryDelaySeconds: 0.5 }, environment: {} }, 'workTurns.retryDelaySeconds'],
+      [
+        { workTurns: { retryBackoff: 'yes' as unknown as boolean }, environment: {} },
+        'workTurns.retryBackoff',
+      ],
+      [{ brain: { maxPageBytes: 0 }, environment: {} }, 'brain.maxPageBytes'],
+    ];
+    for (const [options, field] of cases) {
+      const error = await openControlPlane(options).catch((thrown: unknown) => thrown);
+      expect(ControlPlaneConfigError.isInstance(error), field).toBe(true);
+      expect((error as ControlPlaneConfigError).field).toBe(field);
+    }
   });
 
   it('rejects when the PostgreSQL server is unreachable', async () => {

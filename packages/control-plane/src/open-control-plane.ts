@@ -6,6 +6,7 @@ import type { Database } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
 import { runMigrations } from './database/run-migrations';
+import { ControlPlaneConfigError } from './errors/control-plane-config-error';
 import { type QueueDepth, queueDepths } from './queues/queue-depths';
 import { resolveDatabaseTarget } from './resolve-database-target';
 import { checkAgentId } from './schedules/agent-id';
@@ -102,7 +103,10 @@ export interface ControlPlane {
 function positive(field: string, value: number | undefined, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum) {
-    throw new Error(`${field}: must be a number of at least ${minimum}, got ${String(value)}`);
+    throw new ControlPlaneConfigError({
+      field,
+      message: `must be a number of at least ${minimum}, got ${String(value)}`,
+    });
   }
   return value;
 }
@@ -117,16 +121,19 @@ function whole(
 ): number {
   const checked = positive(field, value, fallback, minimum);
   if (!Number.isInteger(checked) || (maximum !== undefined && checked > maximum)) {
-    throw new Error(
-      `${field}: must be a whole number from ${minimum}${maximum === undefined ? '' : ` to ${maximum}`}, got ${String(value)}`,
-    );
+    throw new ControlPlaneConfigError({
+      field,
+      message: `must be a whole number from ${minimum}${maximum === undefined ? '' : ` to ${maximum}`}, got ${String(value)}`,
+    });
   }
   return checked;
 }
 
 function flag(field: string, value: boolean | undefined, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new Error(`${field}: must be true or false, got ${String(value)}`);
+  if (typeof value !== 'boolean') {
+    throw new ControlPlaneConfigError({ field, message: `must be true or false, got ${String(value)}` });
+  }
   return value;
 }
 
@@ -143,8 +150,9 @@ const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
  * Opens the control plane: an embedded PGlite database in `dataDir`, or the PostgreSQL server of
  * `databaseUrl` / `DATABASE_URL`. Both run the same migrations and queries, and pg-boss 10 queues.
  *
- * Contract: throws naming the field for bad options (a non-postgres URL, a bad `agentId`, a
- * non-positive limit); rejects when the server is unreachable or a migration fails.
+ * Contract: throws `ControlPlaneConfigError` naming the option (`field`, e.g.
+ * `turnRequests.retryLimit`) for a non-postgres URL or a limit out of range, and
+ * `ControlPlaneInputError` for a bad `agentId`; rejects when the server is unreachable or a migration fails.
  *
  * @example
  * const controlPlane = await openControlPlane({ dataDir: '/var/lib/switchyard/db', agentId: 'ada' });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ControlPlaneConfigError } from './errors/control-plane-config-error';
 
 /** Where durable state lives: a PostgreSQL server, or an embedded PGlite directory. */
 export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
@@ -7,7 +8,7 @@ export type DatabaseTarget = { kind: 'postgres'; url: string } | { kind: 'pglite
  * Chooses the database: `databaseUrl`, else `DATABASE_URL`, selects a PostgreSQL server; otherwise
  * an embedded PGlite database in `dataDir` (default `.switchyard/db` under the working directory).
  *
- * Contract: throws naming the field when a URL is not a `postgres://` or `postgresql://` URL.
+ * Contract: throws `ControlPlaneConfigError` naming the field when a URL is not a `postgres://` or `postgresql://` URL.
  */
 export function resolveDatabaseTarget(
   options: { databaseUrl?: string; dataDir?: string },
@@ -20,10 +21,13 @@ export function resolveDatabaseTarget(
     try {
       protocol = new URL(url).protocol;
     } catch {
-      throw new Error(`${field}: not a valid URL`);
+      throw new ControlPlaneConfigError({ field, message: 'not a valid URL' });
     }
     if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
-      throw new Error(`${field}: expected a postgres:// or postgresql:// URL, got ${protocol}//`);
+      throw new ControlPlaneConfigError({
+        field,
+        message: `expected a postgres:// or postgresql:// URL, got ${protocol}//`,
+      });
     }
     return { kind: 'postgres', url };
   }

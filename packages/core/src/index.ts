@@ -1,6 +1,8 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
 export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
+export { type AjvErrorLike, issueFromAjvError } from './arguments/issue-from-ajv-error';
+export { escapePointerSegment, toJSONPointer } from './arguments/json-pointer';
 export {
   type ValidateToolArgumentsOptions,
   type ValidateToolArgumentsResult,
@@ -10,6 +12,7 @@ export { ModelRequestError } from './errors/model-request-error';
 export { SwitchyardError } from './errors/switchyard-error';
 export { type ToolArgumentIssue, ToolArgumentsError } from './errors/tool-arguments-error';
 export { ToolDefinitionError } from './errors/tool-definition-error';
+export { addUsage, ZERO_USAGE } from './events/add-usage';
 export {
   AGENT_EVENT_TYPES,
   type AgentEvent,
@@ -48,6 +51,7 @@ export {
   runToolCallOnce,
   type ToolCallOnceResult,
 } from './loop/run-tool-call-once';
+export { isOpenAIEndpoint } from './model/is-openai-endpoint';
 export {
   createResponsesModel,
   type ModelRequest,
@@ -72,6 +76,8 @@ export {
 export { type StrictJSONSchemaResult, toStrictJSONSchema } from './schema/strict-json-schema';
 export { resolveToolParameters, type ToolParameters } from './schema/tool-parameters';
 export { zodToJSONSchema } from './schema/zod-to-json-schema';
+export { isPlainObject } from './shared/is-plain-object';
+export { raceAbort } from './shared/race-abort';
 export {
   type AgentTelemetryOptions,
   TELEMETRY_ATTRIBUTES,
@@ -86,7 +92,6 @@ export type {
   JSONSchemaObject,
   ToolExecutionContext,
   ToolExecutionMode,
-  ToolPresentationEvent,
   ToolProgress,
   ToolResultContentPart,
   ToolResultImagePart,

@@ -1,4 +1,4 @@
-import { TOOL_NAME_PATTERN } from '@switchyard/core';
+import { isPlainObject, TOOL_NAME_PATTERN } from '@switchyard/core';
 import { z } from 'zod';
 import { McpConfigurationError } from './errors/mcp-configuration-error';
 
@@ -75,10 +75,6 @@ function fieldPath(base: string, path: readonly PropertyKey[]): string {
     (result, key) => (typeof key === 'number' ? `${result}[${key}]` : `${result}.${String(key)}`),
     base,
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import {
   type AgentToolResult,
   type AnyWorkerAgentTool,
+  isPlainObject,
   type JSONSchemaObject,
   ToolDefinitionError,
   type ToolExecutionContext,
@@ -45,10 +46,6 @@ export interface McpSkippedTool {
 export type McpServerStatus = 'connected' | 'unavailable' | 'closed';
 
 const STDERR_TAIL = 2000;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

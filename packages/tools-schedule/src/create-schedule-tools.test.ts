@@ -1,58 +1,19 @@
 import { type AnyWorkerAgentTool, agentToolMap, collectToolSchemas } from '@switchyard/core';
-import { createTestToolContext } from '@switchyard/testkit';
+import { runToolCall } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
-import {
-  createScheduleTools,
-  type ScheduleCreateRequest,
-  type ScheduleService,
-  type ScheduleSummary,
-} from './index';
-
-/** An in-memory ScheduleService: the real one lives in the control plane, which a category may not import. */
-function memoryScheduleService() {
-  const schedules: Array<ScheduleSummary & { agentId: string }> = [];
-  const calls: ScheduleCreateRequest[] = [];
-  const service: ScheduleService = {
-    async createSchedule(request) {
-      calls.push(request);
-      if (request.cron === 'bad') throw new Error('cron: "bad" must have 5 fields');
-      const schedule = {
-        id: `s${schedules.length + 1}`,
-        agentId: request.agentId,
-        name: request.name,
-        prompt: request.prompt,
-        kind: request.cron ? ('cron' as const) : ('once' as const),
-        cron: request.cron ?? null,
-        timeZone: request.timeZone ?? 'UTC',
-        runAt: request.runAt ?? null,
-        status: 'active' as const,
-        nextFireTimes: request.cron
-          ? ['2026-06-02T09:00:00+02:00', '2026-06-03T09:00:00+02:00', '2026-06-04T09:00:00+02:00']
-          : [request.runAt ?? ''],
-      };
-      schedules.push(schedule);
-      return schedule;
-    },
-    async listSchedules({ agentId }) {
-      return schedules.filter((schedule) => schedule.agentId === agentId && schedule.status === 'active');
-    },
-    async cancelSchedule({ agentId, scheduleId }) {
-      const schedule = schedules.find((entry) => entry.id === scheduleId && entry.agentId === agentId);
-      if (schedule === undefined) return null;
-      schedule.status = 'cancelled';
-      schedule.nextFireTimes = [];
-      return schedule;
-    },
-  };
-  return { service, calls };
-}
+import { memoryScheduleService } from './__fixtures__/memory-schedule-service';
+import { createScheduleTools, type ScheduleService, ScheduleToolsConfigError } from './index';
 
 function toolsFor(service: ScheduleService, agentId: string) {
   const map = agentToolMap(
     createScheduleTools({ scheduleService: service, agentId, defaultTimeZone: 'Europe/Berlin' }),
   );
-  const call = (name: string, params: Record<string, unknown>) =>
-    (map.get(name) as AnyWorkerAgentTool).execute(params, createTestToolContext());
+  // Through the validated path the loop takes: arguments are checked against the schema first.
+  const call = async (name: string, params: Record<string, unknown>) => {
+    const outcome = await runToolCall(map.get(name) as AnyWorkerAgentTool, params);
+    if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.status}: ${outcome.output}`);
+    return outcome.result;
+  };
   return { map, call };
 }
 
@@ -77,16 +38,39 @@ describe('createScheduleTools', () => {
   it('throws at creation naming the field of bad configuration', () => {
     const { service } = memoryScheduleService();
     expect(() => createScheduleTools({ scheduleService: {} as ScheduleService, agentId: 'ada' })).toThrow(
-      /^scheduleService: must implement ScheduleService \(missing createSchedule\)/,
+      /scheduleService: must implement ScheduleService \(missing createSchedule\)/,
     );
-    expect(() => createScheduleTools({ scheduleService: service, agentId: '' })).toThrow(/^agentId: /);
+    expect(() => createScheduleTools({ scheduleService: service, agentId: '' })).toThrow(/agentId: /);
     expect(() =>
       createScheduleTools({ scheduleService: service, agentId: 'ada', defaultTimeZone: 'Moon/Base' }),
-    ).toThrow(/^defaultTimeZone: "Moon\/Base" is not an IANA time zone/);
+    ).toThrow(/defaultTimeZone: "Moon\/Base" is not an IANA time zone/);
   });
 });
 
 describe('create_schedule', () => {
+  it('throws ScheduleToolsConfigError naming the option in field', () => {
+    const { service } = memoryScheduleService();
+    const cases: Array<[Parameters<typeof createScheduleTools>[0], string]> = [
+      [
+        { scheduleService: { ...service, listSchedules: undefined } as never, agentId: 'ada' },
+        'scheduleService',
+      ],
+      [{ scheduleService: service, agentId: ' ' }, 'agentId'],
+      [{ scheduleService: service, agentId: 'ada', defaultTimeZone: 'Moon/Base' }, 'defaultTimeZone'],
+    ];
+    for (const [context, field] of cases) {
+      let thrown: unknown;
+      try {
+        createScheduleTools(context);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ScheduleToolsConfigError.isInstance(thrown), field).toBe(true);
+      expect((thrown as ScheduleToolsConfigError).field).toBe(field);
+      expect((thrown as Error).message).toMatch(/^Invalid schedule tools configuration: /);
+    }
+  });
+
   it('creates for the calling agent in the default zone and shows the next three fire times', async () => {
     const { service, calls } = memoryScheduleService();
     const { call } = toolsFor(service, 'ada');

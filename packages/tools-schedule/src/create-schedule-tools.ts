@@ -1,5 +1,6 @@
 import { type AgentToolResult, type AnyWorkerAgentTool, defineWorkerTool } from '@switchyard/core';
 import { z } from 'zod';
+import { ScheduleToolsConfigError } from './errors/schedule-tools-config-error';
 import { formatSchedule } from './format-schedule';
 import type { ScheduleService, ScheduleSummary } from './schedule-service';
 
@@ -35,18 +36,27 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
   const service = context?.scheduleService;
   for (const method of ['createSchedule', 'listSchedules', 'cancelSchedule'] as const) {
     if (typeof service?.[method] !== 'function') {
-      throw new TypeError(`scheduleService: must implement ScheduleService (missing ${method})`);
+      throw new ScheduleToolsConfigError({
+        field: 'scheduleService',
+        message: `must implement ScheduleService (missing ${method})`,
+      });
     }
   }
   const { agentId } = context;
   if (typeof agentId !== 'string' || agentId.trim() === '') {
-    throw new TypeError(`agentId: must be a non-empty string, got ${JSON.stringify(agentId)}`);
+    throw new ScheduleToolsConfigError({
+      field: 'agentId',
+      message: `must be a non-empty string, got ${JSON.stringify(agentId)}`,
+    });
   }
   const defaultTimeZone = context.defaultTimeZone ?? 'UTC';
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: defaultTimeZone });
   } catch {
-    throw new TypeError(`defaultTimeZone: ${JSON.stringify(defaultTimeZone)} is not an IANA time zone`);
+    throw new ScheduleToolsConfigError({
+      field: 'defaultTimeZone',
+      message: `${JSON.stringify(defaultTimeZone)} is not an IANA time zone`,
+    });
   }
 
   const createSchedule = defineWorkerTool({

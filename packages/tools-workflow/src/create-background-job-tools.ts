@@ -1,5 +1,6 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { z } from 'zod';
+import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import { formatJob } from './format-workflow';
 import type { BackgroundJobService, BackgroundJobSummary } from './services';
 import { checkAgentId, failure } from './tool-helpers';
@@ -10,16 +11,15 @@ export interface BackgroundJobToolsContext {
   backgroundJobService: BackgroundJobService;
   /** The calling agent: every tool acts on this agent's jobs only. */
   agentId: string;
-  /** Whether this turn may create jobs. False (a task or job turn): no tools at all. Default true. */
-  allowJobCreation?: boolean;
 }
 
 /**
  * Creates the background job tools: `start_background_job`, `check_background_job` and
- * `cancel_background_job`, scoped to `agentId`; none when `allowJobCreation` is false.
+ * `cancel_background_job`, scoped to `agentId`. A turn that may not create jobs (a task or job turn)
+ * simply does not include them.
  *
  * Contract: throws at creation naming the field when `backgroundJobService` lacks a method,
- * `agentId` is not a non-empty string or `allowJobCreation` is not a boolean. The service's
+ * or `agentId` is not a non-empty string (`WorkflowToolsConfigError`). The service's
  * refusals and unknown ids become `isError` results.
  *
  * @example
@@ -31,15 +31,13 @@ export function createBackgroundJobTools(context: BackgroundJobToolsContext): An
   const service = context?.backgroundJobService;
   for (const method of ['startBackgroundJob', 'checkBackgroundJob', 'cancelBackgroundJob'] as const) {
     if (typeof service?.[method] !== 'function') {
-      throw new TypeError(`backgroundJobService: must implement BackgroundJobService (missing ${method})`);
+      throw new WorkflowToolsConfigError({
+        field: 'backgroundJobService',
+        message: `must implement BackgroundJobService (missing ${method})`,
+      });
     }
   }
   const agentId = checkAgentId(context.agentId);
-  const allowed = context.allowJobCreation ?? true;
-  if (typeof allowed !== 'boolean') {
-    throw new TypeError(`allowJobCreation: must be a boolean, got ${JSON.stringify(allowed)}`);
-  }
-  if (!allowed) return [];
 
   const notFound = (jobId: string) => ({
     content: `You have no background job with id ${jobId}.`,

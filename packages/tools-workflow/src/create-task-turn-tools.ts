@@ -1,5 +1,6 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { z } from 'zod';
+import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import type { SubmitResultOutcome, TaskResultService, WorkTarget } from './services';
 import { failure } from './tool-helpers';
 
@@ -81,24 +82,34 @@ function formatOutcome(outcome: SubmitResultOutcome) {
 export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAgentTool[] {
   const task = context?.task;
   if (task?.kind !== 'workflow-task' && task?.kind !== 'background-job') {
-    throw new TypeError("task: must be a 'workflow-task' or 'background-job' target");
+    throw new WorkflowToolsConfigError({
+      field: 'task',
+      message: "must be a 'workflow-task' or 'background-job' target",
+    });
   }
   const service = context.taskResultService;
   if (typeof service?.submitResult !== 'function') {
-    throw new TypeError('taskResultService: must implement TaskResultService (missing submitResult)');
+    throw new WorkflowToolsConfigError({
+      field: 'taskResultService',
+      message: 'must implement TaskResultService (missing submitResult)',
+    });
   }
   const tools: AnyWorkerAgentTool[] = [];
   const names = new Set(['submit_result']);
   const take = (field: 'webTools' | 'brainTools', given: readonly AnyWorkerAgentTool[] | undefined) => {
     for (const tool of given ?? []) {
       if (CREATION_TOOLS.has(tool.name) || names.has(tool.name)) {
-        throw new TypeError(`${field}: '${tool.name}' cannot be part of a task turn`);
+        throw new WorkflowToolsConfigError({
+          field,
+          message: `'${tool.name}' cannot be part of a task turn`,
+        });
       }
       // A task turn reads the Brain; only its own text turns write it.
       if (field === 'brainTools' && !tool.isReadOnly) {
-        throw new TypeError(
-          `brainTools: '${tool.name}' is not read-only; a task turn gets only read-only Brain tools`,
-        );
+        throw new WorkflowToolsConfigError({
+          field: 'brainTools',
+          message: `'${tool.name}' is not read-only; a task turn gets only read-only Brain tools`,
+        });
       }
       names.add(tool.name);
       tools.push(tool);
@@ -109,7 +120,10 @@ export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAge
   const { resultSchema, ...target } = task;
   if (resultSchema === null) {
     if (task.kind === 'workflow-task')
-      throw new TypeError('task.resultSchema: a workflow task needs its result schema');
+      throw new WorkflowToolsConfigError({
+        field: 'task.resultSchema',
+        message: 'a workflow task needs its result schema',
+      });
     return tools;
   }
   tools.push(

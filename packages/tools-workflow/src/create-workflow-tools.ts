@@ -1,5 +1,6 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { z } from 'zod';
+import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import { formatWorkflow, formatWorkflowSummary } from './format-workflow';
 import type { WorkflowDetails, WorkflowService, WorkflowSummary } from './services';
 import { checkAgentId, failure } from './tool-helpers';
@@ -56,7 +57,10 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
   const service = context?.workflowService;
   for (const method of ['startWorkflow', 'showWorkflow', 'listWorkflows', 'cancelWorkflow'] as const) {
     if (typeof service?.[method] !== 'function') {
-      throw new TypeError(`workflowService: must implement WorkflowService (missing ${method})`);
+      throw new WorkflowToolsConfigError({
+        field: 'workflowService',
+        message: `must implement WorkflowService (missing ${method})`,
+      });
     }
   }
   const agentId = checkAgentId(context.agentId);

@@ -3,6 +3,7 @@
 export { type BackgroundJobToolsContext, createBackgroundJobTools } from './create-background-job-tools';
 export { createTaskTurnTools, type TaskTurnTask, type TaskTurnToolsContext } from './create-task-turn-tools';
 export { createWorkflowTools, type WorkflowToolsContext } from './create-workflow-tools';
+export { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 export type {
   BackgroundJobService,
   BackgroundJobSummary,

@@ -1,4 +1,5 @@
 import type { AgentToolResult } from '@switchyard/core';
+import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 
 /** Shared by the tool-set creators: a thrown service error as a result the model can act on. */
 export function failure(action: string, error: unknown): AgentToolResult {
@@ -6,10 +7,13 @@ export function failure(action: string, error: unknown): AgentToolResult {
   return { content: `Could not ${action}: ${message}`, isError: true, details: { error: message } };
 }
 
-/** Shared by the tool-set creators: a non-empty string or a TypeError naming the field. */
+/** Shared by the tool-set creators: a non-empty string or a `WorkflowToolsConfigError` naming the field. */
 export function checkAgentId(agentId: unknown): string {
   if (typeof agentId !== 'string' || agentId.trim() === '') {
-    throw new TypeError(`agentId: must be a non-empty string, got ${JSON.stringify(agentId)}`);
+    throw new WorkflowToolsConfigError({
+      field: 'agentId',
+      message: `must be a non-empty string, got ${JSON.stringify(agentId)}`,
+    });
   }
   return agentId;
 }

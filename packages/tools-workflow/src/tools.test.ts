@@ -43,10 +43,10 @@ describe('createWorkflowTools', () => {
 
   it('throws at creation naming the field', () => {
     expect(() => createWorkflowTools({ workflowService: {} as never, agentId: 'ada' })).toThrow(
-      /^workflowService: must implement WorkflowService \(missing startWorkflow\)/,
+      /workflowService: must implement WorkflowService \(missing startWorkflow\)/,
     );
     expect(() => createWorkflowTools({ workflowService: memoryWorkflowService(), agentId: ' ' })).toThrow(
-      /^agentId:/,
+      /agentId:/,
     );
   });
 
@@ -92,16 +92,6 @@ describe('createWorkflowTools', () => {
 });
 
 describe('createBackgroundJobTools', () => {
-  it('is absent when the turn may not create jobs', () => {
-    expect(
-      createBackgroundJobTools({
-        backgroundJobService: memoryJobService(),
-        agentId: 'ada',
-        allowJobCreation: false,
-      }),
-    ).toEqual([]);
-  });
-
   it('starts, checks and cancels jobs of the calling agent only', async () => {
     const service = memoryJobService();
     const ada = createBackgroundJobTools({ backgroundJobService: service, agentId: 'ada' });
@@ -162,7 +152,7 @@ describe('createTaskTurnTools', () => {
         taskResultService: memoryResultService(),
         brainTools: [stand('remember')],
       }),
-    ).toThrow(/^brainTools: 'remember' is not read-only; a task turn gets only read-only Brain tools$/);
+    ).toThrow(/brainTools: 'remember' is not read-only; a task turn gets only read-only Brain tools$/);
     expect(() =>
       createTaskTurnTools({
         task,
@@ -170,14 +160,14 @@ describe('createTaskTurnTools', () => {
         webTools: [stand('recall', { isReadOnly: true })],
         brainTools: [stand('recall', { isReadOnly: true })],
       }),
-    ).toThrow(/^brainTools: 'recall' cannot be part of a task turn/);
+    ).toThrow(/brainTools: 'recall' cannot be part of a task turn/);
     expect(() =>
       createTaskTurnTools({
         task,
         taskResultService: memoryResultService(),
         webTools: [stand('submit_result', { isReadOnly: true })],
       }),
-    ).toThrow(/^webTools: 'submit_result' cannot be part of a task turn/);
+    ).toThrow(/webTools: 'submit_result' cannot be part of a task turn/);
   });
 
   it('refuses creation tools smuggled in through webTools', () => {
@@ -188,7 +178,7 @@ describe('createTaskTurnTools', () => {
         taskResultService: memoryResultService(),
         webTools: [workflow as AnyWorkerAgentTool],
       }),
-    ).toThrow(/^webTools: 'workflow' cannot be part of a task turn/);
+    ).toThrow(/webTools: 'workflow' cannot be part of a task turn/);
   });
 
   it("sends the stored result schema unchanged as submit_result's parameters, in strict mode", () => {

@@ -366,7 +366,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
  *
  * @example
  * const config = await loadConfig({ path: 'switchyard.config.json' });
- * const tools = buildTextTurnTools({ config, agent, services, signal });
+ * const tools = buildTextTurnTools({ config, agent, services, todos: { items: [] } });
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<WorkerConfig> {
   const env = options.env ?? process.env;

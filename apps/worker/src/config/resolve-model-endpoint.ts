@@ -1,3 +1,4 @@
+import { isOpenAIEndpoint } from '@switchyard/core';
 import type { WorkerConfig } from './worker-config';
 import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
 
@@ -21,7 +22,7 @@ export interface ModelEndpoint {
 export function resolveModelEndpoint(config: WorkerConfig): ModelEndpoint {
   const { name, baseURL, apiKey } = config.model;
   const where = config.source === undefined ? 'switchyard.config.json' : config.source;
-  const openai = baseURL === undefined || new URL(baseURL).hostname === 'api.openai.com';
+  const openai = isOpenAIEndpoint(baseURL);
   // Every missing setting at once: an operator fixes both in one go.
   const issues: WorkerConfigIssue[] = [];
   if (openai && apiKey === undefined) {

@@ -324,7 +324,6 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       isError,
       repairs: [],
       result: { content: isError ? 'disk full' : 'wrote old-note', ...(isError ? { isError } : {}) },
-      completesActorEvent: false,
       endsTurn: false,
     });
     const usage = {

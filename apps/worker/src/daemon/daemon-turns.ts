@@ -6,11 +6,13 @@ import {
   type AgentRunStatus,
   type AgentUsage,
   type AnyWorkerAgentTool,
+  addUsage,
   type ResponsesModel,
   runAgentLoop,
   type ToolCallDecision,
   type ToolCallRequest,
   toolKey,
+  ZERO_USAGE,
 } from '@switchyard/core';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import type { ApprovalPolicy } from '../config/worker-config';
@@ -237,14 +239,6 @@ interface ResumeState {
   instructions: string | undefined;
 }
 
-const ZERO_USAGE: AgentUsage = {
-  inputTokens: 0,
-  cachedInputTokens: 0,
-  outputTokens: 0,
-  reasoningTokens: 0,
-  totalTokens: 0,
-};
-
 interface TurnEntry {
   snapshot: DaemonTurnSnapshot;
   events: DaemonTurnEvent[];
@@ -330,16 +324,6 @@ export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
 export const PROCESS_WORKER_ID = `worker_${randomUUID()}`;
 
 const RECORD_END_RETRY_MS = [250, 1_000, 4_000];
-
-function addUsage(total: AgentUsage, more: AgentUsage): AgentUsage {
-  return {
-    inputTokens: total.inputTokens + more.inputTokens,
-    cachedInputTokens: total.cachedInputTokens + more.cachedInputTokens,
-    outputTokens: total.outputTokens + more.outputTokens,
-    reasoningTokens: total.reasoningTokens + more.reasoningTokens,
-    totalTokens: total.totalTokens + more.totalTokens,
-  };
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -11,7 +11,6 @@ const end = (outcome: string, isError: boolean) => ({
   isError,
   repairs: [],
   result: { content: isError ? 'a.md does not exist' : 'text', isError },
-  completesActorEvent: false,
   endsTurn: false,
 });
 

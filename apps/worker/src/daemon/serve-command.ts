@@ -169,7 +169,7 @@ export async function runServeCommand(
       // A home removed while the daemon runs is made again before the agent's next turn.
       beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
       // The daemon's text turns are composed exactly as `switchyard run` composes them.
-      tools: ({ agentId, signal }) =>
+      tools: ({ agentId }) =>
         buildTextTurnTools({
           config,
           agent: resolveAgent(config, agentId),
@@ -180,7 +180,6 @@ export async function runServeCommand(
             ...(mcp === undefined ? {} : { mcp }),
           },
           todos: { items: [] },
-          signal,
           environment: options.environment,
         }),
       instructions: async ({ agentId }) =>

@@ -236,7 +236,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       );
       await expect(
         startDaemon({ controlPlane, model, agents: ['carol'], port: 0, token: 'short', scheduler: false }),
-      ).rejects.toThrow(/^serve\.token: expected a string of at least 16 characters/);
+      ).rejects.toThrow(/serve\.token: expected a string of at least 16 characters/);
     });
   });
 

@@ -122,51 +122,59 @@ export function checkTokenForHost(
   }
 }
 
+/** A daemon option is wrong: the same marked error as a bad configuration file, naming the field. */
+function refuse(field: string, message: string): never {
+  throw new WorkerConfigError({ issues: [{ field, message }] });
+}
+
 function checkOptions(options: DaemonOptions): void {
   const host = options.host ?? '127.0.0.1';
-  if (typeof host !== 'string' || host === '') throw new Error('serve.host: expected a host name or address');
+  if (typeof host !== 'string' || host === '') refuse('serve.host', 'expected a host name or address');
   if (options.token !== undefined && (typeof options.token !== 'string' || options.token.length < 16)) {
-    throw new Error('serve.token: expected a string of at least 16 characters');
+    refuse('serve.token', 'expected a string of at least 16 characters');
   }
   if (options.readToken !== undefined) {
     if (typeof options.readToken !== 'string' || options.readToken.length < 16) {
-      throw new Error('serve.readToken: expected a string of at least 16 characters');
+      refuse('serve.readToken', 'expected a string of at least 16 characters');
     }
     if (options.token === undefined || options.readToken === options.token) {
-      throw new Error('serve.readToken: needs the bearer token too, and must differ from it');
+      refuse('serve.readToken', 'needs the bearer token too, and must differ from it');
     }
   }
   checkTokenForHost(host, options.token);
   const port = options.port ?? 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new Error(`serve.port: expected an integer from 0 to 65535, got ${String(port)}`);
+    refuse('serve.port', `expected an integer from 0 to 65535, got ${String(port)}`);
   }
   for (const [index, entry] of (options.allowedHosts ?? []).entries()) {
     if (typeof entry !== 'string' || parseHostAndPort(entry) === undefined) {
-      throw new Error(
-        `serve.allowedHosts[${index}]: expected a host name or address, optionally with :port, got ${JSON.stringify(entry)}`,
+      refuse(
+        `serve.allowedHosts[${index}]`,
+        `expected a host name or address, optionally with :port, got ${JSON.stringify(entry)}`,
       );
     }
   }
   if (!Array.isArray(options.agents) || options.agents.length === 0) {
-    throw new Error('agents: name at least one agent whose work this daemon runs');
+    refuse('serve.agents', 'name at least one agent whose work this daemon runs');
   }
-  for (const agent of options.agents) {
+  for (const [index, agent] of options.agents.entries()) {
     if (typeof agent !== 'string' || !AGENT_ID_PATTERN.test(agent)) {
-      throw new Error(`agents: ${JSON.stringify(agent)} does not match ${AGENT_ID_PATTERN}`);
+      refuse(`serve.agents[${index}]`, `${JSON.stringify(agent)} does not match ${AGENT_ID_PATTERN}`);
     }
   }
   for (const field of ['graceMs', 'heartbeatMs', 'staleTurnMs'] as const) {
     const value = options[field];
     if (value !== undefined && !(Number.isFinite(value) && value >= (field === 'graceMs' ? 0 : 1))) {
-      throw new Error(
-        `serve.${field}: expected a number of milliseconds >= ${field === 'graceMs' ? 0 : 1}, got ${String(value)}`,
+      refuse(
+        `serve.${field}`,
+        `expected a number of milliseconds >= ${field === 'graceMs' ? 0 : 1}, got ${String(value)}`,
       );
     }
   }
   if ((options.staleTurnMs ?? 60_000) <= (options.heartbeatMs ?? 10_000)) {
-    throw new Error(
-      'serve.staleTurnMs: must be longer than serve.heartbeatMs, or live turns would be marked interrupted',
+    refuse(
+      'serve.staleTurnMs',
+      'must be longer than serve.heartbeatMs, or live turns would be marked interrupted',
     );
   }
 }
@@ -179,8 +187,8 @@ function checkOptions(options: DaemonOptions): void {
  * for an answer from any process, and turns left waiting by a process that stopped are continued here
  * once answered.
  *
- * Contract: throws naming the field for bad options, and `serve.token` when `host` is not loopback
- * and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
+ * Contract: throws `WorkerConfigError` naming the field (`serve.port`, `serve.agents[1]`, ...) for
+ * bad options, and `serve.token` when `host` is not loopback and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
  * its queue, which delivers it again: nothing is lost. `stop()` lets turns waiting for approval go
  * (another process continues each) instead of cancelling them.
  *

@@ -21,7 +21,6 @@ function end(callId: string, activity: string, durationMs: number, result: Agent
     isError: result.isError === true,
     repairs: [],
     result,
-    completesActorEvent: false,
     endsTurn: false,
   };
 }

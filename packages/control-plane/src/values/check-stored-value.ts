@@ -1,3 +1,4 @@
+import { escapePointerSegment } from '@switchyard/core';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 
 function formatBytes(bytes: number): string {
@@ -53,10 +54,6 @@ export function checkStoredText(
   return value;
 }
 
-function pointerPart(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 /** The first string or key PostgreSQL cannot store in a parsed JSON value: where, and why. */
 function jsonStringProblem(value: unknown, at: string): { pointer: string; message: string } | undefined {
   if (typeof value === 'string') {
@@ -75,7 +72,7 @@ function jsonStringProblem(value: unknown, at: string): { pointer: string; messa
       if (keyProblem !== undefined) {
         return { pointer: at || '/', message: `the key ${JSON.stringify(key)} ${keyProblem}` };
       }
-      const problem = jsonStringProblem(item, `${at}/${pointerPart(key)}`);
+      const problem = jsonStringProblem(item, `${at}/${escapePointerSegment(key)}`);
       if (problem !== undefined) return problem;
     }
   }
@@ -101,7 +98,7 @@ function stringifyFinite(value: unknown): string | undefined {
   const pointers = new Map<object, string>();
   return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
     const holder = pointers.get(this as object);
-    const at = holder === undefined ? '' : `${holder}/${pointerPart(key)}`;
+    const at = holder === undefined ? '' : `${holder}/${escapePointerSegment(key)}`;
     if (typeof item === 'number' && !Number.isFinite(item)) throw new NonFiniteNumber(at || '/', item);
     if (typeof item === 'object' && item !== null) pointers.set(item, at);
     return item;

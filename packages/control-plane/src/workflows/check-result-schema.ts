@@ -1,4 +1,4 @@
-import { type JSONSchemaObject, toStrictJSONSchema } from '@switchyard/core';
+import { isPlainObject, type JSONSchemaObject, toJSONPointer, toStrictJSONSchema } from '@switchyard/core';
 import { checkStoredJson } from '../values/check-stored-value';
 
 /** Limits of the closed result-schema shapes. */
@@ -35,14 +35,8 @@ class ShapeRefusal extends Error {
   }
 }
 
-function isPlainObject(value: unknown): value is JSONSchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function pointer(path: readonly string[]): string {
-  return path.length === 0
-    ? '/'
-    : `/${path.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+  return toJSONPointer(path) || '/';
 }
 
 interface WalkState {

@@ -1,3 +1,4 @@
+import { issueFromAjvError } from '@switchyard/core';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { checkStoredJson } from '../values/check-stored-value';
 
@@ -7,21 +8,10 @@ const compiled = new Map<string, ValidateFunction>();
 const MAX_CACHED = 500;
 const MAX_PROBLEMS = 20;
 
+// Core's wording, so a model reads the same message for a bad tool argument and a bad result.
 function describeError(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  const at = error.instancePath === '' ? '/' : error.instancePath;
-  switch (error.keyword) {
-    case 'required':
-      return `${error.instancePath}/${String(params.missingProperty)}: missing: this property is required`;
-    case 'additionalProperties':
-      return `${error.instancePath}/${String(params.additionalProperty)}: unexpected property: the schema does not allow it`;
-    case 'type':
-      return `${at}: expected ${String(params.type)}`;
-    case 'enum':
-      return `${at}: expected one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
-    default:
-      return `${at}: ${error.message ?? `fails '${error.keyword}'`}`;
-  }
+  const issue = issueFromAjvError(error);
+  return `${issue.path === '' ? '/' : issue.path}: ${issue.message}`;
 }
 
 /**

@@ -70,6 +70,8 @@ export function workTurnQueueName(agentId: string): string {
  * jsonb does not keep key order, and strict mode compares the schema it is sent with its canonical
  * projection key by key: so a stored schema is put back in canonical order before a turn sees it.
  */
+function canonical(schema: JSONSchemaObject): JSONSchemaObject;
+function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null;
 function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null {
   if (schema === null) return null;
   const checked = checkResultSchema(schema);
@@ -236,7 +238,7 @@ export class WorkTurnQueue {
           workflowName: row.name,
           taskId: work.taskId,
           prompt,
-          resultSchema: canonical(row.result_schema) ?? row.result_schema,
+          resultSchema: canonical(row.result_schema),
           ...(row.trace_parent === null ? {} : { traceParent: row.trace_parent }),
         },
       };

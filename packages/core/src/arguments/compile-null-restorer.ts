@@ -1,22 +1,21 @@
 import { schemaAcceptsNull } from '../schema/strict-json-schema';
+import { isPlainObject } from '../shared/is-plain-object';
 import type { JSONSchemaObject } from '../tool/worker-agent-tool';
+import { unescapePointerSegment } from './json-pointer';
 
 /** Maps the nulls of formerly optional properties in a value back to absent. */
 export type NullRestorer = (value: unknown) => unknown;
 
 const identity: NullRestorer = (value) => value;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function resolveRef(ref: string, root: JSONSchemaObject): unknown {
+/** The node a local `$ref` (`#`, `#/$defs/name`) points at in `root`; undefined for any other ref. */
+export function resolveRef(ref: string, root: JSONSchemaObject): unknown {
   if (ref === '#') return root;
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     if (!isPlainObject(node)) return undefined;
-    node = node[raw.replaceAll('~1', '/').replaceAll('~0', '~')];
+    node = node[unescapePointerSegment(raw)];
   }
   return node;
 }
@@ -89,8 +88,8 @@ function copyKeys(object: Record<string, unknown>, keys: string[], end: number):
 
 /**
  * Compiles `restoreOptionalNulls` for one original (pre-strict) JSON Schema into a function, so
- * the per-call work is a walk of the value with no schema lookups. Same result as
- * `restoreOptionalNulls(value, schema)`, but the input is returned as it is when nothing changes.
+ * the per-call work is a walk of the value with no schema lookups; the input is returned as it is
+ * when nothing changes.
  *
  * Contract: never mutates its input; recursive `$ref`s are compiled once.
  */
@@ -126,4 +125,15 @@ export function compileNullRestorer(schema: JSONSchemaObject): NullRestorer {
     return restorer;
   };
   return compile(schema);
+}
+
+/**
+ * Maps the `null` of a formerly optional property back to "absent", guided by the original
+ * (pre-strict) JSON Schema: a `null` stays only where the original schema accepts `null`.
+ * One-off form of `compileNullRestorer` (validation compiles once per tool and reuses it).
+ *
+ * Contract: never mutates `value`; returns it as it is when no `null` is dropped.
+ */
+export function restoreOptionalNulls<T>(value: T, originalSchema: JSONSchemaObject): T {
+  return compileNullRestorer(originalSchema)(value) as T;
 }

@@ -1,12 +1,23 @@
 /**
+ * Escapes one key for a JSON pointer (RFC 6901: `~` as `~0`, then `/` as `~1`), so a key that
+ * holds a slash names one property, not two.
+ */
+export function escapePointerSegment(segment: PropertyKey): string {
+  return String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Undoes `escapePointerSegment` (`~1` first, so `~01` reads back as `~1`). */
+export function unescapePointerSegment(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/**
  * Formats a path as an RFC 6901 JSON pointer (`/items/0/name`); the root is the empty string.
- * Internal helper shared by the argument ladder and validation.
+ * Shared by the argument ladder, validation, strict projection and the control plane's checks.
  */
 export function toJSONPointer(path: readonly PropertyKey[]): string {
   let pointer = '';
-  for (const part of path) {
-    pointer += `/${String(part).replaceAll('~', '~0').replaceAll('/', '~1')}`;
-  }
+  for (const part of path) pointer += `/${escapePointerSegment(part)}`;
   return pointer;
 }
 

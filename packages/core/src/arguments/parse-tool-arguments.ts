@@ -1,3 +1,4 @@
+import { isPlainObject } from '../shared/is-plain-object';
 import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import { LadderRefusal } from './ladder-refusal';
 import { parseTolerantJSON } from './tolerant-json-parser';
@@ -180,10 +181,6 @@ function describeKind(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
   return `a ${typeof value}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function stripWrappers(text: string, repairs: ArgumentRepair[]): string {

@@ -1,4 +1,4 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import Ajv from 'ajv';
 import Ajv2019 from 'ajv/dist/2019.js';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -6,9 +6,11 @@ import type { z } from 'zod';
 import { type ToolArgumentIssue, ToolArgumentsError } from '../errors/tool-arguments-error';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { resolveToolParameters } from '../schema/tool-parameters';
+import { isPlainObject } from '../shared/is-plain-object';
 import type { JSONSchemaObject, WorkerAgentTool } from '../tool/worker-agent-tool';
 import { compileNullRestorer } from './compile-null-restorer';
-import { toJSONPointer } from './json-pointer';
+import { issueFromAjvError } from './issue-from-ajv-error';
+import { escapePointerSegment, toJSONPointer } from './json-pointer';
 import {
   type ArgumentRepair,
   type ParseToolArgumentsOptions,
@@ -109,10 +111,6 @@ export function compileJSONSchema(toolName: string, schema: JSONSchemaObject): V
   return validate;
 }
 
-function escapeSegment(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 function capIssues(issues: ToolArgumentIssue[]): ToolArgumentIssue[] {
   if (issues.length <= MAX_ISSUES) return issues;
   return [
@@ -121,44 +119,11 @@ function capIssues(issues: ToolArgumentIssue[]): ToolArgumentIssue[] {
   ];
 }
 
-function fromAjvError(error: ErrorObject): ToolArgumentIssue {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return {
-        path: `${error.instancePath}/${escapeSegment(String(params.missingProperty))}`,
-        message: 'missing: this property is required',
-      };
-    case 'additionalProperties':
-    case 'unevaluatedProperties': {
-      const property = params.additionalProperty ?? params.unevaluatedProperty;
-      return {
-        path: `${error.instancePath}/${escapeSegment(String(property))}`,
-        message: 'unexpected property: the schema does not allow it',
-      };
-    }
-    case 'type':
-      return { path: error.instancePath, message: `expected ${String(params.type)}` };
-    case 'enum':
-      return {
-        path: error.instancePath,
-        message: `expected one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`,
-      };
-    case 'const':
-      return { path: error.instancePath, message: `expected ${JSON.stringify(params.allowedValue)}` };
-    default:
-      return {
-        path: error.instancePath,
-        message: `expected a value that ${error.message ?? `passes '${error.keyword}'`}`,
-      };
-  }
-}
-
 function fromZodIssue(issue: z.core.$ZodIssue): ToolArgumentIssue[] {
   const path = toJSONPointer(issue.path);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
-      path: `${path}/${escapeSegment(key)}`,
+      path: `${path}/${escapePointerSegment(key)}`,
       message: 'unexpected property: the schema does not allow it',
     }));
   }
@@ -166,10 +131,6 @@ function fromZodIssue(issue: z.core.$ZodIssue): ToolArgumentIssue[] {
     return [{ path, message: `missing: expected ${issue.expected}` }];
   }
   return [{ path, message: issue.message.replace(/^Invalid input: /, '') }];
-}
-
-function isPlainObject(value: unknown): value is JSONSchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** True when some object in the schema has a property that is not required. */
@@ -200,7 +161,7 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
         // A projected external schema made optional properties nullable: their nulls mean "absent".
         const value = restore !== undefined && !noNulls ? restore(raw) : raw;
         if (validate(value)) return { ok: true, params: value };
-        return { ok: false, issues: capIssues((validate.errors ?? []).map(fromAjvError)) };
+        return { ok: false, issues: capIssues((validate.errors ?? []).map(issueFromAjvError)) };
       },
     };
   }
@@ -220,7 +181,7 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
           const takes =
             declaredProperties.length === 0 ? 'no arguments' : `only ${declaredProperties.join(', ')}`;
           unknown.push({
-            path: `/${escapeSegment(key)}`,
+            path: `/${escapePointerSegment(key)}`,
             message: `unknown property: this tool takes ${takes}`,
           });
         }

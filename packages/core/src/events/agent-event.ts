@@ -170,8 +170,6 @@ export interface ToolCallEndEvent {
   result: AgentToolResult;
   /** Set when the result's text was longer than `maxToolResultBytes` and cut from the middle. */
   resultCut?: ToolResultCut;
-  /** The result completes the actor event the turn was started for. */
-  completesActorEvent: boolean;
   /** The result ends the turn after this batch. */
   endsTurn: boolean;
   /**

@@ -1,6 +1,7 @@
 import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
 import { validateToolArguments } from '../arguments/validate-tool-arguments';
 import type { AgentEvent, ToolCallOutcome } from '../events/agent-event';
+import { raceAbort } from '../shared/race-abort';
 import { toolKey } from '../tool/agent-tool-map';
 import type {
   AgentToolResult,
@@ -90,8 +91,6 @@ export interface ToolCallScope {
 /** What `finish` needs of the scope. */
 type FinishScope = Pick<ToolCallScope, 'emit' | 'recordOutput' | 'maxToolResultBytes'>;
 
-const cancelled = Symbol('cancelled');
-
 function toOutput(content: AgentToolResult['content']): ResponseInputItem.FunctionCallOutput['output'] {
   if (typeof content === 'string') return content;
   return content.map((part: ToolResultContentPart) =>
@@ -122,24 +121,6 @@ function isResult(value: unknown): value is AgentToolResult {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Resolves with `promise`, or rejects with `cancelled` as soon as `signal` aborts. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**
@@ -221,7 +202,6 @@ function finish(
     repairs,
     result,
     ...(cut === undefined ? {} : { resultCut: cut }),
-    completesActorEvent: outcome === 'completed' && result.completesActorEvent === true,
     endsTurn,
     ...(abandoned ? { abandoned: true } : {}),
   });

@@ -4,6 +4,7 @@ import type {
   ResponseOutputItem,
 } from 'openai/resources/responses/responses';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
+import { addUsage, ZERO_USAGE } from '../events/add-usage';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelResponse, ResponsesModel } from '../model/responses-model';
 import {
@@ -164,14 +165,6 @@ class EventChannel {
       },
     };
   }
-}
-
-function addUsage(total: AgentUsage, usage: AgentUsage): void {
-  total.inputTokens += usage.inputTokens;
-  total.cachedInputTokens += usage.cachedInputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.reasoningTokens += usage.reasoningTokens;
-  total.totalTokens += usage.totalTokens;
 }
 
 function outputText(output: readonly ResponseOutputItem[]): string {
@@ -358,13 +351,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
   };
 
   async function loop(): Promise<AgentRunResult> {
-    const usage: AgentUsage = {
-      inputTokens: 0,
-      cachedInputTokens: 0,
-      outputTokens: 0,
-      reasoningTokens: 0,
-      totalTokens: 0,
-    };
+    let usage: AgentUsage = ZERO_USAGE;
     let iterations = 0;
     let pendingFrom = 0;
     let last: ModelResponse | undefined;
@@ -443,7 +430,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
           break;
         }
         last = response;
-        addUsage(usage, response.usage);
+        usage = addUsage(usage, response.usage);
         calls = response.functionCalls;
         emit({
           type: 'model-request-end',

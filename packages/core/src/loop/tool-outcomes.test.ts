@@ -126,7 +126,7 @@ describe('error outputs the model can act on', () => {
       execute: ({ to }, context) => {
         for (let completed = 1; completed <= to; completed += 1)
           context.reportProgress({ completed, total: to });
-        return { content: String(to), completesActorEvent: true };
+        return { content: String(to) };
       },
     });
     const { events } = await runTurn(
@@ -147,7 +147,6 @@ describe('error outputs the model can act on', () => {
     const end = toolEvents[3];
     expect(end).toMatchObject({
       outcome: 'completed',
-      completesActorEvent: true,
       endsTurn: false,
       isError: false,
     });
@@ -269,7 +268,6 @@ describe('endsTurn', () => {
       execute: ({ answer }) => ({
         content: `submitted ${answer}`,
         endsTurn: true,
-        completesActorEvent: true,
       }),
     });
     const { result, events, server } = await runTurn(
@@ -306,7 +304,6 @@ describe('endsTurn', () => {
     ]);
     expect(toolCallEnds(events).find((event) => event.callId === 'submit')).toMatchObject({
       endsTurn: true,
-      completesActorEvent: true,
     });
     expect(events.at(-1)).toMatchObject({ type: 'turn-end', status: 'ended-by-tool', iterations: 1 });
   });

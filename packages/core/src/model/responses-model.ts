@@ -8,8 +8,10 @@ import type {
   Tool,
 } from 'openai/resources/responses/responses';
 import { ModelRequestError } from '../errors/model-request-error';
+import { ZERO_USAGE } from '../events/add-usage';
 import type { AgentUsage } from '../events/agent-event';
 import type { ResponsesToolSchema, ToolSearchMode } from '../schema/collect-tool-schemas';
+import { isOpenAIEndpoint } from './is-openai-endpoint';
 import { toReplayItems } from './replay-items';
 
 /** The part of an `openai` SDK client the adapter uses: `new OpenAI({ baseURL, apiKey, maxRetries })`. */
@@ -94,16 +96,8 @@ export interface ResponsesModel {
   respond(request: ModelRequest): Promise<ModelResponse>;
 }
 
-const EMPTY_USAGE: AgentUsage = {
-  inputTokens: 0,
-  cachedInputTokens: 0,
-  outputTokens: 0,
-  reasoningTokens: 0,
-  totalTokens: 0,
-};
-
 function toUsage(usage: ResponseUsage | undefined): AgentUsage {
-  if (!usage) return EMPTY_USAGE;
+  if (!usage) return { ...ZERO_USAGE };
   return {
     inputTokens: usage.input_tokens ?? 0,
     cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
@@ -153,14 +147,6 @@ function linkSignal(signal: AbortSignal | undefined): { signal: AbortSignal | un
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
   return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
-}
-
-function isOpenAIEndpoint(baseURL: string): boolean {
-  try {
-    return new URL(baseURL).hostname === 'api.openai.com';
-  } catch {
-    return false;
-  }
 }
 
 /**

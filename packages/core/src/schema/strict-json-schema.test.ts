@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { restoreOptionalNulls, toStrictJSONSchema } from './strict-json-schema';
+import { restoreOptionalNulls } from '../arguments/compile-null-restorer';
+import { toStrictJSONSchema } from './strict-json-schema';
 import { zodToJSONSchema } from './zod-to-json-schema';
 
 function strictOf(schema: z.ZodType) {

@@ -1,3 +1,5 @@
+import { toJSONPointer } from '../arguments/json-pointer';
+import { isPlainObject } from '../shared/is-plain-object';
 import type { JSONSchemaObject } from '../tool/worker-agent-tool';
 
 /**
@@ -145,13 +147,7 @@ function refuse(reason: string): never {
 }
 
 function pointer(path: readonly string[]): string {
-  return path.length === 0
-    ? '/'
-    : `/${path.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
-}
-
-function isPlainObject(value: unknown): value is JSONSchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return toJSONPointer(path) || '/';
 }
 
 /** True when the schema already accepts `null`. */
@@ -361,62 +357,4 @@ export function toStrictJSONSchema(jsonSchema: JSONSchemaObject): StrictJSONSche
     if (error instanceof StrictRefusal) return { ok: false, reason: error.message };
     throw error;
   }
-}
-
-function resolveRef(ref: string, root: JSONSchemaObject): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    const part = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (!isPlainObject(node)) return undefined;
-    node = node[part];
-  }
-  return node;
-}
-
-function restore(value: unknown, schema: unknown, root: JSONSchemaObject, depth: number): unknown {
-  if (!isPlainObject(schema) || depth > 64) return value;
-  if (typeof schema.$ref === 'string') return restore(value, resolveRef(schema.$ref, root), root, depth + 1);
-  if (Array.isArray(value)) {
-    return 'items' in schema ? value.map((item) => restore(item, schema.items, root, depth + 1)) : value;
-  }
-  if (!isPlainObject(value)) return value;
-  for (const key of ['anyOf', 'oneOf'] as const) {
-    const branches = schema[key];
-    if (!Array.isArray(branches)) continue;
-    const objectBranches = branches.filter(
-      (branch) =>
-        isPlainObject(branch) && (branch.type === 'object' || 'properties' in branch || '$ref' in branch),
-    );
-    // Only an unambiguous object branch tells which properties were optional.
-    return objectBranches.length === 1 ? restore(value, objectBranches[0], root, depth + 1) : value;
-  }
-  const properties = isPlainObject(schema.properties) ? schema.properties : undefined;
-  if (!properties) return value;
-  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  const restored: JSONSchemaObject = {};
-  for (const [key, item] of Object.entries(value)) {
-    const property = properties[key];
-    if (item === null && property !== undefined && !required.has(key) && !schemaAcceptsNull(property))
-      continue;
-    // defineProperty, not assignment: a `__proto__` key must stay a key, not replace the prototype.
-    Object.defineProperty(restored, key, {
-      value: property === undefined ? item : restore(item, property, root, depth + 1),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return restored;
-}
-
-/**
- * Maps the `null` of a formerly optional property back to "absent", guided by the original
- * (pre-strict) JSON Schema: a `null` stays only where the original schema accepts `null`.
- *
- * Contract: returns a new value; never mutates `value`.
- */
-export function restoreOptionalNulls<T>(value: T, originalSchema: JSONSchemaObject): T {
-  return restore(value, originalSchema, originalSchema, 0) as T;
 }

@@ -31,24 +31,12 @@ export interface ToolResultImagePart {
 /** One part of a tool result's content. */
 export type ToolResultContentPart = ToolResultTextPart | ToolResultImagePart;
 
-/** A presentation event a tool asks the worker to show its user (a file preview, a link, ...). */
-export interface ToolPresentationEvent {
-  /** What kind of presentation this is; the worker decides how to render each kind. */
-  kind: string;
-  /** The data to present. */
-  data?: unknown;
-}
-
 /** What a tool's `execute` returns. */
 export interface AgentToolResult<TDetails = unknown> {
   /** What the model sees: a string, or text and image parts. */
   content: string | ToolResultContentPart[];
   /** Structured data for logs and activity reporting; never sent to the model. */
   details?: TDetails;
-  /** Presentation events for the worker's user. */
-  presentation?: ToolPresentationEvent[];
-  /** This result completes the actor event the turn was started for. */
-  completesActorEvent?: boolean;
   /** Stop the loop after the current batch of calls is recorded. */
   endsTurn?: boolean;
   /**

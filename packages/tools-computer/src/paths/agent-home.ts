@@ -90,7 +90,9 @@ function outsideMessage(userPath: string, real: string, home: AgentHome): string
 
 function describeErrno(userPath: string, error: unknown): HomePathError {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new HomePathError(`${userPath} does not exist.`);
+  if (code === 'ENOENT') {
+    return new HomePathError(`${userPath} does not exist.`, { code: 'not-found', path: userPath });
+  }
   if (code === 'ENOTDIR') return new HomePathError(`${userPath}: a parent of it is not a directory.`);
   if (code === 'EACCES' || code === 'EPERM') return new HomePathError(`${userPath}: permission denied.`);
   if (code === 'ELOOP') return new HomePathError(`${userPath}: too many levels of symlinks.`);

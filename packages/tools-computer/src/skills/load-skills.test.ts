@@ -94,4 +94,16 @@ describe('loading skills', () => {
     expect(skills).toEqual([]);
     expect(problems[0]?.message).toMatch(/outside the agent home/);
   });
+
+  it('skips a folder without SKILL.md but reports a SKILL.md it cannot read', async () => {
+    temp.write('skills/shared/notes.txt', 'shared files, no skill here\n');
+    temp.write('skills/good/SKILL.md', '---\nname: good\ndescription: Works.\n---\n');
+    // A directory named SKILL.md exists but is not a readable file: a problem, not "no skill".
+    temp.write('skills/odd/SKILL.md/inner.txt', 'x\n');
+    const { skills, problems } = await loadSkills(temp.home);
+    expect(skills.map((skill) => skill.name)).toEqual(['good']);
+    expect(problems).toEqual([
+      { file: 'skills/odd/SKILL.md', line: 1, message: expect.stringMatching(/directory/) },
+    ]);
+  });
 });

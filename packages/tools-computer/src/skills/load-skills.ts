@@ -189,7 +189,7 @@ async function loadFrom(home: AgentHome): Promise<LoadedSkills> {
   try {
     skillsDirectory = (await resolveExistingInHome(home, 'skills')).real;
   } catch (error) {
-    if (error instanceof HomePathError && error.message.endsWith('does not exist.')) return result;
+    if (error instanceof HomePathError && error.code === 'not-found') return result;
     if (error instanceof HomePathError) {
       result.problems.push({ file: 'skills', line: 1, message: error.message });
       return result;
@@ -208,7 +208,7 @@ async function loadFrom(home: AgentHome): Promise<LoadedSkills> {
     } catch (error) {
       if (error instanceof HomePathError) {
         // A folder without SKILL.md is not a skill (it may hold shared files).
-        if (!error.message.endsWith('does not exist.') || !error.message.startsWith(file)) {
+        if (error.code !== 'not-found' || error.path !== file) {
           result.problems.push({ file, line: 1, message: error.message });
         }
         continue;

@@ -1,3 +1,4 @@
+import { raceAbort } from '@switchyard/core';
 import { Agent, type buildConnector, fetch as undiciFetch } from 'undici';
 import { checkUrlWithPolicy } from '../guard/check-url';
 import type { GuardPolicy } from '../guard/guard-policy';
@@ -45,24 +46,6 @@ export interface FetchedPage {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const ACCEPT = 'text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8';
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 function findCause<T>(error: unknown, test: (value: unknown) => value is T): T | undefined {
   let current: unknown = error;

@@ -52,7 +52,6 @@ export const ToolCallEndEventSchema = z
       .looseObject({ content: z.union([z.string(), z.array(z.unknown())]) })
       .openapi({ description: 'The result recorded as the call’s output, as the model saw it' }),
     resultCut: z.unknown().optional(),
-    completesActorEvent: z.boolean(),
     endsTurn: z.boolean(),
   })
   .openapi('ToolCallEndEvent');

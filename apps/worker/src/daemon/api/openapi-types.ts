@@ -234,7 +234,6 @@ export interface components {
                 [key: string]: unknown;
             };
             resultCut?: unknown;
-            completesActorEvent: boolean;
             endsTurn: boolean;
         } & {
             [key: string]: unknown;
