@@ -8,6 +8,7 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(publicApi).sort()).toEqual([
       'AGENT_ID_PATTERN',
+      'ControlPlaneConfigError',
       'ControlPlaneInputError',
       'checkResultSchema',
       'checkWorkflowSpec',
