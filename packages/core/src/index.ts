@@ -1,5 +1,11 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export {
+  ARGUMENT_REFUSAL_REASONS,
+  ARGUMENT_REPAIRS,
+  type ArgumentRefusalReason,
+  type ArgumentRepair,
+} from './arguments/argument-ids';
 export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
 export { type AjvErrorLike, issueFromAjvError } from './arguments/issue-from-ajv-error';
 export { escapePointerSegment, toJSONPointer } from './arguments/json-pointer';
