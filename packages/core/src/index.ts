@@ -91,11 +91,18 @@ export {
   TELEMETRY_SCOPE_NAME,
 } from './telemetry/turn-telemetry';
 export { agentToolMap, toolKey } from './tool/agent-tool-map';
-export { defineWorkerTool, TOOL_NAME_PATTERN, type WorkerToolDefinition } from './tool/define-worker-tool';
+export {
+  defineWorkerTool,
+  type JSONSchemaWorkerToolDefinition,
+  TOOL_NAME_PATTERN,
+  type WorkerToolDefinition,
+  type ZodWorkerToolDefinition,
+} from './tool/define-worker-tool';
 export type {
   AgentToolResult,
   AnyWorkerAgentTool,
   JSONSchemaObject,
+  JSONSchemaWorkerAgentTool,
   ToolExecutionContext,
   ToolExecutionMode,
   ToolProgress,
@@ -103,6 +110,7 @@ export type {
   ToolResultImagePart,
   ToolResultTextPart,
   WorkerAgentTool,
+  ZodWorkerAgentTool,
 } from './tool/worker-agent-tool';
 export {
   createToolSearchIndex,
