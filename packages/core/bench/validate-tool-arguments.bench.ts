@@ -43,7 +43,6 @@ const batch = tool(
 const search = defineWorkerTool({
   name: 'search',
   description: 'An MCP search tool.',
-  schema: z.object({}).passthrough(),
   jsonSchema: {
     $schema: 'http://json-schema.org/draft-07/schema#',
     type: 'object',

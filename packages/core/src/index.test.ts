@@ -7,6 +7,8 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(publicApi).sort()).toEqual([
       'AGENT_EVENT_TYPES',
+      'ARGUMENT_REFUSAL_REASONS',
+      'ARGUMENT_REPAIRS',
       'DEFAULT_MAX_TOOL_RESULT_BYTES',
       'MAX_TOOL_ARGUMENT_BYTES',
       'MAX_TOOL_ARGUMENT_DEPTH',

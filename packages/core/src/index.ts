@@ -1,5 +1,11 @@
 // Any export added here is public API: keep it named, documented and deliberate.
 
+export {
+  ARGUMENT_REFUSAL_REASONS,
+  ARGUMENT_REPAIRS,
+  type ArgumentRefusalReason,
+  type ArgumentRepair,
+} from './arguments/argument-ids';
 export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
 export { type AjvErrorLike, issueFromAjvError } from './arguments/issue-from-ajv-error';
 export { escapePointerSegment, toJSONPointer } from './arguments/json-pointer';
@@ -85,11 +91,18 @@ export {
   TELEMETRY_SCOPE_NAME,
 } from './telemetry/turn-telemetry';
 export { agentToolMap, toolKey } from './tool/agent-tool-map';
-export { defineWorkerTool, TOOL_NAME_PATTERN, type WorkerToolDefinition } from './tool/define-worker-tool';
+export {
+  defineWorkerTool,
+  type JSONSchemaWorkerToolDefinition,
+  TOOL_NAME_PATTERN,
+  type WorkerToolDefinition,
+  type ZodWorkerToolDefinition,
+} from './tool/define-worker-tool';
 export type {
   AgentToolResult,
   AnyWorkerAgentTool,
   JSONSchemaObject,
+  JSONSchemaWorkerAgentTool,
   ToolExecutionContext,
   ToolExecutionMode,
   ToolProgress,
@@ -97,6 +110,7 @@ export type {
   ToolResultImagePart,
   ToolResultTextPart,
   WorkerAgentTool,
+  ZodWorkerAgentTool,
 } from './tool/worker-agent-tool';
 export {
   createToolSearchIndex,

@@ -6,12 +6,7 @@ import {
   type JSONSchemaObject,
   type ToolExecutionContext,
 } from '@switchyard/core';
-import { z } from 'zod';
 import type { McpToolCallDetails } from './mcp-tool-result';
-
-// Arguments are validated against the server's own `jsonSchema` (and again by the server), so the
-// Zod schema only insists on an object. One shared instance keeps core's per-schema cache warm.
-const anyObject = z.looseObject({});
 
 /** What `createMcpWorkerTool` needs. */
 export interface McpWorkerToolOptions {
@@ -57,10 +52,11 @@ export function createMcpWorkerTool(options: McpWorkerToolOptions): AnyWorkerAge
     tool.title?.trim() ||
     tool.annotations?.title?.trim() ||
     `The ${tool.name} tool of the ${server} MCP server.`;
-  return defineWorkerTool<typeof anyObject, McpToolCallDetails>({
+  // A JSON-Schema tool: arguments are validated by Ajv against the server's own schema (and again by
+  // the server); no Zod runs, so `execute` gets the arguments object as it passed validation.
+  return defineWorkerTool<Record<string, unknown>, McpToolCallDetails>({
     name,
     description,
-    schema: anyObject,
     jsonSchema: options.inputSchema,
     namespace: server,
     ...(options.namespaceDescription === undefined

@@ -1,5 +1,4 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
-import { z } from 'zod';
 import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import type { SubmitResultOutcome, TaskResultService, WorkTarget } from './services';
 import { failure } from './tool-helpers';
@@ -133,7 +132,6 @@ export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAge
         'Submit the result of your task. Its arguments are the result itself, matching the result schema. ' +
         'It is validated before it is stored: if it is rejected, fix the listed problems and submit again. ' +
         'Once it is stored your task is done.',
-      schema: z.looseObject({}),
       jsonSchema: resultSchema,
       strict: true,
       executionMode: 'sequential',

@@ -1,3 +1,4 @@
+import type { ToolSearchMode } from '@switchyard/core';
 import type { ComputerToolsLimits, SandboxMode, SandboxNetwork } from '@switchyard/tools-computer';
 import type { McpServerConfig } from '@switchyard/tools-mcp';
 import type { WebSearchProfile } from '@switchyard/tools-web';
@@ -15,7 +16,7 @@ export interface WorkerModelConfig {
   /** `max_output_tokens` sent with each request, when set. */
   maxOutputTokens: number | undefined;
   /** How deferred tools are offered; absent: native on api.openai.com, client elsewhere. */
-  toolSearch: 'native' | 'client' | undefined;
+  toolSearch: ToolSearchMode | undefined;
   /** Transcript chaining (default `stateless`). */
   chaining: 'stateless' | 'previous-response-id';
   /** Stream responses (default true). */

@@ -11,6 +11,7 @@ import {
   runAgentLoop,
   type ToolCallDecision,
   type ToolCallRequest,
+  type ToolSearchMode,
   toolKey,
   ZERO_USAGE,
 } from '@switchyard/core';
@@ -144,7 +145,7 @@ export interface DaemonTurnRunnerOptions {
    */
   turnTimeoutMs?: number;
   /** How deferred tools are offered (default: the model's). */
-  toolSearch?: 'native' | 'client';
+  toolSearch?: ToolSearchMode;
   /** Finished turns kept in memory for the HTTP API (oldest dropped first). Default 1000. */
   maxRetainedTurns?: number;
   /**

@@ -1,3 +1,5 @@
+import type { LadderRefusalReason } from './argument-ids';
+
 /**
  * Thrown inside the argument ladder to stop at the first refusal; `parseToolArguments` turns it
  * into `{ ok: false, reason, message }`. Internal: never escapes the ladder. Deliberately not an
@@ -6,7 +8,7 @@
 export class LadderRefusal {
   constructor(
     /** A stable kebab-case id, e.g. `truncated`. */
-    readonly reason: string,
+    readonly reason: LadderRefusalReason,
     /** What is wrong, for the model. */
     readonly message: string,
     /** A JSON pointer to the one value refused, when the refusal is about one value. */

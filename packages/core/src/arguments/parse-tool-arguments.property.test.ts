@@ -154,7 +154,9 @@ describe('argument ladder properties', () => {
         const result = parseToolArguments(raw, { finishReason, toolName: 't', declaredProperties: ['a'] });
         if (result.ok && Object.keys(result.value).length === 0) {
           expect(
-            ['no-arguments', 'unwrap-envelope'].some((repair) => result.repairs.includes(repair)) ||
+            (['no-arguments', 'unwrap-envelope'] as const).some((repair) =>
+              result.repairs.includes(repair),
+            ) ||
               // `{}` in the input, whitespace between the braces spelled out or as two-character `\n`.
               /\{(\s|\\[nrt])*\}/.test(raw),
           ).toBe(true);

@@ -1,6 +1,31 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ARGUMENT_REFUSAL_REASONS, ARGUMENT_REPAIRS } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
-import { type ParseToolArgumentsOptions, parseToolArguments } from './parse-tool-arguments';
+import {
+  type ParseToolArgumentsOptions,
+  type ParseToolArgumentsResult,
+  parseToolArguments as parseLadder,
+} from './parse-tool-arguments';
+
+// Every id the ladder emits over this file's corpus, checked against the exported id lists below.
+const emittedRepairs = new Set<string>();
+const emittedRefusals = new Set<string>();
+
+function parseToolArguments(raw: string, options?: ParseToolArgumentsOptions): ParseToolArgumentsResult {
+  const result = parseLadder(raw, options);
+  if (result.ok) for (const repair of result.repairs) emittedRepairs.add(repair);
+  else emittedRefusals.add(result.reason);
+  return result;
+}
+
+afterAll(() => {
+  // Each id emitted is listed, and the corpus reaches every listed id (the schema's
+  // `invalid-arguments` comes from validation, not from the ladder).
+  expect([...emittedRepairs].sort()).toEqual([...ARGUMENT_REPAIRS].sort());
+  expect([...emittedRefusals].sort()).toEqual(
+    ARGUMENT_REFUSAL_REASONS.filter((reason) => reason !== 'invalid-arguments').sort(),
+  );
+});
 
 function repaired(raw: string, options?: ParseToolArgumentsOptions) {
   const result = parseToolArguments(raw, options);

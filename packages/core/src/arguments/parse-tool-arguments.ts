@@ -1,13 +1,10 @@
 import { isPlainObject } from '../shared/is-plain-object';
+import type { ArgumentRepair, LadderRefusalReason } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import { LadderRefusal } from './ladder-refusal';
 import { parseTolerantJSON } from './tolerant-json-parser';
 
-/**
- * One repair step the ladder applied, as a stable kebab-case id: `strip-code-fence`,
- * `decode-double-encoded`, `trailing-comma`, ... (the package README lists them all).
- */
-export type ArgumentRepair = string;
+export type { ArgumentRepair } from './argument-ids';
 
 /** The outcome of `parseToolArguments`. */
 export type ParseToolArgumentsResult =
@@ -23,7 +20,7 @@ export type ParseToolArgumentsResult =
       /** The arguments were refused. */
       ok: false;
       /** A stable kebab-case id of the refusal, e.g. `truncated`, `duplicate-key`. */
-      reason: string;
+      reason: LadderRefusalReason;
       /** What is wrong and what to send instead, written for the model. */
       message: string;
       /** A JSON pointer to the one value refused (e.g. `/price` for `non-finite-number`), when there is one. */
@@ -390,7 +387,7 @@ function finish(
   if (typeof value === 'string') {
     if (!stage.decode || !value.trimStart().startsWith('{')) refuseNotAnObject(value);
     const decoded = runLadder(value, context, { decode: false, envelope: stage.envelope });
-    const all = ['decode-double-encoded'];
+    const all: ArgumentRepair[] = ['decode-double-encoded'];
     for (const repair of [...repairs, ...decoded.repairs]) addRepair(all, repair);
     return { value: decoded.value, repairs: all };
   }

@@ -1,3 +1,4 @@
+import type { ArgumentRepair } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import { deepEqual } from './deep-equal';
 import { describePointer, toJSONPointer } from './json-pointer';
@@ -16,7 +17,7 @@ export interface TolerantParseResult {
   /** The root value (any JSON value; the ladder checks that it is an object). */
   value: unknown;
   /** Repair step ids in the order they were first applied. */
-  repairs: Set<string>;
+  repairs: Set<ArgumentRepair>;
 }
 
 const SPACE = 32;
@@ -110,7 +111,7 @@ class TolerantParser {
   private depth = 0;
   private rootCloseAllowed: boolean;
   private readonly path: (string | number)[] = [];
-  readonly repairs = new Set<string>();
+  readonly repairs = new Set<ArgumentRepair>();
 
   constructor(
     private readonly text: string,

@@ -24,7 +24,6 @@ function externalTool(jsonSchema: JSONSchemaObject, name = 'mcp_tool') {
   return defineWorkerTool({
     name,
     description: 'An external tool.',
-    schema: z.object({}),
     jsonSchema,
     describeActivity: () => 'Calling',
     execute: () => ({ content: 'ok' }),
@@ -282,7 +281,6 @@ describe('constraints moved out of a strict schema', () => {
     const tree = defineWorkerTool({
       name: 'tree',
       description: 'A tree.',
-      schema: z.object({}),
       jsonSchema: {
         type: 'object',
         properties: { path: { type: 'string', minLength: 2 }, depth: { type: 'integer' } },

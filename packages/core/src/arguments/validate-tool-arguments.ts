@@ -153,7 +153,7 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
     parameters.restoresOptionalNulls && hasOptionalProperties(original)
       ? compileNullRestorer(original)
       : undefined;
-  if (parameters.external) {
+  if (tool.jsonSchema !== undefined) {
     const validate = compileJSONSchema(tool.name, original);
     return {
       parseOptions,

@@ -1,3 +1,4 @@
+import type { ArgumentRefusalReason } from '../arguments/argument-ids';
 import { SwitchyardError } from './switchyard-error';
 
 const marker = Symbol.for('switchyard.error.ToolArgumentsError');
@@ -38,13 +39,13 @@ export class ToolArgumentsError extends SwitchyardError {
   /** The called tool's name. */
   readonly toolName: string;
   /** A stable kebab-case id: the ladder's refusal reason, or `invalid-arguments` for schema failures. */
-  readonly reason: string;
+  readonly reason: ArgumentRefusalReason;
   /** Each problem, with a JSON-pointer path and what was expected. */
   readonly issues: ToolArgumentIssue[];
 
   constructor(options: {
     toolName: string;
-    reason: string;
+    reason: ArgumentRefusalReason;
     issues: ToolArgumentIssue[];
     raw: string;
     cause?: unknown;

@@ -1,4 +1,6 @@
+import type { ArgumentRepair } from '../arguments/argument-ids';
 import type { ToolResultCut } from '../loop/cap-tool-result';
+import type { ToolSearchMode } from '../schema/collect-tool-schemas';
 import type { AgentToolResult, ToolProgress } from '../tool/worker-agent-tool';
 
 /** Token usage summed over a turn's model requests. */
@@ -66,7 +68,7 @@ export interface TurnStartEvent {
   /** Tools in the turn's tool set (including deferred ones). */
   toolCount: number;
   /** How deferred tools are offered this turn. */
-  toolSearch: 'native' | 'client';
+  toolSearch: ToolSearchMode;
 }
 
 /** A model request is about to be sent. */
@@ -120,7 +122,7 @@ export interface ToolCallStartEvent {
   /** The validated parameters. */
   params: unknown;
   /** Repairs the argument ladder made (empty when none). */
-  repairs: string[];
+  repairs: ArgumentRepair[];
   /** The tool only reads (its `isReadOnly`). */
   isReadOnly: boolean;
   /** The tool may change or delete something (its `isDestructive`): progress views mark such calls. */
@@ -162,7 +164,7 @@ export interface ToolCallEndEvent {
   /** The output is an error the model should act on: always `outcome !== 'completed'`. */
   isError: boolean;
   /** Repairs the argument ladder made (empty when none). */
-  repairs: string[];
+  repairs: ArgumentRepair[];
   /**
    * The result recorded as the call's output, as the model sees it (for failures, the error text as
    * `content`; cut to `maxToolResultBytes`, with `details.resultCut`, when it was longer).

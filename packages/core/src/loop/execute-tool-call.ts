@@ -1,4 +1,5 @@
 import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ArgumentRefusalReason, ArgumentRepair } from '../arguments/argument-ids';
 import { validateToolArguments } from '../arguments/validate-tool-arguments';
 import type { AgentEvent, ToolCallOutcome } from '../events/agent-event';
 import { raceAbort } from '../shared/race-abort';
@@ -24,7 +25,7 @@ export interface ToolCallRequest {
   /** The raw argument string the model sent. */
   rawArguments: string;
   /** Repairs the argument ladder made. */
-  repairs: string[];
+  repairs: ArgumentRepair[];
   /**
    * The turn's transcript as a later request would continue from it, taken when called: the input,
    * every response's items (this call's response included, so its function calls are there) and the
@@ -77,7 +78,7 @@ export interface ToolCallScope {
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
   /** Told when the ladder or the schema refuses a call's arguments (telemetry counts refusals). */
-  onArgumentsRefused?(call: ResponseFunctionToolCall, reason: string): void;
+  onArgumentsRefused?(call: ResponseFunctionToolCall, reason: ArgumentRefusalReason): void;
   /** Most UTF-8 bytes of text a result's content may have; the rest is cut from the middle. */
   maxToolResultBytes: number;
   /** Emits an event. */
@@ -165,7 +166,7 @@ function finish(
   outcome: ToolCallOutcome,
   uncapped: AgentToolResult,
   activity: string | undefined,
-  repairs: string[],
+  repairs: ArgumentRepair[],
   durationMs: number,
   abandoned = false,
 ): ToolCallRecord {

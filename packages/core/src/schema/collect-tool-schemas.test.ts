@@ -17,14 +17,17 @@ function tool(
     strict?: boolean | 'auto';
   } = {},
 ) {
-  return defineWorkerTool({
+  const { schema, jsonSchema, ...rest } = options;
+  const common = {
     name,
     description: `The ${name} tool.`,
-    schema: options.schema ?? z.object({ q: z.string() }),
-    ...options,
+    ...rest,
     describeActivity: () => name,
     execute: () => ({ content: name }),
-  });
+  };
+  return jsonSchema === undefined
+    ? defineWorkerTool({ ...common, schema: schema ?? z.object({ q: z.string() }) })
+    : defineWorkerTool({ ...common, jsonSchema });
 }
 
 describe('function tools', () => {
@@ -102,7 +105,7 @@ describe('external jsonSchema', () => {
       required: ['n'],
     };
     const before = JSON.stringify(jsonSchema);
-    const manifest = collectToolSchemas([tool('external', { jsonSchema, schema: z.looseObject({}) })]);
+    const manifest = collectToolSchemas([tool('external', { jsonSchema })]);
     const sent = manifest.tools[0];
     expect(sent?.type === 'function' && sent.parameters).toBe(jsonSchema);
     expect(sent).toMatchObject({ strict: false });

@@ -72,11 +72,12 @@ function projectExternal(schema: JSONSchemaObject): StrictJSONSchemaResult {
  * Contract: throws (zod's error, or the root-object error) when the Zod schema cannot be
  * converted; `defineWorkerTool` turns that into a `ToolDefinitionError` at definition time.
  */
-export function resolveToolParameters(tool: {
-  readonly schema: z.ZodType;
-  readonly jsonSchema?: JSONSchemaObject;
-  readonly strict?: boolean | 'auto';
-}): ToolParameters {
+export function resolveToolParameters(
+  tool: (
+    | { readonly schema: z.ZodType; readonly jsonSchema?: undefined }
+    | { readonly schema?: undefined; readonly jsonSchema: JSONSchemaObject }
+  ) & { readonly strict?: boolean | 'auto' },
+): ToolParameters {
   if (tool.jsonSchema !== undefined) {
     if (tool.strict === 'auto') {
       const projection = projectExternal(tool.jsonSchema);

@@ -50,6 +50,7 @@ import {
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ArgumentRefusalReason } from '../arguments/argument-ids';
 import type { AgentEvent, AgentUsage } from '../events/agent-event';
 import type { BeforeToolCall } from '../loop/execute-tool-call';
 import type { ModelResponse } from '../model/responses-model';
@@ -73,7 +74,7 @@ export const TELEMETRY_ATTRIBUTES = {
   toolKey: 'switchyard.tool.key',
   /** How a tool call ended: a `ToolCallOutcome`. */
   toolOutcome: 'switchyard.tool.outcome',
-  /** The argument ladder's repairs, in order (string array). */
+  /** The argument ladder's repairs, in order (an `ArgumentRepair[]`). */
   toolRepairs: 'switchyard.tool.repairs',
   /** Why the ladder or the schema refused the arguments (`ToolArgumentsError.reason`). */
   toolRefusal: 'switchyard.tool.refusal',
@@ -354,7 +355,7 @@ export class TurnTelemetry {
   }
 
   /** The ladder or the schema refused a call's arguments. */
-  argumentsRefused(call: ResponseFunctionToolCall, reason: string): void {
+  argumentsRefused(call: ResponseFunctionToolCall, reason: ArgumentRefusalReason): void {
     const entry = this.toolSpans.get(call.call_id);
     if (entry?.span.isRecording()) entry.span.setAttribute(TELEMETRY_ATTRIBUTES.toolRefusal, reason);
     this.instruments.argumentRefusals.add(1, {

@@ -1,15 +1,26 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { validateToolArguments } from '../arguments/validate-tool-arguments';
 import { SwitchyardError } from '../errors/switchyard-error';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
-import { defineWorkerTool, type WorkerToolDefinition } from './define-worker-tool';
-import type { AgentToolResult, ToolExecutionContext } from './worker-agent-tool';
+import {
+  defineWorkerTool,
+  type JSONSchemaWorkerToolDefinition,
+  type ZodWorkerToolDefinition,
+} from './define-worker-tool';
+import type {
+  AgentToolResult,
+  JSONSchemaWorkerAgentTool,
+  ToolExecutionContext,
+  WorkerAgentTool,
+  ZodWorkerAgentTool,
+} from './worker-agent-tool';
 
 const schema = z.object({ path: z.string(), limit: z.number().int().optional() });
 
 function valid(
-  overrides: Partial<WorkerToolDefinition<typeof schema>> = {},
-): WorkerToolDefinition<typeof schema> {
+  overrides: Partial<ZodWorkerToolDefinition<typeof schema>> = {},
+): ZodWorkerToolDefinition<typeof schema> {
   return {
     name: 'read_note',
     description: 'Read a note.',
@@ -18,6 +29,14 @@ function valid(
     execute: ({ path }) => ({ content: path }),
     ...overrides,
   };
+}
+
+const pathSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+
+/** The same tool validated by an external JSON Schema instead of Zod. */
+function external(overrides: Partial<JSONSchemaWorkerToolDefinition> = {}): JSONSchemaWorkerToolDefinition {
+  const { schema: _zod, ...rest } = valid();
+  return { ...rest, jsonSchema: pathSchema, ...overrides };
 }
 
 function definitionError(run: () => unknown): ToolDefinitionError {
@@ -92,13 +111,21 @@ describe('contract errors', () => {
     ['describeActivity', { describeActivity: undefined as never }],
     ['describeCompletedActivity', { describeCompletedActivity: 'done' as never }],
     ['execute', { execute: undefined as never }],
-    ['jsonSchema', { jsonSchema: { type: 'array' } }],
-    ['jsonSchema', { jsonSchema: [] as never }],
   ])('names the field %s', (field, overrides) => {
     const error = definitionError(() => defineWorkerTool(valid(overrides)));
     expect(error.field).toBe(field);
     expect(error.message).toContain(field);
     expect(error.name).toBe('ToolDefinitionError');
+  });
+
+  it.each([
+    ['jsonSchema', { jsonSchema: { type: 'array' } }],
+    ['jsonSchema', { jsonSchema: [] as never }],
+    ['schema', { jsonSchema: undefined as never }],
+  ])('names the field %s of a JSON-Schema tool', (field, overrides) => {
+    const error = definitionError(() => defineWorkerTool(external(overrides)));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(field);
   });
 
   it('refuses a schema with a non-object root', () => {
@@ -110,7 +137,7 @@ describe('contract errors', () => {
   it('refuses an external schema the validator cannot compile, at definition', () => {
     const error = definitionError(() =>
       defineWorkerTool(
-        valid({ jsonSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } }),
+        external({ jsonSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } }),
       ),
     );
     expect(error.field).toBe('jsonSchema');
@@ -142,7 +169,7 @@ describe('contract errors', () => {
   it('refuses strict: true on an external schema that is not already strict', () => {
     const error = definitionError(() =>
       defineWorkerTool(
-        valid({ strict: true, jsonSchema: { type: 'object', properties: { a: { type: 'string' } } } }),
+        external({ strict: true, jsonSchema: { type: 'object', properties: { a: { type: 'string' } } } }),
       ),
     );
     expect(error.field).toBe('strict');
@@ -188,5 +215,65 @@ describe('type inference', () => {
     // @ts-expect-error: a string root schema is refused by the types as well
     expect(() => defineWorkerTool({ ...valid(), schema: z.string() })).toThrow();
     expect(tool.name).toBe('search');
+  });
+});
+
+describe('which validation a tool has', () => {
+  const withDefault = z.object({ path: z.string(), limit: z.number().default(10) });
+
+  it('types a Zod tool and a JSON-Schema tool apart, and refuses a definition with both', () => {
+    const zodTool = defineWorkerTool({ ...valid(), schema: withDefault, describeActivity: () => 'x' });
+    expectTypeOf(zodTool).toEqualTypeOf<ZodWorkerAgentTool<{ path: string; limit: number }, unknown>>();
+    expectTypeOf(zodTool).toExtend<WorkerAgentTool<{ path: string; limit: number }>>();
+
+    // A JSON-Schema tool needs no Zod schema.
+    const jsonTool = defineWorkerTool({
+      name: 'read_note',
+      description: 'Read a note.',
+      jsonSchema: pathSchema,
+      describeActivity: (params) => `Reading ${String(params.path)}`,
+      execute: () => ({ content: 'ok' }),
+    });
+    expectTypeOf(jsonTool).toEqualTypeOf<JSONSchemaWorkerAgentTool<Record<string, unknown>, unknown>>();
+    expectTypeOf(jsonTool.schema).toEqualTypeOf<undefined>();
+
+    const both = () =>
+      // @ts-expect-error a tool has one validation: `schema` or `jsonSchema`, not both
+      defineWorkerTool({ ...valid(), jsonSchema: pathSchema });
+    // @ts-expect-error a tool needs one of them
+    const neither = () => defineWorkerTool({ ...external(), jsonSchema: undefined });
+    expect(typeof both).toBe('function');
+    expect(typeof neither).toBe('function');
+  });
+
+  it('keeps the Zod schema only on a Zod tool', () => {
+    const zodTool = defineWorkerTool(valid());
+    const jsonTool = defineWorkerTool(external());
+    expect(zodTool.schema).toBe(schema);
+    expect('jsonSchema' in zodTool).toBe(false);
+    expect(jsonTool.jsonSchema).toBe(pathSchema);
+    expect('schema' in jsonTool).toBe(false);
+  });
+
+  it('applies Zod defaults for a Zod tool, and none for a JSON-Schema tool (Ajv only)', () => {
+    const zodTool = defineWorkerTool({ ...valid(), schema: withDefault, describeActivity: () => 'x' });
+    const jsonTool = defineWorkerTool(
+      external({
+        jsonSchema: {
+          type: 'object',
+          properties: { path: { type: 'string' }, limit: { type: 'number', default: 10 } },
+          required: ['path'],
+        },
+      }),
+    );
+    const raw = '{"path":"a.md"}';
+    expect(validateToolArguments(zodTool, raw)).toMatchObject({
+      ok: true,
+      params: { path: 'a.md', limit: 10 },
+    });
+    const external_ = validateToolArguments(jsonTool, raw);
+    expect(external_).toMatchObject({ ok: true, params: { path: 'a.md' } });
+    expect(external_.ok && 'limit' in external_.params).toBe(false);
+    expect(validateToolArguments(jsonTool, '{"path":1}').ok).toBe(false);
   });
 });

@@ -5,27 +5,22 @@ import { resolveToolParameters } from '../schema/tool-parameters';
 import type {
   AgentToolResult,
   JSONSchemaObject,
+  JSONSchemaWorkerAgentTool,
   ToolExecutionContext,
   ToolExecutionMode,
   WorkerAgentTool,
+  ZodWorkerAgentTool,
 } from './worker-agent-tool';
 
 /** Tool and namespace names the Responses API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** What `defineWorkerTool` takes. `execute` receives `z.output` of the schema. */
-export interface WorkerToolDefinition<
-  TSchema extends z.ZodType<Record<string, unknown>>,
-  TDetails = unknown,
-> {
+/** What every tool definition has, however its arguments are validated. */
+interface WorkerToolDefinitionBase<TParams, TDetails> {
   /** What the model sees and calls: `^[a-zA-Z0-9_-]{1,64}$`. */
   name: string;
   /** What the tool does; the model reads it to decide whether to call it. */
   description: string;
-  /** Zod object schema the arguments are validated against before `execute`. */
-  schema: TSchema;
-  /** A live external JSON Schema (object root) sent byte-for-byte unchanged instead of the Zod one. */
-  jsonSchema?: JSONSchemaObject;
   /**
    * Enforce the schema in strict mode. Unset: strict when the Zod schema allows it, else a stated
    * fallback; an external `jsonSchema` is sent unchanged. `'auto'`: an external `jsonSchema` too is
@@ -45,15 +40,54 @@ export interface WorkerToolDefinition<
   /** Default false. */
   isDestructive?: boolean;
   /** A short label while the call runs, e.g. "Reading notes/todo.md". Must not throw. */
-  describeActivity(params: z.output<TSchema>): string;
+  describeActivity(params: TParams): string;
   /** A label that replaces the activity label when done. Must not throw. */
-  describeCompletedActivity?(params: z.output<TSchema>, result: AgentToolResult<TDetails>): string;
+  describeCompletedActivity?(params: TParams, result: AgentToolResult<TDetails>): string;
   /** The work. May return the result directly or a promise of it. */
   execute(
-    params: z.output<TSchema>,
+    params: TParams,
     context: ToolExecutionContext,
   ): Promise<AgentToolResult<TDetails>> | AgentToolResult<TDetails>;
 }
+
+/**
+ * A tool validated by Zod: `execute` receives `z.output` of the schema, so Zod defaults and
+ * transforms apply.
+ */
+export interface ZodWorkerToolDefinition<
+  TSchema extends z.ZodType<Record<string, unknown>>,
+  TDetails = unknown,
+> extends WorkerToolDefinitionBase<z.output<TSchema>, TDetails> {
+  /** Zod object schema the arguments are validated against before `execute`. */
+  schema: TSchema;
+  /** Not with `schema`: a tool has one validation. */
+  jsonSchema?: undefined;
+}
+
+/**
+ * A tool validated by an external JSON Schema alone, with Ajv (e.g. an MCP server's `inputSchema`):
+ * `execute` receives the arguments object as it passed validation. No Zod runs, so no Zod defaults
+ * or transforms apply, and a JSON Schema `default` is not filled in either. `TParams` is what the
+ * caller asserts the schema guarantees; nothing checks that it matches.
+ */
+export interface JSONSchemaWorkerToolDefinition<
+  TParams extends Record<string, unknown> = Record<string, unknown>,
+  TDetails = unknown,
+> extends WorkerToolDefinitionBase<TParams, TDetails> {
+  /** A live external JSON Schema (object root) sent byte-for-byte unchanged and validated with Ajv. */
+  jsonSchema: JSONSchemaObject;
+  /** Not with `jsonSchema`: the JSON Schema is the only validation. */
+  schema?: undefined;
+}
+
+/**
+ * What `defineWorkerTool` takes: a Zod tool (`schema`) or a JSON-Schema tool (`jsonSchema`), never
+ * both.
+ */
+export type WorkerToolDefinition<
+  TSchema extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>,
+  TDetails = unknown,
+> = ZodWorkerToolDefinition<TSchema, TDetails> | JSONSchemaWorkerToolDefinition<z.output<TSchema>, TDetails>;
 
 const EXECUTION_MODES: ReadonlySet<string> = new Set(['parallel', 'sequential']);
 
@@ -97,6 +131,15 @@ function checkOptionalBoolean(definition: Record<string, unknown>, field: string
  * });
  */
 export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknown>>, TDetails = unknown>(
+  definition: ZodWorkerToolDefinition<TSchema, TDetails>,
+): ZodWorkerAgentTool<z.output<TSchema>, TDetails>;
+export function defineWorkerTool<
+  TParams extends Record<string, unknown> = Record<string, unknown>,
+  TDetails = unknown,
+>(
+  definition: JSONSchemaWorkerToolDefinition<TParams, TDetails>,
+): JSONSchemaWorkerAgentTool<TParams, TDetails>;
+export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknown>>, TDetails = unknown>(
   definition: WorkerToolDefinition<TSchema, TDetails>,
 ): WorkerAgentTool<z.output<TSchema>, TDetails> {
   if (typeof definition !== 'object' || definition === null) {
@@ -118,7 +161,10 @@ export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknow
       message: 'must be a non-empty string',
     });
   }
-  if (!isZodSchema(definition.schema)) {
+  if (
+    (definition.jsonSchema === undefined || definition.schema !== undefined) &&
+    !isZodSchema(definition.schema)
+  ) {
     throw new ToolDefinitionError({
       toolName: name,
       field: 'schema',
@@ -238,8 +284,9 @@ export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknow
   const tool: WorkerAgentTool<z.output<TSchema>, TDetails> = {
     name,
     description: definition.description,
-    schema: definition.schema as unknown as z.ZodType<z.output<TSchema>>,
-    ...(jsonSchema === undefined ? {} : { jsonSchema }),
+    ...(jsonSchema === undefined
+      ? { schema: definition.schema as unknown as z.ZodType<z.output<TSchema>> }
+      : { jsonSchema }),
     ...(definition.strict === undefined ? {} : { strict: definition.strict }),
     ...(namespace === undefined ? {} : { namespace }),
     ...(namespaceDescription === undefined ? {} : { namespaceDescription }),

@@ -78,19 +78,12 @@ export interface ToolExecutionContext {
   maxResultBytes?: number;
 }
 
-/**
- * A tool the model may call: what `defineWorkerTool` returns and what the loop dispatches to.
- * Build it with `defineWorkerTool`, which checks the definition and fills in defaults.
- */
-export interface WorkerAgentTool<TParams = unknown, TDetails = unknown> {
+/** What every tool has, however its arguments are validated. */
+interface WorkerAgentToolBase<TParams, TDetails> {
   /** What the model sees and calls: `^[a-zA-Z0-9_-]{1,64}$`. */
   readonly name: string;
   /** What the tool does; the model reads it to decide whether to call it. */
   readonly description: string;
-  /** Zod object schema the arguments are validated against before `execute`. */
-  readonly schema: z.ZodType<TParams>;
-  /** A live external JSON Schema sent byte-for-byte unchanged instead of the one derived from `schema`. */
-  readonly jsonSchema?: JSONSchemaObject;
   /**
    * Ask the provider to enforce the schema in strict mode. Unset: strict when the Zod schema allows
    * it; an external `jsonSchema` is then sent unchanged. `'auto'`: an external `jsonSchema` is
@@ -116,6 +109,41 @@ export interface WorkerAgentTool<TParams = unknown, TDetails = unknown> {
   /** The work. Receives validated parameters, never raw model output. */
   execute(params: TParams, context: ToolExecutionContext): Promise<AgentToolResult<TDetails>>;
 }
+
+/**
+ * A tool whose arguments are validated by its Zod `schema`: `execute` receives the schema's output,
+ * so Zod defaults and transforms apply. The model is sent the schema's JSON Schema conversion.
+ */
+export interface ZodWorkerAgentTool<TParams = unknown, TDetails = unknown>
+  extends WorkerAgentToolBase<TParams, TDetails> {
+  /** Zod object schema the arguments are validated against before `execute`. */
+  readonly schema: z.ZodType<TParams>;
+  /** Never set on a Zod tool. */
+  readonly jsonSchema?: undefined;
+}
+
+/**
+ * A tool whose arguments are validated by its external `jsonSchema` alone, with Ajv: `execute`
+ * receives the parsed arguments object as it passed validation. No Zod runs, so there are no Zod
+ * defaults or transforms; a JSON Schema `default` is not applied either.
+ */
+export interface JSONSchemaWorkerAgentTool<TParams = Record<string, unknown>, TDetails = unknown>
+  extends WorkerAgentToolBase<TParams, TDetails> {
+  /** A live external JSON Schema (object root) sent byte-for-byte unchanged and validated with Ajv. */
+  readonly jsonSchema: JSONSchemaObject;
+  /** Never set on a JSON-Schema tool: its `jsonSchema` is the only validation. */
+  readonly schema?: undefined;
+}
+
+/**
+ * A tool the model may call: what `defineWorkerTool` returns and what the loop dispatches to.
+ * Build it with `defineWorkerTool`, which checks the definition and fills in defaults. Which
+ * validation runs is in the type: a `ZodWorkerAgentTool` (`schema`) or a `JSONSchemaWorkerAgentTool`
+ * (`jsonSchema`, Ajv only).
+ */
+export type WorkerAgentTool<TParams = unknown, TDetails = unknown> =
+  | ZodWorkerAgentTool<TParams, TDetails>
+  | JSONSchemaWorkerAgentTool<TParams, TDetails>;
 
 /** A tool of any parameter type, as held in a tool set. */
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous tool array needs a bivariant parameter type

@@ -4,6 +4,7 @@ import {
   resolveToolParameters,
   TOOL_NAME_PATTERN,
   toolKey,
+  validateToolArguments,
 } from '@switchyard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +45,27 @@ export interface DescribeToolCategoryOptions {
 
 type Tools = readonly AnyWorkerAgentTool[];
 
+type Parsed = { success: true; data: unknown } | { success: false; message: string };
+
+/**
+ * Validates params the way the tool's own validation does: a Zod tool's `schema`, or for a
+ * JSON-Schema tool core's Ajv validation of its `jsonSchema` (no Zod runs for those).
+ */
+function parseParams(tool: AnyWorkerAgentTool, value: unknown): Parsed {
+  if (tool.schema !== undefined) {
+    const parsed = tool.schema.safeParse(value);
+    return parsed.success
+      ? { success: true, data: parsed.data }
+      : { success: false, message: parsed.error.message };
+  }
+  const raw = JSON.stringify(value);
+  if (raw === undefined) return { success: false, message: 'the value is not JSON' };
+  const validated = validateToolArguments(tool, raw);
+  return validated.ok
+    ? { success: true, data: validated.params }
+    : { success: false, message: validated.error.message };
+}
+
 /**
  * Generated params the tool's schema accepts, as parsed by it, in generation order: at most
  * `limit` of `runs` tries, from a fixed seed.
@@ -52,7 +74,7 @@ function generatedParams(tool: AnyWorkerAgentTool, runs: number, limit: number, 
   const arbitrary = paramsArbitrary(resolveToolParameters(tool).original);
   const valid: unknown[] = [];
   for (const value of fc.sample(arbitrary, { seed, numRuns: runs })) {
-    const parsed = tool.schema.safeParse(value);
+    const parsed = parseParams(tool, value);
     if (parsed.success) valid.push(parsed.data);
     if (valid.length >= limit) break;
   }
@@ -82,11 +104,11 @@ function paramsFor(tool: AnyWorkerAgentTool, options: DescribeToolCategoryOption
   const found: unknown[] = [];
   const samples = options.samples?.[key] ?? [];
   for (const [index, sample] of samples.entries()) {
-    const parsed = tool.schema.safeParse(sample);
-    if (!parsed.success) return `tool '${key}': samples[${index}] does not validate: ${parsed.error.message}`;
+    const parsed = parseParams(tool, sample);
+    if (!parsed.success) return `tool '${key}': samples[${index}] does not validate: ${parsed.message}`;
     found.push(parsed.data);
   }
-  const generated = tool.schema.safeParse(minimalParams(resolveToolParameters(tool).original));
+  const generated = parseParams(tool, minimalParams(resolveToolParameters(tool).original));
   if (generated.success) found.push(generated.data);
   if (found.length === 0) {
     return `tool '${key}': no params to exercise it with: its schema rejects generated minimal params, so pass samples: { '${key}': [{ ... }] }`;
@@ -262,11 +284,10 @@ export function describeToolCategory(
     it('describes the activity of every tool on params generated from its schema', async () => {
       const problems: string[] = [];
       for (const tool of await create()) {
-        const { schema } = tool;
         // fc.check shrinks a failure to a small counterexample; values the schema refuses are skipped.
         const details = fc.check(
           fc.property(paramsArbitrary(resolveToolParameters(tool).original), (value) => {
-            const parsed = schema.safeParse(value);
+            const parsed = parseParams(tool, value);
             if (!parsed.success) return true;
             const problem = labelProblem(tool, parsed.data);
             if (problem !== undefined) throw new Error(problem);
@@ -276,7 +297,7 @@ export function describeToolCategory(
         );
         if (details.failed) {
           const value = details.counterexample?.[0];
-          const parsed = schema.safeParse(value);
+          const parsed = parseParams(tool, value);
           problems.push(
             `tool '${toolKey(tool)}': describeActivity(${shortJSON(parsed.success ? parsed.data : value)}) ${
               (details.errorInstance as Error | undefined)?.message ?? 'failed'

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AgentToolResult, AnyWorkerAgentTool } from '@switchyard/core';
+import type { AgentToolResult, AnyWorkerAgentTool, WorkerAgentTool } from '@switchyard/core';
 
 /** A temporary agent home with a folder beside it that is outside the home. */
 export interface TempHome {
@@ -35,13 +35,19 @@ export function createTempHome(prefix = 'switchyard-tools-'): TempHome {
   };
 }
 
+/** Parses params with the tool's Zod schema (every computer tool is a Zod tool). */
+export function parseParams<TParams>(tool: WorkerAgentTool<TParams>, params: unknown): TParams {
+  if (tool.schema === undefined) throw new Error(`tool '${tool.name}' is a JSON-Schema tool, not a Zod one`);
+  return tool.schema.parse(params);
+}
+
 /** Validates raw arguments with the tool's schema, as the loop does, and executes the tool. */
 export async function callTool(
   tool: AnyWorkerAgentTool,
   args: Record<string, unknown>,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<{ result: AgentToolResult; text: string; label: string | undefined }> {
-  const params = tool.schema.parse(args);
+  const params = parseParams(tool, args);
   const result = await tool.execute(params, {
     signal,
     toolCallId: 'call-test',

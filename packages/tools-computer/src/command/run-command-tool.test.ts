@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolExecutionContext } from '@switchyard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseParams } from '../__fixtures__/tool-harness';
 import type { ComputerToolsContext, SandboxMode, SpawnFunction } from '../computer-tools-context';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import { isProcessAlive } from './process-tree';
@@ -85,7 +86,7 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
     signal?: AbortSignal,
   ) {
     const runCommand = tool(overrides);
-    const parsed = runCommand.schema.parse(params);
+    const parsed = parseParams(runCommand, params);
     const result = await runCommand.execute(parsed, context(signal));
     return { result, text: typeof result.content === 'string' ? result.content : '', runCommand, parsed };
   }
@@ -403,7 +404,7 @@ describe('run_command without the sandbox: host process tracking', () => {
     const runCommand = createRunCommandTool(
       resolveComputerSettings({ home, sandbox: 'off', limits: { killGraceMs: 300 } }),
     );
-    const result = await runCommand.execute(runCommand.schema.parse(params), context(signal));
+    const result = await runCommand.execute(parseParams(runCommand, params), context(signal));
     return { result, text: typeof result.content === 'string' ? result.content : '' };
   }
 

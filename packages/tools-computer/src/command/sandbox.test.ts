@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseParams } from '../__fixtures__/tool-harness';
 import type { ComputerToolsContext } from '../computer-tools-context';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import type { RunCommandDetails } from './run-command-tool';
@@ -54,7 +55,7 @@ async function runSandboxed(
     }),
   );
   const result = await runCommand.execute(
-    runCommand.schema.parse({ command, ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }) }),
+    parseParams(runCommand, { command, ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }) }),
     { signal: new AbortController().signal, toolCallId: 'call-1', reportProgress: () => undefined },
   );
   return { result, text: typeof result.content === 'string' ? result.content : '' };
