@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { defineWorkerTool, validateToolArguments } from '@switchyard/core';
+import { defineWorkerTool, validateToolArguments, type ZodWorkerAgentTool } from '@switchyard/core';
 import { jsonrepair } from 'jsonrepair';
 import type { z } from 'zod';
 import { type LadderToolName, ladderSchemas } from './ladder-tools';
@@ -113,7 +113,7 @@ export function checkCorpus(value: unknown): LadderCase[] {
   return cases as LadderCase[];
 }
 
-const workerTools = new Map<string, ReturnType<typeof defineWorkerTool>>();
+const workerTools = new Map<string, ZodWorkerAgentTool<Record<string, unknown>>>();
 
 /** Switchyard: `validateToolArguments` (the repair ladder, then the tool's schema). */
 export const switchyardPolicy: ArgumentPolicy = {

@@ -50,7 +50,7 @@ export async function createComputerStallCases(): Promise<StallCaseSet> {
   );
   const call = (name: string, args: Record<string, unknown>, from = tools) => {
     const tool = from.get(name);
-    if (tool === undefined) throw new Error(`no tool ${name}`);
+    if (tool?.schema === undefined) throw new Error(`no Zod tool ${name}`);
     // Arguments are validated by the tool's schema first, as the agent loop does.
     return tool.execute(tool.schema.parse(args), {
       signal: new AbortController().signal,

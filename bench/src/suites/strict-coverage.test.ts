@@ -6,7 +6,6 @@ import {
   validateToolArguments,
 } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 
 const corpus = JSON.parse(
   readFileSync(new URL('../../fixtures/mcp-tool-schemas.json', import.meta.url), 'utf8'),
@@ -75,7 +74,6 @@ describe('the real MCP schema corpus', () => {
       const tool = defineWorkerTool({
         name: 'corpus_tool',
         description: candidate.key,
-        schema: z.looseObject({}),
         jsonSchema: candidate.schema,
         strict: 'auto',
         describeActivity: () => candidate.key,

@@ -5,7 +5,6 @@ import {
   type JSONSchemaObject,
   toStrictJSONSchema,
 } from '@switchyard/core';
-import { z } from 'zod';
 import { heading, report } from '../measure';
 
 interface CorpusServer {
@@ -44,8 +43,6 @@ export interface StrictCoverageResult {
   collectMicroseconds: number;
 }
 
-const anyObject = z.looseObject({});
-
 function tally(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
@@ -72,7 +69,6 @@ export function strictCoverage(): StrictCoverageResult {
           name: `t${index}`,
           namespace: 'corpus',
           description: tool.name,
-          schema: anyObject,
           // A copy per definition: core caches projections per schema object.
           jsonSchema: structuredClone(tool.inputSchema),
           ...(strict === undefined ? {} : { strict }),
