@@ -5,11 +5,14 @@ import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
 import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
-import { checkStoredJson, toStorableText } from '../values/check-stored-value';
+import { checkStoredJson } from '../values/check-stored-value';
 import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
 import { TASK_REFERENCE } from './check-workflow-spec';
 import { dispatchWorkflow, type EnqueueWorkTurn } from './dispatch-workflow';
+import { InterruptionWatch } from './interruption-watch';
+import type { QueuedWork } from './queued-work';
+import { failUnit, settleFinishedUnit, type UnitStorage } from './unit-results';
 import { validateResult } from './validate-result';
 import type {
   SubmitResultOutcome,
@@ -49,15 +52,7 @@ export interface WorkTurnWorkOptions {
   concurrency?: number;
 }
 
-type QueuedWork =
-  | { kind: 'workflow-task'; workflowId: string; taskId: string }
-  | { kind: 'background-job'; jobId: string };
-
-/** Why a running turn's signal fired: its workflow or job was cancelled, or another attempt took its unit. */
-type Interruption = 'cancelled' | 'superseded';
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NO_SUBMISSION = 'the task turn ended without an accepted submit_result';
 /** Turn ends after which a unit's result is whatever the turn left (none: the unit fails). */
 const FINISHED: ReadonlySet<string> = new Set(['completed', 'incomplete', 'ended-by-tool', 'max-iterations']);
 
@@ -94,6 +89,7 @@ export class WorkTurnQueue {
   readonly #options: Required<WorkTurnOptions>;
   readonly #consumer: QueueConsumer<QueuedWork>;
   readonly #maxValueBytes: number;
+  readonly #onError: (error: unknown) => void;
 
   /** Use `controlPlane.workTurns` rather than constructing one. */
   constructor(
@@ -102,8 +98,10 @@ export class WorkTurnQueue {
     options: Required<WorkTurnOptions>,
     defaultAgentId: string | undefined,
     maxValueBytes = 1024 * 1024,
+    onError: (error: unknown) => void = () => {},
   ) {
     this.#database = database;
+    this.#onError = onError;
     this.#options = options;
     this.#maxValueBytes = maxValueBytes;
     this.#consumer = new QueueConsumer(boss, {
@@ -245,29 +243,6 @@ export class WorkTurnQueue {
     });
   }
 
-  /** Whether the running attempt `attempt` should stop: its work was cancelled, or handed to another attempt. */
-  async #interruption(work: QueuedWork, attempt: number): Promise<Interruption | undefined> {
-    const { rows } =
-      work.kind === 'background-job'
-        ? await this.#database.query<{ status: string; attempts: number }>(
-            'SELECT status, attempts FROM switchyard.background_jobs WHERE id = $1',
-            [work.jobId],
-          )
-        : await this.#database.query<{ status: string; attempts: number }>(
-            `SELECT CASE WHEN w.status = 'cancelled' THEN 'cancelled' ELSE t.status END AS status, t.attempts
-             FROM switchyard.workflow_tasks t JOIN switchyard.workflows w ON w.id = t.workflow_id
-             WHERE t.workflow_id = $1 AND t.task_id = $2`,
-            [work.workflowId, work.taskId],
-          );
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    if (row.status === 'cancelled') return 'cancelled';
-    // Another attempt started, or this one was handed back (queued again, or parked as failed) while
-    // this worker was taken for dead: whatever it does now is not kept.
-    if (row.attempts !== attempt || row.status === 'queued' || row.status === 'failed') return 'superseded';
-    return undefined;
-  }
-
   async #deliver(job: PgBoss.Job<QueuedWork>, handler: WorkTurnHandler): Promise<void> {
     const work = job.data;
     const claimed = await this.#claim(work, job.id);
@@ -284,27 +259,18 @@ export class WorkTurnQueue {
       );
       return;
     }
-    const controller = new AbortController();
-    const timer = setInterval(() => {
-      this.#interruption(work, attempt).then(
-        (interruption) => {
-          if (interruption === 'cancelled') controller.abort(new Error('cancelled'));
-          if (interruption === 'superseded') {
-            controller.abort(
-              new Error(
-                `attempt ${attempt} was handed to another worker (this one was taken for dead): its work is not kept`,
-              ),
-            );
-          }
-        },
-        () => {},
-      );
-    }, this.#options.cancelCheckIntervalMs);
+    const watch = new InterruptionWatch(
+      this.#database,
+      work,
+      attempt,
+      this.#options.cancelCheckIntervalMs,
+      this.#onError,
+    );
     let outcome: WorkTurnOutcome | undefined;
     try {
-      outcome = (await handler(claimed.turn, { attempt, signal: controller.signal })) ?? undefined;
+      outcome = (await handler(claimed.turn, { attempt, signal: watch.signal })) ?? undefined;
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (watch.signal.aborted) return;
       // The last delivery fails the work for good; earlier ones go back to pg-boss for a retry.
       if (attempt > this.#options.retryLimit) {
         await this.#fail(work, attempt, `the turn failed: ${errorText(error)}`, job.id);
@@ -312,13 +278,14 @@ export class WorkTurnQueue {
       }
       throw error;
     } finally {
-      clearInterval(timer);
+      watch.stop();
     }
-    if (controller.signal.aborted) return;
+    if (watch.signal.aborted) return;
     // A turn that held a call detached its unit from this job: the turn's end settles it, not this.
     await this.#database.transaction((transaction) =>
-      this.#settleFinished(
+      settleFinishedUnit(
         transaction,
+        this.#storage,
         work,
         claimed.turn.resultSchema === null,
         attempt,
@@ -329,87 +296,18 @@ export class WorkTurnQueue {
   }
 
   /**
-   * What the end of a finished turn of attempt `attempt` means for its unit: a job without a result
-   * schema stores the turn's text; anything else that has no accepted result fails. With `jobId`,
-   * only while that job still carries the unit.
-   */
-  async #settleFinished(
-    executor: SqlExecutor,
-    work: QueuedWork,
-    noResultSchema: boolean,
-    attempt: number,
-    output: string | undefined,
-    jobId: string | undefined,
-  ): Promise<void> {
-    if (work.kind === 'background-job' && noResultSchema) {
-      await this.#storeJobText(executor, work, attempt, output ?? '', jobId);
-      return;
-    }
-    await this.#failIn(executor, work, attempt, NO_SUBMISSION, jobId);
-  }
-
-  /**
    * Fails a task or job that attempt `attempt` is still running (a stored result, a cancellation, or
    * another attempt having taken it over wins); with `jobId`, only while that job carries the unit.
    */
   async #fail(work: QueuedWork, attempt: number, reason: string, jobId?: string): Promise<void> {
     await this.#database.transaction((transaction) =>
-      this.#failIn(transaction, work, attempt, reason, jobId),
+      failUnit(transaction, this.#storage, work, attempt, reason, jobId),
     );
   }
 
-  async #failIn(
-    executor: SqlExecutor,
-    work: QueuedWork,
-    attempt: number,
-    reason: string,
-    jobId?: string,
-  ): Promise<void> {
-    if (work.kind === 'background-job') {
-      await executor.query(
-        `UPDATE switchyard.background_jobs SET status = 'failed', error = $2, updated_at = now(), finished_at = now()
-         WHERE id = $1 AND status = 'running' AND attempts = $3 AND ($4::uuid IS NULL OR job_id IS NULL OR job_id = $4)`,
-        [work.jobId, reason, attempt, jobId ?? null],
-      );
-      return;
-    }
-    await executor.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [work.workflowId]);
-    const { rows } = await executor.query(
-      `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
-       WHERE workflow_id = $1 AND task_id = $2 AND status = 'running' AND attempts = $4
-         AND ($5::uuid IS NULL OR job_id IS NULL OR job_id = $5) RETURNING 1`,
-      [work.workflowId, work.taskId, reason, attempt, jobId ?? null],
-    );
-    if (rows.length > 0) await dispatchWorkflow(executor, work.workflowId, this.enqueue);
-  }
-
-  /** Stores the final text of a job without a result schema as its result, if `attempt` still runs it. */
-  async #storeJobText(
-    executor: SqlExecutor,
-    work: Extract<QueuedWork, { kind: 'background-job' }>,
-    attempt: number,
-    output: string,
-    jobId: string | undefined,
-  ): Promise<void> {
-    // The model's text: what PostgreSQL cannot hold becomes U+FFFD rather than failing the job.
-    const checked = checkStoredJson({ text: toStorableText(output) }, { maxBytes: this.#maxValueBytes });
-    if (!checked.ok) {
-      await this.#failIn(
-        executor,
-        work,
-        attempt,
-        `the job's final text cannot be stored as its result: ${checked.reason}`,
-        jobId,
-      );
-      return;
-    }
-    await executor.query(
-      `UPDATE switchyard.background_jobs SET status = 'completed', result = $2::jsonb, updated_at = now(),
-              finished_at = now()
-       WHERE id = $1 AND status = 'running' AND attempts = $3 AND result IS NULL
-         AND ($4::uuid IS NULL OR job_id IS NULL OR job_id = $4)`,
-      [work.jobId, checked.text, attempt, jobId ?? null],
-    );
+  /** What the unit-result functions need of this queue. */
+  get #storage(): UnitStorage {
+    return { enqueue: this.enqueue, maxValueBytes: this.#maxValueBytes };
   }
 
   /**
@@ -651,13 +549,22 @@ export class WorkTurnQueue {
         );
         noResultSchema = (rows[0]?.payload.resultSchema ?? null) === null;
       }
-      await this.#settleFinished(transaction, work, noResultSchema, turn.attempt, end.output, undefined);
+      await settleFinishedUnit(
+        transaction,
+        this.#storage,
+        work,
+        noResultSchema,
+        turn.attempt,
+        end.output,
+        undefined,
+      );
       return;
     }
     const why = `the turn ended '${end.status}'${end.error === undefined ? '' : `: ${end.error}`}`;
     if (turn.attempt > this.#options.retryLimit) {
-      await this.#failIn(
+      await failUnit(
         transaction,
+        this.#storage,
         work,
         turn.attempt,
         `${why} (the last of ${this.#options.retryLimit + 1} attempts)`,
