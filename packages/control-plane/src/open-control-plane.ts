@@ -51,7 +51,10 @@ export interface ControlPlaneOptions {
   maintenanceIntervalSeconds?: number;
   /** Largest PostgreSQL connection pool. Default 10. */
   maxConnections?: number;
-  /** Receives background errors (pg-boss maintenance and polling, failed scheduler ticks). Default: ignored. */
+  /**
+   * Receives background errors (pg-boss maintenance and polling, failed scheduler ticks, a running
+   * work turn's failed cancellation check). Default: ignored.
+   */
   onError?: (error: unknown) => void;
   /** Where `DATABASE_URL` is read. Default `process.env`. */
   environment?: NodeJS.ProcessEnv;
@@ -268,7 +271,14 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   const schedules = new ControlPlaneScheduleService(database, limits, {
     onCreated: (owner) => turnRequests.ensureQueue(owner),
   });
-  const workTurns = new WorkTurnQueue(startedBoss, database, workTurnOptions, agentId, maxValueBytes);
+  const workTurns = new WorkTurnQueue(
+    startedBoss,
+    database,
+    workTurnOptions,
+    agentId,
+    maxValueBytes,
+    onError,
+  );
   // An interrupted turn's unit goes back to its own queue, in the transaction that marks the turn.
   const handBack: HandBackUnit = (transaction, turn) =>
     turn.source === 'schedule'

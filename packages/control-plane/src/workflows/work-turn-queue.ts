@@ -5,12 +5,19 @@ import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
 import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
-import { checkStoredJson, toStorableText } from '../values/check-stored-value';
 import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
 import { TASK_REFERENCE } from './check-workflow-spec';
 import { dispatchWorkflow, type EnqueueWorkTurn } from './dispatch-workflow';
-import { validateResult } from './validate-result';
+import { InterruptionWatch } from './interruption-watch';
+import type { QueuedWork } from './queued-work';
+import {
+  failUnit,
+  settleFinishedUnit,
+  submitJobResult,
+  submitTaskResult,
+  type UnitStorage,
+} from './unit-results';
 import type {
   SubmitResultOutcome,
   SubmitResultRequest,
@@ -49,15 +56,7 @@ export interface WorkTurnWorkOptions {
   concurrency?: number;
 }
 
-type QueuedWork =
-  | { kind: 'workflow-task'; workflowId: string; taskId: string }
-  | { kind: 'background-job'; jobId: string };
-
-/** Why a running turn's signal fired: its workflow or job was cancelled, or another attempt took its unit. */
-type Interruption = 'cancelled' | 'superseded';
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const NO_SUBMISSION = 'the task turn ended without an accepted submit_result';
 /** Turn ends after which a unit's result is whatever the turn left (none: the unit fails). */
 const FINISHED: ReadonlySet<string> = new Set(['completed', 'incomplete', 'ended-by-tool', 'max-iterations']);
 
@@ -94,6 +93,7 @@ export class WorkTurnQueue {
   readonly #options: Required<WorkTurnOptions>;
   readonly #consumer: QueueConsumer<QueuedWork>;
   readonly #maxValueBytes: number;
+  readonly #onError: (error: unknown) => void;
 
   /** Use `controlPlane.workTurns` rather than constructing one. */
   constructor(
@@ -102,8 +102,10 @@ export class WorkTurnQueue {
     options: Required<WorkTurnOptions>,
     defaultAgentId: string | undefined,
     maxValueBytes = 1024 * 1024,
+    onError: (error: unknown) => void = () => {},
   ) {
     this.#database = database;
+    this.#onError = onError;
     this.#options = options;
     this.#maxValueBytes = maxValueBytes;
     this.#consumer = new QueueConsumer(boss, {
@@ -245,29 +247,6 @@ export class WorkTurnQueue {
     });
   }
 
-  /** Whether the running attempt `attempt` should stop: its work was cancelled, or handed to another attempt. */
-  async #interruption(work: QueuedWork, attempt: number): Promise<Interruption | undefined> {
-    const { rows } =
-      work.kind === 'background-job'
-        ? await this.#database.query<{ status: string; attempts: number }>(
-            'SELECT status, attempts FROM switchyard.background_jobs WHERE id = $1',
-            [work.jobId],
-          )
-        : await this.#database.query<{ status: string; attempts: number }>(
-            `SELECT CASE WHEN w.status = 'cancelled' THEN 'cancelled' ELSE t.status END AS status, t.attempts
-             FROM switchyard.workflow_tasks t JOIN switchyard.workflows w ON w.id = t.workflow_id
-             WHERE t.workflow_id = $1 AND t.task_id = $2`,
-            [work.workflowId, work.taskId],
-          );
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    if (row.status === 'cancelled') return 'cancelled';
-    // Another attempt started, or this one was handed back (queued again, or parked as failed) while
-    // this worker was taken for dead: whatever it does now is not kept.
-    if (row.attempts !== attempt || row.status === 'queued' || row.status === 'failed') return 'superseded';
-    return undefined;
-  }
-
   async #deliver(job: PgBoss.Job<QueuedWork>, handler: WorkTurnHandler): Promise<void> {
     const work = job.data;
     const claimed = await this.#claim(work, job.id);
@@ -284,27 +263,18 @@ export class WorkTurnQueue {
       );
       return;
     }
-    const controller = new AbortController();
-    const timer = setInterval(() => {
-      this.#interruption(work, attempt).then(
-        (interruption) => {
-          if (interruption === 'cancelled') controller.abort(new Error('cancelled'));
-          if (interruption === 'superseded') {
-            controller.abort(
-              new Error(
-                `attempt ${attempt} was handed to another worker (this one was taken for dead): its work is not kept`,
-              ),
-            );
-          }
-        },
-        () => {},
-      );
-    }, this.#options.cancelCheckIntervalMs);
+    const watch = new InterruptionWatch(
+      this.#database,
+      work,
+      attempt,
+      this.#options.cancelCheckIntervalMs,
+      this.#onError,
+    );
     let outcome: WorkTurnOutcome | undefined;
     try {
-      outcome = (await handler(claimed.turn, { attempt, signal: controller.signal })) ?? undefined;
+      outcome = (await handler(claimed.turn, { attempt, signal: watch.signal })) ?? undefined;
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (watch.signal.aborted) return;
       // The last delivery fails the work for good; earlier ones go back to pg-boss for a retry.
       if (attempt > this.#options.retryLimit) {
         await this.#fail(work, attempt, `the turn failed: ${errorText(error)}`, job.id);
@@ -312,13 +282,14 @@ export class WorkTurnQueue {
       }
       throw error;
     } finally {
-      clearInterval(timer);
+      watch.stop();
     }
-    if (controller.signal.aborted) return;
+    if (watch.signal.aborted) return;
     // A turn that held a call detached its unit from this job: the turn's end settles it, not this.
     await this.#database.transaction((transaction) =>
-      this.#settleFinished(
+      settleFinishedUnit(
         transaction,
+        this.#storage,
         work,
         claimed.turn.resultSchema === null,
         attempt,
@@ -329,87 +300,18 @@ export class WorkTurnQueue {
   }
 
   /**
-   * What the end of a finished turn of attempt `attempt` means for its unit: a job without a result
-   * schema stores the turn's text; anything else that has no accepted result fails. With `jobId`,
-   * only while that job still carries the unit.
-   */
-  async #settleFinished(
-    executor: SqlExecutor,
-    work: QueuedWork,
-    noResultSchema: boolean,
-    attempt: number,
-    output: string | undefined,
-    jobId: string | undefined,
-  ): Promise<void> {
-    if (work.kind === 'background-job' && noResultSchema) {
-      await this.#storeJobText(executor, work, attempt, output ?? '', jobId);
-      return;
-    }
-    await this.#failIn(executor, work, attempt, NO_SUBMISSION, jobId);
-  }
-
-  /**
    * Fails a task or job that attempt `attempt` is still running (a stored result, a cancellation, or
    * another attempt having taken it over wins); with `jobId`, only while that job carries the unit.
    */
   async #fail(work: QueuedWork, attempt: number, reason: string, jobId?: string): Promise<void> {
     await this.#database.transaction((transaction) =>
-      this.#failIn(transaction, work, attempt, reason, jobId),
+      failUnit(transaction, this.#storage, work, attempt, reason, jobId),
     );
   }
 
-  async #failIn(
-    executor: SqlExecutor,
-    work: QueuedWork,
-    attempt: number,
-    reason: string,
-    jobId?: string,
-  ): Promise<void> {
-    if (work.kind === 'background-job') {
-      await executor.query(
-        `UPDATE switchyard.background_jobs SET status = 'failed', error = $2, updated_at = now(), finished_at = now()
-         WHERE id = $1 AND status = 'running' AND attempts = $3 AND ($4::uuid IS NULL OR job_id IS NULL OR job_id = $4)`,
-        [work.jobId, reason, attempt, jobId ?? null],
-      );
-      return;
-    }
-    await executor.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [work.workflowId]);
-    const { rows } = await executor.query(
-      `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
-       WHERE workflow_id = $1 AND task_id = $2 AND status = 'running' AND attempts = $4
-         AND ($5::uuid IS NULL OR job_id IS NULL OR job_id = $5) RETURNING 1`,
-      [work.workflowId, work.taskId, reason, attempt, jobId ?? null],
-    );
-    if (rows.length > 0) await dispatchWorkflow(executor, work.workflowId, this.enqueue);
-  }
-
-  /** Stores the final text of a job without a result schema as its result, if `attempt` still runs it. */
-  async #storeJobText(
-    executor: SqlExecutor,
-    work: Extract<QueuedWork, { kind: 'background-job' }>,
-    attempt: number,
-    output: string,
-    jobId: string | undefined,
-  ): Promise<void> {
-    // The model's text: what PostgreSQL cannot hold becomes U+FFFD rather than failing the job.
-    const checked = checkStoredJson({ text: toStorableText(output) }, { maxBytes: this.#maxValueBytes });
-    if (!checked.ok) {
-      await this.#failIn(
-        executor,
-        work,
-        attempt,
-        `the job's final text cannot be stored as its result: ${checked.reason}`,
-        jobId,
-      );
-      return;
-    }
-    await executor.query(
-      `UPDATE switchyard.background_jobs SET status = 'completed', result = $2::jsonb, updated_at = now(),
-              finished_at = now()
-       WHERE id = $1 AND status = 'running' AND attempts = $3 AND result IS NULL
-         AND ($4::uuid IS NULL OR job_id IS NULL OR job_id = $4)`,
-      [work.jobId, checked.text, attempt, jobId ?? null],
-    );
+  /** What the unit-result functions need of this queue. */
+  get #storage(): UnitStorage {
+    return { enqueue: this.enqueue, maxValueBytes: this.#maxValueBytes };
   }
 
   /**
@@ -434,34 +336,9 @@ export class WorkTurnQueue {
       if (typeof target.jobId !== 'string' || !UUID.test(target.jobId)) {
         throw new ControlPlaneInputError('target.jobId', 'must be a job id (a UUID)');
       }
-      return this.#database.transaction(async (transaction) => {
-        const { rows } = await transaction.query<{
-          status: string;
-          attempts: number;
-          payload: { resultSchema: JSONSchemaObject | null };
-          has_result: boolean;
-        }>(
-          `SELECT status, attempts, payload, result IS NOT NULL AS has_result
-           FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE`,
-          [target.jobId],
-        );
-        const job = rows[0];
-        if (job === undefined) throw new ControlPlaneInputError('target.jobId', `no job ${target.jobId}`);
-        if (job.has_result) return { status: 'already-stored' };
-        if (job.status === 'cancelled' || job.status === 'failed') {
-          return { status: 'closed', reason: `the job is ${job.status}` };
-        }
-        const closed = notTaking('job', job.status, job.attempts, attempt);
-        if (closed !== undefined) return closed;
-        const checked = this.#check(job.payload.resultSchema, request.result);
-        if (!checked.ok) return { status: 'rejected', problems: checked.problems };
-        await transaction.query(
-          `UPDATE switchyard.background_jobs SET status = 'completed', result = $2::jsonb, updated_at = now(),
-                  finished_at = now() WHERE id = $1`,
-          [target.jobId, checked.text],
-        );
-        return { status: 'stored' };
-      });
+      return this.#database.transaction((transaction) =>
+        submitJobResult(transaction, this.#storage, target.jobId, request.result, attempt),
+      );
     }
     if (target?.kind !== 'workflow-task') {
       throw new ControlPlaneInputError('target', "must be a 'workflow-task' or 'background-job' target");
@@ -470,88 +347,8 @@ export class WorkTurnQueue {
       throw new ControlPlaneInputError('target.workflowId', 'must be a workflow id (a UUID)');
     }
     return this.#database.transaction((transaction) =>
-      this.#submitTask(transaction, target, request.result, attempt),
+      submitTaskResult(transaction, this.#storage, target, request.result, attempt),
     );
-  }
-
-  /** The value as it will be stored, and the problems that keep it from being stored. */
-  #check(
-    schema: JSONSchemaObject | null,
-    value: unknown,
-  ): { ok: true; text: string } | { ok: false; problems: string[] } {
-    const stored = checkStoredJson(value, { maxBytes: this.#maxValueBytes });
-    if (!stored.ok) return { ok: false, problems: [`${stored.pointer ?? '/'}: ${stored.message}`] };
-    // Validated exactly as stored: the round trip, not the object handed in.
-    const problems = schema === null ? [] : validateResult(schema, stored.value);
-    return problems.length > 0 ? { ok: false, problems } : { ok: true, text: stored.text };
-  }
-
-  async #submitTask(
-    transaction: SqlExecutor,
-    target: { workflowId: string; taskId: string },
-    result: unknown,
-    attempt: number | undefined,
-  ): Promise<SubmitResultOutcome> {
-    // The workflow row's lock serialises submissions and dispatch of one workflow.
-    const { rows: workflows } = await transaction.query<{ status: string }>(
-      'SELECT status FROM switchyard.workflows WHERE id = $1 FOR UPDATE',
-      [target.workflowId],
-    );
-    const workflow = workflows[0];
-    if (workflow === undefined) {
-      throw new ControlPlaneInputError('target.workflowId', `no workflow ${target.workflowId}`);
-    }
-    const { rows: tasks } = await transaction.query<{
-      status: string;
-      attempts: number;
-      result_schema: JSONSchemaObject | null;
-      record_only: boolean;
-    }>(
-      `SELECT status, attempts, result_schema, prompt IS NULL AS record_only
-       FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2`,
-      [target.workflowId, target.taskId],
-    );
-    const task = tasks[0];
-    if (task === undefined) {
-      throw new ControlPlaneInputError(
-        'target.taskId',
-        `workflow ${target.workflowId} has no task ${String(target.taskId)}`,
-      );
-    }
-    const { rows: stored } = await transaction.query(
-      'SELECT 1 FROM switchyard.task_results WHERE workflow_id = $1 AND task_id = $2',
-      [target.workflowId, target.taskId],
-    );
-    if (stored.length > 0) return { status: 'already-stored' };
-    if (workflow.status === 'cancelled' || task.status === 'cancelled') {
-      return { status: 'closed', reason: 'the workflow was cancelled' };
-    }
-    if (task.status === 'failed') return { status: 'closed', reason: 'the task has already failed' };
-    if (workflow.status !== 'running')
-      return { status: 'closed', reason: `the workflow is ${workflow.status}` };
-    // A record-only task (`work.createWorkflow`: no prompt, no dependencies, never queued) is run by
-    // its caller, so it takes its result while pending; a task the control plane runs only from the
-    // turn running it.
-    const closed =
-      task.record_only && task.status === 'pending'
-        ? undefined
-        : notTaking('task', task.status, task.attempts, attempt);
-    if (closed !== undefined) return closed;
-    const checked = this.#check(task.result_schema, result);
-    if (!checked.ok) return { status: 'rejected', problems: checked.problems };
-    const { rows } = await transaction.query(
-      `INSERT INTO switchyard.task_results (id, workflow_id, task_id, result) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (workflow_id, task_id) DO NOTHING RETURNING id`,
-      [randomUUID(), target.workflowId, target.taskId, checked.text],
-    );
-    if (rows.length === 0) return { status: 'already-stored' };
-    await transaction.query(
-      `UPDATE switchyard.workflow_tasks SET status = 'completed', error = NULL, finished_at = clock_timestamp()
-       WHERE workflow_id = $1 AND task_id = $2`,
-      [target.workflowId, target.taskId],
-    );
-    if (!task.record_only) await dispatchWorkflow(transaction, target.workflowId, this.enqueue);
-    return { status: 'stored' };
   }
 
   /** The unit a turn record names (`source`, `sourceId`), or undefined when it names none of this queue's. */
@@ -651,13 +448,22 @@ export class WorkTurnQueue {
         );
         noResultSchema = (rows[0]?.payload.resultSchema ?? null) === null;
       }
-      await this.#settleFinished(transaction, work, noResultSchema, turn.attempt, end.output, undefined);
+      await settleFinishedUnit(
+        transaction,
+        this.#storage,
+        work,
+        noResultSchema,
+        turn.attempt,
+        end.output,
+        undefined,
+      );
       return;
     }
     const why = `the turn ended '${end.status}'${end.error === undefined ? '' : `: ${end.error}`}`;
     if (turn.attempt > this.#options.retryLimit) {
-      await this.#failIn(
+      await failUnit(
         transaction,
+        this.#storage,
         work,
         turn.attempt,
         `${why} (the last of ${this.#options.retryLimit + 1} attempts)`,
@@ -829,35 +635,6 @@ export class WorkTurnQueue {
   async stop(): Promise<void> {
     await this.#consumer.stop();
   }
-}
-
-/**
- * The `closed` outcome for a submission a task or job does not take now: it is not running, or
- * `attempt` is no longer its current attempt; undefined when it takes it.
- */
-function notTaking(
-  what: 'task' | 'job',
-  status: string,
-  attempts: number,
-  attempt: number | undefined,
-): SubmitResultOutcome | undefined {
-  if (status === 'pending') {
-    return {
-      status: 'closed',
-      reason: `the ${what} is pending (waiting for its dependencies): it has no turn yet`,
-    };
-  }
-  if (status === 'queued' && attempt === undefined) {
-    return { status: 'closed', reason: `the ${what} is queued: only the turn running it submits its result` };
-  }
-  if (attempt !== undefined && (attempts !== attempt || status !== 'running')) {
-    return {
-      status: 'closed',
-      reason: `attempt ${attempt} of this ${what} was handed to another worker (this one was taken for dead): its result is not stored; stop here`,
-    };
-  }
-  if (status !== 'running') return { status: 'closed', reason: `the ${what} is ${status}` };
-  return undefined;
 }
 
 /** Why a unit is not handed back (it ended, or another attempt took it), or undefined to hand it back. */

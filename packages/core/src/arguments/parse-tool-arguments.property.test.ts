@@ -157,13 +157,16 @@ describe('argument ladder properties', () => {
             (['no-arguments', 'unwrap-envelope'] as const).some((repair) =>
               result.repairs.includes(repair),
             ) ||
-              // `{}` in the input, whitespace between the braces spelled out or as two-character `\n`.
-              /\{(\s|\\[nrt])*\}/.test(raw),
+              // `{}` in the input, with whitespace (spelled out or as two-character `\n`) or comments
+              // between the braces (`{//...\n}` was found by this property: an empty object, read right).
+              /\{(\s|\\[nrt]|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*\}/.test(raw),
           ).toBe(true);
         }
         if (!result.ok) expect(result.reason).toMatch(/^[a-z]+(-[a-z]+)*$/);
       }),
-      { numRuns: 500 },
+      // A fixed seed: CI sees the same 500 cases every run (a new counterexample is a finding to
+      // look into, found by raising numRuns locally, not a flaky failure).
+      { numRuns: 500, seed: 20261203 },
     );
   });
 

@@ -149,7 +149,7 @@ export function unrunToolCall(
     outcome === 'cancelled'
       ? 'cancelled: the turn was aborted before this call ran'
       : 'skipped: an earlier call of this response ended the turn';
-  return finish(call, scope, outcome, { content, isError: true }, undefined, [], 0);
+  return finish({ call, scope, outcome, result: { content, isError: true } });
 }
 
 /** `details` with one more entry, whatever shape the tool gave it (logs read both). */
@@ -160,16 +160,36 @@ function withDetail(details: unknown, key: string, value: unknown): unknown {
   return details === undefined ? { [key]: value } : { value: details, [key]: value };
 }
 
-function finish(
-  call: ResponseFunctionToolCall,
-  scope: FinishScope,
-  outcome: ToolCallOutcome,
-  uncapped: AgentToolResult,
-  activity: string | undefined,
-  repairs: ArgumentRepair[],
-  durationMs: number,
+/** What a call ended with, for `finish`: only `call`, `scope`, `outcome` and `result` are required. */
+interface FinishArguments {
+  /** The function call being answered. */
+  call: ResponseFunctionToolCall;
+  /** Where the output is recorded and the event emitted. */
+  scope: FinishScope;
+  /** How the call ended (`completed` becomes `tool-error` for an `isError` result). */
+  outcome: ToolCallOutcome;
+  /** The result before the size cap. */
+  result: AgentToolResult;
+  /** The activity label for the event; the call's name when absent. */
+  activity?: string;
+  /** Repairs the argument ladder made; none when absent. */
+  repairs?: ArgumentRepair[];
+  /** How long `execute` ran; 0 when it never ran. */
+  durationMs?: number;
+  /** The call was abandoned after its signal fired. */
+  abandoned?: boolean;
+}
+
+function finish({
+  call,
+  scope,
+  outcome,
+  result: uncapped,
+  activity,
+  repairs = [],
+  durationMs = 0,
   abandoned = false,
-): ToolCallRecord {
+}: FinishArguments): ToolCallRecord {
   // Every output passes here, tool results and the loop's own messages alike (a thrown error's
   // message can be megabytes too), so this is the one place the cap is applied.
   const { result: capped, cut } = capToolResult(uncapped, scope.maxToolResultBytes);
@@ -237,7 +257,7 @@ export async function executeToolCall(
     const known = [...scope.tools.keys()];
     const list = known.length > 40 ? `${known.slice(0, 40).join(', ')}, ...` : known.join(', ');
     const content = `Unknown tool '${key}'. Call one of the available tools${list === '' ? '' : `: ${list}`}.`;
-    return finish(call, scope, 'unknown-tool', { content, isError: true }, undefined, [], 0);
+    return finish({ call, scope, outcome: 'unknown-tool', result: { content, isError: true } });
   }
   const validation = validateToolArguments(
     tool,
@@ -246,15 +266,12 @@ export async function executeToolCall(
   );
   if (!validation.ok) {
     scope.onArgumentsRefused?.(call, validation.error.reason);
-    return finish(
+    return finish({
       call,
       scope,
-      'invalid-arguments',
-      { content: validation.error.message, isError: true },
-      undefined,
-      [],
-      0,
-    );
+      outcome: 'invalid-arguments',
+      result: { content: validation.error.message, isError: true },
+    });
   }
   const { params, repairs } = validation;
   if (scope.beforeToolCall !== undefined) {
@@ -279,7 +296,7 @@ export async function executeToolCall(
     if (decision?.allow !== true) {
       const reason = (decision as { reason?: unknown } | undefined)?.reason;
       const content = `Tool call denied: ${typeof reason === 'string' && reason !== '' ? reason : 'no reason given'}`;
-      return finish(call, scope, 'denied', { content, isError: true }, undefined, repairs, 0);
+      return finish({ call, scope, outcome: 'denied', result: { content, isError: true }, repairs });
     }
     if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
   }
@@ -362,5 +379,14 @@ export async function executeToolCall(
     // The repair note travels in `details` so logs show what the model actually sent.
     result = { ...result, details: withDetail(result.details, 'argumentRepairs', repairs) };
   }
-  return finish(call, scope, outcome, result, completed, repairs, performance.now() - started, abandoned);
+  return finish({
+    call,
+    scope,
+    outcome,
+    result,
+    activity: completed,
+    repairs,
+    durationMs: performance.now() - started,
+    abandoned,
+  });
 }

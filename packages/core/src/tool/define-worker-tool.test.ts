@@ -128,6 +128,75 @@ describe('contract errors', () => {
     expect(error.message).toContain(field);
   });
 
+  it.each([
+    [
+      { name: 'read note' },
+      `Invalid tool 'read note': name: must match /^[a-zA-Z0-9_-]{1,64}$/ (letters, digits, '_' and '-', 1 to 64 characters), got "read note"`,
+    ],
+    [
+      { name: 7 as never },
+      `Invalid tool definition: name: must match /^[a-zA-Z0-9_-]{1,64}$/ (letters, digits, '_' and '-', 1 to 64 characters), got 7`,
+    ],
+    [{ description: '  ' }, "Invalid tool 'read_note': description: must be a non-empty string"],
+    [{ schema: {} as never }, "Invalid tool 'read_note': schema: must be a Zod object schema"],
+    [{ jsonSchema: [] as never }, "Invalid tool 'read_note': jsonSchema: must be a JSON Schema object"],
+    [
+      { jsonSchema: { type: 'array' } as never },
+      "Invalid tool 'read_note': jsonSchema: function tool parameters must use a root object schema",
+    ],
+    [{ strict: 'yes' as never }, "Invalid tool 'read_note': strict: must be a boolean, got string"],
+    [{ deferLoading: 1 as never }, "Invalid tool 'read_note': deferLoading: must be a boolean, got number"],
+    [{ isReadOnly: 'no' as never }, "Invalid tool 'read_note': isReadOnly: must be a boolean, got string"],
+    [
+      { isDestructive: null as never },
+      "Invalid tool 'read_note': isDestructive: must be a boolean, got object",
+    ],
+    [
+      { namespace: '' },
+      "Invalid tool 'read_note': namespace: a namespace needs a name (omit the field for no namespace)",
+    ],
+    [
+      { namespace: 'my space' },
+      `Invalid tool 'read_note': namespace: must match /^[a-zA-Z0-9_-]{1,64}$/, got "my space"`,
+    ],
+    [
+      { namespaceDescription: 'Notes' },
+      "Invalid tool 'read_note': namespaceDescription: is set but namespace is not",
+    ],
+    [
+      { namespace: 'notes', namespaceDescription: ' ' },
+      "Invalid tool 'read_note': namespaceDescription: must be a non-empty string",
+    ],
+    [
+      { executionMode: 'concurrent' as never },
+      `Invalid tool 'read_note': executionMode: must be 'parallel' or 'sequential', got "concurrent"`,
+    ],
+    [
+      { isReadOnly: true, isDestructive: true },
+      "Invalid tool 'read_note': isDestructive: a read-only tool cannot be destructive",
+    ],
+    [
+      { describeActivity: undefined as never },
+      "Invalid tool 'read_note': describeActivity: must be a function",
+    ],
+    [
+      { describeCompletedActivity: 'done' as never },
+      "Invalid tool 'read_note': describeCompletedActivity: must be a function",
+    ],
+    [{ execute: undefined as never }, "Invalid tool 'read_note': execute: must be a function"],
+    // The first failing check wins: the name is checked before everything else.
+    [
+      { name: '', execute: undefined as never },
+      `Invalid tool '': name: must match /^[a-zA-Z0-9_-]{1,64}$/ (letters, digits, '_' and '-', 1 to 64 characters), got ""`,
+    ],
+    [
+      { description: '', jsonSchema: [] as never },
+      "Invalid tool 'read_note': description: must be a non-empty string",
+    ],
+  ])('refuses case %# (%j) with its exact message', (overrides, message) => {
+    expect(definitionError(() => defineWorkerTool(valid(overrides))).message).toBe(message);
+  });
+
   it('refuses a schema with a non-object root', () => {
     const error = definitionError(() => defineWorkerTool(valid({ schema: z.string() as never })));
     expect(error.field).toBe('schema');

@@ -100,10 +100,131 @@ function isZodSchema(value: unknown): value is z.ZodType {
   );
 }
 
-function checkOptionalBoolean(definition: Record<string, unknown>, field: string, toolName: string): void {
-  const value = definition[field];
-  if (value !== undefined && typeof value !== 'boolean') {
-    throw new ToolDefinitionError({ toolName, field, message: `must be a boolean, got ${typeof value}` });
+/** One row of the definition checks: the field it names, when it fails, and what it says then. */
+interface DefinitionCheck {
+  /** The field a failure names. */
+  field: string;
+  /** Whether the definition fails this check (the rows before it have passed). */
+  fails(definition: Record<string, unknown>): boolean;
+  /** The failure's message. */
+  message: string | ((definition: Record<string, unknown>) => string);
+}
+
+/** A check that `field`, when set, is a boolean. */
+function optionalBoolean(field: string): DefinitionCheck {
+  return {
+    field,
+    fails: (definition) => definition[field] !== undefined && typeof definition[field] !== 'boolean',
+    message: (definition) => `must be a boolean, got ${typeof definition[field]}`,
+  };
+}
+
+function isNonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+/**
+ * The checks a definition passes before its schema is converted, in the order they run: the first
+ * failing row throws. Every message here is pinned by the tests.
+ */
+const DEFINITION_CHECKS: readonly DefinitionCheck[] = [
+  {
+    field: 'name',
+    fails: ({ name }) => typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name),
+    message: ({ name }) =>
+      `must match ${TOOL_NAME_PATTERN} (letters, digits, '_' and '-', 1 to 64 characters), got ${JSON.stringify(name)}`,
+  },
+  {
+    field: 'description',
+    fails: ({ description }) => !isNonEmptyString(description),
+    message: 'must be a non-empty string',
+  },
+  {
+    // A JSON-Schema tool has no Zod schema; any other definition needs one.
+    field: 'schema',
+    fails: ({ schema, jsonSchema }) =>
+      (jsonSchema === undefined || schema !== undefined) && !isZodSchema(schema),
+    message: 'must be a Zod object schema',
+  },
+  {
+    field: 'jsonSchema',
+    fails: ({ jsonSchema }) =>
+      jsonSchema !== undefined &&
+      (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)),
+    message: 'must be a JSON Schema object',
+  },
+  {
+    field: 'jsonSchema',
+    fails: ({ jsonSchema }) =>
+      jsonSchema !== undefined && (jsonSchema as { type?: unknown }).type !== 'object',
+    message: 'function tool parameters must use a root object schema',
+  },
+  // `strict` may also be 'auto'.
+  {
+    field: 'strict',
+    fails: ({ strict }) => strict !== undefined && strict !== 'auto' && typeof strict !== 'boolean',
+    message: ({ strict }) => `must be a boolean, got ${typeof strict}`,
+  },
+  optionalBoolean('deferLoading'),
+  optionalBoolean('isReadOnly'),
+  optionalBoolean('isDestructive'),
+  {
+    field: 'namespace',
+    fails: ({ namespace }) =>
+      namespace !== undefined && (typeof namespace !== 'string' || !TOOL_NAME_PATTERN.test(namespace)),
+    message: ({ namespace }) =>
+      namespace === ''
+        ? 'a namespace needs a name (omit the field for no namespace)'
+        : `must match ${TOOL_NAME_PATTERN}, got ${JSON.stringify(namespace)}`,
+  },
+  {
+    field: 'namespaceDescription',
+    fails: ({ namespace, namespaceDescription }) =>
+      namespaceDescription !== undefined && namespace === undefined,
+    message: 'is set but namespace is not',
+  },
+  {
+    field: 'namespaceDescription',
+    fails: ({ namespaceDescription }) =>
+      namespaceDescription !== undefined && !isNonEmptyString(namespaceDescription),
+    message: 'must be a non-empty string',
+  },
+  {
+    field: 'executionMode',
+    fails: ({ executionMode }) => !EXECUTION_MODES.has((executionMode ?? 'sequential') as string),
+    message: ({ executionMode }) =>
+      `must be 'parallel' or 'sequential', got ${JSON.stringify(executionMode ?? 'sequential')}`,
+  },
+  {
+    field: 'isDestructive',
+    fails: ({ isReadOnly, isDestructive }) =>
+      (isReadOnly ?? false) === true && (isDestructive ?? false) === true,
+    message: 'a read-only tool cannot be destructive',
+  },
+  {
+    field: 'describeActivity',
+    fails: ({ describeActivity }) => typeof describeActivity !== 'function',
+    message: 'must be a function',
+  },
+  {
+    field: 'describeCompletedActivity',
+    fails: ({ describeCompletedActivity }) =>
+      describeCompletedActivity !== undefined && typeof describeCompletedActivity !== 'function',
+    message: 'must be a function',
+  },
+  { field: 'execute', fails: ({ execute }) => typeof execute !== 'function', message: 'must be a function' },
+];
+
+/** Throws `ToolDefinitionError` for the first row of `DEFINITION_CHECKS` the definition fails. */
+function checkDefinition(definition: Record<string, unknown>): void {
+  for (const check of DEFINITION_CHECKS) {
+    if (!check.fails(definition)) continue;
+    const { name } = definition;
+    throw new ToolDefinitionError({
+      toolName: typeof name === 'string' ? name : undefined,
+      field: check.field,
+      message: typeof check.message === 'string' ? check.message : check.message(definition),
+    });
   }
 }
 
@@ -145,119 +266,11 @@ export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknow
   if (typeof definition !== 'object' || definition === null) {
     throw new ToolDefinitionError({ field: 'definition', message: 'must be an object' });
   }
-  const raw = definition as unknown as Record<string, unknown>;
-  const { name } = definition;
-  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-    throw new ToolDefinitionError({
-      toolName: typeof name === 'string' ? name : undefined,
-      field: 'name',
-      message: `must match ${TOOL_NAME_PATTERN} (letters, digits, '_' and '-', 1 to 64 characters), got ${JSON.stringify(name)}`,
-    });
-  }
-  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'description',
-      message: 'must be a non-empty string',
-    });
-  }
-  if (
-    (definition.jsonSchema === undefined || definition.schema !== undefined) &&
-    !isZodSchema(definition.schema)
-  ) {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'schema',
-      message: 'must be a Zod object schema',
-    });
-  }
-  const { jsonSchema } = definition;
-  if (jsonSchema !== undefined) {
-    if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
-      throw new ToolDefinitionError({
-        toolName: name,
-        field: 'jsonSchema',
-        message: 'must be a JSON Schema object',
-      });
-    }
-    if (jsonSchema.type !== 'object') {
-      throw new ToolDefinitionError({
-        toolName: name,
-        field: 'jsonSchema',
-        message: 'function tool parameters must use a root object schema',
-      });
-    }
-  }
-  if (raw.strict !== 'auto') checkOptionalBoolean(raw, 'strict', name);
-  checkOptionalBoolean(raw, 'deferLoading', name);
-  checkOptionalBoolean(raw, 'isReadOnly', name);
-  checkOptionalBoolean(raw, 'isDestructive', name);
-
-  const { namespace, namespaceDescription } = definition;
-  if (namespace !== undefined && (typeof namespace !== 'string' || !TOOL_NAME_PATTERN.test(namespace))) {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'namespace',
-      message:
-        namespace === ''
-          ? 'a namespace needs a name (omit the field for no namespace)'
-          : `must match ${TOOL_NAME_PATTERN}, got ${JSON.stringify(namespace)}`,
-    });
-  }
-  if (namespaceDescription !== undefined) {
-    if (namespace === undefined) {
-      throw new ToolDefinitionError({
-        toolName: name,
-        field: 'namespaceDescription',
-        message: 'is set but namespace is not',
-      });
-    }
-    if (typeof namespaceDescription !== 'string' || namespaceDescription.trim() === '') {
-      throw new ToolDefinitionError({
-        toolName: name,
-        field: 'namespaceDescription',
-        message: 'must be a non-empty string',
-      });
-    }
-  }
-
+  checkDefinition(definition as unknown as Record<string, unknown>);
+  const { name, jsonSchema, namespace, namespaceDescription } = definition;
   const executionMode = definition.executionMode ?? 'sequential';
-  if (!EXECUTION_MODES.has(executionMode)) {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'executionMode',
-      message: `must be 'parallel' or 'sequential', got ${JSON.stringify(executionMode)}`,
-    });
-  }
   const isReadOnly = definition.isReadOnly ?? false;
   const isDestructive = definition.isDestructive ?? false;
-  if (isReadOnly && isDestructive) {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'isDestructive',
-      message: 'a read-only tool cannot be destructive',
-    });
-  }
-  if (typeof definition.describeActivity !== 'function') {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'describeActivity',
-      message: 'must be a function',
-    });
-  }
-  if (
-    definition.describeCompletedActivity !== undefined &&
-    typeof definition.describeCompletedActivity !== 'function'
-  ) {
-    throw new ToolDefinitionError({
-      toolName: name,
-      field: 'describeCompletedActivity',
-      message: 'must be a function',
-    });
-  }
-  if (typeof definition.execute !== 'function') {
-    throw new ToolDefinitionError({ toolName: name, field: 'execute', message: 'must be a function' });
-  }
 
   let parameters: ReturnType<typeof resolveToolParameters>;
   try {

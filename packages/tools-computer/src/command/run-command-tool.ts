@@ -141,19 +141,21 @@ function resultText(output: CapturedOutput, details: RunCommandDetails, notes: s
   return lines.join('\n');
 }
 
-async function runCommand(
-  settings: ComputerSettings,
+/** The checked timeout, or the result that refuses the call before anything starts. */
+function checkRunRequest(
+  limits: ComputerSettings['limits'],
   params: RunCommandParams,
   signal: AbortSignal,
-): Promise<AgentToolResult<RunCommandDetails>> {
-  const { limits } = settings;
-  const notes: string[] = [];
+  notes: string[],
+): { timeoutMs: number } | { refused: AgentToolResult<RunCommandDetails> } {
   let timeoutMs = params.timeout_ms ?? limits.defaultTimeoutMs;
   if (timeoutMs <= 0) {
     return {
-      content: `timeout_ms must be a positive number of milliseconds, got ${timeoutMs}.`,
-      isError: true,
-      details: emptyDetails(0, { spawnError: 'invalid timeout_ms' }),
+      refused: {
+        content: `timeout_ms must be a positive number of milliseconds, got ${timeoutMs}.`,
+        isError: true,
+        details: emptyDetails(0, { spawnError: 'invalid timeout_ms' }),
+      },
     };
   }
   if (timeoutMs > limits.maxTimeoutMs) {
@@ -164,20 +166,31 @@ async function runCommand(
   }
   if (params.command.trim() === '') {
     return {
-      content: 'The command is empty.',
-      isError: true,
-      details: emptyDetails(timeoutMs, { spawnError: 'empty command' }),
+      refused: {
+        content: 'The command is empty.',
+        isError: true,
+        details: emptyDetails(timeoutMs, { spawnError: 'empty command' }),
+      },
     };
   }
   if (signal.aborted) {
     return {
-      content: 'The command was not started: the turn was aborted.',
-      isError: true,
-      details: emptyDetails(timeoutMs, { aborted: true }),
+      refused: {
+        content: 'The command was not started: the turn was aborted.',
+        isError: true,
+        details: emptyDetails(timeoutMs, { aborted: true }),
+      },
     };
   }
+  return { timeoutMs };
+}
 
-  const commandId = randomUUID();
+/** The allowlisted environment and the `bash -lc` script that runs the command in it. */
+function prepareScript(
+  settings: ComputerSettings,
+  command: string,
+  commandId: string,
+): { environment: Record<string, string>; script: string } {
   const mcporterConfig = path.join(settings.home.root, 'config', 'mcporter.json');
   const environment = buildCommandEnvironment({
     home: settings.home.root,
@@ -190,29 +203,19 @@ async function runCommand(
   // A login shell's profile may reset PATH (Debian's /etc/profile does): put the allowlisted PATH
   // back in front. `exec 2>&1` merges stderr into stdout so the two interleave in true order.
   const allowedPath = shellQuote(environment.PATH ?? '');
-  const script = `[ "$PATH" = ${allowedPath} ] || PATH=${allowedPath}:"$PATH"; export PATH; exec 2>&1; ${params.command}`;
+  const script = `[ "$PATH" = ${allowedPath} ] || PATH=${allowedPath}:"$PATH"; export PATH; exec 2>&1; ${command}`;
+  return { environment, script };
+}
 
-  const started = performance.now();
-  const capture = new OutputCapture({
-    maxBytes: limits.maxOutputBytes,
-    maxSavedBytes: limits.maxSavedOutputBytes,
-    openSink: openOutputSink(settings, commandId),
-  });
-  const sandboxed = settings.sandbox.probe !== undefined;
-  let run: CommandRun;
-  try {
-    run = await startCommand(settings, script, environment, commandId, (chunk) => capture.push(chunk));
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      content: `The command could not be started: ${message}`,
-      isError: true,
-      details: emptyDetails(timeoutMs, { spawnError: message, sandboxed }),
-    };
-  }
-  const { child } = run;
-  const closed = streamsClosed(child);
+/** How a started command ended: the shell's outcome, why it was stopped, what else was stopped. */
+interface CommandEnd {
+  outcome: ShellOutcome;
+  stopReason: 'timeout' | 'abort' | undefined;
+  stoppedProcesses: number;
+}
 
+/** Waits for the shell to end, stopping the whole tree on the timeout or the turn's abort. */
+async function awaitCommandEnd(run: CommandRun, timeoutMs: number, signal: AbortSignal): Promise<CommandEnd> {
   let stopReason: 'timeout' | 'abort' | undefined;
   let stopTimer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
@@ -248,8 +251,14 @@ async function runCommand(
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
     run.dispose();
   }
-  // Every writer is gone now, so the pipes close; a process that escaped every check must not
-  // hold the call open.
+  return { outcome, stopReason, stoppedProcesses };
+}
+
+/**
+ * Waits (at most a second) for the child's pipes to close, and cuts them when they do not: every
+ * writer is gone now, so a process that escaped every check must not hold the call open.
+ */
+async function closePipes(child: ChildProcess, closed: Promise<void>, notes: string[]): Promise<void> {
   let pipesHeld = false;
   await Promise.race([
     closed,
@@ -267,14 +276,21 @@ async function runCommand(
       'A process outside the command still held its output open; output after this point was not captured.',
     );
   }
-  const durationMs = performance.now() - started;
-  const output = await capture.finish();
+}
 
+/** Builds the call's result from how the command ended and what it printed. */
+function commandResult(
+  end: CommandEnd,
+  output: CapturedOutput,
+  facts: { durationMs: number; timeoutMs: number; sandboxed: boolean },
+  notes: string[],
+): AgentToolResult<RunCommandDetails> {
+  const { outcome, stopReason, stoppedProcesses } = end;
   const details: RunCommandDetails = {
     exitCode: outcome.code,
     signal: outcome.signal,
-    durationMs,
-    timeoutMs,
+    durationMs: facts.durationMs,
+    timeoutMs: facts.timeoutMs,
     timedOut: stopReason === 'timeout',
     aborted: stopReason === 'abort',
     stoppedProcesses,
@@ -282,7 +298,7 @@ async function runCommand(
     truncated: output.truncated,
     ...(output.savedPath === undefined ? {} : { savedOutputPath: output.savedPath }),
     ...(outcome.error === undefined ? {} : { spawnError: outcome.error.message }),
-    sandboxed,
+    sandboxed: facts.sandboxed,
   };
   if (outcome.error !== undefined) {
     return {
@@ -296,6 +312,46 @@ async function runCommand(
     details,
     ...(details.timedOut || details.aborted ? { isError: true } : {}),
   };
+}
+
+/** Runs one `run_command` call: check, start, wait (stopping on timeout or abort), collect, report. */
+async function runCommand(
+  settings: ComputerSettings,
+  params: RunCommandParams,
+  signal: AbortSignal,
+): Promise<AgentToolResult<RunCommandDetails>> {
+  const { limits } = settings;
+  const notes: string[] = [];
+  const request = checkRunRequest(limits, params, signal, notes);
+  if ('refused' in request) return request.refused;
+  const { timeoutMs } = request;
+
+  const commandId = randomUUID();
+  const { environment, script } = prepareScript(settings, params.command, commandId);
+  const started = performance.now();
+  const capture = new OutputCapture({
+    maxBytes: limits.maxOutputBytes,
+    maxSavedBytes: limits.maxSavedOutputBytes,
+    openSink: openOutputSink(settings, commandId),
+  });
+  const sandboxed = settings.sandbox.probe !== undefined;
+  let run: CommandRun;
+  try {
+    run = await startCommand(settings, script, environment, commandId, (chunk) => capture.push(chunk));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      content: `The command could not be started: ${message}`,
+      isError: true,
+      details: emptyDetails(timeoutMs, { spawnError: message, sandboxed }),
+    };
+  }
+  const closed = streamsClosed(run.child);
+  const end = await awaitCommandEnd(run, timeoutMs, signal);
+  await closePipes(run.child, closed, notes);
+  const durationMs = performance.now() - started;
+  const output = await capture.finish();
+  return commandResult(end, output, { durationMs, timeoutMs, sandboxed }, notes);
 }
 
 function emptyDetails(timeoutMs: number, overrides: Partial<RunCommandDetails>): RunCommandDetails {
