@@ -212,7 +212,9 @@ describe('the sandbox ends every process with the command', () => {
       ].join('\n'),
     );
     expect(result.details?.exitCode).toBe(0);
-    expect(result.details?.stoppedProcesses).toBe(3);
+    // At least the three sleeps; the double fork's middle subshell may not have exited yet when the
+    // command ends, and is then stopped too.
+    expect(result.details?.stoppedProcesses).toBeGreaterThanOrEqual(3);
     for (const value of tokens) expect(processesWith(value)).toEqual([]);
   });
 });
