@@ -1,12 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
-import { resolveComputerSettings } from '../resolve-computer-settings';
+import { describe, expect, it } from 'vitest';
+import { callTool, toolOnHome, useTempHome } from '../__fixtures__/tool-harness';
 import { createEditFileTool } from './edit-file-tool';
 
-let temp: TempHome;
-const tool = () => createEditFileTool(resolveComputerSettings({ home: temp.home }));
+const temp = useTempHome(() => temp.write('src/math.js', source, 0o755));
+const tool = toolOnHome(temp, createEditFileTool);
 const read = (file: string) => readFileSync(path.join(temp.home, file), 'utf8');
 const source = [
   'function add(a, b) {',
@@ -19,17 +18,10 @@ const source = [
   '',
 ].join('\n');
 
-beforeEach(() => {
-  temp = createTempHome();
-  temp.write('src/math.js', source, 0o755);
-});
-afterEach(() => temp.remove());
-
 describe('exact replacement', () => {
   it('replaces a unique match, keeps the mode, and labels the call', async () => {
     const editFile = tool();
-    expect(editFile.isDestructive).toBe(true);
-    expect(editFile.executionMode).toBe('sequential');
+    expect(editFile).toMatchObject({ isDestructive: true, executionMode: 'sequential' });
     const { text, label } = await callTool(editFile, {
       path: 'src/math.js',
       old_string: 'function add(a, b) {\n  return a - b;',

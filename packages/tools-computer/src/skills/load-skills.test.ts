@@ -1,14 +1,10 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempHome, type TempHome } from '../__fixtures__/tool-harness';
+import { describe, expect, it } from 'vitest';
+import { useTempHome } from '../__fixtures__/tool-harness';
 import { loadSkills } from './load-skills';
 
-let temp: TempHome;
-beforeEach(() => {
-  temp = createTempHome();
-});
-afterEach(() => temp.remove());
+const temp = useTempHome();
 
 describe('loading skills', () => {
   it('loads valid skills with their MCP servers, in folder order', async () => {
