@@ -1,6 +1,7 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CALC_SKILL_MCP_LINES } from '../__fixtures__/calc-skill';
 import { useTempHome } from '../__fixtures__/tool-harness';
 import { loadSkills } from './load-skills';
 
@@ -19,11 +20,7 @@ describe('loading skills', () => {
         'name: calc',
         'description: >',
         '  Do arithmetic with the calculator server.',
-        'mcp:',
-        '  calc:',
-        '    command: node',
-        '    args: [./server.mjs]',
-        '    env: { CALC_MODE: exact }',
+        ...CALC_SKILL_MCP_LINES,
         '---',
         'Use `mcporter call calc.add a=1 b=2`.',
       ].join('\n'),

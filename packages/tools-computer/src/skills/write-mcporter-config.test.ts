@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CALC_SKILL_MCP_LINES } from '../__fixtures__/calc-skill';
 import { callTool, useTempHome } from '../__fixtures__/tool-harness';
 import { createComputerTools } from '../create-computer-tools';
 import { loadSkills } from './load-skills';
@@ -19,11 +20,7 @@ const temp = useTempHome(() => {
       '---',
       'name: calc',
       'description: Arithmetic through the calc MCP server.',
-      'mcp:',
-      '  calc:',
-      '    command: node',
-      '    args: [./server.mjs]',
-      '    env: { CALC_MODE: exact }',
+      ...CALC_SKILL_MCP_LINES,
       '---',
       'Call `mcporter call calc.add a=1 b=2`.',
     ].join('\n'),
