@@ -1,12 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type {
-  AgentToolResult,
-  AnyWorkerAgentTool,
-  ToolExecutionContext,
-  WorkerAgentTool,
-} from '@switchyard/core';
+import type { AgentToolResult, AnyWorkerAgentTool, WorkerAgentTool } from '@switchyard/core';
+import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, beforeEach } from 'vitest';
 import type { ComputerToolsLimits } from '../computer-tools-context';
 import { type ComputerSettings, resolveComputerSettings } from '../resolve-computer-settings';
@@ -81,14 +77,6 @@ export function toolOnHome<TTool>(
   return (limits = {}) => create(resolveComputerSettings({ home: temp.home, limits }));
 }
 
-/** The execution context a tool gets from the loop, with a fixed call id and no progress sink. */
-export function toolContext(
-  signal: AbortSignal = new AbortController().signal,
-  toolCallId = 'call-test',
-): ToolExecutionContext {
-  return { signal, toolCallId, reportProgress: () => undefined };
-}
-
 /** Parses params with the tool's Zod schema (every computer tool is a Zod tool). */
 export function parseParams<TParams>(tool: WorkerAgentTool<TParams>, params: unknown): TParams {
   if (tool.schema === undefined) throw new Error(`tool '${tool.name}' is a JSON-Schema tool, not a Zod one`);
@@ -102,7 +90,7 @@ export async function callTool(
   signal: AbortSignal = new AbortController().signal,
 ): Promise<{ result: AgentToolResult; text: string; label: string | undefined }> {
   const params = parseParams(tool, args);
-  const result = await tool.execute(params, toolContext(signal));
+  const result = await tool.execute(params, createTestToolContext({ signal }));
   const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
   return { result, text, label: tool.describeCompletedActivity?.(params, result) };
 }

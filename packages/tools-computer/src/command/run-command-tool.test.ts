@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processesWith, uniqueSleepToken as token } from '../__fixtures__/host-processes';
-import { parseParams, toolContext } from '../__fixtures__/tool-harness';
+import { parseParams } from '../__fixtures__/tool-harness';
 import type { ComputerToolsContext, SandboxMode, SpawnFunction } from '../computer-tools-context';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import { isProcessAlive } from './process-tree';
@@ -63,7 +64,7 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
   ) {
     const runCommand = tool(overrides);
     const parsed = parseParams(runCommand, params);
-    const result = await runCommand.execute(parsed, toolContext(signal));
+    const result = await runCommand.execute(parsed, createTestToolContext({ signal }));
     return { result, text: typeof result.content === 'string' ? result.content : '', runCommand, parsed };
   }
 
@@ -157,7 +158,7 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
       }, 5);
       try {
         const results = await Promise.all(
-          Array.from({ length: 10 }, () => runCommand.execute({ command: 'true' }, toolContext())),
+          Array.from({ length: 10 }, () => runCommand.execute({ command: 'true' }, createTestToolContext())),
         );
         expect(results.map((result) => result.details?.exitCode)).toEqual(Array(10).fill(0));
       } finally {
@@ -379,7 +380,10 @@ describe('run_command without the sandbox: host process tracking', () => {
     const runCommand = createRunCommandTool(
       resolveComputerSettings({ home, sandbox: 'off', limits: { killGraceMs: 300 } }),
     );
-    const result = await runCommand.execute(parseParams(runCommand, params), toolContext(signal));
+    const result = await runCommand.execute(
+      parseParams(runCommand, params),
+      createTestToolContext({ signal }),
+    );
     return { result, text: typeof result.content === 'string' ? result.content : '' };
   }
 

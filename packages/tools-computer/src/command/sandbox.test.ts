@@ -16,9 +16,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { processesWith, uniqueSleepToken as token } from '../__fixtures__/host-processes';
-import { parseParams, toolContext } from '../__fixtures__/tool-harness';
+import { parseParams } from '../__fixtures__/tool-harness';
 import type { ComputerToolsContext } from '../computer-tools-context';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import type { RunCommandDetails } from './run-command-tool';
@@ -57,7 +58,7 @@ async function runSandboxed(
   );
   const result = await runCommand.execute(
     parseParams(runCommand, { command, ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }) }),
-    toolContext(),
+    createTestToolContext(),
   );
   return { result, text: typeof result.content === 'string' ? result.content : '' };
 }
