@@ -1,10 +1,2 @@
-import { defineConfig } from 'tsup';
-
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+// One build for the library packages: see the repository's tsup.base.ts.
+export { default } from '../../tsup.base';

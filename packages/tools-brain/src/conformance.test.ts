@@ -1,21 +1,11 @@
 import { describeToolCategory } from '@switchyard/testkit/conformance';
-import { memoryBrain } from './__fixtures__/memory-brain';
-import { createBrainTools } from './index';
+import { seededBrainTools } from './__fixtures__/memory-brain';
 
-async function seeded() {
-  const brain = memoryBrain();
-  await brain.remember({
-    agentId: 'ada',
-    title: 'Deploys',
-    body: 'Run make deploy from main.',
-    tags: ['ops'],
-  });
-  return brain;
-}
+const deploys = { title: 'Deploys', body: 'Run make deploy from main.', tags: ['ops'] };
 
 describeToolCategory(
   'brain tools (read-write)',
-  async () => createBrainTools({ brain: await seeded(), agentId: 'ada', mode: 'read-write' }),
+  async () => (await seededBrainTools('read-write', deploys)).tools,
   {
     samples: {
       remember: [{ title: 'Deploys', body: 'Run make deploy from main, then check the dashboard.' }],
@@ -28,6 +18,6 @@ describeToolCategory(
 
 describeToolCategory(
   'brain tools (read-only)',
-  async () => createBrainTools({ brain: await seeded(), agentId: 'ada', mode: 'read-only' }),
+  async () => (await seededBrainTools('read-only', deploys)).tools,
   { samples: { recall: [{ query: 'deploy', tags: ['ops'] }], get_page: [{ pageId: 'p1', maxBytes: 256 }] } },
 );

@@ -1,7 +1,7 @@
 import { defineWorkerTool } from '@switchyard/core';
 import { z } from 'zod';
-import type { BrainPage, BrainService } from './brain-service';
-import { failure } from './tool-helpers';
+import type { BrainService } from './brain-service';
+import { noPage, pageOrResult } from './tool-helpers';
 
 const schema = z.object({ pageId: z.string().describe('The id of the page to forget') });
 
@@ -19,15 +19,13 @@ export function createForgetTool(brain: BrainService, agentId: string) {
     describeCompletedActivity: ({ pageId }, result) =>
       result.isError ? `Could not forget page ${pageId}` : `Forgot page ${pageId}`,
     execute: async ({ pageId }) => {
-      let page: BrainPage | null;
-      try {
-        page = await brain.forget({ agentId, pageId });
-      } catch (error) {
-        return failure('forget the page', error);
-      }
-      if (page === null) {
-        return { content: `You have no page ${pageId}. Find page ids with recall.`, isError: true };
-      }
+      const found = await pageOrResult(
+        'forget the page',
+        () => brain.forget({ agentId, pageId }),
+        noPage(pageId),
+      );
+      if ('result' in found) return found.result;
+      const { page } = found;
       return {
         content: `Forgot page ${page.pageId} "${page.title}": recall and get_page no longer show it (it is archived, not deleted).`,
         details: { pageId: page.pageId, title: page.title, archivedAt: page.archivedAt },

@@ -2,7 +2,7 @@ import { defineWorkerTool } from '@switchyard/core';
 import { z } from 'zod';
 import type { BrainPage, BrainService } from './brain-service';
 import { sliceUtf8 } from './slice-utf8';
-import { failure } from './tool-helpers';
+import { noPage, pageOrResult } from './tool-helpers';
 import { BRAIN_NOTICE, wrapBrainContent } from './untrusted-brain-content';
 
 /** Bytes of a page `get_page` returns when the model gives no `maxBytes`. */
@@ -51,21 +51,15 @@ export function createGetPageTool(brain: BrainService, agentId: string) {
     describeCompletedActivity: ({ pageId }, result) =>
       result.isError ? `Could not read page ${pageId}` : `Read page ${pageId}`,
     execute: async ({ pageId, offset, maxBytes, version }) => {
-      let page: BrainPage | null;
-      try {
-        page = await brain.getPage({ agentId, pageId, ...(version === undefined ? {} : { version }) });
-      } catch (error) {
-        return failure('read the page', error);
-      }
-      if (page === null) {
-        return {
-          content:
-            version === undefined
-              ? `You have no page ${pageId}. Find page ids with recall.`
-              : `You have no page ${pageId} with a version ${version}. Read its current version without version.`,
-          isError: true,
-        };
-      }
+      const found = await pageOrResult(
+        'read the page',
+        () => brain.getPage({ agentId, pageId, ...(version === undefined ? {} : { version }) }),
+        version === undefined
+          ? noPage(pageId)
+          : `You have no page ${pageId} with a version ${version}. Read its current version without version.`,
+      );
+      if ('result' in found) return found.result;
+      const { page } = found;
       const slice = sliceUtf8(page.body, offset ?? 0, maxBytes ?? DEFAULT_PAGE_BYTES);
       const details = {
         pageId: page.pageId,

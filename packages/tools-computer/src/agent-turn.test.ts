@@ -3,13 +3,11 @@ import path from 'node:path';
 import { type AgentEvent, createResponsesModel, runAgentLoop } from '@switchyard/core';
 import { type FakeRequest, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempHome, type TempHome } from './__fixtures__/tool-harness';
+import { describe, expect, it } from 'vitest';
+import { useTempHome } from './__fixtures__/tool-harness';
 import { createComputerTools } from './index';
 
-let temp: TempHome;
-beforeEach(() => {
-  temp = createTempHome();
+const temp = useTempHome(() => {
   temp.write('src/sum.js', 'export function sum(a, b) {\n  return a - b;\n}\n');
   temp.write(
     'test.sh',
@@ -23,7 +21,6 @@ beforeEach(() => {
     0o755,
   );
 });
-afterEach(() => temp.remove());
 
 function outputOf(request: FakeRequest, index: number): string {
   const output = request.functionCallOutputs[index]?.output;

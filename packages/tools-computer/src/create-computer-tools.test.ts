@@ -1,13 +1,9 @@
 import { collectToolSchemas } from '@switchyard/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempHome, type TempHome } from './__fixtures__/tool-harness';
+import { describe, expect, it } from 'vitest';
+import { useTempHome } from './__fixtures__/tool-harness';
 import { ComputerToolsConfigError, checkSandbox, createComputerTools } from './index';
 
-let temp: TempHome;
-beforeEach(() => {
-  temp = createTempHome();
-});
-afterEach(() => temp.remove());
+const temp = useTempHome();
 
 function configError(run: () => unknown): ComputerToolsConfigError {
   try {

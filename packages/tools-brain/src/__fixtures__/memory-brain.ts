@@ -1,4 +1,4 @@
-import type { BrainPage, BrainService } from '../index';
+import { type BrainPage, type BrainService, type BrainToolsMode, createBrainTools } from '../index';
 
 interface StoredPage {
   agentId: string;
@@ -115,4 +115,23 @@ export function memoryBrain(): BrainService & { calls: unknown[] } {
       return current(page);
     },
   };
+}
+
+/** A page written before a test runs; by agent `ada` unless another agent is named. */
+export interface SeedPage {
+  /** The writer; default `ada`. */
+  agentId?: string;
+  /** The page title. */
+  title: string;
+  /** The page text. */
+  body: string;
+  /** The page tags. */
+  tags?: string[];
+}
+
+/** An in-memory Brain holding `pages` (written in order: ids p1, p2, ...) and the brain tools on it for agent ada. */
+export async function seededBrainTools(mode: BrainToolsMode, ...pages: SeedPage[]) {
+  const brain = memoryBrain();
+  for (const page of pages) await brain.remember({ agentId: 'ada', ...page });
+  return { brain, tools: createBrainTools({ brain, agentId: 'ada', mode }) };
 }

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ToolExecutionContext } from '@switchyard/core';
+import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processesWith, uniqueSleepToken as token } from '../__fixtures__/host-processes';
 import { parseParams } from '../__fixtures__/tool-harness';
 import type { ComputerToolsContext, SandboxMode, SpawnFunction } from '../computer-tools-context';
 import { resolveComputerSettings } from '../resolve-computer-settings';
@@ -17,10 +18,6 @@ beforeEach(() => {
 });
 
 afterEach(() => rmSync(home, { recursive: true, force: true }));
-
-function context(signal = new AbortController().signal): ToolExecutionContext {
-  return { signal, toolCallId: 'call-1', reportProgress: () => undefined };
-}
 
 function pidsIn(file: string): number[] {
   return readFileSync(path.join(home, file), 'utf8')
@@ -40,26 +37,6 @@ async function waitForFile(file: string, words: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`${file} never got ${words} pids`);
-}
-
-/** Host processes whose command line contains `token` (zombies have none). */
-function processesWith(token: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(token)) found.push(pid);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** A number unique to one test, for `sleep` arguments the host's process list can be searched for. */
-function token(): string {
-  return `${100 + Math.floor(Math.random() * 800)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
 
 const modes: { name: string; sandbox: SandboxMode }[] = [
@@ -87,7 +64,7 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
   ) {
     const runCommand = tool(overrides);
     const parsed = parseParams(runCommand, params);
-    const result = await runCommand.execute(parsed, context(signal));
+    const result = await runCommand.execute(parsed, createTestToolContext({ signal }));
     return { result, text: typeof result.content === 'string' ? result.content : '', runCommand, parsed };
   }
 
@@ -122,8 +99,7 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
 
     it('is destructive and sequential, and its description says how commands are confined', () => {
       const runCommand = tool();
-      expect(runCommand.isDestructive).toBe(true);
-      expect(runCommand.executionMode).toBe('sequential');
+      expect(runCommand).toMatchObject({ isDestructive: true, executionMode: 'sequential' });
       expect(runCommand.description).toContain(
         sandbox === 'off'
           ? 'Commands are not sandboxed'
@@ -182,7 +158,7 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
       }, 5);
       try {
         const results = await Promise.all(
-          Array.from({ length: 10 }, () => runCommand.execute({ command: 'true' }, context())),
+          Array.from({ length: 10 }, () => runCommand.execute({ command: 'true' }, createTestToolContext())),
         );
         expect(results.map((result) => result.details?.exitCode)).toEqual(Array(10).fill(0));
       } finally {
@@ -404,7 +380,10 @@ describe('run_command without the sandbox: host process tracking', () => {
     const runCommand = createRunCommandTool(
       resolveComputerSettings({ home, sandbox: 'off', limits: { killGraceMs: 300 } }),
     );
-    const result = await runCommand.execute(parseParams(runCommand, params), context(signal));
+    const result = await runCommand.execute(
+      parseParams(runCommand, params),
+      createTestToolContext({ signal }),
+    );
     return { result, text: typeof result.content === 'string' ? result.content : '' };
   }
 

@@ -16,7 +16,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processesWith, uniqueSleepToken as token } from '../__fixtures__/host-processes';
 import { parseParams } from '../__fixtures__/tool-harness';
 import type { ComputerToolsContext } from '../computer-tools-context';
 import { resolveComputerSettings } from '../resolve-computer-settings';
@@ -56,28 +58,9 @@ async function runSandboxed(
   );
   const result = await runCommand.execute(
     parseParams(runCommand, { command, ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }) }),
-    { signal: new AbortController().signal, toolCallId: 'call-1', reportProgress: () => undefined },
+    createTestToolContext(),
   );
   return { result, text: typeof result.content === 'string' ? result.content : '' };
-}
-
-/** Host processes whose command line contains `token`. */
-function processesWith(token: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(token)) found.push(pid);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-function token(): string {
-  return `${100 + Math.floor(Math.random() * 800)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 }
 
 describe('the sandbox hides the worker', () => {

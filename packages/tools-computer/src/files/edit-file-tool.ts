@@ -1,9 +1,10 @@
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
-import { HomePathError } from '../paths/home-path-error';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { homePathFailure } from './home-path-failure';
 import { nearestCandidates } from './nearest-candidates';
+import { plural } from './plural';
 import { numberLine, splitLines } from './read-file-tool';
 import { readTextFile } from './read-text-file';
 import {
@@ -75,7 +76,7 @@ export function createEditFileTool(
     describeCompletedActivity: ({ path }, result) =>
       result.details === undefined
         ? `Could not edit ${path}`
-        : `Edited ${result.details.path} (${result.details.replacements} replacement${result.details.replacements === 1 ? '' : 's'})`,
+        : `Edited ${result.details.path} (${plural(result.details.replacements, 'replacement')})`,
     async execute({ path, old_string, new_string, replace_all }) {
       const fail = (message: string) => ({ content: message, isError: true });
       if (old_string === '')
@@ -156,8 +157,7 @@ export function createEditFileTool(
           details: { path: file.relative, replacements: found, firstLine },
         };
       } catch (caught) {
-        if (caught instanceof HomePathError) return fail(caught.message);
-        throw caught;
+        return homePathFailure(caught);
       }
     },
   });

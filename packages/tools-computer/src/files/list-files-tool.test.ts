@@ -1,15 +1,10 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
-import { resolveComputerSettings } from '../resolve-computer-settings';
+import { describe, expect, it } from 'vitest';
+import { callTool, toolOnHome, useTempHome } from '../__fixtures__/tool-harness';
 import { createListFilesTool } from './list-files-tool';
 
-let temp: TempHome;
-const tool = (limits = {}) => createListFilesTool(resolveComputerSettings({ home: temp.home, limits }));
-
-beforeEach(() => {
-  temp = createTempHome();
+const temp = useTempHome(() => {
   for (const file of [
     'src/a.ts',
     'src/b.ts',
@@ -24,13 +19,12 @@ beforeEach(() => {
   temp.write('../outside/f.ts', '');
   symlinkSync(temp.outside, path.join(temp.home, 'out'));
 });
-afterEach(() => temp.remove());
+const tool = toolOnHome(temp, createListFilesTool);
 
 describe('globbing', () => {
   it('matches across folders, relative to the home, without following symlinks or entering node_modules', async () => {
     const listFiles = tool();
-    expect(listFiles.isReadOnly).toBe(true);
-    expect(listFiles.executionMode).toBe('parallel');
+    expect(listFiles).toMatchObject({ isReadOnly: true, executionMode: 'parallel' });
     const { text, label } = await callTool(listFiles, { pattern: '**/*.ts' });
     expect(text.split('\n')).toEqual(['src/a.ts', 'src/b.ts', 'src/lib/c.ts']);
     expect(label).toBe('Found 3 files matching **/*.ts');

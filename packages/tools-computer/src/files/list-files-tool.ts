@@ -6,6 +6,8 @@ import { describeFileKind } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
 import { compileGlob, GlobWorkLimitError } from './glob';
+import { homePathFailure } from './home-path-failure';
+import { plural } from './plural';
 import { TimeSlice } from './time-slice';
 import { SKIPPED_DIRECTORIES, walkDirectory } from './walk-directory';
 
@@ -68,7 +70,7 @@ export function createListFilesTool(
     describeCompletedActivity: ({ pattern }, result) =>
       result.details === undefined
         ? `Could not list ${pattern}`
-        : `Found ${result.details.count} file${result.details.count === 1 ? '' : 's'} matching ${pattern}`,
+        : `Found ${plural(result.details.count, 'file')} matching ${pattern}`,
     async execute({ pattern, path }, { signal }) {
       const compiled = compileGlob(pattern);
       if (compiled.glob === undefined) return { content: compiled.problem, isError: true };
@@ -76,8 +78,7 @@ export function createListFilesTool(
       try {
         base = await resolveExistingInHome(settings.home, path ?? '.');
       } catch (caught) {
-        if (caught instanceof HomePathError) return { content: caught.message, isError: true };
-        throw caught;
+        return homePathFailure(caught);
       }
       const kind = await lstat(base.real).catch(() => undefined);
       if (kind === undefined) return { content: `${path} does not exist.`, isError: true };

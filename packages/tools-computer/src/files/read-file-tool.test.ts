@@ -1,28 +1,22 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
-import { resolveComputerSettings } from '../resolve-computer-settings';
+import { describe, expect, it } from 'vitest';
+import { callTool, toolOnHome, useTempHome } from '../__fixtures__/tool-harness';
 import { createReadFileTool, numberLine, splitLines } from './read-file-tool';
 
-let temp: TempHome;
-const tool = (limits = {}) => createReadFileTool(resolveComputerSettings({ home: temp.home, limits }));
-
-beforeEach(() => {
-  temp = createTempHome();
+const temp = useTempHome(() => {
   temp.write(
     'src/index.ts',
     `${Array.from({ length: 120 }, (_, index) => `line ${index + 1}`).join('\n')}\n`,
   );
 });
-afterEach(() => temp.remove());
+const tool = toolOnHome(temp, createReadFileTool);
 
 describe('reading', () => {
   it('reads numbered lines and labels the call', async () => {
     const readFile = tool();
-    expect(readFile.isReadOnly).toBe(true);
-    expect(readFile.executionMode).toBe('parallel');
+    expect(readFile).toMatchObject({ isReadOnly: true, executionMode: 'parallel' });
     expect(readFile.describeActivity({ path: 'src/index.ts' })).toBe('Reading src/index.ts');
     const { text, label, result } = await callTool(readFile, { path: 'src/index.ts' });
     expect(text.split('\n')[0]).toBe('     1\tline 1');

@@ -1,7 +1,8 @@
 import { type AgentToolResult, defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
-import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { homePathFailure } from './home-path-failure';
+import { plural } from './plural';
 import { readTextBytes } from './read-text-file';
 import { byteOffsetOfLine, countByteLines } from './text-scan';
 import { TimeSlice } from './time-slice';
@@ -77,7 +78,7 @@ export function createReadFileTool(
     describeCompletedActivity: ({ path }, result) =>
       result.details === undefined
         ? `Could not read ${path}`
-        : `Read ${result.details.linesRead} line${result.details.linesRead === 1 ? '' : 's'} of ${result.details.path}`,
+        : `Read ${plural(result.details.linesRead, 'line')} of ${result.details.path}`,
     async execute({ path, offset, limit }) {
       if (offset !== undefined && offset < 1)
         return error(`offset must be 1 or more (line numbers start at 1), got ${offset}.`);
@@ -86,8 +87,7 @@ export function createReadFileTool(
       try {
         file = await readTextBytes(settings.home, path, limits.maxFileBytes);
       } catch (caught) {
-        if (caught instanceof HomePathError) return error(caught.message);
-        throw caught;
+        return homePathFailure(caught);
       }
       // Lines are counted and located in the bytes (a newline is byte 10 in UTF-8) and only the
       // lines shown are decoded: splitting a 10 MB file of short lines took 550 ms, and decoding it

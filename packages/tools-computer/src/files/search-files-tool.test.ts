@@ -1,28 +1,22 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
-import { resolveComputerSettings } from '../resolve-computer-settings';
+import { describe, expect, it } from 'vitest';
+import { callTool, toolOnHome, useTempHome } from '../__fixtures__/tool-harness';
 import { createSearchFilesTool } from './search-files-tool';
 
-let temp: TempHome;
-const tool = (limits = {}) => createSearchFilesTool(resolveComputerSettings({ home: temp.home, limits }));
-
-beforeEach(() => {
-  temp = createTempHome();
+const temp = useTempHome(() => {
   temp.write('src/a.ts', 'export const answer = 42;\n// TODO: more\n');
   temp.write('src/b.md', 'todo list\nnothing\n');
   temp.write('img.bin', Buffer.from([0, 1, 2, 0x54, 0x4f, 0x44, 0x4f]));
   temp.write('../outside/secret.ts', 'TODO outside\n');
   symlinkSync(path.join(temp.outside, 'secret.ts'), path.join(temp.home, 'link.ts'));
 });
-afterEach(() => temp.remove());
+const tool = toolOnHome(temp, createSearchFilesTool);
 
 describe('searching', () => {
   it('returns path:line: text for each match and labels the call', async () => {
     const searchFiles = tool();
-    expect(searchFiles.isReadOnly).toBe(true);
-    expect(searchFiles.executionMode).toBe('parallel');
+    expect(searchFiles).toMatchObject({ isReadOnly: true, executionMode: 'parallel' });
     const { text, label } = await callTool(searchFiles, { pattern: 'TODO' });
     expect(text).toBe('src/a.ts:2: // TODO: more\n[1 binary or oversized file was skipped.]');
     expect(label).toBe('Found 1 match for `TODO`');

@@ -9,6 +9,7 @@ import type { ComputerSettings } from '../resolve-computer-settings';
 import { type CompiledGlob, compileGlob, GlobWorkLimitError } from './glob';
 import { type FileMatches, LineMatcher, MatchTimeoutError } from './line-matcher';
 import { mentionedSkippedDirectories } from './list-files-tool';
+import { plural } from './plural';
 import { SIGNATURES } from './read-text-file';
 import { TimeSlice } from './time-slice';
 import { walkDirectory } from './walk-directory';
@@ -242,9 +243,7 @@ function formatSearchResult(
 ): { content: string; details: SearchFilesDetails } {
   const { results, searchedFiles, skippedFiles, skippedSpecialFiles, capped } = search;
   const lines =
-    results.length === 0
-      ? [`No matches for ${pattern} in ${searchedFiles} file${searchedFiles === 1 ? '' : 's'}.`]
-      : [...results];
+    results.length === 0 ? [`No matches for ${pattern} in ${plural(searchedFiles, 'file')}.`] : [...results];
   if (capped)
     lines.push(
       `[Only the first ${limits.maxSearchMatches} matches are shown; narrow the pattern, path or glob.]`,

@@ -7,20 +7,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectLoopKeptRunning, watchEventLoop } from '../__fixtures__/event-loop-watch';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
+import { callTool, useTempHome } from '../__fixtures__/tool-harness';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import { createEditFileTool } from './edit-file-tool';
 import { createListFilesTool } from './list-files-tool';
 import { createReadFileTool } from './read-file-tool';
 import { createSearchFilesTool } from './search-files-tool';
 
-let temp: TempHome;
+const temp = useTempHome(undefined, 'switchyard-untrusted-');
 const settings = () => resolveComputerSettings({ home: temp.home });
-
-beforeEach(() => {
-  temp = createTempHome('switchyard-untrusted-');
-});
-afterEach(() => temp.remove());
 
 async function watched<T>(call: () => Promise<T>): Promise<T> {
   const watch = watchEventLoop();

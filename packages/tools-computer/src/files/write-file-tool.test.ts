@@ -1,23 +1,16 @@
 import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
-import { resolveComputerSettings } from '../resolve-computer-settings';
+import { describe, expect, it } from 'vitest';
+import { callTool, toolOnHome, useTempHome } from '../__fixtures__/tool-harness';
 import { createWriteFileTool } from './write-file-tool';
 
-let temp: TempHome;
-const tool = () => createWriteFileTool(resolveComputerSettings({ home: temp.home }));
-
-beforeEach(() => {
-  temp = createTempHome();
-});
-afterEach(() => temp.remove());
+const temp = useTempHome();
+const tool = toolOnHome(temp, createWriteFileTool);
 
 describe('writing', () => {
   it('creates parent folders and labels the call', async () => {
     const writeFile = tool();
-    expect(writeFile.isDestructive).toBe(true);
-    expect(writeFile.executionMode).toBe('sequential');
+    expect(writeFile).toMatchObject({ isDestructive: true, executionMode: 'sequential' });
     expect(writeFile.describeActivity({ path: 'notes/todo.md', content: '' })).toBe('Writing notes/todo.md');
     const { text, label } = await callTool(writeFile, { path: 'notes/todo.md', content: 'a\nb\n' });
     expect(text).toBe('Created notes/todo.md (2 lines, 4 bytes).');

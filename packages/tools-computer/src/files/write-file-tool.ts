@@ -1,8 +1,9 @@
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
-import { HomePathError } from '../paths/home-path-error';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { homePathFailure } from './home-path-failure';
+import { plural } from './plural';
 import { countLines } from './text-scan';
 import { TimeSlice } from './time-slice';
 
@@ -47,18 +48,17 @@ export function createWriteFileTool(
     describeCompletedActivity: ({ path }, result) =>
       result.details === undefined
         ? `Could not write ${path}`
-        : `Wrote ${result.details.lines} line${result.details.lines === 1 ? '' : 's'} to ${result.details.path}`,
+        : `Wrote ${plural(result.details.lines, 'line')} to ${result.details.path}`,
     async execute({ path, content }) {
       try {
         const written = await writeFileInHome(settings.home, path, content);
         const lines = await countLines(content, new TimeSlice());
         return {
-          content: `${written.created ? 'Created' : 'Overwrote'} ${written.relative} (${lines} line${lines === 1 ? '' : 's'}, ${written.bytes} bytes).`,
+          content: `${written.created ? 'Created' : 'Overwrote'} ${written.relative} (${plural(lines, 'line')}, ${written.bytes} bytes).`,
           details: { path: written.relative, created: written.created, lines, bytes: written.bytes },
         };
       } catch (caught) {
-        if (caught instanceof HomePathError) return { content: caught.message, isError: true };
-        throw caught;
+        return homePathFailure(caught);
       }
     },
   });

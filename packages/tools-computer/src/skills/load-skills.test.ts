@@ -1,14 +1,11 @@
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTempHome, type TempHome } from '../__fixtures__/tool-harness';
+import { describe, expect, it } from 'vitest';
+import { CALC_SKILL_MCP_LINES } from '../__fixtures__/calc-skill';
+import { useTempHome } from '../__fixtures__/tool-harness';
 import { loadSkills } from './load-skills';
 
-let temp: TempHome;
-beforeEach(() => {
-  temp = createTempHome();
-});
-afterEach(() => temp.remove());
+const temp = useTempHome();
 
 describe('loading skills', () => {
   it('loads valid skills with their MCP servers, in folder order', async () => {
@@ -23,11 +20,7 @@ describe('loading skills', () => {
         'name: calc',
         'description: >',
         '  Do arithmetic with the calculator server.',
-        'mcp:',
-        '  calc:',
-        '    command: node',
-        '    args: [./server.mjs]',
-        '    env: { CALC_MODE: exact }',
+        ...CALC_SKILL_MCP_LINES,
         '---',
         'Use `mcporter call calc.add a=1 b=2`.',
       ].join('\n'),

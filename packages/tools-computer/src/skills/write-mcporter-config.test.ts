@@ -1,8 +1,9 @@
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { callTool, createTempHome, type TempHome } from '../__fixtures__/tool-harness';
+import { describe, expect, it } from 'vitest';
+import { CALC_SKILL_MCP_LINES } from '../__fixtures__/calc-skill';
+import { callTool, useTempHome } from '../__fixtures__/tool-harness';
 import { createComputerTools } from '../create-computer-tools';
 import { loadSkills } from './load-skills';
 import { projectSkills } from './project-skills';
@@ -12,20 +13,14 @@ import { writeMcporterConfig } from './write-mcporter-config';
 const fixture = fileURLToPath(new URL('../__fixtures__/calc-mcp-server.mjs', import.meta.url));
 const packageNodeModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
 
-let temp: TempHome;
-beforeEach(() => {
-  temp = createTempHome();
+const temp = useTempHome(() => {
   temp.write(
     'skills/calc/SKILL.md',
     [
       '---',
       'name: calc',
       'description: Arithmetic through the calc MCP server.',
-      'mcp:',
-      '  calc:',
-      '    command: node',
-      '    args: [./server.mjs]',
-      '    env: { CALC_MODE: exact }',
+      ...CALC_SKILL_MCP_LINES,
       '---',
       'Call `mcporter call calc.add a=1 b=2`.',
     ].join('\n'),
@@ -41,7 +36,6 @@ beforeEach(() => {
     symlinkSync(realpathSync(path.join(packageNodeModules, dependency)), link, 'dir');
   }
 });
-afterEach(() => temp.remove());
 
 describe('MCP-backed skills through mcporter', () => {
   it('writes the servers into config/mcporter.json with no imports, paths anchored to the config folder', async () => {
