@@ -12,6 +12,9 @@ export interface BackgroundJobToolsContext {
   agentId: string;
 }
 
+// Module level, shared by check_background_job and cancel_background_job: one schema object, converted once.
+const jobIdSchema = z.object({ jobId: z.string().describe('The job id') });
+
 /**
  * Creates the background job tools: `start_background_job`, `check_background_job` and
  * `cancel_background_job`, scoped to `agentId`. A turn that may not create jobs (a task or job turn)
@@ -73,7 +76,7 @@ export function createBackgroundJobTools(context: BackgroundJobToolsContext): An
   const check = defineWorkerTool({
     name: 'check_background_job',
     description: 'Check one of your background jobs: its status, and its result once it has one.',
-    schema: z.object({ jobId: z.string().describe('The job id') }),
+    schema: jobIdSchema,
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: ({ jobId }) => `Checking background job ${jobId}`,
@@ -88,7 +91,7 @@ export function createBackgroundJobTools(context: BackgroundJobToolsContext): An
   const cancel = defineWorkerTool({
     name: 'cancel_background_job',
     description: 'Cancel one of your queued or running background jobs.',
-    schema: z.object({ jobId: z.string().describe('The job id') }),
+    schema: jobIdSchema,
     executionMode: 'sequential',
     isDestructive: true,
     describeActivity: ({ jobId }) => `Cancelling background job ${jobId}`,

@@ -39,6 +39,9 @@ const workflowSchema = z.object({
     .describe('The tasks; those without dependencies start at once, in parallel'),
 });
 
+// Module level, shared by show_workflow and cancel_workflow: one schema object, converted once.
+const workflowIdSchema = z.object({ workflowId: z.string().describe('The workflow id') });
+
 /**
  * Creates the workflow tools of an ordinary text turn: `workflow`, `show_workflow`,
  * `list_workflows` and `cancel_workflow`, in that order, all scoped to `agentId`.
@@ -101,7 +104,7 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
   const showWorkflow = defineWorkerTool({
     name: 'show_workflow',
     description: "Show one of your workflows: each task's status, the results so far and any errors.",
-    schema: z.object({ workflowId: z.string().describe('The workflow id') }),
+    schema: workflowIdSchema,
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: ({ workflowId }) => `Checking workflow ${workflowId}`,
@@ -140,7 +143,7 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
     description:
       'Cancel one of your running workflows: pending tasks never start, running ones are aborted, ' +
       'results already stored stay.',
-    schema: z.object({ workflowId: z.string().describe('The workflow id') }),
+    schema: workflowIdSchema,
     executionMode: 'sequential',
     isDestructive: true,
     describeActivity: ({ workflowId }) => `Cancelling workflow ${workflowId}`,
