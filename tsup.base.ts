@@ -1,14 +1,15 @@
-import { defineConfig } from 'tsup';
+import type { Options } from 'tsup';
 
 /**
- * The build the library packages share: `src/index.ts` as ESM for Node 20, with type declarations
- * and source maps, into a cleaned `dist/`. A package's `tsup.config.ts` re-exports it.
+ * The build every library package shares: one ESM entry `src/index.ts` with its declarations and
+ * source maps, for Node 20. A package with more entries spreads this and overrides `entry` (and
+ * `dts`). Listed in turbo.json's globalDependencies, so changing it rebuilds every package.
  */
-export default defineConfig({
+export const libraryBuild = {
   entry: ['src/index.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,
   clean: true,
   target: 'node20',
-});
+} satisfies Options;

@@ -1,2 +1,4 @@
-// One build for the library packages: see the repository's tsup.base.ts.
-export { default } from '../../tsup.base';
+import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base';
+
+export default defineConfig(libraryBuild);

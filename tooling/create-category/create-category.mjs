@@ -62,15 +62,9 @@ function files(name, versions) {
 }
 `,
     'tsup.config.ts': `import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+export default defineConfig(libraryBuild);
 `,
     'src/index.ts': `// Any export added here is public API: keep it named, documented and deliberate.
 

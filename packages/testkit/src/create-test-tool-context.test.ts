@@ -1,15 +1,10 @@
-import { defineWorkerTool } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import { paramlessTool } from './__fixtures__/paramless-tool';
 import { createTestToolContext } from './index';
 
 describe('createTestToolContext', () => {
   it('records progress and aborts through its controller', async () => {
-    const tool = defineWorkerTool({
-      name: 'count',
-      description: 'Counts to three.',
-      schema: z.object({}),
-      describeActivity: () => 'Counting',
+    const tool = paramlessTool('count', {
       execute: (_params, context) => {
         for (let completed = 1; completed <= 3; completed += 1)
           context.reportProgress({ completed, total: 3 });

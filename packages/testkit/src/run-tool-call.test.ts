@@ -1,6 +1,7 @@
 import { type AgentToolResult, defineWorkerTool } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { paramlessTool } from './__fixtures__/paramless-tool';
 import { runToolCall } from './run-tool-call';
 
 const readNote = defineWorkerTool({
@@ -56,11 +57,7 @@ describe('runToolCall', () => {
   });
 
   it("returns the tool's own error result as completed, with the result as the tool returned it", async () => {
-    const refusing = defineWorkerTool({
-      name: 'refusing',
-      description: 'Refuse.',
-      schema: z.object({}),
-      describeActivity: () => 'Refusing',
+    const refusing = paramlessTool('refusing', {
       execute: () => ({ content: 'not allowed here', isError: true }),
     });
     const call = await runToolCall(refusing, {});
@@ -72,11 +69,7 @@ describe('runToolCall', () => {
   });
 
   it('passes an outer signal to execute', async () => {
-    const waits = defineWorkerTool({
-      name: 'waits',
-      description: 'Waits for abort.',
-      schema: z.object({}),
-      describeActivity: () => 'Waiting',
+    const waits = paramlessTool('waits', {
       execute: (_params, context) =>
         new Promise<AgentToolResult>((_, reject) =>
           context.signal.addEventListener('abort', () => reject(new Error('stopped'))),
@@ -113,13 +106,7 @@ describe('runToolCall', () => {
 // The loop's own per-call pipeline, not a copy of it: what a turn enforces, runToolCall enforces.
 describe('runToolCall runs the per-call pipeline of the loop', () => {
   it('times a call out after timeoutMs', async () => {
-    const hangs = defineWorkerTool({
-      name: 'hangs',
-      description: 'Never returns.',
-      schema: z.object({}),
-      describeActivity: () => 'Hanging',
-      execute: () => new Promise<AgentToolResult>(() => {}),
-    });
+    const hangs = paramlessTool('hangs', { execute: () => new Promise<AgentToolResult>(() => {}) });
     const call = await runToolCall(hangs, {}, { timeoutMs: 20, abandonGraceMs: 20 });
     expect(call.status).toBe('timeout');
     const output = call.status === 'timeout' ? call.output : '';
@@ -129,22 +116,13 @@ describe('runToolCall runs the per-call pipeline of the loop', () => {
   });
 
   it('refuses a result without content, as the loop does', async () => {
-    const empty = defineWorkerTool({
-      name: 'empty',
-      description: 'Returns no content.',
-      schema: z.object({}),
-      describeActivity: () => 'Returning nothing',
-      execute: () => ({ details: 1 }) as unknown as AgentToolResult,
-    });
+    const empty = paramlessTool('empty', { execute: () => ({ details: 1 }) as unknown as AgentToolResult });
     const call = await runToolCall(empty, {});
     expect(call.status).toBe('invalid-result');
   });
 
   it('caps the result and falls back to the tool name for a label that throws', async () => {
-    const loud = defineWorkerTool({
-      name: 'loud',
-      description: 'Returns a lot.',
-      schema: z.object({}),
+    const loud = paramlessTool('loud', {
       describeActivity: () => {
         throw new Error('label defect');
       },

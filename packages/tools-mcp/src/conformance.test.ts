@@ -1,23 +1,12 @@
 import { runToolCall } from '@switchyard/testkit';
 import { describeToolCategory } from '@switchyard/testkit/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer } from './__fixtures__/fixture-paths';
-import { connectMcpServers, type McpServers } from './connect-mcp-servers';
+import { describe, expect, it } from 'vitest';
+import { calcStdio, connectForSuite } from './__fixtures__/connect-for-suite';
 import { createMcpTools } from './create-mcp-tools';
 
-let servers: McpServers;
+const suite = connectForSuite({ calc: calcStdio() });
 
-beforeAll(async () => {
-  servers = await connectMcpServers({
-    servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
-  });
-});
-
-afterAll(async () => {
-  await servers?.close();
-});
-
-describeToolCategory('MCP tools', () => createMcpTools({ servers }), {
+describeToolCategory('MCP tools', () => createMcpTools({ servers: suite.servers }), {
   samples: { 'calc.add': [{ a: 2, b: 3 }], 'calc.fail': [{ reason: 'sample' }] },
   skipExecute: {
     'calc.crash': 'exits the server process; covered by server-failures.test.ts',
@@ -28,7 +17,7 @@ describeToolCategory('MCP tools', () => createMcpTools({ servers }), {
 
 describe('arguments through the ladder', () => {
   function add() {
-    const tool = createMcpTools({ servers }).find((candidate) => candidate.name === 'add');
+    const tool = createMcpTools({ servers: suite.servers }).find((candidate) => candidate.name === 'add');
     if (!tool) throw new Error('no add tool');
     return tool;
   }

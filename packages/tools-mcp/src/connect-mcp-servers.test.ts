@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calcStdioServer } from './__fixtures__/fixture-paths';
+import { calcStdio } from './__fixtures__/connect-for-suite';
 import { connectMcpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
 
@@ -7,7 +7,7 @@ describe('servers without tools', () => {
   it('connects a server that offers no tools capability and gives it no tools', async () => {
     const servers = await connectMcpServers({
       servers: {
-        empty: { command: process.execPath, args: [calcStdioServer], env: { CALC_NO_TOOLS: '1' } },
+        empty: calcStdio({ env: { CALC_NO_TOOLS: '1' } }),
       },
     });
     try {

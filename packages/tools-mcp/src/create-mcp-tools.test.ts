@@ -9,6 +9,7 @@ import {
   type ToolProgress,
 } from '@switchyard/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { calcStdio } from './__fixtures__/connect-for-suite';
 import { addInputSchemaFile, calcStdioServer } from './__fixtures__/fixture-paths';
 import { connectMcpServers, type McpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
@@ -234,7 +235,7 @@ describe('calls', () => {
   it("adds callMeta to every call's _meta, beside the progress token, asked at call time", async () => {
     let traceParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const traced = await connectMcpServers({
-      servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
+      servers: { calc: calcStdio() },
       callMeta: () => ({ traceparent: traceParent, progressToken: 'mine', dropped: 5 as unknown as string }),
     });
     try {

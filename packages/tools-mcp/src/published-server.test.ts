@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { collectToolSchemas, type ToolExecutionContext } from '@switchyard/core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectMcpServers, type McpServers } from './connect-mcp-servers';
+import { describe, expect, it, vi } from 'vitest';
+import { connectForSuite } from './__fixtures__/connect-for-suite';
 import { createMcpTools } from './create-mcp-tools';
 
 // The published reference server, installed as a pinned devDependency and started from
@@ -21,35 +21,27 @@ const context = (): ToolExecutionContext => ({
   reportProgress: () => {},
 });
 
-let servers: McpServers;
-
-beforeAll(async () => {
-  servers = await connectMcpServers({
-    servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } },
-  });
-});
-
-afterAll(async () => {
-  await servers?.close();
+const suite = connectForSuite({
+  everything: { command: process.execPath, args: [everythingServer, 'stdio'] },
 });
 
 describe('@modelcontextprotocol/server-everything', () => {
   it('leaves out simulate-research-query, which runs only as a task, and says why', async () => {
     // The server registers it once the handshake is done and announces the changed tool list.
     await vi.waitFor(() =>
-      expect(servers.skippedTools().map(({ tool }) => tool)).toContain('simulate-research-query'),
+      expect(suite.servers.skippedTools().map(({ tool }) => tool)).toContain('simulate-research-query'),
     );
-    const skipped = servers.skippedTools().find(({ tool }) => tool === 'simulate-research-query');
+    const skipped = suite.servers.skippedTools().find(({ tool }) => tool === 'simulate-research-query');
     expect(skipped).toMatchObject({ server: 'everything', kind: 'task-required' });
     expect(skipped?.reason).toContain('execution.taskSupport: "required"');
-    const tools = createMcpTools({ servers });
+    const tools = createMcpTools({ servers: suite.servers });
     expect(tools.map((tool) => tool.name)).toContain('echo');
     expect(tools.some((tool) => tool.name === 'simulate-research-query')).toBe(false);
     expect(JSON.stringify(collectToolSchemas(tools).tools)).not.toContain('simulate-research-query');
   });
 
   it('calls an ordinary tool', async () => {
-    const echo = createMcpTools({ servers }).find((tool) => tool.name === 'echo');
+    const echo = createMcpTools({ servers: suite.servers }).find((tool) => tool.name === 'echo');
     const result = await echo?.execute({ message: 'over stdio' }, context());
     expect(result).toEqual({
       content: [{ type: 'text', text: 'Echo: over stdio' }],
@@ -58,7 +50,7 @@ describe('@modelcontextprotocol/server-everything', () => {
   });
 
   it('passes its PNG image through as an image', async () => {
-    const image = createMcpTools({ servers }).find((tool) => tool.name === 'get-tiny-image');
+    const image = createMcpTools({ servers: suite.servers }).find((tool) => tool.name === 'get-tiny-image');
     const result = await image?.execute({}, context());
     const parts = Array.isArray(result?.content) ? result.content : [];
     expect(parts.map((part) => part.type)).toEqual(['text', 'image', 'text']);

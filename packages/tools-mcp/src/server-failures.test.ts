@@ -1,6 +1,6 @@
 import type { AgentToolResult, AnyWorkerAgentTool, ToolExecutionContext } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { calcStdioServer } from './__fixtures__/fixture-paths';
+import { calcStdio } from './__fixtures__/connect-for-suite';
 import { connectMcpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
 import { McpConfigurationError } from './errors/mcp-configuration-error';
@@ -37,7 +37,7 @@ async function connectError(run: () => Promise<unknown>): Promise<McpConnectionE
 describe('a server that dies mid-call', () => {
   it('yields a tool error, restarts the server once for the next call, then reports it unavailable', async () => {
     const servers = await connectMcpServers({
-      servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
+      servers: { calc: calcStdio() },
     });
     try {
       const tools = createMcpTools({ servers });
@@ -79,7 +79,7 @@ describe('a server that dies mid-call', () => {
 
   it('answers calls after close with an error result', async () => {
     const servers = await connectMcpServers({
-      servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
+      servers: { calc: calcStdio() },
     });
     const add = find(createMcpTools({ servers }), 'add');
     await servers.close();
@@ -103,7 +103,7 @@ describe('start-up failures', () => {
     const error = await connectError(() =>
       connectMcpServers({
         servers: {
-          calc: { command: process.execPath, args: [calcStdioServer] },
+          calc: calcStdio(),
           broken: {
             command: process.execPath,
             args: ['-e', "console.error('missing API key'); process.exit(3)"],
@@ -136,9 +136,7 @@ describe('start-up failures', () => {
   });
 
   it('refuses a bad configuration before starting anything', async () => {
-    await expect(
-      connectMcpServers({ servers: { 'calc.v2': { command: process.execPath, args: [calcStdioServer] } } }),
-    ).rejects.toSatisfy(
+    await expect(connectMcpServers({ servers: { 'calc.v2': calcStdio() } })).rejects.toSatisfy(
       (error: unknown) => McpConfigurationError.isInstance(error) && error.field === 'servers["calc.v2"]',
     );
   });

@@ -1,31 +1,16 @@
 // `strict: 'auto'` on a server: its tools' schemas go out as core's strict projection, while the
 // server's own schema still validates every call. Real stdio server, real openai SDK, fake model.
-import { collectToolSchemas, createResponsesModel, runAgentLoop } from '@switchyard/core';
-import { startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer } from './__fixtures__/fixture-paths';
-import { connectMcpServers, type McpServers } from './connect-mcp-servers';
+import { collectToolSchemas } from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import { calcStdio, connectForSuite } from './__fixtures__/connect-for-suite';
+import { runOnFakeModel } from './__fixtures__/run-on-fake-model';
 import { createMcpTools } from './create-mcp-tools';
 
-let servers: McpServers;
-
-beforeAll(async () => {
-  servers = await connectMcpServers({
-    servers: {
-      strict: { command: process.execPath, args: [calcStdioServer], strict: 'auto' },
-      plain: { command: process.execPath, args: [calcStdioServer] },
-    },
-  });
-});
-
-afterAll(async () => {
-  await servers?.close();
-});
+const suite = connectForSuite({ strict: calcStdio({ strict: 'auto' }), plain: calcStdio() });
 
 describe("strict: 'auto'", () => {
   it('sends the projection of every schema that has one, strict, and leaves the other server unchanged', () => {
-    const manifest = collectToolSchemas(createMcpTools({ servers }));
+    const manifest = collectToolSchemas(createMcpTools({ servers: suite.servers }));
     const entry = (key: string) => manifest.entries.find((candidate) => candidate.key === key);
     expect(entry('strict.big')).toMatchObject({ strict: true, external: true });
     expect(entry('strict.big')?.fallbackReason).toBeUndefined();
@@ -48,37 +33,29 @@ describe("strict: 'auto'", () => {
     });
     // The server's schema object itself is untouched.
     expect(
-      createMcpTools({ servers }).find((tool) => tool.namespace === 'strict' && tool.name === 'big')
-        ?.jsonSchema,
+      createMcpTools({ servers: suite.servers }).find(
+        (tool) => tool.namespace === 'strict' && tool.name === 'big',
+      )?.jsonSchema,
     ).toEqual({ type: 'object', properties: { bytes: { type: 'integer', minimum: 8 } } });
   });
 
   it('maps the null of an optional property back to absent and still enforces the server schema', async () => {
-    const fake = await startFakeResponsesServer({
-      script: [
-        {
-          functionCalls: [
-            { name: 'big', namespace: 'strict', arguments: { bytes: null }, callId: 'c1' },
-            { name: 'big', namespace: 'strict', arguments: { bytes: 3 }, callId: 'c2' },
-          ],
-        },
-        { text: 'done' },
-      ],
-    });
-    try {
-      const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test', maxRetries: 0 });
-      const run = runAgentLoop({
-        model: createResponsesModel({ client, model: 'fake-model' }),
-        tools: createMcpTools({ servers }),
-        input: 'Get a small result.',
-      });
+    const script = [
+      {
+        functionCalls: [
+          { name: 'big', namespace: 'strict', arguments: { bytes: null }, callId: 'c1' },
+          { name: 'big', namespace: 'strict', arguments: { bytes: 3 }, callId: 'c2' },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const tools = createMcpTools({ servers: suite.servers });
+    await runOnFakeModel({ script, tools, input: 'Get a small result.' }, async ({ run, fake }) => {
       expect((await run.result()).status).toBe('completed');
       const outputs = fake.requests[1]?.functionCallOutputs ?? [];
       // No bytes given: the server's default of 8 applies.
       expect(outputs[0]?.output).toEqual([{ type: 'input_text', text: 'BEGINEND' }]);
       expect(JSON.stringify(outputs[1]?.output)).toMatch(/\/bytes: .*8/);
-    } finally {
-      await fake.close();
-    }
+    });
   });
 });

@@ -3,30 +3,14 @@
 // and caps the result before the model reads it. Real stdio server, real openai SDK, fake model.
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import {
-  type AgentEvent,
-  type AnyWorkerAgentTool,
-  createResponsesModel,
-  runAgentLoop,
-} from '@switchyard/core';
-import { runToolCall, startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer } from './__fixtures__/fixture-paths';
-import { connectMcpServers, type McpServers } from './connect-mcp-servers';
+import type { AgentEvent, AnyWorkerAgentTool } from '@switchyard/core';
+import { runToolCall } from '@switchyard/testkit';
+import { describe, expect, it } from 'vitest';
+import { calcStdio, connectForSuite } from './__fixtures__/connect-for-suite';
+import { runOnFakeModel } from './__fixtures__/run-on-fake-model';
 import { createMcpTools } from './create-mcp-tools';
 
-let servers: McpServers;
-
-beforeAll(async () => {
-  servers = await connectMcpServers({
-    servers: { calc: { command: process.execPath, args: [calcStdioServer] } },
-  });
-});
-
-afterAll(async () => {
-  await servers?.close();
-});
+const suite = connectForSuite({ calc: calcStdio() });
 
 /** Runs `work` while sampling the event loop every 10 ms; returns the longest block and the time taken. */
 async function measureEventLoop<T>(work: () => Promise<T>) {
@@ -42,7 +26,7 @@ async function measureEventLoop<T>(work: () => Promise<T>) {
 }
 
 function tool(name: string): AnyWorkerAgentTool {
-  const found = createMcpTools({ servers }).find((candidate) => candidate.name === name);
+  const found = createMcpTools({ servers: suite.servers }).find((candidate) => candidate.name === name);
   if (!found) throw new Error(`no tool ${name}`);
   return found;
 }
@@ -82,21 +66,12 @@ describe('non-finite arguments', () => {
 
 describe('a 3 MB MCP result', () => {
   it('reaches the next model request cut to 64 KiB, head and tail kept, the cut recorded', async () => {
-    const fake = await startFakeResponsesServer({
-      script: [
-        {
-          functionCalls: [{ name: 'big', namespace: 'calc', arguments: { bytes: 3_000_000 }, callId: 'c1' }],
-        },
-        { text: 'done' },
-      ],
-    });
-    try {
-      const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test', maxRetries: 0 });
-      const run = runAgentLoop({
-        model: createResponsesModel({ client, model: 'fake-model' }),
-        tools: createMcpTools({ servers }),
-        input: 'Get the big result.',
-      });
+    const script = [
+      { functionCalls: [{ name: 'big', namespace: 'calc', arguments: { bytes: 3_000_000 }, callId: 'c1' }] },
+      { text: 'done' },
+    ];
+    const tools = createMcpTools({ servers: suite.servers });
+    await runOnFakeModel({ script, tools, input: 'Get the big result.' }, async ({ run, fake }) => {
       const events: AgentEvent[] = [];
       const { elapsedMs, maxDelayMs } = await measureEventLoop(async () => {
         for await (const event of run) events.push(event);
@@ -124,8 +99,6 @@ describe('a 3 MB MCP result', () => {
         tool: 'big',
         resultCut: { originalBytes: 3_000_000 },
       });
-    } finally {
-      await fake.close();
-    }
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { collectToolSchemas } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
+import { configErrorThrown } from './__fixtures__/config-error-thrown';
 import * as publicApi from './index';
-import { createWebTools, WebToolsConfigError } from './index';
+import { createWebTools } from './index';
 
 describe('createWebTools: tools exist only where bound', () => {
   it('returns no tools when nothing is bound', () => {
@@ -41,14 +42,7 @@ describe('createWebTools: tools exist only where bound', () => {
       [{ search: 'brave' }, 'search'],
     ];
     for (const [context, field] of attempts) {
-      let caught: unknown;
-      try {
-        createWebTools(context as never);
-      } catch (error) {
-        caught = error;
-      }
-      expect(WebToolsConfigError.isInstance(caught)).toBe(true);
-      expect((caught as WebToolsConfigError).field).toBe(field);
+      expect(configErrorThrown(() => createWebTools(context as never)).field).toBe(field);
     }
   });
 });

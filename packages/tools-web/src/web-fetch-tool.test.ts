@@ -1,8 +1,8 @@
 import { createTestToolContext, runToolCall } from '@switchyard/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { configErrorThrown } from './__fixtures__/config-error-thrown';
 import { type LocalServer, startLocalServer } from './__fixtures__/local-server';
 import { loopbackOnlyConnector } from './__fixtures__/loopback-only-connector';
-import { WebToolsConfigError } from './errors/web-tools-config-error';
 import { closeRenderThreads } from './fetch/render-pool';
 import { createWebFetchTool, MAX_BODY_BYTES, type WebFetchOptions } from './web-fetch-tool';
 
@@ -290,14 +290,7 @@ describe('web_fetch: configuration', () => {
     [{ userAgent: 'a\r\nX-Injected: 1' }, 'fetch.userAgent'],
     [{ allowedTargets: ['localhost:80'] }, 'fetch.allowedTargets[0]'],
   ])('throws naming the field for %o', (options, field) => {
-    let caught: unknown;
-    try {
-      createWebFetchTool(options as WebFetchOptions);
-    } catch (error) {
-      caught = error;
-    }
-    expect(WebToolsConfigError.isInstance(caught)).toBe(true);
-    expect((caught as WebToolsConfigError).field).toBe(field);
+    expect(configErrorThrown(() => createWebFetchTool(options as WebFetchOptions)).field).toBe(field);
   });
 });
 

@@ -1,7 +1,7 @@
 import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configErrorThrown } from './__fixtures__/config-error-thrown';
 import { type LocalServer, type RecordedRequest, startLocalServer } from './__fixtures__/local-server';
-import { WebToolsConfigError } from './errors/web-tools-config-error';
 import type { WebSearchProfile } from './search/search-types';
 import { createWebSearchTool } from './web-search-tool';
 
@@ -407,13 +407,7 @@ describe('web_search tool', () => {
     [{ provider: 'brave', apiKey: 'k', defaultCount: 50 }, 'search.defaultCount'],
     [{ provider: 'tavily', apiKey: 'k', searchDepth: 'deep' }, 'search.searchDepth'],
   ])('throws a configuration error for %o naming %s', (profile, field) => {
-    let caught: unknown;
-    try {
-      createWebSearchTool(profile as unknown as WebSearchProfile);
-    } catch (error) {
-      caught = error;
-    }
-    expect(WebToolsConfigError.isInstance(caught)).toBe(true);
-    expect((caught as WebToolsConfigError).field).toBe(field);
+    const error = configErrorThrown(() => createWebSearchTool(profile as unknown as WebSearchProfile));
+    expect(error.field).toBe(field);
   });
 });

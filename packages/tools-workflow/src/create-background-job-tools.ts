@@ -1,9 +1,8 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { z } from 'zod';
-import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import { formatJob } from './format-workflow';
-import type { BackgroundJobService, BackgroundJobSummary } from './services';
-import { checkAgentId, failure } from './tool-helpers';
+import type { BackgroundJobService } from './services';
+import { callService, checkAgentId, checkService } from './tool-helpers';
 
 /** What `createBackgroundJobTools` needs from the turn. */
 export interface BackgroundJobToolsContext {
@@ -12,6 +11,9 @@ export interface BackgroundJobToolsContext {
   /** The calling agent: every tool acts on this agent's jobs only. */
   agentId: string;
 }
+
+// Module level, shared by check_background_job and cancel_background_job: one schema object, converted once.
+const jobIdSchema = z.object({ jobId: z.string().describe('The job id') });
 
 /**
  * Creates the background job tools: `start_background_job`, `check_background_job` and
@@ -28,15 +30,12 @@ export interface BackgroundJobToolsContext {
  * ];
  */
 export function createBackgroundJobTools(context: BackgroundJobToolsContext): AnyWorkerAgentTool[] {
-  const service = context?.backgroundJobService;
-  for (const method of ['startBackgroundJob', 'checkBackgroundJob', 'cancelBackgroundJob'] as const) {
-    if (typeof service?.[method] !== 'function') {
-      throw new WorkflowToolsConfigError({
-        field: 'backgroundJobService',
-        message: `must implement BackgroundJobService (missing ${method})`,
-      });
-    }
-  }
+  const service = checkService(
+    context?.backgroundJobService,
+    'backgroundJobService',
+    'BackgroundJobService',
+    ['startBackgroundJob', 'checkBackgroundJob', 'cancelBackgroundJob'],
+  );
   const agentId = checkAgentId(context.agentId);
 
   const notFound = (jobId: string) => ({
@@ -61,57 +60,51 @@ export function createBackgroundJobTools(context: BackgroundJobToolsContext): An
     }),
     executionMode: 'sequential',
     describeActivity: () => 'Starting a background job',
-    execute: async ({ prompt, resultSchema }) => {
-      let job: BackgroundJobSummary;
-      try {
-        job = await service.startBackgroundJob({
-          agentId,
-          prompt,
-          ...(resultSchema === undefined ? {} : { resultSchema: resultSchema as JSONSchemaObject }),
-        });
-      } catch (error) {
-        return failure('start the background job', error);
-      }
-      return { content: `Started background job ${job.id} (${job.status}).`, details: job };
-    },
+    execute: ({ prompt, resultSchema }) =>
+      callService(
+        'start the background job',
+        () =>
+          service.startBackgroundJob({
+            agentId,
+            prompt,
+            ...(resultSchema === undefined ? {} : { resultSchema: resultSchema as JSONSchemaObject }),
+          }),
+        (job) => ({ content: `Started background job ${job.id} (${job.status}).`, details: job }),
+      ),
   });
 
   const check = defineWorkerTool({
     name: 'check_background_job',
     description: 'Check one of your background jobs: its status, and its result once it has one.',
-    schema: z.object({ jobId: z.string().describe('The job id') }),
+    schema: jobIdSchema,
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: ({ jobId }) => `Checking background job ${jobId}`,
-    execute: async ({ jobId }) => {
-      let job: BackgroundJobSummary | null;
-      try {
-        job = await service.checkBackgroundJob({ agentId, jobId });
-      } catch (error) {
-        return failure('check the background job', error);
-      }
-      return job === null ? notFound(jobId) : { content: formatJob(job), details: job };
-    },
+    execute: ({ jobId }) =>
+      callService(
+        'check the background job',
+        () => service.checkBackgroundJob({ agentId, jobId }),
+        (job) => (job === null ? notFound(jobId) : { content: formatJob(job), details: job }),
+      ),
   });
 
   const cancel = defineWorkerTool({
     name: 'cancel_background_job',
     description: 'Cancel one of your queued or running background jobs.',
-    schema: z.object({ jobId: z.string().describe('The job id') }),
+    schema: jobIdSchema,
     executionMode: 'sequential',
     isDestructive: true,
     describeActivity: ({ jobId }) => `Cancelling background job ${jobId}`,
-    execute: async ({ jobId }) => {
-      let job: BackgroundJobSummary | null;
-      try {
-        job = await service.cancelBackgroundJob({ agentId, jobId });
-      } catch (error) {
-        return failure('cancel the background job', error);
-      }
-      if (job === null) return notFound(jobId);
-      const note = job.status === 'cancelled' ? '' : `Already ended; nothing cancelled.\n`;
-      return { content: `${note}${formatJob(job)}`, details: job };
-    },
+    execute: ({ jobId }) =>
+      callService(
+        'cancel the background job',
+        () => service.cancelBackgroundJob({ agentId, jobId }),
+        (job) => {
+          if (job === null) return notFound(jobId);
+          const note = job.status === 'cancelled' ? '' : `Already ended; nothing cancelled.\n`;
+          return { content: `${note}${formatJob(job)}`, details: job };
+        },
+      ),
   });
 
   return [start, check, cancel];

@@ -1,7 +1,7 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import type { SubmitResultOutcome, TaskResultService, WorkTarget } from './services';
-import { failure } from './tool-helpers';
+import { checkService, failure } from './tool-helpers';
 
 /** The task or job a task turn works for, with the result schema stored for it. */
 export type TaskTurnTask = WorkTarget & {
@@ -86,13 +86,9 @@ export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAge
       message: "must be a 'workflow-task' or 'background-job' target",
     });
   }
-  const service = context.taskResultService;
-  if (typeof service?.submitResult !== 'function') {
-    throw new WorkflowToolsConfigError({
-      field: 'taskResultService',
-      message: 'must implement TaskResultService (missing submitResult)',
-    });
-  }
+  const service = checkService(context.taskResultService, 'taskResultService', 'TaskResultService', [
+    'submitResult',
+  ]);
   const tools: AnyWorkerAgentTool[] = [];
   const names = new Set(['submit_result']);
   const take = (field: 'webTools' | 'brainTools', given: readonly AnyWorkerAgentTool[] | undefined) => {

@@ -1,9 +1,8 @@
 import { type AnyWorkerAgentTool, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
 import { z } from 'zod';
-import { WorkflowToolsConfigError } from './errors/workflow-tools-config-error';
 import { formatWorkflow, formatWorkflowSummary } from './format-workflow';
-import type { WorkflowDetails, WorkflowService, WorkflowSummary } from './services';
-import { checkAgentId, failure } from './tool-helpers';
+import type { WorkflowService } from './services';
+import { callService, checkAgentId, checkService } from './tool-helpers';
 
 /** What `createWorkflowTools` needs from the turn. */
 export interface WorkflowToolsContext {
@@ -40,6 +39,9 @@ const workflowSchema = z.object({
     .describe('The tasks; those without dependencies start at once, in parallel'),
 });
 
+// Module level, shared by show_workflow and cancel_workflow: one schema object, converted once.
+const workflowIdSchema = z.object({ workflowId: z.string().describe('The workflow id') });
+
 /**
  * Creates the workflow tools of an ordinary text turn: `workflow`, `show_workflow`,
  * `list_workflows` and `cancel_workflow`, in that order, all scoped to `agentId`.
@@ -54,16 +56,18 @@ const workflowSchema = z.object({
  * ];
  */
 export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAgentTool[] {
-  const service = context?.workflowService;
-  for (const method of ['startWorkflow', 'showWorkflow', 'listWorkflows', 'cancelWorkflow'] as const) {
-    if (typeof service?.[method] !== 'function') {
-      throw new WorkflowToolsConfigError({
-        field: 'workflowService',
-        message: `must implement WorkflowService (missing ${method})`,
-      });
-    }
-  }
+  const service = checkService(context?.workflowService, 'workflowService', 'WorkflowService', [
+    'startWorkflow',
+    'showWorkflow',
+    'listWorkflows',
+    'cancelWorkflow',
+  ]);
   const agentId = checkAgentId(context.agentId);
+
+  const noWorkflow = (workflowId: string) => ({
+    content: `You have no workflow with id ${workflowId}. Call list_workflows to see your workflows' ids.`,
+    isError: true,
+  });
 
   const workflow = defineWorkerTool({
     name: 'workflow',
@@ -77,50 +81,40 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
     describeActivity: ({ name, tasks }) => `Starting workflow ${name} (${tasks.length} tasks)`,
     describeCompletedActivity: ({ name }, result) =>
       result.isError ? `Could not start workflow ${name}` : `Started workflow ${name}`,
-    execute: async ({ name, tasks }) => {
-      let started: WorkflowDetails;
-      try {
-        started = await service.startWorkflow({
-          agentId,
-          spec: {
-            name,
-            tasks: tasks.map((task) => ({
-              id: task.id,
-              prompt: task.prompt,
-              resultSchema: task.resultSchema as JSONSchemaObject,
-              ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
-            })),
-          },
-        });
-      } catch (error) {
-        return failure('start the workflow', error);
-      }
-      return { content: `Started:\n${formatWorkflow(started)}`, details: started };
-    },
+    execute: ({ name, tasks }) =>
+      callService(
+        'start the workflow',
+        () =>
+          service.startWorkflow({
+            agentId,
+            spec: {
+              name,
+              tasks: tasks.map((task) => ({
+                id: task.id,
+                prompt: task.prompt,
+                resultSchema: task.resultSchema as JSONSchemaObject,
+                ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
+              })),
+            },
+          }),
+        (started) => ({ content: `Started:\n${formatWorkflow(started)}`, details: started }),
+      ),
   });
 
   const showWorkflow = defineWorkerTool({
     name: 'show_workflow',
     description: "Show one of your workflows: each task's status, the results so far and any errors.",
-    schema: z.object({ workflowId: z.string().describe('The workflow id') }),
+    schema: workflowIdSchema,
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: ({ workflowId }) => `Checking workflow ${workflowId}`,
-    execute: async ({ workflowId }) => {
-      let found: WorkflowDetails | null;
-      try {
-        found = await service.showWorkflow({ agentId, workflowId });
-      } catch (error) {
-        return failure('show the workflow', error);
-      }
-      if (found === null) {
-        return {
-          content: `You have no workflow with id ${workflowId}. Call list_workflows to see your workflows' ids.`,
-          isError: true,
-        };
-      }
-      return { content: formatWorkflow(found), details: found };
-    },
+    execute: ({ workflowId }) =>
+      callService(
+        'show the workflow',
+        () => service.showWorkflow({ agentId, workflowId }),
+        (found) =>
+          found === null ? noWorkflow(workflowId) : { content: formatWorkflow(found), details: found },
+      ),
   });
 
   const listWorkflows = defineWorkerTool({
@@ -130,19 +124,18 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: () => 'Listing workflows',
-    execute: async () => {
-      let workflows: WorkflowSummary[];
-      try {
-        workflows = await service.listWorkflows({ agentId });
-      } catch (error) {
-        return failure('list the workflows', error);
-      }
-      if (workflows.length === 0) return { content: 'You have no workflows.', details: [] };
-      return {
-        content: `${workflows.length} workflow${workflows.length === 1 ? '' : 's'}:\n${workflows.map((item) => `- ${formatWorkflowSummary(item)}`).join('\n')}`,
-        details: workflows,
-      };
-    },
+    execute: () =>
+      callService(
+        'list the workflows',
+        () => service.listWorkflows({ agentId }),
+        (workflows) => {
+          if (workflows.length === 0) return { content: 'You have no workflows.', details: [] };
+          return {
+            content: `${workflows.length} workflow${workflows.length === 1 ? '' : 's'}:\n${workflows.map((item) => `- ${formatWorkflowSummary(item)}`).join('\n')}`,
+            details: workflows,
+          };
+        },
+      ),
   });
 
   const cancelWorkflow = defineWorkerTool({
@@ -150,29 +143,23 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
     description:
       'Cancel one of your running workflows: pending tasks never start, running ones are aborted, ' +
       'results already stored stay.',
-    schema: z.object({ workflowId: z.string().describe('The workflow id') }),
+    schema: workflowIdSchema,
     executionMode: 'sequential',
     isDestructive: true,
     describeActivity: ({ workflowId }) => `Cancelling workflow ${workflowId}`,
-    execute: async ({ workflowId }) => {
-      let cancelled: WorkflowDetails | null;
-      try {
-        cancelled = await service.cancelWorkflow({ agentId, workflowId });
-      } catch (error) {
-        return failure('cancel the workflow', error);
-      }
-      if (cancelled === null) {
-        return {
-          content: `You have no workflow with id ${workflowId}. Call list_workflows to see your workflows' ids.`,
-          isError: true,
-        };
-      }
-      const note =
-        cancelled.status === 'cancelled'
-          ? 'Cancelled'
-          : `Already ended (${cancelled.status}); nothing cancelled`;
-      return { content: `${note}:\n${formatWorkflow(cancelled)}`, details: cancelled };
-    },
+    execute: ({ workflowId }) =>
+      callService(
+        'cancel the workflow',
+        () => service.cancelWorkflow({ agentId, workflowId }),
+        (cancelled) => {
+          if (cancelled === null) return noWorkflow(workflowId);
+          const note =
+            cancelled.status === 'cancelled'
+              ? 'Cancelled'
+              : `Already ended (${cancelled.status}); nothing cancelled`;
+          return { content: `${note}:\n${formatWorkflow(cancelled)}`, details: cancelled };
+        },
+      ),
   });
 
   return [workflow, showWorkflow, listWorkflows, cancelWorkflow];

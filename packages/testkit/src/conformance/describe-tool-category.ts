@@ -116,6 +116,22 @@ function paramsFor(tool: AnyWorkerAgentTool, options: DescribeToolCategoryOption
   return found;
 }
 
+/**
+ * Each tool with its params (see `paramsFor`), in order; a tool without usable params is skipped
+ * and its reason added to `problems`.
+ */
+function* toolsWithParams(
+  tools: Iterable<AnyWorkerAgentTool>,
+  options: DescribeToolCategoryOptions,
+  problems: string[],
+): Generator<[AnyWorkerAgentTool, unknown[]]> {
+  for (const tool of tools) {
+    const params = paramsFor(tool, options);
+    if (typeof params === 'string') problems.push(params);
+    else yield [tool, params];
+  }
+}
+
 const timedOut = Symbol('timed out');
 
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof timedOut> {
@@ -265,12 +281,7 @@ export function describeToolCategory(
 
     it('describes the activity of every tool on sample and minimal params', async () => {
       const problems: string[] = [];
-      for (const tool of await create()) {
-        const params = paramsFor(tool, options);
-        if (typeof params === 'string') {
-          problems.push(params);
-          continue;
-        }
+      for (const [tool, params] of toolsWithParams(await create(), options, problems)) {
         for (const value of params) {
           const problem = labelProblem(tool, value);
           if (problem !== undefined) {
@@ -310,12 +321,7 @@ export function describeToolCategory(
 
     it('settles promptly when execute is aborted', { timeout: executionTestTimeout }, async () => {
       const problems: string[] = [];
-      for (const tool of await executable()) {
-        const params = paramsFor(tool, options);
-        if (typeof params === 'string') {
-          problems.push(params);
-          continue;
-        }
+      for (const [tool, params] of toolsWithParams(await executable(), options, problems)) {
         const context = createTestToolContext({ toolCallId: `call_abort_${tool.name}` });
         const running = Promise.resolve()
           .then(() => tool.execute(params[0], context))
@@ -335,13 +341,8 @@ export function describeToolCategory(
 
     it('returns results that survive JSON round-tripping', { timeout: executionTestTimeout }, async () => {
       const problems: string[] = [];
-      for (const tool of await executable()) {
+      for (const [tool, params] of toolsWithParams(await executable(), options, problems)) {
         const key = toolKey(tool);
-        const params = paramsFor(tool, options);
-        if (typeof params === 'string') {
-          problems.push(params);
-          continue;
-        }
         const context = createTestToolContext({ toolCallId: `call_${tool.name}` });
         const outcome = await within(
           Promise.resolve()

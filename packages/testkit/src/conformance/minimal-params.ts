@@ -1,12 +1,4 @@
-type Schema = Record<string, unknown>;
-
-function resolve(schema: Schema, root: Schema): Schema {
-  const ref = schema.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
-  let target: unknown = root;
-  for (const segment of ref.slice(2).split('/')) target = (target as Schema | undefined)?.[segment];
-  return typeof target === 'object' && target !== null ? (target as Schema) : {};
-}
+import { resolveRef, type Schema } from './json-schema-node';
 
 function firstType(type: unknown): string | undefined {
   if (typeof type === 'string') return type;
@@ -20,7 +12,7 @@ function firstType(type: unknown): string | undefined {
  * samples; a value the tool's Zod schema then rejects is simply not used.
  */
 export function minimalParams(schema: Schema, root: Schema = schema, depth = 0): unknown {
-  const node = resolve(schema, root);
+  const node = resolveRef(schema, root);
   if (depth > 12) return undefined;
   if ('default' in node) return node.default;
   if ('const' in node) return node.const;
@@ -29,7 +21,7 @@ export function minimalParams(schema: Schema, root: Schema = schema, depth = 0):
     const branches = node[key];
     if (Array.isArray(branches)) {
       const branch =
-        (branches as Schema[]).find((entry) => resolve(entry, root).type !== 'null') ?? branches[0];
+        (branches as Schema[]).find((entry) => resolveRef(entry, root).type !== 'null') ?? branches[0];
       return minimalParams(branch as Schema, root, depth + 1);
     }
   }

@@ -1,20 +1,11 @@
 import fc from 'fast-check';
-
-type Schema = Record<string, unknown>;
+import { resolveRef, type Schema } from './json-schema-node';
 
 /** Longest string generated where the schema sets no `maxLength`: long enough to overflow a label. */
 const LONG_STRING = 2000;
 /** Most array items generated where the schema sets no smaller `maxItems`. */
 const MAX_ITEMS = 4;
 const MAX_DEPTH = 8;
-
-function resolve(schema: Schema, root: Schema): Schema {
-  const ref = schema.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
-  let target: unknown = root;
-  for (const segment of ref.slice(2).split('/')) target = (target as Schema | undefined)?.[segment];
-  return typeof target === 'object' && target !== null ? (target as Schema) : {};
-}
 
 function types(node: Schema): string[] {
   if (typeof node.type === 'string') return [node.type];
@@ -110,7 +101,7 @@ function numberArbitrary(node: Schema, integer: boolean): fc.Arbitrary<number> {
  * those the tool's own schema accepts.
  */
 export function paramsArbitrary(schema: Schema, root: Schema = schema, depth = 0): fc.Arbitrary<unknown> {
-  const node = resolve(schema, root);
+  const node = resolveRef(schema, root);
   if (depth > MAX_DEPTH) return fc.constant(undefined);
   if ('const' in node) return fc.constant(node.const);
   if (Array.isArray(node.enum) && node.enum.length > 0) return fc.constantFrom(...node.enum);

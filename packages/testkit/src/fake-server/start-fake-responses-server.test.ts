@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import OpenAI, { APIUserAbortError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FakeScriptStep } from './fake-script';
 import { type FakeResponsesServer, startFakeResponsesServer } from './start-fake-responses-server';
 
 let server: FakeResponsesServer | undefined;
@@ -208,20 +209,32 @@ describe('fake Responses server: delayMs', () => {
     server = undefined;
   });
 
-  it('lets the client abort during the delay and still serves the next request', async () => {
+  /**
+   * Starts the server with a first step that waits 30 s and `next` after it, aborts request `one`
+   * during that wait, and checks the client saw its own abort. Returns the server (also kept in
+   * `server`, so `afterEach` closes it if a check fails).
+   */
+  async function abortFirstRequestDuringDelay(options: {
+    stream: boolean;
+    next: FakeScriptStep;
+  }): Promise<FakeResponsesServer> {
     const first = signal();
-    server = await startFakeResponsesServer({
+    const started = await startFakeResponsesServer({
       script: [
         () => {
           first.reach();
           return { delayMs: 30_000, text: 'never sent: the client aborted' };
         },
-        { delayMs: 20, text: 'after the abort' },
+        options.next,
       ],
     });
+    server = started;
     const controller = new AbortController();
     const aborted = client()
-      .responses.create({ model: 'fake', input: 'one' }, { signal: controller.signal })
+      .responses.create(
+        { model: 'fake', input: 'one', stream: options.stream },
+        { signal: controller.signal },
+      )
       .then(
         () => 'answered',
         (error: unknown) => error,
@@ -229,7 +242,14 @@ describe('fake Responses server: delayMs', () => {
     await first.reached;
     controller.abort();
     expect(await aborted).toBeInstanceOf(APIUserAbortError);
+    return started;
+  }
 
+  it('lets the client abort during the delay and still serves the next request', async () => {
+    server = await abortFirstRequestDuringDelay({
+      stream: false,
+      next: { delayMs: 20, text: 'after the abort' },
+    });
     const stream = await client().responses.create({ model: 'fake', input: 'two', stream: true });
     let text = '';
     for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
@@ -241,26 +261,7 @@ describe('fake Responses server: delayMs', () => {
   });
 
   it('lets a streaming client abort during the delay without a server error', async () => {
-    const first = signal();
-    server = await startFakeResponsesServer({
-      script: [
-        () => {
-          first.reach();
-          return { delayMs: 30_000, text: 'never sent' };
-        },
-        { text: 'next' },
-      ],
-    });
-    const controller = new AbortController();
-    const aborted = client()
-      .responses.create({ model: 'fake', input: 'one', stream: true }, { signal: controller.signal })
-      .then(
-        () => 'answered',
-        (error: unknown) => error,
-      );
-    await first.reached;
-    controller.abort();
-    expect(await aborted).toBeInstanceOf(APIUserAbortError);
+    server = await abortFirstRequestDuringDelay({ stream: true, next: { text: 'next' } });
     expect((await client().responses.create({ model: 'fake', input: 'two' })).output_text).toBe('next');
     await server.close();
     server = undefined;

@@ -1,6 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { HIDDEN_ELEMENTS } from './hidden-elements';
 
 /** A page converted to Markdown. */
 export interface MarkdownPage {
@@ -12,17 +13,8 @@ export interface MarkdownPage {
   extracted: boolean;
 }
 
-const REMOVED_ELEMENTS = [
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'iframe',
-  'object',
-  'embed',
-  'svg',
-  'canvas',
-];
+// `embed` too: a void element, so only the DOM holds it (the text scanner has no content to skip).
+const REMOVED_ELEMENTS = [...HIDDEN_ELEMENTS, 'embed'];
 
 function createTurndown(): TurndownService {
   const turndown = new TurndownService({

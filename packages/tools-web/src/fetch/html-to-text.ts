@@ -1,4 +1,5 @@
 import { decodeHTML } from 'entities';
+import { HIDDEN_ELEMENTS } from './hidden-elements';
 
 /** A page read as plain text, without a DOM. */
 export interface PlainTextPage {
@@ -9,22 +10,7 @@ export interface PlainTextPage {
 }
 
 /** Elements whose content is not text a reader sees: skipped up to their end tag. */
-const SKIPPED = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'iframe',
-  'object',
-  'svg',
-  'canvas',
-  'textarea',
-  'select',
-  'button',
-  'xmp',
-  'noembed',
-  'noframes',
-]);
+const SKIPPED = new Set([...HIDDEN_ELEMENTS, 'textarea', 'select', 'button', 'xmp', 'noembed', 'noframes']);
 
 /** Elements that start a line. */
 const BLOCKS = new Set([

@@ -150,6 +150,11 @@ function inRange(cidr: string) {
   return fc.integer({ min: 0, max: size - 1 }).map((offset) => formatIPv4(start + offset));
 }
 
+/** An IPv4 address as a dotted quad and as the two hex groups an IPv6 embedding writes it in. */
+function ipv4Forms(value: number): { dotted: string; high: string; low: string } {
+  return { dotted: formatIPv4(value), high: (value >>> 16).toString(16), low: (value & 0xffff).toString(16) };
+}
+
 describe('refused address properties', () => {
   it.each([
     ['10.0.0.0/8', 'private'],
@@ -166,9 +171,7 @@ describe('refused address properties', () => {
   it('refuses every IPv4 address in every IPv6 embedding but well-known NAT64, naming it', () => {
     fc.assert(
       fc.property(ipv4, (value) => {
-        const dotted = formatIPv4(value);
-        const high = (value >>> 16).toString(16);
-        const low = (value & 0xffff).toString(16);
+        const { dotted, high, low } = ipv4Forms(value);
         const forms = [`::ffff:${dotted}`, `::ffff:${high}:${low}`, `2002:${high}:${low}::1`];
         return forms.every((form) => {
           const refusal = classifyAddress(form);
@@ -181,9 +184,7 @@ describe('refused address properties', () => {
   it('gives well-known NAT64 the verdict of the IPv4 address it embeds, and refuses local-use NAT64', () => {
     fc.assert(
       fc.property(ipv4, (value) => {
-        const dotted = formatIPv4(value);
-        const high = (value >>> 16).toString(16);
-        const low = (value & 0xffff).toString(16);
+        const { dotted, high, low } = ipv4Forms(value);
         const inner = classifyAddress(dotted);
         const nat64 = classifyAddress(`64:ff9b::${high}:${low}`);
         const agrees =
