@@ -536,6 +536,22 @@ class TolerantParser {
     }
   }
 
+  /**
+   * After a member or an element: steps over a `,` and the space after it (true: another value
+   * follows) or over the container's closing `close` (false), and refuses anything else.
+   */
+  private skipSeparator(close: number, closeText: '}' | ']'): boolean {
+    const next = this.text.charCodeAt(this.position);
+    if (next === COMMA) {
+      this.position += 1;
+      this.skipSpace();
+      return true;
+    }
+    if (next !== close) this.unexpected(`"," or "${closeText}" after a value`);
+    this.position += 1;
+    return false;
+  }
+
   private parseObject(): Record<string, unknown> {
     const { text } = this;
     this.enter();
@@ -590,17 +606,7 @@ class TolerantParser {
         }
         this.truncated(this.depth === 1 ? 'before the closing "}"' : 'inside an open nested object');
       }
-      const next = text.charCodeAt(this.position);
-      if (next === COMMA) {
-        this.position += 1;
-        this.skipSpace();
-        continue;
-      }
-      if (next === CLOSE_BRACE) {
-        this.position += 1;
-        break;
-      }
-      this.unexpected('"," or "}" after a value');
+      if (!this.skipSeparator(CLOSE_BRACE, '}')) break;
     }
     this.depth -= 1;
     return object;
@@ -630,17 +636,7 @@ class TolerantParser {
       this.path.pop();
       this.skipSpace();
       if (this.atEnd()) this.truncated('inside an open array');
-      const next = text.charCodeAt(this.position);
-      if (next === COMMA) {
-        this.position += 1;
-        this.skipSpace();
-        continue;
-      }
-      if (next === CLOSE_BRACKET) {
-        this.position += 1;
-        break;
-      }
-      this.unexpected('"," or "]" after a value');
+      if (!this.skipSeparator(CLOSE_BRACKET, ']')) break;
     }
     this.depth -= 1;
     return array;

@@ -73,24 +73,16 @@ describe('tool defaults', () => {
   });
 
   it('keeps the optional fields it was given', () => {
-    const tool = defineWorkerTool(
-      valid({
-        namespace: 'notes',
-        namespaceDescription: 'Notes',
-        deferLoading: true,
-        strict: true,
-        executionMode: 'parallel',
-        isReadOnly: true,
-      }),
-    );
-    expect(tool).toMatchObject({
+    const optional = {
       namespace: 'notes',
       namespaceDescription: 'Notes',
       deferLoading: true,
       strict: true,
       executionMode: 'parallel',
       isReadOnly: true,
-    });
+    } as const;
+    const tool = defineWorkerTool(valid(optional));
+    expect(tool).toMatchObject(optional);
   });
 });
 
