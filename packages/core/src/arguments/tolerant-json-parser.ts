@@ -537,6 +537,20 @@ class TolerantParser {
   }
 
   /**
+   * Enters the container whose opening bracket is at the current position and steps over it and the
+   * space after it; true when `close` follows at once (the empty container, left again).
+   */
+  private openIsEmpty(close: number): boolean {
+    this.enter();
+    this.position += 1;
+    this.skipSpace();
+    if (this.text.charCodeAt(this.position) !== close) return false;
+    this.position += 1;
+    this.depth -= 1;
+    return true;
+  }
+
+  /**
    * After a member or an element: steps over a `,` and the space after it (true: another value
    * follows) or over the container's closing `close` (false), and refuses anything else.
    */
@@ -554,16 +568,9 @@ class TolerantParser {
 
   private parseObject(): Record<string, unknown> {
     const { text } = this;
-    this.enter();
-    this.position += 1;
     const object: Record<string, unknown> = {};
+    if (this.openIsEmpty(CLOSE_BRACE)) return object;
     let members = 0;
-    this.skipSpace();
-    if (text.charCodeAt(this.position) === CLOSE_BRACE) {
-      this.position += 1;
-      this.depth -= 1;
-      return object;
-    }
     for (;;) {
       if (this.atEnd()) this.truncated(members === 0 ? 'right after "{"' : 'right after ","');
       const code = text.charCodeAt(this.position);
@@ -614,15 +621,8 @@ class TolerantParser {
 
   private parseArray(): unknown[] {
     const { text } = this;
-    this.enter();
-    this.position += 1;
     const array: unknown[] = [];
-    this.skipSpace();
-    if (text.charCodeAt(this.position) === CLOSE_BRACKET) {
-      this.position += 1;
-      this.depth -= 1;
-      return array;
-    }
+    if (this.openIsEmpty(CLOSE_BRACKET)) return array;
     for (;;) {
       if (this.atEnd()) this.truncated('inside an open array');
       const code = text.charCodeAt(this.position);

@@ -52,13 +52,10 @@ describe('one call through the loop pipeline', () => {
 
   it('checks the result shape, caps the result and falls back to the tool name for a broken label', async () => {
     const noContent = defineWorkerTool({
-      name: 'no_content',
-      description: 'Returns nothing.',
-      schema: z.object({}),
+      ...bareTool('no_content', () => undefined as unknown as AgentToolResult, 'sequential'),
       describeActivity: () => {
         throw new Error('label defect');
       },
-      execute: () => undefined as unknown as AgentToolResult,
     });
     const shape = await runToolCallOnce(noContent, '{}');
     expect(shape.end.outcome).toBe('tool-error');
