@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { definitionError } from '../__fixtures__/definition-error';
 import { validateToolArguments } from '../arguments/validate-tool-arguments';
 import { SwitchyardError } from '../errors/switchyard-error';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
@@ -37,16 +38,6 @@ const pathSchema = { type: 'object', properties: { path: { type: 'string' } }, r
 function external(overrides: Partial<JSONSchemaWorkerToolDefinition> = {}): JSONSchemaWorkerToolDefinition {
   const { schema: _zod, ...rest } = valid();
   return { ...rest, jsonSchema: pathSchema, ...overrides };
-}
-
-function definitionError(run: () => unknown): ToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolDefinitionError');
 }
 
 const context: ToolExecutionContext = {
