@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ArgumentRepair } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import { parseToolArguments } from './parse-tool-arguments';
 
@@ -16,15 +17,16 @@ function canonical(value: unknown): unknown {
 
 const indentation = fc.constantFrom(undefined, 2, '\t');
 
+/** Asserts that the ladder reads `raw` as `object`, by exactly the repairs given, in order. */
+function expectReadAs(raw: string, object: unknown, ...repairs: ArgumentRepair[]): void {
+  expect(parseToolArguments(raw)).toEqual({ ok: true, value: canonical(object), repairs });
+}
+
 describe('argument ladder properties', () => {
   it('any JSON object round-trips unchanged with no repairs', () => {
     fc.assert(
       fc.property(jsonObject, indentation, (object, indent) => {
-        expect(parseToolArguments(JSON.stringify(object, null, indent))).toEqual({
-          ok: true,
-          value: canonical(object),
-          repairs: [],
-        });
+        expectReadAs(JSON.stringify(object, null, indent), object);
       }),
     );
   });
@@ -37,11 +39,7 @@ describe('argument ladder properties', () => {
         fc.constantFrom('json', 'JSON', ''),
         (object, indent, language) => {
           const raw = `\`\`\`${language}\n${JSON.stringify(object, null, indent)}\n\`\`\``;
-          expect(parseToolArguments(raw)).toEqual({
-            ok: true,
-            value: canonical(object),
-            repairs: ['strip-code-fence'],
-          });
+          expectReadAs(raw, object, 'strip-code-fence');
         },
       ),
     );
@@ -56,11 +54,7 @@ describe('argument ladder properties', () => {
         fc.constantFrom('json', 'JSON', ''),
         (object, indent, prefix, language) => {
           const raw = `${prefix}\`\`\`${language}\n${JSON.stringify(object, null, indent)}\n\`\`\``;
-          expect(parseToolArguments(raw)).toEqual({
-            ok: true,
-            value: canonical(object),
-            repairs: ['extract-fenced-block'],
-          });
+          expectReadAs(raw, object, 'extract-fenced-block');
         },
       ),
     );
@@ -70,11 +64,7 @@ describe('argument ladder properties', () => {
     fc.assert(
       fc.property(jsonObject, indentation, (object, indent) => {
         const raw = JSON.stringify(JSON.stringify(object, null, indent));
-        expect(parseToolArguments(raw)).toEqual({
-          ok: true,
-          value: canonical(object),
-          repairs: ['decode-double-encoded'],
-        });
+        expectReadAs(raw, object, 'decode-double-encoded');
       }),
     );
   });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ARGUMENT_REFUSAL_REASONS, ARGUMENT_REPAIRS } from './argument-ids';
+import { ARGUMENT_REFUSAL_REASONS, ARGUMENT_REPAIRS, type ArgumentRepair } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import {
   type ParseToolArgumentsOptions,
@@ -31,6 +31,11 @@ function repaired(raw: string, options?: ParseToolArgumentsOptions) {
   const result = parseToolArguments(raw, options);
   if (!result.ok) throw new Error(`expected a value, got ${result.reason}: ${result.message}`);
   return result;
+}
+
+/** Asserts that the ladder reads `raw` as this file's `{ a: 1 }` by exactly the one repair given. */
+function expectReadAsA1(raw: string, repair: ArgumentRepair): void {
+  expect(repaired(raw)).toEqual({ ok: true, value: { a: 1 }, repairs: [repair] });
 }
 
 function refused(raw: string, options?: ParseToolArgumentsOptions) {
@@ -124,7 +129,7 @@ describe('step 3: strict JSON and double encoding', () => {
 
 describe('step 4: BOM and code fences', () => {
   it('strips a byte order mark', () => {
-    expect(repaired('\uFEFF{"a": 1}')).toEqual({ ok: true, value: { a: 1 }, repairs: ['strip-bom'] });
+    expectReadAsA1('\uFEFF{"a": 1}', 'strip-bom');
   });
 
   it.each([
@@ -133,20 +138,16 @@ describe('step 4: BOM and code fences', () => {
     ['```JSON\n{"a": 1}\n```\n'],
     ['```json {"a": 1}```'],
   ])('strips a whole-input fence: %j', (raw) => {
-    expect(repaired(raw)).toEqual({ ok: true, value: { a: 1 }, repairs: ['strip-code-fence'] });
+    expectReadAsA1(raw, 'strip-code-fence');
   });
 
   it('strips a trailing-only fence', () => {
-    expect(repaired('{"a": 1}\n```')).toEqual({
-      ok: true,
-      value: { a: 1 },
-      repairs: ['strip-trailing-code-fence'],
-    });
+    expectReadAsA1('{"a": 1}\n```', 'strip-trailing-code-fence');
   });
 
   it('extracts a single fenced block after prose (and drops prose after it)', () => {
     const raw = 'Here are the arguments:\n```json\n{"a": 1}\n```\nLet me know.';
-    expect(repaired(raw)).toEqual({ ok: true, value: { a: 1 }, repairs: ['extract-fenced-block'] });
+    expectReadAsA1(raw, 'extract-fenced-block');
   });
 
   it('keeps fences that are part of a string value', () => {
@@ -246,7 +247,7 @@ describe('step 5: template wrappers and call envelopes', () => {
     ['{"a": 1}</tool_call>'],
     ['<|python_tag|>{"a": 1}'],
   ])('strips the wrapper in %j', (raw) => {
-    expect(repaired(raw)).toEqual({ ok: true, value: { a: 1 }, repairs: ['strip-template-wrapper'] });
+    expectReadAsA1(raw, 'strip-template-wrapper');
   });
 
   it('unwraps an envelope naming the called tool', () => {
@@ -389,7 +390,7 @@ describe('step 7: text after the root object', () => {
     ['{"a": 1}}'],
     ['{"a": 1}]}'],
   ])('drops %j after a complete root', (raw) => {
-    expect(repaired(raw)).toEqual({ ok: true, value: { a: 1 }, repairs: ['drop-trailing-text'] });
+    expectReadAsA1(raw, 'drop-trailing-text');
   });
 
   it('refuses trailing text holding { or [', () => {
@@ -400,11 +401,7 @@ describe('step 7: text after the root object', () => {
 
 describe('step 8: concatenated root objects', () => {
   it('keeps one of several identical objects', () => {
-    expect(repaired('{"a": 1}{"a": 1}\n{"a": 1}')).toEqual({
-      ok: true,
-      value: { a: 1 },
-      repairs: ['deduplicate-concatenated'],
-    });
+    expectReadAsA1('{"a": 1}{"a": 1}\n{"a": 1}', 'deduplicate-concatenated');
   });
 
   it('refuses different objects, saying how many', () => {

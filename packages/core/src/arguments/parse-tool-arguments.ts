@@ -153,25 +153,25 @@ function countMembers(value: object): number {
   let count = 0;
   if (Array.isArray(value)) {
     for (const item of value) {
-      if (typeof item === 'object' && item !== null) {
-        const members = countMembers(item);
-        if (members === NON_FINITE) return NON_FINITE;
-        count += members;
-      } else if (typeof item === 'number' && !Number.isFinite(item)) return NON_FINITE;
+      const members = membersWithin(item);
+      if (members === NON_FINITE) return NON_FINITE;
+      count += members;
     }
     return count;
   }
   const record = value as Record<string, unknown>;
   for (const key in record) {
-    count += 1;
-    const item = record[key];
-    if (typeof item === 'object' && item !== null) {
-      const members = countMembers(item);
-      if (members === NON_FINITE) return NON_FINITE;
-      count += members;
-    } else if (typeof item === 'number' && !Number.isFinite(item)) return NON_FINITE;
+    const members = membersWithin(record[key]);
+    if (members === NON_FINITE) return NON_FINITE;
+    count += 1 + members;
   }
   return count;
+}
+
+/** `countMembers` of one array item or member value: 0 for a finite scalar, `NON_FINITE` for ±Infinity. */
+function membersWithin(item: unknown): number {
+  if (typeof item === 'object' && item !== null) return countMembers(item);
+  return typeof item === 'number' && !Number.isFinite(item) ? NON_FINITE : 0;
 }
 
 function describeKind(value: unknown): string {

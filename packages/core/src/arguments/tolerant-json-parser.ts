@@ -536,18 +536,41 @@ class TolerantParser {
     }
   }
 
-  private parseObject(): Record<string, unknown> {
-    const { text } = this;
+  /**
+   * Enters the container whose opening bracket is at the current position and steps over it and the
+   * space after it; true when `close` follows at once (the empty container, left again).
+   */
+  private openIsEmpty(close: number): boolean {
     this.enter();
     this.position += 1;
-    const object: Record<string, unknown> = {};
-    let members = 0;
     this.skipSpace();
-    if (text.charCodeAt(this.position) === CLOSE_BRACE) {
+    if (this.text.charCodeAt(this.position) !== close) return false;
+    this.position += 1;
+    this.depth -= 1;
+    return true;
+  }
+
+  /**
+   * After a member or an element: steps over a `,` and the space after it (true: another value
+   * follows) or over the container's closing `close` (false), and refuses anything else.
+   */
+  private skipSeparator(close: number, closeText: '}' | ']'): boolean {
+    const next = this.text.charCodeAt(this.position);
+    if (next === COMMA) {
       this.position += 1;
-      this.depth -= 1;
-      return object;
+      this.skipSpace();
+      return true;
     }
+    if (next !== close) this.unexpected(`"," or "${closeText}" after a value`);
+    this.position += 1;
+    return false;
+  }
+
+  private parseObject(): Record<string, unknown> {
+    const { text } = this;
+    const object: Record<string, unknown> = {};
+    if (this.openIsEmpty(CLOSE_BRACE)) return object;
+    let members = 0;
     for (;;) {
       if (this.atEnd()) this.truncated(members === 0 ? 'right after "{"' : 'right after ","');
       const code = text.charCodeAt(this.position);
@@ -590,17 +613,7 @@ class TolerantParser {
         }
         this.truncated(this.depth === 1 ? 'before the closing "}"' : 'inside an open nested object');
       }
-      const next = text.charCodeAt(this.position);
-      if (next === COMMA) {
-        this.position += 1;
-        this.skipSpace();
-        continue;
-      }
-      if (next === CLOSE_BRACE) {
-        this.position += 1;
-        break;
-      }
-      this.unexpected('"," or "}" after a value');
+      if (!this.skipSeparator(CLOSE_BRACE, '}')) break;
     }
     this.depth -= 1;
     return object;
@@ -608,15 +621,8 @@ class TolerantParser {
 
   private parseArray(): unknown[] {
     const { text } = this;
-    this.enter();
-    this.position += 1;
     const array: unknown[] = [];
-    this.skipSpace();
-    if (text.charCodeAt(this.position) === CLOSE_BRACKET) {
-      this.position += 1;
-      this.depth -= 1;
-      return array;
-    }
+    if (this.openIsEmpty(CLOSE_BRACKET)) return array;
     for (;;) {
       if (this.atEnd()) this.truncated('inside an open array');
       const code = text.charCodeAt(this.position);
@@ -630,17 +636,7 @@ class TolerantParser {
       this.path.pop();
       this.skipSpace();
       if (this.atEnd()) this.truncated('inside an open array');
-      const next = text.charCodeAt(this.position);
-      if (next === COMMA) {
-        this.position += 1;
-        this.skipSpace();
-        continue;
-      }
-      if (next === CLOSE_BRACKET) {
-        this.position += 1;
-        break;
-      }
-      this.unexpected('"," or "]" after a value');
+      if (!this.skipSeparator(CLOSE_BRACKET, ']')) break;
     }
     this.depth -= 1;
     return array;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { definitionError } from '../__fixtures__/definition-error';
 import { ToolArgumentsError } from '../errors/tool-arguments-error';
-import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { defineWorkerTool } from '../tool/define-worker-tool';
 import type { AnyWorkerAgentTool, JSONSchemaObject } from '../tool/worker-agent-tool';
 import { validateToolArguments } from './validate-tool-arguments';
@@ -257,13 +257,10 @@ describe('validation with an external JSON Schema', () => {
   });
 
   it('throws ToolDefinitionError naming jsonSchema when the schema cannot be compiled (at definition)', () => {
-    let caught: unknown;
-    try {
-      externalTool({ type: 'object', properties: { a: { type: 'strin' } } }, 'broken');
-    } catch (error) {
-      caught = error;
-    }
-    expect(ToolDefinitionError.isInstance(caught) && caught.field).toBe('jsonSchema');
+    const error = definitionError(() =>
+      externalTool({ type: 'object', properties: { a: { type: 'strin' } } }, 'broken'),
+    );
+    expect(error.field).toBe('jsonSchema');
   });
 });
 

@@ -4,20 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineWorkerTool, type ToolExecutionMode } from '../index';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
+import { waitingTool } from './__fixtures__/test-tools';
 
 function loggingTool(name: string, executionMode: ToolExecutionMode, log: string[]) {
-  return defineWorkerTool({
-    name,
-    description: `The ${name} tool.`,
-    schema: z.object({ id: z.string(), waitMs: z.number() }),
-    executionMode,
-    describeActivity: ({ id }) => `Running ${id}`,
-    async execute({ id, waitMs }) {
-      log.push(`start ${id}`);
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-      log.push(`end ${id}`);
-      return { content: `done ${id}` };
-    },
+  return waitingTool(name, executionMode, {
+    start: (id) => log.push(`start ${id}`),
+    end: (id) => log.push(`end ${id}`),
   });
 }
 

@@ -4,15 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineWorkerTool, ModelRequestError } from '../index';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
-
-const readFile = defineWorkerTool({
-  name: 'read_file',
-  description: 'Read a file from the home folder.',
-  schema: z.object({ path: z.string() }),
-  executionMode: 'parallel',
-  describeActivity: ({ path }) => `Reading ${path}`,
-  execute: ({ path }) => ({ content: `text of ${path}` }),
-});
+import { readFileTool } from './__fixtures__/test-tools';
 
 function deferred(name: string, namespace: string, description: string, namespaceDescription: string) {
   return defineWorkerTool({
@@ -41,7 +33,7 @@ describe('client-side Tool Search', () => {
         { functionCalls: [{ name: 'create_event', namespace: 'calendar', arguments: { title: 'Dentist' } }] },
         { text: 'Booked.' },
       ],
-      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+      { tools: [readFileTool, ...calendarTools], toolSearch: 'client' },
     );
     expect(result.status).toBe('completed');
     const [first, second, third] = server.requests;
@@ -65,7 +57,7 @@ describe('client-side Tool Search', () => {
         { functionCalls: [{ name: 'tool_search', arguments: { query: 'quantum teleport' } }] },
         { text: 'No such tool.' },
       ],
-      { tools: [readFile, ...calendarTools] },
+      { tools: [readFileTool, ...calendarTools] },
     );
     expect(events[0]).toMatchObject({ type: 'turn-start', toolSearch: 'client' });
     expect(server.requests[1]?.functionCallOutputs[0]?.output).toMatch(
@@ -91,7 +83,7 @@ describe('client-side Tool Search is an ordinary tool', () => {
         { functionCalls: [{ name: 'create_event', namespace: 'calendar', arguments: { title: 'Dentist' } }] },
         { text: 'Booked.' },
       ],
-      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+      { tools: [readFileTool, ...calendarTools], toolSearch: 'client' },
     );
     expect(result.status).toBe('completed');
     const end = toolCallEnds(events)[0];
@@ -114,7 +106,7 @@ describe('client-side Tool Search is an ordinary tool', () => {
         },
         { text: 'Gave up.' },
       ],
-      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+      { tools: [readFileTool, ...calendarTools], toolSearch: 'client' },
     );
     const ends = toolCallEnds(events);
     expect(ends.map((end) => [end.callId, end.outcome, end.isError])).toEqual([
@@ -144,7 +136,7 @@ describe('client-side Tool Search is an ordinary tool', () => {
         },
         { text: 'Done.' },
       ],
-      { tools: [readFile, ...calendarTools], toolSearch: 'client' },
+      { tools: [readFileTool, ...calendarTools], toolSearch: 'client' },
     );
     const ends = toolCallEnds(events);
     expect(ends.map((end) => [end.callId, end.outcome])).toEqual([
@@ -175,7 +167,7 @@ describe('native Tool Search', () => {
         },
         { text: 'Invoiced.' },
       ],
-      { tools: [readFile, ...calendarTools], toolSearch: 'native' },
+      { tools: [readFileTool, ...calendarTools], toolSearch: 'native' },
     );
     expect(result.status).toBe('completed');
     const [first, second] = server.requests;
@@ -218,7 +210,7 @@ describe('model requests', () => {
         },
         { text: 'done' },
       ],
-      { tools: [readFile], instructions: 'Be brief.' },
+      { tools: [readFileTool], instructions: 'Be brief.' },
     );
     const [, second, third] = server.requests;
     expect(third?.body).toMatchObject({
@@ -248,7 +240,7 @@ describe('model requests', () => {
   it('chains with previous_response_id when asked: only the new items are sent', async () => {
     const { result, server } = await runTurn(
       [{ functionCalls: [{ name: 'read_file', arguments: { path: 'a' }, callId: 'c1' }] }, { text: 'done' }],
-      { tools: [readFile], model: { chaining: 'previous-response-id' } },
+      { tools: [readFileTool], model: { chaining: 'previous-response-id' } },
     );
     const [first, second] = server.requests;
     expect(first?.body.previous_response_id).toBeUndefined();
@@ -268,7 +260,7 @@ describe('model requests', () => {
 
   it('retries a 429 through the SDK maxRetries and completes', async () => {
     const { result, server } = await runTurn([{ httpStatus: 429, message: 'slow down' }, { text: 'hello' }], {
-      tools: [readFile],
+      tools: [readFileTool],
       maxRetries: 2,
     });
     expect(result.status).toBe('completed');
@@ -279,7 +271,7 @@ describe('model requests', () => {
 
   it('fails with a clear error when 5xx answers outlast the retries', async () => {
     const { result, events, server } = await runTurn([{ httpStatus: 500 }, { httpStatus: 500 }], {
-      tools: [readFile],
+      tools: [readFileTool],
       maxRetries: 1,
     });
     expect(server.requests).toHaveLength(2);
@@ -292,7 +284,7 @@ describe('model requests', () => {
   it('fails without hanging when the stream is cut mid-arguments', async () => {
     let ran = false;
     const tool = defineWorkerTool({
-      ...readFile,
+      ...readFileTool,
       execute: () => {
         ran = true;
         return { content: 'x' };
@@ -328,7 +320,7 @@ describe('model requests', () => {
   it('works without streaming', async () => {
     const { result, events, server } = await runTurn(
       [{ functionCalls: [{ name: 'read_file', arguments: { path: 'a' } }] }, { text: 'plain' }],
-      { tools: [readFile], model: { stream: false } },
+      { tools: [readFileTool], model: { stream: false } },
     );
     expect(server.requests.map((request) => request.body.stream)).toEqual([false, false]);
     expect(result).toMatchObject({ status: 'completed', output: 'plain', iterations: 2 });
@@ -346,7 +338,7 @@ describe('model requests', () => {
         },
         { text: 'ok', usage: { inputTokens: 120, outputTokens: 3, cachedInputTokens: 90 } },
       ],
-      { tools: [readFile] },
+      { tools: [readFileTool] },
     );
     expect(result.usage).toEqual({
       inputTokens: 220,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AgentToolResult, defineWorkerTool, TOOL_CALL_OUTCOMES, type ToolCallEndEvent } from '../index';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
+import { abortingTool, bareTool, untilAborted } from './__fixtures__/test-tools';
 
 function tool(
   name: string,
@@ -28,17 +29,7 @@ const explode = tool('explode', () => {
 });
 const empty = tool('empty', () => undefined as never);
 // Honours its signal, so the timeout ends it at once.
-const hang = defineWorkerTool({
-  name: 'hang',
-  description: 'Waits for its signal.',
-  schema: z.object({}),
-  executionMode: 'parallel',
-  describeActivity: () => 'Hanging',
-  execute: (_params, context) =>
-    new Promise<AgentToolResult>((_resolve, reject) => {
-      context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
-    }),
-});
+const hang = bareTool('hang', untilAborted);
 const remove = tool('remove', () => ({ content: 'removed' }), 'sequential');
 const submit = tool('submit', () => ({ content: 'submitted', endsTurn: true }));
 
@@ -98,19 +89,7 @@ describe('one outcome vocabulary', () => {
     expect(ends.get('error-result')?.activity).toBe('Running missing');
 
     const controller = new AbortController();
-    const block = defineWorkerTool({
-      name: 'block',
-      description: 'Aborts the turn and waits for its signal.',
-      schema: z.object({}),
-      executionMode: 'sequential',
-      describeActivity: () => 'Blocking',
-      execute: (_params, context) => {
-        setTimeout(() => controller.abort(new Error('operator cancelled')), 5);
-        return new Promise<AgentToolResult>((_resolve, reject) => {
-          context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
-        });
-      },
-    });
+    const block = abortingTool(controller);
     const second = await runTurn(
       [
         {

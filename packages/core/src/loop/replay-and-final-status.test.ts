@@ -8,15 +8,7 @@ import { defineWorkerTool } from '../index';
 import type { FakeResponse } from './__fixtures__/fake-server';
 import { runTurn } from './__fixtures__/loop-test-helpers';
 import { expectRequestTypes, fieldsOutsideRequestTypes } from './__fixtures__/request-body-types';
-
-const readFile = defineWorkerTool({
-  name: 'read_file',
-  description: 'Read a file from the home folder.',
-  schema: z.object({ path: z.string() }),
-  executionMode: 'parallel',
-  describeActivity: ({ path }) => `Reading ${path}`,
-  execute: ({ path }) => ({ content: `text of ${path}` }),
-});
+import { readFileTool } from './__fixtures__/test-tools';
 
 const createInvoice = defineWorkerTool({
   name: 'create_invoice',
@@ -43,7 +35,7 @@ function firstResponse(encryptedContent: string | undefined): FakeResponse {
 
 async function replayOf(store: boolean, encryptedContent: string | undefined) {
   const { result, server } = await runTurn([firstResponse(encryptedContent), { text: 'done' }], {
-    tools: [readFile],
+    tools: [readFileTool],
     model: { reasoning: { effort: 'low' }, store },
   });
   expect(result.status).toBe('completed');
@@ -128,7 +120,7 @@ describe('stateless replay of reasoning (store x encrypted content)', () => {
 
   it('keeps the include the caller asked for and adds encrypted reasoning only once', async () => {
     const { server } = await runTurn([{ text: 'done' }], {
-      tools: [readFile],
+      tools: [readFileTool],
       model: {
         reasoning: { effort: 'low' },
         include: ['message.output_text.logprobs', 'reasoning.encrypted_content'],
@@ -142,11 +134,11 @@ describe('stateless replay of reasoning (store x encrypted content)', () => {
 
   it('asks for no encrypted reasoning without reasoning on', async () => {
     const { server } = await runTurn([{ text: 'done' }], {
-      tools: [readFile],
+      tools: [readFileTool],
       model: { reasoning: { effort: 'none' } },
     });
     expect(server.requests[0]?.body.include).toBeUndefined();
-    const plain = await runTurn([{ text: 'done' }], { tools: [readFile] });
+    const plain = await runTurn([{ text: 'done' }], { tools: [readFileTool] });
     expect(plain.server.requests[0]?.body.include).toBeUndefined();
   });
 });
@@ -161,7 +153,7 @@ describe('output items replayed as input items', () => {
         },
         { text: 'Invoiced.' },
       ],
-      { tools: [readFile, createInvoice], toolSearch: 'native' },
+      { tools: [readFileTool, createInvoice], toolSearch: 'native' },
     );
     const bodies = server.requests.map((request) => request.body);
     expectRequestTypes(bodies);
@@ -206,7 +198,7 @@ describe('a final response cut off', () => {
         { functionCalls: [{ name: 'read_file', arguments: { path: 'a' } }] },
         { text: 'The file says', finishReason: reason },
       ],
-      { tools: [readFile] },
+      { tools: [readFileTool] },
     );
     expect(result).toMatchObject({ status: 'incomplete', incompleteReason: reason, output: 'The file says' });
     expect(events.at(-1)).toMatchObject({ type: 'turn-end', status: 'incomplete', incompleteReason: reason });
@@ -221,7 +213,7 @@ describe('a final response cut off', () => {
         },
         { text: 'done' },
       ],
-      { tools: [readFile] },
+      { tools: [readFileTool] },
     );
     expect(result.status).toBe('completed');
     expect(result.incompleteReason).toBeUndefined();

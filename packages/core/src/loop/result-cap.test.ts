@@ -2,24 +2,17 @@
 // model request carries when a tool returns far more text than the model should read.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { type AgentToolResult, defineWorkerTool, type ToolExecutionContext } from '../index';
+import type { AgentToolResult, ToolExecutionContext } from '../index';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
+import { bareTool } from './__fixtures__/test-tools';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const BIG = `BEGIN${'lorem ipsum '.repeat(250_000)}END`; // 3 MB
 
 function bigTool(content: () => AgentToolResult['content'], seen: ToolExecutionContext[] = []) {
-  return defineWorkerTool({
-    name: 'dump',
-    description: 'Returns a lot of text.',
-    schema: z.object({}),
-    executionMode: 'parallel',
-    describeActivity: () => 'Dumping',
-    execute: async (_params, context) => {
-      seen.push(context);
-      return { content: content(), details: { source: 'dump' } };
-    },
+  return bareTool('dump', async (context) => {
+    seen.push(context);
+    return { content: content(), details: { source: 'dump' } };
   });
 }
 
@@ -82,17 +75,7 @@ describe('tool result cap', () => {
         { text: 'done' },
       ],
       {
-        tools: [
-          bigTool(parts),
-          defineWorkerTool({
-            name: 'small',
-            description: 'Small.',
-            schema: z.object({}),
-            executionMode: 'parallel',
-            describeActivity: () => 'Small',
-            execute: async () => ({ content: 'z'.repeat(4096) }),
-          }),
-        ],
+        tools: [bigTool(parts), bareTool('small', async () => ({ content: 'z'.repeat(4096) }))],
         maxToolResultBytes: 4096,
       },
     );
@@ -112,15 +95,8 @@ describe('tool result cap', () => {
   });
 
   it("caps the loop's own outputs too: a thrown error of megabytes", async () => {
-    const explode = defineWorkerTool({
-      name: 'explode',
-      description: 'Throws a huge error.',
-      schema: z.object({}),
-      executionMode: 'parallel',
-      describeActivity: () => 'Exploding',
-      execute: async () => {
-        throw new Error(BIG);
-      },
+    const explode = bareTool('explode', async () => {
+      throw new Error(BIG);
     });
     const { events, server } = await runTurn(
       [{ functionCalls: [{ name: 'explode', arguments: {}, callId: 'c1' }] }, { text: 'done' }],

@@ -3,7 +3,8 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createResponsesModel, defineWorkerTool, runAgentLoop, ToolDefinitionError } from '../index';
+import { definitionError } from '../__fixtures__/definition-error';
+import { createResponsesModel, defineWorkerTool, runAgentLoop } from '../index';
 import { type FakeResponsesServer, startFakeResponsesServer } from './__fixtures__/fake-server';
 
 let server: FakeResponsesServer | undefined;
@@ -66,14 +67,11 @@ describe('the run', () => {
       /named 'tool_search'/,
     );
     // A reserved name is a definition mistake, as the JSDoc promises, not a bad option.
-    let thrown: unknown;
-    try {
-      runAgentLoop({ model, tools: [search, hidden], input: 'x', toolSearch: 'client' });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(ToolDefinitionError.isInstance(thrown)).toBe(true);
-    expect(thrown).toMatchObject({ toolName: 'tool_search', field: 'name' });
+    expect(
+      definitionError(() =>
+        runAgentLoop({ model, tools: [search, hidden], input: 'x', toolSearch: 'client' }),
+      ),
+    ).toMatchObject({ toolName: 'tool_search', field: 'name' });
     // Without deferred tools there is no client search, so the name is free.
     const free = runAgentLoop({ model, tools: [search], input: 'x', toolSearch: 'client' });
     await expect(free.result()).resolves.toMatchObject({ status: 'completed' });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineWorkerTool } from '../tool/define-worker-tool';
 import type { AgentToolResult } from '../tool/worker-agent-tool';
+import { bareTool, neverSettles } from './__fixtures__/test-tools';
 import { runToolCallOnce } from './run-tool-call-once';
 
 const readNote = defineWorkerTool({
@@ -41,13 +42,7 @@ describe('one call through the loop pipeline', () => {
   });
 
   it('times a call out after toolTimeoutMs', async () => {
-    const hangs = defineWorkerTool({
-      name: 'hangs',
-      description: 'Never returns.',
-      schema: z.object({}),
-      describeActivity: () => 'Hanging',
-      execute: () => new Promise<AgentToolResult>(() => {}),
-    });
+    const hangs = bareTool('hangs', neverSettles, 'sequential');
     const { end } = await runToolCallOnce(hangs, '{}', { toolTimeoutMs: 20, abandonGraceMs: 20 });
     expect(end.outcome).toBe('timeout');
     expect(end.result.content).toMatch(/^Tool 'hangs' timed out after 20 ms/);
@@ -57,26 +52,17 @@ describe('one call through the loop pipeline', () => {
 
   it('checks the result shape, caps the result and falls back to the tool name for a broken label', async () => {
     const noContent = defineWorkerTool({
-      name: 'no_content',
-      description: 'Returns nothing.',
-      schema: z.object({}),
+      ...bareTool('no_content', () => undefined as unknown as AgentToolResult, 'sequential'),
       describeActivity: () => {
         throw new Error('label defect');
       },
-      execute: () => undefined as unknown as AgentToolResult,
     });
     const shape = await runToolCallOnce(noContent, '{}');
     expect(shape.end.outcome).toBe('tool-error');
     expect(shape.end.result.content).toMatch(/returned no result with content/);
     expect(shape.start?.activity).toBe('no_content');
 
-    const huge = defineWorkerTool({
-      name: 'huge',
-      description: 'Returns a lot.',
-      schema: z.object({}),
-      describeActivity: () => 'Returning a lot',
-      execute: () => ({ content: 'x'.repeat(10_000) }),
-    });
+    const huge = bareTool('huge', () => ({ content: 'x'.repeat(10_000) }), 'sequential');
     const capped = await runToolCallOnce(huge, '{}', { maxToolResultBytes: 2048 });
     expect(capped.end.resultCut).toBeDefined();
     expect(Buffer.byteLength(String(capped.end.result.content))).toBeLessThan(10_000);

@@ -17,8 +17,9 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AgentToolResult, defineWorkerTool, type ToolExecutionMode } from '../index';
+import { defineWorkerTool, type ToolExecutionMode } from '../index';
 import { runTurn } from './__fixtures__/loop-test-helpers';
+import { abortingTool, bareTool, untilAborted, waitingTool } from './__fixtures__/test-tools';
 
 class TestMetricReader extends MetricReader {
   constructor() {
@@ -94,26 +95,32 @@ async function metricPoints(name: string): Promise<DataPoint<unknown>[]> {
   return [];
 }
 
-function waitingTool(name: string, executionMode: ToolExecutionMode, seen: Map<string, string | undefined>) {
-  return defineWorkerTool({
-    name,
-    description: `The ${name} tool.`,
-    schema: z.object({ id: z.string(), waitMs: z.number() }),
-    executionMode,
-    describeActivity: ({ id }) => `Running ${id}`,
-    async execute({ id, waitMs }, ctx) {
-      // What a tool's own outgoing requests would carry as their parent.
-      seen.set(ctx.toolCallId, trace.getActiveSpan()?.spanContext().spanId);
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-      return { content: `done ${id}` };
-    },
+/** The tool-call duration points as sorted `<tool name>:<outcome>` strings. */
+async function toolOutcomesInMetrics(): Promise<string[]> {
+  const durations = await metricPoints('switchyard.tool.call.duration');
+  return durations
+    .map((point) => `${point.attributes['gen_ai.tool.name']}:${point.attributes['switchyard.tool.outcome']}`)
+    .sort();
+}
+
+/** Records, per call, the span a tool's own outgoing requests would carry as their parent. */
+function spanRecordingTool(
+  name: string,
+  executionMode: ToolExecutionMode,
+  seen: Map<string, string | undefined>,
+) {
+  return waitingTool(name, executionMode, {
+    start: (_id, context) => seen.set(context.toolCallId, trace.getActiveSpan()?.spanContext().spanId),
   });
 }
 
 describe('span tree of a turn', () => {
   it('has one invoke_agent span, a chat span per request and an execute_tool span per call', async () => {
     const seen = new Map<string, string | undefined>();
-    const tools = [waitingTool('fetch', 'parallel', seen), waitingTool('write', 'sequential', seen)];
+    const tools = [
+      spanRecordingTool('fetch', 'parallel', seen),
+      spanRecordingTool('write', 'sequential', seen),
+    ];
     const { result, events } = await runTurn(
       [
         {
@@ -233,7 +240,7 @@ describe('span tree of a turn', () => {
         { text: 'The answer.' },
       ],
       {
-        tools: [waitingTool('fetch', 'parallel', seen)],
+        tools: [spanRecordingTool('fetch', 'parallel', seen)],
         instructions: 'Be brief.',
         input: 'What is in the vault?',
         telemetry: telemetry({ recordContent: true }),
@@ -304,17 +311,7 @@ describe('tool call outcomes on spans and metrics', () => {
   });
 
   it('records a timeout and the approval wait and decision', async () => {
-    const hang = defineWorkerTool({
-      name: 'hang',
-      description: 'Waits for its signal.',
-      schema: z.object({}),
-      executionMode: 'parallel',
-      describeActivity: () => 'Hanging',
-      execute: (_params, ctx) =>
-        new Promise<AgentToolResult>((_resolve, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-        }),
-    });
+    const hang = bareTool('hang', untilAborted);
     await runTurn(
       [
         {
@@ -349,22 +346,11 @@ describe('tool call outcomes on spans and metrics', () => {
       'switchyard.tool.approval.decision': 'deny',
     });
 
-    const durations = await metricPoints('switchyard.tool.call.duration');
-    const outcomes = durations.map(
-      (point) => `${point.attributes['gen_ai.tool.name']}:${point.attributes['switchyard.tool.outcome']}`,
-    );
-    expect(outcomes.sort()).toEqual(['echo:denied', 'hang:timeout']);
+    expect(await toolOutcomesInMetrics()).toEqual(['echo:denied', 'hang:timeout']);
   });
 
   it("marks a tool's own error result as a failed span, apart from completed calls in metrics", async () => {
-    const refuse = defineWorkerTool({
-      name: 'refuse',
-      description: 'Returns an error result.',
-      schema: z.object({}),
-      executionMode: 'parallel',
-      describeActivity: () => 'Refusing',
-      execute: async () => ({ content: 'no such record', isError: true }),
-    });
+    const refuse = bareTool('refuse', async () => ({ content: 'no such record', isError: true }));
     await runTurn(
       [
         {
@@ -388,31 +374,12 @@ describe('tool call outcomes on spans and metrics', () => {
     expect(echoed.attributes['switchyard.tool.outcome']).toBe('completed');
     expect(echoed.attributes['error.type']).toBeUndefined();
     expect(echoed.status.code).toBe(0);
-    const durations = await metricPoints('switchyard.tool.call.duration');
-    expect(
-      durations
-        .map(
-          (point) => `${point.attributes['gen_ai.tool.name']}:${point.attributes['switchyard.tool.outcome']}`,
-        )
-        .sort(),
-    ).toEqual(['echo:completed', 'refuse:tool-error']);
+    expect(await toolOutcomesInMetrics()).toEqual(['echo:completed', 'refuse:tool-error']);
   });
 
   it('ends every span of an aborted turn and marks the turn and the running call', async () => {
     const controller = new AbortController();
-    const started = defineWorkerTool({
-      name: 'block',
-      description: 'Blocks until the turn is aborted.',
-      schema: z.object({}),
-      executionMode: 'sequential',
-      describeActivity: () => 'Blocking',
-      execute: (_params, ctx) => {
-        setTimeout(() => controller.abort(new Error('operator cancelled')), 5);
-        return new Promise<AgentToolResult>((_resolve, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-        });
-      },
-    });
+    const started = abortingTool(controller);
     const { result } = await runTurn(
       [
         {

@@ -12,6 +12,7 @@ import {
 } from '../index';
 import { startFakeResponsesServer } from './__fixtures__/fake-server';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
+import { bareTool, neverSettles } from './__fixtures__/test-tools';
 
 const readFile = defineWorkerTool({
   name: 'read_file',
@@ -27,24 +28,10 @@ const readFile = defineWorkerTool({
 
 describe('error outputs the model can act on', () => {
   it('turns an unknown tool, bad arguments, a throw and a timeout into outputs, and the turn goes on', async () => {
-    const explode = defineWorkerTool({
-      name: 'explode',
-      description: 'Always fails.',
-      schema: z.object({}),
-      executionMode: 'parallel',
-      describeActivity: () => 'Exploding',
-      execute: () => {
-        throw new Error('disk on fire');
-      },
+    const explode = bareTool('explode', () => {
+      throw new Error('disk on fire');
     });
-    const hang = defineWorkerTool({
-      name: 'hang',
-      description: 'Never finishes and ignores its signal.',
-      schema: z.object({}),
-      executionMode: 'parallel',
-      describeActivity: () => 'Hanging',
-      execute: () => new Promise<AgentToolResult>(() => {}),
-    });
+    const hang = bareTool('hang', neverSettles);
     const { result, events, server } = await runTurn(
       [
         {
@@ -154,18 +141,16 @@ describe('error outputs the model can act on', () => {
   });
 
   it('sends image parts as input_image outputs', async () => {
-    const screenshot = defineWorkerTool({
-      name: 'screenshot',
-      description: 'Takes a screenshot.',
-      schema: z.object({}),
-      describeActivity: () => 'Taking a screenshot',
-      execute: () => ({
+    const screenshot = bareTool(
+      'screenshot',
+      () => ({
         content: [
           { type: 'text', text: 'The screen:' },
           { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
         ],
       }),
-    });
+      'sequential',
+    );
     const { server } = await runTurn(
       [{ functionCalls: [{ name: 'screenshot', arguments: {} }] }, { text: 'ok' }],
       {
@@ -284,13 +269,8 @@ describe('endsTurn', () => {
         tools: [
           submit,
           readFile,
-          defineWorkerTool({
-            name: 'remove_note',
-            description: 'Sequential, so in a batch of its own.',
-            schema: z.object({}),
-            describeActivity: () => 'Removing',
-            execute: () => ({ content: 'removed' }),
-          }),
+          // Sequential, so in a batch of its own.
+          bareTool('remove_note', () => ({ content: 'removed' }), 'sequential'),
         ],
       },
     );

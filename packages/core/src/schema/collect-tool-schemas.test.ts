@@ -33,32 +33,20 @@ function tool(
 describe('function tools', () => {
   it('sends strict function tools in tool-set order', () => {
     const manifest = collectToolSchemas([tool('b'), tool('a')]);
-    expect(manifest.tools).toEqual([
-      {
-        type: 'function',
-        name: 'b',
-        description: 'The b tool.',
-        parameters: {
-          type: 'object',
-          properties: { q: { type: 'string' } },
-          required: ['q'],
-          additionalProperties: false,
-        },
-        strict: true,
+    // What `tool(name)` (its default `{ q: string }` schema) is sent as.
+    const sentAs = (name: string) => ({
+      type: 'function',
+      name,
+      description: `The ${name} tool.`,
+      parameters: {
+        type: 'object',
+        properties: { q: { type: 'string' } },
+        required: ['q'],
+        additionalProperties: false,
       },
-      {
-        type: 'function',
-        name: 'a',
-        description: 'The a tool.',
-        parameters: {
-          type: 'object',
-          properties: { q: { type: 'string' } },
-          required: ['q'],
-          additionalProperties: false,
-        },
-        strict: true,
-      },
-    ]);
+      strict: true,
+    });
+    expect(manifest.tools).toEqual([sentAs('b'), sentAs('a')]);
     expect(manifest.entries.map((entry) => [entry.key, entry.strict, entry.deferred, entry.sent])).toEqual([
       ['b', true, false, true],
       ['a', true, false, true],

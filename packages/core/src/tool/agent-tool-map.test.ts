@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ToolDefinitionError } from '../errors/tool-definition-error';
+import { definitionError } from '../__fixtures__/definition-error';
 import { agentToolMap, toolKey } from './agent-tool-map';
 import { defineWorkerTool } from './define-worker-tool';
 
@@ -30,13 +30,7 @@ describe('agentToolMap', () => {
   });
 
   it('throws naming both positions for a duplicate key', () => {
-    let caught: unknown;
-    try {
-      agentToolMap([tool('read'), tool('write'), tool('read')]);
-    } catch (error) {
-      caught = error;
-    }
-    expect(ToolDefinitionError.isInstance(caught)).toBe(true);
-    expect((caught as Error).message).toMatch(/duplicate tool key 'read'.*positions 0 and 2/);
+    const error = definitionError(() => agentToolMap([tool('read'), tool('write'), tool('read')]));
+    expect(error.message).toMatch(/duplicate tool key 'read'.*positions 0 and 2/);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { definitionError } from '../__fixtures__/definition-error';
 import { validateToolArguments } from '../arguments/validate-tool-arguments';
 import { SwitchyardError } from '../errors/switchyard-error';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
@@ -39,16 +40,6 @@ function external(overrides: Partial<JSONSchemaWorkerToolDefinition> = {}): JSON
   return { ...rest, jsonSchema: pathSchema, ...overrides };
 }
 
-function definitionError(run: () => unknown): ToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolDefinitionError');
-}
-
 const context: ToolExecutionContext = {
   signal: new AbortController().signal,
   toolCallId: 'call_1',
@@ -73,24 +64,16 @@ describe('tool defaults', () => {
   });
 
   it('keeps the optional fields it was given', () => {
-    const tool = defineWorkerTool(
-      valid({
-        namespace: 'notes',
-        namespaceDescription: 'Notes',
-        deferLoading: true,
-        strict: true,
-        executionMode: 'parallel',
-        isReadOnly: true,
-      }),
-    );
-    expect(tool).toMatchObject({
+    const optional = {
       namespace: 'notes',
       namespaceDescription: 'Notes',
       deferLoading: true,
       strict: true,
       executionMode: 'parallel',
       isReadOnly: true,
-    });
+    } as const;
+    const tool = defineWorkerTool(valid(optional));
+    expect(tool).toMatchObject(optional);
   });
 });
 

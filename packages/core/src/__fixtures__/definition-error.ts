@@ -1,0 +1,16 @@
+// Shared by core's tests that check a definition mistake is refused with the right error.
+import { ToolDefinitionError } from '../errors/tool-definition-error';
+
+/**
+ * The `ToolDefinitionError` that `run` throws. Anything else it throws is rethrown as it is, and
+ * throwing nothing fails the test.
+ */
+export function definitionError(run: () => unknown): ToolDefinitionError {
+  try {
+    run();
+  } catch (error) {
+    if (ToolDefinitionError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ToolDefinitionError');
+}
