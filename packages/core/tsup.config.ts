@@ -1,10 +1,4 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+export default defineConfig(libraryBuild);
