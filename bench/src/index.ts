@@ -73,8 +73,12 @@ if (overhead !== undefined) {
   writeFileSync(
     new URL('overhead.svg', resultsDir),
     overheadSvg(
-      overhead.rows.map((row) => ({ name: row.name, cpu: row.cpuToBare, wall: row.wallToBare })),
-      `Agent turn overhead vs a bare openai SDK loop (${overhead.iterations} iterations, ${overhead.rounds} rounds)`,
+      overhead.rows.map((row) => ({
+        name: `${row.name} (${row.variant})`,
+        cpu: row.cpuToBare,
+        wall: row.wallToBare,
+      })),
+      `Agent turn overhead vs a bare openai SDK loop, tools composed per turn (${overhead.iterations} iterations, ${overhead.rounds} rounds)`,
     ),
   );
 }

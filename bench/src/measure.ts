@@ -8,6 +8,8 @@ export interface Timings {
   runs: number[];
   /** CPU milliseconds (user + system, this process) per run: steadier than wall time on a busy machine. */
   cpu: number[];
+  /** Milliseconds from the run's start to its first model request reaching the server (when probed). */
+  firstRequest: number[];
 }
 
 /** The median of a list of numbers. */
@@ -25,22 +27,35 @@ export function median(values: readonly number[]): number {
  */
 export async function interleave(
   contenders: ReadonlyArray<{ name: string; run: () => Promise<unknown> }>,
-  options: { rounds: number; warmup: number },
+  options: {
+    rounds: number;
+    warmup: number;
+    /** When the run's first model request reached the server (`performance.now()`), reset before each run. */
+    firstRequest?: { reset(): void; at(): number | undefined };
+  },
 ): Promise<Timings[]> {
-  const timings: Timings[] = contenders.map((contender) => ({ name: contender.name, runs: [], cpu: [] }));
+  const timings: Timings[] = contenders.map((contender) => ({
+    name: contender.name,
+    runs: [],
+    cpu: [],
+    firstRequest: [],
+  }));
   for (let round = -options.warmup; round < options.rounds; round += 1) {
     for (let offset = 0; offset < contenders.length; offset += 1) {
       const index = (Math.abs(round) + offset) % contenders.length;
       const contender = contenders[index];
       if (contender === undefined) continue;
+      options.firstRequest?.reset();
       const cpuStart = process.cpuUsage();
       const start = performance.now();
       await contender.run();
       const elapsed = performance.now() - start;
       const cpu = process.cpuUsage(cpuStart);
+      const firstAt = options.firstRequest?.at();
       if (round >= 0) {
         timings[index]?.runs.push(elapsed);
         timings[index]?.cpu.push((cpu.user + cpu.system) / 1000);
+        if (firstAt !== undefined) timings[index]?.firstRequest.push(firstAt - start);
       }
     }
   }
@@ -51,7 +66,11 @@ export async function interleave(
  * The ratio of two contenders' per-round times, as the median of per-round ratios: each round's
  * pair ran back to back under the same load, so their ratio is steadier than a ratio of medians.
  */
-export function pairedRatio(subject: Timings, baseline: Timings, measure: 'runs' | 'cpu' = 'runs'): number {
+export function pairedRatio(
+  subject: Timings,
+  baseline: Timings,
+  measure: 'runs' | 'cpu' | 'firstRequest' = 'runs',
+): number {
   const ratios = subject[measure].map((time, index) => time / (baseline[measure][index] ?? Number.NaN));
   return median(ratios);
 }

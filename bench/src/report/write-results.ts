@@ -96,23 +96,24 @@ const marked = (name: SuiteName, lines: readonly string[]) =>
 
 /** The overhead section. */
 export function renderOverheadSection(overhead: OverheadResult): string {
+  const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(', ');
   return marked('loop-overhead', [
     `## Agent turn overhead`,
     '',
-    `A scripted turn of ${overhead.iterations} model requests against the testkit's fake Responses server: the first ${overhead.iterations - 1} responses each ask for a parallel batch of ${overhead.batch} calls (${overhead.tools} tools declared), the last answers with text. Each runtime first ran one turn against a recording server and had to show ${overhead.iterations} requests, each carrying every earlier call's output with the text its tool returned (${(overhead.iterations - 1) * overhead.batch} executions); then all runtimes ran ${overhead.rounds} interleaved rounds (rotating order) against one server. Ratios are medians of per-round ratios; per-iteration overhead is (median - bare median) / ${overhead.iterations}. CPU time is the process's (runtime plus fake server), steadier than wall time on a busy machine. \`switchyard\` is the default, OpenTelemetry through the API alone (no SDK installed); \`switchyard + OTel SDK\` records every span (batch processor, an exporter that discards) and every metric (a meter provider with a reader).`,
+    `A scripted turn of ${overhead.iterations} model requests against the testkit's fake Responses server: the first ${overhead.iterations - 1} responses each ask for a parallel batch of ${overhead.batch} calls, the last answers with text. ${overhead.tools} distinct tools, each with its own realistic Zod schema (strings with limits, enums, optional fields, nested objects, arrays, bounded numbers), and every runtime **composes its tools inside the timed turn**, converting and validating as its docs show. Two variants: \`module\`, the Zod schemas created once at module level and the tool objects inside each turn (the usual category); \`fresh\`, the Zod schemas themselves created inside each turn (generated tools, MCP). Each runtime and variant first ran one turn against a recording server and had to show ${overhead.iterations} requests, each carrying every earlier call's output with the text its tool returned (${(overhead.iterations - 1) * overhead.batch} executions); then all of them ran ${overhead.rounds} interleaved rounds (the order rotating every round) against one server. Ratios are medians of per-round ratios against the bare loop (or Switchyard) **of the same variant**; "first request" is the time from the turn's start to its first request reaching the fake server (tool definition and schema conversion happen before it). Per-iteration overhead is (median - bare median) / ${overhead.iterations}. CPU time is the process's (runtime plus fake server), steadier than wall time on a busy machine. \`switchyard\` has OpenTelemetry through the API alone (no SDK installed); \`switchyard + OTel SDK\` records every span (batch processor, an exporter that discards) and every metric (a meter provider with a reader). Load average (1, 5, 15 min): ${load(overhead.load.before)} when the rounds began, ${load(overhead.load.after)} when they ended (2 cores).`,
     '',
-    '| runtime | wall / turn | CPU / turn | wall vs bare | CPU vs bare | wall vs Switchyard | CPU vs Switchyard | wall overhead / iteration | CPU overhead / iteration |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| runtime | schemas | wall / turn | CPU / turn | first request | wall vs bare | CPU vs bare | first request vs bare | wall vs Switchyard | CPU vs Switchyard | wall overhead / iteration | CPU overhead / iteration |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...overhead.rows.map(
       (row) =>
-        `| ${row.name} | ${msText(row.wall)} | ${msText(row.cpu)} | ${x(row.wallToBare)} | ${x(row.cpuToBare)} | ${x(row.wallToSwitchyard)} | ${x(row.cpuToSwitchyard)} | ${msText(row.wallPerIteration)} | ${msText(row.cpuPerIteration)} |`,
+        `| ${row.name} | ${row.variant} | ${msText(row.wall)} | ${msText(row.cpu)} | ${msText(row.firstRequest)} | ${x(row.wallToBare)} | ${x(row.cpuToBare)} | ${x(row.firstRequestToBare)} | ${x(row.wallToSwitchyard)} | ${x(row.cpuToSwitchyard)} | ${msText(row.wallPerIteration)} | ${msText(row.cpuPerIteration)} |`,
     ),
     '',
     ...(overhead.failed.length === 0
-      ? ['Every runtime passed the recorded-turn check.']
+      ? ['Every runtime passed the recorded-turn check in both variants.']
       : overhead.failed.map(
           (failure) =>
-            `- **${failure.name} failed the turn check** (not timed): ${failure.problems.slice(0, 3).join('; ')}`,
+            `- **${failure.name} (${failure.variant}) failed the turn check** (not timed): ${failure.problems.slice(0, 3).join('; ')}`,
         )),
     '',
     '![Overhead ratios](results/overhead.svg)',

@@ -36,4 +36,31 @@ export const aiSdkRuntime: BenchRuntime = {
       return await result.text;
     };
   },
+  composeTurn(turn) {
+    const provider = createOpenAI({ baseURL: turn.baseURL, apiKey: 'bench' });
+    const model = provider.responses('bench-model');
+    return async () => {
+      // The AI SDK takes Zod directly: it converts and validates the schemas itself.
+      const tools: ToolSet = Object.fromEntries(
+        turn.specs().map((spec) => [
+          spec.name,
+          tool({
+            description: spec.description,
+            inputSchema: spec.schema,
+            execute: (input: Record<string, unknown>) => turn.execute(spec, input),
+          }),
+        ]),
+      );
+      const result = streamText({
+        model,
+        system: turn.instructions,
+        prompt: turn.input,
+        tools,
+        maxRetries: 0,
+        stopWhen: stepCountIs(1000),
+        providerOptions: { openai: { store: false } },
+      });
+      return await result.text;
+    };
+  },
 };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ToolSpec } from '../scenarios/varied-tools';
 
 /** A tool as the benchmarks define it, before any runtime adapts it. */
 export interface BenchTool {
@@ -29,6 +30,23 @@ export interface BenchTurn {
 }
 
 /**
+ * A turn whose tools are composed inside the timing, as `apps/worker` composes them on every turn:
+ * the runner calls `specs()` and defines its tools (and converts their schemas) within the turn.
+ */
+export interface ComposedTurn {
+  /** The fake server's `/v1` URL. */
+  baseURL: string;
+  /** System instructions. */
+  instructions: string;
+  /** The user message. */
+  input: string;
+  /** The turn's tools: module-level schemas, or new schema objects on every call (`fresh`). */
+  specs(): readonly ToolSpec[];
+  /** A tool's work, the same for every runtime: echoes its subject (and counts executions). */
+  execute(spec: ToolSpec, params: Record<string, unknown>): Promise<string>;
+}
+
+/**
  * An agent runtime under benchmark: Switchyard, the bare openai SDK loop, and (later) peers such as
  * the AI SDK, the OpenAI Agents SDK or pi-agent-core. `prepare` does the per-process set-up a
  * worker would do once (adapting tools, creating clients); the returned function runs one turn to
@@ -39,4 +57,10 @@ export interface BenchRuntime {
   readonly name: string;
   /** Prepares a runner for this turn shape; everything inside the returned function is measured. */
   prepare(turn: BenchTurn): () => Promise<string>;
+  /**
+   * Prepares a runner (clients only) for a composed turn; the returned function is measured and
+   * does everything a user's turn does: defines the tools from `turn.specs()`, converts their
+   * schemas and validates arguments as the runtime's docs show, and runs the turn.
+   */
+  composeTurn(turn: ComposedTurn): () => Promise<string>;
 }

@@ -44,4 +44,32 @@ export const openaiAgentsRuntime: BenchRuntime = {
       return String(result.finalOutput ?? '');
     };
   },
+  composeTurn(turn) {
+    setTracingDisabled(true);
+    const provider = new OpenAIProvider({ apiKey: 'bench', baseURL: turn.baseURL, useResponses: true });
+    const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
+    return async () => {
+      // The Agents SDK takes Zod directly: it converts and validates the schemas itself.
+      const agent = new Agent({
+        name: 'bench',
+        instructions: turn.instructions,
+        model: 'bench-model',
+        modelSettings: { store: false },
+        tools: turn.specs().map((spec) =>
+          tool({
+            name: spec.name,
+            description: spec.description,
+            parameters: spec.schema,
+            execute: (input) => turn.execute(spec, input as Record<string, unknown>),
+          }),
+        ),
+      });
+      const result = await runner.run(agent, turn.input, { stream: true, maxTurns: 1000 });
+      for await (const _event of result) {
+        // Drain the stream as an application would.
+      }
+      await result.completed;
+      return String(result.finalOutput ?? '');
+    };
+  },
 };

@@ -4,6 +4,8 @@ import type {
   ResponseFunctionToolCall,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
+import { z } from 'zod';
+import type { ToolSpec } from '../scenarios/varied-tools';
 import type { BenchRuntime } from './bench-runtime';
 
 /**
@@ -50,6 +52,63 @@ export const openaiSdkLoopRuntime: BenchRuntime = {
             const output = tool
               ? await tool.execute(JSON.parse(call.arguments))
               : `unknown tool ${call.name}`;
+            return { type: 'function_call_output' as const, call_id: call.call_id, output };
+          }),
+        );
+        input.push(...outputs);
+      }
+    };
+  },
+  composeTurn(turn) {
+    const client = new OpenAI({ baseURL: turn.baseURL, apiKey: 'bench', maxRetries: 0 });
+    return async () => {
+      // What a careful user writes: each tool's JSON Schema from its Zod schema, every turn, and
+      // the arguments parsed and checked with the same schema before the tool runs.
+      const specs = turn.specs();
+      const tools: FunctionTool[] = specs.map((spec) => ({
+        type: 'function',
+        name: spec.name,
+        description: spec.description,
+        parameters: z.toJSONSchema(spec.schema) as Record<string, unknown>,
+        strict: false,
+      }));
+      const byName = new Map<string, ToolSpec>(specs.map((spec) => [spec.name, spec]));
+      const input: ResponseInputItem[] = [{ role: 'user', content: turn.input }];
+      for (;;) {
+        const stream = await client.responses.create({
+          model: 'bench-model',
+          instructions: turn.instructions,
+          input,
+          tools,
+          store: false,
+          stream: true,
+        });
+        const calls: ResponseFunctionToolCall[] = [];
+        let text = '';
+        for await (const event of stream) {
+          if (event.type === 'response.output_text.delta') text += event.delta;
+          else if (event.type === 'response.output_item.done') {
+            input.push(event.item as ResponseInputItem);
+            if (event.item.type === 'function_call') calls.push(event.item);
+          }
+        }
+        if (calls.length === 0) return text;
+        const outputs = await Promise.all(
+          calls.map(async (call) => {
+            const spec = byName.get(call.name);
+            let output: string;
+            if (spec === undefined) output = `unknown tool ${call.name}`;
+            else {
+              let parsed: ReturnType<typeof spec.schema.safeParse>;
+              try {
+                parsed = spec.schema.safeParse(JSON.parse(call.arguments));
+              } catch (error) {
+                parsed = { success: false, error: error as z.ZodError } as typeof parsed;
+              }
+              output = parsed.success
+                ? await turn.execute(spec, parsed.data)
+                : `invalid arguments: ${parsed.error.message}`;
+            }
             return { type: 'function_call_output' as const, call_id: call.call_id, output };
           }),
         );

@@ -13,7 +13,7 @@ import {
   runAgentLoop,
 } from '@switchyard/core';
 import OpenAI from 'openai';
-import type { BenchRuntime, BenchTurn } from './bench-runtime';
+import type { BenchRuntime, BenchTurn, ComposedTurn } from './bench-runtime';
 
 /** Drops spans after the SDK has built and batched them: the SDK's cost without a network's. */
 class DiscardingSpanExporter implements SpanExporter {
@@ -68,6 +68,36 @@ function prepareSwitchyard(turn: BenchTurn, telemetry: AgentTelemetryOptions | u
   };
 }
 
+function composeSwitchyard(turn: ComposedTurn, telemetry: AgentTelemetryOptions | undefined) {
+  const client = new OpenAI({ baseURL: turn.baseURL, apiKey: 'bench', maxRetries: 0 });
+  const model = createResponsesModel({ client, model: 'bench-model' });
+  return async () => {
+    // As a category creator does on every turn: a new tool object per spec, defined (and its
+    // schema converted) inside the turn.
+    const tools = turn.specs().map((spec) =>
+      defineWorkerTool({
+        name: spec.name,
+        description: spec.description,
+        schema: spec.schema,
+        executionMode: 'parallel',
+        describeActivity: () => spec.name,
+        execute: async (params) => ({ content: await turn.execute(spec, params) }),
+      }),
+    );
+    const run = runAgentLoop({
+      model,
+      tools,
+      instructions: turn.instructions,
+      input: turn.input,
+      ...(telemetry === undefined ? {} : { telemetry }),
+    });
+    const result = await run.result();
+    if (result.status !== 'completed')
+      throw new Error(`switchyard turn ended ${result.status}: ${result.error?.message}`);
+    return result.output;
+  };
+}
+
 /**
  * Switchyard: `runAgentLoop` over `createResponsesModel`, with OpenTelemetry through the API alone
  * (no SDK installed: the default for an application that does not install one).
@@ -75,6 +105,7 @@ function prepareSwitchyard(turn: BenchTurn, telemetry: AgentTelemetryOptions | u
 export const switchyardRuntime: BenchRuntime = {
   name: 'switchyard',
   prepare: (turn) => prepareSwitchyard(turn, undefined),
+  composeTurn: (turn) => composeSwitchyard(turn, undefined),
 };
 
 /**
@@ -83,12 +114,15 @@ export const switchyardRuntime: BenchRuntime = {
  */
 export const switchyardOtelRuntime: BenchRuntime = {
   name: 'switchyard + OTel SDK',
-  prepare(turn) {
-    const exporter = new DiscardingSpanExporter();
-    const tracerProvider = new BasicTracerProvider({
-      spanProcessors: [new BatchSpanProcessor(exporter)],
-    });
-    const meterProvider = new MeterProvider({ readers: [new IdleMetricReader()] });
-    return prepareSwitchyard(turn, { tracerProvider, meterProvider, agentName: 'bench' });
-  },
+  prepare: (turn) => prepareSwitchyard(turn, otelTelemetry()),
+  composeTurn: (turn) => composeSwitchyard(turn, otelTelemetry()),
 };
+
+function otelTelemetry(): AgentTelemetryOptions {
+  const exporter = new DiscardingSpanExporter();
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(exporter)],
+  });
+  const meterProvider = new MeterProvider({ readers: [new IdleMetricReader()] });
+  return { tracerProvider, meterProvider, agentName: 'bench' };
+}

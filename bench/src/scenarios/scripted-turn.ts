@@ -1,5 +1,4 @@
 import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
-import type { BenchTool } from '../runtimes/bench-runtime';
 
 /** Model requests in one scripted turn (the last one answers with text). */
 export const TURN_ITERATIONS = 20;
@@ -15,7 +14,7 @@ function outputsIn(body: Record<string, unknown>): number {
 }
 
 /** The call the script makes as call `position` of iteration `iteration`. */
-export function scriptedCall(tools: readonly BenchTool[], iteration: number, position: number) {
+export function scriptedCall(tools: readonly { name: string }[], iteration: number, position: number) {
   const tool = tools[(iteration * 7 + position * 13) % tools.length];
   return {
     name: tool?.name ?? '',
@@ -26,10 +25,18 @@ export function scriptedCall(tools: readonly BenchTool[], iteration: number, pos
 
 /**
  * The scripted turn: responses 0..18 each ask for a parallel batch of 3 calls, the 20th answers
- * with text. The iteration is read from the request (how many call outputs its input carries), so
+ * with text; `argumentsFor` gives each call's arguments (by default the shared bench schema's). The iteration is read from the request (how many call outputs its input carries), so
  * one script serves every runtime and any number of turns.
  */
-export function scriptedTurn(tools: readonly BenchTool[]): (request: FakeRequest) => FakeResponse {
+export function scriptedTurn(
+  tools: readonly { name: string }[],
+  argumentsFor: (name: string, path: string) => Record<string, unknown> = (_name, path) => ({
+    path,
+    limit: 20,
+    mode: null,
+    filters: null,
+  }),
+): (request: FakeRequest) => FakeResponse {
   return (request) => {
     const iteration = Math.floor(outputsIn(request.body) / TURN_BATCH);
     if (iteration >= TURN_ITERATIONS - 1) return { text: TURN_ANSWER };
@@ -39,7 +46,7 @@ export function scriptedTurn(tools: readonly BenchTool[]): (request: FakeRequest
         return {
           name: call.name,
           callId: call.callId,
-          arguments: { path: call.path, limit: 20, mode: null, filters: null },
+          arguments: argumentsFor(call.name, call.path),
         };
       }),
     };
@@ -52,7 +59,7 @@ export function scriptedTurn(tools: readonly BenchTool[]): (request: FakeRequest
  * the path the script sent. Returns the problems (empty when the runtime did the whole turn).
  */
 export function checkRecordedTurn(
-  tools: readonly BenchTool[],
+  tools: readonly { name: string }[],
   requests: readonly FakeRequest[],
   executed: number,
 ): string[] {

@@ -1,7 +1,7 @@
-import { startFakeResponsesServer } from '@switchyard/testkit';
+import { loadavg } from 'node:os';
+import { type FakeRequest, startFakeResponsesServer } from '@switchyard/testkit';
 import { heading, interleave, median, ms, pairedRatio, report, type Timings } from '../measure';
-import type { BenchRuntime, BenchTool } from '../runtimes/bench-runtime';
-import { benchTools } from '../scenarios/bench-tools';
+import type { BenchRuntime, ComposedTurn } from '../runtimes/bench-runtime';
 import {
   checkRecordedTurn,
   scriptedTurn,
@@ -9,19 +9,33 @@ import {
   TURN_BATCH,
   TURN_ITERATIONS,
 } from '../scenarios/scripted-turn';
+import { createToolSpecs, MODULE_TOOL_SPECS, type ToolSpec } from '../scenarios/varied-tools';
 
-const TOOL_COUNT = 50;
+/**
+ * Where the turn's Zod schemas come from: `module`, created once at module level (the usual
+ * category), tool objects defined inside each turn; `fresh`, the schemas themselves created inside
+ * each turn (generated tools, MCP tools converted per turn).
+ */
+export type ToolVariant = 'module' | 'fresh';
 
-/** One runtime's figures in the turn benchmark. */
+/** The two variants, in report order. */
+export const TOOL_VARIANTS: readonly ToolVariant[] = ['module', 'fresh'];
+
+/** One runtime's figures in one variant of the turn benchmark. */
 export interface OverheadRow {
   /** Runtime name. */
   name: string;
+  /** Where the schemas come from. */
+  variant: ToolVariant;
   /** Median wall and CPU milliseconds per turn. */
   wall: number;
   cpu: number;
-  /** Paired ratios (median of per-round ratios) to the bare loop and to Switchyard. */
+  /** Median milliseconds from the turn's start to its first request reaching the fake server. */
+  firstRequest: number;
+  /** Paired ratios (median of per-round ratios) to the bare loop and to Switchyard, same variant. */
   wallToBare: number;
   cpuToBare: number;
+  firstRequestToBare: number;
   wallToSwitchyard: number;
   cpuToSwitchyard: number;
   /** (median - bare median) / iterations, in milliseconds. */
@@ -35,118 +49,145 @@ export interface OverheadResult {
   iterations: number;
   batch: number;
   tools: number;
+  /** Load average (1, 5, 15 minutes) when the timed rounds started and when they ended. */
+  load: { before: number[]; after: number[] };
   rows: OverheadRow[];
   /** Runtimes that failed the recorded-turn check, with why (they are not timed). */
-  failed: Array<{ name: string; problems: string[] }>;
-}
-
-function counted(tools: readonly BenchTool[]): {
-  tools: BenchTool[];
-  count: () => number;
-  reset: () => void;
-} {
-  let executed = 0;
-  return {
-    tools: tools.map((tool) => ({
-      ...tool,
-      execute: (params) => {
-        executed += 1;
-        return tool.execute(params);
-      },
-    })),
-    count: () => executed,
-    reset: () => {
-      executed = 0;
-    },
-  };
+  failed: Array<{ name: string; variant: ToolVariant; problems: string[] }>;
 }
 
 /**
- * A 20-iteration scripted turn with 50 tools and a parallel batch of 3 calls in each of the first
- * 19 responses. Every runtime first runs one turn against a recording server, which must show 20
- * requests carrying every call's output (a runtime that skips calls cannot post a fast figure); then
- * all runtimes run interleaved against one non-recording server. The baseline is the bare openai
- * SDK loop: the difference is each runtime's own overhead (HTTP, SSE and JSON cost all the same).
+ * A 20-iteration scripted turn with 50 distinct tools (each its own Zod schema) and a parallel
+ * batch of 3 calls in each of the first 19 responses, every runtime composing its tools inside the
+ * turn, in two variants (`module` and `fresh` schemas). Every runtime and variant first runs one
+ * turn against a recording server, which must show 20 requests carrying every call's output (a
+ * runtime that skips calls cannot post a fast figure); then all of them run interleaved, in an
+ * order that rotates every round, against one non-recording server. The baseline is the bare
+ * openai SDK loop of the same variant: the difference is each runtime's own overhead.
  */
 export async function loopOverhead(
   runtimes: readonly BenchRuntime[],
   baseline: BenchRuntime,
 ): Promise<OverheadResult> {
-  const counter = counted(benchTools(TOOL_COUNT));
-  const script = scriptedTurn(counter.tools);
+  const byName = new Map(MODULE_TOOL_SPECS.map((spec) => [spec.name, spec]));
+  const script = scriptedTurn(MODULE_TOOL_SPECS, (name, path) => byName.get(name)?.sample(path) ?? {});
+  let executed = 0;
+  let firstRequestAt: number | undefined;
+  const timedScript = (request: FakeRequest) => {
+    firstRequestAt ??= performance.now();
+    return script(request);
+  };
+  const execute = async (spec: ToolSpec, params: Record<string, unknown>) => {
+    executed += 1;
+    return `${spec.name} done for ${String(params[spec.subject])}`;
+  };
+  const composed = (baseURL: string, variant: ToolVariant): ComposedTurn => ({
+    baseURL,
+    instructions: 'You are a benchmark.',
+    input: 'Go.',
+    specs: variant === 'module' ? () => MODULE_TOOL_SPECS : () => createToolSpecs(MODULE_TOOL_SPECS.length),
+    execute,
+  });
   const all = [baseline, ...runtimes];
   const failed: OverheadResult['failed'] = [];
+  const passing: Array<{ runtime: BenchRuntime; variant: ToolVariant }> = [];
   const verifier = await startFakeResponsesServer({ script });
-  const passing: BenchRuntime[] = [];
   try {
-    for (const runtime of all) {
-      verifier.reset(script);
-      counter.reset();
-      let problems: string[];
-      try {
-        const output = await runtime.prepare({
-          baseURL: verifier.baseURL,
-          tools: counter.tools,
-          instructions: 'You are a benchmark.',
-          input: 'Go.',
-        })();
-        problems = checkRecordedTurn(counter.tools, verifier.requests, counter.count());
-        if (output.trim() !== TURN_ANSWER) problems.push(`answered ${JSON.stringify(output).slice(0, 80)}`);
-      } catch (error) {
-        problems = [`threw: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300)];
+    for (const variant of TOOL_VARIANTS) {
+      for (const runtime of all) {
+        verifier.reset(script);
+        executed = 0;
+        let problems: string[];
+        try {
+          const output = await runtime.composeTurn(composed(verifier.baseURL, variant))();
+          problems = checkRecordedTurn(MODULE_TOOL_SPECS, verifier.requests, executed);
+          if (output.trim() !== TURN_ANSWER) problems.push(`answered ${JSON.stringify(output).slice(0, 80)}`);
+        } catch (error) {
+          problems = [`threw: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300)];
+        }
+        if (verifier.errors.length > 0) problems.push(`server errors: ${String(verifier.errors[0])}`);
+        if (problems.length === 0) passing.push({ runtime, variant });
+        else failed.push({ name: runtime.name, variant, problems });
       }
-      if (verifier.errors.length > 0) problems.push(`server errors: ${String(verifier.errors[0])}`);
-      if (problems.length === 0) passing.push(runtime);
-      else failed.push({ name: runtime.name, problems });
+      if (!passing.some((entry) => entry.runtime === baseline && entry.variant === variant))
+        throw new Error(`the baseline failed its check: ${failed[0]?.problems}`);
     }
   } finally {
     await verifier.close().catch(() => {});
   }
-  if (!passing.includes(baseline)) throw new Error(`the baseline failed its check: ${failed[0]?.problems}`);
 
-  const server = await startFakeResponsesServer({ record: false, script });
+  const server = await startFakeResponsesServer({ record: false, script: timedScript });
   const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
+  const loadBefore = loadavg();
   let timings: Timings[];
   try {
-    const turn = {
-      baseURL: server.baseURL,
-      tools: counter.tools,
-      instructions: 'You are a benchmark.',
-      input: 'Go.',
-    };
-    const contenders = passing.map((runtime) => ({ name: runtime.name, run: runtime.prepare(turn) }));
-    timings = await interleave(contenders, { rounds, warmup: 5 });
+    const contenders = passing.map(({ runtime, variant }) => ({
+      name: runtime.name,
+      run: runtime.composeTurn(composed(server.baseURL, variant)),
+    }));
+    timings = await interleave(contenders, {
+      rounds,
+      warmup: 5,
+      firstRequest: {
+        reset: () => {
+          firstRequestAt = undefined;
+        },
+        at: () => firstRequestAt,
+      },
+    });
   } finally {
     await server.close();
   }
-  const [base, ...others] = timings;
-  if (base === undefined) throw new Error('no baseline timings');
-  const switchyard = timings.find((timing) => timing.name === 'switchyard');
-  const rows: OverheadRow[] = timings.map((timing) => ({
-    name: timing.name,
-    wall: median(timing.runs),
-    cpu: median(timing.cpu),
-    wallToBare: pairedRatio(timing, base),
-    cpuToBare: pairedRatio(timing, base, 'cpu'),
-    wallToSwitchyard: switchyard ? pairedRatio(timing, switchyard) : Number.NaN,
-    cpuToSwitchyard: switchyard ? pairedRatio(timing, switchyard, 'cpu') : Number.NaN,
-    wallPerIteration: (median(timing.runs) - median(base.runs)) / TURN_ITERATIONS,
-    cpuPerIteration: (median(timing.cpu) - median(base.cpu)) / TURN_ITERATIONS,
-  }));
+  const loadAfter = loadavg();
+
+  const rows: OverheadRow[] = [];
+  for (const variant of TOOL_VARIANTS) {
+    const inVariant = timings.filter((_, index) => passing[index]?.variant === variant);
+    const base = inVariant.find((timing) => timing.name === baseline.name);
+    if (base === undefined) throw new Error(`no baseline timings for ${variant}`);
+    const switchyard = inVariant.find((timing) => timing.name === 'switchyard');
+    for (const timing of inVariant) {
+      rows.push({
+        name: timing.name,
+        variant,
+        wall: median(timing.runs),
+        cpu: median(timing.cpu),
+        firstRequest: median(timing.firstRequest),
+        wallToBare: pairedRatio(timing, base),
+        cpuToBare: pairedRatio(timing, base, 'cpu'),
+        firstRequestToBare: pairedRatio(timing, base, 'firstRequest'),
+        wallToSwitchyard: switchyard ? pairedRatio(timing, switchyard) : Number.NaN,
+        cpuToSwitchyard: switchyard ? pairedRatio(timing, switchyard, 'cpu') : Number.NaN,
+        wallPerIteration: (median(timing.runs) - median(base.runs)) / TURN_ITERATIONS,
+        cpuPerIteration: (median(timing.cpu) - median(base.cpu)) / TURN_ITERATIONS,
+      });
+    }
+  }
   heading(
-    `Agent turn: ${TURN_ITERATIONS} iterations, ${TURN_BATCH} parallel calls per response, ${TOOL_COUNT} tools (${rounds} interleaved rounds)`,
+    `Agent turn: ${TURN_ITERATIONS} iterations, ${TURN_BATCH} parallel calls per response, ${MODULE_TOOL_SPECS.length} distinct tools composed inside each turn (${rounds} interleaved rounds, load ${loadBefore[0]?.toFixed(1)} -> ${loadAfter[0]?.toFixed(1)})`,
   );
   for (const row of rows) {
     report(
-      `${row.name}, wall / CPU per turn`,
-      `${ms(row.wall)} / ${ms(row.cpu)}`,
-      row === rows[0]
+      `${row.name} [${row.variant}], wall / CPU / first request`,
+      `${ms(row.wall)} / ${ms(row.cpu)} / ${ms(row.firstRequest)}`,
+      row.name === baseline.name
         ? 'baseline (CPU includes the fake server)'
-        : `bare x${row.wallToBare.toFixed(2)} / x${row.cpuToBare.toFixed(2)}; switchyard x${row.wallToSwitchyard.toFixed(2)} / x${row.cpuToSwitchyard.toFixed(2)}; +${ms(row.cpuPerIteration)} CPU per iteration`,
+        : `bare x${row.wallToBare.toFixed(2)} / x${row.cpuToBare.toFixed(2)} / x${row.firstRequestToBare.toFixed(2)}; switchyard x${row.wallToSwitchyard.toFixed(2)} / x${row.cpuToSwitchyard.toFixed(2)}`,
     );
   }
   for (const failure of failed)
-    report(`${failure.name}: FAILED the turn check`, '', failure.problems.slice(0, 3).join('; '));
-  void others;
-  return { rounds, iterations: TURN_ITERATIONS, batch: TURN_BATCH, tools: TOOL_COUNT, rows, failed };
+    report(
+      `${failure.name} [${failure.variant}]: FAILED the turn check`,
+      '',
+      failure.problems.slice(0, 3).join('; '),
+    );
+  return {
+    rounds,
+    iterations: TURN_ITERATIONS,
+    batch: TURN_BATCH,
+    tools: MODULE_TOOL_SPECS.length,
+    load: { before: loadBefore, after: loadAfter },
+    rows,
+    failed,
+  };
 }

@@ -93,13 +93,21 @@ interface CachedTool {
   fallbackReason: string | undefined;
   movedKeywords: readonly string[];
   external: boolean;
-  bytes: number;
+  /** UTF-8 bytes of `eager`, measured on first read. */
+  bytes: number | undefined;
 }
 
 const toolCache = new WeakMap<AnyWorkerAgentTool, CachedTool>();
 
 function byteLength(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8');
+}
+
+// Serializing a schema only to count its bytes is work the request does not need: a tool set
+// composed anew each turn would pay one extra JSON.stringify per tool before its first request.
+function cachedBytes(cached: CachedTool): number {
+  cached.bytes ??= byteLength(cached.eager);
+  return cached.bytes;
 }
 
 function describeTool(tool: AnyWorkerAgentTool): { cached: CachedTool; hit: boolean } {
@@ -120,7 +128,7 @@ function describeTool(tool: AnyWorkerAgentTool): { cached: CachedTool; hit: bool
     fallbackReason: parameters.fallbackReason,
     movedKeywords: parameters.movedKeywords,
     external: parameters.external,
-    bytes: byteLength(eager),
+    bytes: undefined,
   };
   toolCache.set(tool, cached);
   return { cached, hit: false };
@@ -169,7 +177,9 @@ export function collectToolSchemas(
       deferred,
       sent,
       external: cached.external,
-      bytes: cached.bytes,
+      get bytes() {
+        return cachedBytes(cached);
+      },
       cached: hit,
     });
     if (!sent) continue;

@@ -214,6 +214,9 @@ interface ProjectionState {
   moved: string[];
 }
 
+// `path` is one array shared by the whole walk: each call pushes its child's segments before
+// descending and pops them after, so no node copies it (pointers are built only for messages). A
+// refusal throws out of the walk, so a path left unpopped is never read again.
 function project(node: unknown, path: string[], depth: number, state: ProjectionState): JSONSchemaObject {
   if (!isPlainObject(node)) {
     refuse(
@@ -224,16 +227,16 @@ function project(node: unknown, path: string[], depth: number, state: Projection
     refuse(`nesting deeper than ${MAX_NESTING_DEPTH} levels at ${pointer(path)} exceeds strict mode's limit`);
   }
   const keys = Object.keys(node);
-  const meaningful = keys.filter(
-    (key) => !DROPPED_ANNOTATIONS.has(key) && key !== 'description' && key !== 'title',
-  );
-  if (meaningful.length === 0) {
+  if (!keys.some((key) => !DROPPED_ANNOTATIONS.has(key) && key !== 'description' && key !== 'title')) {
     refuse(`an unconstrained schema (any value) at ${pointer(path)} is not supported in strict mode`);
   }
 
   const result: JSONSchemaObject = {};
+  // Most nodes move nothing into their description: skip building the sentence for them.
+  let hasDescribedKeyword = false;
   for (const key of keys) {
     const value = node[key];
+    if (DESCRIBED_KEYWORDS.has(key)) hasDescribedKeyword = true;
     if (DROPPED_ANNOTATIONS.has(key) || isZodSafeIntegerBound(key, value, node)) continue;
     if (PLAIN_KEYWORDS.has(key) || (key === 'format' && STRICT_FORMATS.has(value as string))) {
       result[key] = value;
@@ -244,15 +247,17 @@ function project(node: unknown, path: string[], depth: number, state: Projection
     }
   }
 
-  const described = describeConstraints(node, path);
-  if (described.text !== '') {
-    const { description } = node;
-    result.description =
-      typeof description === 'string' && description !== ''
-        ? `${description} ${described.text}`
-        : described.text;
+  if (hasDescribedKeyword) {
+    const described = describeConstraints(node, path);
+    if (described.text !== '') {
+      const { description } = node;
+      result.description =
+        typeof description === 'string' && description !== ''
+          ? `${description} ${described.text}`
+          : described.text;
+    }
+    state.moved.push(...described.moved);
   }
-  state.moved.push(...described.moved);
 
   const isObject = node.type === 'object' || (node.type === undefined && 'properties' in node);
   if (isObject) {
@@ -281,7 +286,9 @@ function project(node: unknown, path: string[], depth: number, state: Projection
       if (state.properties > MAX_PROPERTIES) {
         refuse(`more than ${MAX_PROPERTIES} properties in all exceeds strict mode's limit`);
       }
-      const child = project(property, [...path, 'properties', name], depth + 1, state);
+      path.push('properties', name);
+      const child = project(property, path, depth + 1, state);
+      path.length -= 2;
       projected[name] = required.has(name) ? child : makeNullable(child);
     }
     result.properties = projected;
@@ -293,7 +300,9 @@ function project(node: unknown, path: string[], depth: number, state: Projection
 
   if ('items' in node) {
     if (Array.isArray(node.items)) refuse(`tuple items at ${pointer(path)} are not supported in strict mode`);
-    result.items = project(node.items, [...path, 'items'], depth + 1, state);
+    path.push('items');
+    result.items = project(node.items, path, depth + 1, state);
+    path.length -= 1;
   }
 
   for (const key of ['anyOf', 'oneOf'] as const) {
@@ -308,9 +317,12 @@ function project(node: unknown, path: string[], depth: number, state: Projection
         `'oneOf' at ${pointer(path)} is not supported in strict mode (only discriminated unions map to anyOf)`,
       );
     }
-    const projected = branches.map((branch, index) =>
-      project(branch, [...path, key, String(index)], depth + 1, state),
-    );
+    const projected = branches.map((branch, index) => {
+      path.push(key, String(index));
+      const child = project(branch, path, depth + 1, state);
+      path.length -= 2;
+      return child;
+    });
     result.anyOf = [...(Array.isArray(result.anyOf) ? result.anyOf : []), ...projected];
   }
 
@@ -320,7 +332,9 @@ function project(node: unknown, path: string[], depth: number, state: Projection
     if (!isPlainObject(definitions)) refuse(`'${key}' at ${pointer(path)} must be an object`);
     const projected: JSONSchemaObject = {};
     for (const [name, definition] of Object.entries(definitions)) {
-      projected[name] = project(definition, [...path, key, name], 0, state);
+      path.push(key, name);
+      projected[name] = project(definition, path, 0, state);
+      path.length -= 2;
     }
     result[key] = projected;
   }

@@ -30,7 +30,13 @@ interface ZodConversion {
 }
 
 // Keyed on the Zod schema object: creators that rebuild tools every turn usually share module-level
-// schemas, so a new tool object with a known schema costs no conversion.
+// schemas, so a new tool object with a known schema costs no conversion. Zod 4 schema objects are
+// immutable through their API (`.describe()`, `.meta()`, `.optional()`, `.min()` ... each return a
+// new object), with one exception this cache cannot see: metadata registered later on the very same
+// object (`schema.register(z.globalRegistry, meta)` or `z.globalRegistry.add`) changes what
+// `z.toJSONSchema` returns for it (checked with zod 4.6.7). Register metadata before a tool is
+// defined with the schema, or use `.meta()`, which returns a new object. A schema created anew each
+// turn is a new key, so it is always converted afresh.
 const zodConversions = new WeakMap<z.ZodType, ZodConversion>();
 
 function convertZod(schema: z.ZodType): ZodConversion {
