@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../__fixtures__/until';
 import type { Database } from '../database/database';
 import { openPgliteDatabase } from '../database/open-pglite-database';
 import { openPostgresDatabase } from '../database/open-postgres-database';
@@ -17,15 +18,6 @@ const policy: QueuePolicy = {
   retryBackoff: false,
   pollingIntervalSeconds: 0.5,
 };
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('the hand-back schedule of a unit whose worker died', () => {
   it('retries at once first, then after the delay, doubling with backoff', () => {
@@ -96,6 +88,7 @@ for (const backend of testBackends) {
       ]);
       // Both workers hold a job: each fetches one at a time, so neither waits for the other.
       await until(
+        'both workers to start a delivery',
         async () => started.length,
         (count) => count === 2,
       );
@@ -176,6 +169,7 @@ for (const backend of testBackends) {
       const second = randomUUID();
       await consumer.insert(database, [{ id: first, agentId: 'eve', data: { index: 1 } }]);
       await until(
+        'the held delivery',
         async () => held.length,
         (count) => count === 1,
       );
