@@ -1,6 +1,7 @@
 import { testBackends } from '@switchyard/test-databases';
 import { describe, expect, it } from 'vitest';
 import { useControlPlane } from './__fixtures__/control-plane-suite';
+import { createGate } from './__fixtures__/gate';
 import { inputError } from './__fixtures__/input-errors';
 import { until } from './__fixtures__/until';
 import type { TurnRequest } from './index';
@@ -421,20 +422,17 @@ for (const backend of testBackends) {
           runAt: runAt.toISOString(),
         });
         let finished = false;
-        let markStarted: () => void = () => {};
-        const started = new Promise<void>((resolve) => {
-          markStarted = resolve;
-        });
+        const started = createGate();
         await suite.controlPlane.turnRequests.work(
           async () => {
-            markStarted();
+            started.open();
             await new Promise((resolve) => setTimeout(resolve, 700));
             finished = true;
           },
           { agentId: 'zed' },
         );
         await suite.controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1000) });
-        await started;
+        await started.opened;
         await suite.controlPlane.close();
         expect(finished).toBe(true);
         await suite.reopen();

@@ -1,5 +1,5 @@
 // Small values the workflow, task and turn suites share.
-import type { WorkflowTaskSpec } from '../index';
+import type { ControlPlane, WorkflowRecord, WorkflowTaskSpec } from '../index';
 
 /** The result schema most test tasks declare: `{ summary: string }`, nothing else. */
 export const summarySchema = {
@@ -24,4 +24,14 @@ export function summaryTask(
 ): WorkflowTaskSpec {
   const { prompt = 'p', dependsOn } = options;
   return { id, prompt, resultSchema: summarySchema, ...(dependsOn === undefined ? {} : { dependsOn }) };
+}
+
+/** Starts workflow `name` of agent `agentId` with `tasks` and nothing else (no key, trace or origin). */
+export function startWorkflow(
+  controlPlane: ControlPlane,
+  agentId: string,
+  name: string,
+  tasks: WorkflowTaskSpec[],
+): Promise<WorkflowRecord> {
+  return controlPlane.workflows.startWorkflow({ agentId, spec: { name, tasks } });
 }

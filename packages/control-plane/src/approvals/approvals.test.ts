@@ -2,7 +2,7 @@ import { testBackends } from '@switchyard/test-databases';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
 import { until } from '../__fixtures__/until';
-import { summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
+import { startWorkflow, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
 import type { WorkTurn, WorkTurnContext } from '../index';
 
 type WorkflowTaskTurn = Extract<WorkTurn, { kind: 'workflow-task' }>;
@@ -217,10 +217,9 @@ for (const backend of testBackends) {
         });
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'held', tasks: [summaryTask('deploy', { prompt: 'deploy' })] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'held', [
+        summaryTask('deploy', { prompt: 'deploy' }),
+      ]);
       const { turnId } = (await until('the task turn to start', async () => held, Boolean)) as {
         turnId: string;
       };
@@ -328,13 +327,10 @@ for (const backend of testBackends) {
         await hold(turnId, `${turn.taskId}-${attempt}`);
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'settled',
-          tasks: [summaryTask('quiet', { prompt: 'quiet' }), summaryTask('broken', { prompt: 'broken' })],
-        },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'settled', [
+        summaryTask('quiet', { prompt: 'quiet' }),
+        summaryTask('broken', { prompt: 'broken' }),
+      ]);
       const quiet = await until('quiet to hold', async () => turnsByAttempt.get('quiet#1'), Boolean);
       const broken = await until('broken to hold', async () => turnsByAttempt.get('broken#1'), Boolean);
       await suite.controlPlane.turns.recordEnd({
@@ -394,10 +390,9 @@ for (const backend of testBackends) {
         turnId = id;
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'to cancel', tasks: [summaryTask('one', { prompt: 'one' })] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'to cancel', [
+        summaryTask('one', { prompt: 'one' }),
+      ]);
       const id = (await until('the turn to hold', async () => turnId, Boolean)) ?? '';
       const apiTurn = await startApiTurn('api');
       expect(await suite.controlPlane.turns.heartbeat([id, apiTurn])).toEqual({ stop: [] });

@@ -296,12 +296,12 @@ for (const backend of testBackends) {
         ).toBe(first);
       });
 
+      /** The corpus page recall ranks first for `query`. */
+      const bestCorpusHit = async (query: string) =>
+        (await suite.controlPlane.brain.recall({ agentId: 'corpus', query, limit: 1 }))[0];
+
       it('answers with a snippet around the words searched for, the page id, tags and version', async () => {
-        const [hit] = await suite.controlPlane.brain.recall({
-          agentId: 'corpus',
-          query: 'wildcard certificate',
-          limit: 1,
-        });
+        const hit = await bestCorpusHit('wildcard certificate');
         expect(hit).toMatchObject({
           title: 'TLS certificate renewal',
           tags: ['security', 'tls'],
@@ -313,11 +313,7 @@ for (const backend of testBackends) {
         const page = await suite.controlPlane.brain.getPage({ agentId: 'corpus', pageId: hit?.pageId ?? '' });
         expect(page?.title).toBe('TLS certificate renewal');
         // A word no page has: pages holding the other terms still come, and say how many they hold.
-        const [partial] = await suite.controlPlane.brain.recall({
-          agentId: 'corpus',
-          query: 'wildcard certificate platypus',
-          limit: 1,
-        });
+        const partial = await bestCorpusHit('wildcard certificate platypus');
         expect(partial).toMatchObject({
           title: 'TLS certificate renewal',
           everyTerm: false,

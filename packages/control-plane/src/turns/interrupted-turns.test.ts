@@ -1,8 +1,9 @@
 import { testBackends } from '@switchyard/test-databases';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { createGate } from '../__fixtures__/gate';
 import { until } from '../__fixtures__/until';
-import { summarySchema, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
+import { startWorkflow, summarySchema, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
 import type { SubmitResultOutcome, TurnRequest, WorkTurn, WorkTurnContext } from '../index';
 import { queryControlPlane } from '../testing';
 
@@ -120,21 +121,15 @@ for (const backend of testBackends) {
         });
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'recovered',
-          tasks: [
-            summaryTask('lead', { prompt: 'lead' }),
-            {
-              id: 'follow',
-              prompt: 'follow {{tasks.lead.result}}',
-              resultSchema: summarySchema,
-              dependsOn: ['lead'],
-            },
-          ],
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'recovered', [
+        summaryTask('lead', { prompt: 'lead' }),
+        {
+          id: 'follow',
+          prompt: 'follow {{tasks.lead.result}}',
+          resultSchema: summarySchema,
+          dependsOn: ['lead'],
         },
-      });
+      ]);
       await until('the first attempt to record its turn', async () => deadTurn.id, Boolean);
       const { rows: before } = await queryControlPlane<{ job_id: string }>(
         suite.controlPlane,
@@ -199,10 +194,7 @@ for (const backend of testBackends) {
     });
 
     it('refuses a late result of a superseded attempt while the next attempt still runs', async () => {
-      let release: () => void = () => {};
-      const second = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const second = createGate();
       const deadTurn: { id?: string } = {};
       const attempts: number[] = [];
       onWorkTurn = async (turn, { attempt, signal }) => {
@@ -213,13 +205,10 @@ for (const backend of testBackends) {
           await aborted(signal);
           return undefined;
         }
-        await second;
+        await second.opened;
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'fenced', tasks: [summaryTask('only')] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'fenced', [summaryTask('only')]);
       await until('the first attempt', async () => deadTurn.id, Boolean);
       await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
       await until(
@@ -250,7 +239,7 @@ for (const backend of testBackends) {
       ).toEqual({
         status: 'stored',
       });
-      release();
+      second.open();
       const shown = await suite.controlPlane.workflows.showWorkflow({
         agentId: 'ada',
         workflowId: workflow.id,
@@ -302,17 +291,14 @@ for (const backend of testBackends) {
     });
 
     it('hands back a dead worker’s schedule fire; the late attempt cannot fail or complete the run', async () => {
-      let releaseDead: () => void = () => {};
-      const deadReleased = new Promise<void>((resolve) => {
-        releaseDead = resolve;
-      });
+      const deadReleased = createGate();
       const deadTurn: { id?: string } = {};
       const attempts: number[] = [];
       onTurnRequest = async (request, attempt) => {
         attempts.push(attempt);
         if (attempt === 1) {
           deadTurn.id = await recordTurn('schedule', request.runId, 1, DEAD);
-          await deadReleased;
+          await deadReleased.opened;
           // Its late failure must not undo the next attempt's completion.
           throw new Error('the slow worker failed late');
         }
@@ -341,7 +327,7 @@ for (const backend of testBackends) {
       const [run] = await runs();
       expect(marked?.recovery).toMatchObject({ unit: 'schedule-run', unitId: run?.id, outcome: 'requeued' });
       await until('the run to complete', runs, (rows) => rows[0]?.status === 'completed');
-      releaseDead();
+      deadReleased.open();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await runs()).toEqual([{ id: run?.id, status: 'completed', attempts: 2, error: null }]);
       expect(attempts).toEqual([1, 2]);
@@ -353,38 +339,32 @@ for (const backend of testBackends) {
 
     it('parks a unit that keeps killing its worker as failed after the retry limit, with the reason', async () => {
       const recorded: string[] = [];
+      /** Waits for the dead worker to record attempt `attempt`'s turn, then marks that turn interrupted. */
+      const interruptAttempt = async (attempt: number) => {
+        await until(
+          `attempt ${attempt}`,
+          async () => recorded.length,
+          (count) => count === attempt,
+        );
+        const [interrupted] = await suite.controlPlane.turns.markInterrupted({
+          staleAfterMs: 0,
+          exceptWorkerId: LIVE,
+        });
+        return interrupted;
+      };
       onWorkTurn = async (turn, { attempt, signal }) => {
         if (turn.kind !== 'workflow-task') return undefined;
         recorded.push(await recordTurn('task', `${turn.workflowId}/${turn.taskId}`, attempt, DEAD));
         await aborted(signal);
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'poison',
-          tasks: [summaryTask('poison'), summaryTask('after', { dependsOn: ['poison'] })],
-        },
-      });
-      await until(
-        'attempt 1',
-        async () => recorded.length,
-        (count) => count === 1,
-      );
-      const [first] = await suite.controlPlane.turns.markInterrupted({
-        staleAfterMs: 0,
-        exceptWorkerId: LIVE,
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'poison', [
+        summaryTask('poison'),
+        summaryTask('after', { dependsOn: ['poison'] }),
+      ]);
+      const first = await interruptAttempt(1);
       expect(first?.recovery?.outcome).toBe('requeued');
-      await until(
-        'attempt 2',
-        async () => recorded.length,
-        (count) => count === 2,
-      );
-      const [second] = await suite.controlPlane.turns.markInterrupted({
-        staleAfterMs: 0,
-        exceptWorkerId: LIVE,
-      });
+      const second = await interruptAttempt(2);
       const reason =
         'the worker running attempt 2 stopped (its heartbeat went stale), and that was the last of the 2 attempts allowed (retryLimit 1)';
       expect(second?.recovery).toMatchObject({ outcome: 'failed', attempt: 2 });
@@ -416,10 +396,7 @@ for (const backend of testBackends) {
         });
         return undefined;
       };
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'ended', tasks: [summaryTask('a')] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'ended', [summaryTask('a')]);
       await until(
         'the workflow to complete',
         () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }),

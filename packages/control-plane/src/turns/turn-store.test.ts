@@ -18,6 +18,16 @@ const USAGE: TurnUsage = {
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: turn records`, () => {
     const suite = useControlPlane(backend, { maxValueBytes: MAX_VALUE_BYTES }, 120_000);
+    /** Records the start of an API turn of `agentId` on worker `workerId`; returns its id. */
+    const startApiTurn = async (
+      agentId: string,
+      workerId: string,
+      prompt = 'p',
+      id = uniqueTurnId('test'),
+    ) => {
+      await suite.controlPlane.turns.recordStart({ id, agentId, source: 'api', prompt, workerId });
+      return id;
+    };
 
     it('records a start as running and an end with its output, usage and events', async () => {
       const id = uniqueTurnId('test');
@@ -86,14 +96,7 @@ for (const backend of testBackends) {
     });
 
     it("records a turn whose final response was cut off as 'incomplete', with the reason", async () => {
-      const id = uniqueTurnId('test');
-      await suite.controlPlane.turns.recordStart({
-        id,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'write a long essay',
-        workerId: 'worker-a',
-      });
+      const id = await startApiTurn('ada', 'worker-a', 'write a long essay');
       const reason = 'the final response was cut off (max_output_tokens)';
       expect(
         await suite.controlPlane.turns.recordEnd({
@@ -160,14 +163,7 @@ for (const backend of testBackends) {
     });
 
     it('stores model-made text PostgreSQL cannot hold, replacing only the unstorable characters', async () => {
-      const id = uniqueTurnId('test');
-      await suite.controlPlane.turns.recordStart({
-        id,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'p',
-        workerId: 'w',
-      });
+      const id = await startApiTurn('ada', 'w');
       const lone = '\uD800';
       const nul = String.fromCharCode(0);
       expect(
@@ -189,14 +185,7 @@ for (const backend of testBackends) {
     });
 
     it('keeps the start and end of an event log over the size limit, and cuts long output', async () => {
-      const id = uniqueTurnId('test');
-      await suite.controlPlane.turns.recordStart({
-        id,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'p',
-        workerId: 'w',
-      });
+      const id = await startApiTurn('ada', 'w');
       const events = Array.from({ length: 400 }, (_, index) => ({
         type: 'text-delta',
         index,
@@ -227,13 +216,7 @@ for (const backend of testBackends) {
       const alive = uniqueTurnId('test');
       const refreshed = uniqueTurnId('test');
       for (const id of [stale, alive, refreshed]) {
-        await suite.controlPlane.turns.recordStart({
-          id,
-          agentId: 'bob',
-          source: 'api',
-          prompt: id,
-          workerId: 'w',
-        });
+        await startApiTurn('bob', 'w', id, id);
       }
       // Their worker last said so an hour ago; `refreshed`'s worker says so again now.
       await queryControlPlane(
@@ -272,14 +255,7 @@ for (const backend of testBackends) {
       });
       expect((await suite.controlPlane.turns.get(stale))?.error).toBeUndefined();
       // staleAfterMs 0: every running turn of other workers (a database only this process opens, at start-up).
-      const mine = uniqueTurnId('test');
-      await suite.controlPlane.turns.recordStart({
-        id: mine,
-        agentId: 'bob',
-        source: 'api',
-        prompt: 'p',
-        workerId: 'me',
-      });
+      const mine = await startApiTurn('bob', 'me');
       const all = await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'me' });
       expect(all.map((record) => record.id)).toEqual(expect.arrayContaining([alive, refreshed]));
       expect((await suite.controlPlane.turns.list({ status: 'running' })).map((record) => record.id)).toEqual(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
 import { inputError } from '../__fixtures__/input-errors';
 import { until } from '../__fixtures__/until';
-import { summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
+import { startWorkflow, summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
 import { checkResultSchema, validateResult, type WorkTurn } from '../index';
 import { queryControlPlane } from '../testing';
 
@@ -89,6 +89,9 @@ for (const backend of testBackends) {
       openGate();
     });
 
+    /** Why the low-level work store refuses to store `result` as task `taskId`'s result. */
+    const storeRefusal = (workflowId: string, taskId: string, result: unknown) =>
+      inputError(suite.controlPlane.work.storeTaskResult({ workflowId, taskId, result }));
     const storedResults = async (workflowId: string) =>
       (
         await queryControlPlane<{ task_id: string; result: unknown }>(
@@ -99,10 +102,9 @@ for (const backend of testBackends) {
       ).rows;
 
     it('refuses non-finite numbers through every API that stores a value', async () => {
-      const workflow = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'prices', tasks: [{ id: 'quote', prompt: 'p', resultSchema: priceSchema }] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'prices', [
+        { id: 'quote', prompt: 'p', resultSchema: priceSchema },
+      ]);
       const key = `${workflow.id}/quote`;
       const { attempt } = await until('the task to run', async () => running.get(key), Boolean).then(
         (found) => found as { attempt: number },
@@ -115,17 +117,9 @@ for (const backend of testBackends) {
         status: 'rejected',
         problems: [`/price: Infinity ${NOT_FINITE}`],
       });
-      expect(
-        (
-          await inputError(
-            suite.controlPlane.work.storeTaskResult({
-              workflowId: workflow.id,
-              taskId: 'quote',
-              result: overflowing,
-            }),
-          )
-        ).message,
-      ).toBe(`result: /price: Infinity ${NOT_FINITE}`);
+      expect((await storeRefusal(workflow.id, 'quote', overflowing)).message).toBe(
+        `result: /price: Infinity ${NOT_FINITE}`,
+      );
       expect(await storedResults(workflow.id)).toEqual([]);
       // The same value, finite, is stored; a second submission stores nothing more.
       expect(
@@ -235,13 +229,10 @@ for (const backend of testBackends) {
 
     it('stores a result only for a running task: not pending, queued, cancelled or of another attempt', async () => {
       // Agent 'idle' has no consumer: its first task stays queued, the second pending on it.
-      const idle = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'idle',
-        spec: {
-          name: 'idle',
-          tasks: [summaryTask('first'), summaryTask('second', { dependsOn: ['first'] })],
-        },
-      });
+      const idle = await startWorkflow(suite.controlPlane, 'idle', 'idle', [
+        summaryTask('first'),
+        summaryTask('second', { dependsOn: ['first'] }),
+      ]);
       const submit = (taskId: string, attempt?: number) =>
         suite.controlPlane.workTurns.submitResult({
           target: { kind: 'workflow-task', workflowId: idle.id, taskId },
@@ -257,17 +248,7 @@ for (const backend of testBackends) {
         status: 'closed',
         reason: 'the task is pending (waiting for its dependencies): it has no turn yet',
       });
-      expect(
-        (
-          await inputError(
-            suite.controlPlane.work.storeTaskResult({
-              workflowId: idle.id,
-              taskId: 'second',
-              result: { summary: 'x' },
-            }),
-          )
-        ).message,
-      ).toBe(
+      expect((await storeRefusal(idle.id, 'second', { summary: 'x' })).message).toBe(
         'taskId: task second takes no result: the task is pending (waiting for its dependencies): it has no turn yet',
       );
       expect(await storedResults(idle.id)).toEqual([]);
@@ -275,10 +256,7 @@ for (const backend of testBackends) {
       expect(shown?.tasks.map((task) => task.status)).toEqual(['queued', 'pending']);
 
       // A running task takes a result from its current attempt only.
-      const busy = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'busy', tasks: [summaryTask('work')] },
-      });
+      const busy = await startWorkflow(suite.controlPlane, 'ada', 'busy', [summaryTask('work')]);
       const found = await until('the task to run', async () => running.get(`${busy.id}/work`), Boolean);
       const target = { kind: 'workflow-task' as const, workflowId: busy.id, taskId: 'work' };
       expect(
@@ -329,17 +307,7 @@ for (const backend of testBackends) {
         status: 'closed',
         reason: 'the workflow was cancelled',
       });
-      expect(
-        (
-          await inputError(
-            suite.controlPlane.work.storeTaskResult({
-              workflowId: workflow.id,
-              taskId: 'later',
-              result: { summary: 'x' },
-            }),
-          )
-        ).field,
-      ).toBe('taskId');
+      expect((await storeRefusal(workflow.id, 'later', { summary: 'x' })).field).toBe('taskId');
       // Starting it again with the same key returns it as it is.
       const again = await suite.controlPlane.workflows.startWorkflow({
         agentId: 'ada',
@@ -410,17 +378,9 @@ for (const backend of testBackends) {
         stored: true,
       });
       await suite.controlPlane.workflows.cancelWorkflow({ agentId: 'rec', workflowId: created.id });
-      expect(
-        (
-          await inputError(
-            suite.controlPlane.work.storeTaskResult({
-              workflowId: created.id,
-              taskId: 'b',
-              result: { n: 2 },
-            }),
-          )
-        ).message,
-      ).toBe('taskId: task b takes no result: the workflow was cancelled');
+      expect((await storeRefusal(created.id, 'b', { n: 2 })).message).toBe(
+        'taskId: task b takes no result: the workflow was cancelled',
+      );
       expect(await storedResults(created.id)).toEqual([{ task_id: 'a', result: { n: 1 } }]);
     });
   });

@@ -1,11 +1,17 @@
 import { testBackends } from '@switchyard/test-databases';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { createGate } from '../__fixtures__/gate';
 import { until } from '../__fixtures__/until';
-import { summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
-import { ControlPlaneInputError, type WorkTurn } from '../index';
+import { startWorkflow, summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
+import { ControlPlaneInputError, type WorkflowRecord, type WorkTurn } from '../index';
 import { queryControlPlane } from '../testing';
 import { workTurnQueueName } from './work-turn-queue';
+
+/** A task's status right after its workflow started: queued, or already picked up by a consumer. */
+const QUEUED_OR_RUNNING = expect.stringMatching(/^(queued|running)$/);
+/** The status of each of a workflow's tasks, in order. */
+const statuses = (workflow: WorkflowRecord) => workflow.tasks.map((task) => task.status);
 
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: workflows, task results and background jobs`, () => {
@@ -46,10 +52,9 @@ for (const backend of testBackends) {
 
     it("reports queue depths and shows any agent's workflow to an operator, with its agent", async () => {
       // Agent cy has no consumer here: its task's turn stays waiting in its queue.
-      const started = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'cy',
-        spec: { name: 'inspected', tasks: [summaryTask('only', { prompt: 'x' })] },
-      });
+      const started = await startWorkflow(suite.controlPlane, 'cy', 'inspected', [
+        summaryTask('only', { prompt: 'x' }),
+      ]);
       const queues = await suite.controlPlane.queueDepths();
       const cy = queues.find((queue) => queue.queue === workTurnQueueName('cy'));
       expect(cy?.waiting).toBe(1);
@@ -129,36 +134,26 @@ for (const backend of testBackends) {
         return undefined;
       };
       closeGate();
-      const started = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'research',
-          tasks: [
-            {
-              id: 'left',
-              prompt: 'look left',
-              resultSchema: {
-                additionalProperties: false,
-                required: ['summary'],
-                properties: summarySchema.properties,
-                type: 'object',
-              },
-            },
-            summaryTask('right', { prompt: 'look right' }),
-            {
-              id: 'merge',
-              prompt: 'L={{tasks.left.result}} R={{tasks.right.result}}',
-              resultSchema: summarySchema,
-              dependsOn: ['left', 'right'],
-            },
-          ],
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'research', [
+        {
+          id: 'left',
+          prompt: 'look left',
+          resultSchema: {
+            additionalProperties: false,
+            required: ['summary'],
+            properties: summarySchema.properties,
+            type: 'object',
+          },
         },
-      });
-      expect(started.tasks.map((task) => task.status)).toEqual([
-        expect.stringMatching(/^(queued|running)$/),
-        expect.stringMatching(/^(queued|running)$/),
-        'pending',
+        summaryTask('right', { prompt: 'look right' }),
+        {
+          id: 'merge',
+          prompt: 'L={{tasks.left.result}} R={{tasks.right.result}}',
+          resultSchema: summarySchema,
+          dependsOn: ['left', 'right'],
+        },
       ]);
+      expect(statuses(started)).toEqual([QUEUED_OR_RUNNING, QUEUED_OR_RUNNING, 'pending']);
       openGate();
       const done = await workflowEnd(started.id);
       expect(done?.status).toBe('completed');
@@ -192,18 +187,12 @@ for (const backend of testBackends) {
         }
         return undefined;
       };
-      const started = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'doomed',
-          tasks: [
-            summaryTask('ok'),
-            summaryTask('silent'),
-            summaryTask('after', { dependsOn: ['silent'] }),
-            summaryTask('last', { dependsOn: ['after'] }),
-          ],
-        },
-      });
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'doomed', [
+        summaryTask('ok'),
+        summaryTask('silent'),
+        summaryTask('after', { dependsOn: ['silent'] }),
+        summaryTask('last', { dependsOn: ['after'] }),
+      ]);
       const done = await workflowEnd(started.id);
       expect(done?.status).toBe('failed');
       expect(done?.tasks.map((task) => [task.id, task.status, task.error])).toEqual([
@@ -235,13 +224,11 @@ for (const backend of testBackends) {
         aborted.push(turn.taskId);
         return undefined;
       };
-      const started = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'cancelled',
-          tasks: [summaryTask('quick'), summaryTask('slow'), summaryTask('never', { dependsOn: ['slow'] })],
-        },
-      });
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'cancelled', [
+        summaryTask('quick'),
+        summaryTask('slow'),
+        summaryTask('never', { dependsOn: ['slow'] }),
+      ]);
       await until(
         'the slow task to run after the first one completed',
         () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
@@ -324,18 +311,13 @@ for (const backend of testBackends) {
         return undefined;
       };
       closeGate();
-      const started = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'wide',
-          tasks: ['one', 'two', 'three'].map((id) => ({ id, prompt: id, resultSchema: summarySchema })),
-        },
-      });
-      expect(started.tasks.map((task) => task.status)).toEqual([
-        expect.stringMatching(/^(queued|running)$/),
-        expect.stringMatching(/^(queued|running)$/),
-        'pending',
-      ]);
+      const started = await startWorkflow(
+        suite.controlPlane,
+        'ada',
+        'wide',
+        ['one', 'two', 'three'].map((id) => ({ id, prompt: id, resultSchema: summarySchema })),
+      );
+      expect(statuses(started)).toEqual([QUEUED_OR_RUNNING, QUEUED_OR_RUNNING, 'pending']);
       openGate();
       const done = await workflowEnd(started.id);
       expect(done?.status).toBe('completed');
@@ -443,20 +425,14 @@ for (const backend of testBackends) {
     });
 
     it('re-validates results stored through the low-level work store, for running tasks only', async () => {
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const held = createGate();
       const running: string[] = [];
       behaviour = async (turn) => {
         if (turn.kind === 'workflow-task') running.push(turn.workflowId);
-        await held;
+        await held.opened;
         return undefined;
       };
-      const started = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'low-level', tasks: [summaryTask('a')] },
-      });
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'low-level', [summaryTask('a')]);
       await until(
         'the job to run',
         async () => running,
@@ -476,12 +452,9 @@ for (const backend of testBackends) {
           result: { summary: 'ok' },
         }),
       ).toEqual({ stored: true });
-      release();
+      held.open();
       // Agent carol has no consumer: her task stays queued, and takes no result from anyone.
-      const queued = await suite.controlPlane.workflows.startWorkflow({
-        agentId: 'carol',
-        spec: { name: 'low-level', tasks: [summaryTask('a')] },
-      });
+      const queued = await startWorkflow(suite.controlPlane, 'carol', 'low-level', [summaryTask('a')]);
       await expect(
         suite.controlPlane.work.storeTaskResult({
           workflowId: queued.id,
