@@ -110,10 +110,10 @@ for (const backend of testBackends) {
         (found) => found as { attempt: number },
       );
       const target = { kind: 'workflow-task' as const, workflowId: workflow.id, taskId: 'quote' };
+      const submit = (result: unknown) =>
+        suite.controlPlane.workTurns.submitResult({ target, attempt, result });
       const overflowing = JSON.parse('{"summary": "s", "price": 1e999}') as unknown;
-      expect(
-        await suite.controlPlane.workTurns.submitResult({ target, attempt, result: overflowing }),
-      ).toEqual({
+      expect(await submit(overflowing)).toEqual({
         status: 'rejected',
         problems: [`/price: Infinity ${NOT_FINITE}`],
       });
@@ -122,20 +122,8 @@ for (const backend of testBackends) {
       );
       expect(await storedResults(workflow.id)).toEqual([]);
       // The same value, finite, is stored; a second submission stores nothing more.
-      expect(
-        await suite.controlPlane.workTurns.submitResult({
-          target,
-          attempt,
-          result: { summary: 's', price: 1e308 },
-        }),
-      ).toEqual({ status: 'stored' });
-      expect(
-        await suite.controlPlane.workTurns.submitResult({
-          target,
-          attempt,
-          result: { summary: 'again', price: 2 },
-        }),
-      ).toEqual({ status: 'already-stored' });
+      expect(await submit({ summary: 's', price: 1e308 })).toEqual({ status: 'stored' });
+      expect(await submit({ summary: 'again', price: 2 })).toEqual({ status: 'already-stored' });
       expect(
         await suite.controlPlane.work.storeTaskResult({
           workflowId: workflow.id,
