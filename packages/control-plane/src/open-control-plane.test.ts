@@ -1,61 +1,26 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnRequest } from './index';
+import { testBackends } from '@switchyard/test-databases';
+import { describe, expect, it } from 'vitest';
+import { useControlPlane } from './__fixtures__/control-plane-suite';
+import { createGate } from './__fixtures__/gate';
+import { inputError } from './__fixtures__/input-errors';
+import { until } from './__fixtures__/until';
+import type { TurnRequest } from './index';
 import { queryControlPlane } from './testing';
 
 const MINUTE = 60_000;
 
-function open(database: TestDatabase, agentId?: string): Promise<ControlPlane> {
-  return openControlPlane({
-    ...database.options,
-    environment: {},
-    agentId,
-    schedules: { minimumIntervalSeconds: 120, maxSchedulesPerAgent: 3 },
-    turnRequests: { expireInSeconds: 5, retryLimit: 2, retryDelaySeconds: 0, pollingIntervalSeconds: 0.5 },
-    maintenanceIntervalSeconds: 1,
-  });
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function inputError(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
-  return promise.then(
-    () => {
-      throw new Error('expected a ControlPlaneInputError');
-    },
-    (error: unknown) => {
-      expect(ControlPlaneInputError.isInstance(error)).toBe(true);
-      return error as ControlPlaneInputError;
-    },
-  );
-}
-
 for (const backend of testBackends) {
   describe.runIf(backend.available)(backend.title, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
-
-    beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await open(database);
-    });
-
-    afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
+    const suite = useControlPlane(backend, {
+      schedules: { minimumIntervalSeconds: 120, maxSchedulesPerAgent: 3 },
+      turnRequests: { expireInSeconds: 5, retryLimit: 2, retryDelaySeconds: 0, pollingIntervalSeconds: 0.5 },
+      maintenanceIntervalSeconds: 1,
     });
 
     describe('migrations and constraints', () => {
       it('creates every table with the effectively-once UNIQUE constraints', async () => {
         const { rows } = await queryControlPlane<{ table_name: string; definition: string }>(
-          controlPlane,
+          suite.controlPlane,
           `SELECT conrelid::regclass::text AS table_name, pg_get_constraintdef(oid) AS definition
            FROM pg_constraint WHERE contype = 'u' AND connamespace = 'switchyard'::regnamespace`,
         );
@@ -64,7 +29,7 @@ for (const backend of testBackends) {
         expect(unique).toContain('switchyard.task_results UNIQUE (workflow_id, task_id)');
         expect(unique).toContain('switchyard.approvals UNIQUE (turn_id, call_id)');
         const { rows: tables } = await queryControlPlane<{ name: string }>(
-          controlPlane,
+          suite.controlPlane,
           "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'switchyard' ORDER BY 1",
         );
         expect(tables.map((table) => table.name)).toEqual([
@@ -84,7 +49,7 @@ for (const backend of testBackends) {
 
       it('records each migration once, however often the control plane opens', async () => {
         const { rows } = await queryControlPlane<{ version: number }>(
-          controlPlane,
+          suite.controlPlane,
           'SELECT version FROM switchyard.migrations',
         );
         expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -93,7 +58,7 @@ for (const backend of testBackends) {
 
     describe('schedule service', () => {
       it('creates a cron schedule and reports the next three fire times in its zone', async () => {
-        const created = await controlPlane.schedules.createSchedule({
+        const created = await suite.controlPlane.schedules.createSchedule({
           agentId: 'ada',
           name: 'standup',
           prompt: 'Summarise yesterday.',
@@ -113,7 +78,7 @@ for (const backend of testBackends) {
 
       it('creates a one-shot schedule', async () => {
         const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
-        const created = await controlPlane.schedules.createSchedule({
+        const created = await suite.controlPlane.schedules.createSchedule({
           agentId: 'ada',
           name: 'reminder',
           prompt: 'Check the oven.',
@@ -125,7 +90,7 @@ for (const backend of testBackends) {
       });
 
       it('scopes list and cancel to the calling agent', async () => {
-        const mine = await controlPlane.schedules.createSchedule({
+        const mine = await suite.controlPlane.schedules.createSchedule({
           agentId: 'bob',
           name: 'digest',
           prompt: 'Send the digest.',
@@ -133,86 +98,95 @@ for (const backend of testBackends) {
           timeZone: 'Europe/Berlin',
         });
         expect(
-          (await controlPlane.schedules.listSchedules({ agentId: 'eve' })).map((s) => s.id),
+          (await suite.controlPlane.schedules.listSchedules({ agentId: 'eve' })).map((s) => s.id),
         ).not.toContain(mine.id);
         expect(
-          await controlPlane.schedules.cancelSchedule({ agentId: 'eve', scheduleId: mine.id }),
+          await suite.controlPlane.schedules.cancelSchedule({ agentId: 'eve', scheduleId: mine.id }),
         ).toBeNull();
-        expect((await controlPlane.schedules.listSchedules({ agentId: 'bob' })).map((s) => s.id)).toEqual([
-          mine.id,
-        ]);
-        const cancelled = await controlPlane.schedules.cancelSchedule({
+        expect(
+          (await suite.controlPlane.schedules.listSchedules({ agentId: 'bob' })).map((s) => s.id),
+        ).toEqual([mine.id]);
+        const cancelled = await suite.controlPlane.schedules.cancelSchedule({
           agentId: 'bob',
           scheduleId: mine.id,
         });
         expect(cancelled).toMatchObject({ id: mine.id, status: 'cancelled', nextFireTimes: [] });
-        expect(await controlPlane.schedules.listSchedules({ agentId: 'bob' })).toEqual([]);
+        expect(await suite.controlPlane.schedules.listSchedules({ agentId: 'bob' })).toEqual([]);
         expect(
-          await controlPlane.schedules.listSchedules({ agentId: 'bob', includeInactive: true }),
+          await suite.controlPlane.schedules.listSchedules({ agentId: 'bob', includeInactive: true }),
         ).toHaveLength(1);
         expect(
-          await controlPlane.schedules.cancelSchedule({ agentId: 'bob', scheduleId: 'not-a-uuid' }),
+          await suite.controlPlane.schedules.cancelSchedule({ agentId: 'bob', scheduleId: 'not-a-uuid' }),
         ).toBeNull();
       });
 
       it('refuses invalid cron, unknown zones, past one-shots and too-frequent crons, naming the field', async () => {
         const base = { agentId: 'carol', name: 'x', prompt: 'p' };
         expect(
-          (await inputError(controlPlane.schedules.createSchedule({ ...base, cron: '61 * * * *' }))).field,
+          (await inputError(suite.controlPlane.schedules.createSchedule({ ...base, cron: '61 * * * *' })))
+            .field,
         ).toBe('cron');
         expect(
-          (await inputError(controlPlane.schedules.createSchedule({ ...base, cron: '0 9 * *' }))).message,
+          (await inputError(suite.controlPlane.schedules.createSchedule({ ...base, cron: '0 9 * *' })))
+            .message,
         ).toMatch(/5 fields/);
         expect(
           (
             await inputError(
-              controlPlane.schedules.createSchedule({ ...base, cron: '0 9 * * *', timeZone: 'Mars/Base' }),
+              suite.controlPlane.schedules.createSchedule({
+                ...base,
+                cron: '0 9 * * *',
+                timeZone: 'Mars/Base',
+              }),
             )
           ).field,
         ).toBe('timeZone');
         const past = await inputError(
-          controlPlane.schedules.createSchedule({ ...base, runAt: '2020-01-01T00:00:00Z' }),
+          suite.controlPlane.schedules.createSchedule({ ...base, runAt: '2020-01-01T00:00:00Z' }),
         );
         expect(past.field).toBe('runAt');
         expect(past.message).toMatch(/in the past/);
         expect(
-          (await inputError(controlPlane.schedules.createSchedule({ ...base, cron: '* * * * *' }))).field,
+          (await inputError(suite.controlPlane.schedules.createSchedule({ ...base, cron: '* * * * *' })))
+            .field,
         ).toBe('cron');
-        expect((await inputError(controlPlane.schedules.createSchedule(base))).message).toMatch(
+        expect((await inputError(suite.controlPlane.schedules.createSchedule(base))).message).toMatch(
           /either a cron/,
         );
-        expect(await controlPlane.schedules.listSchedules({ agentId: 'carol' })).toEqual([]);
+        expect(await suite.controlPlane.schedules.listSchedules({ agentId: 'carol' })).toEqual([]);
       });
 
       it('enforces the per-agent limit and unique active names', async () => {
         const base = { agentId: 'dave', prompt: 'p', cron: '0 * * * *' };
-        await controlPlane.schedules.createSchedule({ ...base, name: 'one' });
+        await suite.controlPlane.schedules.createSchedule({ ...base, name: 'one' });
         expect(
-          (await inputError(controlPlane.schedules.createSchedule({ ...base, name: 'one' }))).field,
+          (await inputError(suite.controlPlane.schedules.createSchedule({ ...base, name: 'one' }))).field,
         ).toBe('name');
-        await controlPlane.schedules.createSchedule({ ...base, name: 'two' });
-        await controlPlane.schedules.createSchedule({ ...base, name: 'three' });
-        const over = await inputError(controlPlane.schedules.createSchedule({ ...base, name: 'four' }));
+        await suite.controlPlane.schedules.createSchedule({ ...base, name: 'two' });
+        await suite.controlPlane.schedules.createSchedule({ ...base, name: 'three' });
+        const over = await inputError(suite.controlPlane.schedules.createSchedule({ ...base, name: 'four' }));
         expect(over.message).toMatch(/limit is 3/);
-        expect(await controlPlane.schedules.listSchedules({ agentId: 'dave' })).toHaveLength(3);
+        expect(await suite.controlPlane.schedules.listSchedules({ agentId: 'dave' })).toHaveLength(3);
       });
 
       it('rejects NUL characters and huge prompts before the write', async () => {
         const base = { agentId: 'erin', name: 'n', cron: '0 * * * *' };
-        const nul = await inputError(controlPlane.schedules.createSchedule({ ...base, prompt: 'a\u0000b' }));
+        const nul = await inputError(
+          suite.controlPlane.schedules.createSchedule({ ...base, prompt: 'a\u0000b' }),
+        );
         expect(nul).toMatchObject({ field: 'prompt' });
         expect(nul.message).toMatch(/NUL/);
         const huge = await inputError(
-          controlPlane.schedules.createSchedule({ ...base, prompt: 'x'.repeat(20_000) }),
+          suite.controlPlane.schedules.createSchedule({ ...base, prompt: 'x'.repeat(20_000) }),
         );
         expect(huge.message).toMatch(/over the limit/);
-        expect(await controlPlane.schedules.listSchedules({ agentId: 'erin' })).toEqual([]);
+        expect(await suite.controlPlane.schedules.listSchedules({ agentId: 'erin' })).toEqual([]);
       });
     });
 
     describe('scheduler', () => {
       it('fires a missed cron schedule once for its latest slot, not once per missed slot', async () => {
-        const schedule = await controlPlane.schedules.createSchedule({
+        const schedule = await suite.controlPlane.schedules.createSchedule({
           agentId: 'frank',
           name: 'every-five',
           prompt: 'Tick.',
@@ -221,48 +195,53 @@ for (const backend of testBackends) {
         const first = Date.parse(schedule.nextFireTimes[0] ?? '');
         // Nothing ticked for an hour: twelve slots passed.
         const later = new Date(first + 60 * MINUTE + 30_000);
-        await controlPlane.scheduler.tick({ now: later });
-        await controlPlane.scheduler.tick({ now: later });
+        await suite.controlPlane.scheduler.tick({ now: later });
+        await suite.controlPlane.scheduler.tick({ now: later });
         const { rows } = await queryControlPlane<{ slot: Date }>(
-          controlPlane,
+          suite.controlPlane,
           'SELECT slot FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         );
         expect(rows.map((row) => row.slot.toISOString())).toEqual([
           new Date(first + 60 * MINUTE).toISOString(),
         ]);
-        const [listed] = await controlPlane.schedules.listSchedules({ agentId: 'frank' });
+        const [listed] = await suite.controlPlane.schedules.listSchedules({ agentId: 'frank' });
         expect(Date.parse(listed?.nextFireTimes[0] ?? '')).toBeGreaterThan(Date.now());
       });
 
       it('enqueues one turn request per slot when several ticks race', async () => {
         const schedules = await Promise.all(
           ['a', 'b', 'c'].map((name) =>
-            controlPlane.schedules.createSchedule({ agentId: 'gina', name, prompt: name, cron: '0 * * * *' }),
+            suite.controlPlane.schedules.createSchedule({
+              agentId: 'gina',
+              name,
+              prompt: name,
+              cron: '0 * * * *',
+            }),
           ),
         );
         const now = new Date(Date.now() + 2 * 3_600_000);
         const countRuns = async () =>
           (
             await queryControlPlane<{ count: number }>(
-              controlPlane,
+              suite.controlPlane,
               'SELECT count(*)::int AS count FROM switchyard.schedule_runs',
             )
           ).rows[0]?.count ?? 0;
         const before = await countRuns();
         const results = await Promise.all(
-          [1, 2, 3].map(() => controlPlane.scheduler.tick({ now, batchSize: 1 })),
+          [1, 2, 3].map(() => suite.controlPlane.scheduler.tick({ now, batchSize: 1 })),
         );
         // Other tests' schedules are due too: every enqueue the ticks report is one new ledger row.
         expect(results.reduce((sum, result) => sum + result.enqueued, 0)).toBe((await countRuns()) - before);
         const { rows } = await queryControlPlane<{ count: number }>(
-          controlPlane,
+          suite.controlPlane,
           'SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE schedule_id = ANY($1::uuid[])',
           [schedules.map((schedule) => schedule.id)],
         );
         expect(rows[0]?.count).toBe(3);
         const { rows: jobs } = await queryControlPlane<{ count: number }>(
-          controlPlane,
+          suite.controlPlane,
           "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.turn-requests.gina'",
         );
         expect(jobs[0]?.count).toBe(3);
@@ -270,25 +249,26 @@ for (const backend of testBackends) {
 
       it('ticks on a timer once started, until stopped', async () => {
         const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
-        const schedule = await controlPlane.schedules.createSchedule({
+        const schedule = await suite.controlPlane.schedules.createSchedule({
           agentId: 'timer',
           name: 'soon',
           prompt: 'Soon.',
           runAt: runAt.toISOString(),
         });
-        controlPlane.scheduler.start({ intervalMs: 100 });
+        suite.controlPlane.scheduler.start({ intervalMs: 100 });
         const rows = await until(
+          'the one-shot to be enqueued',
           async () =>
             (
               await queryControlPlane<{ slot: Date; enqueued_at: Date }>(
-                controlPlane,
+                suite.controlPlane,
                 'SELECT slot, enqueued_at FROM switchyard.schedule_runs WHERE schedule_id = $1',
                 [schedule.id],
               )
             ).rows,
           (value) => value.length > 0,
         );
-        await controlPlane.scheduler.stop();
+        await suite.controlPlane.scheduler.stop();
         expect(rows).toHaveLength(1);
         expect(rows[0]?.slot.toISOString()).toBe(runAt.toISOString());
         expect(rows[0]?.enqueued_at.getTime()).toBeGreaterThanOrEqual(runAt.getTime());
@@ -296,22 +276,24 @@ for (const backend of testBackends) {
 
       it('fires a one-shot once and marks it finished', async () => {
         const runAt = new Date(Date.now() + 10 * MINUTE);
-        const schedule = await controlPlane.schedules.createSchedule({
+        const schedule = await suite.controlPlane.schedules.createSchedule({
           agentId: 'hank',
           name: 'once',
           prompt: 'Once.',
           runAt: runAt.toISOString(),
         });
-        const result = await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 5 * MINUTE) });
+        const result = await suite.controlPlane.scheduler.tick({
+          now: new Date(runAt.getTime() + 5 * MINUTE),
+        });
         expect(result.enqueued).toBeGreaterThanOrEqual(1);
-        const [listed] = await controlPlane.schedules.listSchedules({
+        const [listed] = await suite.controlPlane.schedules.listSchedules({
           agentId: 'hank',
           includeInactive: true,
         });
         expect(listed).toMatchObject({ id: schedule.id, status: 'finished', nextFireTimes: [] });
-        await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 60 * MINUTE) });
+        await suite.controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 60 * MINUTE) });
         const { rows } = await queryControlPlane(
-          controlPlane,
+          suite.controlPlane,
           'SELECT 1 FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         );
@@ -321,15 +303,15 @@ for (const backend of testBackends) {
 
     describe('turn requests', () => {
       it('delivers each turn request to the agent and completes its ledger row once, retrying a failure', async () => {
-        const schedule = await controlPlane.schedules.createSchedule({
+        const schedule = await suite.controlPlane.schedules.createSchedule({
           agentId: 'iris',
           name: 'retry',
           prompt: 'Work.',
           runAt: new Date(Date.now() + MINUTE).toISOString(),
         });
-        await controlPlane.scheduler.tick({ now: new Date(Date.now() + 2 * MINUTE) });
+        await suite.controlPlane.scheduler.tick({ now: new Date(Date.now() + 2 * MINUTE) });
         const seen: Array<{ request: TurnRequest; attempt: number }> = [];
-        await controlPlane.turnRequests.work(
+        await suite.controlPlane.turnRequests.work(
           async (request, context) => {
             seen.push({ request, attempt: context.attempt });
             if (context.attempt === 1) throw new Error('model unavailable');
@@ -337,10 +319,11 @@ for (const backend of testBackends) {
           { agentId: 'iris' },
         );
         const rows = await until(
+          'the run to complete',
           async () =>
             (
               await queryControlPlane<{ status: string; attempts: number; idempotency_key: string }>(
-                controlPlane,
+                suite.controlPlane,
                 'SELECT status, attempts, idempotency_key FROM switchyard.schedule_runs WHERE schedule_id = $1',
                 [schedule.id],
               )
@@ -355,7 +338,9 @@ for (const backend of testBackends) {
       });
 
       it('refuses to consume without an agent', async () => {
-        expect((await inputError(controlPlane.turnRequests.work(async () => {}))).field).toBe('agentId');
+        expect((await inputError(suite.controlPlane.turnRequests.work(async () => {}))).field).toBe(
+          'agentId',
+        );
       });
     });
 
@@ -367,8 +352,8 @@ for (const backend of testBackends) {
           payload: { prompt: 'hi' },
           idempotencyKey: 'job-1',
         };
-        const first = await controlPlane.work.createBackgroundJob(job);
-        const again = await controlPlane.work.createBackgroundJob(job);
+        const first = await suite.controlPlane.work.createBackgroundJob(job);
+        const again = await suite.controlPlane.work.createBackgroundJob(job);
         expect(first.created).toBe(true);
         expect(again).toEqual({ id: first.id, created: false });
 
@@ -382,27 +367,27 @@ for (const backend of testBackends) {
           ],
           idempotencyKey: 'wf-1',
         };
-        const created = await controlPlane.work.createWorkflow(workflow);
-        expect((await controlPlane.work.createWorkflow(workflow)).created).toBe(false);
+        const created = await suite.controlPlane.work.createWorkflow(workflow);
+        expect((await suite.controlPlane.work.createWorkflow(workflow)).created).toBe(false);
         const store = { workflowId: created.id, taskId: 'search', result: { links: 3 } };
-        expect(await controlPlane.work.storeTaskResult(store)).toEqual({ stored: true });
-        expect(await controlPlane.work.storeTaskResult({ ...store, result: { links: 4 } })).toEqual({
+        expect(await suite.controlPlane.work.storeTaskResult(store)).toEqual({ stored: true });
+        expect(await suite.controlPlane.work.storeTaskResult({ ...store, result: { links: 4 } })).toEqual({
           stored: false,
         });
         const { rows } = await queryControlPlane<{ result: unknown }>(
-          controlPlane,
+          suite.controlPlane,
           'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
           [created.id],
         );
         expect(rows).toEqual([{ result: { links: 3 } }]);
         expect(
-          (await inputError(controlPlane.work.storeTaskResult({ ...store, taskId: 'nope' }))).field,
+          (await inputError(suite.controlPlane.work.storeTaskResult({ ...store, taskId: 'nope' }))).field,
         ).toBe('taskId');
       });
 
       it('rejects a NUL character in JSON and a huge payload before the write', async () => {
         const nul = await inputError(
-          controlPlane.work.createBackgroundJob({
+          suite.controlPlane.work.createBackgroundJob({
             agentId: 'kim',
             kind: 'k',
             payload: { text: 'a\u0000b' },
@@ -411,7 +396,7 @@ for (const backend of testBackends) {
         );
         expect(nul).toMatchObject({ field: 'payload' });
         const huge = await inputError(
-          controlPlane.work.createBackgroundJob({
+          suite.controlPlane.work.createBackgroundJob({
             agentId: 'kim',
             kind: 'k',
             payload: 'x'.repeat(2 * 1024 * 1024),
@@ -420,7 +405,7 @@ for (const backend of testBackends) {
         );
         expect(huge.message).toMatch(/2\.0 MiB of JSON, over the limit of 1\.0 MiB/);
         const { rows } = await queryControlPlane(
-          controlPlane,
+          suite.controlPlane,
           "SELECT 1 FROM switchyard.background_jobs WHERE agent_id = 'kim'",
         );
         expect(rows).toEqual([]);
@@ -430,56 +415,47 @@ for (const backend of testBackends) {
     describe('durability', () => {
       it('drains on close: a running handler finishes and its run is completed', async () => {
         const runAt = new Date(Date.now() + MINUTE);
-        await controlPlane.schedules.createSchedule({
+        await suite.controlPlane.schedules.createSchedule({
           agentId: 'zed',
           name: 'slow',
           prompt: 'Slow.',
           runAt: runAt.toISOString(),
         });
         let finished = false;
-        let markStarted: () => void = () => {};
-        const started = new Promise<void>((resolve) => {
-          markStarted = resolve;
-        });
-        await controlPlane.turnRequests.work(
+        const started = createGate();
+        await suite.controlPlane.turnRequests.work(
           async () => {
-            markStarted();
+            started.open();
             await new Promise((resolve) => setTimeout(resolve, 700));
             finished = true;
           },
           { agentId: 'zed' },
         );
-        await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1000) });
-        await started;
-        await controlPlane.close();
+        await suite.controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1000) });
+        await started.opened;
+        await suite.controlPlane.close();
         expect(finished).toBe(true);
-        controlPlane = await open(database);
+        await suite.reopen();
         const { rows } = await queryControlPlane<{ status: string }>(
-          controlPlane,
+          suite.controlPlane,
           "SELECT status FROM switchyard.schedule_runs WHERE agent_id = 'zed'",
         );
         expect(rows).toEqual([{ status: 'completed' }]);
       });
 
       it('reopens the same database with its state and without re-applying migrations', async () => {
-        const before = await controlPlane.schedules.listSchedules({ agentId: 'ada' });
+        const before = await suite.controlPlane.schedules.listSchedules({ agentId: 'ada' });
         expect(before.length).toBeGreaterThan(0);
-        await controlPlane.close();
-        controlPlane = await open(database);
-        expect((await controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id)).toEqual(
-          before.map((s) => s.id),
+        await suite.controlPlane.close();
+        await suite.reopen();
+        expect(
+          (await suite.controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id),
+        ).toEqual(before.map((s) => s.id));
+        const { rows } = await queryControlPlane(
+          suite.controlPlane,
+          'SELECT version FROM switchyard.migrations',
         );
-        const { rows } = await queryControlPlane(controlPlane, 'SELECT version FROM switchyard.migrations');
-        expect(rows).toEqual([
-          { version: 1 },
-          { version: 2 },
-          { version: 3 },
-          { version: 4 },
-          { version: 5 },
-          { version: 6 },
-          { version: 7 },
-          { version: 8 },
-        ]);
+        expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
       });
     });
   });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, SqlExecutor } from '../database/database';
+import { CURSOR_TIME, checkPageLimit, cutPage } from '../database/page-rows';
+import { type ChangesOptions, ISO_UTC_TIME, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import type { TurnSource } from '../turns/turn-record';
@@ -32,7 +34,6 @@ export type DetachUnit = (
 
 const APPROVAL_ID = /^approval_[0-9a-f-]{36}$/;
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
-const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'allowed', 'denied', 'expired', 'cancelled']);
 /** The largest stored arguments; a bigger value is kept as a cut preview (the call itself is unchanged). */
 const MAX_ARGUMENT_BYTES = 64 * 1024;
@@ -298,18 +299,14 @@ export class ApprovalStore {
     if (
       before !== undefined &&
       (typeof before.createdAt !== 'string' ||
-        !TIME.test(before.createdAt) ||
+        !ISO_UTC_TIME.test(before.createdAt) ||
         !APPROVAL_ID.test(String(before.id)))
     ) {
       throw new ControlPlaneInputError('before', 'must be the cursor of a previous page');
     }
-    const limit = options.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-      throw new ControlPlaneInputError('limit', `must be an integer from 1 to 500, got ${String(limit)}`);
-    }
+    const limit = checkPageLimit(options.limit);
     const { rows } = await this.#database.query<ApprovalRow & { cursor_time: string }>(
-      `SELECT ${COLUMNS},
-              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time
+      `SELECT ${COLUMNS}, ${CURSOR_TIME}
          FROM switchyard.approvals
         WHERE ($1::text IS NULL OR status = $1) AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
           AND ($3::text IS NULL OR turn_id = $3)
@@ -317,14 +314,8 @@ export class ApprovalStore {
         ORDER BY created_at DESC, id DESC LIMIT $6`,
       [options.status ?? null, agentIds, turnId, before?.createdAt ?? null, before?.id ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      approvals: page.map(toRecord),
-      ...(rows.length > limit && last !== undefined
-        ? { next: { createdAt: last.cursor_time, id: last.id } }
-        : {}),
-    };
+    const { rows: page, next } = cutPage(rows, limit);
+    return { approvals: page.map(toRecord), ...(next === undefined ? {} : { next }) };
   }
 
   /** Approvals, newest first (the first page of `page`). */
@@ -501,24 +492,13 @@ export class ApprovalStore {
    *
    * Contract: throws `ControlPlaneInputError` on `since` when it is not an ISO 8601 UTC time.
    */
-  async changes(options: {
-    since: string;
-    agentIds?: readonly string[];
-    limit?: number;
-  }): Promise<ApprovalChanges> {
-    if (typeof options.since !== 'string' || !TIME.test(options.since)) {
-      throw new ControlPlaneInputError('since', 'must be an ISO 8601 UTC time');
-    }
-    const agentIds =
-      options.agentIds === undefined ? null : options.agentIds.map((agent) => checkAgentId(agent));
-    const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? 200)), 1000);
-    const { rows } = await this.#database.query<ApprovalRow>(
-      `SELECT ${COLUMNS} FROM switchyard.approvals
-        WHERE updated_at >= $1::timestamptz AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
-        ORDER BY updated_at, id LIMIT $3`,
-      [options.since, agentIds, limit],
+  async changes(options: ChangesOptions): Promise<ApprovalChanges> {
+    const { rows, now } = await readChanges<ApprovalRow>(
+      this.#database,
+      'switchyard.approvals',
+      COLUMNS,
+      options,
     );
-    const { rows: clock } = await this.#database.query<{ now: Date }>('SELECT clock_timestamp() AS now');
-    return { approvals: rows.map(toRecord), now: new Date(clock[0]?.now ?? Date.now()).toISOString() };
+    return { approvals: rows.map(toRecord), now };
   }
 }

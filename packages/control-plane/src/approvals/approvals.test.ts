@@ -1,6 +1,12 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlPlane, openControlPlane, type WorkTurn, type WorkTurnContext } from '../index';
+import { testBackends } from '@switchyard/test-databases';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { until } from '../__fixtures__/until';
+import { startWorkflow, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
+import type { WorkTurn, WorkTurnContext } from '../index';
+
+type WorkflowTaskTurn = Extract<WorkTurn, { kind: 'workflow-task' }>;
+
 import { queryControlPlane } from '../testing';
 
 // Approvals of held calls, on both backends: what a worker daemon does when a policy asks about a
@@ -8,44 +14,54 @@ import { queryControlPlane } from '../testing';
 // running the turn is gone (`claimResumable`, `consume`), with the unit of a task turn detached from
 // its queue job meanwhile and settled by the turn's end.
 
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 const ZERO = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0 };
 const P = 'worker-p';
 const Q = 'worker-q';
 
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-let sequence = 0;
-const newTurnId = (label: string) => `turn_${label}_${Date.now()}_${++sequence}`;
-
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: approvals of held calls`, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
+    // A short expiry and maintenance: a unit still riding on its job would be delivered again.
+    const suite = useControlPlane(backend, {
+      workTurns: {
+        pollingIntervalSeconds: 0.5,
+        retryLimit: 1,
+        expireInSeconds: 1,
+        cancelCheckIntervalMs: 50,
+      },
+      maintenanceIntervalSeconds: 1,
+    });
     let onWorkTurn: (turn: WorkTurn, context: WorkTurnContext) => Promise<{ output?: string } | undefined> =
       async () => undefined;
     const deliveries: Array<{ taskId: string; attempt: number }> = [];
 
+    /** Records an API turn of 'ada' as worker P's daemon does before running it; returns its id. */
+    const startApiTurn = async (label: string) => {
+      const id = uniqueTurnId(label);
+      await suite.controlPlane.turns.recordStart({
+        id,
+        agentId: 'ada',
+        source: 'api',
+        prompt: 'p',
+        workerId: P,
+      });
+      return id;
+    };
+    /** Records the turn of a delivered task's attempt as worker P's daemon does; returns its id. */
+    const startTaskTurn = async (label: string, turn: WorkflowTaskTurn, attempt: number) => {
+      const id = uniqueTurnId(label);
+      await suite.controlPlane.turns.recordStart({
+        id,
+        agentId: 'ada',
+        source: 'task',
+        sourceId: `${turn.workflowId}/${turn.taskId}`,
+        attempt,
+        prompt: turn.prompt,
+        workerId: P,
+      });
+      return id;
+    };
     const hold = (turnId: string, callId: string, expiresInMs = 60_000) =>
-      controlPlane.approvals.request({
+      suite.controlPlane.approvals.request({
         turnId,
         workerId: P,
         callId,
@@ -58,20 +74,7 @@ for (const backend of testBackends) {
       });
 
     beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        // A short expiry and maintenance: a unit still riding on its job would be delivered again.
-        workTurns: {
-          pollingIntervalSeconds: 0.5,
-          retryLimit: 1,
-          expireInSeconds: 1,
-          cancelCheckIntervalMs: 50,
-        },
-        maintenanceIntervalSeconds: 1,
-      });
-      await controlPlane.workTurns.work(
+      await suite.controlPlane.workTurns.work(
         (turn, context) => {
           if (turn.kind === 'workflow-task')
             deliveries.push({ taskId: turn.taskId, attempt: context.attempt });
@@ -81,20 +84,8 @@ for (const backend of testBackends) {
       );
     });
 
-    afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
-    });
-
     it('holds an API turn’s call, is answered once, and the decision is acted on once, by the turn’s worker', async () => {
-      const turnId = newTurnId('api');
-      await controlPlane.turns.recordStart({
-        id: turnId,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'p',
-        workerId: P,
-      });
+      const turnId = await startApiTurn('api');
       const approval = await hold(turnId, 'a');
       expect(approval).toMatchObject({
         id: expect.stringMatching(/^approval_/),
@@ -111,10 +102,10 @@ for (const backend of testBackends) {
       expect(Date.parse(approval.expiresAt) - Date.parse(approval.createdAt)).toBe(60_000);
       // Asked again for the same call (a continued turn): the same approval.
       expect((await hold(turnId, 'a')).id).toBe(approval.id);
-      expect((await controlPlane.turns.get(turnId))?.status).toBe('waiting-approval');
+      expect((await suite.controlPlane.turns.get(turnId))?.status).toBe('waiting-approval');
       // Only the worker running the turn holds its calls.
       await expect(
-        controlPlane.approvals.request({
+        suite.controlPlane.approvals.request({
           turnId,
           workerId: Q,
           callId: 'b',
@@ -126,9 +117,9 @@ for (const backend of testBackends) {
           checkpoint: {},
         }),
       ).rejects.toThrow(/^turnId: turn '.*' is waiting-approval on worker worker-p/);
-      expect(await controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
+      expect(await suite.controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
 
-      const answered = await controlPlane.approvals.answer({
+      const answered = await suite.controlPlane.approvals.answer({
         id: approval.id,
         decision: 'allow',
         reason: 'looks fine',
@@ -138,32 +129,36 @@ for (const backend of testBackends) {
         status: 'answered',
         approval: { status: 'allowed', reason: 'looks fine', answeredBy: 'cli:ops' },
       });
-      const again = await controlPlane.approvals.answer({
+      const again = await suite.controlPlane.approvals.answer({
         id: approval.id,
         decision: 'deny',
         answeredBy: 'api',
       });
       expect(again).toMatchObject({ status: 'already-decided', approval: { status: 'allowed' } });
       expect(
-        await controlPlane.approvals.answer({
+        await suite.controlPlane.approvals.answer({
           id: 'approval_00000000-0000-0000-0000-000000000000',
           decision: 'allow',
           answeredBy: 'api',
         }),
       ).toBeUndefined();
       await expect(
-        controlPlane.approvals.answer({ id: approval.id, decision: 'maybe' as 'allow', answeredBy: 'api' }),
+        suite.controlPlane.approvals.answer({
+          id: approval.id,
+          decision: 'maybe' as 'allow',
+          answeredBy: 'api',
+        }),
       ).rejects.toThrow(/^decision: /);
 
       // Another worker cannot act on it; the turn's worker can, once; then the turn runs again.
-      expect(await controlPlane.approvals.consume({ id: approval.id, workerId: Q })).toBeUndefined();
-      expect(await controlPlane.approvals.consume({ id: approval.id, workerId: P })).toMatchObject({
+      expect(await suite.controlPlane.approvals.consume({ id: approval.id, workerId: Q })).toBeUndefined();
+      expect(await suite.controlPlane.approvals.consume({ id: approval.id, workerId: P })).toMatchObject({
         status: 'allowed',
         consumedBy: P,
       });
-      expect(await controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
-      expect((await controlPlane.turns.get(turnId))?.status).toBe('running');
-      await controlPlane.turns.recordEnd({
+      expect(await suite.controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
+      expect((await suite.controlPlane.turns.get(turnId))?.status).toBe('running');
+      await suite.controlPlane.turns.recordEnd({
         id: turnId,
         status: 'completed',
         output: 'ok',
@@ -173,18 +168,11 @@ for (const backend of testBackends) {
     });
 
     it('expires an unanswered approval as a denial, and cancels the pending ones of a turn that ended', async () => {
-      const turnId = newTurnId('expiring');
-      await controlPlane.turns.recordStart({
-        id: turnId,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'p',
-        workerId: P,
-      });
+      const turnId = await startApiTurn('expiring');
       const soon = await hold(turnId, 'soon', 1_000);
       const later = await hold(turnId, 'later');
       await new Promise((resolve) => setTimeout(resolve, 1_200));
-      const answered = await controlPlane.approvals.answer({
+      const answered = await suite.controlPlane.approvals.answer({
         id: soon.id,
         decision: 'allow',
         answeredBy: 'api',
@@ -196,22 +184,22 @@ for (const backend of testBackends) {
           reason: expect.stringMatching(/^nobody answered before it expired at \d{4}-/),
         },
       });
-      expect(await controlPlane.approvals.expireDue()).toEqual([]);
-      await controlPlane.turns.recordEnd({
+      expect(await suite.controlPlane.approvals.expireDue()).toEqual([]);
+      await suite.controlPlane.turns.recordEnd({
         id: turnId,
         status: 'aborted',
         output: '',
         usage: ZERO,
         iterations: 1,
       });
-      expect(await controlPlane.approvals.get(later.id)).toMatchObject({
+      expect(await suite.controlPlane.approvals.get(later.id)).toMatchObject({
         status: 'cancelled',
         reason: 'the turn ended before it was answered',
       });
-      const listed = await controlPlane.approvals.list({ turnId });
+      const listed = await suite.controlPlane.approvals.list({ turnId });
       expect(listed.map((entry) => entry.callId)).toEqual(['later', 'soon']);
       expect(
-        (await controlPlane.approvals.list({ turnId, status: 'expired' })).map((entry) => entry.id),
+        (await suite.controlPlane.approvals.list({ turnId, status: 'expired' })).map((entry) => entry.id),
       ).toEqual([soon.id]);
     });
 
@@ -220,16 +208,7 @@ for (const backend of testBackends) {
       let releaseHandler: () => void = () => {};
       onWorkTurn = async (turn, { attempt }) => {
         if (turn.kind !== 'workflow-task') return undefined;
-        const turnId = newTurnId(`task${attempt}`);
-        await controlPlane.turns.recordStart({
-          id: turnId,
-          agentId: 'ada',
-          source: 'task',
-          sourceId: `${turn.workflowId}/${turn.taskId}`,
-          attempt,
-          prompt: turn.prompt,
-          workerId: P,
-        });
+        const turnId = await startTaskTurn(`task${attempt}`, turn, attempt);
         held = { turnId, attempt };
         // The worker holds the delivery while its turn waits (as a daemon's handler would, until the
         // turn detaches), then returns: the queue must not settle the detached task.
@@ -238,27 +217,26 @@ for (const backend of testBackends) {
         });
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'held', tasks: [{ id: 'deploy', prompt: 'deploy', resultSchema: summarySchema }] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'held', [
+        summaryTask('deploy', { prompt: 'deploy' }),
+      ]);
       const { turnId } = (await until('the task turn to start', async () => held, Boolean)) as {
         turnId: string;
       };
       const jobsBefore = await queryControlPlane<{ job_id: string }>(
-        controlPlane,
+        suite.controlPlane,
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'deploy'",
         [workflow.id],
       );
       const approval = await hold(turnId, 'deploy-call');
       const jobsAfter = await queryControlPlane<{ job_id: string }>(
-        controlPlane,
+        suite.controlPlane,
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'deploy'",
         [workflow.id],
       );
       expect(jobsAfter.rows[0]?.job_id).not.toBe(jobsBefore.rows[0]?.job_id);
       const { rows: jobStates } = await queryControlPlane<{ state: string }>(
-        controlPlane,
+        suite.controlPlane,
         'SELECT state FROM pgboss.job WHERE id = $1',
         [jobsBefore.rows[0]?.job_id],
       );
@@ -271,7 +249,8 @@ for (const backend of testBackends) {
         { taskId: 'deploy', attempt: 1 },
       ]);
       expect(
-        (await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }))?.tasks[0],
+        (await suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }))
+          ?.tasks[0],
       ).toMatchObject({
         status: 'running',
         attempts: 1,
@@ -279,18 +258,20 @@ for (const backend of testBackends) {
 
       // The worker shuts down: it lets the turn go with its latest checkpoint.
       expect(
-        await controlPlane.approvals.release({
+        await suite.controlPlane.approvals.release({
           turnId,
           workerId: P,
           checkpoint: { items: [], note: 'latest' },
         }),
       ).toBe(true);
       // Not claimable while its approval is pending, even released.
-      expect(await controlPlane.approvals.claimResumable({ workerId: Q, staleAfterMs: 60_000 })).toEqual([]);
-      await controlPlane.approvals.answer({ id: approval.id, decision: 'allow', answeredBy: 'api' });
+      expect(
+        await suite.controlPlane.approvals.claimResumable({ workerId: Q, staleAfterMs: 60_000 }),
+      ).toEqual([]);
+      await suite.controlPlane.approvals.answer({ id: approval.id, decision: 'allow', answeredBy: 'api' });
       const [claimedByQ, claimedByR] = await Promise.all([
-        controlPlane.approvals.claimResumable({ workerId: Q, staleAfterMs: 60_000 }),
-        controlPlane.approvals.claimResumable({ workerId: 'worker-r', staleAfterMs: 60_000 }),
+        suite.controlPlane.approvals.claimResumable({ workerId: Q, staleAfterMs: 60_000 }),
+        suite.controlPlane.approvals.claimResumable({ workerId: 'worker-r', staleAfterMs: 60_000 }),
       ]);
       // One of the two racing workers claims it, whichever it is.
       const claims = [...(claimedByQ ?? []), ...(claimedByR ?? [])];
@@ -303,21 +284,23 @@ for (const backend of testBackends) {
         approvals: [{ id: approval.id, status: 'allowed' }],
       });
       // The old worker can no longer act on the decision; the claimer can.
-      expect(await controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
-      expect(await controlPlane.approvals.consume({ id: approval.id, workerId: claimer })).toMatchObject({
+      expect(await suite.controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
+      expect(
+        await suite.controlPlane.approvals.consume({ id: approval.id, workerId: claimer }),
+      ).toMatchObject({
         consumedBy: claimer,
       });
 
       // The continued turn stores the result with the same attempt, and its end settles the task.
       expect(
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target: { kind: 'workflow-task', workflowId: workflow.id, taskId: 'deploy' },
           attempt: 1,
           result: { summary: 'deployed once' },
         }),
       ).toEqual({ status: 'stored' });
       expect(
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id: turnId,
           status: 'ended-by-tool',
           output: '',
@@ -325,7 +308,10 @@ for (const backend of testBackends) {
           iterations: 2,
         }),
       ).toBe(true);
-      const shown = await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      const shown = await suite.controlPlane.workflows.showWorkflow({
+        agentId: 'ada',
+        workflowId: workflow.id,
+      });
       expect(shown).toMatchObject({
         status: 'completed',
         tasks: [{ status: 'completed', attempts: 1, result: { summary: 'deployed once' } }],
@@ -336,40 +322,25 @@ for (const backend of testBackends) {
       const turnsByAttempt = new Map<string, string>();
       onWorkTurn = async (turn, { attempt }) => {
         if (turn.kind !== 'workflow-task') return undefined;
-        const turnId = newTurnId(`${turn.taskId}${attempt}`);
-        await controlPlane.turns.recordStart({
-          id: turnId,
-          agentId: 'ada',
-          source: 'task',
-          sourceId: `${turn.workflowId}/${turn.taskId}`,
-          attempt,
-          prompt: turn.prompt,
-          workerId: P,
-        });
+        const turnId = await startTaskTurn(`${turn.taskId}${attempt}`, turn, attempt);
         turnsByAttempt.set(`${turn.taskId}#${attempt}`, turnId);
         await hold(turnId, `${turn.taskId}-${attempt}`);
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'settled',
-          tasks: [
-            { id: 'quiet', prompt: 'quiet', resultSchema: summarySchema },
-            { id: 'broken', prompt: 'broken', resultSchema: summarySchema },
-          ],
-        },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'settled', [
+        summaryTask('quiet', { prompt: 'quiet' }),
+        summaryTask('broken', { prompt: 'broken' }),
+      ]);
       const quiet = await until('quiet to hold', async () => turnsByAttempt.get('quiet#1'), Boolean);
       const broken = await until('broken to hold', async () => turnsByAttempt.get('broken#1'), Boolean);
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id: quiet ?? '',
         status: 'completed',
         output: 'no result',
         usage: ZERO,
         iterations: 1,
       });
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id: broken ?? '',
         status: 'failed',
         output: '',
@@ -379,7 +350,10 @@ for (const backend of testBackends) {
       });
       // The failed one is delivered again as attempt 2, at once, on a new job.
       const second = await until('broken attempt 2', async () => turnsByAttempt.get('broken#2'), Boolean);
-      const shown = await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      const shown = await suite.controlPlane.workflows.showWorkflow({
+        agentId: 'ada',
+        workflowId: workflow.id,
+      });
       expect(shown?.tasks).toMatchObject([
         {
           id: 'quiet',
@@ -390,7 +364,7 @@ for (const backend of testBackends) {
         { id: 'broken', status: 'running', attempts: 2 },
       ]);
       // The last attempt's failure fails the task with the reason.
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id: second ?? '',
         status: 'aborted',
         output: '',
@@ -399,7 +373,8 @@ for (const backend of testBackends) {
         error: 'cancelled at shutdown',
       });
       expect(
-        (await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }))?.tasks[1],
+        (await suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }))
+          ?.tasks[1],
       ).toMatchObject({
         status: 'failed',
         error: "the turn ended 'aborted': cancelled at shutdown (the last of 2 attempts)",
@@ -410,40 +385,25 @@ for (const backend of testBackends) {
       let turnId: string | undefined;
       onWorkTurn = async (turn, { attempt }) => {
         if (turn.kind !== 'workflow-task') return undefined;
-        const id = newTurnId('cancelled');
-        await controlPlane.turns.recordStart({
-          id,
-          agentId: 'ada',
-          source: 'task',
-          sourceId: `${turn.workflowId}/${turn.taskId}`,
-          attempt,
-          prompt: turn.prompt,
-          workerId: P,
-        });
+        const id = await startTaskTurn('cancelled', turn, attempt);
         await hold(id, 'c');
         turnId = id;
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'to cancel', tasks: [{ id: 'one', prompt: 'one', resultSchema: summarySchema }] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'to cancel', [
+        summaryTask('one', { prompt: 'one' }),
+      ]);
       const id = (await until('the turn to hold', async () => turnId, Boolean)) ?? '';
-      const apiTurn = newTurnId('api');
-      await controlPlane.turns.recordStart({
-        id: apiTurn,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'p',
-        workerId: P,
-      });
-      expect(await controlPlane.turns.heartbeat([id, apiTurn])).toEqual({ stop: [] });
-      expect(await controlPlane.turns.requestCancel(apiTurn, 'the operator cancelled it')).toMatchObject({
+      const apiTurn = await startApiTurn('api');
+      expect(await suite.controlPlane.turns.heartbeat([id, apiTurn])).toEqual({ stop: [] });
+      expect(
+        await suite.controlPlane.turns.requestCancel(apiTurn, 'the operator cancelled it'),
+      ).toMatchObject({
         status: 'running',
         cancelRequested: 'the operator cancelled it',
       });
-      await controlPlane.workflows.cancelWorkflow({ agentId: 'ada', workflowId: workflow.id });
-      const { stop } = await controlPlane.turns.heartbeat([id, apiTurn]);
+      await suite.controlPlane.workflows.cancelWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      const { stop } = await suite.controlPlane.turns.heartbeat([id, apiTurn]);
       expect(stop.toSorted((a, b) => a.id.localeCompare(b.id))).toEqual(
         [
           { id, reason: 'cancelled' },
@@ -451,15 +411,18 @@ for (const backend of testBackends) {
         ].toSorted((a, b) => a.id.localeCompare(b.id)),
       );
       // A released waiting turn whose cancellation is asked for is claimed to be ended, answered or not.
-      await controlPlane.approvals.release({ turnId: id, workerId: P, checkpoint: {} });
-      await controlPlane.turns.requestCancel(id, 'stop it');
-      const [claimed] = await controlPlane.approvals.claimResumable({ workerId: Q, staleAfterMs: 60_000 });
+      await suite.controlPlane.approvals.release({ turnId: id, workerId: P, checkpoint: {} });
+      await suite.controlPlane.turns.requestCancel(id, 'stop it');
+      const [claimed] = await suite.controlPlane.approvals.claimResumable({
+        workerId: Q,
+        staleAfterMs: 60_000,
+      });
       expect(claimed).toMatchObject({
         turn: { id },
         cancelRequested: 'stop it',
         approvals: [{ status: 'pending' }],
       });
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id,
         status: 'aborted',
         output: '',
@@ -467,25 +430,25 @@ for (const backend of testBackends) {
         iterations: 0,
         error: 'stop it',
       });
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id: apiTurn,
         status: 'aborted',
         output: '',
         usage: ZERO,
         iterations: 0,
       });
-      expect((await controlPlane.turns.get(id))?.cancelRequested).toBeUndefined();
+      expect((await suite.controlPlane.turns.get(id))?.cancelRequested).toBeUndefined();
     });
 
     it('pages turns newest first with a cursor, and feeds changes since a time', async () => {
       const ids: string[] = [];
       const since = (
-        await controlPlane.turns.changes({ since: new Date(0).toISOString(), agentIds: ['pager'] })
+        await suite.controlPlane.turns.changes({ since: new Date(0).toISOString(), agentIds: ['pager'] })
       ).now;
       for (let index = 0; index < 5; index += 1) {
-        const id = newTurnId('page');
+        const id = uniqueTurnId('page');
         ids.push(id);
-        await controlPlane.turns.recordStart({
+        await suite.controlPlane.turns.recordStart({
           id,
           agentId: 'pager',
           source: 'api',
@@ -493,32 +456,34 @@ for (const backend of testBackends) {
           workerId: P,
         });
       }
-      const first = await controlPlane.turns.page({ agentIds: ['pager'], limit: 2 });
+      const first = await suite.controlPlane.turns.page({ agentIds: ['pager'], limit: 2 });
       expect(first.turns.map((turn) => turn.id)).toEqual([ids[4], ids[3]]);
-      const second = await controlPlane.turns.page({
+      const second = await suite.controlPlane.turns.page({
         agentIds: ['pager'],
         limit: 2,
         ...(first.next ? { before: first.next } : {}),
       });
       expect(second.turns.map((turn) => turn.id)).toEqual([ids[2], ids[1]]);
-      const third = await controlPlane.turns.page({
+      const third = await suite.controlPlane.turns.page({
         agentIds: ['pager'],
         limit: 2,
         ...(second.next ? { before: second.next } : {}),
       });
       expect(third).toEqual({ turns: [expect.objectContaining({ id: ids[0] })] });
-      expect((await controlPlane.turns.page({ source: 'task', agentIds: ['pager'] })).turns).toEqual([]);
-      await expect(controlPlane.turns.page({ source: 'web' as 'api' })).rejects.toThrow(/^source: /);
-      const changes = await controlPlane.turns.changes({ since, agentIds: ['pager'] });
+      expect((await suite.controlPlane.turns.page({ source: 'task', agentIds: ['pager'] })).turns).toEqual(
+        [],
+      );
+      await expect(suite.controlPlane.turns.page({ source: 'web' as 'api' })).rejects.toThrow(/^source: /);
+      const changes = await suite.controlPlane.turns.changes({ since, agentIds: ['pager'] });
       expect(changes.turns.map((turn) => turn.id)).toEqual(ids);
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id: ids[2] ?? '',
         status: 'completed',
         output: '',
         usage: ZERO,
         iterations: 1,
       });
-      const later = await controlPlane.turns.changes({ since: changes.now, agentIds: ['pager'] });
+      const later = await suite.controlPlane.turns.changes({ since: changes.now, agentIds: ['pager'] });
       expect(later.turns.at(-1)).toMatchObject({ id: ids[2], status: 'completed' });
       // Anything else is a change from the very instant of `now`, given again rather than lost.
       for (const turn of later.turns.slice(0, -1)) expect(turn.updatedAt).toBe(changes.now);

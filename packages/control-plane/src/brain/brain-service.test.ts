@@ -1,44 +1,24 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlPlane, ControlPlaneInputError, openControlPlane } from '../index';
+import { testBackends } from '@switchyard/test-databases';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { inputError } from '../__fixtures__/input-errors';
+import type { ControlPlane } from '../index';
 import { queryControlPlane } from '../testing';
 import { RECALL_CORPUS, RECALL_QUERIES } from './__fixtures__/recall-corpus';
 
-async function refusal(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!ControlPlaneInputError.isInstance(error))
-    throw new Error(`expected a ControlPlaneInputError, got ${String(error)}`);
-  return error;
-}
-
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: the Brain`, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
+    const suite = useControlPlane(backend, { brain: { maxPageBytes: 4096 } }, 120_000);
 
     beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        brain: { maxPageBytes: 4096 },
-      });
       for (const page of RECALL_CORPUS) {
-        await controlPlane.brain.remember({ agentId: 'corpus', ...page });
+        await suite.controlPlane.brain.remember({ agentId: 'corpus', ...page });
       }
-    }, 120_000);
-
-    afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
     }, 120_000);
 
     async function pageCount(agentId: string): Promise<number> {
       const { rows } = await queryControlPlane<{ count: number }>(
-        controlPlane,
+        suite.controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.brain_pages WHERE agent_id = $1',
         [agentId],
       );
@@ -47,7 +27,7 @@ for (const backend of testBackends) {
 
     describe('writing pages', () => {
       it('creates a page with a one-line title and normalised tags, and reads it back', async () => {
-        const { status, page } = await controlPlane.brain.remember({
+        const { status, page } = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: '  Deploy\n checklist ',
           body: '# Deploys\n\n1. Merge to main.\n2. Watch the canary.\n',
@@ -63,16 +43,16 @@ for (const backend of testBackends) {
           archivedAt: null,
         });
         expect(page.pageId).toMatch(/^[0-9a-f-]{36}$/);
-        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId: page.pageId })).toEqual(page);
+        expect(await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId: page.pageId })).toEqual(page);
       });
 
       it('rewrites a page by title or by id, keeping every previous version', async () => {
-        const first = await controlPlane.brain.remember({
+        const first = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: 'Runbook',
           body: 'version one',
         });
-        const second = await controlPlane.brain.remember({
+        const second = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: 'RUNBOOK',
           body: 'version two',
@@ -81,7 +61,7 @@ for (const backend of testBackends) {
           status: 'updated',
           page: { pageId: first.page.pageId, version: 2, title: 'RUNBOOK' },
         });
-        const third = await controlPlane.brain.remember({
+        const third = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           pageId: first.page.pageId,
           title: 'Runbook for deploys',
@@ -90,7 +70,7 @@ for (const backend of testBackends) {
         });
         expect(third).toMatchObject({ status: 'updated', page: { version: 3, latestVersion: 3 } });
         const pageId = first.page.pageId;
-        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 1 })).toMatchObject({
+        expect(await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 1 })).toMatchObject({
           title: 'Runbook',
           body: 'version one',
           tags: [],
@@ -99,12 +79,14 @@ for (const backend of testBackends) {
           createdAt: first.page.createdAt,
           updatedAt: first.page.updatedAt,
         });
-        expect((await controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 2 }))?.body).toBe(
+        expect((await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 2 }))?.body).toBe(
           'version two',
         );
-        expect((await controlPlane.brain.getPage({ agentId: 'ada', pageId }))?.body).toBe('version three');
-        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 4 })).toBeNull();
-        const shown = await controlPlane.brain.showPage({ pageId });
+        expect((await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId }))?.body).toBe(
+          'version three',
+        );
+        expect(await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId, version: 4 })).toBeNull();
+        const shown = await suite.controlPlane.brain.showPage({ pageId });
         expect(shown?.versions.map(({ version, title }) => [version, title])).toEqual([
           [1, 'Runbook'],
           [2, 'RUNBOOK'],
@@ -115,16 +97,16 @@ for (const backend of testBackends) {
 
       it('stores nothing new when a write repeats what the page says', async () => {
         const page = { agentId: 'ada', title: 'Same', body: 'same body', tags: ['a'] };
-        const created = await controlPlane.brain.remember(page);
-        const again = await controlPlane.brain.remember({ ...page, tags: ['A'] });
+        const created = await suite.controlPlane.brain.remember(page);
+        const again = await suite.controlPlane.brain.remember({ ...page, tags: ['A'] });
         expect(again).toEqual({ status: 'unchanged', page: created.page });
       });
 
       it('refuses a rewrite to a title another page has, and a rewrite of an unknown or forgotten page', async () => {
-        const taken = await controlPlane.brain.remember({ agentId: 'ada', title: 'Taken', body: 'a' });
-        const other = await controlPlane.brain.remember({ agentId: 'ada', title: 'Other', body: 'b' });
-        const clash = await refusal(
-          controlPlane.brain.remember({
+        const taken = await suite.controlPlane.brain.remember({ agentId: 'ada', title: 'Taken', body: 'a' });
+        const other = await suite.controlPlane.brain.remember({ agentId: 'ada', title: 'Other', body: 'b' });
+        const clash = await inputError(
+          suite.controlPlane.brain.remember({
             agentId: 'ada',
             pageId: other.page.pageId,
             title: 'taken',
@@ -134,20 +116,20 @@ for (const backend of testBackends) {
         expect(clash.field).toBe('title');
         expect(clash.message).toContain(`your page ${taken.page.pageId} is titled "taken"`);
         expect(
-          (await controlPlane.brain.getPage({ agentId: 'ada', pageId: other.page.pageId }))?.version,
+          (await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId: other.page.pageId }))?.version,
         ).toBe(1);
         expect(
           (
-            await refusal(
-              controlPlane.brain.remember({ agentId: 'ada', pageId: 'p1', title: 'x', body: 'y' }),
+            await inputError(
+              suite.controlPlane.brain.remember({ agentId: 'ada', pageId: 'p1', title: 'x', body: 'y' }),
             )
           ).message,
         ).toBe('pageId: you have no page "p1"; leave pageId out to write a new page');
-        await controlPlane.brain.forget({ agentId: 'ada', pageId: other.page.pageId });
+        await suite.controlPlane.brain.forget({ agentId: 'ada', pageId: other.page.pageId });
         expect(
           (
-            await refusal(
-              controlPlane.brain.remember({
+            await inputError(
+              suite.controlPlane.brain.remember({
                 agentId: 'ada',
                 pageId: other.page.pageId,
                 title: 'Other',
@@ -159,7 +141,7 @@ for (const backend of testBackends) {
       });
 
       it('stores any text: NUL characters and lone surrogates become U+FFFD, in the title, body and tags', async () => {
-        const { page } = await controlPlane.brain.remember({
+        const { page } = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: 'odd\u0000title\ud800',
           body: 'a\u0000b \udc00 zebrafish',
@@ -170,7 +152,11 @@ for (const backend of testBackends) {
           body: 'a\ufffdb \ufffd zebrafish',
           tags: ['t\ufffdg'],
         });
-        const [hit] = await controlPlane.brain.recall({ agentId: 'ada', query: 'zebrafish\u0000', limit: 5 });
+        const [hit] = await suite.controlPlane.brain.recall({
+          agentId: 'ada',
+          query: 'zebrafish\u0000',
+          limit: 5,
+        });
         expect(hit?.pageId).toBe(page.pageId);
       });
 
@@ -192,88 +178,101 @@ for (const backend of testBackends) {
           [{ agentId: 'no agent', title: 't', body: 'x' }, 'agentId: must match'],
         ];
         for (const [request, message] of cases) {
-          expect((await refusal(controlPlane.brain.remember(request))).message).toContain(message);
+          expect((await inputError(suite.controlPlane.brain.remember(request))).message).toContain(message);
         }
         expect(await pageCount('ada')).toBe(before);
         expect(
-          (await refusal(controlPlane.brain.recall({ agentId: 'ada', query: 'x', limit: 0 }))).field,
+          (await inputError(suite.controlPlane.brain.recall({ agentId: 'ada', query: 'x', limit: 0 }))).field,
         ).toBe('limit');
         expect(
-          (await refusal(controlPlane.brain.recall({ agentId: 'ada', query: ' ', limit: 5 }))).field,
+          (await inputError(suite.controlPlane.brain.recall({ agentId: 'ada', query: ' ', limit: 5 }))).field,
         ).toBe('query');
       });
 
       it('keeps one page per title when writers race, each write a version', async () => {
         const writes = await Promise.all(
           Array.from({ length: 5 }, (_, index) =>
-            controlPlane.brain.remember({ agentId: 'racer', title: 'Shared notes', body: `writer ${index}` }),
+            suite.controlPlane.brain.remember({
+              agentId: 'racer',
+              title: 'Shared notes',
+              body: `writer ${index}`,
+            }),
           ),
         );
         expect(writes.filter((write) => write.status === 'created')).toHaveLength(1);
         expect(new Set(writes.map((write) => write.page.pageId)).size).toBe(1);
         expect(await pageCount('racer')).toBe(1);
-        const [summary] = await controlPlane.brain.listPages({ agentId: 'racer' });
+        const [summary] = await suite.controlPlane.brain.listPages({ agentId: 'racer' });
         expect(summary?.version).toBe(5);
       });
     });
 
     describe('agent isolation', () => {
       it("never shows, rewrites or forgets another agent's page, and lets two agents use one title", async () => {
-        const { page } = await controlPlane.brain.remember({
+        const { page } = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: 'Private plan',
           body: 'wombat launch',
         });
-        expect(await controlPlane.brain.getPage({ agentId: 'bob', pageId: page.pageId })).toBeNull();
-        expect(await controlPlane.brain.recall({ agentId: 'bob', query: 'wombat', limit: 5 })).toEqual([]);
-        expect(await controlPlane.brain.forget({ agentId: 'bob', pageId: page.pageId })).toBeNull();
+        expect(await suite.controlPlane.brain.getPage({ agentId: 'bob', pageId: page.pageId })).toBeNull();
+        expect(await suite.controlPlane.brain.recall({ agentId: 'bob', query: 'wombat', limit: 5 })).toEqual(
+          [],
+        );
+        expect(await suite.controlPlane.brain.forget({ agentId: 'bob', pageId: page.pageId })).toBeNull();
         expect(
           (
-            await refusal(
-              controlPlane.brain.remember({ agentId: 'bob', pageId: page.pageId, title: 'x', body: 'y' }),
+            await inputError(
+              suite.controlPlane.brain.remember({
+                agentId: 'bob',
+                pageId: page.pageId,
+                title: 'x',
+                body: 'y',
+              }),
             )
           ).field,
         ).toBe('pageId');
-        const bobs = await controlPlane.brain.remember({
+        const bobs = await suite.controlPlane.brain.remember({
           agentId: 'bob',
           title: 'Private plan',
           body: 'wombat too',
         });
         expect(bobs.status).toBe('created');
         expect(
-          (await controlPlane.brain.recall({ agentId: 'ada', query: 'wombat', limit: 5 })).map(
+          (await suite.controlPlane.brain.recall({ agentId: 'ada', query: 'wombat', limit: 5 })).map(
             (hit) => hit.pageId,
           ),
         ).toEqual([page.pageId]);
-        expect((await controlPlane.brain.listPages({ agentId: 'bob' })).map((entry) => entry.title)).toEqual([
-          'Private plan',
-        ]);
+        expect(
+          (await suite.controlPlane.brain.listPages({ agentId: 'bob' })).map((entry) => entry.title),
+        ).toEqual(['Private plan']);
       });
     });
 
     describe('forgetting', () => {
       it('archives a page: gone from recall and getPage, kept for the operator; its title is free again', async () => {
-        const { page } = await controlPlane.brain.remember({
+        const { page } = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: 'Old office',
           body: 'quokka street 1',
         });
-        const forgotten = await controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId });
+        const forgotten = await suite.controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId });
         expect(forgotten?.archivedAt).toEqual(expect.any(String));
-        expect(await controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId })).toBeNull();
-        expect(await controlPlane.brain.getPage({ agentId: 'ada', pageId: page.pageId })).toBeNull();
-        expect(await controlPlane.brain.recall({ agentId: 'ada', query: 'quokka', limit: 5 })).toEqual([]);
-        expect((await controlPlane.brain.showPage({ pageId: page.pageId }))?.archivedAt).toBe(
+        expect(await suite.controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId })).toBeNull();
+        expect(await suite.controlPlane.brain.getPage({ agentId: 'ada', pageId: page.pageId })).toBeNull();
+        expect(await suite.controlPlane.brain.recall({ agentId: 'ada', query: 'quokka', limit: 5 })).toEqual(
+          [],
+        );
+        expect((await suite.controlPlane.brain.showPage({ pageId: page.pageId }))?.archivedAt).toBe(
           forgotten?.archivedAt,
         );
-        const listed = await controlPlane.brain.listPages({ agentId: 'ada', includeArchived: true });
+        const listed = await suite.controlPlane.brain.listPages({ agentId: 'ada', includeArchived: true });
         expect(listed.find((entry) => entry.pageId === page.pageId)?.archivedAt).toBe(forgotten?.archivedAt);
         expect(
-          (await controlPlane.brain.listPages({ agentId: 'ada' })).some(
+          (await suite.controlPlane.brain.listPages({ agentId: 'ada' })).some(
             (entry) => entry.pageId === page.pageId,
           ),
         ).toBe(false);
-        const again = await controlPlane.brain.remember({
+        const again = await suite.controlPlane.brain.remember({
           agentId: 'ada',
           title: 'Old office',
           body: 'quokka street 2',
@@ -285,7 +284,7 @@ for (const backend of testBackends) {
 
     describe('recall ranking on a fixed corpus', () => {
       it.each(RECALL_QUERIES)('ranks "$first" first for $query', async ({ query, first, tags }) => {
-        const hits = await controlPlane.brain.recall({
+        const hits = await suite.controlPlane.brain.recall({
           agentId: 'corpus',
           query,
           limit: 5,
@@ -297,12 +296,12 @@ for (const backend of testBackends) {
         ).toBe(first);
       });
 
+      /** The corpus page recall ranks first for `query`. */
+      const bestCorpusHit = async (query: string) =>
+        (await suite.controlPlane.brain.recall({ agentId: 'corpus', query, limit: 1 }))[0];
+
       it('answers with a snippet around the words searched for, the page id, tags and version', async () => {
-        const [hit] = await controlPlane.brain.recall({
-          agentId: 'corpus',
-          query: 'wildcard certificate',
-          limit: 1,
-        });
+        const hit = await bestCorpusHit('wildcard certificate');
         expect(hit).toMatchObject({
           title: 'TLS certificate renewal',
           tags: ['security', 'tls'],
@@ -311,14 +310,10 @@ for (const backend of testBackends) {
         });
         expect(hit?.snippet).toContain('wildcard certificate');
         expect(hit?.snippet.length).toBeLessThanOrEqual(301);
-        const page = await controlPlane.brain.getPage({ agentId: 'corpus', pageId: hit?.pageId ?? '' });
+        const page = await suite.controlPlane.brain.getPage({ agentId: 'corpus', pageId: hit?.pageId ?? '' });
         expect(page?.title).toBe('TLS certificate renewal');
         // A word no page has: pages holding the other terms still come, and say how many they hold.
-        const [partial] = await controlPlane.brain.recall({
-          agentId: 'corpus',
-          query: 'wildcard certificate platypus',
-          limit: 1,
-        });
+        const partial = await bestCorpusHit('wildcard certificate platypus');
         expect(partial).toMatchObject({
           title: 'TLS certificate renewal',
           everyTerm: false,
@@ -337,19 +332,19 @@ for (const backend of testBackends) {
           'OR deploy OR',
         ];
         for (const query of odd) {
-          const hits = await controlPlane.brain.recall({ agentId: 'corpus', query, limit: 3 });
+          const hits = await suite.controlPlane.brain.recall({ agentId: 'corpus', query, limit: 3 });
           expect(Array.isArray(hits), query).toBe(true);
         }
       });
 
       it('finds nothing for a query of only common words, and honours the limit and tags', async () => {
-        expect(await controlPlane.brain.recall({ agentId: 'corpus', query: 'the of and', limit: 5 })).toEqual(
-          [],
-        );
         expect(
-          await controlPlane.brain.recall({ agentId: 'corpus', query: 'security', limit: 2 }),
+          await suite.controlPlane.brain.recall({ agentId: 'corpus', query: 'the of and', limit: 5 }),
+        ).toEqual([]);
+        expect(
+          await suite.controlPlane.brain.recall({ agentId: 'corpus', query: 'security', limit: 2 }),
         ).toHaveLength(2);
-        const tagged = await controlPlane.brain.recall({
+        const tagged = await suite.controlPlane.brain.recall({
           agentId: 'corpus',
           query: 'postgres',
           tags: ['backups'],

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGate } from '../__fixtures__/gate';
+import { until } from '../__fixtures__/until';
 import type { Database } from '../database/database';
 import { openPgliteDatabase } from '../database/open-pglite-database';
 import { openPostgresDatabase } from '../database/open-postgres-database';
@@ -17,15 +19,6 @@ const policy: QueuePolicy = {
   retryBackoff: false,
   pollingIntervalSeconds: 0.5,
 };
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('the hand-back schedule of a unit whose worker died', () => {
   it('retries at once first, then after the delay, doubling with backoff', () => {
@@ -48,6 +41,19 @@ for (const backend of testBackends) {
     let database: Database;
     let boss: PgBoss;
 
+    /** A consumer of test queues named by `queueName`, on this suite's pg-boss and database unless given. */
+    const testConsumer = (
+      queueName: (agentId: string) => string,
+      options: { policy?: QueuePolicy; defaultAgentId?: string; boss?: PgBoss; database?: Database } = {},
+    ) =>
+      new QueueConsumer<{ index: number }>(options.boss ?? boss, {
+        database: options.database ?? database,
+        queueName,
+        contents: 'tests',
+        policy: options.policy ?? policy,
+        defaultAgentId: options.defaultAgentId,
+      });
+
     beforeAll(async () => {
       testDatabase = await backend.create();
       const { options } = testDatabase;
@@ -67,22 +73,13 @@ for (const backend of testBackends) {
 
     it('stop() waits for the running delivery of every worker, and nothing is fetched afterwards', async () => {
       const name = (agentId: string) => `test.stop.${agentId}`;
-      const consumer = new QueueConsumer<{ index: number }>(boss, {
-        database,
-        queueName: name,
-        contents: 'tests',
-        policy,
-        defaultAgentId: undefined,
-      });
+      const consumer = testConsumer(name);
       const started: number[] = [];
       const finished: number[] = [];
-      let openGate: () => void = () => {};
-      const gate = new Promise<void>((resolve) => {
-        openGate = resolve;
-      });
+      const gate = createGate();
       const deliver = async (job: PgBoss.Job<{ index: number }>) => {
         started.push(job.data.index);
-        await gate;
+        await gate.opened;
         finished.push(job.data.index);
       };
       const workers = [
@@ -96,6 +93,7 @@ for (const backend of testBackends) {
       ]);
       // Both workers hold a job: each fetches one at a time, so neither waits for the other.
       await until(
+        'both workers to start a delivery',
         async () => started.length,
         (count) => count === 2,
       );
@@ -103,7 +101,7 @@ for (const backend of testBackends) {
 
       const stopping = consumer.stop();
       // The gate opens only after stop() was called: if stop() did not wait, it would settle first.
-      setTimeout(openGate, 300);
+      setTimeout(gate.open, 300);
       await stopping;
       expect(finished.toSorted()).toEqual([1, 2]);
 
@@ -118,13 +116,7 @@ for (const backend of testBackends) {
     it('creates each queue once with the policy, and tries again after a failed creation', async () => {
       let calls = 0;
       // pg-boss refuses an empty queue name: the first creation fails, later ones get a real name.
-      const consumer = new QueueConsumer<{ index: number }>(boss, {
-        database,
-        queueName: (agentId) => (calls++ === 0 ? '' : `test.create.${agentId}`),
-        contents: 'tests',
-        policy,
-        defaultAgentId: undefined,
-      });
+      const consumer = testConsumer((agentId) => (calls++ === 0 ? '' : `test.create.${agentId}`));
       await expect(consumer.ensureQueue('bea')).rejects.toThrow(/Name is required/);
       const creating = consumer.ensureQueue('bea');
       expect(consumer.ensureQueue('bea')).toBe(creating);
@@ -142,29 +134,16 @@ for (const backend of testBackends) {
 
     it("applies a consumer's policy to a queue another process created, and cancels a held job for good", async () => {
       const name = (agentId: string) => `test.policy.${agentId}`;
-      const producer = new QueueConsumer<{ index: number }>(boss, {
-        database,
-        queueName: name,
-        contents: 'tests',
-        policy,
-        defaultAgentId: undefined,
-      });
+      const producer = testConsumer(name);
       await producer.ensureQueue('eve');
-      const consumer = new QueueConsumer<{ index: number }>(boss, {
-        database,
-        queueName: name,
-        contents: 'tests',
+      const consumer = testConsumer(name, {
         policy: { ...policy, expireInSeconds: 123, retryLimit: 4, retryDelaySeconds: 2, retryBackoff: true },
-        defaultAgentId: undefined,
       });
       const held: string[] = [];
-      let release: () => void = () => {};
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const gate = createGate();
       await consumer.startWorker('eve', async (job) => {
         held.push(job.id);
-        await gate;
+        await gate.opened;
       });
       expect(await boss.getQueue(name('eve'))).toMatchObject({
         expireInSeconds: 123,
@@ -176,6 +155,7 @@ for (const backend of testBackends) {
       const second = randomUUID();
       await consumer.insert(database, [{ id: first, agentId: 'eve', data: { index: 1 } }]);
       await until(
+        'the held delivery',
         async () => held.length,
         (count) => count === 1,
       );
@@ -186,7 +166,7 @@ for (const backend of testBackends) {
           { id: second, agentId: 'eve', data: { index: 1 }, startAfterSeconds: 60, retryLimit: 1 },
         ]);
       });
-      release();
+      gate.open();
       await new Promise((resolve) => setTimeout(resolve, 500));
       // The late completion of the held delivery changed nothing; the new job waits for its time.
       expect((await boss.getJobById(name('eve'), first))?.state).toBe('cancelled');
@@ -200,23 +180,11 @@ for (const backend of testBackends) {
     });
 
     it('names the field when no agent is given and there is no default', () => {
-      const consumer = new QueueConsumer<{ index: number }>(boss, {
-        database,
-        queueName: (agentId) => `test.agent.${agentId}`,
-        contents: 'tests',
-        policy,
-        defaultAgentId: 'cid',
-      });
+      const consumer = testConsumer((agentId) => `test.agent.${agentId}`, { defaultAgentId: 'cid' });
       expect(consumer.agentFor(undefined)).toBe('cid');
       expect(consumer.agentFor('dan')).toBe('dan');
       expect(() => consumer.agentFor('no spaces')).toThrow(/^agentId: must match/);
-      const orphan = new QueueConsumer<{ index: number }>(boss, {
-        database,
-        queueName: (agentId) => `test.agent.${agentId}`,
-        contents: 'tests',
-        policy,
-        defaultAgentId: undefined,
-      });
+      const orphan = testConsumer((agentId) => `test.agent.${agentId}`);
       expect(() => orphan.agentFor(undefined)).toThrow(/^agentId: name the agent whose tests to consume$/);
     });
 
@@ -240,15 +208,8 @@ for (const backend of testBackends) {
         }),
       );
       try {
-        const consumers = [{ own: database, ownBoss: boss }, ...others].map(
-          ({ own, ownBoss }) =>
-            new QueueConsumer<{ index: number }>(ownBoss, {
-              database: own,
-              queueName: (agentId) => `test.race.${agentId}`,
-              contents: 'tests',
-              policy,
-              defaultAgentId: undefined,
-            }),
+        const consumers = [{ own: database, ownBoss: boss }, ...others].map(({ own, ownBoss }) =>
+          testConsumer((agentId) => `test.race.${agentId}`, { boss: ownBoss, database: own }),
         );
         // Every process creates the same twelve agents' queues, in different orders.
         const agents = Array.from({ length: 12 }, (_, index) => `agent${index}`);

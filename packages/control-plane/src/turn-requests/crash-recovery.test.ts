@@ -137,16 +137,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       controlPlane,
       'SELECT version FROM switchyard.migrations',
     );
-    expect(migrations).toEqual([
-      { version: 1 },
-      { version: 2 },
-      { version: 3 },
-      { version: 4 },
-      { version: 5 },
-      { version: 6 },
-      { version: 7 },
-      { version: 8 },
-    ]);
+    expect(migrations).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
 
     const schedules = [];
     for (let index = 0; index < SCHEDULES; index += 1) {

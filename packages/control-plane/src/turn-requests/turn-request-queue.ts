@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
+import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
 import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
@@ -30,6 +31,15 @@ export interface TurnRequestWorkOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A schedule run as `#lockRun` reads it: enough to decide what becomes of it. */
+interface LockedRun {
+  status: string;
+  attempts: number;
+  /** Its current queue job, or its own id before its first job. */
+  job_id: string;
+  agent_id: string;
+}
 
 /** The pg-boss queue of one agent's turn requests. */
 export function turnRequestQueueName(agentId: string): string {
@@ -172,17 +182,7 @@ export class TurnRequestQueue {
    */
   async detachUnit(transaction: SqlExecutor, turn: InterruptedTurnFacts): Promise<string | undefined> {
     if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return undefined;
-    const { rows } = await transaction.query<{
-      status: string;
-      attempts: number;
-      job_id: string;
-      agent_id: string;
-    }>(
-      `SELECT status, attempts, coalesce(job_id, id) AS job_id, agent_id FROM switchyard.schedule_runs
-        WHERE id = $1 FOR UPDATE`,
-      [turn.sourceId],
-    );
-    const run = rows[0];
+    const run = await this.#lockRun(transaction, turn.sourceId);
     const label = `schedule run ${turn.sourceId}`;
     if (run === undefined) return `${label} no longer exists`;
     if (run.attempts !== turn.attempt) return `${label} was taken over by attempt ${run.attempts}`;
@@ -208,16 +208,11 @@ export class TurnRequestQueue {
     end: DetachedTurnEnd,
   ): Promise<void> {
     if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return;
-    if (
-      end.status === 'completed' ||
-      end.status === 'incomplete' ||
-      end.status === 'ended-by-tool' ||
-      end.status === 'max-iterations'
-    ) {
+    if (isFinishedTurnEnd(end)) {
       await this.#settle(transaction, turn.sourceId, turn.attempt, 'completed', null, undefined);
       return;
     }
-    const why = `the turn ended '${end.status}'${end.error === undefined ? '' : `: ${end.error}`}`;
+    const why = turnEndReason(end);
     if (turn.attempt > this.#options.retryLimit) {
       await this.#settle(transaction, turn.sourceId, turn.attempt, 'failed', why, undefined);
       return;
@@ -240,24 +235,7 @@ export class TurnRequestQueue {
     const runId = turn.sourceId;
     const unit = { unit: 'schedule-run' as const, unitId: runId };
     const label = `schedule run ${runId}`;
-    const { rows } = await transaction.query<{
-      status: string;
-      attempts: number;
-      job_id: string;
-      agent_id: string;
-      schedule_id: string;
-      slot: Date;
-      idempotency_key: string;
-      name: string;
-      prompt: string;
-    }>(
-      `SELECT r.status, r.attempts, coalesce(r.job_id, r.id) AS job_id, r.agent_id, r.schedule_id, r.slot,
-              r.idempotency_key, s.name, s.prompt
-         FROM switchyard.schedule_runs r JOIN switchyard.schedules s ON s.id = r.schedule_id
-        WHERE r.id = $1 FOR UPDATE OF r`,
-      [runId],
-    );
-    const run = rows[0];
+    const run = await this.#lockRun(transaction, runId);
     if (run === undefined) return { ...unit, outcome: 'settled', description: `${label} no longer exists` };
     if (run.attempts !== turn.attempt) {
       return {
@@ -286,6 +264,19 @@ export class TurnRequestQueue {
         `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale)`,
       )),
     };
+  }
+
+  /**
+   * Locks a schedule run for the rest of the transaction and reads what deciding its fate needs: its
+   * status, attempt, current job (its own id before its first job) and agent. Undefined when gone.
+   */
+  async #lockRun(transaction: SqlExecutor, runId: string): Promise<LockedRun | undefined> {
+    const { rows } = await transaction.query<LockedRun>(
+      `SELECT status, attempts, coalesce(job_id, id) AS job_id, agent_id FROM switchyard.schedule_runs
+        WHERE id = $1 FOR UPDATE`,
+      [runId],
+    );
+    return rows[0];
   }
 
   /**

@@ -1,42 +1,18 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ControlPlane,
-  openControlPlane,
-  type SubmitResultOutcome,
-  type TurnRequest,
-  type WorkTurn,
-  type WorkTurnContext,
-} from '../index';
+import { testBackends } from '@switchyard/test-databases';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { createGate } from '../__fixtures__/gate';
+import { until } from '../__fixtures__/until';
+import { startWorkflow, summarySchema, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
+import type { SubmitResultOutcome, TurnRequest, WorkTurn, WorkTurnContext } from '../index';
 import { queryControlPlane } from '../testing';
 
 // A "dead" worker here is a handler that recorded its turn and then stops heartbeating: the test
 // marks its turn interrupted (staleAfterMs 0, as embedded PGlite does at start-up) and watches its
 // unit go back to the queue, run as the next attempt, and the late worker's result be refused.
 
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 const LIVE = 'worker-live';
 const DEAD = 'worker-dead';
-
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function aborted(signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve) => {
@@ -45,13 +21,12 @@ function aborted(signal: AbortSignal): Promise<unknown> {
   });
 }
 
-let sequence = 0;
-const turnId = (label: string) => `turn_${label}_${Date.now()}_${++sequence}`;
-
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: interrupted turns hand their units back`, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
+    const suite = useControlPlane(backend, {
+      workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 1, cancelCheckIntervalMs: 50 },
+      turnRequests: { pollingIntervalSeconds: 0.5, retryLimit: 1 },
+    });
     // What the work-turn consumer does with a delivery; each test sets it.
     let onWorkTurn: (turn: WorkTurn, context: WorkTurnContext) => Promise<{ output?: string } | undefined> =
       async () => undefined;
@@ -64,8 +39,8 @@ for (const backend of testBackends) {
       attempt: number,
       workerId: string,
     ) => {
-      const id = turnId(`${source}${attempt}`);
-      await controlPlane.turns.recordStart({
+      const id = uniqueTurnId(`${source}${attempt}`);
+      await suite.controlPlane.turns.recordStart({
         id,
         agentId: 'ada',
         source,
@@ -79,35 +54,26 @@ for (const backend of testBackends) {
     const jobStates = async (queue: string) =>
       (
         await queryControlPlane<{ id: string; state: string }>(
-          controlPlane,
+          suite.controlPlane,
           'SELECT id, state FROM pgboss.job WHERE name = $1 ORDER BY created_on, id',
           [queue],
         )
       ).rows;
 
     beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 1, cancelCheckIntervalMs: 50 },
-        turnRequests: { pollingIntervalSeconds: 0.5, retryLimit: 1 },
-      });
-      await controlPlane.workTurns.work((turn, context) => onWorkTurn(turn, context), {
+      await suite.controlPlane.workTurns.work((turn, context) => onWorkTurn(turn, context), {
         agentId: 'ada',
         concurrency: 2,
       });
       // Two workers: the "dead" one keeps holding its delivery while the next attempt runs.
       for (let index = 0; index < 2; index += 1) {
-        await controlPlane.turnRequests.work((request, { attempt }) => onTurnRequest(request, attempt), {
-          agentId: 'ada',
-        });
+        await suite.controlPlane.turnRequests.work(
+          (request, { attempt }) => onTurnRequest(request, attempt),
+          {
+            agentId: 'ada',
+          },
+        );
       }
-    });
-
-    afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
     });
 
     it('hands a dead worker’s task back at once; the next attempt stores the one result, the late one is refused', async () => {
@@ -124,10 +90,10 @@ for (const backend of testBackends) {
           // It submits only after the next attempt stored the task's result.
           await until(
             'the next attempt to store its result',
-            () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: turn.workflowId }),
+            () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: turn.workflowId }),
             (shown) => shown?.tasks[0]?.status === 'completed',
           );
-          late.outcome = await controlPlane.workTurns.submitResult({
+          late.outcome = await suite.controlPlane.workTurns.submitResult({
             target,
             attempt,
             result: { summary: 'late' },
@@ -135,12 +101,12 @@ for (const backend of testBackends) {
           return undefined;
         }
         const id = await recordTurn('task', `${turn.workflowId}/${turn.taskId}`, attempt, LIVE);
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target,
           attempt,
           result: { summary: `${turn.taskId} attempt ${attempt}` },
         });
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id,
           status: 'ended-by-tool',
           output: '',
@@ -155,29 +121,26 @@ for (const backend of testBackends) {
         });
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'recovered',
-          tasks: [
-            { id: 'lead', prompt: 'lead', resultSchema: summarySchema },
-            {
-              id: 'follow',
-              prompt: 'follow {{tasks.lead.result}}',
-              resultSchema: summarySchema,
-              dependsOn: ['lead'],
-            },
-          ],
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'recovered', [
+        summaryTask('lead', { prompt: 'lead' }),
+        {
+          id: 'follow',
+          prompt: 'follow {{tasks.lead.result}}',
+          resultSchema: summarySchema,
+          dependsOn: ['lead'],
         },
-      });
+      ]);
       await until('the first attempt to record its turn', async () => deadTurn.id, Boolean);
       const { rows: before } = await queryControlPlane<{ job_id: string }>(
-        controlPlane,
+        suite.controlPlane,
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'lead'",
         [workflow.id],
       );
 
-      const marked = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      const marked = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: LIVE,
+      });
       expect(marked).toHaveLength(1);
       expect(marked[0]).toMatchObject({
         id: deadTurn.id,
@@ -194,15 +157,17 @@ for (const backend of testBackends) {
         },
       });
       // The record says so too, after the reason.
-      expect((await controlPlane.turns.get(deadTurn.id ?? ''))?.error).toBe(
+      expect((await suite.controlPlane.turns.get(deadTurn.id ?? ''))?.error).toBe(
         `the worker running this turn stopped before the turn ended; task ${workflow.id}/lead handed back to its queue: attempt 2 starts at once on any live worker`,
       );
       // Found again (another process sweeping too): nothing more happens.
-      expect(await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE })).toEqual([]);
+      expect(
+        await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE }),
+      ).toEqual([]);
 
       const done = await until(
         'the workflow to complete',
-        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }),
+        () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }),
         (shown) => shown?.status !== 'running',
       );
       expect(done?.status).toBe('completed');
@@ -216,7 +181,7 @@ for (const backend of testBackends) {
         status: 'already-stored',
       });
       const { rows: results } = await queryControlPlane<{ count: number }>(
-        controlPlane,
+        suite.controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
         [workflow.id],
       );
@@ -229,10 +194,7 @@ for (const backend of testBackends) {
     });
 
     it('refuses a late result of a superseded attempt while the next attempt still runs', async () => {
-      let release: () => void = () => {};
-      const second = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const second = createGate();
       const deadTurn: { id?: string } = {};
       const attempts: number[] = [];
       onWorkTurn = async (turn, { attempt, signal }) => {
@@ -243,15 +205,12 @@ for (const backend of testBackends) {
           await aborted(signal);
           return undefined;
         }
-        await second;
+        await second.opened;
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'fenced', tasks: [{ id: 'only', prompt: 'p', resultSchema: summarySchema }] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'fenced', [summaryTask('only')]);
       await until('the first attempt', async () => deadTurn.id, Boolean);
-      await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
       await until(
         'the second attempt',
         async () => attempts,
@@ -259,14 +218,14 @@ for (const backend of testBackends) {
       );
       const target = { kind: 'workflow-task' as const, workflowId: workflow.id, taskId: 'only' };
       expect(
-        await controlPlane.workTurns.submitResult({ target, attempt: 1, result: { summary: 'stale' } }),
+        await suite.controlPlane.workTurns.submitResult({ target, attempt: 1, result: { summary: 'stale' } }),
       ).toEqual({
         status: 'closed',
         reason:
           'attempt 1 of this task was handed to another worker (this one was taken for dead): its result is not stored; stop here',
       });
       await expect(
-        controlPlane.work.storeTaskResult({
+        suite.controlPlane.work.storeTaskResult({
           workflowId: workflow.id,
           taskId: 'only',
           attempt: 1,
@@ -276,12 +235,15 @@ for (const backend of testBackends) {
         /^taskId: task only takes no result: attempt 1 of this task was handed to another worker/,
       );
       expect(
-        await controlPlane.workTurns.submitResult({ target, attempt: 2, result: { summary: 'kept' } }),
+        await suite.controlPlane.workTurns.submitResult({ target, attempt: 2, result: { summary: 'kept' } }),
       ).toEqual({
         status: 'stored',
       });
-      release();
-      const shown = await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      second.open();
+      const shown = await suite.controlPlane.workflows.showWorkflow({
+        agentId: 'ada',
+        workflowId: workflow.id,
+      });
       expect(shown?.tasks[0]).toMatchObject({
         status: 'completed',
         attempts: 2,
@@ -300,9 +262,12 @@ for (const backend of testBackends) {
         }
         return { output: `text of attempt ${attempt}` };
       };
-      const job = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'p' });
+      const job = await suite.controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'p' });
       await until('the first attempt', async () => deadTurn.id, Boolean);
-      const [marked] = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      const [marked] = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: LIVE,
+      });
       expect(marked?.recovery).toMatchObject({
         unit: 'background-job',
         unitId: job.id,
@@ -311,14 +276,14 @@ for (const backend of testBackends) {
       });
       const finished = await until(
         'the job to finish',
-        () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
+        () => suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
         (found) => found?.status === 'completed' || found?.status === 'failed',
       );
       expect(finished).toMatchObject({ status: 'completed', result: { text: 'text of attempt 2' } });
       // The first attempt's late text arrives after the second stored its result: nothing changes.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(
-        await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
+        await suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
       ).toMatchObject({
         status: 'completed',
         result: { text: 'text of attempt 2' },
@@ -326,35 +291,35 @@ for (const backend of testBackends) {
     });
 
     it('hands back a dead worker’s schedule fire; the late attempt cannot fail or complete the run', async () => {
-      let releaseDead: () => void = () => {};
-      const deadReleased = new Promise<void>((resolve) => {
-        releaseDead = resolve;
-      });
+      const deadReleased = createGate();
       const deadTurn: { id?: string } = {};
       const attempts: number[] = [];
       onTurnRequest = async (request, attempt) => {
         attempts.push(attempt);
         if (attempt === 1) {
           deadTurn.id = await recordTurn('schedule', request.runId, 1, DEAD);
-          await deadReleased;
+          await deadReleased.opened;
           // Its late failure must not undo the next attempt's completion.
           throw new Error('the slow worker failed late');
         }
       };
       const runAt = new Date(Date.now() + 60_000);
-      const schedule = await controlPlane.schedules.createSchedule({
+      const schedule = await suite.controlPlane.schedules.createSchedule({
         agentId: 'ada',
         name: 'fire',
         prompt: 'fire',
         runAt: runAt.toISOString(),
       });
-      await controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1_000) });
+      await suite.controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 1_000) });
       await until('the first attempt', async () => deadTurn.id, Boolean);
-      const [marked] = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      const [marked] = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: LIVE,
+      });
       const runs = async () =>
         (
           await queryControlPlane<{ id: string; status: string; attempts: number; error: string | null }>(
-            controlPlane,
+            suite.controlPlane,
             'SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1',
             [schedule.id],
           )
@@ -362,7 +327,7 @@ for (const backend of testBackends) {
       const [run] = await runs();
       expect(marked?.recovery).toMatchObject({ unit: 'schedule-run', unitId: run?.id, outcome: 'requeued' });
       await until('the run to complete', runs, (rows) => rows[0]?.status === 'completed');
-      releaseDead();
+      deadReleased.open();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await runs()).toEqual([{ id: run?.id, status: 'completed', attempts: 2, error: null }]);
       expect(attempts).toEqual([1, 2]);
@@ -374,35 +339,32 @@ for (const backend of testBackends) {
 
     it('parks a unit that keeps killing its worker as failed after the retry limit, with the reason', async () => {
       const recorded: string[] = [];
+      /** Waits for the dead worker to record attempt `attempt`'s turn, then marks that turn interrupted. */
+      const interruptAttempt = async (attempt: number) => {
+        await until(
+          `attempt ${attempt}`,
+          async () => recorded.length,
+          (count) => count === attempt,
+        );
+        const [interrupted] = await suite.controlPlane.turns.markInterrupted({
+          staleAfterMs: 0,
+          exceptWorkerId: LIVE,
+        });
+        return interrupted;
+      };
       onWorkTurn = async (turn, { attempt, signal }) => {
         if (turn.kind !== 'workflow-task') return undefined;
         recorded.push(await recordTurn('task', `${turn.workflowId}/${turn.taskId}`, attempt, DEAD));
         await aborted(signal);
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'poison',
-          tasks: [
-            { id: 'poison', prompt: 'p', resultSchema: summarySchema },
-            { id: 'after', prompt: 'p', resultSchema: summarySchema, dependsOn: ['poison'] },
-          ],
-        },
-      });
-      await until(
-        'attempt 1',
-        async () => recorded.length,
-        (count) => count === 1,
-      );
-      const [first] = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'poison', [
+        summaryTask('poison'),
+        summaryTask('after', { dependsOn: ['poison'] }),
+      ]);
+      const first = await interruptAttempt(1);
       expect(first?.recovery?.outcome).toBe('requeued');
-      await until(
-        'attempt 2',
-        async () => recorded.length,
-        (count) => count === 2,
-      );
-      const [second] = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      const second = await interruptAttempt(2);
       const reason =
         'the worker running attempt 2 stopped (its heartbeat went stale), and that was the last of the 2 attempts allowed (retryLimit 1)';
       expect(second?.recovery).toMatchObject({ outcome: 'failed', attempt: 2 });
@@ -410,7 +372,10 @@ for (const backend of testBackends) {
       expect(second?.error).toBe(
         `the worker running this turn stopped before the turn ended; task ${workflow.id}/poison failed: ${reason}`,
       );
-      const shown = await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      const shown = await suite.controlPlane.workflows.showWorkflow({
+        agentId: 'ada',
+        workflowId: workflow.id,
+      });
       expect(shown?.status).toBe('failed');
       expect(shown?.tasks.map((task) => [task.id, task.status, task.attempts, task.error])).toEqual([
         ['poison', 'failed', 2, reason],
@@ -424,32 +389,32 @@ for (const backend of testBackends) {
     it('leaves a unit alone that ended or was taken over, and a turn without an attempt', async () => {
       onWorkTurn = async (turn, { attempt }) => {
         if (turn.kind !== 'workflow-task') return undefined;
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
           attempt,
           result: { summary: 'done' },
         });
         return undefined;
       };
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'ended', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'ended', [summaryTask('a')]);
       await until(
         'the workflow to complete',
-        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }),
+        () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id }),
         (shown) => shown?.status === 'completed',
       );
       // A turn record left running for the finished task (its worker died after storing the result).
       await recordTurn('task', `${workflow.id}/a`, 1, DEAD);
-      await controlPlane.turns.recordStart({
-        id: turnId('api'),
+      await suite.controlPlane.turns.recordStart({
+        id: uniqueTurnId('api'),
         agentId: 'ada',
         source: 'api',
         prompt: 'p',
         workerId: DEAD,
       });
-      const marked = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: LIVE });
+      const marked = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: LIVE,
+      });
       expect(marked.map((turn) => turn.recovery ?? turn.source)).toEqual([
         {
           unit: 'workflow-task',
@@ -462,7 +427,7 @@ for (const backend of testBackends) {
         'api',
       ]);
       const { rows } = await queryControlPlane<{ count: number }>(
-        controlPlane,
+        suite.controlPlane,
         "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.work-turns.ada' AND data->>'workflowId' = $1",
         [workflow.id],
       );

@@ -1,6 +1,9 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlPlane, ControlPlaneInputError, openControlPlane, type TurnUsage } from '../index';
+import { testBackends } from '@switchyard/test-databases';
+import { describe, expect, it } from 'vitest';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { inputError } from '../__fixtures__/input-errors';
+import { uniqueTurnId } from '../__fixtures__/work-fixtures';
+import type { TurnUsage } from '../index';
 import { queryControlPlane } from '../testing';
 
 const MAX_VALUE_BYTES = 16 * 1024;
@@ -12,54 +15,23 @@ const USAGE: TurnUsage = {
   totalTokens: 150,
 };
 
-let sequence = 0;
-function nextId(): string {
-  sequence += 1;
-  return `turn_test_${Date.now()}_${sequence}`;
-}
-
-function inputError(run: () => unknown): ControlPlaneInputError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ControlPlaneInputError) return error;
-    throw error;
-  }
-  throw new Error('expected a ControlPlaneInputError');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  return inputError(() => {
-    throw error ?? new Error('expected a rejection');
-  });
-}
-
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: turn records`, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
-
-    beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        maxValueBytes: MAX_VALUE_BYTES,
-      });
-    }, 120_000);
-
-    afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
-    }, 120_000);
+    const suite = useControlPlane(backend, { maxValueBytes: MAX_VALUE_BYTES }, 120_000);
+    /** Records the start of an API turn of `agentId` on worker `workerId`; returns its id. */
+    const startApiTurn = async (
+      agentId: string,
+      workerId: string,
+      prompt = 'p',
+      id = uniqueTurnId('test'),
+    ) => {
+      await suite.controlPlane.turns.recordStart({ id, agentId, source: 'api', prompt, workerId });
+      return id;
+    };
 
     it('records a start as running and an end with its output, usage and events', async () => {
-      const id = nextId();
-      const started = await controlPlane.turns.recordStart({
+      const id = uniqueTurnId('test');
+      const started = await suite.controlPlane.turns.recordStart({
         id,
         agentId: 'ada',
         source: 'schedule',
@@ -81,11 +53,11 @@ for (const backend of testBackends) {
         usage: { inputTokens: 0, totalTokens: 0 },
       });
       expect(started.endedAt).toBeUndefined();
-      expect(await controlPlane.turns.events(id)).toEqual({ events: [], dropped: 0 });
+      expect(await suite.controlPlane.turns.events(id)).toEqual({ events: [], dropped: 0 });
 
       const events = [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }];
       expect(
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id,
           status: 'completed',
           output: 'Watered.',
@@ -94,18 +66,24 @@ for (const backend of testBackends) {
           events,
         }),
       ).toBe(true);
-      const ended = await controlPlane.turns.get(id);
+      const ended = await suite.controlPlane.turns.get(id);
       expect(ended).toMatchObject({ status: 'completed', output: 'Watered.', usage: USAGE, iterations: 2 });
       expect(ended?.error).toBeUndefined();
       expect(Date.parse(ended?.endedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(started.createdAt));
-      expect(await controlPlane.turns.events(id)).toEqual({ events, dropped: 0 });
+      expect(await suite.controlPlane.turns.events(id)).toEqual({ events, dropped: 0 });
       // An end is recorded once.
       expect(
-        await controlPlane.turns.recordEnd({ id, status: 'failed', output: '', usage: USAGE, iterations: 0 }),
+        await suite.controlPlane.turns.recordEnd({
+          id,
+          status: 'failed',
+          output: '',
+          usage: USAGE,
+          iterations: 0,
+        }),
       ).toBe(false);
-      expect((await controlPlane.turns.get(id))?.status).toBe('completed');
+      expect((await suite.controlPlane.turns.get(id))?.status).toBe('completed');
       expect(
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id: 'turn_unknown',
           status: 'completed',
           output: '',
@@ -113,22 +91,15 @@ for (const backend of testBackends) {
           iterations: 0,
         }),
       ).toBe(false);
-      expect(await controlPlane.turns.get('turn_unknown')).toBeUndefined();
-      expect(await controlPlane.turns.get('not a turn id!')).toBeUndefined();
+      expect(await suite.controlPlane.turns.get('turn_unknown')).toBeUndefined();
+      expect(await suite.controlPlane.turns.get('not a turn id!')).toBeUndefined();
     });
 
     it("records a turn whose final response was cut off as 'incomplete', with the reason", async () => {
-      const id = nextId();
-      await controlPlane.turns.recordStart({
-        id,
-        agentId: 'ada',
-        source: 'api',
-        prompt: 'write a long essay',
-        workerId: 'worker-a',
-      });
+      const id = await startApiTurn('ada', 'worker-a', 'write a long essay');
       const reason = 'the final response was cut off (max_output_tokens)';
       expect(
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id,
           status: 'incomplete',
           output: 'The essay begins',
@@ -137,9 +108,9 @@ for (const backend of testBackends) {
           error: reason,
         }),
       ).toBe(true);
-      expect(await controlPlane.turns.get(id)).toMatchObject({ status: 'incomplete', error: reason });
+      expect(await suite.controlPlane.turns.get(id)).toMatchObject({ status: 'incomplete', error: reason });
       const { rows } = await queryControlPlane<{ status: string }>(
-        controlPlane,
+        suite.controlPlane,
         'SELECT status FROM switchyard.turns WHERE id = $1',
         [id],
       );
@@ -147,41 +118,56 @@ for (const backend of testBackends) {
     });
 
     it('refuses bad input naming the field, and a second start of the same id', async () => {
-      const base = { id: nextId(), agentId: 'ada', source: 'api' as const, prompt: 'x', workerId: 'w' };
-      await controlPlane.turns.recordStart(base);
-      expect((await rejection(controlPlane.turns.recordStart(base))).field).toBe('id');
-      expect((await rejection(controlPlane.turns.recordStart({ ...base, id: 'has space' }))).field).toBe(
-        'id',
-      );
+      const base = {
+        id: uniqueTurnId('test'),
+        agentId: 'ada',
+        source: 'api' as const,
+        prompt: 'x',
+        workerId: 'w',
+      };
+      await suite.controlPlane.turns.recordStart(base);
+      expect((await inputError(suite.controlPlane.turns.recordStart(base))).field).toBe('id');
       expect(
-        (await rejection(controlPlane.turns.recordStart({ ...base, id: nextId(), agentId: 'a b' }))).field,
+        (await inputError(suite.controlPlane.turns.recordStart({ ...base, id: 'has space' }))).field,
+      ).toBe('id');
+      expect(
+        (
+          await inputError(
+            suite.controlPlane.turns.recordStart({ ...base, id: uniqueTurnId('test'), agentId: 'a b' }),
+          )
+        ).field,
       ).toBe('agentId');
-      const badSource = { ...base, id: nextId(), source: 'cron' as 'api' };
-      expect((await rejection(controlPlane.turns.recordStart(badSource))).field).toBe('source');
+      const badSource = { ...base, id: uniqueTurnId('test'), source: 'cron' as 'api' };
+      expect((await inputError(suite.controlPlane.turns.recordStart(badSource))).field).toBe('source');
       const end = { id: base.id, status: 'completed' as const, output: '', usage: USAGE, iterations: 1 };
       expect(
-        (await rejection(controlPlane.turns.recordEnd({ ...end, status: 'running' as 'failed' }))).field,
+        (await inputError(suite.controlPlane.turns.recordEnd({ ...end, status: 'running' as 'failed' })))
+          .field,
       ).toBe('status');
       expect(
-        (await rejection(controlPlane.turns.recordEnd({ ...end, usage: { ...USAGE, outputTokens: -1 } })))
-          .field,
+        (
+          await inputError(
+            suite.controlPlane.turns.recordEnd({ ...end, usage: { ...USAGE, outputTokens: -1 } }),
+          )
+        ).field,
       ).toBe('usage.outputTokens');
-      expect((await rejection(controlPlane.turns.recordEnd({ ...end, iterations: 1.5 }))).field).toBe(
+      expect((await inputError(suite.controlPlane.turns.recordEnd({ ...end, iterations: 1.5 }))).field).toBe(
         'iterations',
       );
-      expect((await rejection(controlPlane.turns.list({ limit: 0 }))).field).toBe('limit');
-      expect((await rejection(controlPlane.turns.list({ status: 'done' as 'failed' }))).field).toBe('status');
+      expect((await inputError(suite.controlPlane.turns.list({ limit: 0 }))).field).toBe('limit');
+      expect((await inputError(suite.controlPlane.turns.list({ status: 'done' as 'failed' }))).field).toBe(
+        'status',
+      );
       // Nothing was written by the refused end.
-      expect((await controlPlane.turns.get(base.id))?.status).toBe('running');
+      expect((await suite.controlPlane.turns.get(base.id))?.status).toBe('running');
     });
 
     it('stores model-made text PostgreSQL cannot hold, replacing only the unstorable characters', async () => {
-      const id = nextId();
-      await controlPlane.turns.recordStart({ id, agentId: 'ada', source: 'api', prompt: 'p', workerId: 'w' });
+      const id = await startApiTurn('ada', 'w');
       const lone = '\uD800';
       const nul = String.fromCharCode(0);
       expect(
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id,
           status: 'failed',
           output: `a\u0000b${lone}c 😀`,
@@ -191,22 +177,21 @@ for (const backend of testBackends) {
           events: [{ [`key${nul}`]: `v${lone}`, text: 'back\\u0000slash' }],
         }),
       ).toBe(true);
-      const record = await controlPlane.turns.get(id);
+      const record = await suite.controlPlane.turns.get(id);
       expect(record).toMatchObject({ output: 'a\uFFFDb\uFFFDc 😀', error: 'bad\uFFFD' });
-      expect((await controlPlane.turns.events(id))?.events).toEqual([
+      expect((await suite.controlPlane.turns.events(id))?.events).toEqual([
         { 'key\uFFFD': 'v\uFFFD', text: 'back\\u0000slash' },
       ]);
     });
 
     it('keeps the start and end of an event log over the size limit, and cuts long output', async () => {
-      const id = nextId();
-      await controlPlane.turns.recordStart({ id, agentId: 'ada', source: 'api', prompt: 'p', workerId: 'w' });
+      const id = await startApiTurn('ada', 'w');
       const events = Array.from({ length: 400 }, (_, index) => ({
         type: 'text-delta',
         index,
         delta: 'x'.repeat(80),
       }));
-      await controlPlane.turns.recordEnd({
+      await suite.controlPlane.turns.recordEnd({
         id,
         status: 'completed',
         output: 'é'.repeat(MAX_VALUE_BYTES),
@@ -214,55 +199,49 @@ for (const backend of testBackends) {
         iterations: 1,
         events,
       });
-      const log = await controlPlane.turns.events(id);
+      const log = await suite.controlPlane.turns.events(id);
       expect(log?.dropped).toBeGreaterThan(0);
       expect((log?.events.length ?? 0) + (log?.dropped ?? 0)).toBe(events.length);
       expect(Buffer.byteLength(JSON.stringify(log?.events))).toBeLessThanOrEqual(MAX_VALUE_BYTES);
       expect(log?.events[0]).toEqual(events[0]);
       expect(log?.events.at(-1)).toEqual(events.at(-1));
-      const record = await controlPlane.turns.get(id);
+      const record = await suite.controlPlane.turns.get(id);
       expect(record?.eventsDropped).toBe(log?.dropped);
       expect(Buffer.byteLength(record?.output ?? '')).toBeLessThanOrEqual(MAX_VALUE_BYTES);
       expect(record?.output).toMatch(/^é+\n\[truncated: over the stored size limit\]$/);
     });
 
     it('marks running turns whose heartbeats stopped as interrupted, and lets a real end replace that', async () => {
-      const stale = nextId();
-      const alive = nextId();
-      const refreshed = nextId();
+      const stale = uniqueTurnId('test');
+      const alive = uniqueTurnId('test');
+      const refreshed = uniqueTurnId('test');
       for (const id of [stale, alive, refreshed]) {
-        await controlPlane.turns.recordStart({
-          id,
-          agentId: 'bob',
-          source: 'api',
-          prompt: id,
-          workerId: 'w',
-        });
+        await startApiTurn('bob', 'w', id, id);
       }
       // Their worker last said so an hour ago; `refreshed`'s worker says so again now.
       await queryControlPlane(
-        controlPlane,
+        suite.controlPlane,
         "UPDATE switchyard.turns SET heartbeat_at = now() - interval '1 hour' WHERE id = ANY($1::text[])",
         [[stale, refreshed]],
       );
-      await controlPlane.turns.heartbeat([refreshed]);
-      const marked = await controlPlane.turns.markInterrupted({
+      await suite.controlPlane.turns.heartbeat([refreshed]);
+      const marked = await suite.controlPlane.turns.markInterrupted({
         staleAfterMs: 60_000,
         reason: 'worker gone',
       });
       expect(marked.map((record) => record.id)).toEqual([stale]);
-      expect(await controlPlane.turns.get(stale)).toMatchObject({
+      expect(await suite.controlPlane.turns.get(stale)).toMatchObject({
         status: 'interrupted',
         error: 'worker gone',
       });
-      expect((await controlPlane.turns.get(alive))?.status).toBe('running');
-      expect((await controlPlane.turns.get(refreshed))?.status).toBe('running');
+      expect((await suite.controlPlane.turns.get(alive))?.status).toBe('running');
+      expect((await suite.controlPlane.turns.get(refreshed))?.status).toBe('running');
       expect(
-        (await controlPlane.turns.list({ agentId: 'bob', status: 'interrupted' })).map((r) => r.id),
+        (await suite.controlPlane.turns.list({ agentId: 'bob', status: 'interrupted' })).map((r) => r.id),
       ).toEqual([stale]);
       // The turn was in fact still running: its real end wins.
       expect(
-        await controlPlane.turns.recordEnd({
+        await suite.controlPlane.turns.recordEnd({
           id: stale,
           status: 'completed',
           output: 'late',
@@ -270,28 +249,24 @@ for (const backend of testBackends) {
           iterations: 1,
         }),
       ).toBe(true);
-      expect(await controlPlane.turns.get(stale)).toMatchObject({ status: 'completed', output: 'late' });
-      expect((await controlPlane.turns.get(stale))?.error).toBeUndefined();
-      // staleAfterMs 0: every running turn of other workers (a database only this process opens, at start-up).
-      const mine = nextId();
-      await controlPlane.turns.recordStart({
-        id: mine,
-        agentId: 'bob',
-        source: 'api',
-        prompt: 'p',
-        workerId: 'me',
+      expect(await suite.controlPlane.turns.get(stale)).toMatchObject({
+        status: 'completed',
+        output: 'late',
       });
-      const all = await controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'me' });
+      expect((await suite.controlPlane.turns.get(stale))?.error).toBeUndefined();
+      // staleAfterMs 0: every running turn of other workers (a database only this process opens, at start-up).
+      const mine = await startApiTurn('bob', 'me');
+      const all = await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'me' });
       expect(all.map((record) => record.id)).toEqual(expect.arrayContaining([alive, refreshed]));
-      expect((await controlPlane.turns.list({ status: 'running' })).map((record) => record.id)).toEqual([
-        mine,
-      ]);
+      expect((await suite.controlPlane.turns.list({ status: 'running' })).map((record) => record.id)).toEqual(
+        [mine],
+      );
     });
 
     it('lists turns newest first, filtered by agent and status', async () => {
-      const ids = [nextId(), nextId(), nextId()];
+      const ids = [uniqueTurnId('test'), uniqueTurnId('test'), uniqueTurnId('test')];
       for (const id of ids) {
-        await controlPlane.turns.recordStart({
+        await suite.controlPlane.turns.recordStart({
           id,
           agentId: 'carol',
           source: 'task',
@@ -299,10 +274,10 @@ for (const backend of testBackends) {
           workerId: 'w',
         });
       }
-      expect((await controlPlane.turns.list({ agentId: 'carol' })).map((r) => r.id)).toEqual(
+      expect((await suite.controlPlane.turns.list({ agentId: 'carol' })).map((r) => r.id)).toEqual(
         [...ids].reverse(),
       );
-      expect((await controlPlane.turns.list({ agentId: 'carol', limit: 2 })).map((r) => r.id)).toEqual(
+      expect((await suite.controlPlane.turns.list({ agentId: 'carol', limit: 2 })).map((r) => r.id)).toEqual(
         [...ids].reverse().slice(0, 2),
       );
     });

@@ -1,4 +1,6 @@
 import type { Database, SqlExecutor } from '../database/database';
+import { CURSOR_TIME, checkPageLimit, cutPage } from '../database/page-rows';
+import { type ChangesOptions, ISO_UTC_TIME, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStorableJson, toStorableText } from '../values/check-stored-value';
@@ -86,7 +88,6 @@ const STATUSES: ReadonlySet<string> = new Set([
   'waiting-approval',
   'interrupted',
 ]);
-const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const USAGE_FIELDS = [
   'inputTokens',
   'cachedInputTokens',
@@ -423,25 +424,9 @@ export class TurnStore {
    *
    * Contract: throws `ControlPlaneInputError` on `since` when it is not an ISO 8601 UTC time.
    */
-  async changes(options: {
-    since: string;
-    agentIds?: readonly string[];
-    limit?: number;
-  }): Promise<TurnChanges> {
-    if (typeof options.since !== 'string' || !TIME.test(options.since)) {
-      throw new ControlPlaneInputError('since', 'must be an ISO 8601 UTC time');
-    }
-    const agentIds =
-      options.agentIds === undefined ? null : options.agentIds.map((agent) => checkAgentId(agent));
-    const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? 200)), 1000);
-    const { rows } = await this.#database.query<TurnRow>(
-      `SELECT ${COLUMNS} FROM switchyard.turns
-        WHERE updated_at >= $1::timestamptz AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
-        ORDER BY updated_at, id LIMIT $3`,
-      [options.since, agentIds, limit],
-    );
-    const { rows: clock } = await this.#database.query<{ now: Date }>('SELECT clock_timestamp() AS now');
-    return { turns: rows.map(toRecord), now: new Date(clock[0]?.now ?? Date.now()).toISOString() };
+  async changes(options: ChangesOptions): Promise<TurnChanges> {
+    const { rows, now } = await readChanges<TurnRow>(this.#database, 'switchyard.turns', COLUMNS, options);
+    return { turns: rows.map(toRecord), now };
   }
 
   /**
@@ -560,15 +545,9 @@ export class TurnStore {
       throw new ControlPlaneInputError('source', `must be one of ${[...SOURCES].join(', ')}`);
     }
     const before = options.before === undefined ? undefined : checkCursor(options.before);
-    const limit = options.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-      throw new ControlPlaneInputError('limit', `must be an integer from 1 to 500, got ${String(limit)}`);
-    }
-    // One more row than asked says whether there is a next page. The cursor keeps the row's exact
-    // time (microseconds): a millisecond one would skip rows created within the same millisecond.
+    const limit = checkPageLimit(options.limit);
     const { rows } = await this.#database.query<TurnRow & { cursor_time: string }>(
-      `SELECT ${COLUMNS},
-              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_time
+      `SELECT ${COLUMNS}, ${CURSOR_TIME}
          FROM switchyard.turns
         WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2)
           AND ($3::text[] IS NULL OR agent_id = ANY($3::text[])) AND ($4::text IS NULL OR source = $4)
@@ -584,19 +563,13 @@ export class TurnStore {
         limit + 1,
       ],
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      turns: page.map(toRecord),
-      ...(rows.length > limit && last !== undefined
-        ? { next: { createdAt: last.cursor_time, id: last.id } }
-        : {}),
-    };
+    const { rows: page, next } = cutPage(rows, limit);
+    return { turns: page.map(toRecord), ...(next === undefined ? {} : { next }) };
   }
 }
 
 function checkCursor(cursor: TurnCursor): TurnCursor {
-  if (typeof cursor?.createdAt !== 'string' || !TIME.test(cursor.createdAt)) {
+  if (typeof cursor?.createdAt !== 'string' || !ISO_UTC_TIME.test(cursor.createdAt)) {
     throw new ControlPlaneInputError('before.createdAt', 'must be an ISO 8601 UTC time');
   }
   return { createdAt: cursor.createdAt, id: checkTurnId(cursor.id, 'before.id') };

@@ -6,6 +6,7 @@ import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText } from '../values/check-stored-value';
 import { checkTraceParent } from '../values/check-trace-parent';
 import { checkResultSchema } from './check-result-schema';
+import { checkAgentMayStart, insertUnlessStarted, startedRecord, startIdempotencyKey } from './start-work';
 import type { WorkOrigin } from './work-turn';
 import type { WorkTurnQueue } from './work-turn-queue';
 
@@ -98,13 +99,7 @@ export class ControlPlaneBackgroundJobService {
 
   /** Stores a job and queues its turn. */
   async startBackgroundJob(request: StartBackgroundJobRequest): Promise<BackgroundJobRecord> {
-    const agentId = checkAgentId(request.agentId);
-    if (request.origin !== undefined) {
-      throw new ControlPlaneInputError(
-        'origin',
-        'a workflow task or background job turn cannot start background jobs; submit your result instead',
-      );
-    }
+    const agentId = checkAgentMayStart(request, 'background jobs');
     const prompt = checkStoredText('prompt', request.prompt, { maxBytes: this.#maxPromptBytes });
     let resultSchema: JSONSchemaObject | null = null;
     if (request.resultSchema !== undefined && request.resultSchema !== null) {
@@ -115,30 +110,22 @@ export class ControlPlaneBackgroundJobService {
       resultSchema = checked.schema;
     }
     const traceParent = checkTraceParent(request.traceParent);
-    const key = checkStoredText('idempotencyKey', request.idempotencyKey ?? `job:${randomUUID()}`, {
-      maxBytes: 500,
-    });
+    const key = startIdempotencyKey(request.idempotencyKey, 'job');
     await this.#workTurns.ensureQueue(agentId);
     const id = randomUUID();
     const storedId = await this.#database.transaction(async (transaction) => {
-      const { rows } = await transaction.query(
+      const started = await insertUnlessStarted(
+        transaction,
+        { table: 'switchyard.background_jobs', id, key },
         `INSERT INTO switchyard.background_jobs (id, agent_id, kind, payload, idempotency_key, trace_parent)
          VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
         [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent],
       );
-      if (rows.length === 0) {
-        const { rows: existing } = await transaction.query<{ id: string }>(
-          'SELECT id FROM switchyard.background_jobs WHERE idempotency_key = $1',
-          [key],
-        );
-        return existing[0]?.id ?? id;
-      }
+      if (started !== null) return started;
       await this.#workTurns.enqueue(transaction, agentId, { kind: 'background-job', jobId: id });
       return id;
     });
-    const record = await this.checkBackgroundJob({ agentId, jobId: storedId });
-    if (record === null) throw new ControlPlaneInputError('idempotencyKey', 'belongs to another agent');
-    return record;
+    return startedRecord(await this.checkBackgroundJob({ agentId, jobId: storedId }));
   }
 
   /** One of the agent's jobs with its status and result; null when it has none with that id. */

@@ -1,13 +1,10 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
+import { testBackends } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ControlPlane,
-  ControlPlaneInputError,
-  checkResultSchema,
-  openControlPlane,
-  validateResult,
-  type WorkTurn,
-} from '../index';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { inputError } from '../__fixtures__/input-errors';
+import { until } from '../__fixtures__/until';
+import { startWorkflow, summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
+import { checkResultSchema, validateResult, type WorkTurn } from '../index';
 import { queryControlPlane } from '../testing';
 
 // Nothing invalid is stored through any public API: non-finite numbers (a model's `1e999` arrives
@@ -20,34 +17,8 @@ const priceSchema = {
   required: ['summary', 'price'],
   additionalProperties: false,
 };
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 const NOT_FINITE =
   'is not a finite number, and JSON has no Infinity or NaN (a literal such as 1e999 overflows to Infinity): use a finite number';
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function inputError(promise: Promise<unknown>): Promise<ControlPlaneInputError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!ControlPlaneInputError.isInstance(error))
-    throw new Error(`expected a ControlPlaneInputError: ${error}`);
-  return error;
-}
 
 describe('finite JSON, checked as stored', () => {
   it('validates the value as it will be stored, refusing non-finite numbers with their pointer', () => {
@@ -89,8 +60,9 @@ describe('finite JSON, checked as stored', () => {
 
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: nothing invalid is stored`, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
+    const suite = useControlPlane(backend, {
+      workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 50 },
+    });
     const running = new Map<string, { turn: WorkTurn; attempt: number }>();
     // Turns of agent 'ada' hold until the test opens this gate; agent 'idle' has no consumer, so its
     // tasks and jobs stay queued.
@@ -100,13 +72,7 @@ for (const backend of testBackends) {
     });
 
     beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 50 },
-      });
-      await controlPlane.workTurns.work(
+      await suite.controlPlane.workTurns.work(
         async (turn, { attempt }) => {
           running.set(turn.kind === 'workflow-task' ? `${turn.workflowId}/${turn.taskId}` : turn.jobId, {
             turn,
@@ -121,63 +87,45 @@ for (const backend of testBackends) {
 
     afterAll(async () => {
       openGate();
-      await controlPlane?.close();
-      await database?.dispose();
     });
 
+    /** Why the low-level work store refuses to store `result` as task `taskId`'s result. */
+    const storeRefusal = (workflowId: string, taskId: string, result: unknown) =>
+      inputError(suite.controlPlane.work.storeTaskResult({ workflowId, taskId, result }));
     const storedResults = async (workflowId: string) =>
       (
         await queryControlPlane<{ task_id: string; result: unknown }>(
-          controlPlane,
+          suite.controlPlane,
           'SELECT task_id, result FROM switchyard.task_results WHERE workflow_id = $1 ORDER BY task_id',
           [workflowId],
         )
       ).rows;
 
     it('refuses non-finite numbers through every API that stores a value', async () => {
-      const workflow = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'prices', tasks: [{ id: 'quote', prompt: 'p', resultSchema: priceSchema }] },
-      });
+      const workflow = await startWorkflow(suite.controlPlane, 'ada', 'prices', [
+        { id: 'quote', prompt: 'p', resultSchema: priceSchema },
+      ]);
       const key = `${workflow.id}/quote`;
       const { attempt } = await until('the task to run', async () => running.get(key), Boolean).then(
         (found) => found as { attempt: number },
       );
       const target = { kind: 'workflow-task' as const, workflowId: workflow.id, taskId: 'quote' };
+      const submit = (result: unknown) =>
+        suite.controlPlane.workTurns.submitResult({ target, attempt, result });
       const overflowing = JSON.parse('{"summary": "s", "price": 1e999}') as unknown;
-      expect(await controlPlane.workTurns.submitResult({ target, attempt, result: overflowing })).toEqual({
+      expect(await submit(overflowing)).toEqual({
         status: 'rejected',
         problems: [`/price: Infinity ${NOT_FINITE}`],
       });
-      expect(
-        (
-          await inputError(
-            controlPlane.work.storeTaskResult({
-              workflowId: workflow.id,
-              taskId: 'quote',
-              result: overflowing,
-            }),
-          )
-        ).message,
-      ).toBe(`result: /price: Infinity ${NOT_FINITE}`);
+      expect((await storeRefusal(workflow.id, 'quote', overflowing)).message).toBe(
+        `result: /price: Infinity ${NOT_FINITE}`,
+      );
       expect(await storedResults(workflow.id)).toEqual([]);
       // The same value, finite, is stored; a second submission stores nothing more.
+      expect(await submit({ summary: 's', price: 1e308 })).toEqual({ status: 'stored' });
+      expect(await submit({ summary: 'again', price: 2 })).toEqual({ status: 'already-stored' });
       expect(
-        await controlPlane.workTurns.submitResult({
-          target,
-          attempt,
-          result: { summary: 's', price: 1e308 },
-        }),
-      ).toEqual({ status: 'stored' });
-      expect(
-        await controlPlane.workTurns.submitResult({
-          target,
-          attempt,
-          result: { summary: 'again', price: 2 },
-        }),
-      ).toEqual({ status: 'already-stored' });
-      expect(
-        await controlPlane.work.storeTaskResult({
+        await suite.controlPlane.work.storeTaskResult({
           workflowId: workflow.id,
           taskId: 'quote',
           result: { summary: 'x', price: 3 },
@@ -189,21 +137,22 @@ for (const backend of testBackends) {
         { task_id: 'quote', result: { summary: 's', price: 1e308 } },
       ]);
 
-      const job = await controlPlane.backgroundJobs.startBackgroundJob({
+      const job = await suite.controlPlane.backgroundJobs.startBackgroundJob({
         agentId: 'ada',
         prompt: 'p',
         resultSchema: priceSchema,
       });
       const jobRun = await until('the job to run', async () => running.get(job.id), Boolean);
       expect(
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target: { kind: 'background-job', jobId: job.id },
           attempt: jobRun?.attempt,
           result: { summary: 's', price: Number.NEGATIVE_INFINITY },
         }),
       ).toEqual({ status: 'rejected', problems: [`/price: -Infinity ${NOT_FINITE}`] });
       expect(
-        (await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }))?.result,
+        (await suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }))
+          ?.result,
       ).toBeNull();
 
       const badEnum = JSON.parse(
@@ -212,7 +161,7 @@ for (const backend of testBackends) {
       expect(
         (
           await inputError(
-            controlPlane.backgroundJobs.startBackgroundJob({
+            suite.controlPlane.backgroundJobs.startBackgroundJob({
               agentId: 'ada',
               prompt: 'p',
               resultSchema: badEnum,
@@ -223,7 +172,7 @@ for (const backend of testBackends) {
       expect(
         (
           await inputError(
-            controlPlane.workflows.startWorkflow({
+            suite.controlPlane.workflows.startWorkflow({
               agentId: 'ada',
               spec: { name: 'bad-enum', tasks: [{ id: 't', prompt: 'p', resultSchema: badEnum }] },
             }),
@@ -236,7 +185,7 @@ for (const backend of testBackends) {
         [
           'payload',
           () =>
-            controlPlane.work.createBackgroundJob({
+            suite.controlPlane.work.createBackgroundJob({
               agentId: 'ada',
               kind: 'k',
               payload: { n: Number.NaN },
@@ -246,7 +195,7 @@ for (const backend of testBackends) {
         [
           'tasks[0].input',
           () =>
-            controlPlane.work.createWorkflow({
+            suite.controlPlane.work.createWorkflow({
               agentId: 'ada',
               name: 'n',
               definition: {},
@@ -260,7 +209,7 @@ for (const backend of testBackends) {
         );
       }
       const { rows } = await queryControlPlane(
-        controlPlane,
+        suite.controlPlane,
         "SELECT 1 FROM switchyard.workflows WHERE name IN ('bad-enum', 'n')",
       );
       expect(rows).toEqual([]);
@@ -268,18 +217,12 @@ for (const backend of testBackends) {
 
     it('stores a result only for a running task: not pending, queued, cancelled or of another attempt', async () => {
       // Agent 'idle' has no consumer: its first task stays queued, the second pending on it.
-      const idle = await controlPlane.workflows.startWorkflow({
-        agentId: 'idle',
-        spec: {
-          name: 'idle',
-          tasks: [
-            { id: 'first', prompt: 'p', resultSchema: summarySchema },
-            { id: 'second', prompt: 'p', resultSchema: summarySchema, dependsOn: ['first'] },
-          ],
-        },
-      });
+      const idle = await startWorkflow(suite.controlPlane, 'idle', 'idle', [
+        summaryTask('first'),
+        summaryTask('second', { dependsOn: ['first'] }),
+      ]);
       const submit = (taskId: string, attempt?: number) =>
-        controlPlane.workTurns.submitResult({
+        suite.controlPlane.workTurns.submitResult({
           target: { kind: 'workflow-task', workflowId: idle.id, taskId },
           result: { summary: 'bypass' },
           ...(attempt === undefined ? {} : { attempt }),
@@ -293,41 +236,29 @@ for (const backend of testBackends) {
         status: 'closed',
         reason: 'the task is pending (waiting for its dependencies): it has no turn yet',
       });
-      expect(
-        (
-          await inputError(
-            controlPlane.work.storeTaskResult({
-              workflowId: idle.id,
-              taskId: 'second',
-              result: { summary: 'x' },
-            }),
-          )
-        ).message,
-      ).toBe(
+      expect((await storeRefusal(idle.id, 'second', { summary: 'x' })).message).toBe(
         'taskId: task second takes no result: the task is pending (waiting for its dependencies): it has no turn yet',
       );
       expect(await storedResults(idle.id)).toEqual([]);
-      const shown = await controlPlane.workflows.showWorkflow({ agentId: 'idle', workflowId: idle.id });
+      const shown = await suite.controlPlane.workflows.showWorkflow({ agentId: 'idle', workflowId: idle.id });
       expect(shown?.tasks.map((task) => task.status)).toEqual(['queued', 'pending']);
 
       // A running task takes a result from its current attempt only.
-      const busy = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'busy', tasks: [{ id: 'work', prompt: 'p', resultSchema: summarySchema }] },
-      });
+      const busy = await startWorkflow(suite.controlPlane, 'ada', 'busy', [summaryTask('work')]);
       const found = await until('the task to run', async () => running.get(`${busy.id}/work`), Boolean);
       const target = { kind: 'workflow-task' as const, workflowId: busy.id, taskId: 'work' };
       expect(
-        await controlPlane.workTurns.submitResult({ target, attempt: 2, result: { summary: 'x' } }),
+        await suite.controlPlane.workTurns.submitResult({ target, attempt: 2, result: { summary: 'x' } }),
       ).toMatchObject({
         status: 'closed',
         reason: expect.stringMatching(/^attempt 2 of this task was handed to another worker/),
       });
       expect(
-        (await inputError(controlPlane.workTurns.submitResult({ target, attempt: 0, result: {} }))).field,
+        (await inputError(suite.controlPlane.workTurns.submitResult({ target, attempt: 0, result: {} })))
+          .field,
       ).toBe('attempt');
       expect(
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target,
           attempt: found?.attempt,
           result: { summary: 'ok' },
@@ -339,15 +270,12 @@ for (const backend of testBackends) {
     });
 
     it('keeps a cancelled workflow cancelled, whichever API is called', async () => {
-      const workflow = await controlPlane.workflows.startWorkflow({
+      const workflow = await suite.controlPlane.workflows.startWorkflow({
         agentId: 'ada',
         idempotencyKey: 'cancel-me',
         spec: {
           name: 'cancel-me',
-          tasks: [
-            { id: 'running', prompt: 'p', resultSchema: summarySchema },
-            { id: 'later', prompt: 'p', resultSchema: summarySchema, dependsOn: ['running'] },
-          ],
+          tasks: [summaryTask('running'), summaryTask('later', { dependsOn: ['running'] })],
         },
       });
       const found = await until(
@@ -355,10 +283,10 @@ for (const backend of testBackends) {
         async () => running.get(`${workflow.id}/running`),
         Boolean,
       );
-      await controlPlane.workflows.cancelWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      await suite.controlPlane.workflows.cancelWorkflow({ agentId: 'ada', workflowId: workflow.id });
       const target = { kind: 'workflow-task' as const, workflowId: workflow.id, taskId: 'running' };
       expect(
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target,
           attempt: found?.attempt,
           result: { summary: 'x' },
@@ -367,22 +295,12 @@ for (const backend of testBackends) {
         status: 'closed',
         reason: 'the workflow was cancelled',
       });
-      expect(
-        (
-          await inputError(
-            controlPlane.work.storeTaskResult({
-              workflowId: workflow.id,
-              taskId: 'later',
-              result: { summary: 'x' },
-            }),
-          )
-        ).field,
-      ).toBe('taskId');
+      expect((await storeRefusal(workflow.id, 'later', { summary: 'x' })).field).toBe('taskId');
       // Starting it again with the same key returns it as it is.
-      const again = await controlPlane.workflows.startWorkflow({
+      const again = await suite.controlPlane.workflows.startWorkflow({
         agentId: 'ada',
         idempotencyKey: 'cancel-me',
-        spec: { name: 'cancel-me', tasks: [{ id: 'running', prompt: 'p', resultSchema: summarySchema }] },
+        spec: { name: 'cancel-me', tasks: [summaryTask('running')] },
       });
       expect(again.status).toBe('cancelled');
       // The held turn ends without a result: that fails nothing in a cancelled workflow.
@@ -391,7 +309,10 @@ for (const backend of testBackends) {
         openGate = resolve;
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const shown = await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: workflow.id });
+      const shown = await suite.controlPlane.workflows.showWorkflow({
+        agentId: 'ada',
+        workflowId: workflow.id,
+      });
       expect(shown?.status).toBe('cancelled');
       expect(shown?.tasks.map((task) => [task.status, task.result])).toEqual([
         ['cancelled', null],
@@ -401,23 +322,23 @@ for (const backend of testBackends) {
     });
 
     it('stores a job result only while the job runs', async () => {
-      const queued = await controlPlane.backgroundJobs.startBackgroundJob({
+      const queued = await suite.controlPlane.backgroundJobs.startBackgroundJob({
         agentId: 'idle',
         prompt: 'p',
         resultSchema: summarySchema,
       });
       const target = { kind: 'background-job' as const, jobId: queued.id };
-      expect(await controlPlane.workTurns.submitResult({ target, result: { summary: 'x' } })).toEqual({
+      expect(await suite.controlPlane.workTurns.submitResult({ target, result: { summary: 'x' } })).toEqual({
         status: 'closed',
         reason: 'the job is queued: only the turn running it submits its result',
       });
-      await controlPlane.backgroundJobs.cancelBackgroundJob({ agentId: 'idle', jobId: queued.id });
-      expect(await controlPlane.workTurns.submitResult({ target, result: { summary: 'x' } })).toEqual({
+      await suite.controlPlane.backgroundJobs.cancelBackgroundJob({ agentId: 'idle', jobId: queued.id });
+      expect(await suite.controlPlane.workTurns.submitResult({ target, result: { summary: 'x' } })).toEqual({
         status: 'closed',
         reason: 'the job is cancelled',
       });
       expect(
-        await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'idle', jobId: queued.id }),
+        await suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'idle', jobId: queued.id }),
       ).toMatchObject({
         status: 'cancelled',
         result: null,
@@ -425,7 +346,7 @@ for (const backend of testBackends) {
     });
 
     it('still takes results for record-only tasks, which their caller runs, until cancelled', async () => {
-      const created = await controlPlane.work.createWorkflow({
+      const created = await suite.controlPlane.work.createWorkflow({
         agentId: 'rec',
         name: 'records',
         definition: {},
@@ -436,18 +357,18 @@ for (const backend of testBackends) {
         idempotencyKey: 'records',
       });
       expect(
-        await controlPlane.work.storeTaskResult({ workflowId: created.id, taskId: 'a', result: { n: 1 } }),
+        await suite.controlPlane.work.storeTaskResult({
+          workflowId: created.id,
+          taskId: 'a',
+          result: { n: 1 },
+        }),
       ).toEqual({
         stored: true,
       });
-      await controlPlane.workflows.cancelWorkflow({ agentId: 'rec', workflowId: created.id });
-      expect(
-        (
-          await inputError(
-            controlPlane.work.storeTaskResult({ workflowId: created.id, taskId: 'b', result: { n: 2 } }),
-          )
-        ).message,
-      ).toBe('taskId: task b takes no result: the workflow was cancelled');
+      await suite.controlPlane.workflows.cancelWorkflow({ agentId: 'rec', workflowId: created.id });
+      expect((await storeRefusal(created.id, 'b', { n: 2 })).message).toBe(
+        'taskId: task b takes no result: the workflow was cancelled',
+      );
       expect(await storedResults(created.id)).toEqual([{ task_id: 'a', result: { n: 1 } }]);
     });
   });

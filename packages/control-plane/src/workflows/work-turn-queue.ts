@@ -4,6 +4,7 @@ import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
+import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
 import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
 import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
@@ -57,8 +58,6 @@ export interface WorkTurnWorkOptions {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Turn ends after which a unit's result is whatever the turn left (none: the unit fails). */
-const FINISHED: ReadonlySet<string> = new Set(['completed', 'incomplete', 'ended-by-tool', 'max-iterations']);
 
 /** The pg-boss queue of one agent's work turns. */
 export function workTurnQueueName(agentId: string): string {
@@ -439,7 +438,8 @@ export class WorkTurnQueue {
   ): Promise<void> {
     const work = this.#unitOf(turn);
     if (work === undefined) return;
-    if (FINISHED.has(end.status)) {
+    // Finished without an accepted result: the unit fails (a schema-less job stores the text).
+    if (isFinishedTurnEnd(end)) {
       let noResultSchema = false;
       if (work.kind === 'background-job') {
         const { rows } = await transaction.query<{ payload: { resultSchema?: unknown } }>(
@@ -459,7 +459,7 @@ export class WorkTurnQueue {
       );
       return;
     }
-    const why = `the turn ended '${end.status}'${end.error === undefined ? '' : `: ${end.error}`}`;
+    const why = turnEndReason(end);
     if (turn.attempt > this.#options.retryLimit) {
       await failUnit(
         transaction,

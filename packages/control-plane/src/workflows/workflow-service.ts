@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../database/database';
-import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
-import { checkStoredText } from '../values/check-stored-value';
 import { checkTraceParent } from '../values/check-trace-parent';
 import { checkWorkflowSpec, type WorkflowSpec } from './check-workflow-spec';
 import { dispatchWorkflow } from './dispatch-workflow';
+import { checkAgentMayStart, insertUnlessStarted, startedRecord, startIdempotencyKey } from './start-work';
 import type { WorkOrigin } from './work-turn';
 import type { WorkTurnQueue } from './work-turn-queue';
 
@@ -99,34 +98,22 @@ export class ControlPlaneWorkflowService {
 
   /** Checks and stores a workflow, then queues the tasks that depend on nothing. */
   async startWorkflow(request: StartWorkflowRequest): Promise<WorkflowRecord> {
-    const agentId = checkAgentId(request.agentId);
-    if (request.origin !== undefined) {
-      throw new ControlPlaneInputError(
-        'origin',
-        'a workflow task or background job turn cannot start workflows; submit your result instead',
-      );
-    }
+    const agentId = checkAgentMayStart(request, 'workflows');
     const spec = checkWorkflowSpec(request.spec, this.#maxPromptBytes);
     const traceParent = checkTraceParent(request.traceParent);
-    const key = checkStoredText('idempotencyKey', request.idempotencyKey ?? `workflow:${randomUUID()}`, {
-      maxBytes: 500,
-    });
+    const key = startIdempotencyKey(request.idempotencyKey, 'workflow');
     await this.#workTurns.ensureQueue(agentId);
     const id = randomUUID();
     const storedId = await this.#database.transaction(async (transaction) => {
-      const { rows } = await transaction.query(
+      const started = await insertUnlessStarted(
+        transaction,
+        { table: 'switchyard.workflows', id, key },
         `INSERT INTO switchyard.workflows
            (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks, trace_parent)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
         [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks, traceParent],
       );
-      if (rows.length === 0) {
-        const { rows: existing } = await transaction.query<{ id: string }>(
-          'SELECT id FROM switchyard.workflows WHERE idempotency_key = $1',
-          [key],
-        );
-        return existing[0]?.id ?? id;
-      }
+      if (started !== null) return started;
       // Lock before dispatching, as every other dispatch does.
       await transaction.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [id]);
       for (const [position, task] of spec.tasks.entries()) {
@@ -140,9 +127,7 @@ export class ControlPlaneWorkflowService {
       await dispatchWorkflow(transaction, id, this.#workTurns.enqueue);
       return id;
     });
-    const record = await this.showWorkflow({ agentId, workflowId: storedId });
-    if (record === null) throw new ControlPlaneInputError('idempotencyKey', 'belongs to another agent');
-    return record;
+    return startedRecord(await this.showWorkflow({ agentId, workflowId: storedId }));
   }
 
   /** One of the agent's workflows with every task's status, result and error; null when it has none with that id. */

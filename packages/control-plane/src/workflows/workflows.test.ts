@@ -1,30 +1,32 @@
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlPlane, ControlPlaneInputError, openControlPlane, type WorkTurn } from '../index';
+import { testBackends } from '@switchyard/test-databases';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { createGate } from '../__fixtures__/gate';
+import { until } from '../__fixtures__/until';
+import { startWorkflow, summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
+import { ControlPlaneInputError, type WorkflowRecord, type WorkTurn } from '../index';
 import { queryControlPlane } from '../testing';
 import { workTurnQueueName } from './work-turn-queue';
 
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A task's status right after its workflow started: queued, or already picked up by a consumer. */
+const QUEUED_OR_RUNNING = expect.stringMatching(/^(queued|running)$/);
+/** The status of each of a workflow's tasks, in order. */
+const statuses = (workflow: WorkflowRecord) => workflow.tasks.map((task) => task.status);
 
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: workflows, task results and background jobs`, () => {
-    let database: TestDatabase;
-    let controlPlane: ControlPlane;
+    const suite = useControlPlane(backend, {
+      workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 50 },
+      workflows: { maxConcurrentTasks: 2 },
+    });
     const turns: WorkTurn[] = [];
+    /** Waits for workflow `workflowId` of 'ada' to leave `running`; returns it as it ended. */
+    const workflowEnd = (workflowId: string) =>
+      until(
+        'the workflow to end',
+        () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId }),
+        (workflow) => workflow?.status !== 'running',
+      );
     // Turns wait for this before doing anything, so a test can look at the state right after a start.
     let gate: Promise<void> = Promise.resolve();
     let openGate: () => void = () => {};
@@ -38,14 +40,7 @@ for (const backend of testBackends) {
       async () => undefined;
 
     beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 50 },
-        workflows: { maxConcurrentTasks: 2 },
-      });
-      await controlPlane.workTurns.work(
+      await suite.controlPlane.workTurns.work(
         async (turn, { signal }) => {
           turns.push(turn);
           await gate;
@@ -55,43 +50,37 @@ for (const backend of testBackends) {
       );
     });
 
-    afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
-    });
-
     it("reports queue depths and shows any agent's workflow to an operator, with its agent", async () => {
       // Agent cy has no consumer here: its task's turn stays waiting in its queue.
-      const started = await controlPlane.workflows.startWorkflow({
-        agentId: 'cy',
-        spec: { name: 'inspected', tasks: [{ id: 'only', prompt: 'x', resultSchema: summarySchema }] },
-      });
-      const queues = await controlPlane.queueDepths();
+      const started = await startWorkflow(suite.controlPlane, 'cy', 'inspected', [
+        summaryTask('only', { prompt: 'x' }),
+      ]);
+      const queues = await suite.controlPlane.queueDepths();
       const cy = queues.find((queue) => queue.queue === workTurnQueueName('cy'));
       expect(cy?.waiting).toBe(1);
       expect(cy?.oldestWaitingSeconds).toBeGreaterThanOrEqual(0);
       expect(queues.find((queue) => queue.queue === workTurnQueueName('ada'))?.waiting).toBe(0);
-      const inspected = await controlPlane.workflows.inspectWorkflow({ workflowId: started.id });
+      const inspected = await suite.controlPlane.workflows.inspectWorkflow({ workflowId: started.id });
       expect(inspected).toMatchObject({ id: started.id, agentId: 'cy', name: 'inspected' });
       expect(inspected?.tasks.map((task) => task.id)).toEqual(['only']);
       // Agents stay scoped: another agent does not see it, and the agent's view has no agentId.
       expect(
-        await controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        await suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
       ).toBeNull();
       expect(
-        await controlPlane.workflows.showWorkflow({ agentId: 'cy', workflowId: started.id }),
+        await suite.controlPlane.workflows.showWorkflow({ agentId: 'cy', workflowId: started.id }),
       ).not.toHaveProperty('agentId');
-      expect(await controlPlane.workflows.inspectWorkflow({ workflowId: 'not-a-uuid' })).toBeNull();
+      expect(await suite.controlPlane.workflows.inspectWorkflow({ workflowId: 'not-a-uuid' })).toBeNull();
     });
 
     it('refuses an invalid spec before storing anything, naming the task and schema path', async () => {
-      const error = await controlPlane.workflows
+      const error = await suite.controlPlane.workflows
         .startWorkflow({
           agentId: 'ada',
           spec: {
             name: 'bad',
             tasks: [
-              { id: 'a', prompt: 'x', resultSchema: summarySchema },
+              summaryTask('a', { prompt: 'x' }),
               { id: 'b', prompt: 'y', resultSchema: { ...summarySchema, additionalProperties: true } },
             ],
           },
@@ -103,7 +92,7 @@ for (const backend of testBackends) {
       expect(ControlPlaneInputError.isInstance(error)).toBe(true);
       expect((error as Error).message).toMatch(/^tasks\[1\]\.resultSchema: task "b": resultSchema at \/: /);
       const { rows } = await queryControlPlane(
-        controlPlane,
+        suite.controlPlane,
         "SELECT 1 FROM switchyard.workflows WHERE name = 'bad'",
       );
       expect(rows).toEqual([]);
@@ -120,7 +109,7 @@ for (const backend of testBackends) {
           'additionalProperties',
         ]);
         const value = turn.taskId === 'merge' ? `merged: ${turn.prompt}` : `found ${turn.taskId}`;
-        const invalid = await controlPlane.workTurns.submitResult({
+        const invalid = await suite.controlPlane.workTurns.submitResult({
           target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
           result: { summary: 1, extra: true },
         });
@@ -132,50 +121,41 @@ for (const backend of testBackends) {
           ],
         });
         const target = { kind: 'workflow-task' as const, workflowId: turn.workflowId, taskId: turn.taskId };
-        expect(await controlPlane.workTurns.submitResult({ target, result: { summary: value } })).toEqual({
+        expect(
+          await suite.controlPlane.workTurns.submitResult({ target, result: { summary: value } }),
+        ).toEqual({
           status: 'stored',
         });
-        expect(await controlPlane.workTurns.submitResult({ target, result: { summary: 'again' } })).toEqual({
+        expect(
+          await suite.controlPlane.workTurns.submitResult({ target, result: { summary: 'again' } }),
+        ).toEqual({
           status: 'already-stored',
         });
         return undefined;
       };
       closeGate();
-      const started = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'research',
-          tasks: [
-            {
-              id: 'left',
-              prompt: 'look left',
-              resultSchema: {
-                additionalProperties: false,
-                required: ['summary'],
-                properties: summarySchema.properties,
-                type: 'object',
-              },
-            },
-            { id: 'right', prompt: 'look right', resultSchema: summarySchema },
-            {
-              id: 'merge',
-              prompt: 'L={{tasks.left.result}} R={{tasks.right.result}}',
-              resultSchema: summarySchema,
-              dependsOn: ['left', 'right'],
-            },
-          ],
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'research', [
+        {
+          id: 'left',
+          prompt: 'look left',
+          resultSchema: {
+            additionalProperties: false,
+            required: ['summary'],
+            properties: summarySchema.properties,
+            type: 'object',
+          },
         },
-      });
-      expect(started.tasks.map((task) => task.status)).toEqual([
-        expect.stringMatching(/^(queued|running)$/),
-        expect.stringMatching(/^(queued|running)$/),
-        'pending',
+        summaryTask('right', { prompt: 'look right' }),
+        {
+          id: 'merge',
+          prompt: 'L={{tasks.left.result}} R={{tasks.right.result}}',
+          resultSchema: summarySchema,
+          dependsOn: ['left', 'right'],
+        },
       ]);
+      expect(statuses(started)).toEqual([QUEUED_OR_RUNNING, QUEUED_OR_RUNNING, 'pending']);
       openGate();
-      const done = await until(
-        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
-        (workflow) => workflow?.status !== 'running',
-      );
+      const done = await workflowEnd(started.id);
       expect(done?.status).toBe('completed');
       expect(done?.tasks.map((task) => task.result)).toEqual([
         { summary: 'found left' },
@@ -183,46 +163,37 @@ for (const backend of testBackends) {
         { summary: 'merged: L={"summary":"found left"} R={"summary":"found right"}' },
       ]);
       const { rows } = await queryControlPlane<{ count: number }>(
-        controlPlane,
+        suite.controlPlane,
         'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
         [started.id],
       );
       expect(rows[0]?.count).toBe(3);
       expect(
-        await controlPlane.workflows.showWorkflow({ agentId: 'bob', workflowId: started.id }),
+        await suite.controlPlane.workflows.showWorkflow({ agentId: 'bob', workflowId: started.id }),
       ).toBeNull();
       expect(
-        (await controlPlane.workflows.listWorkflows({ agentId: 'ada' })).map((item) => item.id),
+        (await suite.controlPlane.workflows.listWorkflows({ agentId: 'ada' })).map((item) => item.id),
       ).toContain(started.id);
-      expect(await controlPlane.workflows.listWorkflows({ agentId: 'bob' })).toEqual([]);
+      expect(await suite.controlPlane.workflows.listWorkflows({ agentId: 'bob' })).toEqual([]);
     });
 
     it('fails the dependants of a task whose turn ends without a result, and the workflow', async () => {
       behaviour = async (turn) => {
         if (turn.kind === 'workflow-task' && turn.taskId === 'ok') {
-          await controlPlane.workTurns.submitResult({
+          await suite.controlPlane.workTurns.submitResult({
             target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
             result: { summary: 'fine' },
           });
         }
         return undefined;
       };
-      const started = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'doomed',
-          tasks: [
-            { id: 'ok', prompt: 'p', resultSchema: summarySchema },
-            { id: 'silent', prompt: 'p', resultSchema: summarySchema },
-            { id: 'after', prompt: 'p', resultSchema: summarySchema, dependsOn: ['silent'] },
-            { id: 'last', prompt: 'p', resultSchema: summarySchema, dependsOn: ['after'] },
-          ],
-        },
-      });
-      const done = await until(
-        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
-        (workflow) => workflow?.status !== 'running',
-      );
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'doomed', [
+        summaryTask('ok'),
+        summaryTask('silent'),
+        summaryTask('after', { dependsOn: ['silent'] }),
+        summaryTask('last', { dependsOn: ['after'] }),
+      ]);
+      const done = await workflowEnd(started.id);
       expect(done?.status).toBe('failed');
       expect(done?.tasks.map((task) => [task.id, task.status, task.error])).toEqual([
         ['ok', 'completed', null],
@@ -241,7 +212,7 @@ for (const backend of testBackends) {
       behaviour = async (turn, signal) => {
         if (turn.kind !== 'workflow-task') return undefined;
         if (turn.taskId === 'quick') {
-          await controlPlane.workTurns.submitResult({
+          await suite.controlPlane.workTurns.submitResult({
             target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
             result: { summary: 'kept' },
           });
@@ -253,22 +224,17 @@ for (const backend of testBackends) {
         aborted.push(turn.taskId);
         return undefined;
       };
-      const started = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'cancelled',
-          tasks: [
-            { id: 'quick', prompt: 'p', resultSchema: summarySchema },
-            { id: 'slow', prompt: 'p', resultSchema: summarySchema },
-            { id: 'never', prompt: 'p', resultSchema: summarySchema, dependsOn: ['slow'] },
-          ],
-        },
-      });
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'cancelled', [
+        summaryTask('quick'),
+        summaryTask('slow'),
+        summaryTask('never', { dependsOn: ['slow'] }),
+      ]);
       await until(
-        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
+        'the slow task to run after the first one completed',
+        () => suite.controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
         (workflow) => workflow?.tasks[1]?.status === 'running' && workflow.tasks[0]?.status === 'completed',
       );
-      const cancelled = await controlPlane.workflows.cancelWorkflow({
+      const cancelled = await suite.controlPlane.workflows.cancelWorkflow({
         agentId: 'ada',
         workflowId: started.id,
       });
@@ -279,12 +245,13 @@ for (const backend of testBackends) {
         ['never', 'cancelled', null],
       ]);
       await until(
+        'the slow task to be aborted',
         async () => aborted,
         (list) => list.includes('slow'),
       );
       expect(aborted).toEqual(['slow']);
       expect(turns.some((turn) => turn.kind === 'workflow-task' && turn.taskId === 'never')).toBe(false);
-      const late = await controlPlane.workTurns.submitResult({
+      const late = await suite.controlPlane.workTurns.submitResult({
         target: { kind: 'workflow-task', workflowId: started.id, taskId: 'slow' },
         result: { summary: 'late' },
       });
@@ -295,14 +262,17 @@ for (const backend of testBackends) {
       behaviour = async (turn) => {
         if (turn.kind !== 'background-job') return undefined;
         if (turn.resultSchema === null) return { output: `answered: ${turn.prompt}` };
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target: { kind: 'background-job', jobId: turn.jobId },
           result: { summary: 'structured' },
         });
         return undefined;
       };
-      const plain = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'hello' });
-      const typed = await controlPlane.backgroundJobs.startBackgroundJob({
+      const plain = await suite.controlPlane.backgroundJobs.startBackgroundJob({
+        agentId: 'ada',
+        prompt: 'hello',
+      });
+      const typed = await suite.controlPlane.backgroundJobs.startBackgroundJob({
         agentId: 'ada',
         prompt: 'typed',
         resultSchema: summarySchema,
@@ -310,7 +280,8 @@ for (const backend of testBackends) {
       expect(plain.status).toBe('queued');
       const check = (jobId: string) =>
         until(
-          () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId }),
+          'the job to end',
+          () => suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId }),
           (job) => job?.status === 'completed' || job?.status === 'failed',
         );
       expect(await check(plain.id)).toMatchObject({
@@ -319,10 +290,10 @@ for (const backend of testBackends) {
       });
       expect(await check(typed.id)).toMatchObject({ status: 'completed', result: { summary: 'structured' } });
       expect(
-        await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'bob', jobId: plain.id }),
+        await suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'bob', jobId: plain.id }),
       ).toBeNull();
       expect(
-        await controlPlane.workTurns.submitResult({
+        await suite.controlPlane.workTurns.submitResult({
           target: { kind: 'background-job', jobId: typed.id },
           result: { summary: 'twice' },
         }),
@@ -332,7 +303,7 @@ for (const backend of testBackends) {
     it('queues at most maxConcurrentTasks tasks of one workflow at once', async () => {
       behaviour = async (turn) => {
         if (turn.kind === 'workflow-task') {
-          await controlPlane.workTurns.submitResult({
+          await suite.controlPlane.workTurns.submitResult({
             target: { kind: 'workflow-task', workflowId: turn.workflowId, taskId: turn.taskId },
             result: { summary: turn.taskId },
           });
@@ -340,23 +311,15 @@ for (const backend of testBackends) {
         return undefined;
       };
       closeGate();
-      const started = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: {
-          name: 'wide',
-          tasks: ['one', 'two', 'three'].map((id) => ({ id, prompt: id, resultSchema: summarySchema })),
-        },
-      });
-      expect(started.tasks.map((task) => task.status)).toEqual([
-        expect.stringMatching(/^(queued|running)$/),
-        expect.stringMatching(/^(queued|running)$/),
-        'pending',
-      ]);
-      openGate();
-      const done = await until(
-        () => controlPlane.workflows.showWorkflow({ agentId: 'ada', workflowId: started.id }),
-        (workflow) => workflow?.status !== 'running',
+      const started = await startWorkflow(
+        suite.controlPlane,
+        'ada',
+        'wide',
+        ['one', 'two', 'three'].map((id) => ({ id, prompt: id, resultSchema: summarySchema })),
       );
+      expect(statuses(started)).toEqual([QUEUED_OR_RUNNING, QUEUED_OR_RUNNING, 'pending']);
+      openGate();
+      const done = await workflowEnd(started.id);
       expect(done?.status).toBe('completed');
     });
 
@@ -370,41 +333,50 @@ for (const backend of testBackends) {
         abortedJob = turn.jobId;
         return { output: 'too late' };
       };
-      const job = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', prompt: 'wait' });
+      const job = await suite.controlPlane.backgroundJobs.startBackgroundJob({
+        agentId: 'ada',
+        prompt: 'wait',
+      });
       await until(
-        () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
+        'the job to run',
+        () => suite.controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id }),
         (found) => found?.status === 'running',
       );
       expect(
-        await controlPlane.backgroundJobs.cancelBackgroundJob({ agentId: 'bob', jobId: job.id }),
+        await suite.controlPlane.backgroundJobs.cancelBackgroundJob({ agentId: 'bob', jobId: job.id }),
       ).toBeNull();
-      const cancelled = await controlPlane.backgroundJobs.cancelBackgroundJob({
+      const cancelled = await suite.controlPlane.backgroundJobs.cancelBackgroundJob({
         agentId: 'ada',
         jobId: job.id,
       });
       expect(cancelled?.status).toBe('cancelled');
       await until(
+        'the job to be aborted',
         async () => abortedJob,
         (id) => id === job.id,
       );
-      const final = await controlPlane.backgroundJobs.checkBackgroundJob({ agentId: 'ada', jobId: job.id });
+      const final = await suite.controlPlane.backgroundJobs.checkBackgroundJob({
+        agentId: 'ada',
+        jobId: job.id,
+      });
       expect(final).toMatchObject({ status: 'cancelled', result: null });
     });
 
     it('carries the traceparent a workflow or job was started with to its turns, and refuses a bad one', async () => {
       behaviour = async () => undefined;
       const traceParent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-      const workflow = await controlPlane.workflows.startWorkflow({
+      const workflow = await suite.controlPlane.workflows.startWorkflow({
         agentId: 'ada',
         traceParent,
-        spec: { name: 'traced', tasks: [{ id: 'only', prompt: 'traced task', resultSchema: summarySchema }] },
+        spec: { name: 'traced', tasks: [summaryTask('only', { prompt: 'traced task' })] },
       });
-      const job = await controlPlane.backgroundJobs.startBackgroundJob({
+      const job = await suite.controlPlane.backgroundJobs.startBackgroundJob({
         agentId: 'ada',
         prompt: 'traced job',
         traceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
       });
       const delivered = await until(
+        'both traced turns',
         async () => turns.filter((turn) => turn.prompt === 'traced task' || turn.prompt === 'traced job'),
         (found) => found.length === 2,
       );
@@ -420,7 +392,7 @@ for (const backend of testBackends) {
         'x'.repeat(10_000),
       ]) {
         await expect(
-          controlPlane.backgroundJobs.startBackgroundJob({
+          suite.controlPlane.backgroundJobs.startBackgroundJob({
             agentId: 'ada',
             prompt: 'bad trace',
             traceParent: bad,
@@ -428,7 +400,7 @@ for (const backend of testBackends) {
         ).rejects.toThrow(/^traceParent: expected a W3C traceparent/);
       }
       const { rows } = await queryControlPlane(
-        controlPlane,
+        suite.controlPlane,
         "SELECT 1 FROM switchyard.background_jobs WHERE payload->>'prompt' = 'bad trace'",
       );
       expect(rows).toEqual([]);
@@ -441,54 +413,54 @@ for (const backend of testBackends) {
         taskId: 'a',
       };
       await expect(
-        controlPlane.workflows.startWorkflow({
+        suite.controlPlane.workflows.startWorkflow({
           agentId: 'ada',
           origin,
-          spec: { name: 'nested', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
+          spec: { name: 'nested', tasks: [summaryTask('a')] },
         }),
       ).rejects.toThrow(/origin: a workflow task or background job turn cannot start workflows/);
       await expect(
-        controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', origin, prompt: 'p' }),
+        suite.controlPlane.backgroundJobs.startBackgroundJob({ agentId: 'ada', origin, prompt: 'p' }),
       ).rejects.toThrow(/cannot start background jobs/);
     });
 
     it('re-validates results stored through the low-level work store, for running tasks only', async () => {
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const held = createGate();
       const running: string[] = [];
       behaviour = async (turn) => {
         if (turn.kind === 'workflow-task') running.push(turn.workflowId);
-        await held;
+        await held.opened;
         return undefined;
       };
-      const started = await controlPlane.workflows.startWorkflow({
-        agentId: 'ada',
-        spec: { name: 'low-level', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
-      });
+      const started = await startWorkflow(suite.controlPlane, 'ada', 'low-level', [summaryTask('a')]);
       await until(
+        'the job to run',
         async () => running,
         (list) => list.includes(started.id),
       );
       await expect(
-        controlPlane.work.storeTaskResult({ workflowId: started.id, taskId: 'a', result: { summary: 5 } }),
+        suite.controlPlane.work.storeTaskResult({
+          workflowId: started.id,
+          taskId: 'a',
+          result: { summary: 5 },
+        }),
       ).rejects.toThrow(/result: does not match the task's result schema: \/summary: expected string/);
       expect(
-        await controlPlane.work.storeTaskResult({
+        await suite.controlPlane.work.storeTaskResult({
           workflowId: started.id,
           taskId: 'a',
           result: { summary: 'ok' },
         }),
       ).toEqual({ stored: true });
-      release();
+      held.open();
       // Agent carol has no consumer: her task stays queued, and takes no result from anyone.
-      const queued = await controlPlane.workflows.startWorkflow({
-        agentId: 'carol',
-        spec: { name: 'low-level', tasks: [{ id: 'a', prompt: 'p', resultSchema: summarySchema }] },
-      });
+      const queued = await startWorkflow(suite.controlPlane, 'carol', 'low-level', [summaryTask('a')]);
       await expect(
-        controlPlane.work.storeTaskResult({ workflowId: queued.id, taskId: 'a', result: { summary: 'x' } }),
+        suite.controlPlane.work.storeTaskResult({
+          workflowId: queued.id,
+          taskId: 'a',
+          result: { summary: 'x' },
+        }),
       ).rejects.toThrow(/^taskId: task a takes no result: the task is queued/);
     });
   });
