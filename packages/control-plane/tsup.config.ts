@@ -1,11 +1,8 @@
 import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.base';
 
 export default defineConfig({
+  ...libraryBuild,
   // `testing`: raw SQL for tests and diagnostics, outside the public API (see README).
   entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
 });
