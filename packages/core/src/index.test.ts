@@ -13,6 +13,7 @@ describe('public API', () => {
       'MAX_TOOL_ARGUMENT_BYTES',
       'MAX_TOOL_ARGUMENT_DEPTH',
       'ModelRequestError',
+      'SwitchyardConfigError',
       'SwitchyardError',
       'TELEMETRY_ATTRIBUTES',
       'TELEMETRY_METRICS',

@@ -14,6 +14,7 @@ export {
   type ValidateToolArgumentsResult,
   validateToolArguments,
 } from './arguments/validate-tool-arguments';
+export { type ConfigErrorOptions, SwitchyardConfigError } from './errors/config-error';
 export { ModelRequestError } from './errors/model-request-error';
 export { SwitchyardError } from './errors/switchyard-error';
 export { type ToolArgumentIssue, ToolArgumentsError } from './errors/tool-arguments-error';

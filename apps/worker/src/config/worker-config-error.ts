@@ -1,7 +1,5 @@
 import { SwitchyardError } from '@switchyard/core';
 
-const marker = Symbol.for('switchyard.error.WorkerConfigError');
-
 /** One problem of a configuration: where, and what is wrong. */
 export interface WorkerConfigIssue {
   /** The field as a dotted path from the file's root, e.g. `categories.web.search.provider`. */
@@ -33,14 +31,13 @@ export class WorkerConfigError extends SwitchyardError {
       lines.length === 1 ? `Invalid ${where}: ${lines[0]}` : `Invalid ${where}:\n- ${lines.join('\n- ')}`,
       { cause: options.cause },
     );
-    this.name = 'WorkerConfigError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('WorkerConfigError');
     this.issues = options.issues;
     this.field = options.issues[0]?.field ?? '';
     this.source = options.source;
   }
 
   static override isInstance(value: unknown): value is WorkerConfigError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'WorkerConfigError');
   }
 }

@@ -1,6 +1,4 @@
-import { SwitchyardError } from '@switchyard/core';
-
-const marker = Symbol.for('switchyard.error.ControlPlaneConfigError');
+import { type ConfigErrorOptions, SwitchyardConfigError } from '@switchyard/core';
 
 /**
  * An option of `openControlPlane` is invalid: a limit or interval that is not a number in range,
@@ -9,19 +7,13 @@ const marker = Symbol.for('switchyard.error.ControlPlaneConfigError');
  * Contract: thrown by `openControlPlane` before it opens the database. `field` names the offending option as a dotted path from the
  * options object, e.g. `schedules.maxSchedulesPerAgent`; the message says what to change.
  */
-export class ControlPlaneConfigError extends SwitchyardError {
-  /** The option at fault, as a dotted path from the options object, e.g. `schedules.maxSchedulesPerAgent`. */
-  readonly field: string;
-
-  constructor(options: { field: string; message: string; cause?: unknown }) {
-    super(`${options.field}: ${options.message}`, { cause: options.cause });
-    this.name = 'ControlPlaneConfigError';
-    Object.defineProperty(this, marker, { value: true });
-    this.field = options.field;
+export class ControlPlaneConfigError extends SwitchyardConfigError {
+  constructor(options: ConfigErrorOptions) {
+    super('ControlPlaneConfigError', undefined, options);
   }
 
   /** True for this error from any copy of the package. */
   static override isInstance(value: unknown): value is ControlPlaneConfigError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardConfigError.hasMark(value, 'ControlPlaneConfigError');
   }
 }

@@ -1,7 +1,5 @@
 import { SwitchyardError } from '@switchyard/core';
 
-const marker = Symbol.for('switchyard.error.ControlPlaneInputError');
-
 /**
  * A value the control plane refuses before writing it: a NUL character or a lone surrogate, a
  * value over the size limit, an invalid cron expression or time zone, a one-shot time in the past,
@@ -16,12 +14,11 @@ export class ControlPlaneInputError extends SwitchyardError {
 
   constructor(field: string, message: string, options?: { cause?: unknown }) {
     super(`${field}: ${message}`, options);
-    this.name = 'ControlPlaneInputError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('ControlPlaneInputError');
     this.field = field;
   }
 
   static override isInstance(value: unknown): value is ControlPlaneInputError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'ControlPlaneInputError');
   }
 }

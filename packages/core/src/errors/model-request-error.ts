@@ -1,7 +1,5 @@
 import { SwitchyardError } from './switchyard-error';
 
-const marker = Symbol.for('switchyard.error.ModelRequestError');
-
 /**
  * A model request failed: an HTTP error left after the SDK's retries, a connection error, a stream
  * cut before `response.completed`, or a `response.failed` / `error` event.
@@ -15,12 +13,11 @@ export class ModelRequestError extends SwitchyardError {
 
   constructor(options: { message: string; status?: number; cause?: unknown }) {
     super(options.message, { cause: options.cause });
-    this.name = 'ModelRequestError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('ModelRequestError');
     this.status = options.status;
   }
 
   static override isInstance(value: unknown): value is ModelRequestError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'ModelRequestError');
   }
 }

@@ -4,8 +4,9 @@ const marker = Symbol.for('switchyard.error');
  * Base class of every error Switchyard throws.
  *
  * Independently versioned packages can install two copies of core, so `instanceof` is unreliable
- * across packages: each subclass carries a `Symbol.for('switchyard.error.<name>')` marker and a
- * static `isInstance(value)` that checks it.
+ * across packages: each subclass marks its instances with `markAs(name)` (a
+ * `Symbol.for('switchyard.error.<name>')` property) and checks that mark in a static
+ * `isInstance(value)` through `hasMark(value, name)`.
  */
 export class SwitchyardError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -17,5 +18,20 @@ export class SwitchyardError extends Error {
   /** True for any Switchyard error, from any copy of core. */
   static isInstance(value: unknown): value is SwitchyardError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+
+  /** Names this error `name` and marks it so that `hasMark(error, name)` holds in any copy of the package. */
+  protected markAs(name: string): void {
+    this.name = name;
+    Object.defineProperty(this, Symbol.for(`switchyard.error.${name}`), { value: true });
+  }
+
+  /** True when `value` was marked `name` by `markAs`: a subclass's `isInstance` is this check. */
+  protected static hasMark(value: unknown, name: string): boolean {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[Symbol.for(`switchyard.error.${name}`)] === true
+    );
   }
 }

@@ -1,8 +1,6 @@
 import type { ArgumentRefusalReason } from '../arguments/argument-ids';
 import { SwitchyardError } from './switchyard-error';
 
-const marker = Symbol.for('switchyard.error.ToolArgumentsError');
-
 /** How much of the raw argument string a message echoes back to the model. */
 const RAW_EXCERPT_LENGTH = 200;
 
@@ -59,14 +57,13 @@ export class ToolArgumentsError extends SwitchyardError {
         : `Could not read the arguments for tool '${options.toolName}' (${options.reason}; nothing was run):`;
     const raw = typeof options.raw === 'string' ? options.raw : String(options.raw);
     super([heading, ...lines, excerpt(raw)].join('\n'), { cause: options.cause });
-    this.name = 'ToolArgumentsError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('ToolArgumentsError');
     this.toolName = options.toolName;
     this.reason = options.reason;
     this.issues = options.issues;
   }
 
   static override isInstance(value: unknown): value is ToolArgumentsError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'ToolArgumentsError');
   }
 }

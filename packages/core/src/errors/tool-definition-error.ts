@@ -1,7 +1,5 @@
 import { SwitchyardError } from './switchyard-error';
 
-const marker = Symbol.for('switchyard.error.ToolDefinitionError');
-
 /**
  * A tool definition (or a tool set) is invalid: a bad name, a schema with a non-object root, a
  * namespace without a name, two tools with the same key, ...
@@ -18,13 +16,12 @@ export class ToolDefinitionError extends SwitchyardError {
   constructor(options: { toolName?: string; field: string; message: string; cause?: unknown }) {
     const subject = options.toolName === undefined ? 'tool definition' : `tool '${options.toolName}'`;
     super(`Invalid ${subject}: ${options.field}: ${options.message}`, { cause: options.cause });
-    this.name = 'ToolDefinitionError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('ToolDefinitionError');
     this.toolName = options.toolName;
     this.field = options.field;
   }
 
   static override isInstance(value: unknown): value is ToolDefinitionError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'ToolDefinitionError');
   }
 }

@@ -1,6 +1,4 @@
-import { SwitchyardError } from '@switchyard/core';
-
-const marker = Symbol.for('switchyard.error.ComputerToolsConfigError');
+import { type ConfigErrorOptions, SwitchyardConfigError } from '@switchyard/core';
 
 /**
  * The computer tools were configured wrongly: a missing or unreadable home, a secret-looking name in
@@ -9,21 +7,13 @@ const marker = Symbol.for('switchyard.error.ComputerToolsConfigError');
  * Contract: thrown by `createComputerTools` when the tools are created, never mid-turn. `field`
  * names the offending context field, e.g. `home`, `env`, `limits.maxTimeoutMs`.
  */
-export class ComputerToolsConfigError extends SwitchyardError {
-  /** The context field at fault. */
-  readonly field: string;
-
-  constructor(options: { field: string; message: string; cause?: unknown }) {
-    super(`Invalid computer tools configuration: ${options.field}: ${options.message}`, {
-      cause: options.cause,
-    });
-    this.name = 'ComputerToolsConfigError';
-    Object.defineProperty(this, marker, { value: true });
-    this.field = options.field;
+export class ComputerToolsConfigError extends SwitchyardConfigError {
+  constructor(options: ConfigErrorOptions) {
+    super('ComputerToolsConfigError', 'computer tools', options);
   }
 
   /** True for this error from any copy of the package. */
   static override isInstance(value: unknown): value is ComputerToolsConfigError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardConfigError.hasMark(value, 'ComputerToolsConfigError');
   }
 }

@@ -1,6 +1,4 @@
-import { SwitchyardError } from '@switchyard/core';
-
-const marker = Symbol.for('switchyard.error.McpConfigurationError');
+import { type ConfigErrorOptions, SwitchyardConfigError } from '@switchyard/core';
 
 /**
  * The MCP server configuration is invalid: a server name that is not a valid namespace, a server
@@ -9,19 +7,13 @@ const marker = Symbol.for('switchyard.error.McpConfigurationError');
  * Contract: thrown by `connectMcpServers` before any server is started. `field` is the path of the
  * offending field, e.g. `servers.calc.args[1]`.
  */
-export class McpConfigurationError extends SwitchyardError {
-  /** The path of the field at fault, e.g. `servers.calc.command`. */
-  readonly field: string;
-
-  constructor(options: { field: string; message: string }) {
-    super(`Invalid MCP configuration: ${options.field}: ${options.message}`);
-    this.name = 'McpConfigurationError';
-    Object.defineProperty(this, marker, { value: true });
-    this.field = options.field;
+export class McpConfigurationError extends SwitchyardConfigError {
+  constructor(options: ConfigErrorOptions) {
+    super('McpConfigurationError', 'MCP', options);
   }
 
-  /** True for an `McpConfigurationError` from any copy of this package. */
+  /** True for this error from any copy of the package. */
   static override isInstance(value: unknown): value is McpConfigurationError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardConfigError.hasMark(value, 'McpConfigurationError');
   }
 }

@@ -1,7 +1,5 @@
 import { SwitchyardError } from '@switchyard/core';
 
-const marker = Symbol.for('switchyard.error.McpConnectionError');
-
 /**
  * An MCP server could not be started or connected: the command does not exist, the process exited
  * during the handshake, the URL refused the connection, the handshake timed out, or its tool list
@@ -17,13 +15,12 @@ export class McpConnectionError extends SwitchyardError {
 
   constructor(options: { server: string; message: string; cause?: unknown }) {
     super(`MCP server '${options.server}' failed to start: ${options.message}`, { cause: options.cause });
-    this.name = 'McpConnectionError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('McpConnectionError');
     this.server = options.server;
   }
 
   /** True for an `McpConnectionError` from any copy of this package. */
   static override isInstance(value: unknown): value is McpConnectionError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'McpConnectionError');
   }
 }

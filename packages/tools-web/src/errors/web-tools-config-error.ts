@@ -1,6 +1,4 @@
-import { SwitchyardError } from '@switchyard/core';
-
-const marker = Symbol.for('switchyard.error.WebToolsConfigError');
+import { type ConfigErrorOptions, SwitchyardConfigError } from '@switchyard/core';
 
 /**
  * The web tools' configuration is invalid: an unknown search provider, a missing API key, a bad
@@ -9,18 +7,13 @@ const marker = Symbol.for('switchyard.error.WebToolsConfigError');
  * Contract: thrown by `createWebTools` (and `checkUrl` for its options) when the configuration is
  * read, never mid-turn. `field` names the offending option, e.g. `search.apiKey`.
  */
-export class WebToolsConfigError extends SwitchyardError {
-  /** The option at fault, as a dotted path from the context, e.g. `fetch.timeoutMs`. */
-  readonly field: string;
-
-  constructor(options: { field: string; message: string; cause?: unknown }) {
-    super(`Invalid web tools configuration: ${options.field}: ${options.message}`, { cause: options.cause });
-    this.name = 'WebToolsConfigError';
-    Object.defineProperty(this, marker, { value: true });
-    this.field = options.field;
+export class WebToolsConfigError extends SwitchyardConfigError {
+  constructor(options: ConfigErrorOptions) {
+    super('WebToolsConfigError', 'web tools', options);
   }
 
+  /** True for this error from any copy of the package. */
   static override isInstance(value: unknown): value is WebToolsConfigError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardConfigError.hasMark(value, 'WebToolsConfigError');
   }
 }

@@ -11,8 +11,6 @@ export type FetchFailureKind =
   | 'http-status'
   | 'network';
 
-const marker = Symbol.for('switchyard.error.FetchFailure');
-
 /** A fetch that did not produce a page. Internal: the tool turns it into an error result. */
 export class FetchFailure extends SwitchyardError {
   constructor(
@@ -21,11 +19,10 @@ export class FetchFailure extends SwitchyardError {
     readonly details: Record<string, unknown> = {},
   ) {
     super(message);
-    this.name = 'FetchFailure';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('FetchFailure');
   }
 
   static override isInstance(value: unknown): value is FetchFailure {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'FetchFailure');
   }
 }

@@ -3,8 +3,6 @@ import { buildConnector } from 'undici';
 import { checkHost } from './check-host';
 import type { GuardPolicy } from './guard-policy';
 
-const marker = Symbol.for('switchyard.error.ConnectRefusedError');
-
 /** A connection the guard refused at connect time (after the URL check had passed, or without one). */
 export class ConnectRefusedError extends SwitchyardError {
   /** Why the connection was refused. */
@@ -13,12 +11,11 @@ export class ConnectRefusedError extends SwitchyardError {
   constructor(reason: string) {
     super(`connection refused by the network guard: ${reason}`);
     this.reason = reason;
-    this.name = 'ConnectRefusedError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('ConnectRefusedError');
   }
 
   static override isInstance(value: unknown): value is ConnectRefusedError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'ConnectRefusedError');
   }
 }
 

@@ -10,8 +10,6 @@ export type SearchFailureKind =
   | 'network'
   | 'timeout';
 
-const marker = Symbol.for('switchyard.error.SearchProviderError');
-
 /** A provider call that failed; the tool turns it into an `isError` result. Internal. */
 export class SearchProviderError extends SwitchyardError {
   constructor(
@@ -22,11 +20,10 @@ export class SearchProviderError extends SwitchyardError {
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
-    this.name = 'SearchProviderError';
-    Object.defineProperty(this, marker, { value: true });
+    this.markAs('SearchProviderError');
   }
 
   static override isInstance(value: unknown): value is SearchProviderError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+    return SwitchyardError.hasMark(value, 'SearchProviderError');
   }
 }

@@ -1,4 +1,4 @@
-import { defineWorkerTool } from '@switchyard/core';
+import { defineWorkerTool, SwitchyardConfigError } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -86,6 +86,7 @@ describe('WorkflowToolsConfigError', () => {
   it('is recognised by its marker, not by instanceof', () => {
     const error = new WorkflowToolsConfigError({ field: 'agentId', message: 'must be a non-empty string' });
     expect(WorkflowToolsConfigError.isInstance(error)).toBe(true);
+    expect(SwitchyardConfigError.isInstance(error)).toBe(true);
     expect(WorkflowToolsConfigError.isInstance({ ...error })).toBe(false);
     expect(WorkflowToolsConfigError.isInstance(new TypeError('agentId: must be a non-empty string'))).toBe(
       false,
