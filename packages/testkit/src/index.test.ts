@@ -7,7 +7,9 @@ import * as publicApi from './index';
 describe('public API', () => {
   it('exports exactly the documented runtime names from the runtime-free entry', () => {
     expect(Object.keys(publicApi).sort()).toEqual([
+      'STALL_BOUNDS',
       'createTestToolContext',
+      'measureEventLoop',
       'runToolCall',
       'startFakeResponsesServer',
     ]);

@@ -16,4 +16,9 @@ export {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from './fake-server/start-fake-responses-server';
+export {
+  type EventLoopMeasurement,
+  measureEventLoop,
+  STALL_BOUNDS,
+} from './measure-event-loop';
 export { type RunToolCallOptions, type RunToolCallResult, runToolCall } from './run-tool-call';

@@ -1,9 +1,8 @@
 // Pages built to stall a converter, served from a local server within web_fetch's documented
 // limits, read through the tool's public path (argument validation, then execute). Each must come
 // back promptly with something the model can act on while the event loop keeps turning.
-import { runToolCall } from '@switchyard/testkit';
+import { measureEventLoop, runToolCall, STALL_BOUNDS } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureEventLoop, STALL_BOUNDS } from './__fixtures__/event-loop-delay';
 import { type LocalServer, startLocalServer } from './__fixtures__/local-server';
 import { loopbackOnlyConnector } from './__fixtures__/loopback-only-connector';
 import { closeRenderThreads } from './fetch/render-pool';

@@ -5,8 +5,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { measureEventLoop, STALL_BOUNDS } from '@switchyard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectLoopKeptRunning, watchEventLoop } from '../__fixtures__/event-loop-watch';
 import { callTool, useTempHome } from '../__fixtures__/tool-harness';
 import { resolveComputerSettings } from '../resolve-computer-settings';
 import { createEditFileTool } from './edit-file-tool';
@@ -18,14 +18,15 @@ const temp = useTempHome(undefined, 'switchyard-untrusted-');
 const settings = () => resolveComputerSettings({ home: temp.home });
 
 async function watched<T>(call: () => Promise<T>): Promise<T> {
-  const watch = watchEventLoop();
-  try {
-    return await call();
-  } finally {
-    // The tools keep the loop's gaps to milliseconds; a second of the main thread's own run time
-    // without a timer run means the process froze.
-    expectLoopKeptRunning(watch.stop());
-  }
+  const { value, maxBusyMs, maxDelayMs } = await measureEventLoop(call);
+  // The tools keep the loop's gaps to milliseconds; a second of the main thread's own run time
+  // without a timer run means the process froze.
+  if (maxBusyMs !== undefined)
+    expect(maxBusyMs, 'most main-thread run time between timer runs (ms)').toBeLessThan(
+      STALL_BOUNDS.maxBusyMs,
+    );
+  expect(maxDelayMs, 'longest event-loop delay (ms)').toBeLessThan(STALL_BOUNDS.maxDelayMs);
+  return value;
 }
 
 describe('glob patterns with many stars', () => {

@@ -1,5 +1,5 @@
+import { measureEventLoop, STALL_BOUNDS } from '@switchyard/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { measureEventLoop, STALL_BOUNDS } from '../__fixtures__/event-loop-delay';
 import type { RenderRequest } from './render-page';
 import { closeRenderThreads, renderInWorker, renderThreadStats } from './render-pool';
 
