@@ -31,6 +31,7 @@ describe('public API', () => {
       'createToolSearchIndex',
       'defineWorkerTool',
       'escapePointerSegment',
+      'isJsSpace',
       'isOpenAIEndpoint',
       'isPlainObject',
       'issueFromAjvError',

@@ -83,6 +83,7 @@ export {
 export { type StrictJSONSchemaResult, toStrictJSONSchema } from './schema/strict-json-schema';
 export { resolveToolParameters, type ToolParameters } from './schema/tool-parameters';
 export { zodToJSONSchema } from './schema/zod-to-json-schema';
+export { isJsSpace } from './shared/is-js-space';
 export { isPlainObject } from './shared/is-plain-object';
 export { raceAbort } from './shared/race-abort';
 export {

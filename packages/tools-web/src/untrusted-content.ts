@@ -1,3 +1,4 @@
+import { isJsSpace } from '@switchyard/core';
 /** The tag name of the markers around web content. */
 export const UNTRUSTED_MARKER = 'untrusted-web-content';
 
@@ -11,25 +12,9 @@ const SMALL_LESS_THAN = 0xfe64;
 const AMPERSAND = 0x26;
 const SLASH = 0x2f;
 
-/** What JavaScript's `\s` matches: a page may space a look-alike with any of these. */
-function isSpace(code: number): boolean {
-  return (
-    code === 0x20 ||
-    (code >= 0x09 && code <= 0x0d) ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
+/** What a page may space a look-alike marker with: any `\s` character, `_` or `-`. */
 function isSeparator(code: number): boolean {
-  return isSpace(code) || code === 0x5f || code === 0x2d;
+  return isJsSpace(code) || code === 0x5f || code === 0x2d;
 }
 
 /** Whether `word` (lower-case ASCII) is at `index`, ignoring ASCII case. */
@@ -64,11 +49,11 @@ function escapedLessThanEnd(text: string, index: number): number {
  */
 function lookAlikeEnd(text: string, index: number): { end: number; closing: boolean } | undefined {
   let position = index;
-  while (isSpace(text.charCodeAt(position))) position += 1;
+  while (isJsSpace(text.charCodeAt(position))) position += 1;
   const closing = text.charCodeAt(position) === SLASH;
   if (closing) {
     position += 1;
-    while (isSpace(text.charCodeAt(position))) position += 1;
+    while (isJsSpace(text.charCodeAt(position))) position += 1;
   }
   const words = ['untrusted', 'web', 'content'];
   for (let word = 0; word < words.length; word += 1) {

@@ -1,3 +1,4 @@
+import { isJsSpace } from '@switchyard/core';
 import { countLines, offsetOfLine } from './text-scan';
 import type { TimeSlice } from './time-slice';
 
@@ -17,29 +18,12 @@ const SPACE = 32;
 /** Characters scanned between looks at the clock. */
 const CHARACTERS_PER_CHECK = 1 << 16;
 
-/** The characters JavaScript's `\s` matches (all in the BMP, so UTF-16 code units suffice). */
-function isSpace(code: number): boolean {
-  return (
-    code === 32 ||
-    (code >= 9 && code <= 13) ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
 /** Collapses every run of whitespace to one space and trims, in one pass. */
 export function normaliseWhitespace(text: string): string {
   const words: string[] = [];
   let start = -1;
   for (let index = 0; index <= text.length; index += 1) {
-    const space = index === text.length || isSpace(text.charCodeAt(index));
+    const space = index === text.length || isJsSpace(text.charCodeAt(index));
     if (space && start !== -1) {
       words.push(text.slice(start, index));
       start = -1;
@@ -58,7 +42,7 @@ async function equalIgnoringWhitespace(text: string, target: string, slice: Time
   for (let index = 0; index < text.length; index += 1) {
     if (index % CHARACTERS_PER_CHECK === 0 && slice.due) await slice.yield();
     const code = text.charCodeAt(index);
-    if (isSpace(code)) {
+    if (isJsSpace(code)) {
       pendingSpace = at > 0;
       continue;
     }
@@ -157,7 +141,7 @@ export async function nearestCandidates(
     let first = lineFirst;
     for (let index = from; index < to; index += 1) {
       const code = text.charCodeAt(index);
-      if (isSpace(code)) {
+      if (isJsSpace(code)) {
         if (previous !== -1) pendingSpace = true;
         continue;
       }
