@@ -10,14 +10,13 @@ function spin(ms: number): number {
 
 describe('measureEventLoop', () => {
   it('returns what the work resolved with and sees a loop that kept turning', async () => {
-    const { value, maxDelayMs, maxGapMs, elapsedMs } = await measureEventLoop(async () => {
+    const { value, maxGapMs, elapsedMs } = await measureEventLoop(async () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       return 'done';
     });
     expect(value).toBe('done');
     expect(elapsedMs).toBeGreaterThanOrEqual(45);
-    expect(maxDelayMs).toBeLessThan(STALL_BOUNDS.maxDelayMs);
-    expect(maxGapMs).toBeLessThan(STALL_BOUNDS.maxDelayMs);
+    expect(maxGapMs).toBeLessThan(STALL_BOUNDS.maxGapMs);
   });
 
   it.each([
@@ -30,10 +29,9 @@ describe('measureEventLoop', () => {
       },
     ],
   ])('sees a synchronous stretch %s', async (_where, work) => {
-    const { maxDelayMs, maxGapMs } = await measureEventLoop(work);
+    const { maxGapMs } = await measureEventLoop(work);
     // The loop was held for at least the 300 ms of the spin (waiting for a core only adds to it).
     expect(maxGapMs).toBeGreaterThanOrEqual(290);
-    expect(maxDelayMs).toBeGreaterThanOrEqual(250);
   });
 
   it('rejects as the work rejects', async () => {
