@@ -12,15 +12,10 @@ import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barrier, outputsOf, promptOf } from './__fixtures__/scripted-model';
+import { summarySchema } from './__fixtures__/summary-schema';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 
 const AGENT = 'ada';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

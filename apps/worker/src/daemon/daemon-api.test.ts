@@ -11,6 +11,7 @@ import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { promptOf, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
@@ -36,12 +37,6 @@ const POLICIES: Record<string, ApprovalPolicy> = {
   ops: ASK,
   hasty: { ...ASK, expiresInSeconds: 1 },
   relay: ASK,
-};
-const resultSchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
 };
 
 /** Every execution of the destructive tool, by note name. */
@@ -421,14 +416,20 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
 
     // Workflows: the spec is checked as the workflow tool's is, then started, listed, read, cancelled.
     const refused = await call('startWorkflow', '/v1/workflows', {
-      body: { name: 'bad', tasks: [{ id: 'a', prompt: 'TASK a', resultSchema, dependsOn: ['ghost'] }] },
+      body: {
+        name: 'bad',
+        tasks: [{ id: 'a', prompt: 'TASK a', resultSchema: summarySchema, dependsOn: ['ghost'] }],
+      },
     });
     expect(refused).toMatchObject({
       status: 400,
       body: { error: { code: 'invalid_body', fields: ['tasks[0].dependsOn'] } },
     });
     const workflow = await call('startWorkflow', '/v1/workflows', {
-      body: { name: 'to cancel', tasks: [{ id: 'a', prompt: 'TASK cancelled-task', resultSchema }] },
+      body: {
+        name: 'to cancel',
+        tasks: [{ id: 'a', prompt: 'TASK cancelled-task', resultSchema: summarySchema }],
+      },
     });
     expect(workflow).toMatchObject({
       status: 201,
@@ -485,14 +486,20 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         message.data.status === 'ended-by-tool',
     );
     const started = await client.POST('/v1/workflows', {
-      body: { name: 'release check', tasks: [{ id: 'check', prompt: 'TASK release', resultSchema }] },
+      body: {
+        name: 'release check',
+        tasks: [{ id: 'check', prompt: 'TASK release', resultSchema: summarySchema }],
+      },
       headers: { 'idempotency-key': 'release-check-1' },
     });
     expect(started.response.status).toBe(201);
     workflowId = started.data?.id ?? '';
     // The same key again: the same workflow, not a second one.
     const retried = await client.POST('/v1/workflows', {
-      body: { name: 'release check', tasks: [{ id: 'check', prompt: 'TASK release', resultSchema }] },
+      body: {
+        name: 'release check',
+        tasks: [{ id: 'check', prompt: 'TASK release', resultSchema: summarySchema }],
+      },
       headers: { 'idempotency-key': 'release-check-1' },
     });
     expect(retried.data?.id).toBe(workflowId);

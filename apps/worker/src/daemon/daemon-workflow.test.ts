@@ -4,16 +4,10 @@ import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databa
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, waitFor } from './__fixtures__/http-client';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
-
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 describe('startDaemon consuming a workflow (embedded PGlite, fake Responses server over HTTP)', () => {
   let database: TestDatabase;

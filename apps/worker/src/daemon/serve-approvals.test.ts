@@ -13,6 +13,7 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 
@@ -24,12 +25,6 @@ import { ServeProcess } from './__fixtures__/serve-process';
 
 const AGENT = 'fleet';
 const TIMINGS = { heartbeatMs: 200, staleTurnMs: 1_500, pollSeconds: 0.5, tickMs: 200, graceMs: 1_000 };
-const resultSchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 /** The fake model: tasks submit, `WRITE <file>` writes it; each prompt's first requests are counted. */
 class FakeModel {
@@ -117,7 +112,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
   it('a SIGKILL of the process waiting on a task’s call loses nothing: another process continues it once answered, and the result is stored once', async () => {
     const first = await start();
     const workflow = await requestJson(`${await first.ready}/v1/workflows`, {
-      body: { name: 'deploy', tasks: [{ id: 'deploy', prompt: 'TASK deploy', resultSchema }] },
+      body: { name: 'deploy', tasks: [{ id: 'deploy', prompt: 'TASK deploy', resultSchema: summarySchema }] },
     });
     expect(workflow.status).toBe(201);
     const workflowId = String(workflow.body.id);

@@ -13,6 +13,7 @@ import {
 import { type FakeResponse, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 
@@ -27,12 +28,6 @@ const TIMINGS = { heartbeatMs: 200, staleTurnMs: 1_500, pollSeconds: 0.5, tickMs
 const RECOVERY_BOUND_MS = 30_000;
 const AGENT = 'fleet';
 const HANG: FakeResponse = { delayMs: 120_000, text: 'never answered: the process is killed first' };
-const resultSchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 /**
  * The fake model of these tests. A task turn submits `{ summary: '<prompt> #<n>' }` (n counts the
@@ -137,10 +132,10 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       spec: {
         name: 'fleet',
         tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema },
-          { id: 'left', prompt: 'TASK left', resultSchema, dependsOn: ['victim'] },
-          { id: 'right', prompt: 'TASK right', resultSchema, dependsOn: ['victim'] },
-          { id: 'merge', prompt: 'TASK merge', resultSchema, dependsOn: ['left', 'right'] },
+          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
+          { id: 'left', prompt: 'TASK left', resultSchema: summarySchema, dependsOn: ['victim'] },
+          { id: 'right', prompt: 'TASK right', resultSchema: summarySchema, dependsOn: ['victim'] },
+          { id: 'merge', prompt: 'TASK merge', resultSchema: summarySchema, dependsOn: ['left', 'right'] },
         ],
       },
     });
@@ -270,7 +265,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     });
     const slow = await cp.workflows.startWorkflow({
       agentId: AGENT,
-      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema }] },
+      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema: summarySchema }] },
     });
     await waitFor('the sleeper to reach the model', () =>
       model.turns('TASK sleeper') === 1 ? true : undefined,
@@ -356,8 +351,8 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
       spec: {
         name: 'restart',
         tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema },
-          { id: 'after', prompt: 'TASK after', resultSchema, dependsOn: ['victim'] },
+          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
+          { id: 'after', prompt: 'TASK after', resultSchema: summarySchema, dependsOn: ['victim'] },
         ],
       },
     });

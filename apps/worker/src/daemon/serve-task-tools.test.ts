@@ -9,16 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCalcServer } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 
 const MARKER = 'release-notes-marker-7f3a';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
 

@@ -15,6 +15,7 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf } from '../__fixtures__/scripted-model';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from '../daemon/__fixtures__/http-client';
 import { ServeProcess } from '../daemon/__fixtures__/serve-process';
 
@@ -22,12 +23,6 @@ const AGENT = 'fleet';
 const TASKS = ['alpha', 'beta', 'gamma'];
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const CALLER_SPAN_ID = 'eee19b7ec3c1b174';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 /** OTLP/JSON as the standard HTTP exporters send it (ids in hex). */
 interface OtlpAttribute {
