@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer, installCalcServer } from './__fixtures__/mcp-fixture';
+import { calcStdioServer, installCalcSkill } from './__fixtures__/mcp-fixture';
 import { runCli } from './__fixtures__/run-cli';
 
 let root: string;
@@ -265,23 +265,7 @@ describe('switchyard run: configuration', () => {
 describe('MCP-backed Skills', () => {
   it('switchyard run: the model calls the Skill’s server with mcporter through run_command', async () => {
     const cwd = await workspace(computerOnly);
-    const skill = path.join(cwd, 'homes/main/skills/calc');
-    await mkdir(skill, { recursive: true });
-    await writeFile(
-      path.join(skill, 'SKILL.md'),
-      [
-        '---',
-        'name: calc',
-        'description: Arithmetic with the calc MCP server.',
-        'mcp:',
-        '  calc:',
-        `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(await installCalcServer(skill))}]`,
-        '---',
-        'Add numbers with `mcporter call calc.add a=1 b=2`.',
-        '',
-      ].join('\n'),
-    );
+    await installCalcSkill(path.join(cwd, 'homes/main'));
     fake.reset([
       (request) => {
         // The projected Skill tells the model how to reach its server.

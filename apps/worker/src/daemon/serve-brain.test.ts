@@ -6,7 +6,7 @@ import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { ServeProcess } from './__fixtures__/serve-process';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
@@ -106,12 +106,7 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
     await rm(dataDir, { recursive: true, force: true });
   }, 120_000);
 
-  async function finished(id: string): Promise<Record<string, unknown>> {
-    return waitFor(`turn ${id} to end`, async () => {
-      const { body } = await requestJson(`${url}/v1/turns/${id}`);
-      return body.status === 'running' ? undefined : body;
-    });
-  }
+  const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 
   it('stores the page, and the task turn builds its stored result from what recall returned', async () => {
     const remembered = await requestJson(`${url}/v1/turns`, { body: { prompt: 'remember the Acme quote' } });

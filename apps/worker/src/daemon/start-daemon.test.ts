@@ -8,7 +8,7 @@ import { createScheduleTools } from '@switchyard/tools-schedule';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import { promptOf, readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
 import type { WorkSource } from './work-source';
@@ -134,10 +134,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       expect(id).toMatch(/^turn_/);
       expect(started.headers.get('location')).toBe(`/v1/turns/${id}`);
       expect(started.body).toMatchObject({ agent: 'ada', source: 'api' });
-      const done = await waitFor('the turn to end', async () => {
-        const answer = await requestJson(`${daemon.url}/v1/turns/${id}`);
-        return answer.body.status === 'running' ? undefined : answer;
-      });
+      const done = await waitForTurnEnd(daemon.url, id);
       expect(done.status).toBe(200);
       expect(done.body).toMatchObject({
         id,
@@ -152,10 +149,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     it('reports a turn whose final answer was cut off as incomplete, with the reason, and records it so', async () => {
       const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'cut this short' } });
       const id = String(started.body.id);
-      const done = await waitFor('the turn to end', async () => {
-        const answer = await requestJson(`${daemon.url}/v1/turns/${id}`);
-        return answer.body.status === 'running' ? undefined : answer;
-      });
+      const done = await waitForTurnEnd(daemon.url, id);
       expect(done.body).toMatchObject({
         status: 'incomplete',
         output: 'The answer beg',

@@ -16,7 +16,7 @@ import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, requestJson, waitFor } from '../daemon/__fixtures__/http-client';
+import { promptOf, waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
 import { ServeProcess } from '../daemon/__fixtures__/serve-process';
 
 const AGENT = 'fleet';
@@ -191,10 +191,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
     });
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
-    await waitFor('the API turn to end', async () => {
-      const { body } = await requestJson(`${url}/v1/turns/${id}`);
-      return body.status === 'running' ? undefined : body;
-    });
+    await waitForTurnEnd(url, id);
     const taskTurns = () =>
       receiver.spans.filter(
         (span) =>

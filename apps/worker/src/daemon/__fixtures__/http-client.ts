@@ -83,3 +83,11 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Polls `GET /v1/turns/{id}` until the turn is no longer `running`; returns that answer. */
+export async function waitForTurnEnd(baseUrl: string, id: string): Promise<JsonAnswer> {
+  return waitFor(`turn ${id} to end`, async () => {
+    const answer = await requestJson(`${baseUrl}/v1/turns/${id}`);
+    return answer.body.status === 'running' ? undefined : answer;
+  });
+}
