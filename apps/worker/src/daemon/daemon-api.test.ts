@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import type { ApprovalPolicy } from '../config/worker-config';
-import { promptOf, waitFor } from './__fixtures__/http-client';
+import { type DaemonRequest, promptOf, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
 import type { paths } from './api/openapi-types';
 import { type Daemon, startDaemon } from './start-daemon';
@@ -113,28 +113,14 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   const call = async (
     operationId: string,
     path: string,
-    init: {
-      method?: string;
-      body?: unknown;
-      rawBody?: string;
-      token?: string | null;
-      headers?: Record<string, string>;
-    } = {},
+    /** `token`: the bearer token, TOKEN by default, null for none. */
+    init: DaemonRequest & { token?: string | null } = {},
   ) => {
     const headers: Record<string, string> = { ...init.headers };
     const token = init.token === undefined ? TOKEN : init.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (init.body !== undefined || init.rawBody !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${daemon.url}${path}`, {
-      method: init.method ?? (init.body === undefined && init.rawBody === undefined ? 'GET' : 'POST'),
-      headers,
-      ...(init.rawBody !== undefined
-        ? { body: init.rawBody }
-        : init.body !== undefined
-          ? { body: JSON.stringify(init.body) }
-          : {}),
-    });
-    const text = await response.text();
+    const response = await sendRequest(`${daemon.url}${path}`, { ...init, headers });
+    const { text } = response;
     const body = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
     const verdict = openapi.validateResponse(body, operationId, response.status);
     expect(verdict.errors ?? [], `${operationId} ${response.status}: ${text}`).toEqual([]);
