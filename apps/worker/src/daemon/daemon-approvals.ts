@@ -3,6 +3,7 @@ import type { ApprovalRecord, ApprovalStore } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import type { ApprovalDecision, ApprovalPolicy } from '../config/worker-config';
 import type { ApprovalSchema } from './api/api-schemas';
+import { definedFields } from './defined-fields';
 
 /**
  * An approval as the HTTP API and the event streams show it: the document's `Approval` schema
@@ -23,12 +24,10 @@ export function approvalView(record: ApprovalRecord): DaemonApproval {
     arguments: record.arguments,
     approvers: record.approvers,
     status: record.status,
-    ...(record.reason === undefined ? {} : { reason: record.reason }),
-    ...(record.answeredBy === undefined ? {} : { answeredBy: record.answeredBy }),
+    ...definedFields(record, ['reason', 'answeredBy']),
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
-    ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
-    ...(record.consumedAt === undefined ? {} : { consumedAt: record.consumedAt }),
+    ...definedFields(record, ['decidedAt', 'consumedAt']),
   };
 }
 
