@@ -1,6 +1,6 @@
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { type AgentEvent, type AgentRunResult, createResponsesModel, runAgentLoop } from '@switchyard/core';
+import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import {
   type FakeRequest,
@@ -9,9 +9,8 @@ import {
   startFakeResponsesServer,
 } from '@switchyard/testkit';
 import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools-workflow';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { barrier, outputsOf, promptOf } from './__fixtures__/scripted-model';
+import { barrier, fakeServerModel, outputsOf, promptOf } from './__fixtures__/scripted-model';
 import { summarySchema } from './__fixtures__/summary-schema';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 
@@ -42,11 +41,7 @@ for (const backend of testBackends) {
     const events: Array<{ turn: WorkTurn; event: AgentEvent }> = [];
     // Scripted answers, keyed by the start of the turn's prompt.
     const answers = new Map<string, (request: FakeRequest) => FakeResponse | Promise<FakeResponse>>();
-    const model = () =>
-      createResponsesModel({
-        client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-        model: 'fake',
-      });
+    const model = () => fakeServerModel(server.baseURL, 'fake');
 
     function mainTurn(input: string): Promise<AgentRunResult> {
       const tools = [

@@ -3,14 +3,14 @@ import { request as httpRequest } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
+import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
 import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fakeServerModel } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { type DaemonRequest, promptOf, sendRequest, waitFor } from './__fixtures__/http-client';
@@ -159,10 +159,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         return { text: `Echo: ${prompt}` };
       },
     });
-    model = createResponsesModel({
-      client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-      model: 'fake-model',
-    });
+    model = fakeServerModel(server.baseURL);
     daemon = await startDaemon({
       controlPlane,
       model,

@@ -1,13 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
+import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fakeServerModel } from '../__fixtures__/scripted-model';
 import { promptOf, readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
@@ -60,10 +60,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
       },
     });
-    model = createResponsesModel({
-      client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-      model: 'fake-model',
-    });
+    model = fakeServerModel(server.baseURL);
     daemon = await startDaemon({
       controlPlane,
       model,
