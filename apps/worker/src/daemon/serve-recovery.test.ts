@@ -29,6 +29,18 @@ const RECOVERY_BOUND_MS = 30_000;
 const AGENT = 'fleet';
 const HANG: FakeResponse = { delayMs: 120_000, text: 'never answered: the process is killed first' };
 
+/** The background job and the one-shot schedule (due in 1.5 s) a process is to be holding when it dies. */
+async function startJobAndFire(controlPlane: ControlPlane) {
+  const job = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: AGENT, prompt: 'JOB victim' });
+  const schedule = await controlPlane.schedules.createSchedule({
+    agentId: AGENT,
+    name: 'victim',
+    prompt: 'FIRE victim',
+    runAt: new Date(Date.now() + 1_500).toISOString(),
+  });
+  return { job, schedule };
+}
+
 /**
  * The fake model of these tests. A task turn submits `{ summary: '<prompt> #<n>' }` (n counts the
  * turns of that prompt), any other turn answers with text. The first turn of a prompt in `held` gets
@@ -139,16 +151,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
         ],
       },
     });
-    const job = await controlPlane.backgroundJobs.startBackgroundJob({
-      agentId: AGENT,
-      prompt: 'JOB victim',
-    });
-    const schedule = await controlPlane.schedules.createSchedule({
-      agentId: AGENT,
-      name: 'victim',
-      prompt: 'FIRE victim',
-      runAt: new Date(Date.now() + 1_500).toISOString(),
-    });
+    const { job, schedule } = await startJobAndFire(controlPlane);
     await waitFor('the first process to run all three', () =>
       VICTIMS.every((prompt) => model.turns(prompt) === 1) ? true : undefined,
     );
@@ -356,17 +359,8 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
         ],
       },
     });
-    const job = await controlPlane.backgroundJobs.startBackgroundJob({
-      agentId: AGENT,
-      prompt: 'JOB victim',
-    });
-    const schedule = await controlPlane.schedules.createSchedule({
-      agentId: AGENT,
-      name: 'victim',
-      prompt: 'FIRE victim',
-      // Due before the process is up: a slot missed while no worker ran fires when one starts.
-      runAt: new Date(Date.now() + 1_500).toISOString(),
-    });
+    // The fire is due before the process is up: a slot missed while no worker ran fires when one starts.
+    const { job, schedule } = await startJobAndFire(controlPlane);
     await controlPlane.close();
 
     for (const prompt of VICTIMS) model.held.set(prompt, HANG);
