@@ -38,6 +38,14 @@ async function workspace(config: Record<string, unknown>): Promise<string> {
 const endpoint = () => ({ OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'scripted' });
 const computerOnly = { categories: { computer: { homeRoot: 'homes' } } };
 
+/** The events `switchyard run --json` printed, one JSON object a line. */
+function jsonEvents(stdout: string): Array<{ type: string; [key: string]: unknown }> {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+}
+
 describe('switchyard run: progress', () => {
   it('prints each call as a start line and its completed label, the streamed text and a summary', async () => {
     const cwd = await workspace(computerOnly);
@@ -91,10 +99,7 @@ describe('switchyard run: progress', () => {
     ]);
     const run = await runCli(['run', 'list', '--json'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
-    const events = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+    const events = jsonEvents(run.stdout);
     const types = events.map((event) => event.type);
     expect(types[0]).toBe('turn-start');
     expect(types.at(-1)).toBe('turn-end');
@@ -127,11 +132,7 @@ describe('switchyard run: progress', () => {
     ]);
     const run = await runCli(['run', 'read it', '--json'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
-    const ends = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown })
-      .filter((event) => event.type === 'tool-call-end');
+    const ends = jsonEvents(run.stdout).filter((event) => event.type === 'tool-call-end');
     // Ends come as calls finish, not in call order.
     const byCall = Object.fromEntries(
       ends.map(({ callId, outcome, isError }) => [callId, [outcome, isError]]),
