@@ -547,19 +547,22 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   });
 
   it('lets a turn waiting for approval go at shutdown; another daemon continues it once answered, and the call runs once', async () => {
-    const first = await startDaemon({
-      controlPlane,
-      model,
-      agents: ['relay'],
-      port: 0,
-      scheduler: false,
-      heartbeatMs: 200,
-      staleTurnMs: 60_000,
-      graceMs: 5_000,
-      workerId: 'worker_first',
-      approvals: { policy: () => ASK, pollMs: 100 },
-      tools: () => [writeNote],
-    });
+    /** A daemon of the `relay` agent whose calls of write_note ask for approval. */
+    const startRelay = (workerId: string, options: { graceMs?: number } = {}) =>
+      startDaemon({
+        controlPlane,
+        model,
+        agents: ['relay'],
+        port: 0,
+        scheduler: false,
+        heartbeatMs: 200,
+        staleTurnMs: 60_000,
+        ...options,
+        workerId,
+        approvals: { policy: () => ASK, pollMs: 100 },
+        tools: () => [writeNote],
+      });
+    const first = await startRelay('worker_first', { graceMs: 5_000 });
     const started = await fetch(`${first.url}/v1/turns`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -576,18 +579,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
     expect(record?.status).toBe('waiting-approval');
     expect((await controlPlane.approvals.get(approval?.id ?? ''))?.status).toBe('pending');
 
-    const second = await startDaemon({
-      controlPlane,
-      model,
-      agents: ['relay'],
-      port: 0,
-      scheduler: false,
-      heartbeatMs: 200,
-      staleTurnMs: 60_000,
-      workerId: 'worker_second',
-      approvals: { policy: () => ASK, pollMs: 100 },
-      tools: () => [writeNote],
-    });
+    const second = await startRelay('worker_second');
     try {
       // Not continued while pending; then answered from "another process" (the store directly).
       await new Promise((resolve) => setTimeout(resolve, 600));
