@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const quoteSchema = {
@@ -92,11 +92,7 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
         };
       },
     });
-    serve = new ServeProcess(['--port', '0', '--config', config()], {
-      OPENAI_BASE_URL: fake.baseURL,
-      SWITCHYARD_MODEL: 'fake-model',
-    });
-    url = await serve.ready;
+    ({ serve, url } = await startServeOnFakeModel(fake, ['--port', '0', '--config', config()]));
   }, 180_000);
 
   afterAll(async () => {

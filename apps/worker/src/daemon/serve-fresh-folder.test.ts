@@ -7,7 +7,7 @@ import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
 
 /** An HTTP request with every header under the test's control (`Host` included), as curl or a browser sends it. */
 function rawRequest(
@@ -54,12 +54,12 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
         };
       },
     });
-    serve = new ServeProcess(
+    ({ serve, url } = await startServeOnFakeModel(
+      fake,
       ['--port', '0'],
-      { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model', SWITCHYARD_CONFIG: '' },
+      { SWITCHYARD_CONFIG: '' },
       { cwd: folder, viaPnpm: true },
-    );
-    url = await serve.ready;
+    ));
   }, 180_000);
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
 
 const MARKER = 'release-notes-marker-7f3a';
 
@@ -87,11 +87,12 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
         };
       },
     });
-    serve = new ServeProcess(['--port', '0', '--config', path.join(folder, 'switchyard.config.json')], {
-      OPENAI_BASE_URL: fake.baseURL,
-      SWITCHYARD_MODEL: 'fake-model',
-    });
-    url = await serve.ready;
+    ({ serve, url } = await startServeOnFakeModel(fake, [
+      '--port',
+      '0',
+      '--config',
+      path.join(folder, 'switchyard.config.json'),
+    ]));
   }, 180_000);
 
   afterAll(async () => {
