@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPgliteDataDir } from '@switchyard/test-databases';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
+import { type ServeProcess, startServeOnFakeModel, writeServeConfig } from './__fixtures__/serve-process';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const quoteSchema = {
@@ -30,15 +30,11 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
   beforeAll(async () => {
     folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-brain-'));
     dataDir = await createPgliteDataDir();
-    await writeFile(
-      config(),
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: { workflow: {}, brain: {} },
-        database: { dataDir },
-        serve: { pollSeconds: 0.5 },
-      }),
-    );
+    await writeServeConfig(folder, {
+      categories: { workflow: {}, brain: {} },
+      database: { dataDir },
+      serve: { pollSeconds: 0.5 },
+    });
     fake = await startFakeResponsesServer({
       script: (request) => {
         const outputs = outputsOf(request);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
 
 // Real `switchyard serve` processes with the default settings except short timings. The queues'
 // expiry is left at its default (the default turn limit plus a minute: 660 s), so a unit that comes
@@ -79,18 +79,13 @@ class FakeModel {
   }
 }
 
-async function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
-  const file = path.join(directory, 'switchyard.config.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      model: { name: 'fake-model', maxRetries: 0 },
-      categories: {},
-      database,
-      serve: { agents: [AGENT], port: 0, ...TIMINGS },
-    }),
-  );
-  return file;
+/** The configuration of these tests' processes, on `database`. */
+function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
+  return writeServeConfig(directory, {
+    categories: {},
+    database,
+    serve: { agents: [AGENT], port: 0, ...TIMINGS },
+  });
 }
 
 /** The id a serve process's turn records carry (it logs it at start). */

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
+import { type ServeProcess, startServeOnFakeModel, writeServeConfig } from './__fixtures__/serve-process';
 
 const MARKER = 'release-notes-marker-7f3a';
 
@@ -40,19 +40,15 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
     pageUrl = `http://127.0.0.1:${pagePort}/notes`;
     // An MCP-backed Skill in the agent's home: its server is the calc stdio server.
     await installCalcSkill(path.join(folder, 'homes/main'));
-    await writeFile(
-      path.join(folder, 'switchyard.config.json'),
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: {
-          computer: { homeRoot: 'homes' },
-          web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
-          workflow: {},
-        },
-        database: { dataDir },
-        serve: { pollSeconds: 0.5 },
-      }),
-    );
+    await writeServeConfig(folder, {
+      categories: {
+        computer: { homeRoot: 'homes' },
+        web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
+        workflow: {},
+      },
+      database: { dataDir },
+      serve: { pollSeconds: 0.5 },
+    });
     fake = await startFakeResponsesServer({
       script: (request) => {
         const outputs = outputsOf(request);

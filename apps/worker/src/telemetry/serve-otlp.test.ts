@@ -1,7 +1,7 @@
 // Two real `switchyard serve` processes on one PostgreSQL database export over OTLP/HTTP to a receiver
 // this test runs; a workflow started by an API request carrying a traceparent has its task turns, run
 // by both processes, in that request's trace.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
-import { ServeProcess } from '../daemon/__fixtures__/serve-process';
+import { ServeProcess, writeServeConfig } from '../daemon/__fixtures__/serve-process';
 
 const AGENT = 'fleet';
 const TASKS = ['alpha', 'beta', 'gamma'];
@@ -157,16 +157,11 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
   it("puts the API request, its turn and every task turn of its workflow, from two processes, in the caller's trace", async () => {
     const endpoint = await receiver.start();
     const { databaseUrl } = database.options as { databaseUrl: string };
-    const config = path.join(directory, 'switchyard.config.json');
-    await writeFile(
-      config,
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: { workflow: {} },
-        database: { url: databaseUrl },
-        serve: { agents: [AGENT], port: 0, pollSeconds: 0.5, graceMs: 500 },
-      }),
-    );
+    const config = await writeServeConfig(directory, {
+      categories: { workflow: {} },
+      database: { url: databaseUrl },
+      serve: { agents: [AGENT], port: 0, pollSeconds: 0.5, graceMs: 500 },
+    });
     const environment = {
       OPENAI_BASE_URL: fake.baseURL,
       OPENAI_API_KEY: 'test',
