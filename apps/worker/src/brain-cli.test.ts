@@ -1,25 +1,19 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { openControlPlane } from '@switchyard/control-plane';
-import { createPgliteDataDir } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliWorkspace } from './__fixtures__/cli-workspace';
 import { runCli } from './__fixtures__/run-cli';
 
 describe('switchyard brain list, show and search (the built CLI, read-only)', () => {
+  let workspace: CliWorkspace;
   let cwd: string;
-  let dataDir: string;
   let checklistId: string;
   let hostileId: string;
   let forgottenId: string;
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-brain-cli-'));
-    await writeFile(path.join(cwd, 'switchyard.config.json'), JSON.stringify({ database: { dataDir } }));
+    workspace = await CliWorkspace.create('brain-cli');
+    cwd = workspace.cwd;
     // Written by one process, then read by the CLI in another: PGlite is single-process.
-    const controlPlane = await openControlPlane({ dataDir, environment: {} });
-    try {
+    await workspace.seed(async (controlPlane) => {
       const brain = controlPlane.brain;
       const checklist = await brain.remember({
         agentId: 'ada',
@@ -45,14 +39,11 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
         .page.pageId;
       await brain.forget({ agentId: 'ada', pageId: forgottenId });
       await brain.remember({ agentId: 'bob', title: 'Canary notes', body: 'bob watches the canary too' });
-    } finally {
-      await controlPlane.close();
-    }
+    });
   }, 180_000);
 
   afterAll(async () => {
-    await rm(cwd, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
+    await workspace?.remove();
   });
 
   it("lists an agent's pages, most recent first, and the forgotten ones with --all", async () => {

@@ -9,6 +9,7 @@ import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { createBrainTools } from '@switchyard/tools-brain';
 import { createTaskTurnTools, WorkflowToolsConfigError } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarySchema } from './__fixtures__/summary-schema';
 import { parseConfig } from './config/load-config';
 import { resolveAgent } from './config/resolve-agent';
 import { taskTurnTools } from './task-turn-consumer';
@@ -29,12 +30,7 @@ const task: WorkTurn = {
   workflowName: 'release check',
   taskId: 'read',
   prompt: 'Read the notes',
-  resultSchema: {
-    type: 'object',
-    properties: { summary: { type: 'string' } },
-    required: ['summary'],
-    additionalProperties: false,
-  },
+  resultSchema: summarySchema,
 };
 
 for (const backend of testBackends) {

@@ -81,6 +81,39 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       )
       .exitOverride();
 
+  /** What a read-only view's action is given: its `--config`, `--agent` and `--all`. */
+  type ViewOptions = { config?: string; agent?: string; all: boolean };
+  /**
+   * A read-only `list` view of an agent's records: `--agent` (default: the configuration's agent)
+   * and, with `allHelp`, `--all`. A view that resolves without an exit code (a number) exits 0.
+   */
+  const listView = (
+    parent: Command,
+    description: string,
+    allHelp: string | undefined,
+    run: (options: ViewOptions) => Promise<unknown>,
+  ) => {
+    const list = command(parent, 'list', description).option('--agent <name>', 'the agent');
+    if (allHelp !== undefined) list.option('--all', allHelp);
+    list.action(async (options: { config?: string; agent?: string; all?: boolean }) => {
+      const code = await run({
+        ...(options.config === undefined ? {} : { config: options.config }),
+        ...(options.agent === undefined ? {} : { agent: options.agent }),
+        all: options.all === true,
+      });
+      setExitCode(typeof code === 'number' ? code : 0);
+    });
+  };
+  /** A read-only `show <id>` view of one record; it resolves with the exit code. */
+  const showView = (
+    parent: Command,
+    description: string,
+    run: (id: string, options: { config?: string }) => Promise<number>,
+  ) =>
+    command(parent, 'show <id>', description).action(async (id: string, options: { config?: string }) => {
+      setExitCode(await run(id, options));
+    });
+
   command(program, 'run <prompt>', 'one text turn with live progress')
     .option('--agent <name>', 'the agent (default: "agent" of the configuration, main)')
     .option('--json', 'print the event stream as JSON lines')
@@ -118,75 +151,52 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
     });
 
   const schedules = command(program, 'schedules', "an agent's schedules (read-only)");
-  command(schedules, 'list', "list an agent's schedules")
-    .option('--agent <name>', 'the agent')
-    .option('--all', 'include cancelled and finished schedules')
-    .action(async (options) => {
+  listView(
+    schedules,
+    "list an agent's schedules",
+    'include cancelled and finished schedules',
+    async (options) => {
       const { schedulesListCommand } = await import('./commands/schedules-command');
-      await schedulesListCommand(
-        await config(options),
-        { ...(options.agent === undefined ? {} : { agent: options.agent }), all: options.all === true },
-        io,
-      );
-      setExitCode(0);
-    });
+      return schedulesListCommand(await config(options), options, io);
+    },
+  );
 
   const workflows = command(program, 'workflows', 'workflows and their tasks (read-only)');
-  command(workflows, 'list', "an agent's recent workflows")
-    .option('--agent <name>', 'the agent')
-    .action(async (options) => {
-      const { workflowsListCommand } = await import('./commands/workflows-command');
-      setExitCode(
-        await workflowsListCommand(
-          await config(options),
-          options.agent === undefined ? {} : { agent: options.agent },
-          io,
-        ),
-      );
-    });
-  command(workflows, 'show <id>', "a workflow's tasks and stored results").action(
-    async (id: string, options) => {
-      const { workflowsShowCommand } = await import('./commands/workflows-command');
-      setExitCode(await workflowsShowCommand(await config(options), id, io));
-    },
-  );
+  listView(workflows, "an agent's recent workflows", undefined, async (options) => {
+    const { workflowsListCommand } = await import('./commands/workflows-command');
+    return workflowsListCommand(await config(options), options, io);
+  });
+  showView(workflows, "a workflow's tasks and stored results", async (id, options) => {
+    const { workflowsShowCommand } = await import('./commands/workflows-command');
+    return workflowsShowCommand(await config(options), id, io);
+  });
 
   const turns = command(program, 'turns', "the daemon's recorded turns (read-only)");
-  command(turns, 'list', "an agent's recent daemon turns, newest first")
-    .option('--agent <name>', 'the agent')
-    .action(async (options) => {
-      const { turnsListCommand } = await import('./commands/turns-command');
-      await turnsListCommand(
-        await config(options),
-        options.agent === undefined ? {} : { agent: options.agent },
-        io,
-      );
-      setExitCode(0);
-    });
-  command(turns, 'show <id>', 'one recorded turn: status, usage, error, output').action(
-    async (id: string, options) => {
-      const { turnsShowCommand } = await import('./commands/turns-command');
-      setExitCode(await turnsShowCommand(await config(options), id, io));
-    },
-  );
+  listView(turns, "an agent's recent daemon turns, newest first", undefined, async (options) => {
+    const { turnsListCommand } = await import('./commands/turns-command');
+    return turnsListCommand(await config(options), options, io);
+  });
+  showView(turns, 'one recorded turn: status, usage, error, output', async (id, options) => {
+    const { turnsShowCommand } = await import('./commands/turns-command');
+    return turnsShowCommand(await config(options), id, io);
+  });
 
   const brain = command(program, 'brain', "an agent's Brain: its durable knowledge pages (read-only)");
-  command(brain, 'list', "an agent's pages, most recently written first")
-    .option('--agent <name>', 'the agent')
-    .option('--all', 'include forgotten pages')
-    .action(async (options) => {
+  listView(
+    brain,
+    "an agent's pages, most recently written first",
+    'include forgotten pages',
+    async (options) => {
       const { brainListCommand } = await import('./commands/brain-command');
-      await brainListCommand(
-        await config(options),
-        { ...(options.agent === undefined ? {} : { agent: options.agent }), all: options.all === true },
-        io,
-      );
-      setExitCode(0);
-    });
-  command(brain, 'show <id>', "one page (any agent's, forgotten or not), its versions and its text").action(
-    async (id: string, options) => {
+      return brainListCommand(await config(options), options, io);
+    },
+  );
+  showView(
+    brain,
+    "one page (any agent's, forgotten or not), its versions and its text",
+    async (id, options) => {
       const { brainShowCommand } = await import('./commands/brain-command');
-      setExitCode(await brainShowCommand(await config(options), id, io));
+      return brainShowCommand(await config(options), id, io);
     },
   );
   command(brain, 'search <query>', "what recall finds in an agent's pages, best first")

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { calcStdioServer, installCalcServer } from './__fixtures__/mcp-fixture';
+import { calcStdioServer, installCalcSkill } from './__fixtures__/mcp-fixture';
 import { runCli } from './__fixtures__/run-cli';
 
 let root: string;
@@ -37,6 +37,14 @@ async function workspace(config: Record<string, unknown>): Promise<string> {
 
 const endpoint = () => ({ OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'scripted' });
 const computerOnly = { categories: { computer: { homeRoot: 'homes' } } };
+
+/** The events `switchyard run --json` printed, one JSON object a line. */
+function jsonEvents(stdout: string): Array<{ type: string; [key: string]: unknown }> {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+}
 
 describe('switchyard run: progress', () => {
   it('prints each call as a start line and its completed label, the streamed text and a summary', async () => {
@@ -91,10 +99,7 @@ describe('switchyard run: progress', () => {
     ]);
     const run = await runCli(['run', 'list', '--json'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
-    const events = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+    const events = jsonEvents(run.stdout);
     const types = events.map((event) => event.type);
     expect(types[0]).toBe('turn-start');
     expect(types.at(-1)).toBe('turn-end');
@@ -127,11 +132,7 @@ describe('switchyard run: progress', () => {
     ]);
     const run = await runCli(['run', 'read it', '--json'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
-    const ends = run.stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown })
-      .filter((event) => event.type === 'tool-call-end');
+    const ends = jsonEvents(run.stdout).filter((event) => event.type === 'tool-call-end');
     // Ends come as calls finish, not in call order.
     const byCall = Object.fromEntries(
       ends.map(({ callId, outcome, isError }) => [callId, [outcome, isError]]),
@@ -265,23 +266,7 @@ describe('switchyard run: configuration', () => {
 describe('MCP-backed Skills', () => {
   it('switchyard run: the model calls the Skill’s server with mcporter through run_command', async () => {
     const cwd = await workspace(computerOnly);
-    const skill = path.join(cwd, 'homes/main/skills/calc');
-    await mkdir(skill, { recursive: true });
-    await writeFile(
-      path.join(skill, 'SKILL.md'),
-      [
-        '---',
-        'name: calc',
-        'description: Arithmetic with the calc MCP server.',
-        'mcp:',
-        '  calc:',
-        `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(await installCalcServer(skill))}]`,
-        '---',
-        'Add numbers with `mcporter call calc.add a=1 b=2`.',
-        '',
-      ].join('\n'),
-    );
+    await installCalcSkill(path.join(cwd, 'homes/main'));
     fake.reset([
       (request) => {
         // The projected Skill tells the model how to reach its server.

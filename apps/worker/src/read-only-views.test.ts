@@ -1,14 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { openControlPlane } from '@switchyard/control-plane';
-import { createPgliteDataDir } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliWorkspace } from './__fixtures__/cli-workspace';
 import { runCli } from './__fixtures__/run-cli';
 
 describe('switchyard schedules list, workflows show and turns (read-only views)', () => {
+  let workspace: CliWorkspace;
   let cwd: string;
-  let dataDir: string;
   let workflowId: string;
   let poisonedId: string;
   const usage = {
@@ -20,117 +16,111 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
   };
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    cwd = await mkdtemp(path.join(os.tmpdir(), 'switchyard-views-'));
-    await writeFile(path.join(cwd, 'switchyard.config.json'), JSON.stringify({ database: { dataDir } }));
+    workspace = await CliWorkspace.create('views');
+    cwd = workspace.cwd;
     // Written by one process, then read by the CLI in another: PGlite is single-process.
-    const controlPlane = await openControlPlane({
-      dataDir,
-      environment: {},
-      workTurns: { retryLimit: 1, pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 50 },
-    });
-    try {
-      await controlPlane.schedules.createSchedule({
-        agentId: 'ada',
-        name: 'morning-digest',
-        prompt: 'Summarise the overnight mail.',
-        cron: '0 9 * * 1-5',
-        timeZone: 'Europe/Berlin',
-      });
-      const workflow = await controlPlane.work.createWorkflow({
-        agentId: 'ada',
-        name: 'compare-releases',
-        definition: { tasks: ['a', 'b'] },
-        tasks: [
-          { taskId: 'a', input: { prompt: 'read A' } },
-          { taskId: 'b', input: { prompt: 'read B' } },
-        ],
-        idempotencyKey: 'views-test',
-      });
-      workflowId = workflow.id;
-      await controlPlane.work.storeTaskResult({ workflowId, taskId: 'a', result: { version: '1.2.0' } });
-      for (const [id, prompt] of [
-        ['turn_views_1', 'What changed overnight?'],
-        ['turn_views_2', 'Water the plants'],
-      ] as const) {
-        await controlPlane.turns.recordStart({
-          id,
+    await workspace.seed(
+      async (controlPlane) => {
+        await controlPlane.schedules.createSchedule({
           agentId: 'ada',
-          source: 'api',
-          prompt,
-          workerId: 'worker_views',
+          name: 'morning-digest',
+          prompt: 'Summarise the overnight mail.',
+          cron: '0 9 * * 1-5',
+          timeZone: 'Europe/Berlin',
         });
-      }
-      await controlPlane.turns.recordEnd({
-        id: 'turn_views_1',
-        status: 'completed',
-        output: 'Two releases shipped.',
-        usage,
-        iterations: 2,
-        events: [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }],
-      });
-      // A task whose worker dies on every attempt: handed back once, then parked as failed.
-      const recorded: string[] = [];
-      await controlPlane.workTurns.work(
-        async (turn, { attempt, signal }) => {
-          if (turn.kind !== 'workflow-task') return;
-          const id = `turn_poison_${attempt}`;
+        const workflow = await controlPlane.work.createWorkflow({
+          agentId: 'ada',
+          name: 'compare-releases',
+          definition: { tasks: ['a', 'b'] },
+          tasks: [
+            { taskId: 'a', input: { prompt: 'read A' } },
+            { taskId: 'b', input: { prompt: 'read B' } },
+          ],
+          idempotencyKey: 'views-test',
+        });
+        workflowId = workflow.id;
+        await controlPlane.work.storeTaskResult({ workflowId, taskId: 'a', result: { version: '1.2.0' } });
+        for (const [id, prompt] of [
+          ['turn_views_1', 'What changed overnight?'],
+          ['turn_views_2', 'Water the plants'],
+        ] as const) {
           await controlPlane.turns.recordStart({
             id,
-            agentId: 'eve',
-            source: 'task',
-            sourceId: `${turn.workflowId}/${turn.taskId}`,
-            attempt,
-            prompt: turn.prompt,
-            workerId: 'worker_gone',
+            agentId: 'ada',
+            source: 'api',
+            prompt,
+            workerId: 'worker_views',
           });
-          recorded.push(id);
-          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-        },
-        { agentId: 'eve' },
-      );
-      const poisoned = await controlPlane.workflows.startWorkflow({
-        agentId: 'eve',
-        spec: {
-          name: 'poisoned',
-          tasks: [
-            {
-              id: 'poison',
-              prompt: 'crash the worker',
-              resultSchema: {
-                type: 'object',
-                properties: { ok: { type: 'boolean' } },
-                required: ['ok'],
-                additionalProperties: false,
-              },
-            },
-          ],
-        },
-      });
-      poisonedId = poisoned.id;
-      for (const attempt of [1, 2]) {
-        for (let waited = 0; !recorded.includes(`turn_poison_${attempt}`); waited += 50) {
-          if (waited > 30_000) throw new Error(`attempt ${attempt} of the poisoned task never started`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
         }
-        await controlPlane.turns.markInterrupted({ staleAfterMs: 0 });
-      }
-      await controlPlane.turns.recordEnd({
-        id: 'turn_views_2',
-        status: 'aborted',
-        output: '',
-        usage,
-        iterations: 1,
-        error: 'the worker shut down before the turn finished',
-      });
-    } finally {
-      await controlPlane.close();
-    }
+        await controlPlane.turns.recordEnd({
+          id: 'turn_views_1',
+          status: 'completed',
+          output: 'Two releases shipped.',
+          usage,
+          iterations: 2,
+          events: [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }],
+        });
+        // A task whose worker dies on every attempt: handed back once, then parked as failed.
+        const recorded: string[] = [];
+        await controlPlane.workTurns.work(
+          async (turn, { attempt, signal }) => {
+            if (turn.kind !== 'workflow-task') return;
+            const id = `turn_poison_${attempt}`;
+            await controlPlane.turns.recordStart({
+              id,
+              agentId: 'eve',
+              source: 'task',
+              sourceId: `${turn.workflowId}/${turn.taskId}`,
+              attempt,
+              prompt: turn.prompt,
+              workerId: 'worker_gone',
+            });
+            recorded.push(id);
+            await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          },
+          { agentId: 'eve' },
+        );
+        const poisoned = await controlPlane.workflows.startWorkflow({
+          agentId: 'eve',
+          spec: {
+            name: 'poisoned',
+            tasks: [
+              {
+                id: 'poison',
+                prompt: 'crash the worker',
+                resultSchema: {
+                  type: 'object',
+                  properties: { ok: { type: 'boolean' } },
+                  required: ['ok'],
+                  additionalProperties: false,
+                },
+              },
+            ],
+          },
+        });
+        poisonedId = poisoned.id;
+        for (const attempt of [1, 2]) {
+          for (let waited = 0; !recorded.includes(`turn_poison_${attempt}`); waited += 50) {
+            if (waited > 30_000) throw new Error(`attempt ${attempt} of the poisoned task never started`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          await controlPlane.turns.markInterrupted({ staleAfterMs: 0 });
+        }
+        await controlPlane.turns.recordEnd({
+          id: 'turn_views_2',
+          status: 'aborted',
+          output: '',
+          usage,
+          iterations: 1,
+          error: 'the worker shut down before the turn finished',
+        });
+      },
+      { workTurns: { retryLimit: 1, pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 50 } },
+    );
   }, 180_000);
 
   afterAll(async () => {
-    await rm(cwd, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
+    await workspace?.remove();
   });
 
   it("lists an agent's schedules", async () => {

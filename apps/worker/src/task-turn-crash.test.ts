@@ -13,16 +13,11 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from './__fixtures__/scripted-model';
+import { summarySchema } from './__fixtures__/summary-schema';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const workerScript = path.join(here, '__fixtures__/work-turn-worker.ts');
 const AGENT = 'crash-agent';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 interface WorkerEvent {
   event: string;

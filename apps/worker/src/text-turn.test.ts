@@ -34,6 +34,17 @@ const unusedJobs: BackgroundJobService = {
 };
 const unusedBrain: BrainService = { remember: notUsed, recall: notUsed, getPage: notUsed, forget: notUsed };
 
+/** The todo tool, then the computer category's tools, in the order a turn offers them. */
+const COMPUTER_TOOL_KEYS = [
+  'update_todos',
+  'run_command',
+  'read_file',
+  'list_files',
+  'search_files',
+  'write_file',
+  'edit_file',
+];
+
 describe('text-turn composition', () => {
   let root: string;
   let mcp: McpServers;
@@ -91,19 +102,8 @@ describe('text-turn composition', () => {
       'mcp',
     ]);
     const keys = buildTextTurnTools(context).map(toolKey);
-    expect(keys.slice(0, 11)).toEqual([
-      'update_todos',
-      'run_command',
-      'read_file',
-      'list_files',
-      'search_files',
-      'write_file',
-      'edit_file',
-      'web_search',
-      'web_fetch',
-      'create_schedule',
-      'list_schedules',
-    ]);
+    expect(keys.slice(0, 7)).toEqual(COMPUTER_TOOL_KEYS);
+    expect(keys.slice(7, 11)).toEqual(['web_search', 'web_fetch', 'create_schedule', 'list_schedules']);
     expect(keys.slice(11, 19)).toEqual([
       'cancel_schedule',
       'start_background_job',
@@ -121,15 +121,7 @@ describe('text-turn composition', () => {
 
   it('leaves a disabled category out entirely', () => {
     const keys = buildTextTurnTools(contextFor({ computer: {}, web: { fetch: false } })).map(toolKey);
-    expect(keys).toEqual([
-      'update_todos',
-      'run_command',
-      'read_file',
-      'list_files',
-      'search_files',
-      'write_file',
-      'edit_file',
-    ]);
+    expect(keys).toEqual(COMPUTER_TOOL_KEYS);
     expect(buildTextTurnTools(contextFor({})).map(toolKey)).toEqual(['update_todos']);
     const withoutSchedule = buildTextTurnTools(contextFor({ web: {}, mcp: { servers: {} } })).map(toolKey);
     expect(withoutSchedule.filter((key) => key.includes('schedule'))).toEqual([]);

@@ -105,13 +105,24 @@ function categoryError(error: unknown, category: TextTurnCategory, source: strin
   });
 }
 
-function section(
+/** The web category's tools; their fetches carry the turn's trace context. */
+function webTools(web: NonNullable<WorkerConfig['categories']['web']>): AnyWorkerAgentTool[] {
+  return createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) });
+}
+
+/**
+ * A category's section: none when the configuration leaves it out (`settings` undefined), else the
+ * tools `create` makes from its settings, a creator's configuration error named as the worker's.
+ */
+function section<S>(
   category: TextTurnCategory,
+  settings: S | undefined,
   source: string | undefined,
-  create: () => AnyWorkerAgentTool[],
+  create: (settings: S) => AnyWorkerAgentTool[],
 ): TextTurnSection[] {
+  if (settings === undefined) return [];
   try {
-    return [{ category, tools: create() }];
+    return [{ category, tools: create(settings) }];
   } catch (error) {
     throw categoryError(error, category, source);
   }
@@ -133,61 +144,45 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
   const source = config.source;
   return [
     { category: 'todo', tools: [createTodoTool({ list: context.todos })] },
-    ...(computer === undefined
-      ? []
-      : section('computer', source, () =>
-          createComputerTools({
-            home: agent.home,
-            env: computer.env,
-            limits: computer.limits,
-            sandbox: commandSandbox(config),
-            ...(context.environment === undefined ? {} : { sourceEnv: context.environment }),
-          }),
-        )),
-    ...(web === undefined
-      ? []
-      : section('web', source, () =>
-          createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) }),
-        )),
-    ...(schedule === undefined
-      ? []
-      : section('schedule', source, () =>
-          createScheduleTools({
-            scheduleService: required(services.schedules, 'services.schedules', 'schedule'),
-            agentId: agent.id,
-            defaultTimeZone: schedule.defaultTimeZone,
-          }),
-        )),
-    ...(jobs === undefined
-      ? []
-      : section('jobs', source, () =>
-          createBackgroundJobTools({
-            backgroundJobService: required(services.backgroundJobs, 'services.backgroundJobs', 'jobs'),
-            agentId: agent.id,
-          }),
-        )),
-    ...(workflow === undefined
-      ? []
-      : section('workflow', source, () =>
-          createWorkflowTools({
-            workflowService: required(services.workflows, 'services.workflows', 'workflow'),
-            agentId: agent.id,
-          }),
-        )),
-    ...(brain === undefined
-      ? []
-      : section('brain', source, () =>
-          createBrainTools({
-            brain: required(services.brain, 'services.brain', 'brain'),
-            agentId: agent.id,
-            mode: 'read-write',
-          }),
-        )),
-    ...(mcp === undefined
-      ? []
-      : section('mcp', source, () =>
-          createMcpTools({ servers: required(services.mcp, 'services.mcp', 'mcp') }),
-        )),
+    ...section('computer', computer, source, (computer) =>
+      createComputerTools({
+        home: agent.home,
+        env: computer.env,
+        limits: computer.limits,
+        sandbox: commandSandbox(config),
+        ...(context.environment === undefined ? {} : { sourceEnv: context.environment }),
+      }),
+    ),
+    ...section('web', web, source, webTools),
+    ...section('schedule', schedule, source, (schedule) =>
+      createScheduleTools({
+        scheduleService: required(services.schedules, 'services.schedules', 'schedule'),
+        agentId: agent.id,
+        defaultTimeZone: schedule.defaultTimeZone,
+      }),
+    ),
+    ...section('jobs', jobs, source, () =>
+      createBackgroundJobTools({
+        backgroundJobService: required(services.backgroundJobs, 'services.backgroundJobs', 'jobs'),
+        agentId: agent.id,
+      }),
+    ),
+    ...section('workflow', workflow, source, () =>
+      createWorkflowTools({
+        workflowService: required(services.workflows, 'services.workflows', 'workflow'),
+        agentId: agent.id,
+      }),
+    ),
+    ...section('brain', brain, source, () =>
+      createBrainTools({
+        brain: required(services.brain, 'services.brain', 'brain'),
+        agentId: agent.id,
+        mode: 'read-write',
+      }),
+    ),
+    ...section('mcp', mcp, source, () =>
+      createMcpTools({ servers: required(services.mcp, 'services.mcp', 'mcp') }),
+    ),
   ];
 }
 
@@ -248,10 +243,8 @@ export function buildTaskTurnWebTools(config: WorkerConfig): (() => AnyWorkerAge
   const { web } = config.categories;
   if (web === undefined) return undefined;
   // Checked once here, so a refused option fails at start-up, not in a task turn.
-  section('web', config.source, () =>
-    createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) }),
-  );
-  return () => createWebTools({ search: web.search, fetch: withTraceHeaders(web.fetch) });
+  section('web', web, config.source, webTools);
+  return () => webTools(web);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { type AgentEvent, type AgentRunResult, createResponsesModel, runAgentLoop } from '@switchyard/core';
+import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
 import { type TestDatabase, testBackends } from '@switchyard/test-databases';
 import {
   type FakeRequest,
@@ -9,18 +9,12 @@ import {
   startFakeResponsesServer,
 } from '@switchyard/testkit';
 import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools-workflow';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { barrier, outputsOf, promptOf } from './__fixtures__/scripted-model';
+import { barrier, fakeServerModel, outputsOf, promptOf } from './__fixtures__/scripted-model';
+import { summarySchema } from './__fixtures__/summary-schema';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 
 const AGENT = 'ada';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -47,11 +41,13 @@ for (const backend of testBackends) {
     const events: Array<{ turn: WorkTurn; event: AgentEvent }> = [];
     // Scripted answers, keyed by the start of the turn's prompt.
     const answers = new Map<string, (request: FakeRequest) => FakeResponse | Promise<FakeResponse>>();
-    const model = () =>
-      createResponsesModel({
-        client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-        model: 'fake',
-      });
+    const model = () => fakeServerModel(server.baseURL, 'fake');
+
+    /** A main turn's script: its first request calls the tool `name` with `args`, the next says `text`. */
+    const callThenSay =
+      (name: string, args: Record<string, unknown>, text: string) =>
+      (request: FakeRequest): FakeResponse =>
+        request.functionCallOutputs.length === 0 ? { functionCalls: [{ name, arguments: args }] } : { text };
 
     function mainTurn(input: string): Promise<AgentRunResult> {
       const tools = [
@@ -93,29 +89,25 @@ for (const backend of testBackends) {
 
     it('runs two parallel tasks and their dependant; an invalid submission is rejected, corrected and stored once', async () => {
       const together = barrier(2, 15_000);
-      answers.set('MAIN research', (request) =>
-        request.functionCallOutputs.length === 0
-          ? {
-              functionCalls: [
-                {
-                  name: 'workflow',
-                  arguments: {
-                    name: 'research',
-                    tasks: [
-                      { id: 'left', prompt: 'TASK left: look left', resultSchema: summarySchema },
-                      { id: 'right', prompt: 'TASK right: look right', resultSchema: summarySchema },
-                      {
-                        id: 'merge',
-                        prompt: 'TASK merge: L={{tasks.left.result}} R={{tasks.right.result}}',
-                        resultSchema: summarySchema,
-                        dependsOn: ['left', 'right'],
-                      },
-                    ],
-                  },
-                },
-              ],
-            }
-          : { text: 'The workflow is running.' },
+      answers.set(
+        'MAIN research',
+        callThenSay(
+          'workflow',
+          {
+            name: 'research',
+            tasks: [
+              { id: 'left', prompt: 'TASK left: look left', resultSchema: summarySchema },
+              { id: 'right', prompt: 'TASK right: look right', resultSchema: summarySchema },
+              {
+                id: 'merge',
+                prompt: 'TASK merge: L={{tasks.left.result}} R={{tasks.right.result}}',
+                resultSchema: summarySchema,
+                dependsOn: ['left', 'right'],
+              },
+            ],
+          },
+          'The workflow is running.',
+        ),
       );
       answers.set('TASK left', async (request) => {
         if (request.functionCallOutputs.length === 0) await together();
@@ -178,11 +170,7 @@ for (const backend of testBackends) {
         { task_id: 'right', count: 1 },
       ]);
 
-      answers.set('MAIN show', (request) =>
-        request.functionCallOutputs.length === 0
-          ? { functionCalls: [{ name: 'show_workflow', arguments: { workflowId } }] }
-          : { text: 'Done.' },
-      );
+      answers.set('MAIN show', callThenSay('show_workflow', { workflowId }, 'Done.'));
       const shown = await mainTurn(`MAIN show ${workflowId}`);
       expect(toolOutputs(shown)[0]).toBe(
         `Workflow research (id ${workflowId}): completed\n` +
@@ -197,24 +185,20 @@ for (const backend of testBackends) {
       const slowRequest = new Promise<void>((resolve) => {
         slowStarted = resolve;
       });
-      answers.set('MAIN slow', (request) =>
-        request.functionCallOutputs.length === 0
-          ? {
-              functionCalls: [
-                {
-                  name: 'workflow',
-                  arguments: {
-                    name: 'slow',
-                    tasks: [
-                      { id: 'quick', prompt: 'TASK quick', resultSchema: summarySchema },
-                      { id: 'slow', prompt: 'TASK slow', resultSchema: summarySchema },
-                      { id: 'never', prompt: 'TASK never', resultSchema: summarySchema, dependsOn: ['slow'] },
-                    ],
-                  },
-                },
-              ],
-            }
-          : { text: 'Started.' },
+      answers.set(
+        'MAIN slow',
+        callThenSay(
+          'workflow',
+          {
+            name: 'slow',
+            tasks: [
+              { id: 'quick', prompt: 'TASK quick', resultSchema: summarySchema },
+              { id: 'slow', prompt: 'TASK slow', resultSchema: summarySchema },
+              { id: 'never', prompt: 'TASK never', resultSchema: summarySchema, dependsOn: ['slow'] },
+            ],
+          },
+          'Started.',
+        ),
       );
       answers.set('TASK quick', () => ({
         functionCalls: [{ name: 'submit_result', arguments: { summary: 'quick one' } }],
@@ -234,11 +218,7 @@ for (const backend of testBackends) {
         () => controlPlane.workflows.showWorkflow({ agentId: AGENT, workflowId }),
         (workflow) => workflow?.tasks[0]?.status === 'completed',
       );
-      answers.set('MAIN cancel', (request) =>
-        request.functionCallOutputs.length === 0
-          ? { functionCalls: [{ name: 'cancel_workflow', arguments: { workflowId } }] }
-          : { text: 'Cancelled.' },
-      );
+      answers.set('MAIN cancel', callThenSay('cancel_workflow', { workflowId }, 'Cancelled.'));
       const cancelled = await mainTurn(`MAIN cancel ${workflowId}`);
       expect(toolOutputs(cancelled)[0]).toBe(
         `Cancelled:\nWorkflow slow (id ${workflowId}): cancelled\n` +
@@ -263,17 +243,13 @@ for (const backend of testBackends) {
     });
 
     it('starts a background job, checks it, and reads its stored result', async () => {
-      answers.set('MAIN job', (request) =>
-        request.functionCallOutputs.length === 0
-          ? {
-              functionCalls: [
-                {
-                  name: 'start_background_job',
-                  arguments: { prompt: 'JOB count the notes', resultSchema: summarySchema },
-                },
-              ],
-            }
-          : { text: 'Started a job.' },
+      answers.set(
+        'MAIN job',
+        callThenSay(
+          'start_background_job',
+          { prompt: 'JOB count the notes', resultSchema: summarySchema },
+          'Started a job.',
+        ),
       );
       answers.set('JOB count', () => ({
         functionCalls: [{ name: 'submit_result', arguments: { summary: '7 notes' } }],
@@ -285,11 +261,7 @@ for (const backend of testBackends) {
         () => controlPlane.backgroundJobs.checkBackgroundJob({ agentId: AGENT, jobId }),
         (job) => job?.status !== 'queued' && job?.status !== 'running',
       );
-      answers.set('MAIN check', (request) =>
-        request.functionCallOutputs.length === 0
-          ? { functionCalls: [{ name: 'check_background_job', arguments: { jobId } }] }
-          : { text: 'It counted 7 notes.' },
-      );
+      answers.set('MAIN check', callThenSay('check_background_job', { jobId }, 'It counted 7 notes.'));
       const checked = await mainTurn(`MAIN check ${jobId}`);
       expect(toolOutputs(checked)[0]).toBe(
         `Background job ${jobId}: completed\nresult: {"summary":"7 notes"}`,

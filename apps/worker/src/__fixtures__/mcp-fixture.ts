@@ -1,4 +1,4 @@
-import { copyFile, mkdir, realpath, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,4 +26,29 @@ export async function installCalcServer(skillDirectory: string): Promise<string>
   const sdk = await realpath(path.join(source, '..', '..', 'node_modules', '@modelcontextprotocol', 'sdk'));
   await symlink(sdk, path.join(target, 'node_modules', '@modelcontextprotocol', 'sdk'), 'dir');
   return path.join(target, 'calc-stdio.mjs');
+}
+
+/**
+ * Writes the MCP-backed `calc` Skill into an agent's home (`<home>/skills/calc`): its SKILL.md names
+ * the calc stdio server, installed beside it. Returns the Skill's folder.
+ */
+export async function installCalcSkill(home: string): Promise<string> {
+  const skill = path.join(home, 'skills/calc');
+  await mkdir(skill, { recursive: true });
+  await writeFile(
+    path.join(skill, 'SKILL.md'),
+    [
+      '---',
+      'name: calc',
+      'description: Arithmetic with the calc MCP server.',
+      'mcp:',
+      '  calc:',
+      `    command: ${JSON.stringify(process.execPath)}`,
+      `    args: [${JSON.stringify(await installCalcServer(skill))}]`,
+      '---',
+      'Add numbers with `mcporter call calc.add a=1 b=2`.',
+      '',
+    ].join('\n'),
+  );
+  return skill;
 }

@@ -1,4 +1,6 @@
+import { createResponsesModel, type ResponsesModel } from '@switchyard/core';
 import type { FakeRequest } from '@switchyard/testkit';
+import OpenAI from 'openai';
 
 /** The text of the first user message of a request: the turn's prompt. */
 export function promptOf(request: FakeRequest): string {
@@ -47,4 +49,9 @@ export function barrier(count: number, timeoutMs: number): () => Promise<void> {
       clearTimeout(timer);
     }
   };
+}
+
+/** The real `openai` SDK's Responses model against a fake Responses server at `baseURL`, without retries. */
+export function fakeServerModel(baseURL: string, model = 'fake-model'): ResponsesModel {
+  return createResponsesModel({ client: new OpenAI({ baseURL, apiKey: 'test', maxRetries: 0 }), model });
 }

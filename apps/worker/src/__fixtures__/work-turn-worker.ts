@@ -3,9 +3,8 @@
 // event. Run with `node --import tsx`.
 //   work-turn-worker.ts DATABASE_URL AGENT_ID RESPONSES_BASE_URL
 import { openControlPlane } from '@switchyard/control-plane';
-import { createResponsesModel } from '@switchyard/core';
-import OpenAI from 'openai';
 import { startTaskTurnConsumer } from '../task-turn-consumer';
+import { fakeServerModel } from './scripted-model';
 
 const [databaseUrl, agentId = 'crash-agent', baseURL] = process.argv.slice(2);
 const print = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -20,10 +19,7 @@ const controlPlane = await openControlPlane({
 const consumer = await startTaskTurnConsumer({
   controlPlane,
   agentId,
-  model: createResponsesModel({
-    client: new OpenAI({ baseURL, apiKey: 'test', maxRetries: 0 }),
-    model: 'fake',
-  }),
+  model: fakeServerModel(baseURL ?? '', 'fake'),
   onEvent: (turn, event) => {
     if (event.type === 'turn-start' || event.type === 'turn-end') {
       print({

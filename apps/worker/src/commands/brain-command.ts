@@ -7,6 +7,7 @@ import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
 import { readControlPlane } from '../worker-services';
+import { readAgentList, showRecord } from './read-only-view';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIST_LIMIT = 100;
@@ -43,16 +44,12 @@ export async function brainListCommand(
   options: { agent?: string; all: boolean },
   io: CommandIO,
 ): Promise<void> {
-  const agent = resolveAgent(config, options.agent);
-  const pages = await readControlPlane(
-    config,
-    (controlPlane) =>
-      controlPlane.brain.listPages({ agentId: agent.id, includeArchived: options.all, limit: LIST_LIMIT }),
-    () => [],
+  const { agentId, items: pages } = await readAgentList(config, options.agent, (controlPlane, agentId) =>
+    controlPlane.brain.listPages({ agentId, includeArchived: options.all, limit: LIST_LIMIT }),
   );
   if (pages.length === 0) {
     io.stdout.write(
-      `Agent ${agent.id} has no pages in its Brain${options.all ? '' : ' (--all adds forgotten ones)'}.\n`,
+      `Agent ${agentId} has no pages in its Brain${options.all ? '' : ' (--all adds forgotten ones)'}.\n`,
     );
     return;
   }
@@ -60,7 +57,7 @@ export async function brainListCommand(
     pages.length === LIST_LIMIT
       ? `The ${LIST_LIMIT} latest pages`
       : `${pages.length} page${pages.length === 1 ? '' : 's'}`;
-  io.stdout.write(`${count} of agent ${agent.id}, most recently written first:\n`);
+  io.stdout.write(`${count} of agent ${agentId}, most recently written first:\n`);
   for (const page of pages) io.stdout.write(`- ${describePage(page)}\n`);
 }
 
@@ -71,19 +68,14 @@ export async function brainListCommand(
  * Contract: exit code 1 with a message for an id that is not a page id or names no page.
  */
 export async function brainShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
-  if (!UUID.test(id)) {
-    io.stderr.write(`switchyard: brain show: ${JSON.stringify(id)} is not a page id (a UUID)\n`);
-    return 1;
-  }
-  const noPage = () => {
-    io.stderr.write(`switchyard: brain show: no page ${id}\n`);
-    return 1;
-  };
-  return readControlPlane(
-    config,
-    async (controlPlane) => {
-      const page = await controlPlane.brain.showPage({ pageId: id });
-      if (page === null) return noPage();
+  return showRecord(config, io, {
+    command: 'brain show',
+    noun: 'page',
+    id,
+    idPattern: UUID,
+    idForm: 'a UUID',
+    read: (controlPlane) => controlPlane.brain.showPage({ pageId: id }),
+    print: (page) => {
       const earlier = page.versions.length - 1;
       io.stdout.write(`Page ${page.pageId} of agent ${page.agentId}: "${printable(page.title)}"\n`);
       io.stdout.write(
@@ -101,10 +93,8 @@ export async function brainShowCommand(config: WorkerConfig, id: string, io: Com
         }
       }
       io.stdout.write(`\n${printable(page.body)}${page.body.endsWith('\n') ? '' : '\n'}`);
-      return 0;
     },
-    noPage,
-  );
+  });
 }
 
 function describeHit(hit: BrainHitRecord): string {

@@ -1,7 +1,6 @@
-import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
-import { readControlPlane } from '../worker-services';
+import { readAgentList } from './read-only-view';
 
 /**
  * `switchyard schedules list [--agent NAME] [--all]`: the agent's schedules from the control
@@ -12,19 +11,15 @@ export async function schedulesListCommand(
   options: { agent?: string; all: boolean },
   io: CommandIO,
 ): Promise<void> {
-  const agent = resolveAgent(config, options.agent);
-  const schedules = await readControlPlane(
-    config,
-    (controlPlane) =>
-      controlPlane.schedules.listSchedules({ agentId: agent.id, includeInactive: options.all }),
-    () => [],
+  const { agentId, items: schedules } = await readAgentList(config, options.agent, (controlPlane, agentId) =>
+    controlPlane.schedules.listSchedules({ agentId, includeInactive: options.all }),
   );
   if (schedules.length === 0) {
-    io.stdout.write(`Agent ${agent.id} has no ${options.all ? '' : 'active '}schedules.\n`);
+    io.stdout.write(`Agent ${agentId} has no ${options.all ? '' : 'active '}schedules.\n`);
     return;
   }
   io.stdout.write(
-    `${schedules.length} ${options.all ? '' : 'active '}schedule${schedules.length === 1 ? '' : 's'} of agent ${agent.id}:\n`,
+    `${schedules.length} ${options.all ? '' : 'active '}schedule${schedules.length === 1 ? '' : 's'} of agent ${agentId}:\n`,
   );
   for (const schedule of schedules) {
     const when = schedule.kind === 'cron' ? `cron "${schedule.cron}"` : `once at ${schedule.runAt}`;

@@ -1,8 +1,7 @@
 import type { TurnRecord } from '@switchyard/control-plane';
-import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
-import { readControlPlane } from '../worker-services';
+import { readAgentList, showRecord } from './read-only-view';
 
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const LIST_LIMIT = 20;
@@ -27,18 +26,15 @@ export async function turnsListCommand(
   options: { agent?: string },
   io: CommandIO,
 ): Promise<void> {
-  const agent = resolveAgent(config, options.agent);
-  const turns = await readControlPlane(
-    config,
-    (controlPlane) => controlPlane.turns.list({ agentId: agent.id, limit: LIST_LIMIT }),
-    () => [],
+  const { agentId, items: turns } = await readAgentList(config, options.agent, (controlPlane, agentId) =>
+    controlPlane.turns.list({ agentId, limit: LIST_LIMIT }),
   );
   if (turns.length === 0) {
-    io.stdout.write(`Agent ${agent.id} has no recorded turns.\n`);
+    io.stdout.write(`Agent ${agentId} has no recorded turns.\n`);
     return;
   }
   io.stdout.write(
-    `${turns.length === LIST_LIMIT ? `The last ${LIST_LIMIT}` : turns.length} turn${turns.length === 1 ? '' : 's'} of agent ${agent.id}, newest first:\n`,
+    `${turns.length === LIST_LIMIT ? `The last ${LIST_LIMIT}` : turns.length} turn${turns.length === 1 ? '' : 's'} of agent ${agentId}, newest first:\n`,
   );
   for (const turn of turns) {
     io.stdout.write(`- ${describeTurn(turn)}\n  prompt: ${JSON.stringify(oneLine(turn.prompt, 100))}\n`);
@@ -52,19 +48,14 @@ export async function turnsListCommand(
  * Contract: exit code 1 with a message for an id that is not a turn id or names no turn.
  */
 export async function turnsShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
-  if (!TURN_ID.test(id)) {
-    io.stderr.write(`switchyard: turns show: ${JSON.stringify(id)} is not a turn id (turn_<uuid>)\n`);
-    return 1;
-  }
-  const noTurn = () => {
-    io.stderr.write(`switchyard: turns show: no turn ${id}\n`);
-    return 1;
-  };
-  return readControlPlane(
-    config,
-    async (controlPlane) => {
-      const turn = await controlPlane.turns.get(id);
-      if (turn === undefined) return noTurn();
+  return showRecord(config, io, {
+    command: 'turns show',
+    noun: 'turn',
+    id,
+    idPattern: TURN_ID,
+    idForm: 'turn_<uuid>',
+    read: (controlPlane) => controlPlane.turns.get(id),
+    print: async (turn, controlPlane) => {
       const log = await controlPlane.turns.events(id);
       const { usage } = turn;
       io.stdout.write(`Turn ${describeTurn(turn)}\n`);
@@ -78,8 +69,6 @@ export async function turnsShowCommand(config: WorkerConfig, id: string, io: Com
       io.stdout.write(`prompt: ${JSON.stringify(turn.prompt)}\n`);
       if (turn.error !== undefined) io.stdout.write(`error: ${turn.error}\n`);
       if (turn.output !== '') io.stdout.write(`output:\n${turn.output}\n`);
-      return 0;
     },
-    noTurn,
-  );
+  });
 }

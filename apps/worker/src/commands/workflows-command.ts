@@ -1,7 +1,6 @@
-import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
-import { readControlPlane } from '../worker-services';
+import { readAgentList, showRecord } from './read-only-view';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -13,19 +12,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Contract: exit code 1 with a message for an id that is not a UUID or names no workflow.
  */
 export async function workflowsShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
-  if (!UUID.test(id)) {
-    io.stderr.write(`switchyard: workflows show: ${JSON.stringify(id)} is not a workflow id (a UUID)\n`);
-    return 1;
-  }
-  const noWorkflow = () => {
-    io.stderr.write(`switchyard: workflows show: no workflow ${id}\n`);
-    return 1;
-  };
-  return readControlPlane(
-    config,
-    async (controlPlane) => {
-      const workflow = await controlPlane.workflows.inspectWorkflow({ workflowId: id });
-      if (workflow === null) return noWorkflow();
+  return showRecord(config, io, {
+    command: 'workflows show',
+    noun: 'workflow',
+    id,
+    idPattern: UUID,
+    idForm: 'a UUID',
+    read: (controlPlane) => controlPlane.workflows.inspectWorkflow({ workflowId: id }),
+    print: (workflow) => {
       // By task id, as this view has always listed them.
       const tasks = [...workflow.tasks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       io.stdout.write(
@@ -41,10 +35,8 @@ export async function workflowsShowCommand(config: WorkerConfig, id: string, io:
           io.stdout.write(`  result: ${JSON.stringify(task.result)}\n`);
         }
       }
-      return 0;
     },
-    noWorkflow,
-  );
+  });
 }
 
 /**
@@ -56,18 +48,15 @@ export async function workflowsListCommand(
   options: { agent?: string },
   io: CommandIO,
 ): Promise<number> {
-  const agent = resolveAgent(config, options.agent);
-  const workflows = await readControlPlane(
-    config,
-    (controlPlane) => controlPlane.workflows.listWorkflows({ agentId: agent.id }),
-    () => [],
+  const { agentId, items: workflows } = await readAgentList(config, options.agent, (controlPlane, agentId) =>
+    controlPlane.workflows.listWorkflows({ agentId }),
   );
   if (workflows.length === 0) {
-    io.stdout.write(`Agent ${agent.id} has no workflows.\n`);
+    io.stdout.write(`Agent ${agentId} has no workflows.\n`);
     return 0;
   }
   io.stdout.write(
-    `${workflows.length} workflow${workflows.length === 1 ? '' : 's'} of agent ${agent.id}, newest first:\n`,
+    `${workflows.length} workflow${workflows.length === 1 ? '' : 's'} of agent ${agentId}, newest first:\n`,
   );
   for (const workflow of workflows) {
     const ended = workflow.finishedAt === null ? '' : `, ended ${workflow.finishedAt}`;

@@ -3,16 +3,17 @@ import { request as httpRequest } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
+import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
 import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fakeServerModel } from '../__fixtures__/scripted-model';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import type { ApprovalPolicy } from '../config/worker-config';
-import { promptOf, waitFor } from './__fixtures__/http-client';
+import { type DaemonRequest, promptOf, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
 import type { paths } from './api/openapi-types';
 import { type Daemon, startDaemon } from './start-daemon';
@@ -36,12 +37,6 @@ const POLICIES: Record<string, ApprovalPolicy> = {
   ops: ASK,
   hasty: { ...ASK, expiresInSeconds: 1 },
   relay: ASK,
-};
-const resultSchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
 };
 
 /** Every execution of the destructive tool, by note name. */
@@ -118,28 +113,14 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   const call = async (
     operationId: string,
     path: string,
-    init: {
-      method?: string;
-      body?: unknown;
-      rawBody?: string;
-      token?: string | null;
-      headers?: Record<string, string>;
-    } = {},
+    /** `token`: the bearer token, TOKEN by default, null for none. */
+    init: DaemonRequest & { token?: string | null } = {},
   ) => {
     const headers: Record<string, string> = { ...init.headers };
     const token = init.token === undefined ? TOKEN : init.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (init.body !== undefined || init.rawBody !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${daemon.url}${path}`, {
-      method: init.method ?? (init.body === undefined && init.rawBody === undefined ? 'GET' : 'POST'),
-      headers,
-      ...(init.rawBody !== undefined
-        ? { body: init.rawBody }
-        : init.body !== undefined
-          ? { body: JSON.stringify(init.body) }
-          : {}),
-    });
-    const text = await response.text();
+    const response = await sendRequest(`${daemon.url}${path}`, { ...init, headers });
+    const { text } = response;
     const body = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
     const verdict = openapi.validateResponse(body, operationId, response.status);
     expect(verdict.errors ?? [], `${operationId} ${response.status}: ${text}`).toEqual([]);
@@ -178,10 +159,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         return { text: `Echo: ${prompt}` };
       },
     });
-    model = createResponsesModel({
-      client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-      model: 'fake-model',
-    });
+    model = fakeServerModel(server.baseURL);
     daemon = await startDaemon({
       controlPlane,
       model,
@@ -421,14 +399,20 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
 
     // Workflows: the spec is checked as the workflow tool's is, then started, listed, read, cancelled.
     const refused = await call('startWorkflow', '/v1/workflows', {
-      body: { name: 'bad', tasks: [{ id: 'a', prompt: 'TASK a', resultSchema, dependsOn: ['ghost'] }] },
+      body: {
+        name: 'bad',
+        tasks: [{ id: 'a', prompt: 'TASK a', resultSchema: summarySchema, dependsOn: ['ghost'] }],
+      },
     });
     expect(refused).toMatchObject({
       status: 400,
       body: { error: { code: 'invalid_body', fields: ['tasks[0].dependsOn'] } },
     });
     const workflow = await call('startWorkflow', '/v1/workflows', {
-      body: { name: 'to cancel', tasks: [{ id: 'a', prompt: 'TASK cancelled-task', resultSchema }] },
+      body: {
+        name: 'to cancel',
+        tasks: [{ id: 'a', prompt: 'TASK cancelled-task', resultSchema: summarySchema }],
+      },
     });
     expect(workflow).toMatchObject({
       status: 201,
@@ -485,14 +469,20 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         message.data.status === 'ended-by-tool',
     );
     const started = await client.POST('/v1/workflows', {
-      body: { name: 'release check', tasks: [{ id: 'check', prompt: 'TASK release', resultSchema }] },
+      body: {
+        name: 'release check',
+        tasks: [{ id: 'check', prompt: 'TASK release', resultSchema: summarySchema }],
+      },
       headers: { 'idempotency-key': 'release-check-1' },
     });
     expect(started.response.status).toBe(201);
     workflowId = started.data?.id ?? '';
     // The same key again: the same workflow, not a second one.
     const retried = await client.POST('/v1/workflows', {
-      body: { name: 'release check', tasks: [{ id: 'check', prompt: 'TASK release', resultSchema }] },
+      body: {
+        name: 'release check',
+        tasks: [{ id: 'check', prompt: 'TASK release', resultSchema: summarySchema }],
+      },
       headers: { 'idempotency-key': 'release-check-1' },
     });
     expect(retried.data?.id).toBe(workflowId);
@@ -557,19 +547,22 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   });
 
   it('lets a turn waiting for approval go at shutdown; another daemon continues it once answered, and the call runs once', async () => {
-    const first = await startDaemon({
-      controlPlane,
-      model,
-      agents: ['relay'],
-      port: 0,
-      scheduler: false,
-      heartbeatMs: 200,
-      staleTurnMs: 60_000,
-      graceMs: 5_000,
-      workerId: 'worker_first',
-      approvals: { policy: () => ASK, pollMs: 100 },
-      tools: () => [writeNote],
-    });
+    /** A daemon of the `relay` agent whose calls of write_note ask for approval. */
+    const startRelay = (workerId: string, options: { graceMs?: number } = {}) =>
+      startDaemon({
+        controlPlane,
+        model,
+        agents: ['relay'],
+        port: 0,
+        scheduler: false,
+        heartbeatMs: 200,
+        staleTurnMs: 60_000,
+        ...options,
+        workerId,
+        approvals: { policy: () => ASK, pollMs: 100 },
+        tools: () => [writeNote],
+      });
+    const first = await startRelay('worker_first', { graceMs: 5_000 });
     const started = await fetch(`${first.url}/v1/turns`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -586,18 +579,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
     expect(record?.status).toBe('waiting-approval');
     expect((await controlPlane.approvals.get(approval?.id ?? ''))?.status).toBe('pending');
 
-    const second = await startDaemon({
-      controlPlane,
-      model,
-      agents: ['relay'],
-      port: 0,
-      scheduler: false,
-      heartbeatMs: 200,
-      staleTurnMs: 60_000,
-      workerId: 'worker_second',
-      approvals: { policy: () => ASK, pollMs: 100 },
-      tools: () => [writeNote],
-    });
+    const second = await startRelay('worker_second');
     try {
       // Not continued while pending; then answered from "another process" (the store directly).
       await new Promise((resolve) => setTimeout(resolve, 600));

@@ -16,22 +16,15 @@ describe('approval policy', () => {
     const destructive = { isDestructive: true, isReadOnly: false };
     const readOnly = { isDestructive: false, isReadOnly: true };
     const writes = { isDestructive: false, isReadOnly: false };
-    expect(decideByPolicy(policy, destructive, 'write_file')).toEqual({
-      decision: 'ask',
-      field: 'approvals.destructive',
-    });
-    expect(decideByPolicy(policy, destructive, 'calc.add')).toEqual({
-      decision: 'deny',
-      field: 'approvals.tools.calc.add',
-    });
-    expect(decideByPolicy(policy, readOnly, 'read_file')).toEqual({
-      decision: 'ask',
-      field: 'approvals.tools.read_file',
-    });
-    expect(decideByPolicy(policy, readOnly, 'list_files')).toEqual({
-      decision: 'allow',
-      field: 'approvals.readOnly',
-    });
+    const cases = [
+      { tool: destructive, key: 'write_file', decision: 'ask', field: 'approvals.destructive' },
+      { tool: destructive, key: 'calc.add', decision: 'deny', field: 'approvals.tools.calc.add' },
+      { tool: readOnly, key: 'read_file', decision: 'ask', field: 'approvals.tools.read_file' },
+      { tool: readOnly, key: 'list_files', decision: 'allow', field: 'approvals.readOnly' },
+    ];
+    for (const { tool, key, decision, field } of cases) {
+      expect(decideByPolicy(policy, tool, key)).toEqual({ decision, field });
+    }
     // A tool that writes without being marked destructive runs unless listed.
     expect(decideByPolicy(policy, writes, 'update_todos')).toEqual({ decision: 'allow', field: 'approvals' });
     // A key that only looks like an inherited property is not one.

@@ -1,42 +1,15 @@
+import type { z } from '@hono/zod-openapi';
 import type { ApprovalRecord, ApprovalStore } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import type { ApprovalDecision, ApprovalPolicy } from '../config/worker-config';
+import type { ApprovalSchema } from './api/api-schemas';
+import { definedFields } from './defined-fields';
 
-/** An approval as the HTTP API and the event streams show it. */
-export interface DaemonApproval {
-  /** `approval_<uuid>`. */
-  id: string;
-  /** The turn whose call is held. */
-  turnId: string;
-  /** The held function call's `call_id`. */
-  callId: string;
-  /** The turn's agent. */
-  agent: string;
-  /** The turn's source. */
-  source: ApprovalRecord['source'];
-  /** The tool's key (`name`, or `namespace.name`). */
-  toolKey: string;
-  /** The call's activity label ("Writing notes/plan.md"). */
-  activity: string;
-  /** The call's arguments as validated. */
-  arguments: unknown;
-  /** Who may answer, as the policy names them. */
-  approvers: string[];
-  /** `pending`, `allowed`, `denied`, `expired` or `cancelled`. */
-  status: ApprovalRecord['status'];
-  /** The answer's reason, or why it expired or was cancelled. */
-  reason?: string;
-  /** Who answered (`api`, `cli:<user>`). */
-  answeredBy?: string;
-  /** When it was asked (ISO 8601). */
-  createdAt: string;
-  /** When an unanswered one is denied as expired (ISO 8601). */
-  expiresAt: string;
-  /** When it was decided (ISO 8601). */
-  decidedAt?: string;
-  /** When a worker acted on the decision (ISO 8601). */
-  consumedAt?: string;
-}
+/**
+ * An approval as the HTTP API and the event streams show it: the document's `Approval` schema
+ * (`ApprovalSchema`, which names and describes each field).
+ */
+export type DaemonApproval = z.infer<typeof ApprovalSchema>;
 
 /** The API's view of a stored approval. */
 export function approvalView(record: ApprovalRecord): DaemonApproval {
@@ -51,12 +24,10 @@ export function approvalView(record: ApprovalRecord): DaemonApproval {
     arguments: record.arguments,
     approvers: record.approvers,
     status: record.status,
-    ...(record.reason === undefined ? {} : { reason: record.reason }),
-    ...(record.answeredBy === undefined ? {} : { answeredBy: record.answeredBy }),
+    ...definedFields(record, ['reason', 'answeredBy']),
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
-    ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
-    ...(record.consumedAt === undefined ? {} : { consumedAt: record.consumedAt }),
+    ...definedFields(record, ['decidedAt', 'consumedAt']),
   };
 }
 

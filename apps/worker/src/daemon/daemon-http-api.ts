@@ -134,16 +134,54 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: ErrorSchema } },
 });
 
+/**
+ * An error response several routes answer: described once in the document's `components.responses`
+ * (registered by `registerSharedErrors`), each route refers to it.
+ */
+function sharedError(name: string, description: string) {
+  return {
+    name,
+    response: {
+      description,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    },
+    ref: { $ref: `#/components/responses/${name}` },
+  };
+}
+
+const SHARED_ERRORS = {
+  unauthorized: sharedError('Unauthorized', 'No valid bearer token'),
+  forbidden: sharedError('Forbidden', 'A cross-site browser request, or the read-only token on a write'),
+  notJson: sharedError('UnsupportedMediaType', 'A body that is not JSON'),
+  foreignHost: sharedError('MisdirectedRequest', 'A Host that is not one of the daemon’s own'),
+  invalid: sharedError(
+    'InvalidRequest',
+    'A body or query that does not match the schema (`fields` names each problem)',
+  ),
+  tooLarge: sharedError('PayloadTooLarge', 'A body over the size limit'),
+  noTurn: sharedError('TurnNotFound', 'No such turn'),
+  noApproval: sharedError('ApprovalNotFound', 'No such approval'),
+  noWorkflow: sharedError('WorkflowNotFound', 'No such workflow'),
+} as const;
+
+/** Puts the shared error responses into the document, for routes to refer to. */
+function registerSharedErrors(app: OpenAPIHono<Bindings>): void {
+  app.openAPIRegistry.register('Error', ErrorSchema);
+  for (const { name, response } of Object.values(SHARED_ERRORS)) {
+    app.openAPIRegistry.registerComponent('responses', name, response);
+  }
+}
+
 /** The errors any authenticated route may answer. */
 const COMMON_ERRORS = {
-  401: errorResponse('No valid bearer token'),
-  403: errorResponse('A cross-site browser request, or the read-only token on a write'),
-  415: errorResponse('A body that is not JSON'),
-  421: errorResponse('A Host that is not one of the daemon’s own'),
+  401: SHARED_ERRORS.unauthorized.ref,
+  403: SHARED_ERRORS.forbidden.ref,
+  415: SHARED_ERRORS.notJson.ref,
+  421: SHARED_ERRORS.foreignHost.ref,
 } as const;
 const BODY_ERRORS = {
-  400: errorResponse('A body or query that does not match the schema (`fields` names each problem)'),
-  413: errorResponse('A body over the size limit'),
+  400: SHARED_ERRORS.invalid.ref,
+  413: SHARED_ERRORS.tooLarge.ref,
 } as const;
 
 /** One server-sent event. */
@@ -242,6 +280,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   });
   // Sent inside the event streams, not as a response body: registered so clients are typed from it.
   app.openAPIRegistry.register('ToolCallEndEvent', ToolCallEndEventSchema);
+  registerSharedErrors(app);
 
   app.onError((error, c) => {
     const failure =
@@ -449,7 +488,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       request: { params: IdParamSchema },
       responses: {
         200: { description: 'The turn', content: { 'application/json': { schema: TurnSchema } } },
-        404: errorResponse('No such turn'),
+        404: SHARED_ERRORS.noTurn.ref,
         ...COMMON_ERRORS,
       },
     }),
@@ -471,7 +510,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
           description: 'The event stream',
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },
-        404: errorResponse('No such turn'),
+        404: SHARED_ERRORS.noTurn.ref,
         ...COMMON_ERRORS,
       },
     }),
@@ -543,7 +582,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
           description: 'Cancellation asked for',
           content: { 'application/json': { schema: TurnSchema } },
         },
-        404: errorResponse('No such turn'),
+        404: SHARED_ERRORS.noTurn.ref,
         409: errorResponse('The turn has already ended'),
         ...COMMON_ERRORS,
       },
@@ -617,7 +656,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       request: { params: IdParamSchema },
       responses: {
         200: { description: 'The approval', content: { 'application/json': { schema: ApprovalSchema } } },
-        404: errorResponse('No such approval'),
+        404: SHARED_ERRORS.noApproval.ref,
         ...COMMON_ERRORS,
       },
     }),
@@ -637,7 +676,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       },
       responses: {
         200: { description: 'Answered', content: { 'application/json': { schema: ApprovalSchema } } },
-        404: errorResponse('No such approval'),
+        404: SHARED_ERRORS.noApproval.ref,
         409: errorResponse('Already answered, expired or cancelled'),
         ...COMMON_ERRORS,
         ...BODY_ERRORS,
@@ -772,7 +811,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       request: { params: IdParamSchema },
       responses: {
         200: { description: 'The workflow', content: { 'application/json': { schema: WorkflowSchema } } },
-        404: errorResponse('No such workflow'),
+        404: SHARED_ERRORS.noWorkflow.ref,
         ...COMMON_ERRORS,
       },
     }),
@@ -795,7 +834,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
           description: 'The workflow (unchanged when it had ended)',
           content: { 'application/json': { schema: WorkflowSchema } },
         },
-        404: errorResponse('No such workflow'),
+        404: SHARED_ERRORS.noWorkflow.ref,
         ...COMMON_ERRORS,
       },
     }),

@@ -24,6 +24,7 @@ import {
   decideByPolicy,
   denialReason,
 } from './daemon-approvals';
+import { definedFields } from './defined-fields';
 import { upgradeRecordedEvents } from './recorded-events';
 import { TurnDeadline } from './turn-deadline';
 
@@ -310,14 +311,13 @@ export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
     id: record.id,
     agent: record.agentId,
     source: record.source,
-    ...(record.sourceId === undefined ? {} : { sourceId: record.sourceId }),
+    ...definedFields(record, ['sourceId']),
     status: record.status,
     output: record.output,
     usage: record.usage,
     iterations: record.iterations,
     createdAt: record.createdAt,
-    ...(record.endedAt === undefined ? {} : { endedAt: record.endedAt }),
-    ...(record.error === undefined ? {} : { error: record.error }),
+    ...definedFields(record, ['endedAt', 'error']),
   };
 }
 

@@ -1,19 +1,12 @@
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { createResponsesModel } from '@switchyard/core';
 import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeServerModel } from '../__fixtures__/scripted-model';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, waitFor } from './__fixtures__/http-client';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
-
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 describe('startDaemon consuming a workflow (embedded PGlite, fake Responses server over HTTP)', () => {
   let database: TestDatabase;
@@ -41,10 +34,7 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
     });
     daemon = await startDaemon({
       controlPlane,
-      model: createResponsesModel({
-        client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-        model: 'fake-model',
-      }),
+      model: fakeServerModel(server.baseURL),
       agents: ['ada'],
       port: 0,
       scheduler: false,

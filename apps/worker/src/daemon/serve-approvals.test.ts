@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
@@ -13,8 +13,9 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
 
 // Real `switchyard serve` processes on PostgreSQL with an approval policy: a task turn's
 // submit_result and a text turn's write_file are held for an answer. The process holding a task's
@@ -24,12 +25,6 @@ import { ServeProcess } from './__fixtures__/serve-process';
 
 const AGENT = 'fleet';
 const TIMINGS = { heartbeatMs: 200, staleTurnMs: 1_500, pollSeconds: 0.5, tickMs: 200, graceMs: 1_000 };
-const resultSchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 /** The fake model: tasks submit, `WRITE <file>` writes it; each prompt's first requests are counted. */
 class FakeModel {
@@ -91,17 +86,12 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
     directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-approvals-pg-'));
     homeRoot = path.join(directory, 'homes');
     const { databaseUrl } = database.options as { databaseUrl: string };
-    config = path.join(directory, 'switchyard.config.json');
-    await writeFile(
-      config,
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: { computer: { homeRoot }, workflow: {} },
-        database: { url: databaseUrl },
-        serve: { agents: [AGENT], port: 0, ...TIMINGS },
-        approvals: { destructive: 'ask', tools: { submit_result: 'ask' }, approvers: ['on-call'] },
-      }),
-    );
+    config = await writeServeConfig(directory, {
+      categories: { computer: { homeRoot }, workflow: {} },
+      database: { url: databaseUrl },
+      serve: { agents: [AGENT], port: 0, ...TIMINGS },
+      approvals: { destructive: 'ask', tools: { submit_result: 'ask' }, approvers: ['on-call'] },
+    });
     environment = { OPENAI_BASE_URL: await model.start(), OPENAI_API_KEY: 'test' };
     controlPlane = await openControlPlane({ databaseUrl, environment: {} });
   });
@@ -117,7 +107,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
   it('a SIGKILL of the process waiting on a task’s call loses nothing: another process continues it once answered, and the result is stored once', async () => {
     const first = await start();
     const workflow = await requestJson(`${await first.ready}/v1/workflows`, {
-      body: { name: 'deploy', tasks: [{ id: 'deploy', prompt: 'TASK deploy', resultSchema }] },
+      body: { name: 'deploy', tasks: [{ id: 'deploy', prompt: 'TASK deploy', resultSchema: summarySchema }] },
     });
     expect(workflow.status).toBe(201);
     const workflowId = String(workflow.body.id);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createPgliteDataDir } from '@switchyard/test-databases';
@@ -6,8 +6,8 @@ import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { type ServeProcess, startServeOnFakeModel, writeServeConfig } from './__fixtures__/serve-process';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const quoteSchema = {
@@ -30,15 +30,11 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
   beforeAll(async () => {
     folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-brain-'));
     dataDir = await createPgliteDataDir();
-    await writeFile(
-      config(),
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: { workflow: {}, brain: {} },
-        database: { dataDir },
-        serve: { pollSeconds: 0.5 },
-      }),
-    );
+    await writeServeConfig(folder, {
+      categories: { workflow: {}, brain: {} },
+      database: { dataDir },
+      serve: { pollSeconds: 0.5 },
+    });
     fake = await startFakeResponsesServer({
       script: (request) => {
         const outputs = outputsOf(request);
@@ -92,11 +88,7 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
         };
       },
     });
-    serve = new ServeProcess(['--port', '0', '--config', config()], {
-      OPENAI_BASE_URL: fake.baseURL,
-      SWITCHYARD_MODEL: 'fake-model',
-    });
-    url = await serve.ready;
+    ({ serve, url } = await startServeOnFakeModel(fake, ['--port', '0', '--config', config()]));
   }, 180_000);
 
   afterAll(async () => {
@@ -106,12 +98,7 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
     await rm(dataDir, { recursive: true, force: true });
   }, 120_000);
 
-  async function finished(id: string): Promise<Record<string, unknown>> {
-    return waitFor(`turn ${id} to end`, async () => {
-      const { body } = await requestJson(`${url}/v1/turns/${id}`);
-      return body.status === 'running' ? undefined : body;
-    });
-  }
+  const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 
   it('stores the page, and the task turn builds its stored result from what recall returned', async () => {
     const remembered = await requestJson(`${url}/v1/turns`, { body: { prompt: 'remember the Acme quote' } });

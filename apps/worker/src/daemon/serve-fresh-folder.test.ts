@@ -6,8 +6,8 @@ import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
 
 /** An HTTP request with every header under the test's control (`Host` included), as curl or a browser sends it. */
 function rawRequest(
@@ -54,12 +54,12 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
         };
       },
     });
-    serve = new ServeProcess(
+    ({ serve, url } = await startServeOnFakeModel(
+      fake,
       ['--port', '0'],
-      { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model', SWITCHYARD_CONFIG: '' },
+      { SWITCHYARD_CONFIG: '' },
       { cwd: folder, viaPnpm: true },
-    );
-    url = await serve.ready;
+    ));
   }, 180_000);
 
   afterAll(async () => {
@@ -68,12 +68,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
     await rm(folder, { recursive: true, force: true });
   }, 120_000);
 
-  async function finished(id: string): Promise<Record<string, unknown>> {
-    return waitFor(`turn ${id} to end`, async () => {
-      const { body } = await requestJson(`${url}/v1/turns/${id}`);
-      return body.status === 'running' ? undefined : body;
-    });
-  }
+  const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 
   it('has the agent home before the first turn, and a write_file turn completes with the file on disk', async () => {
     expect(existsSync(home())).toBe(true);

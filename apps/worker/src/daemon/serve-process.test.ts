@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
@@ -13,24 +13,19 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
 
-async function writeConfig(
+/** The configuration of these tests' processes: the schedule category, on `database`. */
+function writeConfig(
   directory: string,
   database: Record<string, string>,
   serve?: Record<string, unknown>,
 ): Promise<string> {
-  const file = path.join(directory, 'switchyard.config.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      model: { name: 'fake-model', maxRetries: 0 },
-      categories: { schedule: {} },
-      database,
-      ...(serve === undefined ? {} : { serve }),
-    }),
-  );
-  return file;
+  return writeServeConfig(directory, {
+    categories: { schedule: {} },
+    database,
+    ...(serve === undefined ? {} : { serve }),
+  });
 }
 
 describe('switchyard serve refuses to listen off loopback without a token', () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
@@ -13,8 +13,9 @@ import {
 import { type FakeResponse, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
+import { summarySchema } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
 
 // Real `switchyard serve` processes with the default settings except short timings. The queues'
 // expiry is left at its default (the default turn limit plus a minute: 660 s), so a unit that comes
@@ -27,12 +28,18 @@ const TIMINGS = { heartbeatMs: 200, staleTurnMs: 1_500, pollSeconds: 0.5, tickMs
 const RECOVERY_BOUND_MS = 30_000;
 const AGENT = 'fleet';
 const HANG: FakeResponse = { delayMs: 120_000, text: 'never answered: the process is killed first' };
-const resultSchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
+
+/** The background job and the one-shot schedule (due in 1.5 s) a process is to be holding when it dies. */
+async function startJobAndFire(controlPlane: ControlPlane) {
+  const job = await controlPlane.backgroundJobs.startBackgroundJob({ agentId: AGENT, prompt: 'JOB victim' });
+  const schedule = await controlPlane.schedules.createSchedule({
+    agentId: AGENT,
+    name: 'victim',
+    prompt: 'FIRE victim',
+    runAt: new Date(Date.now() + 1_500).toISOString(),
+  });
+  return { job, schedule };
+}
 
 /**
  * The fake model of these tests. A task turn submits `{ summary: '<prompt> #<n>' }` (n counts the
@@ -72,18 +79,13 @@ class FakeModel {
   }
 }
 
-async function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
-  const file = path.join(directory, 'switchyard.config.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      model: { name: 'fake-model', maxRetries: 0 },
-      categories: {},
-      database,
-      serve: { agents: [AGENT], port: 0, ...TIMINGS },
-    }),
-  );
-  return file;
+/** The configuration of these tests' processes, on `database`. */
+function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
+  return writeServeConfig(directory, {
+    categories: {},
+    database,
+    serve: { agents: [AGENT], port: 0, ...TIMINGS },
+  });
 }
 
 /** The id a serve process's turn records carry (it logs it at start). */
@@ -137,23 +139,14 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       spec: {
         name: 'fleet',
         tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema },
-          { id: 'left', prompt: 'TASK left', resultSchema, dependsOn: ['victim'] },
-          { id: 'right', prompt: 'TASK right', resultSchema, dependsOn: ['victim'] },
-          { id: 'merge', prompt: 'TASK merge', resultSchema, dependsOn: ['left', 'right'] },
+          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
+          { id: 'left', prompt: 'TASK left', resultSchema: summarySchema, dependsOn: ['victim'] },
+          { id: 'right', prompt: 'TASK right', resultSchema: summarySchema, dependsOn: ['victim'] },
+          { id: 'merge', prompt: 'TASK merge', resultSchema: summarySchema, dependsOn: ['left', 'right'] },
         ],
       },
     });
-    const job = await controlPlane.backgroundJobs.startBackgroundJob({
-      agentId: AGENT,
-      prompt: 'JOB victim',
-    });
-    const schedule = await controlPlane.schedules.createSchedule({
-      agentId: AGENT,
-      name: 'victim',
-      prompt: 'FIRE victim',
-      runAt: new Date(Date.now() + 1_500).toISOString(),
-    });
+    const { job, schedule } = await startJobAndFire(controlPlane);
     await waitFor('the first process to run all three', () =>
       VICTIMS.every((prompt) => model.turns(prompt) === 1) ? true : undefined,
     );
@@ -270,7 +263,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     });
     const slow = await cp.workflows.startWorkflow({
       agentId: AGENT,
-      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema }] },
+      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema: summarySchema }] },
     });
     await waitFor('the sleeper to reach the model', () =>
       model.turns('TASK sleeper') === 1 ? true : undefined,
@@ -356,22 +349,13 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
       spec: {
         name: 'restart',
         tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema },
-          { id: 'after', prompt: 'TASK after', resultSchema, dependsOn: ['victim'] },
+          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
+          { id: 'after', prompt: 'TASK after', resultSchema: summarySchema, dependsOn: ['victim'] },
         ],
       },
     });
-    const job = await controlPlane.backgroundJobs.startBackgroundJob({
-      agentId: AGENT,
-      prompt: 'JOB victim',
-    });
-    const schedule = await controlPlane.schedules.createSchedule({
-      agentId: AGENT,
-      name: 'victim',
-      prompt: 'FIRE victim',
-      // Due before the process is up: a slot missed while no worker ran fires when one starts.
-      runAt: new Date(Date.now() + 1_500).toISOString(),
-    });
+    // The fire is due before the process is up: a slot missed while no worker ran fires when one starts.
+    const { job, schedule } = await startJobAndFire(controlPlane);
     await controlPlane.close();
 
     for (const prompt of VICTIMS) model.held.set(prompt, HANG);

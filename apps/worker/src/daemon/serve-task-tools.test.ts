@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -6,19 +6,14 @@ import path from 'node:path';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installCalcServer } from '../__fixtures__/mcp-fixture';
+import { installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess } from './__fixtures__/serve-process';
+import { summarySchema } from '../__fixtures__/summary-schema';
+import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { type ServeProcess, startServeOnFakeModel, writeServeConfig } from './__fixtures__/serve-process';
 
 const MARKER = 'release-notes-marker-7f3a';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
 
@@ -44,36 +39,16 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
     const pagePort = (page.address() as AddressInfo).port;
     pageUrl = `http://127.0.0.1:${pagePort}/notes`;
     // An MCP-backed Skill in the agent's home: its server is the calc stdio server.
-    const skill = path.join(folder, 'homes/main/skills/calc');
-    await mkdir(skill, { recursive: true });
-    await writeFile(
-      path.join(skill, 'SKILL.md'),
-      [
-        '---',
-        'name: calc',
-        'description: Arithmetic with the calc MCP server.',
-        'mcp:',
-        '  calc:',
-        `    command: ${JSON.stringify(process.execPath)}`,
-        `    args: [${JSON.stringify(await installCalcServer(skill))}]`,
-        '---',
-        'Add numbers with `mcporter call calc.add a=1 b=2`.',
-        '',
-      ].join('\n'),
-    );
-    await writeFile(
-      path.join(folder, 'switchyard.config.json'),
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: {
-          computer: { homeRoot: 'homes' },
-          web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
-          workflow: {},
-        },
-        database: { dataDir },
-        serve: { pollSeconds: 0.5 },
-      }),
-    );
+    await installCalcSkill(path.join(folder, 'homes/main'));
+    await writeServeConfig(folder, {
+      categories: {
+        computer: { homeRoot: 'homes' },
+        web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
+        workflow: {},
+      },
+      database: { dataDir },
+      serve: { pollSeconds: 0.5 },
+    });
     fake = await startFakeResponsesServer({
       script: (request) => {
         const outputs = outputsOf(request);
@@ -108,11 +83,12 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
         };
       },
     });
-    serve = new ServeProcess(['--port', '0', '--config', path.join(folder, 'switchyard.config.json')], {
-      OPENAI_BASE_URL: fake.baseURL,
-      SWITCHYARD_MODEL: 'fake-model',
-    });
-    url = await serve.ready;
+    ({ serve, url } = await startServeOnFakeModel(fake, [
+      '--port',
+      '0',
+      '--config',
+      path.join(folder, 'switchyard.config.json'),
+    ]));
   }, 180_000);
 
   afterAll(async () => {
@@ -123,12 +99,7 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
     await rm(dataDir, { recursive: true, force: true });
   }, 120_000);
 
-  async function finished(id: string): Promise<Record<string, unknown>> {
-    return waitFor(`turn ${id} to end`, async () => {
-      const { body } = await requestJson(`${url}/v1/turns/${id}`);
-      return body.status === 'running' ? undefined : body;
-    });
-  }
+  const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 
   it('runs an MCP-backed Skill through run_command: mcporter reaches the Skill’s server', async () => {
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'add two and three' } });

@@ -1,14 +1,14 @@
 import { rm } from 'node:fs/promises';
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import { type ControlPlane, openControlPlane, type TurnRecord } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { createResponsesModel, defineWorkerTool, type ResponsesModel } from '@switchyard/core';
+import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import { fakeServerModel } from '../__fixtures__/scripted-model';
+import { promptOf, readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
 import type { WorkSource } from './work-source';
@@ -35,6 +35,13 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
   let daemon: Daemon;
   let guarded: Daemon;
 
+  /** Polls the control plane's record of the turn `id` until `done` holds for it. */
+  const recordOnceItHas = (what: string, id: string, done: (record: TurnRecord) => boolean) =>
+    waitFor(what, async () => {
+      const record = await controlPlane.turns.get(id);
+      return record !== undefined && done(record) ? record : undefined;
+    });
+
   beforeAll(async () => {
     dataDir = await createPgliteDataDir();
     controlPlane = await openControlPlane({
@@ -60,10 +67,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
       },
     });
-    model = createResponsesModel({
-      client: new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 }),
-      model: 'fake-model',
-    });
+    model = fakeServerModel(server.baseURL);
     daemon = await startDaemon({
       controlPlane,
       model,
@@ -134,10 +138,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       expect(id).toMatch(/^turn_/);
       expect(started.headers.get('location')).toBe(`/v1/turns/${id}`);
       expect(started.body).toMatchObject({ agent: 'ada', source: 'api' });
-      const done = await waitFor('the turn to end', async () => {
-        const answer = await requestJson(`${daemon.url}/v1/turns/${id}`);
-        return answer.body.status === 'running' ? undefined : answer;
-      });
+      const done = await waitForTurnEnd(daemon.url, id);
       expect(done.status).toBe(200);
       expect(done.body).toMatchObject({
         id,
@@ -152,19 +153,17 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     it('reports a turn whose final answer was cut off as incomplete, with the reason, and records it so', async () => {
       const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'cut this short' } });
       const id = String(started.body.id);
-      const done = await waitFor('the turn to end', async () => {
-        const answer = await requestJson(`${daemon.url}/v1/turns/${id}`);
-        return answer.body.status === 'running' ? undefined : answer;
-      });
+      const done = await waitForTurnEnd(daemon.url, id);
       expect(done.body).toMatchObject({
         status: 'incomplete',
         output: 'The answer beg',
         error: 'the final response was cut off (max_output_tokens)',
       });
-      const recorded = await waitFor('the end to be recorded', async () => {
-        const record = await controlPlane.turns.get(id);
-        return record?.status === 'running' ? undefined : record;
-      });
+      const recorded = await recordOnceItHas(
+        'the end to be recorded',
+        id,
+        (record) => record.status !== 'running',
+      );
       expect(recorded).toMatchObject({
         status: 'incomplete',
         error: 'the final response was cut off (max_output_tokens)',
@@ -335,10 +334,11 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       expect(recorded).toMatchObject({ id, agentId: 'ada', source: 'api' });
       expect(started.body.createdAt).toBe(recorded?.createdAt);
       const live = await readEventStream(`${daemon.url}/v1/turns/${id}/events`);
-      const record = await waitFor('the end to be recorded', async () => {
-        const found = await controlPlane.turns.get(id);
-        return found?.status === 'completed' ? found : undefined;
-      });
+      const record = await recordOnceItHas(
+        'the end to be recorded',
+        id,
+        (found) => found.status === 'completed',
+      );
       expect(record).toMatchObject({
         prompt: 'look up finch',
         output: 'Found: finch: a small bird',
@@ -419,19 +419,21 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         );
         // A turn of this process, held by the model for a second: heartbeats refresh it meanwhile.
         const own = await requestJson(`${watcher.url}/v1/turns`, { body: { prompt: 'slow answer' } });
-        const dead = await waitFor('the dead worker turn to be marked', async () => {
-          const record = await controlPlane.turns.get('turn_dead_worker');
-          return record?.status === 'interrupted' ? record : undefined;
-        });
+        const dead = await recordOnceItHas(
+          'the dead worker turn to be marked',
+          'turn_dead_worker',
+          (record) => record.status === 'interrupted',
+        );
         expect(dead.error).toBe('the worker running this turn stopped before the turn ended');
         expect(logs.join('\n')).toContain(
           'marked 1 turn(s) interrupted (their worker stopped): turn_dead_worker',
         );
         expect((await controlPlane.turns.get('turn_live_worker'))?.status).toBe('running');
-        const ownRecord = await waitFor('the own turn to end', async () => {
-          const record = await controlPlane.turns.get(String(own.body.id));
-          return record?.status === 'running' ? undefined : record;
-        });
+        const ownRecord = await recordOnceItHas(
+          'the own turn to end',
+          String(own.body.id),
+          (record) => record.status !== 'running',
+        );
         expect(ownRecord?.status).toBe('completed');
         expect(Date.parse(ownRecord?.heartbeatAt ?? '')).toBeGreaterThan(
           Date.parse(ownRecord?.createdAt ?? ''),

@@ -1,7 +1,7 @@
 // Two real `switchyard serve` processes on one PostgreSQL database export over OTLP/HTTP to a receiver
 // this test runs; a workflow started by an API request carrying a traceparent has its task turns, run
 // by both processes, in that request's trace.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -15,19 +15,14 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf } from '../__fixtures__/scripted-model';
-import { promptOf, requestJson, waitFor } from '../daemon/__fixtures__/http-client';
-import { ServeProcess } from '../daemon/__fixtures__/serve-process';
+import { summarySchema } from '../__fixtures__/summary-schema';
+import { promptOf, waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
+import { ServeProcess, writeServeConfig } from '../daemon/__fixtures__/serve-process';
 
 const AGENT = 'fleet';
 const TASKS = ['alpha', 'beta', 'gamma'];
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const CALLER_SPAN_ID = 'eee19b7ec3c1b174';
-const summarySchema = {
-  type: 'object',
-  properties: { summary: { type: 'string' } },
-  required: ['summary'],
-  additionalProperties: false,
-};
 
 /** OTLP/JSON as the standard HTTP exporters send it (ids in hex). */
 interface OtlpAttribute {
@@ -162,16 +157,11 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
   it("puts the API request, its turn and every task turn of its workflow, from two processes, in the caller's trace", async () => {
     const endpoint = await receiver.start();
     const { databaseUrl } = database.options as { databaseUrl: string };
-    const config = path.join(directory, 'switchyard.config.json');
-    await writeFile(
-      config,
-      JSON.stringify({
-        model: { name: 'fake-model', maxRetries: 0 },
-        categories: { workflow: {} },
-        database: { url: databaseUrl },
-        serve: { agents: [AGENT], port: 0, pollSeconds: 0.5, graceMs: 500 },
-      }),
-    );
+    const config = await writeServeConfig(directory, {
+      categories: { workflow: {} },
+      database: { url: databaseUrl },
+      serve: { agents: [AGENT], port: 0, pollSeconds: 0.5, graceMs: 500 },
+    });
     const environment = {
       OPENAI_BASE_URL: fake.baseURL,
       OPENAI_API_KEY: 'test',
@@ -196,10 +186,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
     });
     expect(response.status).toBe(202);
     const { id } = (await response.json()) as { id: string };
-    await waitFor('the API turn to end', async () => {
-      const { body } = await requestJson(`${url}/v1/turns/${id}`);
-      return body.status === 'running' ? undefined : body;
-    });
+    await waitForTurnEnd(url, id);
     const taskTurns = () =>
       receiver.spans.filter(
         (span) =>

@@ -7,14 +7,22 @@ export interface JsonAnswer {
   body: Record<string, unknown>;
 }
 
-/** Sends a request to the daemon and parses its JSON answer. */
-export async function requestJson(
+/** A request to the daemon: a JSON `body` (or a `rawBody` sent as it is) makes it a POST by default. */
+export interface DaemonRequest {
+  method?: string;
+  body?: unknown;
+  rawBody?: string;
+  /** More headers; `content-type` defaults to JSON when there is a body. */
+  headers?: Record<string, string>;
+}
+
+/** Sends a request to the daemon and reads its answer as text. */
+export async function sendRequest(
   url: string,
-  init: { method?: string; body?: unknown; rawBody?: string; token?: string } = {},
-): Promise<JsonAnswer> {
-  const headers: Record<string, string> = {};
-  if (init.body !== undefined || init.rawBody !== undefined) headers['content-type'] = 'application/json';
-  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
+  init: DaemonRequest,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined || init.rawBody !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(url, {
     method: init.method ?? (init.body === undefined && init.rawBody === undefined ? 'GET' : 'POST'),
     headers,
@@ -24,12 +32,20 @@ export async function requestJson(
         ? { body: JSON.stringify(init.body) }
         : {}),
   });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** Sends a request to the daemon (with `token` as its bearer token) and parses its JSON answer. */
+export async function requestJson(
+  url: string,
+  init: Omit<DaemonRequest, 'headers'> & { token?: string } = {},
+): Promise<JsonAnswer> {
+  const { token, ...request } = init;
+  const { status, headers, text } = await sendRequest(url, {
+    ...request,
+    ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }),
+  });
+  return { status, headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
 }
 
 /** One parsed server-sent event. */
@@ -82,4 +98,12 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Polls `GET /v1/turns/{id}` until the turn is no longer `running`; returns that answer. */
+export async function waitForTurnEnd(baseUrl: string, id: string): Promise<JsonAnswer> {
+  return waitFor(`turn ${id} to end`, async () => {
+    const answer = await requestJson(`${baseUrl}/v1/turns/${id}`);
+    return answer.body.status === 'running' ? undefined : answer;
+  });
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cliPath } from '../../__fixtures__/run-cli';
@@ -84,4 +85,36 @@ export class ServeProcess {
       // Already gone.
     }
   }
+}
+
+/**
+ * Starts `switchyard serve` with `args` against a fake Responses server (`baseURL`, model
+ * `fake-model`) and waits until it listens. `environment` adds to or overrides those variables.
+ */
+export async function startServeOnFakeModel(
+  fake: { baseURL: string },
+  args: readonly string[],
+  environment: Record<string, string> = {},
+  options: ServeProcessOptions = {},
+): Promise<{ serve: ServeProcess; url: string }> {
+  const serve = new ServeProcess(
+    args,
+    { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model', ...environment },
+    options,
+  );
+  return { serve, url: await serve.ready };
+}
+
+/**
+ * Writes `<directory>/switchyard.config.json` for a serve process against the fake Responses
+ * server: the model `fake-model` without retries, and `settings` (categories, database, serve...).
+ * Returns the file's path.
+ */
+export async function writeServeConfig(
+  directory: string,
+  settings: Record<string, unknown>,
+): Promise<string> {
+  const file = path.join(directory, 'switchyard.config.json');
+  await writeFile(file, JSON.stringify({ model: { name: 'fake-model', maxRetries: 0 }, ...settings }));
+  return file;
 }

@@ -132,14 +132,19 @@ export const AnswerSchema = z
 export const WORKFLOW_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
 export const TASK_STATUSES = ['pending', 'queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
+/** The fields a workflow and its summary in a list share. */
+const workflowFields = {
+  id: z.string(),
+  agent: z.string(),
+  name: z.string(),
+  status: z.enum(WORKFLOW_STATUSES),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+};
+
 export const WorkflowSchema = z
   .strictObject({
-    id: z.string(),
-    agent: z.string(),
-    name: z.string(),
-    status: z.enum(WORKFLOW_STATUSES),
-    createdAt: z.string(),
-    finishedAt: z.string().nullable(),
+    ...workflowFields,
     tasks: z.array(
       z.strictObject({
         id: z.string(),
@@ -155,12 +160,7 @@ export const WorkflowSchema = z
 
 export const WorkflowSummarySchema = z
   .strictObject({
-    id: z.string(),
-    agent: z.string(),
-    name: z.string(),
-    status: z.enum(WORKFLOW_STATUSES),
-    createdAt: z.string(),
-    finishedAt: z.string().nullable(),
+    ...workflowFields,
     taskCounts: z.record(z.string(), z.number().int()),
   })
   .openapi('WorkflowSummary');
