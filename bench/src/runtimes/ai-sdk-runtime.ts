@@ -1,6 +1,24 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { jsonSchema, stepCountIs, streamText, type ToolSet, tool } from 'ai';
+import { jsonSchema, type LanguageModel, stepCountIs, streamText, type ToolSet, tool } from 'ai';
 import type { BenchRuntime } from './bench-runtime';
+
+/** One turn through `streamText`, with a step limit high enough for the whole turn. */
+async function streamTurn(
+  model: LanguageModel,
+  tools: ToolSet,
+  turn: { instructions: string; input: string },
+): Promise<string> {
+  const result = streamText({
+    model,
+    system: turn.instructions,
+    prompt: turn.input,
+    tools,
+    maxRetries: 0,
+    stopWhen: stepCountIs(1000),
+    providerOptions: { openai: { store: false } },
+  });
+  return await result.text;
+}
 
 /**
  * The Vercel AI SDK (`ai` 6 with `@ai-sdk/openai` 3): `streamText` over the OpenAI Responses
@@ -23,18 +41,7 @@ export const aiSdkRuntime: BenchRuntime = {
         }),
       ]),
     );
-    return async () => {
-      const result = streamText({
-        model,
-        system: turn.instructions,
-        prompt: turn.input,
-        tools,
-        maxRetries: 0,
-        stopWhen: stepCountIs(1000),
-        providerOptions: { openai: { store: false } },
-      });
-      return await result.text;
-    };
+    return () => streamTurn(model, tools, turn);
   },
   composeTurn(turn) {
     const provider = createOpenAI({ baseURL: turn.baseURL, apiKey: 'bench' });
@@ -51,16 +58,7 @@ export const aiSdkRuntime: BenchRuntime = {
           }),
         ]),
       );
-      const result = streamText({
-        model,
-        system: turn.instructions,
-        prompt: turn.input,
-        tools,
-        maxRetries: 0,
-        stopWhen: stepCountIs(1000),
-        providerOptions: { openai: { store: false } },
-      });
-      return await result.text;
+      return streamTurn(model, tools, turn);
     };
   },
 };

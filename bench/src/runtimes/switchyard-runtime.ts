@@ -8,8 +8,10 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import {
   type AgentTelemetryOptions,
+  type AnyWorkerAgentTool,
   createResponsesModel,
   defineWorkerTool,
+  type ResponsesModel,
   runAgentLoop,
 } from '@switchyard/core';
 import OpenAI from 'openai';
@@ -40,6 +42,26 @@ class IdleMetricReader extends MetricReader {
   }
 }
 
+/** One turn through `runAgentLoop`; a turn that does not complete fails the round. */
+async function runTurn(
+  model: ResponsesModel,
+  tools: AnyWorkerAgentTool[],
+  turn: { instructions: string; input: string },
+  telemetry: AgentTelemetryOptions | undefined,
+): Promise<string> {
+  const run = runAgentLoop({
+    model,
+    tools,
+    instructions: turn.instructions,
+    input: turn.input,
+    ...(telemetry === undefined ? {} : { telemetry }),
+  });
+  const result = await run.result();
+  if (result.status !== 'completed')
+    throw new Error(`switchyard turn ended ${result.status}: ${result.error?.message}`);
+  return result.output;
+}
+
 function prepareSwitchyard(turn: BenchTurn, telemetry: AgentTelemetryOptions | undefined) {
   const client = new OpenAI({ baseURL: turn.baseURL, apiKey: 'bench', maxRetries: 0 });
   const model = createResponsesModel({ client, model: 'bench-model' });
@@ -53,19 +75,7 @@ function prepareSwitchyard(turn: BenchTurn, telemetry: AgentTelemetryOptions | u
       execute: async (params) => ({ content: await tool.execute(params) }),
     }),
   );
-  return async () => {
-    const run = runAgentLoop({
-      model,
-      tools,
-      instructions: turn.instructions,
-      input: turn.input,
-      ...(telemetry === undefined ? {} : { telemetry }),
-    });
-    const result = await run.result();
-    if (result.status !== 'completed')
-      throw new Error(`switchyard turn ended ${result.status}: ${result.error?.message}`);
-    return result.output;
-  };
+  return () => runTurn(model, tools, turn, telemetry);
 }
 
 function composeSwitchyard(turn: ComposedTurn, telemetry: AgentTelemetryOptions | undefined) {
@@ -84,17 +94,7 @@ function composeSwitchyard(turn: ComposedTurn, telemetry: AgentTelemetryOptions 
         execute: async (params) => ({ content: await turn.execute(spec, params) }),
       }),
     );
-    const run = runAgentLoop({
-      model,
-      tools,
-      instructions: turn.instructions,
-      input: turn.input,
-      ...(telemetry === undefined ? {} : { telemetry }),
-    });
-    const result = await run.result();
-    if (result.status !== 'completed')
-      throw new Error(`switchyard turn ended ${result.status}: ${result.error?.message}`);
-    return result.output;
+    return runTurn(model, tools, turn, telemetry);
   };
 }
 
