@@ -8,7 +8,7 @@ import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { resolveToolParameters } from '../schema/tool-parameters';
 import { isPlainObject } from '../shared/is-plain-object';
 import type { JSONSchemaObject, WorkerAgentTool } from '../tool/worker-agent-tool';
-import { compileNullRestorer } from './compile-null-restorer';
+import { compileNullRestorer, type NullRestorer } from './compile-null-restorer';
 import { issueFromAjvError } from './issue-from-ajv-error';
 import { escapePointerSegment, toJSONPointer } from './json-pointer';
 import {
@@ -144,15 +144,27 @@ function hasOptionalProperties(node: unknown): boolean {
   return Object.values(node).some(hasOptionalProperties);
 }
 
+// Keyed on the JSON Schema a restorer is compiled from: the conversion cache keeps one per Zod schema
+// object (an external schema is the tool's own object), and neither is ever mutated, so a creator
+// that rebuilds its tools every turn compiles each restorer once, and nothing here can go stale
+// that the conversion itself could not. `null` records a schema with nothing to restore.
+const nullRestorers = new WeakMap<JSONSchemaObject, NullRestorer | null>();
+
+function nullRestorerOf(original: JSONSchemaObject): NullRestorer | undefined {
+  let restorer = nullRestorers.get(original);
+  if (restorer === undefined) {
+    restorer = hasOptionalProperties(original) ? compileNullRestorer(original) : null;
+    nullRestorers.set(original, restorer);
+  }
+  return restorer ?? undefined;
+}
+
 function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
   const parameters = resolveToolParameters(tool);
   const { original } = parameters;
   const declaredProperties = Object.keys(isPlainObject(original.properties) ? original.properties : {});
   const parseOptions = { toolName: tool.name, declaredProperties };
-  const restore =
-    parameters.restoresOptionalNulls && hasOptionalProperties(original)
-      ? compileNullRestorer(original)
-      : undefined;
+  const restore = parameters.restoresOptionalNulls ? nullRestorerOf(original) : undefined;
   if (tool.jsonSchema !== undefined) {
     const validate = compileJSONSchema(tool.name, original);
     return {
