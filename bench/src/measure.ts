@@ -22,8 +22,25 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * Times several contenders against each other. Runs are interleaved, and the order within each
- * round rotates, so drift in machine load (a shared 2-core box) hits every contender alike.
+ * The order of contenders in each round: a Williams design, so that across `count` rounds (two
+ * squares when `count` is odd) every contender comes right after every other one equally often and
+ * sits in every position equally often. A plain rotation keeps neighbours fixed, so one contender
+ * would always run right after the same other one and pay for its leftover garbage collection.
+ */
+export function balancedOrders(count: number): number[][] {
+  const sequence: number[] = [];
+  for (let step = 0, low = 0, high = count - 1; sequence.length < count; step += 1) {
+    sequence.push(step % 2 === 0 ? low++ : high--);
+  }
+  const orders = Array.from({ length: count }, (_, row) => sequence.map((value) => (value + row) % count));
+  return count % 2 === 0 ? orders : [...orders, ...orders.map((order) => [...order].reverse())];
+}
+
+/**
+ * Times several contenders against each other. Runs are interleaved in balanced orders
+ * (`balancedOrders`), so drift in machine load (a shared 2-core box) and the garbage one contender
+ * leaves behind hit every contender alike. The heap is not collected between runs: collecting is
+ * part of what a turn pays, and a forced collection outside the timing would hide some of it.
  */
 export async function interleave(
   contenders: ReadonlyArray<{ name: string; run: () => Promise<unknown> }>,
@@ -40,9 +57,10 @@ export async function interleave(
     cpu: [],
     firstRequest: [],
   }));
+  const orders = balancedOrders(contenders.length);
   for (let round = -options.warmup; round < options.rounds; round += 1) {
-    for (let offset = 0; offset < contenders.length; offset += 1) {
-      const index = (Math.abs(round) + offset) % contenders.length;
+    const order = orders[(round + options.warmup) % orders.length] ?? [];
+    for (const index of order) {
       const contender = contenders[index];
       if (contender === undefined) continue;
       options.firstRequest?.reset();

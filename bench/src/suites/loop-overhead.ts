@@ -62,7 +62,7 @@ export interface OverheadResult {
  * turn, in two variants (`module` and `fresh` schemas). Every runtime and variant first runs one
  * turn against a recording server, which must show 20 requests carrying every call's output (a
  * runtime that skips calls cannot post a fast figure); then all of them run interleaved, in an
- * order that rotates every round, against one non-recording server. The baseline is the bare
+ * balanced order (each right after each other equally often), against one non-recording server. The baseline is the bare
  * openai SDK loop of the same variant: the difference is each runtime's own overhead.
  */
 export async function loopOverhead(
