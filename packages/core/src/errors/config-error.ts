@@ -15,8 +15,9 @@ export interface ConfigErrorOptions {
  * `ComputerToolsConfigError`, `ControlPlaneConfigError`, ...): `field` names the option at fault.
  *
  * Contract: thrown when tools or services are created, never mid-turn, so a bad configuration fails
- * at start-up. `SwitchyardConfigError.isInstance(error)` holds for every package's configuration
- * error, from any copy of core; each subclass's own `isInstance` holds for that class only.
+ * at start-up. `SwitchyardConfigError.isInstance(error)` holds for the configuration error of every
+ * tool category and of the control plane, from any copy of core; each subclass's own `isInstance`
+ * holds for that class only.
  */
 export class SwitchyardConfigError extends SwitchyardError {
   /** The option at fault, as a dotted path from the object the caller passed. */
@@ -29,10 +30,9 @@ export class SwitchyardConfigError extends SwitchyardError {
    */
   protected constructor(name: string, subject: string | undefined, options: ConfigErrorOptions) {
     const detail = `${options.field}: ${options.message}`;
-    super(
-      subject === undefined ? detail : `Invalid ${subject} configuration: ${detail}`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super(subject === undefined ? detail : `Invalid ${subject} configuration: ${detail}`, {
+      cause: options.cause,
+    });
     this.markAs('SwitchyardConfigError');
     this.markAs(name);
     this.field = options.field;

@@ -71,7 +71,7 @@ export interface ToolSchemaEntry {
   /** The parameters come from the tool's external `jsonSchema`: unchanged, or projected (`strict: 'auto'`). */
   external: boolean;
   /** UTF-8 bytes of the function tool's JSON. */
-  bytes: number;
+  readonly bytes: number;
   /** The schema came from the cache: no conversion work this collection. */
   cached: boolean;
 }
@@ -83,7 +83,7 @@ export interface ToolSchemaManifest {
   /** One entry per tool, in tool-set order. */
   entries: ToolSchemaEntry[];
   /** UTF-8 bytes of the whole `tools` array's JSON. */
-  bytes: number;
+  readonly bytes: number;
 }
 
 interface CachedTool {
