@@ -1,4 +1,5 @@
 import { type AnyWorkerAgentTool, agentToolMap, collectToolSchemas } from '@switchyard/core';
+import { describePublicApi } from '@switchyard/test-support';
 import { runToolCall } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
 import { memoryBrain, seededBrainTools } from './__fixtures__/memory-brain';
@@ -15,11 +16,7 @@ async function call(tools: AnyWorkerAgentTool[], name: string, params: Record<st
 
 const names = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.name);
 
-describe('public API', () => {
-  it('exports exactly the documented runtime names', () => {
-    expect(Object.keys(publicApi).sort()).toEqual(['createBrainTools']);
-  });
-});
+describePublicApi('@switchyard/tools-brain', publicApi, ['createBrainTools']);
 
 describe('createBrainTools: modes', () => {
   it('gives a text turn remember, recall, get_page and forget, and a task turn only recall and get_page', () => {

@@ -1,19 +1,12 @@
 import { collectToolSchemas } from '@switchyard/core';
+import { thrownBy } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { useTempHome } from './__fixtures__/tool-harness';
 import { ComputerToolsConfigError, checkSandbox, createComputerTools } from './index';
 
 const temp = useTempHome();
 
-function configError(run: () => unknown): ComputerToolsConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (ComputerToolsConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ComputerToolsConfigError');
-}
+const configError = (run: () => unknown) => thrownBy(run, ComputerToolsConfigError);
 
 describe('createComputerTools', () => {
   it('returns the six tools with their contract names, parameters and modes', () => {

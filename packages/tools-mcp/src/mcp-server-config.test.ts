@@ -1,16 +1,10 @@
+import { thrownBy } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { McpConfigurationError } from './errors/mcp-configuration-error';
 import { resolveMcpServersConfig } from './mcp-server-config';
 
-function configurationError(servers: unknown): McpConfigurationError {
-  try {
-    resolveMcpServersConfig(servers);
-  } catch (error) {
-    if (McpConfigurationError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an McpConfigurationError');
-}
+const configurationError = (servers: unknown) =>
+  thrownBy(() => resolveMcpServersConfig(servers), McpConfigurationError);
 
 describe('configuration errors', () => {
   it.each([

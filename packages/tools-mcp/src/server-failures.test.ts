@@ -1,4 +1,5 @@
 import type { AgentToolResult, AnyWorkerAgentTool, ToolExecutionContext } from '@switchyard/core';
+import { rejectionOf } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { calcStdio } from './__fixtures__/connect-for-suite';
 import { connectMcpServers } from './connect-mcp-servers';
@@ -24,15 +25,7 @@ function text(result: AgentToolResult): string {
     : result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
-async function connectError(run: () => Promise<unknown>): Promise<McpConnectionError> {
-  try {
-    await run();
-  } catch (error) {
-    if (McpConnectionError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected an McpConnectionError');
-}
+const connectError = (run: () => Promise<unknown>) => rejectionOf(run, McpConnectionError);
 
 describe('a server that dies mid-call', () => {
   it('yields a tool error, restarts the server once for the next call, then reports it unavailable', async () => {

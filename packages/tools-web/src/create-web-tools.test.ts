@@ -1,4 +1,5 @@
 import { collectToolSchemas } from '@switchyard/core';
+import { describePublicApi } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { configErrorThrown } from './__fixtures__/config-error-thrown';
 import * as publicApi from './index';
@@ -47,8 +48,4 @@ describe('createWebTools: tools exist only where bound', () => {
   });
 });
 
-describe('public API', () => {
-  it('exports exactly the documented runtime names', () => {
-    expect(Object.keys(publicApi).sort()).toEqual(['WebToolsConfigError', 'checkUrl', 'createWebTools']);
-  });
-});
+describePublicApi('@switchyard/tools-web', publicApi, ['WebToolsConfigError', 'checkUrl', 'createWebTools']);

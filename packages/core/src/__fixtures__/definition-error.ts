@@ -1,4 +1,5 @@
 // Shared by core's tests that check a definition mistake is refused with the right error.
+import { thrownBy } from '@switchyard/test-support';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
 
 /**
@@ -6,11 +7,5 @@ import { ToolDefinitionError } from '../errors/tool-definition-error';
  * throwing nothing fails the test.
  */
 export function definitionError(run: () => unknown): ToolDefinitionError {
-  try {
-    run();
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolDefinitionError');
+  return thrownBy(run, ToolDefinitionError);
 }

@@ -1,4 +1,5 @@
 import { defineWorkerTool, SwitchyardConfigError } from '@switchyard/core';
+import { thrownBy } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -12,16 +13,6 @@ import {
   createWorkflowTools,
   WorkflowToolsConfigError,
 } from '../index';
-
-function thrownBy(create: () => unknown): WorkflowToolsConfigError {
-  try {
-    create();
-  } catch (error) {
-    if (WorkflowToolsConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a WorkflowToolsConfigError, nothing was thrown');
-}
 
 const writingBrainTool = defineWorkerTool({
   name: 'remember',
@@ -76,7 +67,7 @@ describe('WorkflowToolsConfigError', () => {
       ],
     ];
     for (const [create, field] of cases) {
-      const error = thrownBy(create);
+      const error = thrownBy(create, WorkflowToolsConfigError);
       expect(error.field).toBe(field);
       expect(error.message).toContain(`${field}: `);
       expect(error.name).toBe('WorkflowToolsConfigError');

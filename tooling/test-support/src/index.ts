@@ -1,0 +1,3 @@
+// Test-only code shared by the packages' suites; no package builds it into what it publishes.
+export { describePublicApi } from './describe-public-api';
+export { type MarkedErrorClass, rejectionOf, thrownBy } from './thrown-by';
