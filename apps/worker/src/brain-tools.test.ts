@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
-import { type AnyWorkerAgentTool, agentToolMap } from '@switchyard/core';
 import { createPgliteDatabase, type TestDatabase, testBackends } from '@switchyard/test-databases';
-import { runToolCall } from '@switchyard/testkit';
+import { callTool as call } from '@switchyard/testkit';
 import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { createBrainTools } from '@switchyard/tools-brain';
 import { createTaskTurnTools, WorkflowToolsConfigError } from '@switchyard/tools-workflow';
@@ -14,14 +13,6 @@ import { parseConfig } from './config/load-config';
 import { resolveAgent } from './config/resolve-agent';
 import { taskTurnTools } from './task-turn-consumer';
 import { buildTaskTurnBrainTools, buildTextTurnSections, buildTextTurnTools } from './text-turn';
-
-async function call(tools: readonly AnyWorkerAgentTool[], name: string, params: Record<string, unknown>) {
-  const tool = agentToolMap(tools).get(name);
-  if (tool === undefined) throw new Error(`no tool ${name}`);
-  const outcome = await runToolCall(tool, params);
-  if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.output}`);
-  return outcome.result;
-}
 
 const task: WorkTurn = {
   kind: 'workflow-task',

@@ -5,6 +5,7 @@ import * as publicApi from './index';
 // The main entry must stay free of test runners; the vitest-based suite is its own entry.
 describePublicApi('@switchyard/testkit', publicApi, [
   'STALL_BOUNDS',
+  'callTool',
   'createTestToolContext',
   'measureEventLoop',
   'runToolCall',

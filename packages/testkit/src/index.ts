@@ -21,4 +21,9 @@ export {
   measureEventLoop,
   STALL_BOUNDS,
 } from './measure-event-loop';
-export { type RunToolCallOptions, type RunToolCallResult, runToolCall } from './run-tool-call';
+export {
+  callTool,
+  type RunToolCallOptions,
+  type RunToolCallResult,
+  runToolCall,
+} from './run-tool-call';

@@ -2,7 +2,7 @@ import { type AgentToolResult, defineWorkerTool } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { paramlessTool } from './__fixtures__/paramless-tool';
-import { runToolCall } from './run-tool-call';
+import { callTool, runToolCall } from './run-tool-call';
 
 const readNote = defineWorkerTool({
   name: 'read_note',
@@ -134,5 +134,25 @@ describe('runToolCall runs the per-call pipeline of the loop', () => {
     expect(call.activity).toBe('loud');
     expect(Buffer.byteLength(String(call.result.content))).toBeLessThanOrEqual(2048);
     expect(call.result.details).toMatchObject({ resultCut: expect.any(Object) });
+  });
+});
+
+describe('callTool', () => {
+  const tools = [paramlessTool('other', { execute: () => ({ content: 'other' }) }), readNote];
+
+  it('calls the tool of that name and returns its result', async () => {
+    expect(await callTool(tools, 'read_note', { path: 'a.md', maxLines: 2 })).toEqual({
+      content: 'note a.md 2',
+    });
+  });
+
+  it('rejects naming the tool when there is none of that name or the call does not complete', async () => {
+    await expect(callTool(tools, 'write_note', {})).rejects.toThrow('no tool named write_note');
+    await expect(callTool(tools, 'read_note', { path: 'missing.md' })).rejects.toThrow(
+      /^read_note ended threw: .*no such note/,
+    );
+    await expect(callTool(tools, 'read_note', { path: 5 })).rejects.toThrow(
+      /^read_note ended invalid-arguments: /,
+    );
   });
 });

@@ -172,3 +172,26 @@ function hasContent(value: unknown): boolean {
   const content = (value as { content?: unknown }).content;
   return typeof content === 'string' || Array.isArray(content);
 }
+
+/**
+ * Runs the tool named `name` among `tools` (a category's list) on `params` through `runToolCall`
+ * and returns its result: the shortest way for a category's tests to call one of its tools.
+ *
+ * Contract: rejects, naming the tool, when no tool has that name or the call does not end
+ * `completed` (the message carries the output the model would read); a tool's own `isError`
+ * result is `completed` and is returned.
+ *
+ * @example
+ * const result = await callTool(createBrainTools({ brain, agentId: 'ada' }), 'remember', { text: 'hi' });
+ */
+export async function callTool(
+  tools: readonly AnyWorkerAgentTool[],
+  name: string,
+  params: Record<string, unknown>,
+): Promise<AgentToolResult<unknown>> {
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (tool === undefined) throw new Error(`no tool named ${name}`);
+  const outcome = await runToolCall(tool, params);
+  if (outcome.status !== 'completed') throw new Error(`${name} ended ${outcome.status}: ${outcome.output}`);
+  return outcome.result;
+}

@@ -1,18 +1,10 @@
 import { type AnyWorkerAgentTool, agentToolMap, collectToolSchemas } from '@switchyard/core';
 import { describePublicApi } from '@switchyard/test-support';
-import { runToolCall } from '@switchyard/testkit';
+import { callTool as call } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
 import { memoryBrain, seededBrainTools } from './__fixtures__/memory-brain';
 import * as publicApi from './index';
 import { type BrainService, createBrainTools } from './index';
-
-async function call(tools: AnyWorkerAgentTool[], name: string, params: Record<string, unknown>) {
-  const tool = agentToolMap(tools).get(name);
-  if (tool === undefined) throw new Error(`no tool ${name}`);
-  const outcome = await runToolCall(tool, params);
-  if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.output}`);
-  return outcome.result;
-}
 
 const names = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.name);
 

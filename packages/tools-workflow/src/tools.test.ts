@@ -1,10 +1,5 @@
-import {
-  type AnyWorkerAgentTool,
-  agentToolMap,
-  collectToolSchemas,
-  defineWorkerTool,
-} from '@switchyard/core';
-import { runToolCall } from '@switchyard/testkit';
+import { type AnyWorkerAgentTool, collectToolSchemas, defineWorkerTool } from '@switchyard/core';
+import { callTool as call, runToolCall } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { memoryJobService, memoryResultService, memoryWorkflowService } from './__fixtures__/memory-services';
@@ -21,14 +16,6 @@ const resultSchema = {
   required: ['summary'],
   additionalProperties: false,
 };
-
-async function call(tools: AnyWorkerAgentTool[], name: string, params: Record<string, unknown>) {
-  const tool = agentToolMap(tools).get(name);
-  if (tool === undefined) throw new Error(`no tool ${name}`);
-  const outcome = await runToolCall(tool, params);
-  if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.output}`);
-  return outcome.result;
-}
 
 describe('createWorkflowTools', () => {
   it('returns workflow, show_workflow, list_workflows and cancel_workflow', () => {
