@@ -8,6 +8,9 @@ export default defineConfig({
     // A throw-away PostgreSQL cluster, or SWITCHYARD_TEST_DATABASE_URL (tooling/test-databases).
     globalSetup: ['@switchyard/test-databases/global-setup'],
     setupFiles: ['./src/__fixtures__/setup-each-test.ts'],
+    // Two files at once: a file mostly waits on the `switchyard serve` and CLI processes it starts,
+    // and vitest's default on 2 cores is one file at a time (cores - 1).
+    maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 180_000,
   },
