@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { measureEventLoop } from '@switchyard/testkit';
 import { heading, median, ms, report } from '../measure';
 import type { StallCase, StallCaseSet } from '../stall/stall-case';
 
@@ -19,7 +18,7 @@ export interface ToolStallRow {
   callMs: number;
   /** Slowest call, ms. */
   maxCallMs: number;
-  /** Worst event-loop delay over all runs (`monitorEventLoopDelay`, 5 ms resolution), ms. */
+  /** Worst event-loop delay over all runs (`monitorEventLoopDelay`, 10 ms resolution), ms. */
   maxDelayMs: number;
   /** Median over the runs of each run's worst delay, ms: what a typical call did. */
   medianDelayMs: number;
@@ -69,22 +68,7 @@ function summarise(result: unknown): string {
   return `${isError === true ? 'error' : 'ok'}: ${words} (${text.length.toLocaleString('en-US')} chars)`;
 }
 
-const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
-
-/**
- * Nanoseconds the main thread has run on a core (Linux schedstat), or undefined elsewhere. Between
- * two timer ticks, a long wall gap with little main-thread run time was spent waiting for a core
- * (a loaded shared machine), not held by the call.
- */
-function mainThreadRunNs(): number | undefined {
-  try {
-    return Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[0]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Runs one call while watching the event loop. */
+/** Runs one call while watching the event loop (testkit's `measureEventLoop`, as the stall tests do). */
 async function measureCall(stallCase: StallCase): Promise<{
   callMs: number;
   delayMs: number;
@@ -95,35 +79,20 @@ async function measureCall(stallCase: StallCase): Promise<{
   await stallCase.setup?.();
   // Let the setup's own I/O settle so it is not charged to the call.
   await new Promise((resolve) => setTimeout(resolve, 20));
-  const histogram = monitorEventLoopDelay({ resolution: 5 });
-  let last = performance.now();
-  let gapMs = 0;
-  let lastRun = mainThreadRunNs();
-  let busyMs: number | undefined = lastRun === undefined ? undefined : 0;
-  const tick = () => {
-    const now = performance.now();
-    gapMs = Math.max(gapMs, now - last);
-    last = now;
-    const run = mainThreadRunNs();
-    if (run !== undefined && lastRun !== undefined && busyMs !== undefined) {
-      busyMs = Math.max(busyMs, (run - lastRun) / 1e6);
+  const measured = await measureEventLoop(async () => {
+    try {
+      return summarise(await stallCase.run());
+    } catch (error) {
+      return `threw: ${error instanceof Error ? error.message : String(error)}`;
     }
-    lastRun = run;
+  });
+  return {
+    callMs: measured.elapsedMs,
+    delayMs: measured.maxDelayMs,
+    gapMs: measured.maxGapMs,
+    busyMs: measured.maxBusyMs,
+    outcome: measured.value,
   };
-  const timer = setInterval(tick, 5);
-  histogram.enable();
-  const started = performance.now();
-  let outcome: string;
-  try {
-    outcome = summarise(await stallCase.run());
-  } catch (error) {
-    outcome = `threw: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  const callMs = performance.now() - started;
-  tick();
-  histogram.disable();
-  clearInterval(timer);
-  return { callMs, delayMs: histogram.max / 1e6, gapMs, busyMs, outcome };
 }
 
 /**
