@@ -72,7 +72,7 @@ const daemon = runs('busy-daemon')
   ? await busyDaemon({
       ...(process.env.BENCH_DAEMON_PROFILE === undefined
         ? {}
-        : { nodeOptions: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_DAEMON_PROFILE}` }),
+        : { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_DAEMON_PROFILE}`] }),
       ...(process.env.BENCH_DAEMON_LEVELS === undefined
         ? {}
         : { levels: process.env.BENCH_DAEMON_LEVELS.split(',').map(Number) }),

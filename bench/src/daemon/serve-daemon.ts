@@ -43,8 +43,8 @@ export interface ServeDaemonOptions {
   database: DaemonDatabase;
   /** More `serve` settings of the configuration file (heartbeatMs, pollSeconds, ...). */
   serve?: Record<string, unknown>;
-  /** `NODE_OPTIONS` of the child (e.g. `--cpu-prof --cpu-prof-dir=...`). */
-  nodeOptions?: string;
+  /** Options for `node` itself, before the CLI's path (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArguments?: readonly string[];
   /** Files written into the agent's home before the process starts (name -> text). */
   homeFiles?: Record<string, string>;
 }
@@ -98,7 +98,17 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
   );
   const child: ChildProcess = spawn(
     process.execPath,
-    [CLI_PATH, 'serve', '--config', config, '--agent', BENCH_AGENT, '--port', '0'],
+    [
+      ...(options.nodeArguments ?? []),
+      CLI_PATH,
+      'serve',
+      '--config',
+      config,
+      '--agent',
+      BENCH_AGENT,
+      '--port',
+      '0',
+    ],
     {
       cwd: directory,
       env: {
@@ -106,7 +116,6 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
         HOME: process.env.HOME ?? '',
         OPENAI_BASE_URL: options.baseURL,
         OPENAI_API_KEY: 'bench',
-        ...(options.nodeOptions === undefined ? {} : { NODE_OPTIONS: options.nodeOptions }),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },

@@ -249,8 +249,8 @@ export interface BusyDaemonOptions {
   calls?: number;
   /** Backends to run (default both). */
   backends?: ReadonlyArray<'pglite' | 'postgres'>;
-  /** `NODE_OPTIONS` for the daemon child (profiling). */
-  nodeOptions?: string;
+  /** Options for the daemon child's `node` (profiling: `--cpu-prof`). */
+  nodeArguments?: readonly string[];
 }
 
 /**
@@ -301,7 +301,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         baseURL: fake.baseURL,
         database,
         homeFiles: HOME_FILES,
-        ...(options.nodeOptions === undefined ? {} : { nodeOptions: options.nodeOptions }),
+        ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
       });
       const startMs = performance.now() - started;
       try {

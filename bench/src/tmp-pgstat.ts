@@ -1,0 +1,22 @@
+import { execFileSync } from 'node:child_process';
+import { startFakeResponsesServer } from '@switchyard/testkit';
+import { runDaemonLevel } from './suites/busy-daemon';
+import { listFilesScript, startServeDaemon, startThrowawayPostgres } from './daemon/serve-daemon';
+
+const pg = await startThrowawayPostgres({ statements: true });
+if ('skipped' in pg) throw new Error(pg.skipped);
+const psql = (sql: string) => execFileSync('psql', [pg.url, '-X', '-A', '-F', ' | ', '-c', sql], { encoding: 'utf8' });
+psql('CREATE EXTENSION pg_stat_statements');
+const fake = await startFakeResponsesServer({ record: false, script: listFilesScript(5) });
+const daemon = await startServeDaemon({ baseURL: fake.baseURL, database: { kind: 'postgres', url: pg.url } });
+await new Promise((r) => setTimeout(r, 2000));
+psql('SELECT pg_stat_statements_reset()');
+const t0 = Date.now();
+const row = await runDaemonLevel(daemon, 500, 0);
+const seconds = (Date.now() - t0) / 1000;
+console.log('turns/s', row.turnsPerSecond.toFixed(1), 'completed', row.completed, 'seconds', seconds);
+console.log(psql(`SELECT calls, round(total_exec_time::numeric,0) AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY calls DESC LIMIT 30`));
+console.log(psql(`SELECT sum(calls), round(sum(total_exec_time)::numeric,0) FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`));
+await daemon.stop();
+await fake.close();
+await pg.stop();
