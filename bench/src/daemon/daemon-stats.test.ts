@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   meets,
+  mostConcurrent,
   parseVmRss,
   percentile,
   perSecond,
@@ -58,6 +59,35 @@ describe('memory per running turn', () => {
     const status = 'Name:\tnode\nVmPeak:\t 1200000 kB\nVmRSS:\t  123456 kB\nRssAnon:\t 100000 kB\n';
     expect(parseVmRss(status)).toBe(123456 * 1024);
     expect(parseVmRss('Name:\tnode\n')).toBeUndefined();
+  });
+});
+
+describe('turns running at once', () => {
+  it('counts the most overlapping intervals, an end and a start at one time not overlapping', () => {
+    expect(
+      mostConcurrent([
+        [0, 10],
+        [5, 15],
+        [10, 20],
+        [12, 13],
+      ]),
+    ).toBe(3);
+    expect(
+      mostConcurrent([
+        [0, 5],
+        [5, 10],
+      ]),
+    ).toBe(1);
+  });
+
+  it('ignores intervals that never ran and gives 0 without any', () => {
+    expect(
+      mostConcurrent([
+        [7, 7],
+        [9, Number.NaN],
+      ]),
+    ).toBe(0);
+    expect(mostConcurrent([])).toBe(0);
   });
 });
 

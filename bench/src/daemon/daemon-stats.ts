@@ -31,6 +31,27 @@ export function rssPerTurn(peakBytes: number, idleBytes: number, mostRunning: nu
   return mostRunning > 0 ? Math.max(0, peakBytes - idleBytes) / mostRunning : Number.NaN;
 }
 
+/**
+ * The most intervals open at once (start inclusive, end exclusive): from turn records, how many
+ * turns ran at the same time, however rarely a busy daemon answered `/healthz` meanwhile.
+ */
+export function mostConcurrent(intervals: ReadonlyArray<readonly [start: number, end: number]>): number {
+  const edges: Array<[time: number, change: number]> = [];
+  for (const [start, end] of intervals) {
+    if (!(end > start)) continue;
+    edges.push([start, 1], [end, -1]);
+  }
+  // An end and a start at the same time do not overlap: ends first.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, change] of edges) {
+    open += change;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
 /** The `VmRSS` line of a `/proc/<pid>/status` text, in bytes; undefined without one. */
 export function parseVmRss(status: string): number | undefined {
   const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1];

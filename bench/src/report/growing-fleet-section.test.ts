@@ -21,7 +21,7 @@ const fleet = (rows: GrowingFleetRow[], scaling: number): GrowingFleetResult => 
   load: [2, 3],
   tasks: 400,
   workflows: 8,
-  pollSeconds: 0.5,
+  pollSeconds: 2,
   counting: '`pg_stat_statements`',
   rows,
   scaling,
@@ -32,7 +32,7 @@ describe('the growing-fleet section', () => {
     const text = renderGrowingFleetSection(fleet([row(1, 10), row(2, 18), row(4, 25)], 2.5));
     expect(text.startsWith('<!-- bench:growing-fleet -->\n## Growing fleet')).toBe(true);
     expect(text).toContain('as 8 workflows of at most 50 tasks');
-    expect(text).toContain('`serve.pollSeconds` 0.5 (default 2)');
+    expect(text).toContain('`serve.pollSeconds` 2 (default 2)');
     expect(text).toContain('| 1 | 400 | 40.0 | 10.0/s | 42.3 | 20.0 | 15.0 | 7.3 |');
     expect(text).toContain('| 4 | 400 | 16.0 | 25.0/s |');
   });

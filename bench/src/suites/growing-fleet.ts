@@ -95,7 +95,7 @@ export interface GrowingFleetOptions {
   sizes?: readonly number[];
   /** Tasks in all (default 400), in workflows of at most 50. */
   tasks?: number;
-  /** Each process's `serve.pollSeconds` (default 0.5, the smallest allowed; see the section's note). */
+  /** Each process's `serve.pollSeconds` (default 2, the worker's default). */
   pollSeconds?: number;
 }
 
@@ -109,7 +109,7 @@ export async function growingFleet(options: GrowingFleetOptions = {}): Promise<G
   const tasks = options.tasks ?? 400;
   const perWorkflow = 50;
   const workflows = Math.ceil(tasks / perWorkflow);
-  const pollSeconds = options.pollSeconds ?? 0.5;
+  const pollSeconds = options.pollSeconds ?? 2;
   const before = os.loadavg()[0] ?? Number.NaN;
   const base = {
     date: new Date().toISOString(),
