@@ -119,7 +119,9 @@ export async function growingFleet(options: GrowingFleetOptions = {}): Promise<G
     workflows,
     pollSeconds,
   };
-  heading(`Growing fleet: ${tasks} workflow tasks on 1, 2, 4 serve processes (load ${before.toFixed(1)})`);
+  heading(
+    `Growing fleet: ${tasks} workflow tasks on ${sizes.join(', ')} serve processes (load ${before.toFixed(1)})`,
+  );
   const postgres = await startThrowawayPostgres({ statements: true });
   if ('skipped' in postgres) {
     report('growing fleet', 'skipped', postgres.skipped);
@@ -127,6 +129,22 @@ export async function growingFleet(options: GrowingFleetOptions = {}): Promise<G
       ...base,
       load: [before, os.loadavg()[0] ?? Number.NaN],
       skipped: postgres.skipped,
+      counting: '-',
+      rows: [],
+      scaling: Number.NaN,
+    };
+  }
+  try {
+    // The suite creates its databases and reads the statistics with psql (the bench has no SQL client).
+    psql(postgres.url, 'SELECT 1');
+  } catch (error) {
+    await postgres.stop();
+    const skipped = `psql could not reach the throw-away cluster: ${(error as Error).message.split('\n')[0]}`;
+    report('growing fleet', 'skipped', skipped);
+    return {
+      ...base,
+      load: [before, os.loadavg()[0] ?? Number.NaN],
+      skipped,
       counting: '-',
       rows: [],
       scaling: Number.NaN,
