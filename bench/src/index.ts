@@ -4,6 +4,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { overheadSvg } from './report/overhead-svg';
 import {
+  renderBusyDaemonSection,
+  renderGrowingFleetSection,
   renderLadderSection,
   renderOverheadSection,
   renderParallelSection,
@@ -23,6 +25,8 @@ import { switchyardOtelRuntime, switchyardRuntime } from './runtimes/switchyard-
 import { createComputerStallCases } from './stall/computer-cases';
 import { createWebStallCases } from './stall/web-cases';
 import { argumentLadder } from './suites/argument-ladder';
+import { busyDaemon } from './suites/busy-daemon';
+import { growingFleet } from './suites/growing-fleet';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
 import { schemaBytes } from './suites/schema-bytes';
@@ -64,6 +68,17 @@ if (runs('tool-stall')) {
     await Promise.all(sets.map((set) => set.close()));
   }
 }
+const daemon = runs('busy-daemon')
+  ? await busyDaemon({
+      ...(process.env.BENCH_DAEMON_PROFILE === undefined
+        ? {}
+        : { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_DAEMON_PROFILE}`] }),
+      ...(process.env.BENCH_DAEMON_LEVELS === undefined
+        ? {}
+        : { levels: process.env.BENCH_DAEMON_LEVELS.split(',').map(Number) }),
+    })
+  : undefined;
+const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
 const seconds = (performance.now() - started) / 1000;
 
 const resultsFile = new URL('../RESULTS.md', import.meta.url);
@@ -89,7 +104,9 @@ if (
   schemas !== undefined &&
   ladder !== undefined &&
   stall !== undefined &&
-  coverage !== undefined
+  coverage !== undefined &&
+  daemon !== undefined &&
+  fleet !== undefined
 ) {
   writeFileSync(
     resultsFile,
@@ -100,6 +117,8 @@ if (
       ladder,
       toolStall: stall,
       strictCoverage: coverage,
+      busyDaemon: daemon,
+      growingFleet: fleet,
       seconds,
     }),
   );
@@ -114,6 +133,8 @@ if (
       ...(ladder === undefined ? {} : { 'argument-ladder': renderLadderSection(ladder) }),
       ...(stall === undefined ? {} : { 'tool-stall': renderToolStallSection(stall) }),
       ...(coverage === undefined ? {} : { 'strict-coverage': renderStrictCoverageSection(coverage) }),
+      ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
+      ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
     }),
   );
 }

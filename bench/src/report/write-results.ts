@@ -2,8 +2,11 @@ import { readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { verdict } from '../daemon/daemon-stats';
 import type { LadderScore } from '../ladder/score-ladder';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
+import { BUSY_DAEMON_TARGETS, type BusyDaemonResult } from '../suites/busy-daemon';
+import { FLEET_SCALING_TARGET, type GrowingFleetResult } from '../suites/growing-fleet';
 import type { OverheadResult } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
@@ -19,6 +22,10 @@ export interface BenchResults {
   toolStall: ToolStallResult;
   /** The strict-coverage suite. */
   strictCoverage: StrictCoverageResult;
+  /** The busy-daemon suite. */
+  busyDaemon: BusyDaemonResult;
+  /** The growing-fleet suite. */
+  growingFleet: GrowingFleetResult;
   /** Seconds the whole run took. */
   seconds: number;
 }
@@ -75,6 +82,8 @@ export const SUITE_NAMES = [
   'argument-ladder',
   'tool-stall',
   'strict-coverage',
+  'busy-daemon',
+  'growing-fleet',
 ] as const;
 
 /** A suite that writes a section of RESULTS.md. */
@@ -89,6 +98,8 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'argument-ladder': '## Argument ladder',
   'tool-stall': '## Tool stall',
   'strict-coverage': '## Strict coverage',
+  'busy-daemon': '## Busy daemon',
+  'growing-fleet': '## Growing fleet',
 };
 
 const marked = (name: SuiteName, lines: readonly string[]) =>
@@ -251,6 +262,101 @@ export function renderToolStallSection(stall: ToolStallResult): string {
   ]);
 }
 
+const mb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)} MB` : '-');
+const kb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(0)} KB` : '-');
+const msWhole = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} ms` : '-');
+const perSecondText = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)}/s` : '-');
+
+/** The busy-daemon section. */
+export function renderBusyDaemonSection(result: BusyDaemonResult): string {
+  const targets = BUSY_DAEMON_TARGETS;
+  const ran = result.backends.filter((backend) => backend.skipped === undefined);
+  const top = (backend: (typeof ran)[number]) => backend.rows.at(-1);
+  const targetLines: string[] = [];
+  for (const backend of ran) {
+    const highest = top(backend);
+    const floorTarget =
+      backend.backend === 'postgres' ? targets.floorRatioPostgres : targets.floorRatioPglite;
+    for (const row of backend.rows) {
+      targetLines.push(
+        `- ${backend.backend}, ${row.turns} turns: turns/s vs the floor ${verdict(row.floorRatio, floorTarget, 'at-least', x)}`,
+      );
+    }
+    if (highest !== undefined) {
+      targetLines.push(
+        `- ${backend.backend}, ${highest.turns} turns: \`/healthz\` p50 ${verdict(highest.healthP50Ms, targets.healthP50Ms, 'below', msWhole)}`,
+      );
+    }
+    if (backend.backend === 'pglite') {
+      targetLines.push(
+        `- pglite: idle RSS ${verdict(backend.idleRssBytes, targets.idleRssPgliteBytes, 'below', mb)}`,
+      );
+    }
+  }
+  return marked('busy-daemon', [
+    '## Busy daemon',
+    '',
+    `Measured ${result.date} on Node ${result.node}, ${result.cores} cores, 1-minute load average ${result.load[0].toFixed(1)} before and ${result.load[1].toFixed(1)} after (a shared machine: the ratios, measured side by side in one run, are the figures to read; \`BENCH_SUITES=busy-daemon\` reruns only this section). One \`switchyard serve\` child process (the built CLI, \`apps/worker/dist/cli.js\`, in a fresh temporary folder with a \`switchyard.config.json\`: model \`fake-model\` without retries, the default categories, agent \`bench\`) per backend, its model the testkit's fake Responses server in the benchmark's process. Each API turn (\`POST /v1/turns\`) gets ${result.calls} model responses that each ask for one \`list_files\` (pattern \`*\`) of the agent's home (8 files), then a text answer: ${result.calls + 1} requests per turn. At each level all N turns are posted at once; the run ends when a \`/healthz\` answer given after the last \`202\` reports no running turn. Throughput: completed turns over the time from the first POST to the last recorded \`endedAt\`. Turn time: POST sent to the recorded \`endedAt\`; "added" is that less the fake model's own time for the script (its ${result.calls + 1} requests answered back to back to one openai-SDK client with no tool work: ${msText(result.modelMs)}). RSS is the child's \`VmRSS\` (\`/proc/PID/status\`) every 100 ms; per running turn = (peak during the run - RSS just before it) / the most turns running at once (from the turn records' \`createdAt\` and \`endedAt\`). The daemon exposes no event-loop delay, so \`/healthz\` is polled every 50 ms during the run (one request at a time) and its latency stands for it (a stalled answer is one sample however long it stalls, so the p50 leans to the calm moments: read the max beside it). **The floor**: the same N turns through the bench's bare openai-SDK loop (\`runBareLoop\`) in a process of its own, after one warm-up turn, against the same fake model with the daemon's own \`tools\` array (so requests carry the same bytes), each \`list_files\` answered by \`readdir\` of the same home; run just before the daemon's level. PostgreSQL is a throw-away cluster started by \`scripts/test-postgres.sh\` on a free port (fsync off).`,
+    '',
+    ...result.backends
+      .filter((backend) => backend.skipped !== undefined)
+      .map((backend) => `- **${backend.backend} skipped**: ${backend.skipped}`),
+    '| backend | idle RSS | start-up | one turn alone |',
+    '|---|---|---|---|',
+    ...ran.map(
+      (backend) =>
+        `| ${backend.backend} | ${mb(backend.idleRssBytes)} | ${msWhole(backend.startMs)} | ${msWhole(backend.oneTurnMs)} |`,
+    ),
+    '',
+    '| backend | turns at once | completed | turns/s | floor turns/s | vs floor | turn p50 / p99 | added p50 / p99 | floor added p50 / p99 | RSS per running turn (peak) | most running | `/healthz` p50 / p99 / max (samples) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...ran.flatMap((backend) =>
+      backend.rows.map(
+        (row) =>
+          `| ${backend.backend} | ${row.turns} | ${row.completed} | ${perSecondText(row.turnsPerSecond)} | ${perSecondText(row.floorTurnsPerSecond)} | ${x(row.floorRatio)} | ${msWhole(row.latency.p50)} / ${msWhole(row.latency.p99)} | ${msWhole(row.latency.addedP50)} / ${msWhole(row.latency.addedP99)} | ${msWhole(row.floorLatency.addedP50)} / ${msWhole(row.floorLatency.addedP99)} | ${kb(row.rssPerTurnBytes)} (${mb(row.peakRssBytes)}) | ${row.mostRunning} | ${msWhole(row.healthP50Ms)} / ${msWhole(row.healthP99Ms)} / ${msWhole(row.healthMaxMs)} (${row.healthSamples}) |`,
+      ),
+    ),
+    '',
+    ...ran.flatMap((backend) =>
+      backend.rows.flatMap((row) =>
+        row.problems.map((problem) => `- ${backend.backend}, ${row.turns} turns: ${problem}`),
+      ),
+    ),
+    'Targets (issue 23):',
+    '',
+    ...targetLines,
+    '',
+  ]);
+}
+
+const perTask = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
+
+/** The growing-fleet section. */
+export function renderGrowingFleetSection(result: GrowingFleetResult): string {
+  return marked('growing-fleet', [
+    '## Growing fleet',
+    '',
+    `Measured ${result.date} on Node ${result.node}, ${result.cores} cores, 1-minute load average ${result.load[0].toFixed(1)} before and ${result.load[1].toFixed(1)} after (\`BENCH_SUITES=growing-fleet\` reruns only this section). 1, 2 and 4 \`switchyard serve\` child processes (the built CLI, default settings, agent \`bench\`) on one throw-away PostgreSQL cluster (\`scripts/test-postgres.sh\`, fsync off), a fresh database per fleet size, the testkit's fake Responses server as the model: each task turn calls \`submit_result\` once with a valid summary, then answers with text (2 model requests). ${result.tasks} tasks are started at once through \`POST /v1/workflows\`, spread over the fleet, as ${result.workflows} workflows of at most 50 tasks: the control plane refuses a workflow of more than 50 tasks (\`MAX_WORKFLOW_TASKS\`), so one 400-task workflow cannot be started. Each process runs with \`serve.pollSeconds\` ${result.pollSeconds} (default 2) and 2 task turns at once per agent; a queue worker fetches the next job at once after a delivery and waits the interval only after an empty fetch (before that fix, pg-boss 10 waited it after every fetch: a process took at most 2 tasks per interval). Fleet sizes above the machine's cores compete for the same cores with each other, PostgreSQL and the fake model: on a 2-core machine the scaling ratio measures CPU contention more than the design. tasks/s: completed tasks over the time from the first POST to the last workflow's \`finishedAt\`. Queries: ${result.counting}.`,
+    '',
+    ...(result.skipped === undefined
+      ? [
+          '| processes | tasks completed | seconds | tasks/s | statements per task | pg-boss (`pgboss.`) | ours (`switchyard.`) | other (BEGIN, COMMIT, SET, locks) |',
+          '|---|---|---|---|---|---|---|---|',
+          ...result.rows.map(
+            (row) =>
+              `| ${row.processes} | ${row.completed} | ${row.seconds.toFixed(1)} | ${perSecondText(row.tasksPerSecond)} | ${perTask(row.queriesPerTask)} | ${perTask(row.pgbossPerTask)} | ${perTask(row.switchyardPerTask)} | ${perTask(row.otherPerTask)} |`,
+          ),
+          '',
+          ...result.rows.flatMap((row) =>
+            row.problems.map((problem) => `- ${row.processes} process(es): ${problem}`),
+          ),
+          `Scaling, 4 processes over 1: ${verdict(result.scaling, FLEET_SCALING_TARGET, 'at-least', x)}.`,
+        ]
+      : [`**Skipped**: ${result.skipped}`]),
+    '',
+  ]);
+}
+
 /** Renders the whole of RESULTS.md after a run of every suite. */
 export function renderResults(results: BenchResults, now = new Date()): string {
   const cpus = os.cpus();
@@ -276,6 +382,8 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderLadderSection(results.ladder),
     renderToolStallSection(results.toolStall),
     renderStrictCoverageSection(results.strictCoverage),
+    renderBusyDaemonSection(results.busyDaemon),
+    renderGrowingFleetSection(results.growingFleet),
   ].join('\n')}\n`;
 }
 

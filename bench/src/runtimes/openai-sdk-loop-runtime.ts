@@ -9,19 +9,25 @@ import type { ToolSpec } from '../scenarios/varied-tools';
 import type { BenchRuntime } from './bench-runtime';
 
 /** What the bare loop needs of a turn: its client, request, and how it runs one call. */
-interface BareTurn {
+export interface BareTurn {
+  /** The SDK client (pointed at the fake server). */
   client: OpenAI;
+  /** System instructions. */
   instructions: string;
+  /** The user message. */
   input: string;
+  /** The tools sent with every request. */
   tools: FunctionTool[];
+  /** Runs one function call and returns its output. */
   runCall(call: ResponseFunctionToolCall): Promise<string>;
 }
 
 /**
  * The loop itself: streams each response, collects function calls, runs a response's calls with
- * Promise.all, appends outputs and repeats until a response has no call.
+ * Promise.all, appends outputs and repeats until a response has no call. (The daemon benchmark's
+ * floor runs it too.)
  */
-async function runBareLoop(turn: BareTurn): Promise<string> {
+export async function runBareLoop(turn: BareTurn): Promise<string> {
   const input: ResponseInputItem[] = [{ role: 'user', content: turn.input }];
   for (;;) {
     const stream = await turn.client.responses.create({

@@ -113,6 +113,32 @@ for (const backend of testBackends) {
       expect((await boss.getJobById(name('ada'), late))?.state).toBe('created');
     });
 
+    it('fetches the next job at once after a delivery, not a polling interval later', async () => {
+      const name = (agentId: string) => `test.next.${agentId}`;
+      // An interval far longer than the bound below: a worker that waited it between jobs fails.
+      const consumer = testConsumer(name, { policy: { ...policy, pollingIntervalSeconds: 60 } });
+      await consumer.ensureQueue('fay');
+      await consumer.insert(
+        database,
+        [1, 2, 3].map((index) => ({ id: randomUUID(), agentId: 'fay', data: { index } })),
+      );
+      const delivered: number[] = [];
+      await consumer.startWorker('fay', async (job) => {
+        delivered.push(job.data.index);
+      });
+      try {
+        await until(
+          'one worker to take three waiting jobs one after another',
+          async () => delivered.length,
+          (count) => count === 3,
+          20_000,
+        );
+        expect(delivered.toSorted()).toEqual([1, 2, 3]);
+      } finally {
+        await consumer.stop();
+      }
+    });
+
     it('creates each queue once with the policy, and tries again after a failed creation', async () => {
       let calls = 0;
       // pg-boss refuses an empty queue name: the first creation fails, later ones get a real name.

@@ -195,11 +195,19 @@ export class QueueConsumer<TData extends object> {
     // The consumer's policy is the queue's: its expiry follows this process's turn limits, even when
     // the queue was created earlier by a process that only produces (with the defaults).
     await this.#applyPolicy(agentId);
-    const workerId = await this.#boss.work<TData>(
+    let workerId: string | undefined;
+    workerId = await this.#boss.work<TData>(
       this.#options.queueName(agentId),
       { batchSize: 1, pollingIntervalSeconds: this.#options.policy.pollingIntervalSeconds },
       async (jobs) => {
-        for (const job of jobs) await this.#track(deliver(job));
+        try {
+          for (const job of jobs) await this.#track(deliver(job));
+        } finally {
+          // pg-boss 10 waits out the polling interval after every fetch, one that found a job too,
+          // so a worker took at most one job per interval however short its turns were. A job
+          // found means more may be waiting: fetch again at once (an empty fetch still waits).
+          if (jobs.length > 0 && workerId !== undefined) this.#boss.notifyWorker(workerId);
+        }
       },
     );
     this.#workers.push(workerId);

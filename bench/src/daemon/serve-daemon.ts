@@ -1,0 +1,340 @@
+// Everything the daemon benchmarks need to run real `switchyard serve` processes: the built CLI as a
+// child process on a fresh folder with a configuration file (as apps/worker's serve-process fixture
+// starts it), its RSS from /proc, /healthz polling, its turn records, and a throw-away PostgreSQL
+// cluster started the way scripts/test-postgres.sh starts one.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
+import { parseVmRss } from './daemon-stats';
+
+/** The worker's built CLI (`@switchyard/worker` is a workspace dev dependency: turbo builds it before `bench`). */
+export const CLI_PATH = fileURLToPath(
+  new URL('../../node_modules/@switchyard/worker/dist/cli.js', import.meta.url),
+);
+const TEST_POSTGRES = fileURLToPath(new URL('../../../scripts/test-postgres.sh', import.meta.url));
+
+/** The agent every benchmark daemon serves. */
+export const BENCH_AGENT = 'bench';
+
+/**
+ * The fake model of a busy-daemon turn: `calls` model responses that each ask for one `list_files`
+ * of the home, then a text answer. Stateless (it counts the outputs already in the request), so
+ * any number of turns can share one server.
+ */
+export function listFilesScript(calls: number): (request: FakeRequest) => FakeResponse {
+  return (request) =>
+    request.functionCallOutputs.length < calls
+      ? { functionCalls: [{ name: 'list_files', arguments: { pattern: '*' }, chunks: 1 }] }
+      : { text: 'The home holds the notes.', textChunks: 1 };
+}
+
+/** Where the daemon keeps its state: embedded PGlite in its folder, or a PostgreSQL URL. */
+export type DaemonDatabase = { kind: 'pglite' } | { kind: 'postgres'; url: string };
+
+/** Options of `startServeDaemon`. */
+export interface ServeDaemonOptions {
+  /** The fake Responses server's `/v1` URL. */
+  baseURL: string;
+  database: DaemonDatabase;
+  /** More `serve` settings of the configuration file (heartbeatMs, pollSeconds, ...). */
+  serve?: Record<string, unknown>;
+  /** Options for `node` itself, before the CLI's path (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArguments?: readonly string[];
+  /** Files written into the agent's home before the process starts (name -> text). */
+  homeFiles?: Record<string, string>;
+}
+
+/** A running `switchyard serve` child process. */
+export interface ServeDaemon {
+  /** The HTTP API's URL. */
+  readonly url: string;
+  /** The child's process id (the node process itself: its /proc entry is the daemon's). */
+  readonly pid: number;
+  /** The agent's home (the folder `list_files` lists). */
+  readonly home: string;
+  /** Everything the process wrote to stderr. */
+  log(): string;
+  /** The child's resident memory now, bytes (undefined once it is gone). */
+  rss(): number | undefined;
+  /** SIGTERM, then waits for the exit (SIGKILL after 30 s) and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `switchyard serve --agent bench --port 0` from the built CLI in a fresh temporary folder
+ * with a `switchyard.config.json` (model `fake-model` without retries, the default categories, the
+ * given database and `serve` settings), against the fake model, and waits until it listens.
+ *
+ * Contract: rejects with the process's log if it exits before listening or takes over 120 s.
+ */
+export async function startServeDaemon(options: ServeDaemonOptions): Promise<ServeDaemon> {
+  if (!existsSync(CLI_PATH)) {
+    throw new Error(
+      `${CLI_PATH} is missing: build the worker first (pnpm build, or turbo run build --filter=@switchyard/worker...)`,
+    );
+  }
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-serve-'));
+  const home = path.join(directory, '.switchyard', 'homes', BENCH_AGENT);
+  await mkdir(home, { recursive: true });
+  for (const [name, text] of Object.entries(options.homeFiles ?? {})) {
+    await writeFile(path.join(home, name), text);
+  }
+  const config = path.join(directory, 'switchyard.config.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      model: { name: 'fake-model', maxRetries: 0 },
+      database:
+        options.database.kind === 'postgres'
+          ? { url: options.database.url }
+          : { dataDir: path.join(directory, '.switchyard', 'db') },
+      ...(options.serve === undefined ? {} : { serve: options.serve }),
+    }),
+  );
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArguments ?? []),
+      CLI_PATH,
+      'serve',
+      '--config',
+      config,
+      '--agent',
+      BENCH_AGENT,
+      '--port',
+      '0',
+    ],
+    {
+      cwd: directory,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        OPENAI_BASE_URL: options.baseURL,
+        OPENAI_API_KEY: 'bench',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let log = '';
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not listen within 120 s:\n${log}`)), 120_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(log)?.[1];
+      if (found !== undefined) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${String(code)}) before listening:\n${log}`));
+    });
+  }).catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  });
+  const pid = child.pid ?? -1;
+  return {
+    url,
+    pid,
+    home,
+    log: () => log,
+    rss: () => {
+      try {
+        return parseVmRss(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      } catch {
+        return undefined;
+      }
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A JSON request to a daemon's API; rejects on a status other than `expect`. */
+export async function daemonJson<T>(
+  url: string,
+  init: { method?: string; body?: unknown; expect?: number } = {},
+): Promise<T> {
+  const response = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    ...(init.body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  if (response.status !== (init.expect ?? 200)) {
+    throw new Error(`${init.method ?? 'GET'} ${url}: HTTP ${response.status}: ${text.slice(0, 300)}`);
+  }
+  return JSON.parse(text) as T;
+}
+
+/** A turn record as `GET /v1/turns` answers it (the fields the benchmarks read). */
+export interface TurnRecord {
+  id: string;
+  status: string;
+  createdAt: string;
+  endedAt?: string;
+  iterations: number;
+  error?: string;
+}
+
+/** Every recorded turn of the daemon's agent, paging through `GET /v1/turns` 100 at a time. */
+export async function listTurns(url: string): Promise<TurnRecord[]> {
+  const turns: TurnRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page: { turns: TurnRecord[]; nextCursor?: string } = await daemonJson(
+      `${url}/v1/turns?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
+    turns.push(...page.turns);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return turns;
+}
+
+/** What polling `/healthz` every `intervalMs` saw. */
+export interface HealthPolling {
+  /** Each answer's latency, ms. */
+  latencies: number[];
+  /** The most `runningTurns` any answer reported. */
+  mostRunning: number;
+  /** `runningTurns` of the latest answer. */
+  running: number;
+  /** Stops polling; resolves once the request in flight (if any) is answered. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls `GET /healthz` every `intervalMs` (one request at a time: a slow answer delays the next
+ * poll rather than piling requests up), recording each answer's latency and `runningTurns`.
+ */
+export function pollHealth(url: string, intervalMs = 50): HealthPolling {
+  let stopped = false;
+  const state: HealthPolling = {
+    latencies: [],
+    mostRunning: 0,
+    running: 0,
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      const start = performance.now();
+      try {
+        const body: { runningTurns: number } = await daemonJson(`${url}/healthz`);
+        state.latencies.push(performance.now() - start);
+        state.running = body.runningTurns;
+        state.mostRunning = Math.max(state.mostRunning, body.runningTurns);
+      } catch {
+        // A refused poll is not a latency sample; the run's own checks report a dead daemon.
+      }
+      const wait = intervalMs - (performance.now() - start);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  })();
+  return state;
+}
+
+/** Samples a process's RSS every `intervalMs`; `stop()` returns the highest sample. */
+export function sampleRss(read: () => number | undefined, intervalMs = 100): { stop(): number } {
+  let peak = read() ?? 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, read() ?? 0);
+  }, intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, read() ?? 0);
+    },
+  };
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** A throw-away PostgreSQL cluster. */
+export interface ThrowawayPostgres {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres`. */
+  readonly url: string;
+  /** Whether `pg_stat_statements` is preloaded (and created in the `postgres` database). */
+  readonly statements: boolean;
+  /** Stops the server and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a throw-away PostgreSQL cluster on a free port with `scripts/test-postgres.sh` (as the
+ * test suite does: as the `postgres` user when run as root, fsync off), or returns the reason it
+ * cannot (no server binaries). With `statements`, the cluster is restarted with
+ * `shared_preload_libraries=pg_stat_statements` when the extension is installed.
+ */
+export async function startThrowawayPostgres(
+  options: { statements?: boolean } = {},
+): Promise<ThrowawayPostgres | { skipped: string }> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-pg-'));
+  const port = await freePort();
+  let url: string;
+  try {
+    url = execFileSync('bash', [TEST_POSTGRES, 'start', directory, String(port)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    return { skipped: stderr || (error as Error).message };
+  }
+  const stop = async () => {
+    try {
+      execFileSync('bash', [TEST_POSTGRES, 'stop', directory], { stdio: 'ignore' });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  };
+  let statements = false;
+  if (options.statements === true) {
+    // The script takes no server settings: append the preload to the cluster's own configuration
+    // and restart it (pg_ctl reuses the options it was started with).
+    const conf = path.join(directory, 'data', 'postgresql.conf');
+    try {
+      const asOwner = (command: string) =>
+        process.getuid?.() === 0
+          ? execFileSync('su', ['postgres', '-s', '/bin/bash', '-c', command], { stdio: 'ignore' })
+          : execFileSync('bash', ['-c', command], { stdio: 'ignore' });
+      asOwner(
+        `echo "shared_preload_libraries = 'pg_stat_statements'" >> '${conf}' && pg_ctl -D '${path.join(directory, 'data')}' -w restart -m fast >/dev/null`,
+      );
+      statements = true;
+    } catch {
+      statements = false;
+    }
+  }
+  return { url, statements, stop };
+}

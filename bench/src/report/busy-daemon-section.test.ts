@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import type { BusyDaemonResult, BusyDaemonRow } from '../suites/busy-daemon';
+import { renderBusyDaemonSection, updateSections } from './write-results';
+
+const row = (turns: number, turnsPerSecond: number, floor: number, healthP50Ms: number): BusyDaemonRow => ({
+  turns,
+  completed: turns,
+  turnsPerSecond,
+  floorTurnsPerSecond: floor,
+  floorRatio: turnsPerSecond / floor,
+  latency: { p50: 1000, p99: 2000, addedP50: 990, addedP99: 1990 },
+  floorLatency: { p50: 500, p99: 700, addedP50: 490, addedP99: 690 },
+  rssPerTurnBytes: 200 * 1024,
+  peakRssBytes: 900 * 2 ** 20,
+  mostRunning: turns,
+  healthP50Ms,
+  healthP99Ms: healthP50Ms * 3,
+  healthMaxMs: healthP50Ms * 4,
+  healthSamples: 40,
+  problems: [],
+});
+
+const result = (postgres: BusyDaemonResult['backends'][number]): BusyDaemonResult => ({
+  date: '2026-01-01T00:00:00.000Z',
+  node: 'v20.20.2',
+  cores: 2,
+  load: [3.5, 4.25],
+  calls: 5,
+  modelMs: 10,
+  backends: [
+    {
+      backend: 'pglite',
+      idleRssBytes: 840 * 2 ** 20,
+      startMs: 9000,
+      oneTurnMs: 120,
+      rows: [row(50, 59, 100, 20), row(500, 55, 150, 180)],
+    },
+    postgres,
+  ],
+});
+
+describe('the busy-daemon section', () => {
+  it('renders one row per backend and level, with the load and the model time', () => {
+    const text = renderBusyDaemonSection(
+      result({
+        backend: 'postgres',
+        idleRssBytes: 110 * 2 ** 20,
+        startMs: 1500,
+        oneTurnMs: 170,
+        rows: [row(500, 120, 150, 40)],
+      }),
+    );
+    expect(text.startsWith('<!-- bench:busy-daemon -->\n## Busy daemon')).toBe(true);
+    expect(text).toContain('load average 3.5 before and 4.3 after');
+    expect(text).toContain('no tool work: 10.00 ms');
+    expect(text).toContain('| pglite | 840 MB | 9000 ms | 120 ms |');
+    expect(text).toContain(
+      '| pglite | 500 | 500 | 55.0/s | 150.0/s | 0.37x | 1000 ms / 2000 ms | 990 ms / 1990 ms | 490 ms / 690 ms | 200 KB (900 MB) | 500 | 180 ms / 540 ms / 720 ms (40) |',
+    );
+    expect(text).toContain('| postgres | 500 | 500 | 120.0/s | 150.0/s | 0.80x |');
+  });
+
+  it('says which targets are met and by how much the others are missed', () => {
+    const text = renderBusyDaemonSection(
+      result({
+        backend: 'postgres',
+        idleRssBytes: 110 * 2 ** 20,
+        startMs: 1500,
+        oneTurnMs: 170,
+        rows: [row(500, 120, 150, 40)],
+      }),
+    );
+    expect(text).toContain(
+      '- pglite, 50 turns: turns/s vs the floor missed by 0.01x (0.59x, target >= 0.60x)',
+    );
+    expect(text).toContain(
+      '- pglite, 500 turns: turns/s vs the floor missed by 0.23x (0.37x, target >= 0.60x)',
+    );
+    expect(text).toContain('- pglite, 500 turns: `/healthz` p50 missed by 80 ms (180 ms, target < 100 ms)');
+    expect(text).toContain('- pglite: idle RSS missed by 590 MB (840 MB, target < 250 MB)');
+    expect(text).toContain('- postgres, 500 turns: turns/s vs the floor met (0.80x >= 0.75x)');
+    expect(text).toContain('- postgres, 500 turns: `/healthz` p50 met (40 ms < 100 ms)');
+  });
+
+  it('names a skipped backend with its reason and renders no row for it', () => {
+    const text = renderBusyDaemonSection(
+      result({
+        backend: 'postgres',
+        skipped: 'no PostgreSQL server binaries (initdb) found',
+        idleRssBytes: Number.NaN,
+        startMs: Number.NaN,
+        oneTurnMs: Number.NaN,
+        rows: [],
+      }),
+    );
+    expect(text).toContain('- **postgres skipped**: no PostgreSQL server binaries (initdb) found');
+    expect(text).not.toContain('| postgres |');
+  });
+
+  it('replaces its own marked section of RESULTS.md', () => {
+    const first = updateSections('# Benchmark results\n', {
+      'busy-daemon': renderBusyDaemonSection(
+        result({
+          backend: 'postgres',
+          skipped: 'none here',
+          idleRssBytes: Number.NaN,
+          startMs: Number.NaN,
+          oneTurnMs: Number.NaN,
+          rows: [],
+        }),
+      ),
+    });
+    const second = updateSections(first, {
+      'busy-daemon': renderBusyDaemonSection(
+        result({
+          backend: 'postgres',
+          idleRssBytes: 110 * 2 ** 20,
+          startMs: 1500,
+          oneTurnMs: 170,
+          rows: [row(500, 120, 150, 40)],
+        }),
+      ),
+    });
+    expect(second.match(/## Busy daemon/g)).toHaveLength(1);
+    expect(second).not.toContain('none here');
+    expect(second).toContain('| postgres | 500 |');
+  });
+});

@@ -1,0 +1,378 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type FakeRequest, startFakeResponsesServer } from '@switchyard/testkit';
+import OpenAI from 'openai';
+import type { FunctionTool } from 'openai/resources/responses/responses';
+import {
+  type LatencySummary,
+  mostConcurrent,
+  percentile,
+  perSecond,
+  ratio,
+  rssPerTurn,
+  summariseLatency,
+} from '../daemon/daemon-stats';
+import type { FloorJob, FloorResult } from '../daemon/floor-process';
+import {
+  type DaemonDatabase,
+  daemonJson,
+  listFilesScript,
+  listTurns,
+  pollHealth,
+  type ServeDaemon,
+  sampleRss,
+  startServeDaemon,
+  startThrowawayPostgres,
+} from '../daemon/serve-daemon';
+import { heading, median, report } from '../measure';
+import { runBareLoop } from '../runtimes/openai-sdk-loop-runtime';
+
+/** Targets from issue 23. */
+export const BUSY_DAEMON_TARGETS = {
+  /** Daemon turns/s over the floor's, on PostgreSQL. */
+  floorRatioPostgres: 0.75,
+  /** Daemon turns/s over the floor's, on embedded PGlite. */
+  floorRatioPglite: 0.6,
+  /** `/healthz` median latency at the highest level, ms. */
+  healthP50Ms: 100,
+  /** Idle RSS after start on PGlite, bytes. */
+  idleRssPgliteBytes: 250 * 2 ** 20,
+} as const;
+
+/** One concurrency level on one backend. */
+export interface BusyDaemonRow {
+  /** Turns started at once. */
+  turns: number;
+  /** Turns the daemon recorded `completed`. */
+  completed: number;
+  /** Daemon throughput: completed turns over the time from the first POST to the last recorded end. */
+  turnsPerSecond: number;
+  /** The bare-loop floor's throughput in its own process, just before, same fake model. */
+  floorTurnsPerSecond: number;
+  /** `turnsPerSecond / floorTurnsPerSecond`. */
+  floorRatio: number;
+  /** Daemon turn times (POST sent to the recorded end) against the model's own time. */
+  latency: LatencySummary;
+  /** The floor's turn times against the model's own time. */
+  floorLatency: LatencySummary;
+  /** (Peak RSS while the turns ran - RSS before) / `mostRunning`, bytes. */
+  rssPerTurnBytes: number;
+  /** Peak RSS while the turns ran, bytes. */
+  peakRssBytes: number;
+  /** The most turns running at once: from the records (created to ended), or a `/healthz` answer if higher. */
+  mostRunning: number;
+  /** `/healthz` latency while the turns ran (polled every 50 ms, one at a time), ms. */
+  healthP50Ms: number;
+  /** 99th percentile `/healthz` latency, ms. */
+  healthP99Ms: number;
+  /** Slowest `/healthz` answer, ms. */
+  healthMaxMs: number;
+  /** `/healthz` answers sampled. */
+  healthSamples: number;
+  /** Problems: turns not completed, floor failures (first few). */
+  problems: string[];
+}
+
+/** One backend's runs. */
+export interface BusyDaemonBackend {
+  /** `pglite` (embedded, the default) or `postgres` (a throw-away cluster). */
+  backend: 'pglite' | 'postgres';
+  /** Why the backend did not run, when it did not. */
+  skipped?: string;
+  /** RSS 2 s after the process listened, before any turn, bytes. */
+  idleRssBytes: number;
+  /** Start-up: spawn to listening, ms. */
+  startMs: number;
+  /** One turn alone (the warm-up), POST to recorded end, ms. */
+  oneTurnMs: number;
+  rows: BusyDaemonRow[];
+}
+
+/** What the busy-daemon benchmark found. */
+export interface BusyDaemonResult {
+  date: string;
+  node: string;
+  cores: number;
+  /** 1-minute load average before and after. */
+  load: [before: number, after: number];
+  /** Tool calls per turn (one model response each), then a text answer. */
+  calls: number;
+  /** The fake model's own time for one turn's script (its requests back to back, no tool work), ms. */
+  modelMs: number;
+  backends: BusyDaemonBackend[];
+}
+
+const FLOOR_FILE = fileURLToPath(new URL('../daemon/floor-process.ts', import.meta.url));
+const BENCH_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const HOME_FILES: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 8 }, (_, index) => [`note-${index}.md`, `# Note ${index}\n\nSome text.\n`]),
+);
+
+/** Runs the floor in a process of its own and returns what it measured. */
+async function runFloorProcess(job: FloorJob): Promise<FloorResult> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-floor-'));
+  const file = path.join(directory, 'job.json');
+  await writeFile(file, JSON.stringify(job));
+  try {
+    return await new Promise<FloorResult>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', FLOOR_FILE], {
+        cwd: BENCH_DIR,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOOR_JOB: file },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.once('exit', (code) => {
+        const line = stdout.trim().split('\n').at(-1);
+        if (code === 0 && line !== undefined && line !== '') resolve(JSON.parse(line) as FloorResult);
+        else reject(new Error(`floor process exited ${String(code)}: ${stderr.slice(0, 500)}`));
+      });
+    });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** The model's own time for one turn's script: its requests answered back to back to one client, no tool work. */
+async function modelTime(baseURL: string, tools: FunctionTool[], runs: number): Promise<number> {
+  const client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const start = performance.now();
+    await runBareLoop({
+      client,
+      instructions: 'You are a worker.',
+      input: `model time ${run}`,
+      tools,
+      runCall: async () => 'note-0.md',
+    });
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/** Waits until a recorded turn has ended; returns its record. */
+async function waitForTurnEnd(
+  url: string,
+  id: string,
+  timeoutMs: number,
+): Promise<{ status: string; endedAt?: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const turn: { status: string; endedAt?: string } = await daemonJson(`${url}/v1/turns/${id}`);
+    if (turn.endedAt !== undefined) return turn;
+    if (Date.now() > deadline) throw new Error(`turn ${id} still ${turn.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Starts `turns` API turns at once on a running daemon and measures them from outside: throughput,
+ * turn times, RSS while they run, `/healthz` latency.
+ */
+export async function runDaemonLevel(
+  daemon: ServeDaemon,
+  turns: number,
+  modelMs: number,
+  timeoutMs = 300_000,
+): Promise<Omit<BusyDaemonRow, 'floorTurnsPerSecond' | 'floorRatio' | 'floorLatency'>> {
+  const idle = daemon.rss() ?? 0;
+  const health = pollHealth(daemon.url, 50);
+  const rss = sampleRss(() => daemon.rss(), 100);
+  const startWall = Date.now();
+  const postedAt = new Map<string, number>();
+  await Promise.all(
+    Array.from({ length: turns }, async (_, index) => {
+      const sent = Date.now();
+      const turn: { id: string } = await daemonJson(`${daemon.url}/v1/turns`, {
+        body: { prompt: `busy turn ${index}` },
+        expect: 202,
+      });
+      postedAt.set(turn.id, sent);
+    }),
+  );
+  // Every turn is running once its POST was answered: wait for a /healthz answer given after that
+  // saying none is left.
+  const answersAfterPosts = health.latencies.length + 1;
+  const deadline = Date.now() + timeoutMs;
+  while (!(health.latencies.length > answersAfterPosts && health.running === 0)) {
+    if (Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const peak = rss.stop();
+  await health.stop();
+  const records = (await listTurns(daemon.url)).filter((turn) => postedAt.has(turn.id));
+  const ended = records.filter((turn) => turn.endedAt !== undefined);
+  const completed = records.filter((turn) => turn.status === 'completed');
+  const lastEnd = Math.max(...ended.map((turn) => Date.parse(turn.endedAt ?? '')));
+  const turnMs = ended.map((turn) => Date.parse(turn.endedAt ?? '') - (postedAt.get(turn.id) ?? Number.NaN));
+  // From the records (created to ended): a daemon busy enough answers /healthz too rarely to see its peak.
+  const mostRunning = Math.max(
+    health.mostRunning,
+    mostConcurrent(
+      ended.map((turn) => [Date.parse(turn.createdAt), Date.parse(turn.endedAt ?? '')] as const),
+    ),
+  );
+  const problems: string[] = [];
+  if (completed.length !== turns) {
+    const statuses = new Map<string, number>();
+    for (const turn of records) statuses.set(turn.status, (statuses.get(turn.status) ?? 0) + 1);
+    const errors = [
+      ...new Set(records.flatMap((turn) => (turn.error === undefined ? [] : [turn.error.split('\n')[0]]))),
+    ];
+    problems.push(
+      `${turns - completed.length} of ${turns} turns not completed (${[...statuses].map(([status, count]) => `${status} ${count}`).join(', ')}; ${errors.slice(0, 2).join('; ')})`,
+    );
+  }
+  return {
+    turns,
+    completed: completed.length,
+    turnsPerSecond: perSecond(completed.length, lastEnd - startWall),
+    latency: summariseLatency(turnMs, modelMs),
+    rssPerTurnBytes: rssPerTurn(peak, idle, mostRunning),
+    peakRssBytes: peak,
+    mostRunning,
+    healthP50Ms: percentile(health.latencies, 50),
+    healthP99Ms: percentile(health.latencies, 99),
+    healthMaxMs: Math.max(...health.latencies),
+    healthSamples: health.latencies.length,
+    problems,
+  };
+}
+
+/** Options of the busy-daemon benchmark. */
+export interface BusyDaemonOptions {
+  /** Concurrency levels (default 50, 200, 500). */
+  levels?: readonly number[];
+  /** Tool calls per turn (default 5). */
+  calls?: number;
+  /** Backends to run (default both). */
+  backends?: ReadonlyArray<'pglite' | 'postgres'>;
+  /** Options for the daemon child's `node` (profiling: `--cpu-prof`). */
+  nodeArguments?: readonly string[];
+}
+
+/**
+ * One `switchyard serve` process per backend with the testkit's fake model; at each level, N
+ * concurrent API turns of `calls` `list_files` calls each, then a text answer; beside it the same N
+ * turns through the bare openai-SDK loop in a process of its own against the same fake model.
+ */
+export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyDaemonResult> {
+  const levels = options.levels ?? [50, 200, 500];
+  const calls = options.calls ?? 5;
+  const before = os.loadavg()[0] ?? Number.NaN;
+  const script = listFilesScript(calls);
+  let tools: FunctionTool[] | undefined;
+  const fake = await startFakeResponsesServer({
+    record: false,
+    script: (request: FakeRequest) => {
+      // The daemon's own tools array, so the floor's requests carry the same bytes.
+      tools ??= request.body.tools as unknown as FunctionTool[];
+      return script(request);
+    },
+  });
+  heading(`Busy daemon: N concurrent API turns of ${calls} list_files calls (load ${before.toFixed(1)})`);
+  const backends: BusyDaemonBackend[] = [];
+  let modelMs = Number.NaN;
+  try {
+    for (const backend of options.backends ?? (['pglite', 'postgres'] as const)) {
+      let database: DaemonDatabase = { kind: 'pglite' };
+      let stopPostgres: (() => Promise<void>) | undefined;
+      if (backend === 'postgres') {
+        const postgres = await startThrowawayPostgres();
+        if ('skipped' in postgres) {
+          backends.push({
+            backend,
+            skipped: postgres.skipped,
+            idleRssBytes: Number.NaN,
+            startMs: Number.NaN,
+            oneTurnMs: Number.NaN,
+            rows: [],
+          });
+          report(`${backend}`, 'skipped', postgres.skipped);
+          continue;
+        }
+        database = { kind: 'postgres', url: postgres.url };
+        stopPostgres = postgres.stop;
+      }
+      const started = performance.now();
+      const daemon = await startServeDaemon({
+        baseURL: fake.baseURL,
+        database,
+        homeFiles: HOME_FILES,
+        ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
+      });
+      const startMs = performance.now() - started;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const idleRssBytes = daemon.rss() ?? Number.NaN;
+        // Warm-up: one turn alone (and the daemon's tools array for the floor).
+        const sent = Date.now();
+        const warm: { id: string } = await daemonJson(`${daemon.url}/v1/turns`, {
+          body: { prompt: 'warm-up turn' },
+          expect: 202,
+        });
+        const warmEnd = await waitForTurnEnd(daemon.url, warm.id, 60_000);
+        const oneTurnMs = Date.parse(warmEnd.endedAt ?? '') - sent;
+        if (warmEnd.status !== 'completed')
+          throw new Error(`the warm-up turn ended ${warmEnd.status}:\n${daemon.log()}`);
+        if (tools === undefined) throw new Error('the fake model saw no tools array');
+        if (Number.isNaN(modelMs)) modelMs = await modelTime(fake.baseURL, tools, 20);
+        report(
+          `${backend}: idle RSS, one turn`,
+          `${(idleRssBytes / 2 ** 20).toFixed(0)} MB`,
+          `${oneTurnMs} ms`,
+        );
+        const rows: BusyDaemonRow[] = [];
+        for (const turns of levels) {
+          const floor = await runFloorProcess({ baseURL: fake.baseURL, turns, home: daemon.home, tools });
+          const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
+          const measured = await runDaemonLevel(daemon, turns, modelMs);
+          const failures = floor.failures.filter((failure) => failure !== '');
+          const row: BusyDaemonRow = {
+            ...measured,
+            floorTurnsPerSecond,
+            floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
+            floorLatency: summariseLatency(floor.turnMs, modelMs),
+            problems: [
+              ...measured.problems,
+              ...(floor.failures.length === 0
+                ? []
+                : [`floor: ${floor.failures.length} turns failed: ${failures.join('; ')}`]),
+            ],
+          };
+          rows.push(row);
+          report(
+            `${backend} ${turns} turns: turns/s (floor), p50, healthz p50/max`,
+            `${row.turnsPerSecond.toFixed(1)}/s`,
+            `${row.floorRatio.toFixed(2)}x of ${floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
+          );
+        }
+        backends.push({ backend, idleRssBytes, startMs, oneTurnMs, rows });
+      } finally {
+        await daemon.stop();
+        await stopPostgres?.();
+      }
+    }
+  } finally {
+    await fake.close().catch(() => {});
+  }
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    cores: os.cpus().length,
+    load: [before, os.loadavg()[0] ?? Number.NaN],
+    calls,
+    modelMs,
+    backends,
+  };
+}
