@@ -20,6 +20,12 @@ function failure(action: string, error: unknown): AgentToolResult {
 }
 
 /**
+ * Time zones already accepted: building an `Intl.DateTimeFormat` costs about 1 ms, and a worker
+ * composes these tools on every turn. A zone that is valid stays valid for the process's life.
+ */
+const checkedTimeZones = new Set<string>();
+
+/**
  * Creates the schedule tools: `create_schedule`, `list_schedules` and `cancel_schedule`, in that
  * order, all scoped to `agentId`.
  *
@@ -50,13 +56,16 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
     });
   }
   const defaultTimeZone = context.defaultTimeZone ?? 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: defaultTimeZone });
-  } catch {
-    throw new ScheduleToolsConfigError({
-      field: 'defaultTimeZone',
-      message: `${JSON.stringify(defaultTimeZone)} is not an IANA time zone`,
-    });
+  if (!checkedTimeZones.has(defaultTimeZone)) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: defaultTimeZone });
+    } catch {
+      throw new ScheduleToolsConfigError({
+        field: 'defaultTimeZone',
+        message: `${JSON.stringify(defaultTimeZone)} is not an IANA time zone`,
+      });
+    }
+    checkedTimeZones.add(defaultTimeZone);
   }
 
   const createSchedule = defineWorkerTool({
