@@ -11,7 +11,7 @@ import {
 import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barrier, fakeServerModel, outputsOf, promptOf } from './__fixtures__/scripted-model';
-import { summarySchema } from './__fixtures__/summary-schema';
+import { summarySchema, summaryTask } from './__fixtures__/summary-schema';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 
 const AGENT = 'ada';
@@ -96,14 +96,12 @@ for (const backend of testBackends) {
           {
             name: 'research',
             tasks: [
-              { id: 'left', prompt: 'TASK left: look left', resultSchema: summarySchema },
-              { id: 'right', prompt: 'TASK right: look right', resultSchema: summarySchema },
-              {
-                id: 'merge',
-                prompt: 'TASK merge: L={{tasks.left.result}} R={{tasks.right.result}}',
-                resultSchema: summarySchema,
-                dependsOn: ['left', 'right'],
-              },
+              summaryTask('left', 'TASK left: look left'),
+              summaryTask('right', 'TASK right: look right'),
+              summaryTask('merge', 'TASK merge: L={{tasks.left.result}} R={{tasks.right.result}}', [
+                'left',
+                'right',
+              ]),
             ],
           },
           'The workflow is running.',
@@ -192,9 +190,9 @@ for (const backend of testBackends) {
           {
             name: 'slow',
             tasks: [
-              { id: 'quick', prompt: 'TASK quick', resultSchema: summarySchema },
-              { id: 'slow', prompt: 'TASK slow', resultSchema: summarySchema },
-              { id: 'never', prompt: 'TASK never', resultSchema: summarySchema, dependsOn: ['slow'] },
+              summaryTask('quick', 'TASK quick'),
+              summaryTask('slow', 'TASK slow'),
+              summaryTask('never', 'TASK never', ['slow']),
             ],
           },
           'Started.',

@@ -3,7 +3,7 @@ import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databa
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeServerModel } from '../__fixtures__/scripted-model';
-import { summarySchema } from '../__fixtures__/summary-schema';
+import { summaryTask } from '../__fixtures__/summary-schema';
 import { promptOf, waitFor } from './__fixtures__/http-client';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
@@ -55,13 +55,8 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
       spec: {
         name: 'two steps',
         tasks: [
-          { id: 'first', prompt: 'step one', resultSchema: summarySchema },
-          {
-            id: 'second',
-            prompt: 'step two after {{tasks.first.result}}',
-            resultSchema: summarySchema,
-            dependsOn: ['first'],
-          },
+          summaryTask('first', 'step one'),
+          summaryTask('second', 'step two after {{tasks.first.result}}', ['first']),
         ],
       },
     });

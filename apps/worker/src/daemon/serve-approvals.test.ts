@@ -13,7 +13,7 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { summarySchema } from '../__fixtures__/summary-schema';
+import { summaryTask } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
 
@@ -107,7 +107,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
   it('a SIGKILL of the process waiting on a task’s call loses nothing: another process continues it once answered, and the result is stored once', async () => {
     const first = await start();
     const workflow = await requestJson(`${await first.ready}/v1/workflows`, {
-      body: { name: 'deploy', tasks: [{ id: 'deploy', prompt: 'TASK deploy', resultSchema: summarySchema }] },
+      body: { name: 'deploy', tasks: [summaryTask('deploy', 'TASK deploy')] },
     });
     expect(workflow.status).toBe(201);
     const workflowId = String(workflow.body.id);

@@ -13,7 +13,7 @@ import {
 import { type FakeResponse, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { summarySchema } from '../__fixtures__/summary-schema';
+import { summaryTask } from '../__fixtures__/summary-schema';
 import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
 
@@ -139,10 +139,10 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       spec: {
         name: 'fleet',
         tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
-          { id: 'left', prompt: 'TASK left', resultSchema: summarySchema, dependsOn: ['victim'] },
-          { id: 'right', prompt: 'TASK right', resultSchema: summarySchema, dependsOn: ['victim'] },
-          { id: 'merge', prompt: 'TASK merge', resultSchema: summarySchema, dependsOn: ['left', 'right'] },
+          summaryTask('victim', 'TASK victim'),
+          summaryTask('left', 'TASK left', ['victim']),
+          summaryTask('right', 'TASK right', ['victim']),
+          summaryTask('merge', 'TASK merge', ['left', 'right']),
         ],
       },
     });
@@ -263,7 +263,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     });
     const slow = await cp.workflows.startWorkflow({
       agentId: AGENT,
-      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema: summarySchema }] },
+      spec: { name: 'slow', tasks: [summaryTask('sleeper', 'TASK sleeper')] },
     });
     await waitFor('the sleeper to reach the model', () =>
       model.turns('TASK sleeper') === 1 ? true : undefined,
@@ -348,10 +348,7 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
       agentId: AGENT,
       spec: {
         name: 'restart',
-        tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
-          { id: 'after', prompt: 'TASK after', resultSchema: summarySchema, dependsOn: ['victim'] },
-        ],
+        tasks: [summaryTask('victim', 'TASK victim'), summaryTask('after', 'TASK after', ['victim'])],
       },
     });
     // The fire is due before the process is up: a slot missed while no worker ran fires when one starts.

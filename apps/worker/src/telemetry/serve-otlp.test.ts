@@ -15,7 +15,7 @@ import {
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf } from '../__fixtures__/scripted-model';
-import { summarySchema } from '../__fixtures__/summary-schema';
+import { summaryTask } from '../__fixtures__/summary-schema';
 import { promptOf, waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
 import { ServeProcess, writeServeConfig } from '../daemon/__fixtures__/serve-process';
 
@@ -137,7 +137,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
               name: 'workflow',
               arguments: {
                 name: 'release',
-                tasks: TASKS.map((id) => ({ id, prompt: `TASK ${id}`, resultSchema: summarySchema })),
+                tasks: TASKS.map((id) => summaryTask(id, `TASK ${id}`)),
               },
             },
           ],
