@@ -1,10 +1,8 @@
-import { rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
-import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
@@ -12,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fakeServerModel } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
+import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { type DaemonRequest, promptOf, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
@@ -99,7 +98,7 @@ function toolCallEndsOf(stream: string) {
 }
 
 describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over HTTP)', () => {
-  let dataDir: string;
+  let store: TestControlPlane;
   let controlPlane: ControlPlane;
   let server: FakeResponsesServer;
   let model: ResponsesModel;
@@ -130,13 +129,11 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   };
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    controlPlane = await openControlPlane({
-      dataDir,
-      environment: {},
+    store = await openTestControlPlane({
       workTurns: { pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 200 },
       turnRequests: { pollingIntervalSeconds: 0.5 },
     });
+    controlPlane = store.controlPlane;
     server = await startFakeResponsesServer({
       script: (request) => {
         const prompt = promptOf(request);
@@ -184,9 +181,8 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
 
   afterAll(async () => {
     await daemon?.stop();
-    await controlPlane?.close();
+    await store?.close();
     await server?.close();
-    await rm(dataDir, { recursive: true, force: true });
   }, 180_000);
 
   it('serves a valid OpenAPI 3.1 document, and every route answers as it says, errors included', async () => {

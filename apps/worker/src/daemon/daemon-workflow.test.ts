@@ -1,26 +1,22 @@
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeServerModel } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
+import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import { promptOf, waitFor } from './__fixtures__/http-client';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
 describe('startDaemon consuming a workflow (embedded PGlite, fake Responses server over HTTP)', () => {
-  let database: TestDatabase;
+  let store: TestControlPlane;
   let controlPlane: ControlPlane;
   let server: FakeResponsesServer;
   let daemon: Daemon;
 
   beforeAll(async () => {
-    database = await createPgliteDatabase();
-    controlPlane = await openControlPlane({
-      ...database.options,
-      environment: {},
-      workTurns: { pollingIntervalSeconds: 0.5 },
-    });
+    store = await openTestControlPlane({ workTurns: { pollingIntervalSeconds: 0.5 } });
+    controlPlane = store.controlPlane;
     // Each task turn submits a summary naming its own prompt (with the results it depends on).
     server = await startFakeResponsesServer({
       script: (request) =>
@@ -44,9 +40,8 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
 
   afterAll(async () => {
     await daemon?.stop();
-    await controlPlane?.close();
+    await store?.close();
     await server?.close();
-    await database?.dispose();
   }, 180_000);
 
   it('runs each task as a task turn, feeds results to the dependant, and completes the workflow', async () => {

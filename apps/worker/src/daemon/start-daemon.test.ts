@@ -1,13 +1,12 @@
-import { rm } from 'node:fs/promises';
-import { type ControlPlane, openControlPlane, type TurnRecord } from '@switchyard/control-plane';
+import type { ControlPlane, TurnRecord } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
-import { createPgliteDataDir } from '@switchyard/test-databases';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fakeServerModel } from '../__fixtures__/scripted-model';
+import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import { promptOf, readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
@@ -27,7 +26,7 @@ const lookUp = defineWorkerTool({
 });
 
 describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () => {
-  let dataDir: string;
+  let store: TestControlPlane;
   let controlPlane: ControlPlane;
   let server: FakeResponsesServer;
   // One model over the fake server for every daemon of this file (stateless chaining: shareable).
@@ -43,12 +42,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     });
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    controlPlane = await openControlPlane({
-      dataDir,
-      environment: {},
-      turnRequests: { pollingIntervalSeconds: 0.5 },
-    });
+    store = await openTestControlPlane({ turnRequests: { pollingIntervalSeconds: 0.5 } });
+    controlPlane = store.controlPlane;
     server = await startFakeResponsesServer({
       script: (request) => {
         const prompt = promptOf(request);
@@ -92,9 +87,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
   afterAll(async () => {
     await daemon?.stop();
     await guarded?.stop();
-    await controlPlane?.close();
+    await store?.close();
     await server?.close();
-    await rm(dataDir, { recursive: true, force: true });
   }, 180_000);
 
   describe('schedule fires', () => {
