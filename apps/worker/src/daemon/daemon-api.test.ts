@@ -3,15 +3,13 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fakeServerModel } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import type { ApprovalPolicy } from '../config/worker-config';
+import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { type DaemonRequest, promptOf, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
 import type { paths } from './api/openapi-types';
@@ -98,9 +96,8 @@ function toolCallEndsOf(stream: string) {
 }
 
 describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over HTTP)', () => {
-  let store: TestControlPlane;
+  let bed: DaemonTestBed;
   let controlPlane: ControlPlane;
-  let server: FakeResponsesServer;
   let model: ResponsesModel;
   let daemon: Daemon;
   let document: Record<string, unknown>;
@@ -129,12 +126,11 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   };
 
   beforeAll(async () => {
-    store = await openTestControlPlane({
-      workTurns: { pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 200 },
-      turnRequests: { pollingIntervalSeconds: 0.5 },
-    });
-    controlPlane = store.controlPlane;
-    server = await startFakeResponsesServer({
+    bed = await DaemonTestBed.open({
+      controlPlane: {
+        workTurns: { pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 200 },
+        turnRequests: { pollingIntervalSeconds: 0.5 },
+      },
       script: (request) => {
         const prompt = promptOf(request);
         const outputs = request.functionCallOutputs.map((output) => String(output.output));
@@ -156,10 +152,8 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         return { text: `Echo: ${prompt}` };
       },
     });
-    model = fakeServerModel(server.baseURL);
-    daemon = await startDaemon({
-      controlPlane,
-      model,
+    ({ controlPlane, model } = bed);
+    daemon = await bed.startDaemon({
       agents: ['ops', 'hasty'],
       port: 0,
       token: TOKEN,
@@ -180,9 +174,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   }, 180_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await store?.close();
-    await server?.close();
+    await bed?.close();
   }, 180_000);
 
   it('serves a valid OpenAPI 3.1 document, and every route answers as it says, errors included', async () => {

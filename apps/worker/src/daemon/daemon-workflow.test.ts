@@ -1,24 +1,20 @@
 import type { ControlPlane } from '@switchyard/control-plane';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeServerModel } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { promptOf, waitFor } from './__fixtures__/http-client';
-import { type Daemon, startDaemon } from './start-daemon';
+import type { Daemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
 describe('startDaemon consuming a workflow (embedded PGlite, fake Responses server over HTTP)', () => {
-  let store: TestControlPlane;
+  let bed: DaemonTestBed;
   let controlPlane: ControlPlane;
-  let server: FakeResponsesServer;
   let daemon: Daemon;
 
   beforeAll(async () => {
-    store = await openTestControlPlane({ workTurns: { pollingIntervalSeconds: 0.5 } });
-    controlPlane = store.controlPlane;
-    // Each task turn submits a summary naming its own prompt (with the results it depends on).
-    server = await startFakeResponsesServer({
+    bed = await DaemonTestBed.open({
+      controlPlane: { workTurns: { pollingIntervalSeconds: 0.5 } },
+      // Each task turn submits a summary naming its own prompt (with the results it depends on).
       script: (request) =>
         request.functionCallOutputs.length === 0
           ? {
@@ -28,9 +24,8 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
             }
           : { text: 'Submitted.' },
     });
-    daemon = await startDaemon({
-      controlPlane,
-      model: fakeServerModel(server.baseURL),
+    controlPlane = bed.controlPlane;
+    daemon = await bed.startDaemon({
       agents: ['ada'],
       port: 0,
       scheduler: false,
@@ -39,9 +34,7 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
   }, 180_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await store?.close();
-    await server?.close();
+    await bed?.close();
   }, 180_000);
 
   it('runs each task as a task turn, feeds results to the dependant, and completes the workflow', async () => {
