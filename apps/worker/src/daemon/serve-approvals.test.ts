@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { summaryTask } from '../__fixtures__/summary-schema';
@@ -25,8 +25,9 @@ class FakeModel {
   server: FakeResponsesServer | undefined;
   readonly requests = new Map<string, number>();
 
-  async start(): Promise<string> {
-    this.server = await startFakeResponsesServer({
+  /** Starts its server for `folder`'s processes (`folder.remove()` closes it). */
+  async start(folder: ServeFolder): Promise<string> {
+    this.server = await folder.startFakeModel({
       script: (request) => {
         const prompt = promptOf(request);
         this.requests.set(prompt, (this.requests.get(prompt) ?? 0) + 1);
@@ -80,14 +81,13 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
       serve: { agents: [AGENT], port: 0, ...TIMINGS },
       approvals: { destructive: 'ask', tools: { submit_result: 'ask' }, approvers: ['on-call'] },
     });
-    environment = { OPENAI_BASE_URL: await model.start(), OPENAI_API_KEY: 'test' };
+    environment = { OPENAI_BASE_URL: await model.start(folder), OPENAI_API_KEY: 'test' };
     controlPlane = await folder.openControlPlane();
   });
 
   afterAll(async () => {
     await controlPlane?.close();
     await folder?.remove(10_000);
-    await model.server?.close().catch(() => {});
   });
 
   it('a SIGKILL of the process waiting on a task’s call loses nothing: another process continues it once answered, and the result is stored once', async () => {

@@ -1,4 +1,4 @@
-import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeRequest, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { outputsOf } from '../__fixtures__/scripted-model';
@@ -29,7 +29,7 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
       categories: { workflow: {}, brain: {} },
       serve: { pollSeconds: 0.5 },
     });
-    fake = await startFakeResponsesServer({
+    fake = await folder.startFakeModel({
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
@@ -85,10 +85,7 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
     ({ serve, url } = await folder.startOnFakeModel(fake, ['--port', '0', '--config', config]));
   }, 180_000);
 
-  afterAll(async () => {
-    await folder?.remove();
-    await fake?.close();
-  }, 120_000);
+  afterAll(() => folder?.remove(), 120_000);
 
   const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 

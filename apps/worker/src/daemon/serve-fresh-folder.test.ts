@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
@@ -43,7 +43,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
 
   beforeAll(async () => {
     folder = await ServeFolder.create('fresh', 'none');
-    fake = await startFakeResponsesServer({
+    fake = await folder.startFakeModel({
       script: (request) => {
         const prompt = promptOf(request);
         if (prompt.startsWith('fail'))
@@ -62,10 +62,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
     ));
   }, 180_000);
 
-  afterAll(async () => {
-    await folder?.remove();
-    await fake?.close();
-  }, 120_000);
+  afterAll(() => folder?.remove(), 120_000);
 
   const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
@@ -52,15 +52,12 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
   beforeAll(async () => {
     folder = await ServeFolder.create('serve', 'pglite');
     // The model never answers this turn's first request: the turn is running when SIGTERM comes.
-    server = await startFakeResponsesServer({
+    server = await folder.startFakeModel({
       script: () => ({ delayMs: 60_000, text: 'too late' }),
     });
   }, 180_000);
 
-  afterAll(async () => {
-    await folder?.remove(5_000);
-    await server?.close().catch(() => {});
-  }, 180_000);
+  afterAll(() => folder?.remove(5_000), 180_000);
 
   it('cancels the running scheduled turn after the grace period, records it for retry, and exits 0', async () => {
     // Set up the schedule first (PGlite is one process's database), then hand the directory over.
@@ -187,15 +184,12 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
 
   beforeAll(async () => {
     folder = await ServeFolder.create('serve-pg', 'postgres');
-    server = await startFakeResponsesServer({
+    server = await folder.startFakeModel({
       script: (request) => ({ delayMs: 400, text: `done: ${promptOf(request)}` }),
     });
   });
 
-  afterAll(async () => {
-    await folder?.remove(10_000);
-    await server?.close();
-  });
+  afterAll(() => folder?.remove(10_000));
 
   it('runs each scheduled one-shot exactly once across the processes', async () => {
     const controlPlane = await folder.openControlPlane();

@@ -1,7 +1,7 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import { type FakeResponse, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponse, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { summaryTask } from '../__fixtures__/summary-schema';
@@ -44,8 +44,9 @@ class FakeModel {
   readonly turnStarts = new Map<string, number[]>();
   readonly held = new Map<string, FakeResponse>();
 
-  async start(): Promise<string> {
-    this.server = await startFakeResponsesServer({
+  /** Starts its server for `folder`'s processes (`folder.remove()` closes it). */
+  async start(folder: ServeFolder): Promise<string> {
+    this.server = await folder.startFakeModel({
       script: (request) => {
         // A follow-up request of a turn (after a tool result) just ends it.
         if (request.functionCallOutputs.length > 0) return { text: 'done' };
@@ -92,7 +93,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
 
   beforeAll(async () => {
     folder = await ServeFolder.create('recovery-pg', 'postgres');
-    await model.start();
+    await model.start(folder);
   });
 
   afterAll(async () => {
@@ -100,7 +101,6 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     for (const serve of folder?.processes ?? []) serve.child.kill('SIGCONT');
     await controlPlane?.close();
     await folder?.remove(10_000);
-    await model.server?.close().catch(() => {});
   });
 
   it('re-runs a SIGKILLed process’s task, job and schedule fire at once, and a resumed SIGSTOPped one stores nothing twice', async () => {
@@ -307,13 +307,10 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
 
   beforeAll(async () => {
     folder = await ServeFolder.create('recovery-pglite', 'pglite');
-    await model.start();
+    await model.start(folder);
   }, 180_000);
 
-  afterAll(async () => {
-    await folder?.remove(10_000);
-    await model.server?.close().catch(() => {});
-  }, 180_000);
+  afterAll(() => folder?.remove(10_000), 180_000);
 
   it('re-runs the task, job and schedule fire the killed process was running, each result stored once', async () => {
     // Set up first, then hand the directory over: PGlite is one process's database.

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeRequest, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
@@ -45,7 +45,7 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
       },
       serve: { pollSeconds: 0.5 },
     });
-    fake = await startFakeResponsesServer({
+    fake = await folder.startFakeModel({
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
@@ -84,7 +84,6 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
 
   afterAll(async () => {
     await folder?.remove();
-    await fake?.close();
     await new Promise((resolve) => page?.close(resolve));
   }, 120_000);
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
@@ -101,7 +101,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
 
   beforeAll(async () => {
     folder = await ServeFolder.create('otlp', 'postgres');
-    fake = await startFakeResponsesServer({
+    fake = await folder.startFakeModel({
       script: (request) => {
         const prompt = promptOf(request);
         const outputs = outputsOf(request);
@@ -134,7 +134,6 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
 
   afterAll(async () => {
     await folder?.remove(20_000);
-    await fake?.close();
     await receiver.close();
   }, 120_000);
 

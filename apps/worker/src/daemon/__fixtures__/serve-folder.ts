@@ -8,6 +8,11 @@ import {
   postgresUrl,
   type TestDatabase,
 } from '@switchyard/test-databases';
+import {
+  type FakeResponsesServer,
+  type FakeResponsesServerOptions,
+  startFakeResponsesServer,
+} from '@switchyard/testkit';
 import { ServeProcess, type ServeProcessOptions, writeServeConfig } from './serve-process';
 
 /**
@@ -18,12 +23,14 @@ import { ServeProcess, type ServeProcessOptions, writeServeConfig } from './serv
 export type ServeFolderDatabase = 'pglite' | 'postgres' | 'none';
 
 /**
- * A fresh folder for real `switchyard serve` processes, the database they share, and the processes
- * started in it. `remove()` stops every process, then deletes the database and the folder.
+ * A fresh folder for real `switchyard serve` processes, the database they share, the fake Responses
+ * servers they talk to, and the processes started in it. `remove()` stops every process, then closes
+ * the servers and deletes the database and the folder.
  */
 export class ServeFolder {
   /** The processes `start` started, in order. */
   readonly processes: ServeProcess[] = [];
+  readonly #fakes: FakeResponsesServer[] = [];
 
   private constructor(
     /** The folder (`switchyard-<prefix>-…` in the system's temporary folder). */
@@ -75,6 +82,13 @@ export class ServeFolder {
     return openControlPlane({ ...this.databaseOptions, environment: {} });
   }
 
+  /** Starts a fake Responses server for the processes; `remove` closes it once they have stopped. */
+  async startFakeModel(options: FakeResponsesServerOptions): Promise<FakeResponsesServer> {
+    const fake = await startFakeResponsesServer(options);
+    this.#fakes.push(fake);
+    return fake;
+  }
+
   /** Starts a `switchyard serve` process (see `ServeProcess`); `remove` stops it if it still runs. */
   start(
     args: readonly string[],
@@ -105,11 +119,12 @@ export class ServeFolder {
   }
 
   /**
-   * Stops every process (SIGTERM, SIGKILL after `timeoutMs`), then removes the database and the
-   * folder. A test's own control plane on the database must be closed first.
+   * Stops every process (SIGTERM, SIGKILL after `timeoutMs`), closes the fake servers, then removes
+   * the database and the folder. A test's own control plane on the database must be closed first.
    */
   async remove(timeoutMs = 60_000): Promise<void> {
     await Promise.all(this.processes.map((serve) => serve.terminate(timeoutMs)));
+    await Promise.all(this.#fakes.map((fake) => fake.close()));
     await this.database?.dispose();
     await rm(this.path, { recursive: true, force: true });
   }
