@@ -1,8 +1,9 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
-import { promptOf, waitFor } from './__fixtures__/http-client';
+import { waitFor } from './__fixtures__/http-client';
 import type { Daemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 

@@ -7,8 +7,9 @@ import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
 import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
+import { promptOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
+import { requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 
 // Real `switchyard serve` processes on PostgreSQL with an approval policy: a task turn's

@@ -1,8 +1,8 @@
-import type { FakeRequest, FakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { outputsOf } from '../__fixtures__/scripted-model';
-import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { idInOutput, isTaskTurn, outputsOf, outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
+import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
 
@@ -13,8 +13,6 @@ const quoteSchema = {
   required: ['price', 'source'],
   additionalProperties: false,
 };
-
-const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
 
 describe('switchyard serve: a text turn remembers a page, a workflow task turn recalls it (embedded PGlite)', () => {
   let folder: ServeFolder;
@@ -95,20 +93,13 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
       status: 'completed',
       output: 'Done.',
     });
-    const rememberOutput = fake.requests
-      .filter((request) => promptOf(request) === 'remember the Acme quote')
-      .flatMap(outputsOf)[0];
+    const rememberOutput = outputsOfPrompt(fake.requests, 'remember the Acme quote')[0];
     expect(rememberOutput).toMatch(/^Created page [0-9a-f-]{36} "Supplier quotes" \(version 1\)\.$/);
     const pageId = UUID.exec(rememberOutput ?? '')?.[0];
 
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'check the Acme price' } });
     expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
-    const workflowId = UUID.exec(
-      fake.requests
-        .filter((request) => promptOf(request) === 'check the Acme price')
-        .flatMap(outputsOf)
-        .find((output) => output.includes('price check')) ?? '',
-    )?.[0];
+    const workflowId = idInOutput(fake.requests, 'check the Acme price', 'price check');
     expect(workflowId).toBeDefined();
 
     // The task turn has the read-only pair and no tool that writes the Brain.

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
 

@@ -4,7 +4,8 @@ import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
 import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import { ServeProcess } from './__fixtures__/serve-process';
 

@@ -5,15 +5,13 @@ import type { FakeRequest, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
-import { outputsOf } from '../__fixtures__/scripted-model';
+import { idInOutput, isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
 
 const MARKER = 'release-notes-marker-7f3a';
-
-const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
 
 describe('switchyard serve: the tools of task turns and of MCP-backed Skills (embedded PGlite)', () => {
   let folder: ServeFolder;
@@ -112,13 +110,7 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
       fake.requests.find((request) => isTaskTurn(request) && request.functionCallOutputs.length === 1),
     );
     expect(outputsOf(submitting)[0]).toContain(MARKER);
-    const workflowOutput = fake.requests
-      .filter((request) => promptOf(request) === 'check the release')
-      .flatMap(outputsOf)
-      .find((output) => output.includes('release check'));
-    const workflowId = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(
-      workflowOutput ?? '',
-    )?.[0];
+    const workflowId = idInOutput(fake.requests, 'check the release', 'release check');
     expect(workflowId).toBeDefined();
     // The embedded database is the daemon's while it runs: read the stored result once it has
     // stopped (SIGTERM lets the running task turn finish first).

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
 import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outputsOf } from '../__fixtures__/scripted-model';
+import { outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
-import { promptOf, waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
+import { waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
 import { ServeFolder } from '../daemon/__fixtures__/serve-folder';
 
 const AGENT = 'fleet';
