@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorkspace } from './__fixtures__/cli-workspace';
-import { runCli } from './__fixtures__/run-cli';
+import { expectSucceeded } from './__fixtures__/run-cli';
 
 describe('switchyard brain list, show and search (the built CLI, read-only)', () => {
   let workspace: CliWorkspace;
-  let cwd: string;
   let checklistId: string;
   let hostileId: string;
   let forgottenId: string;
 
   beforeAll(async () => {
     workspace = await CliWorkspace.create('brain-cli');
-    cwd = workspace.cwd;
     // Written by one process, then read by the CLI in another: PGlite is single-process.
     await workspace.seed(async (controlPlane) => {
       const brain = controlPlane.brain;
@@ -42,14 +40,11 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
     });
   }, 180_000);
 
-  afterAll(async () => {
-    await workspace?.remove();
-  });
+  afterAll(() => workspace?.remove());
 
   it("lists an agent's pages, most recent first, and the forgotten ones with --all", async () => {
-    const run = await runCli(['brain', 'list', '--agent', 'ada'], { cwd });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const run = await workspace.run(['brain', 'list', '--agent', 'ada']);
+    expectSucceeded(run);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe('2 pages of agent ada, most recently written first:');
     expect(lines[1]).toMatch(
@@ -60,36 +55,35 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
         `^- ${checklistId} "Deploy checklist" \\(version 2, tags: ops, deploys; 57 B; written \\d{4}-`,
       ),
     );
-    const all = await runCli(['brain', 'list', '--agent', 'ada', '--all'], { cwd });
+    const all = await workspace.run(['brain', 'list', '--agent', 'ada', '--all']);
     expect(all.stdout).toMatch(/^3 pages of agent ada/);
     expect(all.stdout).toMatch(new RegExp(`- ${forgottenId} "Old office" .*, forgotten \\d{4}-`));
-    const none = await runCli(['brain', 'list', '--agent', 'eve'], { cwd });
+    const none = await workspace.run(['brain', 'list', '--agent', 'eve']);
     expect(none.stdout).toBe('Agent eve has no pages in its Brain (--all adds forgotten ones).\n');
   });
 
   it('shows a page with its versions and text, control characters made harmless', async () => {
-    const run = await runCli(['brain', 'show', checklistId], { cwd });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const run = await workspace.run(['brain', 'show', checklistId]);
+    expectSucceeded(run);
     expect(run.stdout).toMatch(
       new RegExp(
         `^Page ${checklistId} of agent ada: "Deploy checklist"\\nversion 2 \\(1 earlier version kept\\), tags: ops, deploys\\nwritten \\d{4}-.*, first written \\d{4}-.*\\nversions:\\n- 1: "Deploy checklist", 14 B, written \\d{4}-.*\\n- 2: "Deploy checklist", 57 B, written \\d{4}-.*\\n\\nMerge to main, then watch the canary for thirty minutes.\\n$`,
       ),
     );
-    const hostile = await runCli(['brain', 'show', hostileId], { cwd });
+    const hostile = await workspace.run(['brain', 'show', hostileId]);
     expect(hostile.stdout.includes('\u001b') || hostile.stdout.includes('\r')).toBe(false);
     expect(hostile.stdout).toContain('red \ufffd[31malert\ufffd[0m and a carriage\ufffdreturn\n');
-    const forgotten = await runCli(['brain', 'show', forgottenId], { cwd });
+    const forgotten = await workspace.run(['brain', 'show', forgottenId]);
     expect(forgotten.stdout).toMatch(/\nforgotten \d{4}-.*: the agent no longer sees it\n/);
   });
 
   it('refuses an unknown or malformed page id with exit code 1', async () => {
-    const unknown = await runCli(['brain', 'show', '00000000-0000-4000-8000-000000000000'], { cwd });
+    const unknown = await workspace.run(['brain', 'show', '00000000-0000-4000-8000-000000000000']);
     expect(unknown).toMatchObject({
       code: 1,
       stderr: 'switchyard: brain show: no page 00000000-0000-4000-8000-000000000000\n',
     });
-    const malformed = await runCli(['brain', 'show', 'p1'], { cwd });
+    const malformed = await workspace.run(['brain', 'show', 'p1']);
     expect(malformed).toMatchObject({
       code: 1,
       stderr: 'switchyard: brain show: "p1" is not a page id (a UUID)\n',
@@ -97,20 +91,19 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
   });
 
   it('searches as recall does, for the agent only, with tags and a limit', async () => {
-    const run = await runCli(['brain', 'search', 'canary', '--agent', 'ada'], { cwd });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const run = await workspace.run(['brain', 'search', 'canary', '--agent', 'ada']);
+    expectSucceeded(run);
     expect(run.stdout).toMatch(
       new RegExp(
         `^1 page of agent ada for "canary", best first:\\n- ${checklistId} "Deploy checklist" \\(version 2, tags: ops, deploys; every term, rank \\d\\.\\d{3}\\)\\n {2}Merge to main, then watch the canary`,
       ),
     );
-    const tagged = await runCli(['brain', 'search', 'canary', '--agent', 'ada', '--tag', 'finance'], { cwd });
+    const tagged = await workspace.run(['brain', 'search', 'canary', '--agent', 'ada', '--tag', 'finance']);
     expect(tagged.stdout).toBe('No page of agent ada tagged finance matches "canary".\n');
-    const bob = await runCli(['brain', 'search', 'canary', '--agent', 'bob', '--limit', '1'], { cwd });
+    const bob = await workspace.run(['brain', 'search', 'canary', '--agent', 'bob', '--limit', '1']);
     expect(bob.stdout).toMatch(/^1 page of agent bob for "canary"/);
     expect(bob.stdout).not.toContain(checklistId);
-    const oversize = await runCli(['brain', 'search', 'x'.repeat(3000), '--agent', 'ada'], { cwd });
+    const oversize = await workspace.run(['brain', 'search', 'x'.repeat(3000), '--agent', 'ada']);
     expect(oversize).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/^switchyard: brain search: query: is 2\.9 KiB/),

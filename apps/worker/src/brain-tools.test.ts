@@ -1,14 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
-import { createPgliteDatabase, type TestDatabase, testBackends } from '@switchyard/test-databases';
+import type { ControlPlane, WorkTurn } from '@switchyard/control-plane';
+import { testBackends } from '@switchyard/test-databases';
 import { callTool as call } from '@switchyard/testkit';
 import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { createBrainTools } from '@switchyard/tools-brain';
 import { createTaskTurnTools, WorkflowToolsConfigError } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarySchema } from './__fixtures__/summary-schema';
+import { openTestControlPlane, type TestControlPlane } from './__fixtures__/test-control-plane';
 import { parseConfig } from './config/load-config';
 import { resolveAgent } from './config/resolve-agent';
 import { taskTurnTools } from './task-turn-consumer';
@@ -26,19 +27,18 @@ const task: WorkTurn = {
 
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: the Brain tools over the control plane`, () => {
-    let database: TestDatabase;
+    let store: TestControlPlane;
     let controlPlane: ControlPlane;
     let root: string;
 
     beforeAll(async () => {
-      database = await backend.create();
-      controlPlane = await openControlPlane({ ...database.options, environment: {} });
+      store = await openTestControlPlane({}, backend.create);
+      controlPlane = store.controlPlane;
       root = await mkdtemp(path.join(os.tmpdir(), 'switchyard-brain-tools-'));
     }, 120_000);
 
     afterAll(async () => {
-      await controlPlane?.close();
-      await database?.dispose();
+      await store?.close();
       await rm(root, { recursive: true, force: true });
     }, 120_000);
 
@@ -162,18 +162,17 @@ for (const backend of testBackends) {
 
 // The conformance suite over the real store (embedded PGlite): the tools as a text turn gets them.
 describe('Brain tools over the real store', () => {
-  let database: TestDatabase;
+  let store: TestControlPlane;
   let controlPlane: ControlPlane;
 
   beforeAll(async () => {
-    database = await createPgliteDatabase();
-    controlPlane = await openControlPlane({ ...database.options, environment: {} });
+    store = await openTestControlPlane();
+    controlPlane = store.controlPlane;
     await controlPlane.brain.remember({ agentId: 'ada', title: 'Deploys', body: 'make deploy' });
   }, 120_000);
 
   afterAll(async () => {
-    await controlPlane?.close();
-    await database?.dispose();
+    await store?.close();
   }, 120_000);
 
   describeToolCategory(

@@ -81,37 +81,44 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       )
       .exitOverride();
 
-  /** What a read-only view's action is given: its `--config`, `--agent` and `--all`. */
+  /** What a read-only view's command is given: its `--config`, `--agent` and `--all`. */
   type ViewOptions = { config?: string; agent?: string; all: boolean };
   /**
    * A read-only `list` view of an agent's records: `--agent` (default: the configuration's agent)
-   * and, with `allHelp`, `--all`. A view that resolves without an exit code (a number) exits 0.
+   * and, with `allHelp`, `--all`. `load` imports its command when it runs; a command that resolves
+   * without an exit code (a number) exits 0.
    */
   const listView = (
     parent: Command,
     description: string,
     allHelp: string | undefined,
-    run: (options: ViewOptions) => Promise<unknown>,
+    load: () => Promise<(config: WorkerConfig, options: ViewOptions, io: CommandIO) => Promise<unknown>>,
   ) => {
     const list = command(parent, 'list', description).option('--agent <name>', 'the agent');
     if (allHelp !== undefined) list.option('--all', allHelp);
     list.action(async (options: { config?: string; agent?: string; all?: boolean }) => {
-      const code = await run({
-        ...(options.config === undefined ? {} : { config: options.config }),
-        ...(options.agent === undefined ? {} : { agent: options.agent }),
-        all: options.all === true,
-      });
+      const run = await load();
+      const code = await run(
+        await config(options),
+        {
+          ...(options.config === undefined ? {} : { config: options.config }),
+          ...(options.agent === undefined ? {} : { agent: options.agent }),
+          all: options.all === true,
+        },
+        io,
+      );
       setExitCode(typeof code === 'number' ? code : 0);
     });
   };
-  /** A read-only `show <id>` view of one record; it resolves with the exit code. */
+  /** A read-only `show <id>` view of one record; `load` imports its command, which resolves with the exit code. */
   const showView = (
     parent: Command,
     description: string,
-    run: (id: string, options: { config?: string }) => Promise<number>,
+    load: () => Promise<(config: WorkerConfig, id: string, io: CommandIO) => Promise<number>>,
   ) =>
     command(parent, 'show <id>', description).action(async (id: string, options: { config?: string }) => {
-      setExitCode(await run(id, options));
+      const run = await load();
+      setExitCode(await run(await config(options), id, io));
     });
 
   command(program, 'run <prompt>', 'one text turn with live progress')
@@ -155,49 +162,46 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
     schedules,
     "list an agent's schedules",
     'include cancelled and finished schedules',
-    async (options) => {
-      const { schedulesListCommand } = await import('./commands/schedules-command');
-      return schedulesListCommand(await config(options), options, io);
-    },
+    async () => (await import('./commands/schedules-command')).schedulesListCommand,
   );
 
   const workflows = command(program, 'workflows', 'workflows and their tasks (read-only)');
-  listView(workflows, "an agent's recent workflows", undefined, async (options) => {
-    const { workflowsListCommand } = await import('./commands/workflows-command');
-    return workflowsListCommand(await config(options), options, io);
-  });
-  showView(workflows, "a workflow's tasks and stored results", async (id, options) => {
-    const { workflowsShowCommand } = await import('./commands/workflows-command');
-    return workflowsShowCommand(await config(options), id, io);
-  });
+  listView(
+    workflows,
+    "an agent's recent workflows",
+    undefined,
+    async () => (await import('./commands/workflows-command')).workflowsListCommand,
+  );
+  showView(
+    workflows,
+    "a workflow's tasks and stored results",
+    async () => (await import('./commands/workflows-command')).workflowsShowCommand,
+  );
 
   const turns = command(program, 'turns', "the daemon's recorded turns (read-only)");
-  listView(turns, "an agent's recent daemon turns, newest first", undefined, async (options) => {
-    const { turnsListCommand } = await import('./commands/turns-command');
-    return turnsListCommand(await config(options), options, io);
-  });
-  showView(turns, 'one recorded turn: status, usage, error, output', async (id, options) => {
-    const { turnsShowCommand } = await import('./commands/turns-command');
-    return turnsShowCommand(await config(options), id, io);
-  });
+  listView(
+    turns,
+    "an agent's recent daemon turns, newest first",
+    undefined,
+    async () => (await import('./commands/turns-command')).turnsListCommand,
+  );
+  showView(
+    turns,
+    'one recorded turn: status, usage, error, output',
+    async () => (await import('./commands/turns-command')).turnsShowCommand,
+  );
 
   const brain = command(program, 'brain', "an agent's Brain: its durable knowledge pages (read-only)");
   listView(
     brain,
     "an agent's pages, most recently written first",
     'include forgotten pages',
-    async (options) => {
-      const { brainListCommand } = await import('./commands/brain-command');
-      return brainListCommand(await config(options), options, io);
-    },
+    async () => (await import('./commands/brain-command')).brainListCommand,
   );
   showView(
     brain,
     "one page (any agent's, forgotten or not), its versions and its text",
-    async (id, options) => {
-      const { brainShowCommand } = await import('./commands/brain-command');
-      return brainShowCommand(await config(options), id, io);
-    },
+    async () => (await import('./commands/brain-command')).brainShowCommand,
   );
   command(brain, 'search <query>', "what recall finds in an agent's pages, best first")
     .option('--agent <name>', 'the agent')

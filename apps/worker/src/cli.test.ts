@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { calcStdioServer, installCalcSkill } from './__fixtures__/mcp-fixture';
-import { runCli } from './__fixtures__/run-cli';
+import { expectSucceeded, runCli } from './__fixtures__/run-cli';
 
 let root: string;
 let fake: FakeResponsesServer;
@@ -58,8 +58,7 @@ describe('switchyard run: progress', () => {
       { text: 'The file says hi.', usage: { inputTokens: 100, outputTokens: 7 } },
     ]);
     const run = await runCli(['run', 'Write hello.txt and show it'], { cwd, env: endpoint() });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expectSucceeded(run);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe('Writing the file now.');
     // write_file may change files: its running call is marked destructive.
@@ -281,8 +280,7 @@ describe('MCP-backed Skills', () => {
       },
     ]);
     const run = await runCli(['run', 'add two and three'], { cwd, env: endpoint() });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expectSucceeded(run);
     expect(run.stdout).toContain('Two and three make five.');
     // The worker wrote the home's mcporter configuration from the Skill it projected.
     const written = JSON.parse(await readFile(path.join(cwd, 'homes/main/config/mcporter.json'), 'utf8'));
@@ -318,8 +316,7 @@ describe('MCP servers with deferred tools', () => {
       },
     ]);
     const run = await runCli(['run', 'What is 2 + 3?'], { cwd, env: endpoint() });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expectSucceeded(run);
     expect(run.stdout).toContain('2 + 3 = 5');
     expect(run.stdout).toMatch(/✓ completed · 3 iterations · 2 tool calls/);
   });

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './__fixtures__/run-cli';
+import { expectSucceeded, runCli } from './__fixtures__/run-cli';
 
 // The demo runs with test runners unresolvable (see __fixtures__/refuse-test-runners.mjs): it must
 // need only the worker's production dependencies. production-dependencies.test.ts shows the hook bites.
@@ -13,8 +13,7 @@ describe('switchyard demo (the built CLI, as scripts/demo.sh runs it)', () => {
       env: { OPENAI_API_KEY: 'must-not-be-used' },
       nodeArguments: ['--import', refuseTestRunners],
     });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expectSucceeded(run);
     const output = run.stdout;
     expect(output).toMatch(/^Switchyard demo: the model is scripted\.\n/);
     expect(output).toContain('no real model is called');

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorkspace } from './__fixtures__/cli-workspace';
-import { runCli } from './__fixtures__/run-cli';
+import { expectSucceeded } from './__fixtures__/run-cli';
 
 describe('switchyard schedules list, workflows show and turns (read-only views)', () => {
   let workspace: CliWorkspace;
-  let cwd: string;
   let workflowId: string;
   let poisonedId: string;
   const usage = {
@@ -17,7 +16,6 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
 
   beforeAll(async () => {
     workspace = await CliWorkspace.create('views');
-    cwd = workspace.cwd;
     // Written by one process, then read by the CLI in another: PGlite is single-process.
     await workspace.seed(
       async (controlPlane) => {
@@ -119,78 +117,72 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
     );
   }, 180_000);
 
-  afterAll(async () => {
-    await workspace?.remove();
-  });
+  afterAll(() => workspace?.remove());
 
   it("lists an agent's schedules", async () => {
-    const run = await runCli(['schedules', 'list', '--agent', 'ada'], { cwd });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const run = await workspace.run(['schedules', 'list', '--agent', 'ada']);
+    expectSucceeded(run);
     expect(run.stdout).toMatch(
       /^1 active schedule of agent ada:\n- morning-digest \([0-9a-f-]{36}\) active: cron "0 9 \* \* 1-5" in Europe\/Berlin\n {2}next: \d{4}-.*T09:00:00\+0[12]:00, /,
     );
     expect(run.stdout).toContain('  prompt: "Summarise the overnight mail."');
-    const other = await runCli(['schedules', 'list', '--agent', 'bob'], { cwd });
+    const other = await workspace.run(['schedules', 'list', '--agent', 'bob']);
     expect(other.stdout).toBe('Agent bob has no active schedules.\n');
   });
 
   it("shows a workflow's tasks and stored results, and refuses an unknown id", async () => {
-    const run = await runCli(['workflows', 'show', workflowId], { cwd });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const run = await workspace.run(['workflows', 'show', workflowId]);
+    expectSucceeded(run);
     expect(run.stdout).toMatch(
       new RegExp(`^Workflow compare-releases \\(${workflowId}\\) of agent ada: running, created \\d{4}-`),
     );
     expect(run.stdout).toContain(
       '2 tasks, 1 completed:\n- a: completed\n  result: {"version":"1.2.0"}\n- b: pending\n',
     );
-    const unknown = await runCli(['workflows', 'show', '00000000-0000-4000-8000-000000000000'], { cwd });
+    const unknown = await workspace.run(['workflows', 'show', '00000000-0000-4000-8000-000000000000']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no workflow 00000000-0000-4000-8000-000000000000');
-    const parked = await runCli(['workflows', 'show', poisonedId], { cwd });
+    const parked = await workspace.run(['workflows', 'show', poisonedId]);
     expect(parked.stdout).toContain(
       '1 task, 0 completed:\n- poison: failed (2 attempts)\n  error: the worker running attempt 2 stopped (its heartbeat went stale), and that was the last of the 2 attempts allowed (retryLimit 1)\n',
     );
-    const notAnId = await runCli(['workflows', 'show', 'nope'], { cwd });
+    const notAnId = await workspace.run(['workflows', 'show', 'nope']);
     expect(notAnId.code).toBe(1);
     expect(notAnId.stderr).toContain('"nope" is not a workflow id');
   });
 
   it("lists an agent's workflows with their task counts", async () => {
-    const run = await runCli(['workflows', 'list', '--agent', 'ada'], { cwd });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const run = await workspace.run(['workflows', 'list', '--agent', 'ada']);
+    expectSucceeded(run);
     expect(run.stdout).toMatch(/^1 workflow of agent ada, newest first:\n/);
     expect(run.stdout).toContain(`- compare-releases (${workflowId}) `);
     expect(run.stdout).toMatch(/tasks: .*1 completed/);
-    const other = await runCli(['workflows', 'list', '--agent', 'bob'], { cwd });
+    const other = await workspace.run(['workflows', 'list', '--agent', 'bob']);
     expect(other.stdout).toBe('Agent bob has no workflows.\n');
   });
 
   it("lists an agent's recorded turns and shows one, refusing an unknown id", async () => {
-    const list = await runCli(['turns', 'list', '--agent', 'ada'], { cwd });
-    expect(list.stderr).toBe('');
-    expect(list.code).toBe(0);
+    const list = await workspace.run(['turns', 'list', '--agent', 'ada']);
+    expectSucceeded(list);
     expect(list.stdout).toMatch(
       /^2 turns of agent ada, newest first:\n- turn_views_2 aborted \(api\), started \d{4}-.*, ended \d{4}-.*\n {2}prompt: "Water the plants"\n- turn_views_1 completed/,
     );
-    const show = await runCli(['turns', 'show', 'turn_views_1'], { cwd });
+    const show = await workspace.run(['turns', 'show', 'turn_views_1']);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/^Turn turn_views_1 completed \(api\)/);
     expect(show.stdout).toContain(
       'agent: ada, worker: worker_views\n2 model requests, 120 tokens (90 in, 30 out)\nevents: 2 recorded\nprompt: "What changed overnight?"\noutput:\nTwo releases shipped.\n',
     );
-    const aborted = await runCli(['turns', 'show', 'turn_views_2'], { cwd });
+    const aborted = await workspace.run(['turns', 'show', 'turn_views_2']);
     expect(aborted.stdout).toContain('error: the worker shut down before the turn finished\n');
-    const parked = await runCli(['turns', 'show', 'turn_poison_2'], { cwd });
+    const parked = await workspace.run(['turns', 'show', 'turn_poison_2']);
     expect(parked.stdout).toMatch(/^Turn turn_poison_2 interrupted \(task [0-9a-f-]{36}\/poison\)/);
     expect(parked.stdout).toContain(
       `error: the worker running this turn stopped before the turn ended; task ${poisonedId}/poison failed: the worker running attempt 2 stopped`,
     );
-    const unknown = await runCli(['turns', 'show', 'turn_nope'], { cwd });
+    const unknown = await workspace.run(['turns', 'show', 'turn_nope']);
     expect(unknown).toMatchObject({ code: 1, stderr: 'switchyard: turns show: no turn turn_nope\n' });
-    expect((await runCli(['turns', 'show', 'a b'], { cwd })).stderr).toContain('"a b" is not a turn id');
-    expect((await runCli(['turns', 'delete', 'x'], { cwd })).code).toBe(2);
+    expect((await workspace.run(['turns', 'show', 'a b'])).stderr).toContain('"a b" is not a turn id');
+    expect((await workspace.run(['turns', 'delete', 'x'])).code).toBe(2);
   });
 });

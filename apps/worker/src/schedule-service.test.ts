@@ -1,28 +1,25 @@
-import { type ControlPlane, openControlPlane, type TurnRequest } from '@switchyard/control-plane';
+import type { ControlPlane, TurnRequest } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { agentToolMap } from '@switchyard/core';
-import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
 import { createTestToolContext } from '@switchyard/testkit';
 import { createScheduleTools, type ScheduleService, type ScheduleSummary } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestControlPlane, type TestControlPlane } from './__fixtures__/test-control-plane';
 
 describe('schedule tools on the control plane (embedded PGlite)', () => {
-  let database: TestDatabase;
+  let store: TestControlPlane;
   let controlPlane: ControlPlane;
 
   beforeAll(async () => {
-    database = await createPgliteDatabase();
-    controlPlane = await openControlPlane({
-      ...database.options,
-      environment: {},
+    store = await openTestControlPlane({
       schedules: { minimumIntervalSeconds: 600, maxSchedulesPerAgent: 5 },
       turnRequests: { pollingIntervalSeconds: 0.5 },
     });
+    controlPlane = store.controlPlane;
   }, 180_000);
 
   afterAll(async () => {
-    await controlPlane?.close();
-    await database?.dispose();
+    await store?.close();
   }, 180_000);
 
   function toolsFor(agentId: string) {

@@ -1,7 +1,7 @@
-import { type ControlPlane, openControlPlane, type WorkTurn } from '@switchyard/control-plane';
+import type { ControlPlane, WorkTurn } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
-import { type TestDatabase, testBackends } from '@switchyard/test-databases';
+import { testBackends } from '@switchyard/test-databases';
 import {
   type FakeRequest,
   type FakeResponse,
@@ -11,7 +11,8 @@ import {
 import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { barrier, fakeServerModel, outputsOf, promptOf } from './__fixtures__/scripted-model';
-import { summarySchema } from './__fixtures__/summary-schema';
+import { summarySchema, summaryTask } from './__fixtures__/summary-schema';
+import { openTestControlPlane, type TestControlPlane } from './__fixtures__/test-control-plane';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 
 const AGENT = 'ada';
@@ -34,7 +35,7 @@ function toolOutputs(result: AgentRunResult): string[] {
 
 for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: workflows and background jobs end to end`, () => {
-    let database: TestDatabase;
+    let store: TestControlPlane;
     let controlPlane: ControlPlane;
     let server: FakeResponsesServer;
     let consumer: { stop(): Promise<void> };
@@ -58,7 +59,6 @@ for (const backend of testBackends) {
     }
 
     beforeAll(async () => {
-      database = await backend.create();
       server = await startFakeResponsesServer({
         script: async (request) => {
           const prompt = promptOf(request);
@@ -66,11 +66,11 @@ for (const backend of testBackends) {
           throw new Error(`no scripted answer for the prompt ${JSON.stringify(prompt)}`);
         },
       });
-      controlPlane = await openControlPlane({
-        ...database.options,
-        environment: {},
-        workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 100 },
-      });
+      store = await openTestControlPlane(
+        { workTurns: { pollingIntervalSeconds: 0.5, retryLimit: 0, cancelCheckIntervalMs: 100 } },
+        backend.create,
+      );
+      controlPlane = store.controlPlane;
       consumer = await startTaskTurnConsumer({
         controlPlane,
         agentId: AGENT,
@@ -82,9 +82,8 @@ for (const backend of testBackends) {
 
     afterAll(async () => {
       await consumer?.stop();
-      await controlPlane?.close();
+      await store?.close();
       await server?.close().catch(() => {});
-      await database?.dispose();
     });
 
     it('runs two parallel tasks and their dependant; an invalid submission is rejected, corrected and stored once', async () => {
@@ -96,14 +95,12 @@ for (const backend of testBackends) {
           {
             name: 'research',
             tasks: [
-              { id: 'left', prompt: 'TASK left: look left', resultSchema: summarySchema },
-              { id: 'right', prompt: 'TASK right: look right', resultSchema: summarySchema },
-              {
-                id: 'merge',
-                prompt: 'TASK merge: L={{tasks.left.result}} R={{tasks.right.result}}',
-                resultSchema: summarySchema,
-                dependsOn: ['left', 'right'],
-              },
+              summaryTask('left', 'TASK left: look left'),
+              summaryTask('right', 'TASK right: look right'),
+              summaryTask('merge', 'TASK merge: L={{tasks.left.result}} R={{tasks.right.result}}', [
+                'left',
+                'right',
+              ]),
             ],
           },
           'The workflow is running.',
@@ -192,9 +189,9 @@ for (const backend of testBackends) {
           {
             name: 'slow',
             tasks: [
-              { id: 'quick', prompt: 'TASK quick', resultSchema: summarySchema },
-              { id: 'slow', prompt: 'TASK slow', resultSchema: summarySchema },
-              { id: 'never', prompt: 'TASK never', resultSchema: summarySchema, dependsOn: ['slow'] },
+              summaryTask('quick', 'TASK quick'),
+              summaryTask('slow', 'TASK slow'),
+              summaryTask('never', 'TASK never', ['slow']),
             ],
           },
           'Started.',

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { createPgliteDataDir } from '@switchyard/test-databases';
+import { type CliRun, runCli } from './run-cli';
 
 /** What `openControlPlane` takes besides the data directory and the environment. */
 type SeedOptions = Omit<Parameters<typeof openControlPlane>[0], 'dataDir' | 'environment'>;
@@ -38,6 +39,11 @@ export class CliWorkspace {
     } finally {
       await controlPlane.close();
     }
+  }
+
+  /** Runs the built CLI with `args` in the folder. */
+  run(args: string[]): Promise<CliRun> {
+    return runCli(args, { cwd: this.cwd });
   }
 
   /** Removes the folder and the data directory. */

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 /** The built CLI (`pnpm build` first: the worker's turbo `test` task depends on its `build`). */
 export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -12,6 +13,12 @@ export interface CliRun {
   stdout: string;
   /** Everything on stderr. */
   stderr: string;
+}
+
+/** Asserts that a run printed nothing on stderr (first: a failure then shows what it said) and exited 0. */
+export function expectSucceeded(run: CliRun): void {
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
 }
 
 /** Options of `runCli`. */

@@ -24,6 +24,26 @@ export function outputsOf(request: FakeRequest): string[] {
   );
 }
 
+/** Whether a request is a task turn's: its instructions are a sub-agent's. */
+export function isTaskTurn(request: FakeRequest): boolean {
+  return String(request.body.instructions ?? '').includes('sub-agent');
+}
+
+/** The tool outputs the turns of `prompt` received, in the order of the requests. */
+export function outputsOfPrompt(requests: readonly FakeRequest[], prompt: string): string[] {
+  return requests.filter((request) => promptOf(request) === prompt).flatMap(outputsOf);
+}
+
+/** The id (a UUID) in the first tool output of the turns of `prompt` that contains `text`. */
+export function idInOutput(
+  requests: readonly FakeRequest[],
+  prompt: string,
+  text: string,
+): string | undefined {
+  const output = outputsOfPrompt(requests, prompt).find((entry) => entry.includes(text));
+  return /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(output ?? '')?.[0];
+}
+
 /** Resolves once `count` parties have arrived; rejects after `timeoutMs` (they did not run together). */
 export function barrier(count: number, timeoutMs: number): () => Promise<void> {
   let arrived = 0;

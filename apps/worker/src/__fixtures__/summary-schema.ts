@@ -5,3 +5,16 @@ export const summarySchema = {
   required: ['summary'],
   additionalProperties: false,
 };
+
+/** A workflow task of a test: its result is a `summary` (`summarySchema`). */
+export interface SummaryTask {
+  id: string;
+  prompt: string;
+  resultSchema: typeof summarySchema;
+  dependsOn?: string[];
+}
+
+/** The task `id` with `prompt`, started once every task `dependsOn` names has its result. */
+export function summaryTask(id: string, prompt: string, dependsOn?: string[]): SummaryTask {
+  return { id, prompt, resultSchema: summarySchema, ...(dependsOn === undefined ? {} : { dependsOn }) };
+}

@@ -319,6 +319,18 @@ describe('the serve section', () => {
   });
 
   it('takes every field from the file, the token from the variable serve.tokenEnv names', () => {
+    // Taken as they are: each differs from its default.
+    const timings = {
+      graceMs: 0,
+      tickMs: 500,
+      pollSeconds: 0.5,
+      heartbeatMs: 2_000,
+      staleTurnMs: 20_000,
+      expireSeconds: 900,
+      retryLimit: 4,
+      retryDelaySeconds: 0,
+      retryBackoff: false,
+    };
     const serve = parseConfig(
       {
         serve: {
@@ -327,15 +339,7 @@ describe('the serve section', () => {
           agents: ['ada', 'bob'],
           tokenEnv: 'FLEET_TOKEN',
           allowedHosts: ['switchyard.internal', '10.0.0.5:9000'],
-          graceMs: 0,
-          tickMs: 500,
-          pollSeconds: 0.5,
-          heartbeatMs: 2_000,
-          staleTurnMs: 20_000,
-          expireSeconds: 900,
-          retryLimit: 4,
-          retryDelaySeconds: 0,
-          retryBackoff: false,
+          ...timings,
         },
       },
       { env: { FLEET_TOKEN: 'fleet-token-0123456789', SWITCHYARD_SERVE_TOKEN: 'not-this-one-0123456789' } },
@@ -347,15 +351,7 @@ describe('the serve section', () => {
       token: 'fleet-token-0123456789',
       tokenVariable: 'FLEET_TOKEN',
       allowedHosts: ['switchyard.internal', '10.0.0.5:9000'],
-      graceMs: 0,
-      tickMs: 500,
-      pollSeconds: 0.5,
-      heartbeatMs: 2_000,
-      staleTurnMs: 20_000,
-      expireSeconds: 900,
-      retryLimit: 4,
-      retryDelaySeconds: 0,
-      retryBackoff: false,
+      ...timings,
     });
   });
 

@@ -1,19 +1,17 @@
-import { rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
-import { createPgliteDataDir } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fakeServerModel } from '../__fixtures__/scripted-model';
+import { promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import type { ApprovalPolicy } from '../config/worker-config';
-import { type DaemonRequest, promptOf, sendRequest, waitFor } from './__fixtures__/http-client';
+import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
+import { type DaemonRequest, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
 import type { paths } from './api/openapi-types';
 import { type Daemon, startDaemon } from './start-daemon';
@@ -99,9 +97,8 @@ function toolCallEndsOf(stream: string) {
 }
 
 describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over HTTP)', () => {
-  let dataDir: string;
+  let bed: DaemonTestBed;
   let controlPlane: ControlPlane;
-  let server: FakeResponsesServer;
   let model: ResponsesModel;
   let daemon: Daemon;
   let document: Record<string, unknown>;
@@ -130,14 +127,11 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   };
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    controlPlane = await openControlPlane({
-      dataDir,
-      environment: {},
-      workTurns: { pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 200 },
-      turnRequests: { pollingIntervalSeconds: 0.5 },
-    });
-    server = await startFakeResponsesServer({
+    bed = await DaemonTestBed.open({
+      controlPlane: {
+        workTurns: { pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 200 },
+        turnRequests: { pollingIntervalSeconds: 0.5 },
+      },
       script: (request) => {
         const prompt = promptOf(request);
         const outputs = request.functionCallOutputs.map((output) => String(output.output));
@@ -159,10 +153,8 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         return { text: `Echo: ${prompt}` };
       },
     });
-    model = fakeServerModel(server.baseURL);
-    daemon = await startDaemon({
-      controlPlane,
-      model,
+    ({ controlPlane, model } = bed);
+    daemon = await bed.startDaemon({
       agents: ['ops', 'hasty'],
       port: 0,
       token: TOKEN,
@@ -183,10 +175,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
   }, 180_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await controlPlane?.close();
-    await server?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await bed?.close();
   }, 180_000);
 
   it('serves a valid OpenAPI 3.1 document, and every route answers as it says, errors included', async () => {

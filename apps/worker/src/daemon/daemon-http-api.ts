@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
-import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
 import { type ApprovalRecord, type ControlPlane, ControlPlaneInputError } from '@switchyard/control-plane';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -113,6 +113,12 @@ function validationError(error: z.ZodError, target: string): HttpError {
   );
 }
 
+/** `value`, or the API's 404 saying there is no `noun` with that `id`. */
+function found<T>(value: T | undefined, noun: string, id: string): T {
+  if (value === undefined) throw new HttpError(404, 'not_found', `no ${noun} '${id}'`);
+  return value;
+}
+
 /** Opaque paging cursors: a position in a list ordered newest first. */
 function encodeCursor(position: { createdAt: string; id: string }): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');
@@ -129,10 +135,43 @@ function decodeCursor(cursor: string | undefined): { createdAt: string; id: stri
   throw new HttpError(400, 'invalid_query', 'cursor: not a cursor this API gave out', ['cursor']);
 }
 
-const errorResponse = (description: string) => ({
+/** Where a page of a list starts (after the `cursor` a previous page gave) and how long it is. */
+function pageOf(query: { cursor?: string | undefined; limit?: number | undefined }) {
+  const before = decodeCursor(query.cursor);
+  return { ...(before === undefined ? {} : { before }), limit: query.limit ?? 20 };
+}
+
+/** The `nextCursor` of a page that has a next one. */
+function nextCursorOf(next: { createdAt: string; id: string } | undefined) {
+  return next === undefined ? {} : { nextCursor: encodeCursor(next) };
+}
+
+/** A JSON response of `schema`. */
+const jsonResponse = <S extends z.ZodType>(description: string, schema: S) => ({
   description,
-  content: { 'application/json': { schema: ErrorSchema } },
+  content: { 'application/json': { schema } },
 });
+
+/** A required JSON request body of `schema`. */
+const jsonBody = <S extends z.ZodType>(schema: S) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});
+
+/** A JSON response of `schema` whose `Location` header names what it describes (a resource just made). */
+const locatedResponse = <S extends z.ZodType>(description: string, schema: S) => ({
+  ...jsonResponse(description, schema),
+  headers: { location: { schema: { type: 'string' as const } } },
+});
+
+/** A server-sent event stream response. */
+const eventStreamResponse = {
+  description: 'The event stream',
+  content: { 'text/event-stream': { schema: { type: 'string' } } },
+} as const;
+
+/** An error response (`{ error: { code, message, fields? } }`) only one route answers. */
+const errorResponse = (description: string) => jsonResponse(description, ErrorSchema);
 
 /**
  * An error response several routes answer: described once in the document's `components.responses`
@@ -183,6 +222,60 @@ const BODY_ERRORS = {
   400: SHARED_ERRORS.invalid.ref,
   413: SHARED_ERRORS.tooLarge.ref,
 } as const;
+
+/** What a route says of itself in the document, besides its method, request and responses. */
+interface RouteText {
+  operationId: string;
+  path: string;
+  summary: string;
+  description?: string;
+}
+
+/** A route behind the bearer token: it answers `responses` and the errors of every authenticated route. */
+function authenticatedRoute<
+  M extends 'get' | 'post',
+  Q extends NonNullable<RouteConfig['request']>,
+  R extends RouteConfig['responses'],
+>(method: M, text: RouteText, request: Q, responses: R) {
+  return createRoute({
+    method,
+    ...text,
+    security: [{ bearer: [] }],
+    request,
+    responses: { ...responses, ...COMMON_ERRORS },
+  });
+}
+
+/**
+ * A `GET` of what the agents served have (a list, or the event feed), narrowed by `query`: `ok`
+ * (200), or 400 for a bad query.
+ */
+const listRoute = <Q extends z.ZodObject, Ok extends RouteConfig['responses'][number]>(
+  text: RouteText,
+  query: Q,
+  ok: Ok,
+) => authenticatedRoute('get', text, { query }, { 200: ok, 400: BODY_ERRORS[400] });
+
+/**
+ * A route of one resource, named by the `{id}` in its path: `responses`, or `notFound` (404) when
+ * there is no such resource.
+ */
+const idRoute = <M extends 'get' | 'post', R extends RouteConfig['responses']>(
+  method: M,
+  text: RouteText,
+  notFound: RouteConfig['responses'][number],
+  responses: R,
+) => authenticatedRoute(method, text, { params: IdParamSchema }, { ...responses, 404: notFound });
+
+/**
+ * A `POST` of a JSON body of `body`: `responses`, 400 for a body that does not match it, or 413 for
+ * one over the size limit.
+ */
+const bodyRoute = <B extends z.ZodType, R extends RouteConfig['responses']>(
+  text: RouteText,
+  body: B,
+  responses: R,
+) => authenticatedRoute('post', text, { body: jsonBody(body) }, { ...responses, ...BODY_ERRORS });
 
 /** One server-sent event. */
 function sseBlock(id: number, event: string, data: unknown): string {
@@ -378,8 +471,8 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       path: '/healthz',
       summary: 'Liveness: serving or draining',
       responses: {
-        200: { description: 'Serving', content: { 'application/json': { schema: HealthSchema } } },
-        503: { description: 'Draining', content: { 'application/json': { schema: HealthSchema } } },
+        200: jsonResponse('Serving', HealthSchema),
+        503: jsonResponse('Draining', HealthSchema),
         421: COMMON_ERRORS[421],
         403: COMMON_ERRORS[403],
       },
@@ -391,23 +484,9 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      operationId: 'startTurn',
-      path: '/v1/turns',
-      summary: 'Start a turn',
-      security: [{ bearer: [] }],
-      request: { body: { required: true, content: { 'application/json': { schema: schemas.turnRequest } } } },
-      responses: {
-        202: {
-          description: 'Recorded and started; `Location` names it',
-          headers: { location: { schema: { type: 'string' } } },
-          content: { 'application/json': { schema: TurnSchema } },
-        },
-        ...COMMON_ERRORS,
-        ...BODY_ERRORS,
-        503: errorResponse('Draining, or the turn could not be recorded (nothing runs)'),
-      },
+    bodyRoute({ operationId: 'startTurn', path: '/v1/turns', summary: 'Start a turn' }, schemas.turnRequest, {
+      202: locatedResponse('Recorded and started; `Location` names it', TurnSchema),
+      503: errorResponse('Draining, or the turn could not be recorded (nothing runs)'),
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -437,33 +516,27 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'listTurns',
-      path: '/v1/turns',
-      summary: 'Recorded turns of the agents served, newest first',
-      security: [{ bearer: [] }],
-      request: { query: schemas.turnsQuery },
-      responses: {
-        200: { description: 'A page of turns', content: { 'application/json': { schema: TurnListSchema } } },
-        ...COMMON_ERRORS,
-        400: BODY_ERRORS[400],
+    listRoute(
+      {
+        operationId: 'listTurns',
+        path: '/v1/turns',
+        summary: 'Recorded turns of the agents served, newest first',
       },
-    }),
+      schemas.turnsQuery,
+      jsonResponse('A page of turns', TurnListSchema),
+    ),
     async (c) => {
       const query = c.req.valid('query');
-      const before = decodeCursor(query.cursor);
       const page = await controlPlane.turns.page({
         agentIds: served(query.agent),
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(query.source === undefined ? {} : { source: query.source }),
-        ...(before === undefined ? {} : { before }),
-        limit: query.limit ?? 20,
+        ...pageOf(query),
       });
       return c.json(
         {
           turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
-          ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
+          ...nextCursorOf(page.next),
         },
         200,
         json,
@@ -472,48 +545,31 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   /** A recorded turn, whichever process runs or ran it (lists cover the agents served; ids any). */
-  const findTurn = async (id: string) => {
-    const snapshot = await turns.find(id);
-    if (snapshot === undefined) throw new HttpError(404, 'not_found', `no turn '${id}'`);
-    return snapshot;
-  };
+  const findTurn = async (id: string) => found(await turns.find(id), 'turn', id);
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'getTurn',
-      path: '/v1/turns/{id}',
-      summary: 'One turn, whichever process ran it',
-      security: [{ bearer: [] }],
-      request: { params: IdParamSchema },
-      responses: {
-        200: { description: 'The turn', content: { 'application/json': { schema: TurnSchema } } },
-        404: SHARED_ERRORS.noTurn.ref,
-        ...COMMON_ERRORS,
-      },
-    }),
+    idRoute(
+      'get',
+      { operationId: 'getTurn', path: '/v1/turns/{id}', summary: 'One turn, whichever process ran it' },
+      SHARED_ERRORS.noTurn.ref,
+      { 200: jsonResponse('The turn', TurnSchema) },
+    ),
     async (c) => c.json(await findTurn(c.req.valid('param').id), 200, json),
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'getTurnEvents',
-      path: '/v1/turns/{id}/events',
-      summary: 'The turn’s events: replayed, then live, ending after turn-end',
-      description:
-        'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end (its data is a ToolCallEndEvent, see components) and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends (tool-call-end outcomes recorded by an older worker are sent in today’s vocabulary).',
-      security: [{ bearer: [] }],
-      request: { params: IdParamSchema },
-      responses: {
-        200: {
-          description: 'The event stream',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        404: SHARED_ERRORS.noTurn.ref,
-        ...COMMON_ERRORS,
+    idRoute(
+      'get',
+      {
+        operationId: 'getTurnEvents',
+        path: '/v1/turns/{id}/events',
+        summary: 'The turn’s events: replayed, then live, ending after turn-end',
+        description:
+          'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end (its data is a ToolCallEndEvent, see components) and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends (tool-call-end outcomes recorded by an older worker are sent in today’s vocabulary).',
       },
-    }),
+      SHARED_ERRORS.noTurn.ref,
+      { 200: eventStreamResponse },
+    ),
     async (c) => {
       const { id } = c.req.valid('param');
       const snapshot = await findTurn(id);
@@ -568,25 +624,21 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      operationId: 'cancelTurn',
-      path: '/v1/turns/{id}/cancel',
-      summary: 'Cancel a turn, whichever process runs it',
-      description:
-        'This process aborts its own turn at once; another process aborts its turn at its next heartbeat; a turn waiting for approval whose process is gone is ended by the next process that looks. Every pending call gets a "cancelled" output. Cancelling a task or job turn fails that attempt like any aborted turn (the unit is retried by its policy): cancel the workflow to stop the work.',
-      security: [{ bearer: [] }],
-      request: { params: IdParamSchema },
-      responses: {
-        202: {
-          description: 'Cancellation asked for',
-          content: { 'application/json': { schema: TurnSchema } },
-        },
-        404: SHARED_ERRORS.noTurn.ref,
-        409: errorResponse('The turn has already ended'),
-        ...COMMON_ERRORS,
+    idRoute(
+      'post',
+      {
+        operationId: 'cancelTurn',
+        path: '/v1/turns/{id}/cancel',
+        summary: 'Cancel a turn, whichever process runs it',
+        description:
+          'This process aborts its own turn at once; another process aborts its turn at its next heartbeat; a turn waiting for approval whose process is gone is ended by the next process that looks. Every pending call gets a "cancelled" output. Cancelling a task or job turn fails that attempt like any aborted turn (the unit is retried by its policy): cancel the workflow to stop the work.',
       },
-    }),
+      SHARED_ERRORS.noTurn.ref,
+      {
+        202: jsonResponse('Cancellation asked for', TurnSchema),
+        409: errorResponse('The turn has already ended'),
+      },
+    ),
     async (c) => {
       const { id } = c.req.valid('param');
       const before = await findTurn(id);
@@ -602,97 +654,73 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'listApprovals',
-      path: '/v1/approvals',
-      summary: 'Approvals of held calls of the agents served, newest first (default: pending ones)',
-      security: [{ bearer: [] }],
-      request: { query: schemas.approvalsQuery },
-      responses: {
-        200: {
-          description: 'A page of approvals',
-          content: { 'application/json': { schema: ApprovalListSchema } },
-        },
-        ...COMMON_ERRORS,
-        400: BODY_ERRORS[400],
+    listRoute(
+      {
+        operationId: 'listApprovals',
+        path: '/v1/approvals',
+        summary: 'Approvals of held calls of the agents served, newest first (default: pending ones)',
       },
-    }),
+      schemas.approvalsQuery,
+      jsonResponse('A page of approvals', ApprovalListSchema),
+    ),
     async (c) => {
       const query = c.req.valid('query');
-      const before = decodeCursor(query.cursor);
+      // A bad cursor is refused before anything expires.
+      const paging = pageOf(query);
       await controlPlane.approvals.expireDue();
       const page = await controlPlane.approvals.page({
         agentIds: served(query.agent),
         status: query.status ?? 'pending',
         ...(query.turn === undefined ? {} : { turnId: query.turn }),
-        ...(before === undefined ? {} : { before }),
-        limit: query.limit ?? 20,
+        ...paging,
       });
-      return c.json(
-        {
-          approvals: page.approvals.map(approvalView),
-          ...(page.next === undefined ? {} : { nextCursor: encodeCursor(page.next) }),
-        },
-        200,
-        json,
-      );
+      return c.json({ approvals: page.approvals.map(approvalView), ...nextCursorOf(page.next) }, 200, json);
     },
   );
 
-  const findApproval = async (id: string): Promise<ApprovalRecord> => {
-    const approval = await controlPlane.approvals.get(id);
-    if (approval === undefined) throw new HttpError(404, 'not_found', `no approval '${id}'`);
-    return approval;
-  };
+  const findApproval = async (id: string): Promise<ApprovalRecord> =>
+    found(await controlPlane.approvals.get(id), 'approval', id);
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'getApproval',
-      path: '/v1/approvals/{id}',
-      summary: 'One approval',
-      security: [{ bearer: [] }],
-      request: { params: IdParamSchema },
-      responses: {
-        200: { description: 'The approval', content: { 'application/json': { schema: ApprovalSchema } } },
-        404: SHARED_ERRORS.noApproval.ref,
-        ...COMMON_ERRORS,
-      },
-    }),
+    idRoute(
+      'get',
+      { operationId: 'getApproval', path: '/v1/approvals/{id}', summary: 'One approval' },
+      SHARED_ERRORS.noApproval.ref,
+      { 200: jsonResponse('The approval', ApprovalSchema) },
+    ),
     async (c) => c.json(approvalView(await findApproval(c.req.valid('param').id)), 200, json),
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      operationId: 'answerApproval',
-      path: '/v1/approvals/{id}',
-      summary: 'Answer an approval: allow runs the held call once; deny gives the model the reason',
-      security: [{ bearer: [] }],
-      request: {
-        params: IdParamSchema,
-        body: { required: true, content: { 'application/json': { schema: AnswerSchema } } },
+    authenticatedRoute(
+      'post',
+      {
+        operationId: 'answerApproval',
+        path: '/v1/approvals/{id}',
+        summary: 'Answer an approval: allow runs the held call once; deny gives the model the reason',
       },
-      responses: {
-        200: { description: 'Answered', content: { 'application/json': { schema: ApprovalSchema } } },
+      { params: IdParamSchema, body: jsonBody(AnswerSchema) },
+      {
+        200: jsonResponse('Answered', ApprovalSchema),
         404: SHARED_ERRORS.noApproval.ref,
         409: errorResponse('Already answered, expired or cancelled'),
-        ...COMMON_ERRORS,
         ...BODY_ERRORS,
       },
-    }),
+    ),
     async (c) => {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
       await findApproval(id);
-      const outcome = await controlPlane.approvals.answer({
+      const outcome = found(
+        await controlPlane.approvals.answer({
+          id,
+          decision: body.decision,
+          ...(body.reason === undefined ? {} : { reason: body.reason }),
+          answeredBy: 'api',
+        }),
+        'approval',
         id,
-        decision: body.decision,
-        ...(body.reason === undefined ? {} : { reason: body.reason }),
-        answeredBy: 'api',
-      });
-      if (outcome === undefined) throw new HttpError(404, 'not_found', `no approval '${id}'`);
+      );
       if (outcome.status === 'already-decided') {
         throw new HttpError(
           409,
@@ -717,27 +745,17 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   };
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      operationId: 'startWorkflow',
-      path: '/v1/workflows',
-      summary: 'Start a workflow (checked as the workflow tool checks it)',
-      description:
-        'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried.',
-      security: [{ bearer: [] }],
-      request: {
-        body: { required: true, content: { 'application/json': { schema: schemas.workflowRequest } } },
+    bodyRoute(
+      {
+        operationId: 'startWorkflow',
+        path: '/v1/workflows',
+        summary: 'Start a workflow (checked as the workflow tool checks it)',
+        description:
+          'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried.',
       },
-      responses: {
-        201: {
-          description: 'Stored and started; `Location` names it',
-          headers: { location: { schema: { type: 'string' } } },
-          content: { 'application/json': { schema: WorkflowSchema } },
-        },
-        ...COMMON_ERRORS,
-        ...BODY_ERRORS,
-      },
-    }),
+      schemas.workflowRequest,
+      { 201: locatedResponse('Stored and started; `Location` names it', WorkflowSchema) },
+    ),
     async (c) => {
       const body = c.req.valid('json');
       const agent = body.agent ?? options.defaultAgent;
@@ -773,19 +791,15 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'listWorkflows',
-      path: '/v1/workflows',
-      summary: 'Recent workflows of the agents served, newest first (50 per agent)',
-      security: [{ bearer: [] }],
-      request: { query: schemas.workflowsQuery },
-      responses: {
-        200: { description: 'Workflows', content: { 'application/json': { schema: WorkflowListSchema } } },
-        ...COMMON_ERRORS,
-        400: BODY_ERRORS[400],
+    listRoute(
+      {
+        operationId: 'listWorkflows',
+        path: '/v1/workflows',
+        summary: 'Recent workflows of the agents served, newest first (50 per agent)',
       },
-    }),
+      schemas.workflowsQuery,
+      jsonResponse('Workflows', WorkflowListSchema),
+    ),
     async (c) => {
       const query = c.req.valid('query');
       const lists = await Promise.all(
@@ -802,19 +816,16 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'getWorkflow',
-      path: '/v1/workflows/{id}',
-      summary: 'One workflow: its tasks, their statuses and stored results',
-      security: [{ bearer: [] }],
-      request: { params: IdParamSchema },
-      responses: {
-        200: { description: 'The workflow', content: { 'application/json': { schema: WorkflowSchema } } },
-        404: SHARED_ERRORS.noWorkflow.ref,
-        ...COMMON_ERRORS,
+    idRoute(
+      'get',
+      {
+        operationId: 'getWorkflow',
+        path: '/v1/workflows/{id}',
+        summary: 'One workflow: its tasks, their statuses and stored results',
       },
-    }),
+      SHARED_ERRORS.noWorkflow.ref,
+      { 200: jsonResponse('The workflow', WorkflowSchema) },
+    ),
     async (c) => {
       const { agent, record } = await findWorkflow(c.req.valid('param').id);
       return c.json(workflowView(agent, record), 200, json);
@@ -822,22 +833,16 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'post',
-      operationId: 'cancelWorkflow',
-      path: '/v1/workflows/{id}/cancel',
-      summary: 'Cancel a workflow: pending and queued tasks never start, running ones are aborted',
-      security: [{ bearer: [] }],
-      request: { params: IdParamSchema },
-      responses: {
-        200: {
-          description: 'The workflow (unchanged when it had ended)',
-          content: { 'application/json': { schema: WorkflowSchema } },
-        },
-        404: SHARED_ERRORS.noWorkflow.ref,
-        ...COMMON_ERRORS,
+    idRoute(
+      'post',
+      {
+        operationId: 'cancelWorkflow',
+        path: '/v1/workflows/{id}/cancel',
+        summary: 'Cancel a workflow: pending and queued tasks never start, running ones are aborted',
       },
-    }),
+      SHARED_ERRORS.noWorkflow.ref,
+      { 200: jsonResponse('The workflow (unchanged when it had ended)', WorkflowSchema) },
+    ),
     async (c) => {
       const { agent } = await findWorkflow(c.req.valid('param').id);
       const record = await controlPlane.workflows.cancelWorkflow({
@@ -850,24 +855,17 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   );
 
   app.openapi(
-    createRoute({
-      method: 'get',
-      operationId: 'getEvents',
-      path: '/v1/events',
-      summary: 'Every turn and approval of the agents served, live (for a console)',
-      description:
-        'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs; a tool-call-end event is a ToolCallEndEvent), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).',
-      security: [{ bearer: [] }],
-      request: { query: schemas.eventsQuery },
-      responses: {
-        200: {
-          description: 'The event stream',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        ...COMMON_ERRORS,
-        400: BODY_ERRORS[400],
+    listRoute(
+      {
+        operationId: 'getEvents',
+        path: '/v1/events',
+        summary: 'Every turn and approval of the agents served, live (for a console)',
+        description:
+          'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs; a tool-call-end event is a ToolCallEndEvent), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).',
       },
-    }),
+      schemas.eventsQuery,
+      eventStreamResponse,
+    ),
     (c) => {
       const { agent } = c.req.valid('query');
       return eventStream('switchyard events', c.req.raw.signal, (write) => {

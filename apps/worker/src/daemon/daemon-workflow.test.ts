@@ -1,28 +1,21 @@
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeServerModel } from '../__fixtures__/scripted-model';
-import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, waitFor } from './__fixtures__/http-client';
-import { type Daemon, startDaemon } from './start-daemon';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { summaryTask } from '../__fixtures__/summary-schema';
+import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
+import { waitFor } from './__fixtures__/http-client';
+import type { Daemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
 describe('startDaemon consuming a workflow (embedded PGlite, fake Responses server over HTTP)', () => {
-  let database: TestDatabase;
+  let bed: DaemonTestBed;
   let controlPlane: ControlPlane;
-  let server: FakeResponsesServer;
   let daemon: Daemon;
 
   beforeAll(async () => {
-    database = await createPgliteDatabase();
-    controlPlane = await openControlPlane({
-      ...database.options,
-      environment: {},
-      workTurns: { pollingIntervalSeconds: 0.5 },
-    });
-    // Each task turn submits a summary naming its own prompt (with the results it depends on).
-    server = await startFakeResponsesServer({
+    bed = await DaemonTestBed.open({
+      controlPlane: { workTurns: { pollingIntervalSeconds: 0.5 } },
+      // Each task turn submits a summary naming its own prompt (with the results it depends on).
       script: (request) =>
         request.functionCallOutputs.length === 0
           ? {
@@ -32,9 +25,8 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
             }
           : { text: 'Submitted.' },
     });
-    daemon = await startDaemon({
-      controlPlane,
-      model: fakeServerModel(server.baseURL),
+    controlPlane = bed.controlPlane;
+    daemon = await bed.startDaemon({
       agents: ['ada'],
       port: 0,
       scheduler: false,
@@ -43,10 +35,7 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
   }, 180_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await controlPlane?.close();
-    await server?.close();
-    await database?.dispose();
+    await bed?.close();
   }, 180_000);
 
   it('runs each task as a task turn, feeds results to the dependant, and completes the workflow', async () => {
@@ -55,13 +44,8 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
       spec: {
         name: 'two steps',
         tasks: [
-          { id: 'first', prompt: 'step one', resultSchema: summarySchema },
-          {
-            id: 'second',
-            prompt: 'step two after {{tasks.first.result}}',
-            resultSchema: summarySchema,
-            dependsOn: ['first'],
-          },
+          summaryTask('first', 'step one'),
+          summaryTask('second', 'step two after {{tasks.first.result}}', ['first']),
         ],
       },
     });

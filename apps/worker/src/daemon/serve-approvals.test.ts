@@ -1,21 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import {
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { summaryTask } from '../__fixtures__/summary-schema';
+import { requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeFolder } from './__fixtures__/serve-folder';
 
 // Real `switchyard serve` processes on PostgreSQL with an approval policy: a task turn's
 // submit_result and a text turn's write_file are held for an answer. The process holding a task's
@@ -31,8 +26,9 @@ class FakeModel {
   server: FakeResponsesServer | undefined;
   readonly requests = new Map<string, number>();
 
-  async start(): Promise<string> {
-    this.server = await startFakeResponsesServer({
+  /** Starts its server for `folder`'s processes (`folder.remove()` closes it). */
+  async start(folder: ServeFolder): Promise<string> {
+    this.server = await folder.startFakeModel({
       script: (request) => {
         const prompt = promptOf(request);
         this.requests.set(prompt, (this.requests.get(prompt) ?? 0) + 1);
@@ -58,23 +54,20 @@ class FakeModel {
 }
 
 describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold calls for approval`, () => {
-  let database: TestDatabase;
-  let directory: string;
+  let folder: ServeFolder;
   let config: string;
   let homeRoot: string;
   let controlPlane: ControlPlane;
   const model = new FakeModel();
-  const processes: ServeProcess[] = [];
   let environment: Record<string, string>;
 
   const start = async () => {
-    const serve = new ServeProcess(['--config', config], environment);
-    processes.push(serve);
+    const serve = folder.start(['--config', config], environment);
     await serve.ready;
     return serve;
   };
   const cli = (...args: string[]) =>
-    runCli([...args, '--config', config], { cwd: directory, env: { USER: 'ops-oncall' } });
+    runCli([...args, '--config', config], { cwd: folder.path, env: { USER: 'ops-oncall' } });
   const pendingOf = async (turnId: string) =>
     waitFor('the approval', async () => {
       const [approval] = await controlPlane.approvals.list({ turnId, status: 'pending' });
@@ -82,32 +75,26 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
     });
 
   beforeAll(async () => {
-    database = await createPostgresDatabase(postgresUrl ?? '');
-    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-approvals-pg-'));
-    homeRoot = path.join(directory, 'homes');
-    const { databaseUrl } = database.options as { databaseUrl: string };
-    config = await writeServeConfig(directory, {
+    folder = await ServeFolder.create('approvals-pg', 'postgres');
+    homeRoot = path.join(folder.path, 'homes');
+    config = await folder.writeConfig({
       categories: { computer: { homeRoot }, workflow: {} },
-      database: { url: databaseUrl },
       serve: { agents: [AGENT], port: 0, ...TIMINGS },
       approvals: { destructive: 'ask', tools: { submit_result: 'ask' }, approvers: ['on-call'] },
     });
-    environment = { OPENAI_BASE_URL: await model.start(), OPENAI_API_KEY: 'test' };
-    controlPlane = await openControlPlane({ databaseUrl, environment: {} });
+    environment = { OPENAI_BASE_URL: await model.start(folder), OPENAI_API_KEY: 'test' };
+    controlPlane = await folder.openControlPlane();
   });
 
   afterAll(async () => {
-    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
     await controlPlane?.close();
-    await model.server?.close().catch(() => {});
-    await database?.dispose();
-    await rm(directory, { recursive: true, force: true });
+    await folder?.remove(10_000);
   });
 
   it('a SIGKILL of the process waiting on a task’s call loses nothing: another process continues it once answered, and the result is stored once', async () => {
     const first = await start();
     const workflow = await requestJson(`${await first.ready}/v1/workflows`, {
-      body: { name: 'deploy', tasks: [{ id: 'deploy', prompt: 'TASK deploy', resultSchema: summarySchema }] },
+      body: { name: 'deploy', tasks: [summaryTask('deploy', 'TASK deploy')] },
     });
     expect(workflow.status).toBe(201);
     const workflowId = String(workflow.body.id);
@@ -184,7 +171,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
   });
 
   it('the CLI lists and answers approvals beside running daemons; a denial reaches the model, an allowed write runs once', async () => {
-    const [serve] = processes.filter(
+    const [serve] = folder.processes.filter(
       (entry) => entry.child.exitCode === null && entry.child.signalCode === null,
     );
     if (serve === undefined) throw new Error('no live serve process');
@@ -225,7 +212,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes hold cal
   });
 
   it('SIGTERM lets a waiting turn go; the next process continues it once answered', async () => {
-    const [serve] = processes.filter(
+    const [serve] = folder.processes.filter(
       (entry) => entry.child.exitCode === null && entry.child.signalCode === null,
     );
     if (serve === undefined) throw new Error('no live serve process');

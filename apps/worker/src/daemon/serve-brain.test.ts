@@ -1,13 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { createPgliteDataDir } from '@switchyard/test-databases';
-import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { outputsOf } from '../__fixtures__/scripted-model';
-import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { type ServeProcess, startServeOnFakeModel, writeServeConfig } from './__fixtures__/serve-process';
+import { idInOutput, isTaskTurn, outputsOf, outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
+import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { ServeFolder } from './__fixtures__/serve-folder';
+import type { ServeProcess } from './__fixtures__/serve-process';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const quoteSchema = {
@@ -17,25 +14,20 @@ const quoteSchema = {
   additionalProperties: false,
 };
 
-const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
-
 describe('switchyard serve: a text turn remembers a page, a workflow task turn recalls it (embedded PGlite)', () => {
-  let folder: string;
-  let dataDir: string;
+  let folder: ServeFolder;
+  let config: string;
   let fake: FakeResponsesServer;
   let serve: ServeProcess;
   let url: string;
-  const config = () => path.join(folder, 'switchyard.config.json');
 
   beforeAll(async () => {
-    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-brain-'));
-    dataDir = await createPgliteDataDir();
-    await writeServeConfig(folder, {
+    folder = await ServeFolder.create('serve-brain', 'pglite');
+    config = await folder.writeConfig({
       categories: { workflow: {}, brain: {} },
-      database: { dataDir },
       serve: { pollSeconds: 0.5 },
     });
-    fake = await startFakeResponsesServer({
+    fake = await folder.startFakeModel({
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
@@ -88,15 +80,10 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
         };
       },
     });
-    ({ serve, url } = await startServeOnFakeModel(fake, ['--port', '0', '--config', config()]));
+    ({ serve, url } = await folder.startOnFakeModel(fake, ['--port', '0', '--config', config]));
   }, 180_000);
 
-  afterAll(async () => {
-    await serve?.terminate();
-    await fake?.close();
-    await rm(folder, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
-  }, 120_000);
+  afterAll(() => folder?.remove(), 120_000);
 
   const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 
@@ -106,20 +93,13 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
       status: 'completed',
       output: 'Done.',
     });
-    const rememberOutput = fake.requests
-      .filter((request) => promptOf(request) === 'remember the Acme quote')
-      .flatMap(outputsOf)[0];
+    const rememberOutput = outputsOfPrompt(fake.requests, 'remember the Acme quote')[0];
     expect(rememberOutput).toMatch(/^Created page [0-9a-f-]{36} "Supplier quotes" \(version 1\)\.$/);
     const pageId = UUID.exec(rememberOutput ?? '')?.[0];
 
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'check the Acme price' } });
     expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
-    const workflowId = UUID.exec(
-      fake.requests
-        .filter((request) => promptOf(request) === 'check the Acme price')
-        .flatMap(outputsOf)
-        .find((output) => output.includes('price check')) ?? '',
-    )?.[0];
+    const workflowId = idInOutput(fake.requests, 'check the Acme price', 'price check');
     expect(workflowId).toBeDefined();
 
     // The task turn has the read-only pair and no tool that writes the Brain.
@@ -134,13 +114,13 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
 
     // The embedded database is the daemon's while it runs: read the stored result once it has stopped.
     await serve.terminate();
-    const shown = await runCli(['workflows', 'show', workflowId as string, '--config', config()], {
-      cwd: folder,
+    const shown = await runCli(['workflows', 'show', workflowId as string, '--config', config], {
+      cwd: folder.path,
     });
     expect(shown.stderr).toBe('');
     expect(shown.stdout).toContain('- acme: completed');
     expect(shown.stdout).toContain(`result: {"price":410,"source":"brain page ${pageId}"}`);
-    const page = await runCli(['brain', 'show', pageId as string, '--config', config()], { cwd: folder });
+    const page = await runCli(['brain', 'show', pageId as string, '--config', config], { cwd: folder.path });
     expect(page.stdout).toContain(`Page ${pageId} of agent main: "Supplier quotes"`);
   }, 180_000);
 });

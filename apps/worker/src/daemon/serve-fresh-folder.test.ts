@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { type ServeProcess, startServeOnFakeModel } from './__fixtures__/serve-process';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { ServeFolder } from './__fixtures__/serve-folder';
+import type { ServeProcess } from './__fixtures__/serve-process';
 
 /** An HTTP request with every header under the test's control (`Host` included), as curl or a browser sends it. */
 function rawRequest(
@@ -35,15 +36,15 @@ function rawRequest(
 }
 
 describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configuration file)', () => {
-  let folder: string;
+  let folder: ServeFolder;
   let fake: FakeResponsesServer;
   let serve: ServeProcess;
   let url: string;
-  const home = () => path.join(folder, '.switchyard/homes/main');
+  const home = () => path.join(folder.path, '.switchyard/homes/main');
 
   beforeAll(async () => {
-    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-fresh-'));
-    fake = await startFakeResponsesServer({
+    folder = await ServeFolder.create('fresh', 'none');
+    fake = await folder.startFakeModel({
       script: (request) => {
         const prompt = promptOf(request);
         if (prompt.startsWith('fail'))
@@ -54,19 +55,15 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
         };
       },
     });
-    ({ serve, url } = await startServeOnFakeModel(
+    ({ serve, url } = await folder.startOnFakeModel(
       fake,
       ['--port', '0'],
       { SWITCHYARD_CONFIG: '' },
-      { cwd: folder, viaPnpm: true },
+      { cwd: folder.path, viaPnpm: true },
     ));
   }, 180_000);
 
-  afterAll(async () => {
-    await serve?.terminate();
-    await fake?.close();
-    await rm(folder, { recursive: true, force: true });
-  }, 120_000);
+  afterAll(() => folder?.remove(), 120_000);
 
   const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
 
@@ -173,13 +170,13 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
   });
 
   it('keeps its embedded database to itself: a second process is told which process holds it', async () => {
-    const listed = await runCli(['turns', 'list'], { cwd: folder });
+    const listed = await runCli(['turns', 'list'], { cwd: folder.path });
     expect(listed.code).toBe(1);
     expect(listed.stderr).toMatch(/is in use by process \d+ \(cli\.js serve --port 0\)/);
     expect(listed.stdout).toBe('');
     // Approvals are answered through the daemon's API then: the error says so.
     const answered = await runCli(['approvals', 'allow', 'approval_00000000-0000-0000-0000-000000000000'], {
-      cwd: folder,
+      cwd: folder.path,
     });
     expect(answered.code).toBe(1);
     expect(answered.stderr).toMatch(/is in use by process \d+/);
@@ -191,9 +188,9 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
   it('releases the database when it stops, and the records then show every turn', async () => {
     await serve.terminate();
     await waitFor('the lock to be released', () =>
-      existsSync(path.join(folder, '.switchyard/db/switchyard.lock')) ? undefined : true,
+      existsSync(path.join(folder.path, '.switchyard/db/switchyard.lock')) ? undefined : true,
     );
-    const listed = await runCli(['turns', 'list'], { cwd: folder });
+    const listed = await runCli(['turns', 'list'], { cwd: folder.path });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^5 turns of agent main, newest first:/);
   }, 120_000);

@@ -1,31 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import {
-  createPgliteDataDir,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { promptOf, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeFolder } from './__fixtures__/serve-folder';
+import { ServeProcess } from './__fixtures__/serve-process';
 
-/** The configuration of these tests' processes: the schedule category, on `database`. */
-function writeConfig(
-  directory: string,
-  database: Record<string, string>,
-  serve?: Record<string, unknown>,
-): Promise<string> {
-  return writeServeConfig(directory, {
-    categories: { schedule: {} },
-    database,
-    ...(serve === undefined ? {} : { serve }),
-  });
+/** The configuration of these tests' processes: the schedule category, on the folder's database. */
+function writeConfig(folder: ServeFolder, serve?: Record<string, unknown>): Promise<string> {
+  return folder.writeConfig({ categories: { schedule: {} }, ...(serve === undefined ? {} : { serve }) });
 }
 
 describe('switchyard serve refuses to listen off loopback without a token', () => {
@@ -61,30 +47,22 @@ function serveArgs(config: string): string[] {
 }
 
 describe('switchyard serve (a real child process on embedded PGlite): SIGTERM during a turn', () => {
-  let directory: string;
-  let dataDir: string;
+  let folder: ServeFolder;
   let server: FakeResponsesServer;
-  let serve: ServeProcess | undefined;
 
   beforeAll(async () => {
-    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-'));
-    dataDir = await createPgliteDataDir();
+    folder = await ServeFolder.create('serve', 'pglite');
     // The model never answers this turn's first request: the turn is running when SIGTERM comes.
-    server = await startFakeResponsesServer({
+    server = await folder.startFakeModel({
       script: () => ({ delayMs: 60_000, text: 'too late' }),
     });
   }, 180_000);
 
-  afterAll(async () => {
-    await serve?.terminate(5_000);
-    await server?.close().catch(() => {});
-    await rm(directory, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
-  }, 180_000);
+  afterAll(() => folder?.remove(5_000), 180_000);
 
   it('cancels the running scheduled turn after the grace period, records it for retry, and exits 0', async () => {
     // Set up the schedule first (PGlite is one process's database), then hand the directory over.
-    let controlPlane: ControlPlane = await openControlPlane({ dataDir, environment: {} });
+    let controlPlane: ControlPlane = await folder.openControlPlane();
     const schedule = await controlPlane.schedules.createSchedule({
       agentId: 'ada',
       name: 'slow',
@@ -94,8 +72,11 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     });
     await controlPlane.close();
 
-    const config = await writeConfig(directory, { dataDir });
-    serve = new ServeProcess(serveArgs(config), { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' });
+    const config = await writeConfig(folder);
+    const serve = folder.start(serveArgs(config), {
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: 'test',
+    });
     const url = await serve.ready;
     await waitFor('the scheduled turn to reach the model', () =>
       server.requests.some((request) => promptOf(request) === 'a slow scheduled turn') ? true : undefined,
@@ -114,7 +95,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     expect(serve.log).toContain('stopped (0 finished, 2 cancelled)');
 
     // Recorded: the run failed with the reason, and its queue job waits for a retry: nothing lost.
-    controlPlane = await openControlPlane({ dataDir, environment: {} });
+    controlPlane = await folder.openControlPlane();
     try {
       const { rows: runs } = await queryControlPlane<{
         id: string;
@@ -156,10 +137,9 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
   });
 
   it('marks a turn cut off by SIGKILL interrupted when the next process starts', async () => {
-    const args = serveArgs(path.join(directory, 'switchyard.config.json'));
+    const args = serveArgs(path.join(folder.path, 'switchyard.config.json'));
     const environment = { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' };
-    const killed = new ServeProcess(args, environment);
-    serve = killed;
+    const killed = folder.start(args, environment);
     const url = await killed.ready;
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'a turn about to be killed' } });
     const id = String(started.body.id);
@@ -169,8 +149,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     killed.child.kill('SIGKILL');
     expect(await killed.exited).toBe('SIGKILL');
 
-    const next = new ServeProcess(args, environment);
-    serve = next;
+    const next = folder.start(args, environment);
     const nextUrl = await next.ready;
     // This turn, and the scheduled run's retry if it had started in the killed process too.
     expect(next.log).toMatch(/marked [12] turn\(s\) interrupted \(their worker stopped\): /);
@@ -201,29 +180,20 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
   const PROCESSES = 2;
   const FLEET_TOKEN = 'fleet-token-0123456789abcdef';
   const ONE_SHOTS = 8;
-  let database: TestDatabase;
-  let directory: string;
+  let folder: ServeFolder;
   let server: FakeResponsesServer;
-  const processes: ServeProcess[] = [];
 
   beforeAll(async () => {
-    database = await createPostgresDatabase(postgresUrl ?? '');
-    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-serve-pg-'));
-    server = await startFakeResponsesServer({
+    folder = await ServeFolder.create('serve-pg', 'postgres');
+    server = await folder.startFakeModel({
       script: (request) => ({ delayMs: 400, text: `done: ${promptOf(request)}` }),
     });
   });
 
-  afterAll(async () => {
-    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
-    await server?.close();
-    await database?.dispose();
-    await rm(directory, { recursive: true, force: true });
-  });
+  afterAll(() => folder?.remove(10_000));
 
   it('runs each scheduled one-shot exactly once across the processes', async () => {
-    const { databaseUrl } = database.options as { databaseUrl: string };
-    const controlPlane = await openControlPlane({ databaseUrl, environment: {} });
+    const controlPlane = await folder.openControlPlane();
     // Due about when the processes start: their schedulers race to fire the same slots.
     const runAt = new Date(Date.now() + 3_000).toISOString();
     const prompts: string[] = [];
@@ -238,28 +208,22 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
         });
       }
       // Everything from the configuration's serve section, listening off loopback with a token.
-      const config = await writeConfig(
-        directory,
-        { url: databaseUrl },
-        {
-          host: '0.0.0.0',
-          port: 0,
-          agents: ['fleet'],
-          tickMs: 200,
-          pollSeconds: 0.5,
-          tokenEnv: 'FLEET_TOKEN',
-        },
-      );
+      const config = await writeConfig(folder, {
+        host: '0.0.0.0',
+        port: 0,
+        agents: ['fleet'],
+        tickMs: 200,
+        pollSeconds: 0.5,
+        tokenEnv: 'FLEET_TOKEN',
+      });
       for (let index = 0; index < PROCESSES; index += 1) {
-        processes.push(
-          new ServeProcess(['--config', config], {
-            OPENAI_BASE_URL: server.baseURL,
-            OPENAI_API_KEY: 'test',
-            FLEET_TOKEN,
-          }),
-        );
+        folder.start(['--config', config], {
+          OPENAI_BASE_URL: server.baseURL,
+          OPENAI_API_KEY: 'test',
+          FLEET_TOKEN,
+        });
       }
-      const urls = await Promise.all(processes.map((serve) => serve.ready));
+      const urls = await Promise.all(folder.processes.map((serve) => serve.ready));
       for (const url of urls) {
         expect(url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
         const local = url.replace('0.0.0.0', '127.0.0.1');
@@ -292,7 +256,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: several serve processes 
     } finally {
       await controlPlane.close();
     }
-    const codes = await Promise.all(processes.map((serve) => serve.terminate()));
-    expect(codes).toEqual(processes.map(() => 0));
+    const codes = await Promise.all(folder.processes.map((serve) => serve.terminate()));
+    expect(codes).toEqual(folder.processes.map(() => 0));
   });
 });

@@ -1,21 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import {
-  createPgliteDataDir,
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
-import { type FakeResponse, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
+import type { FakeResponse, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
-import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeProcess, writeServeConfig } from './__fixtures__/serve-process';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { summaryTask } from '../__fixtures__/summary-schema';
+import { requestJson, waitFor } from './__fixtures__/http-client';
+import { ServeFolder } from './__fixtures__/serve-folder';
+import type { ServeProcess } from './__fixtures__/serve-process';
 
 // Real `switchyard serve` processes with the default settings except short timings. The queues'
 // expiry is left at its default (the default turn limit plus a minute: 660 s), so a unit that comes
@@ -52,8 +45,9 @@ class FakeModel {
   readonly turnStarts = new Map<string, number[]>();
   readonly held = new Map<string, FakeResponse>();
 
-  async start(): Promise<string> {
-    this.server = await startFakeResponsesServer({
+  /** Starts its server for `folder`'s processes (`folder.remove()` closes it). */
+  async start(folder: ServeFolder): Promise<string> {
+    this.server = await folder.startFakeModel({
       script: (request) => {
         // A follow-up request of a turn (after a tool result) just ends it.
         if (request.functionCallOutputs.length > 0) return { text: 'done' };
@@ -79,13 +73,9 @@ class FakeModel {
   }
 }
 
-/** The configuration of these tests' processes, on `database`. */
-function writeConfig(directory: string, database: Record<string, string>): Promise<string> {
-  return writeServeConfig(directory, {
-    categories: {},
-    database,
-    serve: { agents: [AGENT], port: 0, ...TIMINGS },
-  });
+/** The configuration of these tests' processes, on the folder's database. */
+function writeConfig(folder: ServeFolder): Promise<string> {
+  return folder.writeConfig({ categories: {}, serve: { agents: [AGENT], port: 0, ...TIMINGS } });
 }
 
 /** The id a serve process's turn records carry (it logs it at start). */
@@ -98,51 +88,41 @@ function workerIdOf(serve: ServeProcess): string {
 const VICTIMS = ['TASK victim', 'JOB victim', 'FIRE victim'];
 
 describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover a dead one's work`, () => {
-  let database: TestDatabase;
-  let directory: string;
+  let folder: ServeFolder;
   let controlPlane: ControlPlane | undefined;
   const model = new FakeModel();
-  const processes: ServeProcess[] = [];
 
   beforeAll(async () => {
-    database = await createPostgresDatabase(postgresUrl ?? '');
-    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-recovery-pg-'));
-    await model.start();
+    folder = await ServeFolder.create('recovery-pg', 'postgres');
+    await model.start(folder);
   });
 
   afterAll(async () => {
-    for (const serve of processes) serve.child.kill('SIGCONT');
-    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
+    // A process left stopped by a failed test must be running again to take its SIGTERM.
+    for (const serve of folder?.processes ?? []) serve.child.kill('SIGCONT');
     await controlPlane?.close();
-    await model.server?.close().catch(() => {});
-    await database?.dispose();
-    await rm(directory, { recursive: true, force: true });
+    await folder?.remove(10_000);
   });
 
   it('re-runs a SIGKILLed process’s task, job and schedule fire at once, and a resumed SIGSTOPped one stores nothing twice', async () => {
-    const { databaseUrl } = database.options as { databaseUrl: string };
-    const config = await writeConfig(directory, { url: databaseUrl });
+    const config = await writeConfig(folder);
     const environment = { OPENAI_BASE_URL: model.server?.baseURL ?? '', OPENAI_API_KEY: 'test' };
-    const start = () => {
-      const serve = new ServeProcess(['--config', config], environment);
-      processes.push(serve);
-      return serve;
-    };
+    const start = () => folder.start(['--config', config], environment);
 
     // One process alone takes the three victims: a task, a job and a schedule fire, each held.
     const doomed = start();
     await doomed.ready;
-    controlPlane = await openControlPlane({ databaseUrl, environment: {} });
+    controlPlane = await folder.openControlPlane();
     for (const prompt of VICTIMS) model.held.set(prompt, HANG);
     const workflow = await controlPlane.workflows.startWorkflow({
       agentId: AGENT,
       spec: {
         name: 'fleet',
         tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
-          { id: 'left', prompt: 'TASK left', resultSchema: summarySchema, dependsOn: ['victim'] },
-          { id: 'right', prompt: 'TASK right', resultSchema: summarySchema, dependsOn: ['victim'] },
-          { id: 'merge', prompt: 'TASK merge', resultSchema: summarySchema, dependsOn: ['left', 'right'] },
+          summaryTask('victim', 'TASK victim'),
+          summaryTask('left', 'TASK left', ['victim']),
+          summaryTask('right', 'TASK right', ['victim']),
+          summaryTask('merge', 'TASK merge', ['left', 'right']),
         ],
       },
     });
@@ -249,7 +229,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       );
       expect(logs.match(line)).toHaveLength(1);
     }
-    const show = await runCli(['workflows', 'show', workflow.id, '--config', config], { cwd: directory });
+    const show = await runCli(['workflows', 'show', workflow.id, '--config', config], { cwd: folder.path });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(
       '- victim: completed (2 attempts)\n  result: {"summary":"TASK victim #2"}\n',
@@ -263,7 +243,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     });
     const slow = await cp.workflows.startWorkflow({
       agentId: AGENT,
-      spec: { name: 'slow', tasks: [{ id: 'sleeper', prompt: 'TASK sleeper', resultSchema: summarySchema }] },
+      spec: { name: 'slow', tasks: [summaryTask('sleeper', 'TASK sleeper')] },
     });
     await waitFor('the sleeper to reach the model', () =>
       model.turns('TASK sleeper') === 1 ? true : undefined,
@@ -323,35 +303,24 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
 });
 
 describe('switchyard serve on embedded PGlite: a restart gets the killed process’s work back', () => {
-  let dataDir: string;
-  let directory: string;
+  let folder: ServeFolder;
   const model = new FakeModel();
-  const processes: ServeProcess[] = [];
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-recovery-pglite-'));
-    await model.start();
+    folder = await ServeFolder.create('recovery-pglite', 'pglite');
+    await model.start(folder);
   }, 180_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map((serve) => serve.terminate(10_000)));
-    await model.server?.close().catch(() => {});
-    await rm(directory, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
-  }, 180_000);
+  afterAll(() => folder?.remove(10_000), 180_000);
 
   it('re-runs the task, job and schedule fire the killed process was running, each result stored once', async () => {
     // Set up first, then hand the directory over: PGlite is one process's database.
-    let controlPlane = await openControlPlane({ dataDir, environment: {} });
+    let controlPlane = await folder.openControlPlane();
     const workflow = await controlPlane.workflows.startWorkflow({
       agentId: AGENT,
       spec: {
         name: 'restart',
-        tasks: [
-          { id: 'victim', prompt: 'TASK victim', resultSchema: summarySchema },
-          { id: 'after', prompt: 'TASK after', resultSchema: summarySchema, dependsOn: ['victim'] },
-        ],
+        tasks: [summaryTask('victim', 'TASK victim'), summaryTask('after', 'TASK after', ['victim'])],
       },
     });
     // The fire is due before the process is up: a slot missed while no worker ran fires when one starts.
@@ -359,10 +328,9 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
     await controlPlane.close();
 
     for (const prompt of VICTIMS) model.held.set(prompt, HANG);
-    const config = await writeConfig(directory, { dataDir });
+    const config = await writeConfig(folder);
     const environment = { OPENAI_BASE_URL: model.server?.baseURL ?? '', OPENAI_API_KEY: 'test' };
-    const killed = new ServeProcess(['--config', config], environment);
-    processes.push(killed);
+    const killed = folder.start(['--config', config], environment);
     await killed.ready;
     await waitFor('the process to run all three', () =>
       VICTIMS.every((prompt) => model.turns(prompt) === 1) ? true : undefined,
@@ -371,8 +339,7 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
     killed.child.kill('SIGKILL');
     expect(await killed.exited).toBe('SIGKILL');
 
-    const restarted = new ServeProcess(['--config', config], environment);
-    processes.push(restarted);
+    const restarted = folder.start(['--config', config], environment);
     const url = await restarted.ready;
     const readyAt = Date.now();
     for (const prompt of [...VICTIMS, 'TASK after']) {
@@ -401,7 +368,7 @@ describe('switchyard serve on embedded PGlite: a restart gets the killed process
       );
     }
 
-    controlPlane = await openControlPlane({ dataDir, environment: {} });
+    controlPlane = await folder.openControlPlane();
     try {
       const shown = await controlPlane.workflows.showWorkflow({ agentId: AGENT, workflowId: workflow.id });
       expect(shown?.status).toBe('completed');

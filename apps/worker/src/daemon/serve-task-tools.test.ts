@@ -1,25 +1,21 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { createPgliteDataDir } from '@switchyard/test-databases';
-import { type FakeRequest, type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeRequest, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
-import { outputsOf } from '../__fixtures__/scripted-model';
+import { idInOutput, isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { type ServeProcess, startServeOnFakeModel, writeServeConfig } from './__fixtures__/serve-process';
+import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { ServeFolder } from './__fixtures__/serve-folder';
+import type { ServeProcess } from './__fixtures__/serve-process';
 
 const MARKER = 'release-notes-marker-7f3a';
 
-const isTaskTurn = (request: FakeRequest) => String(request.body.instructions ?? '').includes('sub-agent');
-
 describe('switchyard serve: the tools of task turns and of MCP-backed Skills (embedded PGlite)', () => {
-  let folder: string;
-  let dataDir: string;
+  let folder: ServeFolder;
+  let config: string;
   let page: Server;
   let pageUrl: string;
   let fake: FakeResponsesServer;
@@ -27,8 +23,7 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
   let url: string;
 
   beforeAll(async () => {
-    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-task-tools-'));
-    dataDir = await createPgliteDataDir();
+    folder = await ServeFolder.create('task-tools', 'pglite');
     page = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(
@@ -39,17 +34,16 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
     const pagePort = (page.address() as AddressInfo).port;
     pageUrl = `http://127.0.0.1:${pagePort}/notes`;
     // An MCP-backed Skill in the agent's home: its server is the calc stdio server.
-    await installCalcSkill(path.join(folder, 'homes/main'));
-    await writeServeConfig(folder, {
+    await installCalcSkill(path.join(folder.path, 'homes/main'));
+    config = await folder.writeConfig({
       categories: {
         computer: { homeRoot: 'homes' },
         web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
         workflow: {},
       },
-      database: { dataDir },
       serve: { pollSeconds: 0.5 },
     });
-    fake = await startFakeResponsesServer({
+    fake = await folder.startFakeModel({
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
@@ -83,20 +77,12 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
         };
       },
     });
-    ({ serve, url } = await startServeOnFakeModel(fake, [
-      '--port',
-      '0',
-      '--config',
-      path.join(folder, 'switchyard.config.json'),
-    ]));
+    ({ serve, url } = await folder.startOnFakeModel(fake, ['--port', '0', '--config', config]));
   }, 180_000);
 
   afterAll(async () => {
-    await serve?.terminate();
-    await fake?.close();
+    await folder?.remove();
     await new Promise((resolve) => page?.close(resolve));
-    await rm(folder, { recursive: true, force: true });
-    await rm(dataDir, { recursive: true, force: true });
   }, 120_000);
 
   const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
@@ -124,23 +110,14 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
       fake.requests.find((request) => isTaskTurn(request) && request.functionCallOutputs.length === 1),
     );
     expect(outputsOf(submitting)[0]).toContain(MARKER);
-    const workflowOutput = fake.requests
-      .filter((request) => promptOf(request) === 'check the release')
-      .flatMap(outputsOf)
-      .find((output) => output.includes('release check'));
-    const workflowId = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.exec(
-      workflowOutput ?? '',
-    )?.[0];
+    const workflowId = idInOutput(fake.requests, 'check the release', 'release check');
     expect(workflowId).toBeDefined();
     // The embedded database is the daemon's while it runs: read the stored result once it has
     // stopped (SIGTERM lets the running task turn finish first).
     await serve.terminate();
-    const shown = await runCli(
-      ['workflows', 'show', workflowId as string, '--config', path.join(folder, 'switchyard.config.json')],
-      {
-        cwd: folder,
-      },
-    );
+    const shown = await runCli(['workflows', 'show', workflowId as string, '--config', config], {
+      cwd: folder.path,
+    });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(': completed');
     expect(shown.stdout).toContain(`result: {"summary":"${MARKER}"}`);

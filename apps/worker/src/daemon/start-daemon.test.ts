@@ -1,14 +1,13 @@
-import { rm } from 'node:fs/promises';
-import { type ControlPlane, openControlPlane, type TurnRecord } from '@switchyard/control-plane';
+import type { ControlPlane, TurnRecord } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
-import { createPgliteDataDir } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fakeServerModel } from '../__fixtures__/scripted-model';
-import { promptOf, readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
+import { readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
 import type { WorkSource } from './work-source';
@@ -27,10 +26,9 @@ const lookUp = defineWorkerTool({
 });
 
 describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () => {
-  let dataDir: string;
+  let bed: DaemonTestBed;
   let controlPlane: ControlPlane;
   let server: FakeResponsesServer;
-  // One model over the fake server for every daemon of this file (stateless chaining: shareable).
   let model: ResponsesModel;
   let daemon: Daemon;
   let guarded: Daemon;
@@ -43,13 +41,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
     });
 
   beforeAll(async () => {
-    dataDir = await createPgliteDataDir();
-    controlPlane = await openControlPlane({
-      dataDir,
-      environment: {},
-      turnRequests: { pollingIntervalSeconds: 0.5 },
-    });
-    server = await startFakeResponsesServer({
+    bed = await DaemonTestBed.open({
+      controlPlane: { turnRequests: { pollingIntervalSeconds: 0.5 } },
       script: (request) => {
         const prompt = promptOf(request);
         if (prompt.startsWith('look up ')) {
@@ -67,10 +60,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         return { text: `Echo: ${prompt}`, usage: { inputTokens: 11, outputTokens: 5 } };
       },
     });
-    model = fakeServerModel(server.baseURL);
-    daemon = await startDaemon({
-      controlPlane,
-      model,
+    ({ controlPlane, server, model } = bed);
+    daemon = await bed.startDaemon({
       agents: ['ada'],
       port: 0,
       scheduler: { intervalMs: 200 },
@@ -79,9 +70,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         ...createScheduleTools({ scheduleService: controlPlane.schedules, agentId }),
       ],
     });
-    guarded = await startDaemon({
-      controlPlane,
-      model,
+    guarded = await bed.startDaemon({
       agents: ['bob'],
       port: 0,
       token: TOKEN,
@@ -90,11 +79,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
   }, 180_000);
 
   afterAll(async () => {
-    await daemon?.stop();
-    await guarded?.stop();
-    await controlPlane?.close();
-    await server?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await bed?.close();
   }, 180_000);
 
   describe('schedule fires', () => {

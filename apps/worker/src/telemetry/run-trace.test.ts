@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../__fixtures__/run-cli';
+import { expectSucceeded, runCli } from '../__fixtures__/run-cli';
 
 let root: string;
 let fake: FakeResponsesServer;
@@ -40,8 +40,7 @@ describe('switchyard run --trace', () => {
       cwd: root,
       env: { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'scripted' },
     });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expectSucceeded(run);
     const lines = run.stdout.trimEnd().split('\n');
     const start = lines.findIndex((line) => line.startsWith('invoke_agent main'));
     expect(start).toBeGreaterThan(0);

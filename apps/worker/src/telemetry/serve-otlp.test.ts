@@ -1,23 +1,12 @@
-// Two real `switchyard serve` processes on one PostgreSQL database export over OTLP/HTTP to a receiver
-// this test runs; a workflow started by an API request carrying a traceparent has its task turns, run
-// by both processes, in that request's trace.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import {
-  createPostgresDatabase,
-  postgresTitle,
-  postgresUrl,
-  type TestDatabase,
-} from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
+import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outputsOf } from '../__fixtures__/scripted-model';
-import { summarySchema } from '../__fixtures__/summary-schema';
-import { promptOf, waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
-import { ServeProcess, writeServeConfig } from '../daemon/__fixtures__/serve-process';
+import { outputsOf, promptOf } from '../__fixtures__/scripted-model';
+import { summaryTask } from '../__fixtures__/summary-schema';
+import { waitFor, waitForTurnEnd } from '../daemon/__fixtures__/http-client';
+import { ServeFolder } from '../daemon/__fixtures__/serve-folder';
 
 const AGENT = 'fleet';
 const TASKS = ['alpha', 'beta', 'gamma'];
@@ -106,16 +95,13 @@ class OtlpReceiver {
 }
 
 describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans over OTLP/HTTP`, () => {
-  let database: TestDatabase;
-  let directory: string;
+  let folder: ServeFolder;
   let fake: FakeResponsesServer;
   const receiver = new OtlpReceiver();
-  const processes: ServeProcess[] = [];
 
   beforeAll(async () => {
-    database = await createPostgresDatabase(postgresUrl ?? '');
-    directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-otlp-'));
-    fake = await startFakeResponsesServer({
+    folder = await ServeFolder.create('otlp', 'postgres');
+    fake = await folder.startFakeModel({
       script: (request) => {
         const prompt = promptOf(request);
         const outputs = outputsOf(request);
@@ -137,7 +123,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
               name: 'workflow',
               arguments: {
                 name: 'release',
-                tasks: TASKS.map((id) => ({ id, prompt: `TASK ${id}`, resultSchema: summarySchema })),
+                tasks: TASKS.map((id) => summaryTask(id, `TASK ${id}`)),
               },
             },
           ],
@@ -147,19 +133,14 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((serve) => serve.terminate(20_000)));
-    await fake?.close();
+    await folder?.remove(20_000);
     await receiver.close();
-    await database?.dispose();
-    await rm(directory, { recursive: true, force: true });
   }, 120_000);
 
   it("puts the API request, its turn and every task turn of its workflow, from two processes, in the caller's trace", async () => {
     const endpoint = await receiver.start();
-    const { databaseUrl } = database.options as { databaseUrl: string };
-    const config = await writeServeConfig(directory, {
+    const config = await folder.writeConfig({
       categories: { workflow: {} },
-      database: { url: databaseUrl },
       serve: { agents: [AGENT], port: 0, pollSeconds: 0.5, graceMs: 500 },
     });
     const environment = {
@@ -169,9 +150,8 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_METRIC_EXPORT_INTERVAL: '500',
     };
-    const first = new ServeProcess(['--config', config], environment, { cwd: directory });
-    const second = new ServeProcess(['--config', config], environment, { cwd: directory });
-    processes.push(first, second);
+    const first = folder.start(['--config', config], environment, { cwd: folder.path });
+    const second = folder.start(['--config', config], environment, { cwd: folder.path });
     const url = await first.ready;
     await second.ready;
     expect(first.log).toContain(`OpenTelemetry export to ${endpoint}/v1/traces`);

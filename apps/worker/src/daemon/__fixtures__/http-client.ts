@@ -1,5 +1,3 @@
-import type { FakeRequest } from '@switchyard/testkit';
-
 /** A JSON answer: status, headers and parsed body. */
 export interface JsonAnswer {
   status: number;
@@ -71,18 +69,6 @@ export async function readEventStream(url: string, token?: string): Promise<SseE
     }
   }
   return events;
-}
-
-/** The user's prompt in a fake-server request (the first user message's text). */
-export function promptOf(request: FakeRequest): string {
-  const input = request.body.input;
-  if (typeof input === 'string') return input;
-  for (const item of (input as Array<Record<string, unknown>>) ?? []) {
-    if (item.role !== 'user') continue;
-    if (typeof item.content === 'string') return item.content;
-    for (const part of (item.content as Array<{ text?: string }>) ?? []) if (part.text) return part.text;
-  }
-  return '';
 }
 
 /** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */

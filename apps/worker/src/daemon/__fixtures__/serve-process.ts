@@ -88,24 +88,6 @@ export class ServeProcess {
 }
 
 /**
- * Starts `switchyard serve` with `args` against a fake Responses server (`baseURL`, model
- * `fake-model`) and waits until it listens. `environment` adds to or overrides those variables.
- */
-export async function startServeOnFakeModel(
-  fake: { baseURL: string },
-  args: readonly string[],
-  environment: Record<string, string> = {},
-  options: ServeProcessOptions = {},
-): Promise<{ serve: ServeProcess; url: string }> {
-  const serve = new ServeProcess(
-    args,
-    { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model', ...environment },
-    options,
-  );
-  return { serve, url: await serve.ready };
-}
-
-/**
  * Writes `<directory>/switchyard.config.json` for a serve process against the fake Responses
  * server: the model `fake-model` without retries, and `settings` (categories, database, serve...).
  * Returns the file's path.
