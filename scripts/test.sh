@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # turbo does not key its cache on the Node version: without this a run under another Node would
 # replay the previous run's results instead of testing.
 export NODE_RUNTIME_VERSION="$(node -v)" TURBO_TELEMETRY_DISABLED=1
-args=(run build type-check lint check-package test --concurrency=3 --continue)
+# --summarize: turbo writes .turbo/runs/<id>.json (each task's times), which `pnpm bench` reports.
+args=(run build type-check lint check-package test --concurrency=3 --continue --summarize)
 base="${SWITCHYARD_BASE_REF:-}"
 if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
   echo "test: packages affected since $base and their dependents"

@@ -2,6 +2,7 @@
 // suite). BENCH_SUITES=tool-stall,schema-bytes (or --suites=...) runs only those suites and replaces
 // only their sections of RESULTS.md; without it every suite runs and the whole file is rewritten.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { overheadSvg } from './report/overhead-svg';
 import {
   renderBusyDaemonSection,
@@ -12,6 +13,7 @@ import {
   renderResults,
   renderSchemaSection,
   renderStrictCoverageSection,
+  renderTestSuiteSection,
   renderToolStallSection,
   SUITE_NAMES,
   type SuiteName,
@@ -31,6 +33,7 @@ import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
 import { schemaBytes } from './suites/schema-bytes';
 import { strictCoverage } from './suites/strict-coverage';
+import { testSuite } from './suites/test-suite';
 import { toolStall } from './suites/tool-stall';
 
 function selectedSuites(): ReadonlySet<SuiteName> | undefined {
@@ -79,6 +82,7 @@ const daemon = runs('busy-daemon')
     })
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
+const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
 const seconds = (performance.now() - started) / 1000;
 
 const resultsFile = new URL('../RESULTS.md', import.meta.url);
@@ -106,7 +110,8 @@ if (
   stall !== undefined &&
   coverage !== undefined &&
   daemon !== undefined &&
-  fleet !== undefined
+  fleet !== undefined &&
+  suite !== undefined
 ) {
   writeFileSync(
     resultsFile,
@@ -119,6 +124,7 @@ if (
       strictCoverage: coverage,
       busyDaemon: daemon,
       growingFleet: fleet,
+      testSuite: suite,
       seconds,
     }),
   );
@@ -135,6 +141,7 @@ if (
       ...(coverage === undefined ? {} : { 'strict-coverage': renderStrictCoverageSection(coverage) }),
       ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
       ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
+      ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
     }),
   );
 }

@@ -11,6 +11,7 @@ import type { OverheadResult } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
+import { TEST_SUITE_TARGET_SECONDS, type TestSuiteResult } from '../suites/test-suite';
 import { STALL_TARGET_MS, type ToolStallResult } from '../suites/tool-stall';
 
 /** Everything one `pnpm bench` run measured. */
@@ -26,6 +27,8 @@ export interface BenchResults {
   busyDaemon: BusyDaemonResult;
   /** The growing-fleet suite. */
   growingFleet: GrowingFleetResult;
+  /** The test-suite section (read from turbo's run summaries). */
+  testSuite: TestSuiteResult;
   /** Seconds the whole run took. */
   seconds: number;
 }
@@ -84,6 +87,7 @@ export const SUITE_NAMES = [
   'strict-coverage',
   'busy-daemon',
   'growing-fleet',
+  'test-suite',
 ] as const;
 
 /** A suite that writes a section of RESULTS.md. */
@@ -100,6 +104,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'strict-coverage': '## Strict coverage',
   'busy-daemon': '## Busy daemon',
   'growing-fleet': '## Growing fleet',
+  'test-suite': '## Test suite',
 };
 
 const marked = (name: SuiteName, lines: readonly string[]) =>
@@ -357,6 +362,32 @@ export function renderGrowingFleetSection(result: GrowingFleetResult): string {
   ]);
 }
 
+const minutes = (seconds: number) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+
+/** The test-suite section. */
+export function renderTestSuiteSection(result: TestSuiteResult, cores = os.cpus().length): string {
+  return marked('test-suite', [
+    '## Test suite',
+    '',
+    `The README's test command (\`pnpm test\`: build, type-check, lint, package checks and every package's tests through turbo, three tasks at once), cold: no task replayed from turbo's cache. Read from the run summaries turbo writes (\`scripts/test.sh\` passes \`--summarize\`; \`.turbo/runs/\`), the newest two cold runs of the whole command (\`.ci/run\` runs it on Node 20, then on Node 24); this suite does not run the tests itself (\`BENCH_SUITES=test-suite\` rewrites only this section). This machine: ${cores} cores. Target: within ${TEST_SUITE_TARGET_SECONDS / 60} minutes on 2 cores.`,
+    '',
+    ...(result.skipped === undefined
+      ? [
+          '| started | wall time | tasks | result | target | longest tasks |',
+          '|---|---|---|---|---|---|',
+          ...result.runs.map(
+            (run) =>
+              `| ${run.date} | ${minutes(run.seconds)} | ${run.tasks} (${run.cached} cached) | ${run.passed ? 'passed' : 'failed'} | ${verdict(run.seconds, TEST_SUITE_TARGET_SECONDS, 'below', minutes)} | ${run.longest
+                .slice(0, 5)
+                .map((task) => `\`${task.id}\` ${run.seconds > 0 ? task.seconds.toFixed(0) : '-'} s`)
+                .join(', ')} |`,
+          ),
+        ]
+      : [`**Skipped**: ${result.skipped}`]),
+    '',
+  ]);
+}
+
 /** Renders the whole of RESULTS.md after a run of every suite. */
 export function renderResults(results: BenchResults, now = new Date()): string {
   const cpus = os.cpus();
@@ -384,6 +415,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderStrictCoverageSection(results.strictCoverage),
     renderBusyDaemonSection(results.busyDaemon),
     renderGrowingFleetSection(results.growingFleet),
+    renderTestSuiteSection(results.testSuite),
   ].join('\n')}\n`;
 }
 
