@@ -323,8 +323,9 @@ for (const backend of testBackends) {
       onWorkTurn = async (turn, { attempt }) => {
         if (turn.kind !== 'workflow-task') return undefined;
         const turnId = await startTaskTurn(`${turn.taskId}${attempt}`, turn, attempt);
-        turnsByAttempt.set(`${turn.taskId}#${attempt}`, turnId);
         await hold(turnId, `${turn.taskId}-${attempt}`);
+        // Known only once held: the held call detaches the unit, which the turn's end then settles.
+        turnsByAttempt.set(`${turn.taskId}#${attempt}`, turnId);
         return undefined;
       };
       const workflow = await startWorkflow(suite.controlPlane, 'ada', 'settled', [
