@@ -20,4 +20,15 @@ fi
 # A change to a library package's src/ comes with a changeset naming it (against the merge base
 # with origin/main, or SWITCHYARD_BASE_REF, when there is one).
 node tooling/check-changesets/check-changesets.mjs
-exec pnpm exec turbo "${args[@]}"
+# Beside turbo's run summary: the Node version and the load average before and after, which the
+# summary does not record (`pnpm bench` reports them with the run).
+started_ms=$(node -p 'Date.now()')
+load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
+status=0
+pnpm exec turbo "${args[@]}" || status=$?
+load_after=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
+mkdir -p .turbo/runs
+printf '{"startedAt":%s,"node":"%s","cores":%s,"loadBefore":%s,"loadAfter":%s}\n' \
+  "$started_ms" "$(node -v)" "$(nproc 2>/dev/null || echo null)" "$load_before" "$load_after" \
+  > ".turbo/runs/load-$started_ms.json"
+exit "$status"

@@ -362,6 +362,8 @@ export function renderGrowingFleetSection(result: GrowingFleetResult): string {
   ]);
 }
 
+const loadText = (load: number | null | undefined) => (typeof load === 'number' ? load.toFixed(2) : '-');
+
 const minutes = (seconds: number) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 
 /** The test-suite section. */
@@ -369,15 +371,15 @@ export function renderTestSuiteSection(result: TestSuiteResult, cores = os.cpus(
   return marked('test-suite', [
     '## Test suite',
     '',
-    `The README's test command (\`pnpm test\`: build, type-check, lint, package checks and every package's tests through turbo, three tasks at once), cold: no task replayed from turbo's cache. Read from the run summaries turbo writes (\`scripts/test.sh\` passes \`--summarize\`; \`.turbo/runs/\`), the newest two cold runs of the whole command (\`.ci/run\` runs it on Node 20, then on Node 24); this suite does not run the tests itself (\`BENCH_SUITES=test-suite\` rewrites only this section). This machine: ${cores} cores. Target: within ${TEST_SUITE_TARGET_SECONDS / 60} minutes on 2 cores.`,
+    `The README's test command (\`pnpm test\`: build, type-check, lint, package checks and every package's tests through turbo, three tasks at once), cold: no task replayed from turbo's cache. Read from the run summaries turbo writes (\`scripts/test.sh\` passes \`--summarize\`; \`.turbo/runs/\`), the newest two cold runs of the whole command (\`.ci/run\` runs it on Node 20, then on Node 24); this suite does not run the tests itself (\`BENCH_SUITES=test-suite\` rewrites only this section). \`scripts/test.sh\` records beside each summary the Node version, the cores and the 1-minute load average before the run (what else the machine was doing) and after it (mostly the run's own load). This machine: ${cores} cores. Target: within ${TEST_SUITE_TARGET_SECONDS / 60} minutes on 2 cores.`,
     '',
     ...(result.skipped === undefined
       ? [
-          '| started | wall time | tasks | result | target | longest tasks |',
-          '|---|---|---|---|---|---|',
+          '| started | Node | cores | load before / after | wall time | tasks | result | target | longest tasks |',
+          '|---|---|---|---|---|---|---|---|---|',
           ...result.runs.map(
             (run) =>
-              `| ${run.date} | ${minutes(run.seconds)} | ${run.tasks} (${run.cached} cached) | ${run.passed ? 'passed' : 'failed'} | ${verdict(run.seconds, TEST_SUITE_TARGET_SECONDS, 'below', minutes)} | ${run.longest
+              `| ${run.date} | ${run.machine?.node ?? 'not recorded'} | ${run.machine?.cores ?? '-'} | ${loadText(run.machine?.loadBefore)} / ${loadText(run.machine?.loadAfter)} | ${minutes(run.seconds)} | ${run.tasks} (${run.cached} cached) | ${run.passed ? 'passed' : 'failed'} | ${verdict(run.seconds, TEST_SUITE_TARGET_SECONDS, 'below', minutes)} | ${run.longest
                 .slice(0, 5)
                 .map((task) => `\`${task.id}\` ${run.seconds > 0 ? task.seconds.toFixed(0) : '-'} s`)
                 .join(', ')} |`,

@@ -56,17 +56,23 @@ describe('the test-suite section', () => {
     await writeFile(path.join(runs, 'node20.json'), summary(WHOLE, Date.UTC(2026, 11, 3, 10), 450));
     await writeFile(path.join(runs, 'node24.json'), summary(WHOLE, Date.UTC(2026, 11, 3, 11), 500, 0, 1));
     await writeFile(path.join(runs, 'cached.json'), summary(WHOLE, Date.UTC(2026, 11, 3, 12), 5, 14));
+    const machine = (startedAt: number, node: string) =>
+      JSON.stringify({ startedAt, node, cores: 2, loadBefore: 0.25, loadAfter: 3.5 });
+    // Written by scripts/test.sh seconds before turbo starts; one far too early matches nothing.
+    await writeFile(path.join(runs, 'load-1.json'), machine(Date.UTC(2026, 11, 3, 9, 59, 55), 'v20.20.2'));
+    await writeFile(path.join(runs, 'load-2.json'), machine(Date.UTC(2026, 11, 3, 10, 50), 'v24.22.3'));
     const result = testSuite(root);
+    expect(result.runs.map((run) => run.machine?.node)).toEqual([undefined, 'v20.20.2']);
     expect(result.runs.map((run) => run.file)).toEqual([
       path.join('.turbo/runs', 'node24.json'),
       path.join('.turbo/runs', 'node20.json'),
     ]);
     const section = renderTestSuiteSection(result, 2);
     expect(section).toContain(
-      '| 2026-12-03T11:00:00.000Z | 8 min 20 s | 3 (0 cached) | failed | missed by 0 min 20 s',
+      '| 2026-12-03T11:00:00.000Z | not recorded | - | - / - | 8 min 20 s | 3 (0 cached) | failed | missed by 0 min 20 s',
     );
     expect(section).toContain(
-      '| 2026-12-03T10:00:00.000Z | 7 min 30 s | 3 (0 cached) | passed | met (7 min 30 s < 8 min 0 s)',
+      '| 2026-12-03T10:00:00.000Z | v20.20.2 | 2 | 0.25 / 3.50 | 7 min 30 s | 3 (0 cached) | passed | met (7 min 30 s < 8 min 0 s)',
     );
     expect(section).toContain('`@switchyard/worker#test` 200 s, `@switchyard/core#test` 50 s');
   });

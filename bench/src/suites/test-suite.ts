@@ -26,6 +26,46 @@ export interface TestSuiteRun {
   passed: boolean;
   /** The longest tasks, longest first. */
   longest: TestSuiteTask[];
+  /** What `scripts/test.sh` recorded beside the summary: Node, cores, 1-minute load average before and after. */
+  machine?: TestSuiteMachine;
+}
+
+/** The `.turbo/runs/load-<ms>.json` file `scripts/test.sh` writes beside turbo's summary. */
+export interface TestSuiteMachine {
+  /** When the script started turbo (ms since the epoch). */
+  startedAt: number;
+  node: string;
+  cores: number | null;
+  loadBefore: number | null;
+  loadAfter: number | null;
+}
+
+/** The machine record written just before a run (turbo starts within a minute of it). */
+export function machineOf(
+  run: { date: string },
+  machines: readonly TestSuiteMachine[],
+): TestSuiteMachine | undefined {
+  const started = Date.parse(run.date);
+  return machines
+    .filter((machine) => machine.startedAt <= started && started - machine.startedAt < 60_000)
+    .sort((a, b) => b.startedAt - a.startedAt)[0];
+}
+
+function readMachine(text: string): TestSuiteMachine | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<TestSuiteMachine>;
+    if (typeof value.startedAt !== 'number' || typeof value.node !== 'string') return undefined;
+    const numberOrNull = (field: unknown) => (typeof field === 'number' ? field : null);
+    return {
+      startedAt: value.startedAt,
+      node: value.node,
+      cores: numberOrNull(value.cores),
+      loadBefore: numberOrNull(value.loadBefore),
+      loadAfter: numberOrNull(value.loadAfter),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the test-suite section reports. */
@@ -101,13 +141,19 @@ export function testSuite(repositoryRoot: string): TestSuiteResult {
   } catch {
     names = [];
   }
+  const machines = names
+    .filter((name) => name.startsWith('load-'))
+    .flatMap((name) => readMachine(readFileSync(path.join(folder, name), 'utf8')) ?? []);
   const runs = names
+    .filter((name) => !name.startsWith('load-'))
     .flatMap((name) => {
       const run = readTestSuiteRun(
         path.join('.turbo/runs', name),
         readFileSync(path.join(folder, name), 'utf8'),
       );
-      return run === undefined ? [] : [run];
+      if (run === undefined) return [];
+      const machine = machineOf(run, machines);
+      return [machine === undefined ? run : { ...run, machine }];
     })
     .sort((a, b) => b.date.localeCompare(a.date))
     .slice(0, 2);
