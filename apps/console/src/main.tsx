@@ -1,12 +1,6 @@
 import { render } from 'preact';
-
-function App() {
-  return (
-    <main>
-      <h1>Switchyard console</h1>
-    </main>
-  );
-}
+import { App } from './app';
+import './styles.css';
 
 const root = document.getElementById('app');
 if (root !== null) render(<App />, root);
