@@ -3,7 +3,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { ApiError, storeToken } from './api/client';
+import { LiveEventsProvider } from './api/live-events';
 import { Placeholder } from './pages/placeholder';
+import { TurnsPage } from './pages/turns';
+import { TurnPage } from './pages/turns-detail';
 import { loadSession, type Session, SessionContext } from './session';
 
 type Loaded =
@@ -41,8 +44,9 @@ export function App() {
         >
           <Switch>
             <Route path="/turns">
-              <Placeholder title="Turns" />
+              <TurnsPage />
             </Route>
+            <Route path="/turns/:id">{(params) => <TurnPage id={params.id} />}</Route>
             <Route path="/approvals">
               <Placeholder title="Approvals" />
             </Route>
@@ -84,7 +88,7 @@ function Shell({
   children: ComponentChildren;
 }) {
   return (
-    <>
+    <LiveEventsProvider>
       <header class="top">
         <span class="brand">Switchyard</span>
         <nav aria-label="Pages">
@@ -102,7 +106,7 @@ function Shell({
         </span>
       </header>
       <main id="main">{children}</main>
-    </>
+    </LiveEventsProvider>
   );
 }
 
