@@ -4,6 +4,8 @@ import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { ApiError, storeToken } from './api/client';
 import { LiveEventsProvider } from './api/live-events';
+import { PendingApprovalsProvider, usePendingApprovals } from './api/pending-approvals';
+import { ApprovalsPage } from './pages/approvals';
 import { Placeholder } from './pages/placeholder';
 import { TurnsPage } from './pages/turns';
 import { TurnPage } from './pages/turns-detail';
@@ -48,7 +50,7 @@ export function App() {
             </Route>
             <Route path="/turns/:id">{(params) => <TurnPage id={params.id} />}</Route>
             <Route path="/approvals">
-              <Placeholder title="Approvals" />
+              <ApprovalsPage />
             </Route>
             <Route path="/workflows">
               <Placeholder title="Workflows" />
@@ -78,6 +80,26 @@ function NavLink({ href, children }: { href: string; children: ComponentChildren
   );
 }
 
+/** The Approvals link with the live count of pending approvals: "Approvals 2" (named "Approvals 2 pending"). */
+function ApprovalsLink() {
+  const { approvals, more } = usePendingApprovals();
+  return (
+    <NavLink href="/approvals">
+      Approvals
+      {approvals === undefined || approvals.length === 0 ? null : (
+        <>
+          {' '}
+          <span class="badge">
+            {approvals.length}
+            {more ? '+' : ''}
+          </span>
+          <span class="visually-hidden"> pending</span>
+        </>
+      )}
+    </NavLink>
+  );
+}
+
 function Shell({
   session,
   onSignOut,
@@ -89,23 +111,25 @@ function Shell({
 }) {
   return (
     <LiveEventsProvider>
-      <header class="top">
-        <span class="brand">Switchyard</span>
-        <nav aria-label="Pages">
-          <NavLink href="/turns">Turns</NavLink>
-          <NavLink href="/approvals">Approvals</NavLink>
-          <NavLink href="/workflows">Workflows</NavLink>
-          <NavLink href="/schedules">Schedules</NavLink>
-          <NavLink href="/tools">Tools</NavLink>
-        </nav>
-        <span class="who">
-          {session.access === 'read-only' ? 'Read-only' : 'Full access'} · v{session.version}
-          <button type="button" class="link" onClick={onSignOut}>
-            Sign out
-          </button>
-        </span>
-      </header>
-      <main id="main">{children}</main>
+      <PendingApprovalsProvider>
+        <header class="top">
+          <span class="brand">Switchyard</span>
+          <nav aria-label="Pages">
+            <NavLink href="/turns">Turns</NavLink>
+            <ApprovalsLink />
+            <NavLink href="/workflows">Workflows</NavLink>
+            <NavLink href="/schedules">Schedules</NavLink>
+            <NavLink href="/tools">Tools</NavLink>
+          </nav>
+          <span class="who">
+            {session.access === 'read-only' ? 'Read-only' : 'Full access'} · v{session.version}
+            <button type="button" class="link" onClick={onSignOut}>
+              Sign out
+            </button>
+          </span>
+        </header>
+        <main id="main">{children}</main>
+      </PendingApprovalsProvider>
     </LiveEventsProvider>
   );
 }
