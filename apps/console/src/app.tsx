@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
-import { ApiError, storeToken } from './api/client';
+import { ApiError, readToken, storeToken } from './api/client';
 import { LiveEventsProvider } from './api/live-events';
 import { PendingApprovalsProvider, usePendingApprovals } from './api/pending-approvals';
 import { ApprovalsPage } from './pages/approvals';
@@ -22,13 +22,25 @@ export function App() {
   const refresh = () => {
     loadSession().then(
       (session) => setLoaded({ state: 'signed-in', session }),
-      (error: unknown) =>
+      (error: unknown) => {
+        const refused = error instanceof ApiError && error.status === 401;
+        // A 401 with a token kept: the token is wrong (or was changed), so say so and forget it; a
+        // 401 without one just means the daemon wants a token.
+        const hadToken = readToken() !== undefined;
+        if (refused) storeToken(undefined);
         setLoaded({
           state: 'sign-in',
-          ...(error instanceof ApiError && error.status === 401
+          ...(refused && !hadToken
             ? {}
-            : { error: error instanceof Error ? error.message : String(error) }),
-        }),
+            : {
+                error: refused
+                  ? `The daemon refused that token: ${error.message}`
+                  : error instanceof Error
+                    ? error.message
+                    : String(error),
+              }),
+        });
+      },
     );
   };
   useEffect(refresh, []);
