@@ -1,9 +1,13 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './client';
 import { readEventStream, type StreamEvent } from './event-stream';
 
-/** The state of a followed stream, shown as text: `live`, or `reconnecting` after it broke. */
-export type StreamState = 'connecting' | 'live' | 'reconnecting';
+/**
+ * The state of a followed stream, shown as text: `live`, `reconnecting` after it broke, `refused` when
+ * the daemon answered it with a 4xx (a wrong token, an unknown turn: asking again would not help).
+ */
+export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'refused';
 
 /** What a listener of the live feed hears. */
 export interface LiveListener {
@@ -26,7 +30,8 @@ export function reconnectDelay(failures: number): number {
  * stream with a back-off (`reconnectDelay`), reports its state and the last error.
  *
  * Contract: `onEvent` gets every event in order; `onState` is called on each change of state, with the
- * error that broke the stream (undefined once it is live again); never rejects.
+ * error that broke the stream (undefined once it is live again); a 4xx answer ends it as `refused`;
+ * never rejects.
  */
 export async function followEventStream(
   path: string,
@@ -45,6 +50,10 @@ export async function followEventStream(
       });
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
+      if (caught instanceof ApiError && caught.status >= 400 && caught.status < 500) {
+        onState('refused', error);
+        return;
+      }
     }
     if (signal.aborted) return;
     failures += 1;

@@ -7,6 +7,7 @@ import { useCanWrite } from '../session';
 import { errorText, formatCount, formatDuration, formatJson, turnDuration } from '../ui/format';
 import { useNow } from '../ui/now';
 import { StatusText } from '../ui/status-text';
+import { StreamStateText } from '../ui/stream-state-text';
 import { isActive, type Turn } from './turns';
 
 type ToolCallEnd = Schema<'ToolCallEndEvent'>;
@@ -302,13 +303,7 @@ export function TurnPage({ id }: { id: string }) {
       <div class="page-head">
         <h2>Events</h2>
         <output class="live-state">
-          {log.ended
-            ? 'ended'
-            : stream.state === 'live'
-              ? 'live'
-              : stream.state === 'connecting'
-                ? 'connecting…'
-                : `reconnecting… (${stream.error ?? 'the stream broke'})`}
+          {log.ended ? 'ended' : <StreamStateText state={stream.state} error={stream.error} />}
         </output>
       </div>
       <ol class="events">

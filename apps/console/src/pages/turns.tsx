@@ -6,6 +6,7 @@ import { useSession } from '../session';
 import { errorText, formatCount, formatDuration, formatTime, turnDuration } from '../ui/format';
 import { useNow } from '../ui/now';
 import { StatusText } from '../ui/status-text';
+import { StreamStateText } from '../ui/stream-state-text';
 
 /** One turn of the daemon (`GET /v1/turns/{id}`). */
 export type Turn = Schema<'Turn'>;
@@ -128,8 +129,7 @@ export function TurnsPage() {
       <div class="page-head">
         <h1 id="page-title">Turns</h1>
         <output class="live-state">
-          {live.state === 'live' ? 'live' : live.state === 'connecting' ? 'connecting…' : 'reconnecting…'}
-          {live.error === undefined || live.state === 'live' ? null : ` (${live.error})`}
+          <StreamStateText state={live.state} error={live.error} />
         </output>
       </div>
       <form class="filters" onSubmit={(event) => event.preventDefault()}>
