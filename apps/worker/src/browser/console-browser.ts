@@ -148,6 +148,16 @@ export class ConsoleBrowser {
     return file;
   }
 
+  /** The token the page's tab keeps (`sessionStorage`), or null. */
+  storedToken(page: Page): Promise<string | null> {
+    // The page's own global, typed here without the DOM library the worker does not load.
+    return page.evaluate(() =>
+      (
+        globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }
+      ).sessionStorage.getItem('switchyard.token'),
+    );
+  }
+
   /** Closes the pages and the browser, stops the daemons and removes their folders. */
   async close(): Promise<void> {
     await Promise.allSettled(this.#contexts.map((context) => context.close()));
