@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FakeResponsesServer, FakeResponsesServerOptions } from '@switchyard/testkit';
@@ -8,11 +9,15 @@ import { ServeFolder } from '../daemon/__fixtures__/serve-folder';
 /** The browser the console tests drive: Debian's `chromium` unless `SWITCHYARD_CHROMIUM` names another. */
 export const chromiumPath = process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Where `screenshot(name)` writes `<name>.png`: the worker's docs, linked from its README. */
-export const screenshotFolder = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../docs/console',
-);
+/**
+ * Where `screenshot(name)` writes `<name>.png`. With `SWITCHYARD_UPDATE_SCREENSHOTS=1`: the worker's
+ * docs (`docs/console`, committed and linked from its README); otherwise a folder under the system's
+ * temporary folder, so an ordinary run does not rewrite committed images with new ids and times.
+ */
+export const screenshotFolder =
+  process.env.SWITCHYARD_UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/console')
+    : path.join(os.tmpdir(), 'switchyard-console-screenshots');
 
 /** The bearer token of the daemon with tokens (any 16 or more characters will do for a test). */
 export const BEARER_TOKEN = 'console-test-bearer-token-0001';
