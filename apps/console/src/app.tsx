@@ -5,6 +5,8 @@ import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { ApiError, storeToken } from './api/client';
 import { Placeholder } from './pages/placeholder';
 import { loadSession, type Session, SessionContext } from './session';
+import { WorkflowPage } from './workflows/workflow-page';
+import { WorkflowsPage } from './workflows/workflows-page';
 
 type Loaded =
   | { state: 'loading' }
@@ -47,8 +49,9 @@ export function App() {
               <Placeholder title="Approvals" />
             </Route>
             <Route path="/workflows">
-              <Placeholder title="Workflows" />
+              <WorkflowsPage />
             </Route>
+            <Route path="/workflows/:id">{(params) => <WorkflowPage id={params.id} />}</Route>
             <Route path="/schedules">
               <Placeholder title="Schedules" />
             </Route>

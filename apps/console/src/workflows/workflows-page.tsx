@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'preact/hooks';
+import './workflows.css';
+import { Link } from 'wouter-preact';
+import { api, type Schema, unwrap } from '../api/client';
+import { useSession } from '../session';
+import { formatTime, messageOf } from './format';
+import { StatusText } from './status';
+
+type Summary = Schema<'WorkflowSummary'>;
+
+const POLL_MS = 2000;
+
+/** Tasks done and in all, from a summary's counts by status. */
+function progress(summary: Summary): { done: number; total: number } {
+  const counts = Object.values(summary.taskCounts);
+  return { done: summary.taskCounts.completed ?? 0, total: counts.reduce((sum, count) => sum + count, 0) };
+}
+
+/** An agent select: every agent the daemon serves, or all of them. */
+export function AgentFilter({
+  id,
+  value,
+  onChange,
+  allowAll,
+}: {
+  id: string;
+  value: string;
+  onChange: (agent: string) => void;
+  allowAll: boolean;
+}) {
+  const { agents } = useSession();
+  return (
+    <p class="filter">
+      <label for={id}>Agent</label>
+      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+        {allowAll ? <option value="">All agents</option> : null}
+        {agents.map((agent) => (
+          <option key={agent} value={agent}>
+            {agent}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
+
+/** `#/workflows`: the recent workflows, newest first, refreshed while any of them runs. */
+export function WorkflowsPage() {
+  const [agent, setAgent] = useState('');
+  const [workflows, setWorkflows] = useState<Summary[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async () => {
+      try {
+        const query = agent === '' ? {} : { agent };
+        const list = await unwrap(api.GET('/v1/workflows', { params: { query } }));
+        if (stopped) return;
+        setWorkflows(list.workflows);
+        setError(undefined);
+        if (list.workflows.some((workflow) => workflow.status === 'running'))
+          timer = setTimeout(load, POLL_MS);
+      } catch (caught) {
+        if (!stopped) setError(messageOf(caught));
+      }
+    };
+    void load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [agent]);
+
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Workflows</h1>
+      <AgentFilter id="workflows-agent" value={agent} onChange={setAgent} allowAll={true} />
+      {error === undefined ? null : (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {workflows === undefined ? (
+        error === undefined ? (
+          <p aria-busy="true">Loading…</p>
+        ) : null
+      ) : workflows.length === 0 ? (
+        <p class="hint">No workflows yet.</p>
+      ) : (
+        <table class="list">
+          <caption class="sr-only">Recent workflows, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Status</th>
+              <th scope="col">Tasks done</th>
+              <th scope="col">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {workflows.map((workflow) => {
+              const { done, total } = progress(workflow);
+              return (
+                <tr key={workflow.id}>
+                  <td>
+                    <Link href={`/workflows/${workflow.id}`}>{workflow.name}</Link>
+                  </td>
+                  <td>{workflow.agent}</td>
+                  <td>
+                    <StatusText status={workflow.status} />
+                  </td>
+                  <td>
+                    {done} / {total}
+                  </td>
+                  <td>{formatTime(workflow.createdAt)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
