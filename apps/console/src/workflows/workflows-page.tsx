@@ -2,8 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
-import { useSession } from '../session';
+import { useCanWrite, useSession } from '../session';
 import { formatTime, messageOf } from './format';
+import { StartWorkflowForm } from './start-workflow-form';
 import { StatusText } from './status';
 
 type Summary = Schema<'WorkflowSummary'>;
@@ -49,6 +50,7 @@ export function WorkflowsPage() {
   const [agent, setAgent] = useState('');
   const [workflows, setWorkflows] = useState<Summary[] | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const canWrite = useCanWrite();
 
   useEffect(() => {
     let stopped = false;
@@ -76,6 +78,7 @@ export function WorkflowsPage() {
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Workflows</h1>
+      {canWrite ? <StartWorkflowForm /> : null}
       <AgentFilter id="workflows-agent" value={agent} onChange={setAgent} allowAll={true} />
       {error === undefined ? null : (
         <p role="alert" class="error">
