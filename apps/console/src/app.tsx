@@ -4,6 +4,7 @@ import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { ApiError, storeToken } from './api/client';
 import { Placeholder } from './pages/placeholder';
+import { SchedulesPage } from './pages/schedules';
 import { loadSession, type Session, SessionContext } from './session';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
@@ -53,7 +54,7 @@ export function App() {
             </Route>
             <Route path="/workflows/:id">{(params) => <WorkflowPage id={params.id} />}</Route>
             <Route path="/schedules">
-              <Placeholder title="Schedules" />
+              <SchedulesPage />
             </Route>
             <Route path="/tools">
               <Placeholder title="Tools" />

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
-import { useCanWrite, useSession } from '../session';
+import { useCanWrite } from '../session';
+import { AgentFilter } from './agent-filter';
 import { formatTime, messageOf } from './format';
 import { StartWorkflowForm } from './start-workflow-form';
 import { StatusText } from './status';
@@ -15,34 +16,6 @@ const POLL_MS = 2000;
 function progress(summary: Summary): { done: number; total: number } {
   const counts = Object.values(summary.taskCounts);
   return { done: summary.taskCounts.completed ?? 0, total: counts.reduce((sum, count) => sum + count, 0) };
-}
-
-/** An agent select: every agent the daemon serves, or all of them. */
-export function AgentFilter({
-  id,
-  value,
-  onChange,
-  allowAll,
-}: {
-  id: string;
-  value: string;
-  onChange: (agent: string) => void;
-  allowAll: boolean;
-}) {
-  const { agents } = useSession();
-  return (
-    <p class="filter">
-      <label for={id}>Agent</label>
-      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
-        {allowAll ? <option value="">All agents</option> : null}
-        {agents.map((agent) => (
-          <option key={agent} value={agent}>
-            {agent}
-          </option>
-        ))}
-      </select>
-    </p>
-  );
 }
 
 /** `#/workflows`: the recent workflows, newest first, refreshed while any of them runs. */

@@ -1,0 +1,29 @@
+import { useSession } from '../session';
+
+/** An agent select: every agent the daemon serves, or all of them. */
+export function AgentFilter({
+  id,
+  value,
+  onChange,
+  allowAll,
+}: {
+  id: string;
+  value: string;
+  onChange: (agent: string) => void;
+  allowAll: boolean;
+}) {
+  const { agents } = useSession();
+  return (
+    <p class="filter">
+      <label for={id}>Agent</label>
+      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+        {allowAll ? <option value="">All agents</option> : null}
+        {agents.map((agent) => (
+          <option key={agent} value={agent}>
+            {agent}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
