@@ -5,6 +5,7 @@ import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { ApiError, storeToken } from './api/client';
 import { Placeholder } from './pages/placeholder';
 import { SchedulesPage } from './pages/schedules';
+import { ToolsPage } from './pages/tools';
 import { loadSession, type Session, SessionContext } from './session';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
@@ -57,7 +58,7 @@ export function App() {
               <SchedulesPage />
             </Route>
             <Route path="/tools">
-              <Placeholder title="Tools" />
+              <ToolsPage />
             </Route>
             <Route>
               <Redirect to="/turns" />

@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'preact/hooks';
+import '../workflows/workflows.css';
+import './tools.css';
+import { useSession } from '../session';
+import { AgentFilter } from '../workflows/agent-filter';
+import { messageOf } from '../workflows/format';
+import { getJson } from '../workflows/get-json';
+
+/** One tool of the manifest, as `GET /v1/tools` answers it. */
+interface ManifestTool {
+  category: string;
+  key: string;
+  /** Sent in strict mode. */
+  strict: boolean;
+  /** Why it is not strict. */
+  fallbackReason?: string;
+  /** The schema keywords strict mode moved into descriptions. */
+  movedKeywords?: string[];
+  /** Loaded on demand (tool search) rather than sent up front. */
+  deferred: boolean;
+  readOnly: boolean;
+  destructive: boolean;
+  /** The bytes of its definition in the request. */
+  bytes: number;
+}
+
+interface Manifest {
+  agent: string;
+  tools: ManifestTool[];
+  totals: { tools: number; strict: number; deferred: number; bytes: number };
+}
+
+const BYTES = new Intl.NumberFormat(undefined);
+
+function access(tool: ManifestTool): string {
+  if (tool.destructive) return 'destructive';
+  return tool.readOnly ? 'read-only' : 'writes';
+}
+
+function strictness(tool: ManifestTool): string {
+  if (!tool.strict) return `no: ${tool.fallbackReason ?? 'no reason given'}`;
+  const moved = tool.movedKeywords ?? [];
+  return moved.length === 0 ? 'yes' : `yes (moved: ${moved.join(', ')})`;
+}
+
+/** `#/tools`: the manifest an agent's next text turn would send, tool by tool, with the totals. */
+export function ToolsPage() {
+  const session = useSession();
+  const [agent, setAgent] = useState(session.defaultAgent);
+  const [manifest, setManifest] = useState<Manifest | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setManifest(undefined);
+    setError(undefined);
+    getJson<Manifest>(`/v1/tools?${new URLSearchParams({ agent })}`, controller.signal).then(
+      setManifest,
+      (caught: unknown) => !controller.signal.aborted && setError(messageOf(caught)),
+    );
+    return () => controller.abort();
+  }, [agent]);
+
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Tools</h1>
+      <AgentFilter id="tools-agent" value={agent} onChange={setAgent} allowAll={false} />
+      {error === undefined ? null : (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {manifest === undefined ? (
+        error === undefined ? (
+          <p aria-busy="true">Loading…</p>
+        ) : null
+      ) : (
+        <table class="list tools">
+          <caption>The tools agent {manifest.agent}'s next text turn would send</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Category</th>
+              <th scope="col">Strict</th>
+              <th scope="col">Deferred</th>
+              <th scope="col">Access</th>
+              <th scope="col" class="number">
+                Bytes
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {manifest.tools.map((tool) => (
+              <tr key={tool.key}>
+                <th scope="row">
+                  <code>{tool.key}</code>
+                </th>
+                <td>{tool.category}</td>
+                <td class={tool.strict ? '' : 'not-strict'}>{strictness(tool)}</td>
+                <td>{tool.deferred ? 'yes' : 'no'}</td>
+                <td class={`access-${access(tool)}`}>{access(tool)}</td>
+                <td class="number">{BYTES.format(tool.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Totals</th>
+              <td>{manifest.totals.tools} tools</td>
+              <td>{manifest.totals.strict} strict</td>
+              <td>{manifest.totals.deferred} deferred</td>
+              <td />
+              <td class="number">{BYTES.format(manifest.totals.bytes)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </section>
+  );
+}
