@@ -82,6 +82,7 @@ export function TaskGraph({
   return (
     <figure class="graph-figure" aria-label={name}>
       <svg
+        role="presentation"
         class="task-graph"
         width={placed.width}
         height={placed.height}
@@ -114,7 +115,8 @@ export function TaskGraph({
               class={`node tone-${statusTone(status)}${isSelected ? ' selected' : ''}`}
               transform={`translate(${node.x - node.width / 2},${node.y - node.height / 2})`}
               role="button"
-              tabIndex={0}
+              // Lower case: Preact sets SVG attributes as written, and SVG's attribute is `tabindex`.
+              tabindex={0}
               aria-pressed={isSelected}
               aria-label={`Task ${node.id}: ${status}`}
               onClick={() => onSelect(node.id)}
