@@ -6,8 +6,11 @@ export function AgentFilter({
   value,
   onChange,
   allowAll,
+  label = 'Agent',
 }: {
   id: string;
+  /** The select's label. */
+  label?: string;
   value: string;
   onChange: (agent: string) => void;
   allowAll: boolean;
@@ -15,7 +18,7 @@ export function AgentFilter({
   const { agents } = useSession();
   return (
     <p class="filter">
-      <label for={id}>Agent</label>
+      <label for={id}>{label}</label>
       <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
         {allowAll ? <option value="">All agents</option> : null}
         {agents.map((agent) => (

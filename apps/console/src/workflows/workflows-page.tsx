@@ -52,7 +52,14 @@ export function WorkflowsPage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Workflows</h1>
       {canWrite ? <StartWorkflowForm /> : null}
-      <AgentFilter id="workflows-agent" value={agent} onChange={setAgent} allowAll={true} />
+      <h2>Recent workflows</h2>
+      <AgentFilter
+        id="workflows-agent"
+        label="Filter by agent"
+        value={agent}
+        onChange={setAgent}
+        allowAll={true}
+      />
       {error === undefined ? null : (
         <p role="alert" class="error">
           {error}
