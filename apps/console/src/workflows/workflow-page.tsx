@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
-import { api, type Schema, unwrap } from '../api/client';
+import { ApiError, api, type Schema, unwrap } from '../api/client';
 import { readEventStream } from '../api/event-stream';
 import { useCanWrite } from '../session';
 import { formatTime, messageOf } from './format';
@@ -74,7 +74,8 @@ export function WorkflowPage({ id }: { id: string }) {
       } catch (error) {
         if (stopped) return;
         setLoadError(messageOf(error));
-        timer = setTimeout(load, POLL_MS * 3);
+        // A workflow that is not there will not appear; anything else may pass.
+        if (!(error instanceof ApiError && error.status === 404)) timer = setTimeout(load, POLL_MS * 3);
       }
     };
     refreshNow.current = () => void load();
