@@ -169,6 +169,7 @@ const serveSchema = z.strictObject({
   retryLimit: z.number().int().min(0).max(100).optional(),
   retryDelaySeconds: z.number().int().min(0).max(86_400).optional(),
   retryBackoff: z.boolean().optional(),
+  console: z.boolean().optional(),
 });
 
 const approvalDecision = z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" });

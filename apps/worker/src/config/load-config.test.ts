@@ -115,6 +115,7 @@ describe('configuration errors name the field', () => {
     [{ serve: { retryDelaySeconds: 0.5 } }, 'serve.retryDelaySeconds', /expected int/],
     [{ serve: { retryLimit: -1 } }, 'serve.retryLimit', /0/],
     [{ serve: { retryBackoff: 'yes' } }, 'serve.retryBackoff', /boolean/],
+    [{ serve: { console: 'off' } }, 'serve.console', /boolean/],
     [{ approvals: { destructive: 'maybe' } }, 'approvals.destructive', /'allow', 'ask' or 'deny'/],
     [{ approvals: { tools: { 'bad key!': 'ask' } } }, 'approvals.tools.bad key!', /tool key/],
     [{ approvals: { expiresInSeconds: 0 } }, 'approvals.expiresInSeconds', /1/],
@@ -312,6 +313,7 @@ describe('the serve section', () => {
       retryLimit: 2,
       retryDelaySeconds: 5,
       retryBackoff: true,
+      console: true,
     });
     expect(parseConfig({ limits: { turnTimeoutMs: 90_500 } }, { env: {} }).serve.expireSeconds).toBe(151);
     const token = 'a-token-of-enough-length';
@@ -330,6 +332,7 @@ describe('the serve section', () => {
       retryLimit: 4,
       retryDelaySeconds: 0,
       retryBackoff: false,
+      console: false,
     };
     const serve = parseConfig(
       {

@@ -200,6 +200,7 @@ function resolveServe(
     retryLimit: serve?.retryLimit ?? 2,
     retryDelaySeconds: serve?.retryDelaySeconds ?? 5,
     retryBackoff: serve?.retryBackoff ?? true,
+    console: serve?.console ?? true,
   };
 }
 

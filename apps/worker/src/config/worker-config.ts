@@ -156,6 +156,8 @@ export interface WorkerServeConfig {
   retryDelaySeconds: number;
   /** Double the retry delay with each further retry (default true). */
   retryBackoff: boolean;
+  /** Serve the operator console at `/` (`serve.console`, default true). */
+  console: boolean;
 }
 
 /** What an approval policy does with a call: run it, hold it for an operator's answer, or refuse it. */

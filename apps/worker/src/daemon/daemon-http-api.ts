@@ -22,6 +22,7 @@ import {
 } from './api/api-schemas';
 import { EventFeed, type FeedMessage } from './api/event-feed';
 import { checkBearerToken } from './check-bearer-token';
+import type { ConsoleSite } from './console-files';
 import { approvalView } from './daemon-approvals';
 import { type DaemonTurnEvent, type DaemonTurnRequest, type DaemonTurns, snapshotOf } from './daemon-turns';
 import type { RequestRefusal } from './request-guard';
@@ -60,6 +61,29 @@ export interface DaemonHttpApiOptions {
   version: string;
   /** Receives one-line log messages. */
   log?: (line: string) => void;
+  /**
+   * The operator console answered at `/` (`readConsoleFiles`): its files, the folder that held no
+   * built console, or `disabled`. Default `disabled`.
+   */
+  console?: ConsoleSite;
+}
+
+/**
+ * The headers of every console file: the page loads only its own scripts, styles and images, talks
+ * only to this daemon, and cannot be framed; nothing it links to learns where it came from.
+ */
+const CONSOLE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+} as const;
+
+/** Whether a `GET` of `path` asks for the console (the page or one of its files), not the API. */
+function isConsolePath(path: string, site: ConsoleSite): boolean {
+  if (path === '/' || path === '/index.html' || path.startsWith('/assets/')) return true;
+  return site.status === 'served' && site.files.has(path);
 }
 
 type Bindings = { Bindings: Partial<HttpBindings> };
@@ -338,7 +362,9 @@ function eventStream(
  * The daemon's HTTP API on Hono with `@hono/zod-openapi`: routes, validation and the OpenAPI 3.1
  * document (`/v1/openapi.json`) from one set of Zod schemas. Turns (start, list, read, follow,
  * cancel), approvals (list, answer), workflows (start, list, read, cancel), `/v1/events` (every turn
- * and approval of the agents served, for a console) and `/healthz`.
+ * and approval of the agents served, for a console) and `/healthz`; and the operator console's
+ * files at `/`, `/index.html` and `/assets/*` (`console`: no token needed, the request guard applies,
+ * left out of the document).
  *
  * Contract: every error is JSON `{ error: { code, message, fields? } }`, the framework's own
  * included: 421 for a foreign `Host`, 403 for a cross-site browser request, 415 for a body that is not
@@ -350,6 +376,7 @@ function eventStream(
  */
 export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<Bindings> {
   const { turns, controlPlane } = options;
+  const site: ConsoleSite = options.console ?? { status: 'disabled' };
   const agents = options.agents;
   const schemas = agentSchemas(agents);
   const pollMs = options.recordPollMs ?? 1000;
@@ -421,9 +448,11 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     if (refusal !== undefined) throw new HttpError(refusal.status, refusal.code, refusal.message);
     await next();
   });
-  // Tokens: every route but /healthz. The read-only token may only read.
+  // Tokens: every route but /healthz and the console's files (they hold no data: the page asks for
+  // the token and sends it with each API call). The read-only token may only read.
   app.use('*', async (c, next) => {
     if (c.req.path === '/healthz' || options.token === undefined) return next();
+    if ((c.req.method === 'GET' || c.req.method === 'HEAD') && isConsolePath(c.req.path, site)) return next();
     const header = c.req.header('authorization');
     if (checkBearerToken(header, options.token)) return next();
     if (options.readToken !== undefined && checkBearerToken(header, options.readToken)) {
@@ -886,6 +915,37 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     },
   );
 
+  // The console: plain routes, not API operations, so the OpenAPI document leaves them out. Only the
+  // paths read at start-up are answered; a request path is never turned into a file-system path.
+  const answerConsole = (c: Context) => {
+    if (site.status === 'disabled') {
+      throw new HttpError(404, 'not_found', 'the console is turned off (serve.console: false)');
+    }
+    if (site.status === 'not-built') {
+      throw new HttpError(
+        404,
+        'console_not_built',
+        `the console was not built (no index.html in ${site.directory}): run \`pnpm exec turbo run build --filter=@switchyard/worker...\`, which builds apps/console and copies it into the worker's dist/console`,
+      );
+    }
+    const file = site.files.get(c.req.path);
+    if (file === undefined) throw new HttpError(404, 'not_found', `no route for ${c.req.path}`);
+    return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
+      ...CONSOLE_HEADERS,
+      'content-type': file.contentType,
+      'content-length': String(file.bytes.byteLength),
+      'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    });
+  };
+  app.get('/', answerConsole);
+  app.get('/index.html', answerConsole);
+  app.get('/assets/*', answerConsole);
+  if (site.status === 'served') {
+    for (const path of site.files.keys()) {
+      if (!isConsolePath(path, { status: 'disabled' })) app.get(path, answerConsole);
+    }
+  }
+
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {
@@ -898,6 +958,8 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
 
   // Known paths with another method: 405 naming the methods they take.
   const methods: Array<[string, string[]]> = [
+    ['/', ['GET', 'HEAD']],
+    ['/index.html', ['GET', 'HEAD']],
     ['/healthz', ['GET', 'HEAD']],
     ['/v1/openapi.json', ['GET']],
     ['/v1/turns', ['GET', 'POST']],

@@ -147,6 +147,7 @@ export async function runServeCommand(
       ...(token === undefined ? {} : { token }),
       ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
       allowedHosts: serve.allowedHosts,
+      console: serve.console,
       // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
       approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
       version: VERSION,

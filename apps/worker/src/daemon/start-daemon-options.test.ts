@@ -16,6 +16,7 @@ describe('startDaemon options', () => {
     [{ agents: ['ada', 'a/b'] }, 'serve.agents[1]'],
     [{ heartbeatMs: 0 }, 'serve.heartbeatMs'],
     [{ staleTurnMs: 1_000, heartbeatMs: 2_000 }, 'serve.staleTurnMs'],
+    [{ console: 'off' as never }, 'serve.console'],
   ] as Array<
     [Partial<DaemonOptions>, string]
   >)('throws WorkerConfigError naming %j as %s', async (bad, field) => {

@@ -5,6 +5,7 @@ import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
+import { readConsoleFiles } from './console-files';
 import { createDaemonHttpApi } from './daemon-http-api';
 import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
 import { createRequestGuard, parseHostAndPort, type RequestRefusal } from './request-guard';
@@ -50,6 +51,12 @@ export interface DaemonOptions
    * `WorkSource` each (built from the same control plane).
    */
   sources?: readonly WorkSource[];
+  /**
+   * The operator console at `/` (`serve.console`): `true` serves the built console beside the CLI
+   * (`dist/console`), `{ directory }` the one in that folder, `false` nothing. Read once at start-up.
+   * Default `true`.
+   */
+  console?: boolean | { directory: string };
   /** Largest HTTP request body, in bytes. Default 64 KiB. */
   maxBodyBytes?: number;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
@@ -153,6 +160,18 @@ function checkOptions(options: DaemonOptions): void {
         `expected a host name or address, optionally with :port, got ${JSON.stringify(entry)}`,
       );
     }
+  }
+  const consoleOption = options.console;
+  if (
+    consoleOption !== undefined &&
+    typeof consoleOption !== 'boolean' &&
+    !(
+      typeof consoleOption === 'object' &&
+      consoleOption !== null &&
+      typeof consoleOption.directory === 'string'
+    )
+  ) {
+    refuse('serve.console', `expected true or false, got ${JSON.stringify(consoleOption)}`);
   }
   if (!Array.isArray(options.agents) || options.agents.length === 0) {
     refuse('serve.agents', 'name at least one agent whose work this daemon runs');
@@ -288,8 +307,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     code: 'misdirected_request',
     message: 'the daemon is starting',
   });
+  const consoleOption = options.console ?? true;
+  const consoleSite =
+    consoleOption === false
+      ? ({ status: 'disabled' } as const)
+      : await readConsoleFiles(consoleOption === true ? undefined : consoleOption.directory);
+  if (consoleSite.status === 'not-built') {
+    log(
+      `switchyard serve: the console was not built (no ${consoleSite.directory}/index.html): / answers 404`,
+    );
+  }
   const app = createDaemonHttpApi({
     turns,
+    console: consoleSite,
     controlPlane: options.controlPlane,
     checkRequest: (request) => checkRequest(request),
     startTurn: async (request) => (state === 'serving' ? turns.start(request) : undefined),
