@@ -26,7 +26,7 @@ export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
 export type { QueueDepth } from './queues/queue-depths';
 export { AGENT_ID_PATTERN } from './schedules/agent-id';
-export type { CreateScheduleRequest, ScheduleRecord } from './schedules/schedule-record';
+export type { CreateScheduleRequest, ScheduleRecord, ScheduleRunRecord } from './schedules/schedule-record';
 export type { ControlPlaneScheduleService, ScheduleLimits } from './schedules/schedule-service';
 export type {
   ScheduleTicker,

@@ -209,6 +209,69 @@ for (const backend of testBackends) {
         expect(Date.parse(listed?.nextFireTimes[0] ?? '')).toBeGreaterThan(Date.now());
       });
 
+      it("lists a schedule's recent runs from the ledger, newest first, with the turn that ran each", async () => {
+        const schedule = await suite.controlPlane.schedules.createSchedule({
+          agentId: 'ruth',
+          name: 'hourly',
+          prompt: 'Hourly.',
+          cron: '0 * * * *',
+        });
+        const other = await suite.controlPlane.schedules.createSchedule({
+          agentId: 'ruth',
+          name: 'quiet',
+          prompt: 'Quiet.',
+          cron: '30 * * * *',
+        });
+        const first = Date.parse(schedule.nextFireTimes[0] ?? '');
+        const slots = [0, 1, 2].map((hour) => new Date(first + hour * 60 * MINUTE));
+        for (const slot of slots)
+          await suite.controlPlane.scheduler.tick({ now: new Date(slot.getTime() + 1000) });
+        const { rows } = await queryControlPlane<{ id: string; slot: Date }>(
+          suite.controlPlane,
+          'SELECT id, slot FROM switchyard.schedule_runs WHERE schedule_id = $1 ORDER BY slot',
+          [schedule.id],
+        );
+        expect(rows.map((row) => row.slot.toISOString())).toEqual(slots.map((slot) => slot.toISOString()));
+        // The middle run ran a turn (as the daemon records it: the run id is its sourceId).
+        const turnId = `turn_${crypto.randomUUID()}`;
+        await suite.controlPlane.turns.recordStart({
+          id: turnId,
+          agentId: 'ruth',
+          source: 'schedule',
+          sourceId: rows[1]?.id as string,
+          prompt: 'Hourly.',
+          workerId: 'worker-ruth',
+        });
+        const runs = await suite.controlPlane.schedules.listRuns({
+          agentId: 'ruth',
+          scheduleIds: [schedule.id, other.id, 'not-a-uuid'],
+          limit: 2,
+        });
+        const own = runs.filter((run) => run.scheduleId === schedule.id);
+        expect(own.map((run) => [run.slot, run.turnId])).toEqual([
+          [slots[2]?.toISOString(), undefined],
+          [slots[1]?.toISOString(), turnId],
+        ]);
+        expect(own[0]).toMatchObject({ status: 'enqueued', attempts: 0, id: rows[2]?.id });
+        expect(Date.parse(own[0]?.firedAt ?? '')).toBeGreaterThan(0);
+        // The other schedule's slots fired too (each tick is an hour on): its own two newest.
+        const others = runs.filter((run) => run.scheduleId === other.id);
+        expect(others).toHaveLength(2);
+        expect(Date.parse(others[0]?.slot ?? '')).toBeGreaterThan(Date.parse(others[1]?.slot ?? ''));
+        expect(runs).toHaveLength(4);
+        // Another agent sees none of them.
+        expect(
+          await suite.controlPlane.schedules.listRuns({ agentId: 'sam', scheduleIds: [schedule.id] }),
+        ).toEqual([]);
+        expect(
+          (
+            await inputError(
+              suite.controlPlane.schedules.listRuns({ agentId: 'ruth', scheduleIds: [], limit: 0 }),
+            )
+          ).field,
+        ).toBe('limit');
+      });
+
       it('enqueues one turn request per slot when several ticks race', async () => {
         const schedules = await Promise.all(
           ['a', 'b', 'c'].map((name) =>

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { collectToolSchemas } from '@switchyard/core';
 import { checkSandbox } from '@switchyard/tools-computer';
 import { commandSandbox } from '../config/command-sandbox';
 import { resolveAgent } from '../config/resolve-agent';
@@ -10,7 +9,7 @@ import type { WorkerConfig } from '../config/worker-config';
 import { formatInteger } from '../progress/format';
 import type { CommandIO } from '../run-text-turn';
 import { toolSearchMode } from '../run-text-turn';
-import { inspectTextTurnSections } from '../text-turn';
+import { buildToolManifest, type ToolManifestRow } from '../tool-manifest';
 import { openWorkerServices } from '../worker-services';
 
 /** Options of `switchyard tools`. */
@@ -19,28 +18,6 @@ export interface ToolsCommandOptions {
   agent?: string | undefined;
   /** `--json`: the manifest as one JSON document. */
   json?: boolean;
-}
-
-/** One tool of the manifest, as `switchyard tools --json` prints it. */
-export interface ToolManifestRow {
-  /** The category that contributed it (`todo`, `computer`, `web`, ...). */
-  category: string;
-  /** Its dispatch key (`name` or `namespace.name`). */
-  key: string;
-  /** Sent with `strict: true`. */
-  strict: boolean;
-  /** Why it is sent non-strict, when it is and did not opt out (`external schema sent unchanged` for MCP). */
-  fallbackReason?: string;
-  /** Constraints strict mode does not take that the projection moved into descriptions (still enforced). */
-  movedKeywords?: string[];
-  /** Kept behind Tool Search. */
-  deferred: boolean;
-  /** Reads only. */
-  readOnly: boolean;
-  /** May change or delete something (an unattended turn's approval policy applies). */
-  destructive: boolean;
-  /** UTF-8 bytes of its schema. */
-  bytes: number;
 }
 
 /** What the access column shows: destructive calls are marked. */
@@ -69,32 +46,18 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
     throw error;
   });
   try {
-    const sections = inspectTextTurnSections({
+    const toolSearch = toolSearchMode(config);
+    const {
+      tools: rows,
+      skipped,
+      requestToolsBytes,
+      requestToolsEntries,
+    } = buildToolManifest({
       config,
       agent: standIn === undefined ? agent : { ...agent, home: standIn },
-      ...(opened.mcp === undefined ? {} : { mcp: opened.mcp }),
+      mcp: opened.mcp,
+      toolSearch,
     });
-    const tools = sections.flatMap((section) => section.tools);
-    const categoryOf = new Map(
-      sections.flatMap((section) => section.tools.map((tool) => [tool, section.category] as const)),
-    );
-    const toolSearch = toolSearchMode(config);
-    const manifest = collectToolSchemas(tools, { toolSearch });
-    const rows: ToolManifestRow[] = manifest.entries.map((entry, index) => {
-      const tool = tools[index];
-      return {
-        category: (tool === undefined ? undefined : categoryOf.get(tool)) ?? '?',
-        key: entry.key,
-        strict: entry.strict,
-        ...(entry.fallbackReason === undefined ? {} : { fallbackReason: entry.fallbackReason }),
-        ...(entry.movedKeywords === undefined ? {} : { movedKeywords: entry.movedKeywords }),
-        deferred: entry.deferred,
-        readOnly: tool?.isReadOnly === true,
-        destructive: tool?.isDestructive === true,
-        bytes: entry.bytes,
-      };
-    });
-    const skipped = opened.mcp?.skippedTools() ?? [];
     if (options.json === true) {
       io.stdout.write(
         `${JSON.stringify(
@@ -103,8 +66,8 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
             toolSearch,
             tools: rows,
             skipped,
-            requestToolsBytes: manifest.bytes,
-            requestToolsEntries: manifest.tools.length,
+            requestToolsBytes,
+            requestToolsEntries,
             ...(sandboxStatus === undefined ? {} : { sandbox: sandboxStatus }),
           },
           null,
@@ -150,7 +113,7 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
       `\n${rows.length} tools (${strict} strict, ${rows.length - strict} non-strict; ` +
         `${deferred.length} deferred; ${destructive} destructive): ${formatInteger(toolBytes)} B of schemas, ` +
         `${formatInteger(deferredBytes)} B of them deferred; the request's tools array is ` +
-        `${formatInteger(manifest.bytes)} B in ${manifest.tools.length} entries` +
+        `${formatInteger(requestToolsBytes)} B in ${requestToolsEntries} entries` +
         `${toolSearch === 'client' && deferred.length > 0 ? ' plus the tool_search function' : ''}.\n`,
     );
     if (sandboxStatus !== undefined) io.stdout.write(`Commands (run_command): ${sandboxStatus.summary}.\n`);

@@ -49,6 +49,9 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/** A file name the console may have: path segments of letters, digits, `.`, `_` and `-`. */
+const SERVABLE_NAME = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
 /**
  * Where the console's files are: `dist/console` beside the bundled CLI (`dist/cli.js`); when this
  * module runs from source (the tests), the worker package's `dist/console`.
@@ -76,7 +79,8 @@ async function listFiles(directory: string): Promise<string[]> {
  * request and nothing outside the console can be reached (`..`, encoded or not, names no entry).
  *
  * Contract: returns `not-built` when `directory` has no `index.html`; `/` and `/index.html` are the
- * page, every other file is `/<its path>`; files under `assets/` are `immutable` (Vite hashes their
+ * page, every other file is `/<its path>` (only names of letters, digits, `.`, `_` and `-` that do
+ * not start with `.`: anything else is left out); files under `assets/` are `immutable` (Vite hashes their
  * names). Throws only for a read error other than a missing folder or page.
  */
 export async function readConsoleFiles(directory: string = defaultConsoleDirectory()): Promise<ConsoleSite> {
@@ -89,7 +93,9 @@ export async function readConsoleFiles(directory: string = defaultConsoleDirecto
   }
   if (!names.includes('index.html')) return { status: 'not-built', directory };
   const files = new Map<string, ConsoleFile>();
-  for (const name of names.toSorted()) {
+  // Vite's names are letters, digits, `.`, `_` and `-`: anything else (which a router could read as a
+  // pattern) is not served.
+  for (const name of names.filter((entry) => SERVABLE_NAME.test(entry)).toSorted()) {
     const bytes = new Uint8Array(await readFile(path.join(directory, name)));
     const file: ConsoleFile = {
       bytes,

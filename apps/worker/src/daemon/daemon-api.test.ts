@@ -1,4 +1,6 @@
 import { request as httpRequest } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
@@ -9,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
+import { parseConfig } from '../config/load-config';
+import { resolveAgent } from '../config/resolve-agent';
 import type { ApprovalPolicy } from '../config/worker-config';
+import { buildToolManifest } from '../tool-manifest';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { type DaemonRequest, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
@@ -36,6 +41,12 @@ const POLICIES: Record<string, ApprovalPolicy> = {
   hasty: { ...ASK, expiresInSeconds: 1 },
   relay: ASK,
 };
+
+/** The configuration `GET /v1/tools` composes its manifests from (homes are only named, never made). */
+const toolsConfig = parseConfig(
+  { categories: { schedule: {} } },
+  { env: {}, baseDir: path.join(os.tmpdir(), 'switchyard-daemon-api-tools') },
+);
 
 /** Every execution of the destructive tool, by note name. */
 const writes = new Map<string, number>();
@@ -165,6 +176,13 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
       approvals: { policy: (agent) => POLICIES[agent] ?? ASK, pollMs: 100 },
       sources: [workTurnSource(controlPlane, ['ops'])],
       tools: () => [writeNote],
+      // The manifest as `switchyard serve` builds it, from a configuration with the schedule tools.
+      toolManifest: (agent) =>
+        buildToolManifest({
+          config: toolsConfig,
+          agent: resolveAgent(toolsConfig, agent),
+          toolSearch: 'client',
+        }),
     });
     const answer = await fetch(`${daemon.url}/v1/openapi.json`, {
       headers: { authorization: `Bearer ${READ_TOKEN}` },
@@ -435,6 +453,90 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
     });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
+
+    // What the console reads first: which token was used, the agents served.
+    expect((await call('getSession', '/v1/session')).body).toEqual({
+      access: 'full',
+      agents: ['ops', 'hasty'],
+      defaultAgent: 'ops',
+      version: expect.any(String),
+    });
+    expect((await call('getSession', '/v1/session', { token: READ_TOKEN })).body.access).toBe('read-only');
+    expect((await call('getSession', '/v1/session', { token: null })).status).toBe(401);
+
+    // Schedules with their recent runs: one fires (ticked by hand) and the daemon runs its turn.
+    const schedule = await controlPlane.schedules.createSchedule({
+      agentId: 'hasty',
+      name: 'hourly check',
+      prompt: 'scheduled check',
+      cron: '0 * * * *',
+      timeZone: 'Europe/Paris',
+    });
+    const finished = await controlPlane.schedules.createSchedule({
+      agentId: 'hasty',
+      name: 'done',
+      prompt: 'cancelled one',
+      runAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await controlPlane.schedules.cancelSchedule({ agentId: 'hasty', scheduleId: finished.id });
+    const slot = Date.parse(schedule.nextFireTimes[0] ?? '');
+    await controlPlane.scheduler.tick({ now: new Date(slot + 1_000) });
+    const listed = await waitFor('the scheduled turn to be recorded with its run', async () => {
+      const answer = await call('listSchedules', '/v1/schedules?agent=hasty', { token: READ_TOKEN });
+      const items = answer.body.items as Array<
+        Record<string, unknown> & { runs: Array<Record<string, unknown>> }
+      >;
+      return items[0]?.runs[0]?.turnId === undefined ? undefined : items;
+    });
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      id: schedule.id,
+      agent: 'hasty',
+      name: 'hourly check',
+      status: 'active',
+      kind: 'cron',
+      cron: '0 * * * *',
+      timeZone: 'Europe/Paris',
+      prompt: 'scheduled check',
+      // In the schedule's zone, with its offset (computed from the real clock, not the tick's).
+      nextFireTimes: schedule.nextFireTimes,
+    });
+    expect(listed[0]?.runs).toHaveLength(1);
+    expect(listed[0]?.runs[0]).toMatchObject({ slot: new Date(slot).toISOString() });
+    const scheduledTurn = await call('getTurn', `/v1/turns/${String(listed[0]?.runs[0]?.turnId)}`);
+    expect(scheduledTurn.body).toMatchObject({ agent: 'hasty', source: 'schedule' });
+    const all = await call('listSchedules', '/v1/schedules?all=true');
+    expect((all.body.items as Array<{ id: string }>).map((item) => item.id)).toEqual(
+      expect.arrayContaining([schedule.id, finished.id]),
+    );
+    expect((await call('listSchedules', '/v1/schedules?agent=ops')).body).toEqual({ items: [] });
+    const unknownAgent = await call('listSchedules', '/v1/schedules?agent=nobody');
+    expect(unknownAgent).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_query', fields: ['agent'] } },
+    });
+    expect((await call('listSchedules', '/v1/schedules?all=yes')).body).toMatchObject({
+      error: { fields: ['all'] },
+    });
+    expect((await call('listSchedules', '/v1/schedules', { token: null })).status).toBe(401);
+
+    // The manifest the agent's next text turn would send, the same as `switchyard tools --json`.
+    const manifest = await call('listTools', '/v1/tools?agent=hasty', { token: READ_TOKEN });
+    expect(manifest.status).toBe(200);
+    const expected = buildToolManifest({
+      config: toolsConfig,
+      agent: resolveAgent(toolsConfig, 'hasty'),
+      toolSearch: 'client',
+    });
+    expect(manifest.body).toEqual(JSON.parse(JSON.stringify(expected)));
+    const keys = (manifest.body.tools as Array<{ key: string }>).map((row) => row.key);
+    expect(keys).toEqual(expect.arrayContaining(['create_schedule', 'list_schedules', 'cancel_schedule']));
+    expect(manifest.body.totals).toMatchObject({ tools: keys.length });
+    expect((await call('listTools', '/v1/tools')).body.agent).toBe('ops');
+    expect((await call('listTools', '/v1/tools?agent=nobody')).body).toMatchObject({
+      error: { code: 'invalid_query', fields: ['agent'] },
+    });
+    expect((await call('listTools', '/v1/tools', { token: null })).status).toBe(401);
 
     // Every operation of the document was exercised.
     const operations = openapi.getOperations().map((operation) => operation.operationId);

@@ -99,6 +99,9 @@ describe('the console at / (in process, over HTTP)', () => {
     // Beside the console: reachable only by a path the daemon builds from a request.
     await writeFile(path.join(folder, 'package.json'), JSON.stringify({ secret: SECRET }));
     await writeFile(path.join(consoleDirectory, 'assets', '..', '..', 'secret.txt'), SECRET);
+    // Inside the console folder, but not names a build makes: never served.
+    await writeFile(path.join(consoleDirectory, 'assets', '.env'), SECRET);
+    await writeFile(path.join(consoleDirectory, 'assets', 'a:b.js'), SECRET);
     api = await serveApi(await readConsoleFiles(consoleDirectory));
   });
 
@@ -149,6 +152,13 @@ describe('the console at / (in process, over HTTP)', () => {
   });
 
   it('never answers a file outside the console, however the path is spelled', async () => {
+    const site = await readConsoleFiles(consoleDirectory);
+    expect(site.status === 'served' ? [...site.files.keys()] : []).toEqual([
+      '/assets/index-Ab12Cd34.js',
+      '/assets/index-Ef56Gh78.css',
+      '/index.html',
+      '/',
+    ]);
     const attempts = [
       '/assets/../package.json',
       '/assets/../../package.json',
@@ -161,6 +171,9 @@ describe('the console at / (in process, over HTTP)', () => {
       '/assets/%2e%2e/%2e%2e/secret.txt',
       '/assets//../../secret.txt',
       '/index.html/../../package.json',
+      '/assets/.env',
+      '/assets/a:b.js',
+      '/assets/a%3Ab.js',
     ];
     for (const attempt of attempts) {
       // With the token, so nothing stops the request before the routes: none names a console file.

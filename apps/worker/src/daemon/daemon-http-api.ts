@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { httpTraceMiddleware } from '../telemetry/http-trace-middleware';
+import type { ToolManifest } from '../tool-manifest';
 import {
   AnswerSchema,
   ApprovalListSchema,
@@ -14,7 +15,10 @@ import {
   ErrorSchema,
   HealthSchema,
   IdParamSchema,
+  ScheduleListSchema,
+  SessionSchema,
   ToolCallEndEventSchema,
+  ToolManifestSchema,
   TurnListSchema,
   TurnSchema,
   WorkflowListSchema,
@@ -33,8 +37,13 @@ export interface DaemonHttpApiOptions {
   turns: DaemonTurns;
   /** Records and starts an API turn; undefined while draining (the daemon takes no new turns). */
   startTurn(request: DaemonTurnRequest): Promise<{ id: string } | undefined>;
-  /** The control plane: turn records, approvals and workflows of the agents served. */
-  controlPlane: Pick<ControlPlane, 'turns' | 'approvals' | 'workflows'>;
+  /** The control plane: turn records, approvals, workflows and schedules of the agents served. */
+  controlPlane: Pick<ControlPlane, 'turns' | 'approvals' | 'workflows' | 'schedules'>;
+  /**
+   * The tool manifest an agent's next text turn would send (`buildToolManifest`), for
+   * `GET /v1/tools`; without it that route answers 501.
+   */
+  toolManifest?: (agent: string) => ToolManifest | Promise<ToolManifest>;
   /** The bearer token every request but `/healthz` must carry, if any. */
   token?: string;
   /** A read-only token: it may only `GET` (and `HEAD`). Needs `token`. */
@@ -915,6 +924,114 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     },
   );
 
+  app.openapi(
+    listRoute(
+      {
+        operationId: 'getSession',
+        path: '/v1/session',
+        summary: 'Who the caller is to this daemon (full or read-only access) and the agents it serves',
+        description:
+          'A console calls it first: 401 means it needs a token. `access` is `read-only` for the read-only token, whose requests may only GET.',
+      },
+      schemas.sessionQuery,
+      jsonResponse('The session', SessionSchema),
+    ),
+    (c) => {
+      const header = c.req.header('authorization');
+      // The token middleware let the request through: without the bearer token it carried the read-only one.
+      const readOnly = options.token !== undefined && !checkBearerToken(header, options.token);
+      return c.json(
+        {
+          access: readOnly ? ('read-only' as const) : ('full' as const),
+          agents: [...agents],
+          defaultAgent: options.defaultAgent,
+          version: options.version,
+        },
+        200,
+        json,
+      );
+    },
+  );
+
+  app.openapi(
+    listRoute(
+      {
+        operationId: 'listSchedules',
+        path: '/v1/schedules',
+        summary: 'The schedules of the agents served, with their next fire times and recent runs',
+        description:
+          'What `switchyard schedules list` reads: active schedules, or every one with `all=true`, newest first per agent. `runs` come from the control plane’s run ledger (one row per schedule slot that fired, however often it was delivered), newest first, at most 10, each with the newest turn that ran it.',
+      },
+      schemas.schedulesQuery,
+      jsonResponse('Schedules', ScheduleListSchema),
+    ),
+    async (c) => {
+      const query = c.req.valid('query');
+      const lists = await Promise.all(
+        served(query.agent).map(async (agent) => {
+          const schedules = await controlPlane.schedules.listSchedules({
+            agentId: agent,
+            includeInactive: query.all === 'true',
+          });
+          const runs = await controlPlane.schedules.listRuns({
+            agentId: agent,
+            scheduleIds: schedules.map((schedule) => schedule.id),
+            limit: 10,
+          });
+          return schedules.map((schedule) => ({
+            id: schedule.id,
+            agent,
+            name: schedule.name,
+            status: schedule.status,
+            kind: schedule.kind,
+            ...(schedule.cron === null ? {} : { cron: schedule.cron }),
+            ...(schedule.runAt === null ? {} : { runAt: schedule.runAt }),
+            timeZone: schedule.timeZone,
+            nextFireTimes: schedule.nextFireTimes,
+            prompt: schedule.prompt,
+            createdAt: schedule.createdAt,
+            runs: runs
+              .filter((run) => run.scheduleId === schedule.id)
+              .map((run) => ({
+                firedAt: run.firedAt,
+                slot: run.slot,
+                status: run.status,
+                ...(run.turnId === undefined ? {} : { turnId: run.turnId }),
+                ...(run.error === undefined ? {} : { error: run.error }),
+              })),
+          }));
+        }),
+      );
+      return c.json({ items: lists.flat() }, 200, json);
+    },
+  );
+
+  app.openapi(
+    authenticatedRoute(
+      'get',
+      {
+        operationId: 'listTools',
+        path: '/v1/tools',
+        summary: 'The tool manifest an agent’s next text turn would send',
+        description:
+          'The rows `switchyard tools --json` prints: each tool’s category, strict or why not, deferred or not, access and schema bytes, with totals. MCP tools come from the daemon’s open connections.',
+      },
+      { query: schemas.toolsQuery },
+      {
+        200: jsonResponse('The manifest', ToolManifestSchema),
+        400: BODY_ERRORS[400],
+        501: errorResponse('This daemon was started without tool manifests'),
+      },
+    ),
+    async (c) => {
+      const { agent } = c.req.valid('query');
+      if (options.toolManifest === undefined) {
+        throw new HttpError(501, 'not_available', 'this daemon was started without tool manifests');
+      }
+      return c.json(await options.toolManifest(agent ?? options.defaultAgent), 200, json);
+    },
+  );
+
   // The console: plain routes, not API operations, so the OpenAPI document leaves them out. Only the
   // paths read at start-up are answered; a request path is never turned into a file-system path.
   const answerConsole = (c: Context) => {
@@ -972,6 +1089,9 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     ['/v1/workflows/:id', ['GET']],
     ['/v1/workflows/:id/cancel', ['POST']],
     ['/v1/events', ['GET']],
+    ['/v1/session', ['GET']],
+    ['/v1/schedules', ['GET']],
+    ['/v1/tools', ['GET']],
   ];
   for (const [path, allowed] of methods) {
     app.all(path, () => {

@@ -20,6 +20,7 @@ import {
   checkTextTurnComposition,
   prepareAgentHome,
 } from '../text-turn';
+import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
 import { checkTokenForHost, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
@@ -148,6 +149,14 @@ export async function runServeCommand(
       ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
       allowedHosts: serve.allowedHosts,
       console: serve.console,
+      // `GET /v1/tools`: composed as the turns compose their tools, over the open MCP connections.
+      toolManifest: (agentId) =>
+        buildToolManifest({
+          config,
+          agent: resolveAgent(config, agentId),
+          mcp,
+          toolSearch: toolSearchMode(config, model),
+        }),
       // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
       approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
       version: VERSION,

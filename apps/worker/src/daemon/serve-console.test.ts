@@ -50,6 +50,22 @@ describe('switchyard serve answers the built console (a real child process on em
     // The API beside it still answers.
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
+
+  it('answers the console’s first reads: the session (no token on loopback) and the agent’s tool manifest', async () => {
+    const session = await fetch(`${url}/v1/session`);
+    expect(session.status).toBe(200);
+    expect(await session.json()).toMatchObject({ access: 'full', agents: ['ada'], defaultAgent: 'ada' });
+    const tools = await fetch(`${url}/v1/tools`);
+    expect(tools.status).toBe(200);
+    const manifest = (await tools.json()) as {
+      agent: string;
+      tools: Array<{ key: string }>;
+      totals: { tools: number };
+    };
+    expect(manifest.agent).toBe('ada');
+    expect(manifest.tools.length).toBeGreaterThan(0);
+    expect(manifest.totals.tools).toBe(manifest.tools.length);
+  });
 });
 
 describe('the console’s size in the worker’s install', () => {

@@ -5,6 +5,7 @@ import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
+import type { ToolManifest } from '../tool-manifest';
 import { readConsoleFiles } from './console-files';
 import { createDaemonHttpApi } from './daemon-http-api';
 import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
@@ -57,6 +58,11 @@ export interface DaemonOptions
    * Default `true`.
    */
   console?: boolean | { directory: string };
+  /**
+   * The tool manifest an agent's next text turn would send (`buildToolManifest`), answered at
+   * `GET /v1/tools`; without it that route answers 501.
+   */
+  toolManifest?: (agent: string) => ToolManifest | Promise<ToolManifest>;
   /** Largest HTTP request body, in bytes. Default 64 KiB. */
   maxBodyBytes?: number;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
@@ -320,6 +326,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const app = createDaemonHttpApi({
     turns,
     console: consoleSite,
+    ...(options.toolManifest === undefined ? {} : { toolManifest: options.toolManifest }),
     controlPlane: options.controlPlane,
     checkRequest: (request) => checkRequest(request),
     startTurn: async (request) => (state === 'serving' ? turns.start(request) : undefined),

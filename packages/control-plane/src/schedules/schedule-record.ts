@@ -39,3 +39,23 @@ export interface CreateScheduleRequest {
   /** A one-shot ISO 8601 time; without an offset it is read in `timeZone`. */
   runAt?: string | null;
 }
+
+/** One fire of a schedule, from the run ledger: one row per (schedule, slot), however often it was delivered. */
+export interface ScheduleRunRecord {
+  /** The run's id (`TurnRequest.runId`; the turns it ran carry it as their `sourceId`). */
+  id: string;
+  /** The schedule that fired. */
+  scheduleId: string;
+  /** The slot that fired (ISO 8601, UTC): the scheduled time. */
+  slot: string;
+  /** When the scheduler enqueued it (ISO 8601, UTC): later than `slot` for a slot missed while no worker ran. */
+  firedAt: string;
+  /** `enqueued` until a worker takes it, `running`, then `completed` or `failed` (after its retries). */
+  status: 'enqueued' | 'running' | 'completed' | 'failed';
+  /** Deliveries so far. */
+  attempts: number;
+  /** Why its last attempt failed, when one did. */
+  error?: string;
+  /** The newest turn that ran it, when one was recorded. */
+  turnId?: string;
+}

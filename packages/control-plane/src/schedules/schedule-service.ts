@@ -3,7 +3,7 @@ import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkStoredText } from '../values/check-stored-value';
 import { checkAgentId } from './agent-id';
-import type { CreateScheduleRequest, ScheduleRecord } from './schedule-record';
+import type { CreateScheduleRequest, ScheduleRecord, ScheduleRunRecord } from './schedule-record';
 import { SCHEDULE_COLUMNS, type ScheduleRow, toScheduleRecord } from './schedule-row';
 import { nextFireTimes, parseScheduleTiming } from './schedule-timing';
 
@@ -151,5 +151,67 @@ export class ControlPlaneScheduleService {
     );
     const row = rows[0];
     return row === undefined ? null : toScheduleRecord(row, this.#now());
+  }
+
+  /**
+   * The recent runs of the agent's schedules `scheduleIds`, from the run ledger: per schedule the
+   * newest `limit` (default 10, at most 100) by slot, newest first, each with the newest turn that
+   * ran it.
+   *
+   * Contract: returns only `agentId`'s runs; ids that are not UUIDs name no schedule and are skipped.
+   */
+  async listRuns(request: {
+    agentId: string;
+    scheduleIds: readonly string[];
+    limit?: number;
+  }): Promise<ScheduleRunRecord[]> {
+    const agentId = checkAgentId(request.agentId);
+    const limit = request.limit ?? 10;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw new ControlPlaneInputError('limit', 'must be a whole number from 1 to 100');
+    }
+    const scheduleIds = request.scheduleIds.filter((id) => typeof id === 'string' && UUID.test(id));
+    if (scheduleIds.length === 0) return [];
+    const { rows } = await this.#database.query<{
+      id: string;
+      schedule_id: string;
+      slot: Date;
+      enqueued_at: Date;
+      status: ScheduleRunRecord['status'];
+      attempts: number;
+      error: string | null;
+    }>(
+      `SELECT r.id, r.schedule_id, r.slot, r.enqueued_at, r.status, r.attempts, r.error
+         FROM unnest($2::uuid[]) AS wanted(id)
+         CROSS JOIN LATERAL (
+           SELECT id, schedule_id, slot, enqueued_at, status, attempts, error
+             FROM switchyard.schedule_runs
+            WHERE schedule_id = wanted.id AND agent_id = $1
+            ORDER BY slot DESC LIMIT $3) r
+        ORDER BY r.schedule_id, r.slot DESC`,
+      [agentId, scheduleIds, limit],
+    );
+    if (rows.length === 0) return [];
+    // The turns that ran them: one pass over the agent's scheduled turns (no index on source_id).
+    const turns = await this.#database.query<{ source_id: string; id: string }>(
+      `SELECT DISTINCT ON (source_id) source_id, id FROM switchyard.turns
+        WHERE agent_id = $1 AND source = 'schedule' AND source_id = ANY($2::text[])
+        ORDER BY source_id, created_at DESC, id DESC`,
+      [agentId, rows.map((row) => row.id)],
+    );
+    const turnOf = new Map(turns.rows.map((row) => [row.source_id, row.id]));
+    return rows.map((row) => {
+      const turnId = turnOf.get(row.id);
+      return {
+        id: row.id,
+        scheduleId: row.schedule_id,
+        slot: new Date(row.slot).toISOString(),
+        firedAt: new Date(row.enqueued_at).toISOString(),
+        status: row.status,
+        attempts: row.attempts,
+        ...(row.error === null ? {} : { error: row.error }),
+        ...(turnId === undefined ? {} : { turnId }),
+      };
+    });
   }
 }

@@ -226,6 +226,15 @@ export function agentSchemas(agents: readonly string[]) {
     }),
     workflowsQuery: z.strictObject({ agent: agent.optional() }),
     eventsQuery: z.strictObject({ agent: agent.optional() }),
+    sessionQuery: z.strictObject({}),
+    schedulesQuery: z.strictObject({
+      agent: agent.optional(),
+      all: z
+        .enum(['true', 'false'], { error: "expected 'true' or 'false'" })
+        .optional()
+        .openapi({ description: '`true` adds cancelled and finished schedules (default: active ones)' }),
+    }),
+    toolsQuery: z.strictObject({ agent: agent.optional() }),
     workflowRequest: z
       .strictObject({
         agent: agent.optional(),
@@ -246,3 +255,99 @@ export function agentSchemas(agents: readonly string[]) {
       .openapi('WorkflowRequest'),
   };
 }
+
+/** `GET /v1/session`: who the caller is to this daemon, what it serves. */
+export const SessionSchema = z
+  .strictObject({
+    access: z.enum(['full', 'read-only']).openapi({
+      description:
+        '`read-only` when the request used the read-only token (it may only GET); `full` with the bearer token, or when no token is configured',
+    }),
+    agents: z.array(z.string()).openapi({ description: 'The agents this daemon serves' }),
+    defaultAgent: z.string().openapi({ description: 'The agent of a turn or workflow started without one' }),
+    version: z.string().openapi({ description: 'The worker’s version' }),
+  })
+  .openapi('Session');
+
+export const SCHEDULE_RUN_STATUSES = ['enqueued', 'running', 'completed', 'failed'] as const;
+
+/** One fire of a schedule, from the control plane's run ledger. */
+export const ScheduleRunSchema = z
+  .strictObject({
+    firedAt: z.string().openapi({ description: 'When the scheduler enqueued it (ISO 8601, UTC)' }),
+    slot: z
+      .string()
+      .openapi({ description: 'The slot it fired for (ISO 8601, UTC): earlier than firedAt when missed' }),
+    status: z.enum(SCHEDULE_RUN_STATUSES),
+    turnId: z
+      .string()
+      .optional()
+      .openapi({ description: 'The newest turn that ran it, when one was recorded' }),
+    error: z.string().optional().openapi({ description: 'Why its last attempt failed' }),
+  })
+  .openapi('ScheduleRun');
+
+export const ScheduleSchema = z
+  .strictObject({
+    id: z.string(),
+    agent: z.string(),
+    name: z.string(),
+    status: z.enum(['active', 'cancelled', 'finished']),
+    kind: z.enum(['cron', 'once']),
+    cron: z.string().optional().openapi({ description: 'The 5-field cron expression (kind cron)' }),
+    runAt: z
+      .string()
+      .optional()
+      .openapi({ description: 'The one-shot time, local ISO 8601 with offset (kind once)' }),
+    timeZone: z.string().openapi({ description: 'The IANA zone the cron and the times are read in' }),
+    nextFireTimes: z
+      .array(z.string())
+      .openapi({ description: 'The next (up to) three fire times, ISO 8601 with the zone’s offset' }),
+    prompt: z.string(),
+    createdAt: z.string(),
+    runs: z.array(ScheduleRunSchema).openapi({ description: 'Its recent runs, newest first (at most 10)' }),
+  })
+  .openapi('Schedule');
+
+export const ScheduleListSchema = z.strictObject({ items: z.array(ScheduleSchema) }).openapi('ScheduleList');
+
+/** One tool of an agent's manifest, as `switchyard tools --json` prints it. */
+export const ToolManifestRowSchema = z
+  .strictObject({
+    category: z.string().openapi({ example: 'computer' }),
+    key: z
+      .string()
+      .openapi({ description: 'Its dispatch key: name, or namespace.name', example: 'read_file' }),
+    strict: z.boolean().openapi({ description: 'Sent with strict: true' }),
+    fallbackReason: z.string().optional().openapi({ description: 'Why it is sent non-strict' }),
+    movedKeywords: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Constraints moved into descriptions for strict mode (still enforced)' }),
+    deferred: z.boolean().openapi({ description: 'Kept behind Tool Search' }),
+    readOnly: z.boolean(),
+    destructive: z.boolean(),
+    bytes: z.number().int().openapi({ description: 'UTF-8 bytes of its schema' }),
+  })
+  .openapi('ToolManifestRow');
+
+export const ToolManifestSchema = z
+  .strictObject({
+    agent: z.string(),
+    toolSearch: z.enum(['native', 'client']).openapi({ description: 'How deferred tools are offered' }),
+    tools: z.array(ToolManifestRowSchema),
+    skipped: z
+      .array(z.strictObject({ server: z.string(), tool: z.string(), kind: z.string(), reason: z.string() }))
+      .openapi({ description: 'MCP tools left out because their definition was refused' }),
+    totals: z
+      .strictObject({
+        tools: z.number().int(),
+        strict: z.number().int(),
+        deferred: z.number().int(),
+        bytes: z.number().int().openapi({ description: 'The sum of the tools’ schema bytes' }),
+      })
+      .openapi({ description: 'Counts and sizes over tools' }),
+    requestToolsBytes: z.number().int().openapi({ description: 'UTF-8 bytes of the request’s tools array' }),
+    requestToolsEntries: z.number().int().openapi({ description: 'Entries of the request’s tools array' }),
+  })
+  .openapi('ToolManifest');

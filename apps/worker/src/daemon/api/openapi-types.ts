@@ -204,6 +204,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the caller is to this daemon (full or read-only access) and the agents it serves
+         * @description A console calls it first: 401 means it needs a token. `access` is `read-only` for the read-only token, whose requests may only GET.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The schedules of the agents served, with their next fire times and recent runs
+         * @description What `switchyard schedules list` reads: active schedules, or every one with `all=true`, newest first per agent. `runs` come from the control plane’s run ledger (one row per schedule slot that fired, however often it was delivered), newest first, at most 10, each with the newest turn that ran it.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tool manifest an agent’s next text turn would send
+         * @description The rows `switchyard tools --json` prints: each tool’s category, strict or why not, deferred or not, access and schema bytes, with totals. MCP tools come from the daemon’s open connections.
+         */
+        get: operations["listTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -364,6 +424,104 @@ export interface components {
             taskCounts: {
                 [key: string]: number;
             };
+        };
+        Session: {
+            /**
+             * @description `read-only` when the request used the read-only token (it may only GET); `full` with the bearer token, or when no token is configured
+             * @enum {string}
+             */
+            access: "full" | "read-only";
+            /** @description The agents this daemon serves */
+            agents: string[];
+            /** @description The agent of a turn or workflow started without one */
+            defaultAgent: string;
+            /** @description The worker’s version */
+            version: string;
+        };
+        ScheduleList: {
+            items: components["schemas"]["Schedule"][];
+        };
+        Schedule: {
+            id: string;
+            agent: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "cancelled" | "finished";
+            /** @enum {string} */
+            kind: "cron" | "once";
+            /** @description The 5-field cron expression (kind cron) */
+            cron?: string;
+            /** @description The one-shot time, local ISO 8601 with offset (kind once) */
+            runAt?: string;
+            /** @description The IANA zone the cron and the times are read in */
+            timeZone: string;
+            /** @description The next (up to) three fire times, ISO 8601 with the zone’s offset */
+            nextFireTimes: string[];
+            prompt: string;
+            createdAt: string;
+            /** @description Its recent runs, newest first (at most 10) */
+            runs: components["schemas"]["ScheduleRun"][];
+        };
+        ScheduleRun: {
+            /** @description When the scheduler enqueued it (ISO 8601, UTC) */
+            firedAt: string;
+            /** @description The slot it fired for (ISO 8601, UTC): earlier than firedAt when missed */
+            slot: string;
+            /** @enum {string} */
+            status: "enqueued" | "running" | "completed" | "failed";
+            /** @description The newest turn that ran it, when one was recorded */
+            turnId?: string;
+            /** @description Why its last attempt failed */
+            error?: string;
+        };
+        ToolManifest: {
+            agent: string;
+            /**
+             * @description How deferred tools are offered
+             * @enum {string}
+             */
+            toolSearch: "native" | "client";
+            tools: components["schemas"]["ToolManifestRow"][];
+            /** @description MCP tools left out because their definition was refused */
+            skipped: {
+                server: string;
+                tool: string;
+                kind: string;
+                reason: string;
+            }[];
+            /** @description Counts and sizes over tools */
+            totals: {
+                tools: number;
+                strict: number;
+                deferred: number;
+                /** @description The sum of the tools’ schema bytes */
+                bytes: number;
+            };
+            /** @description UTF-8 bytes of the request’s tools array */
+            requestToolsBytes: number;
+            /** @description Entries of the request’s tools array */
+            requestToolsEntries: number;
+        };
+        ToolManifestRow: {
+            /** @example computer */
+            category: string;
+            /**
+             * @description Its dispatch key: name, or namespace.name
+             * @example read_file
+             */
+            key: string;
+            /** @description Sent with strict: true */
+            strict: boolean;
+            /** @description Why it is sent non-strict */
+            fallbackReason?: string;
+            /** @description Constraints moved into descriptions for strict mode (still enforced) */
+            movedKeywords?: string[];
+            /** @description Kept behind Tool Search */
+            deferred: boolean;
+            readOnly: boolean;
+            destructive: boolean;
+            /** @description UTF-8 bytes of its schema */
+            bytes: number;
         };
     };
     responses: {
@@ -889,6 +1047,98 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description An agent this daemon serves (default: its first) */
+                agent?: string;
+                /** @description `true` adds cancelled and finished schedules (default: active ones) */
+                all?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Schedules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+        };
+    };
+    listTools: {
+        parameters: {
+            query?: {
+                /** @description An agent this daemon serves (default: its first) */
+                agent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolManifest"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            /** @description This daemon was started without tool manifests */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
 }
