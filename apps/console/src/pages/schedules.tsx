@@ -2,28 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import '../workflows/workflows.css';
 import './schedules.css';
 import { Link } from 'wouter-preact';
+import { api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
 import { AgentFilter } from '../workflows/agent-filter';
 import { browserTimeZone, formatTime, messageOf } from '../workflows/format';
-import { getJson } from '../workflows/get-json';
 import { StatusText } from '../workflows/status';
 
-/** One schedule as `GET /v1/schedules` answers it. */
-interface Schedule {
-  id: string;
-  agent: string;
-  name: string;
-  status: string;
-  kind: 'cron' | 'once';
-  cron?: string;
-  runAt?: string;
-  /** The zone its rule is read in. */
-  timeZone: string;
-  /** The next fire times, ISO instants. */
-  nextFireTimes: string[];
-  prompt: string;
-  runs: { firedAt: string; turnId?: string; status: string }[];
-}
+type Schedule = Schema<'Schedule'>;
 
 /** `#/schedules`: an agent's schedules, their next fire times in the operator's zone and past runs. */
 export function SchedulesPage() {
@@ -38,8 +23,8 @@ export function SchedulesPage() {
     const controller = new AbortController();
     setSchedules(undefined);
     setError(undefined);
-    const query = new URLSearchParams({ agent, ...(all ? { all: 'true' } : {}) });
-    getJson<{ items: Schedule[] }>(`/v1/schedules?${query}`, controller.signal).then(
+    const query = { agent, ...(all ? { all: 'true' as const } : {}) };
+    unwrap(api.GET('/v1/schedules', { params: { query }, signal: controller.signal })).then(
       (answer) => setSchedules(answer.items),
       (caught: unknown) => !controller.signal.aborted && setError(messageOf(caught)),
     );
@@ -135,6 +120,7 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
           <thead>
             <tr>
               <th scope="col">Fired ({zone})</th>
+              <th scope="col">Slot ({zone})</th>
               <th scope="col">Status</th>
               <th scope="col">Turn</th>
             </tr>
@@ -146,7 +132,15 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
                   <time dateTime={run.firedAt}>{formatTime(run.firedAt)}</time>
                 </td>
                 <td>
+                  {run.slot === run.firedAt ? (
+                    'on time'
+                  ) : (
+                    <time dateTime={run.slot}>{formatTime(run.slot)}</time>
+                  )}
+                </td>
+                <td>
                   <StatusText status={run.status} />
+                  {run.error === undefined ? null : <span class="error"> {run.error}</span>}
                 </td>
                 <td>
                   {run.turnId === undefined ? (

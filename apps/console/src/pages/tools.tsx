@@ -1,34 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import '../workflows/workflows.css';
 import './tools.css';
+import { api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
 import { AgentFilter } from '../workflows/agent-filter';
 import { messageOf } from '../workflows/format';
-import { getJson } from '../workflows/get-json';
 
-/** One tool of the manifest, as `GET /v1/tools` answers it. */
-interface ManifestTool {
-  category: string;
-  key: string;
-  /** Sent in strict mode. */
-  strict: boolean;
-  /** Why it is not strict. */
-  fallbackReason?: string;
-  /** The schema keywords strict mode moved into descriptions. */
-  movedKeywords?: string[];
-  /** Loaded on demand (tool search) rather than sent up front. */
-  deferred: boolean;
-  readOnly: boolean;
-  destructive: boolean;
-  /** The bytes of its definition in the request. */
-  bytes: number;
-}
-
-interface Manifest {
-  agent: string;
-  tools: ManifestTool[];
-  totals: { tools: number; strict: number; deferred: number; bytes: number };
-}
+type Manifest = Schema<'ToolManifest'>;
+type ManifestTool = Manifest['tools'][number];
 
 const BYTES = new Intl.NumberFormat(undefined);
 
@@ -54,7 +33,7 @@ export function ToolsPage() {
     const controller = new AbortController();
     setManifest(undefined);
     setError(undefined);
-    getJson<Manifest>(`/v1/tools?${new URLSearchParams({ agent })}`, controller.signal).then(
+    unwrap(api.GET('/v1/tools', { params: { query: { agent } }, signal: controller.signal })).then(
       setManifest,
       (caught: unknown) => !controller.signal.aborted && setError(messageOf(caught)),
     );
@@ -114,6 +93,30 @@ export function ToolsPage() {
             </tr>
           </tfoot>
         </table>
+      )}
+      {manifest === undefined ? null : (
+        <>
+          <p>
+            The request's tools array: {manifest.requestToolsEntries} entries,{' '}
+            {BYTES.format(manifest.requestToolsBytes)} bytes; deferred tools are offered through{' '}
+            {manifest.toolSearch === 'native' ? "the model's own tool search" : 'a client-side tool search'}.
+          </p>
+          {manifest.skipped.length === 0 ? null : (
+            <>
+              <h2>Left out</h2>
+              <ul>
+                {manifest.skipped.map((skip) => (
+                  <li key={`${skip.server}/${skip.tool}`}>
+                    <code>
+                      {skip.server}.{skip.tool}
+                    </code>{' '}
+                    ({skip.kind}): {skip.reason}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
       )}
     </section>
   );
