@@ -10,6 +10,9 @@ import { StatusText } from '../workflows/status';
 
 type Schedule = Schema<'Schedule'>;
 
+/** A run enqueued this long after its slot was late (missed while no process ran): its slot is shown. */
+const LATE_MS = 60_000;
+
 /** `#/schedules`: an agent's schedules, their next fire times in the operator's zone and past runs. */
 export function SchedulesPage() {
   const session = useSession();
@@ -132,7 +135,7 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
                   <time dateTime={run.firedAt}>{formatTime(run.firedAt)}</time>
                 </td>
                 <td>
-                  {run.slot === run.firedAt ? (
+                  {Date.parse(run.firedAt) - Date.parse(run.slot) < LATE_MS ? (
                     'on time'
                   ) : (
                     <time dateTime={run.slot}>{formatTime(run.slot)}</time>
