@@ -2,10 +2,14 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
-import { ApiError, storeToken } from './api/client';
-import { Placeholder } from './pages/placeholder';
+import { ApiError, readToken, storeToken } from './api/client';
+import { LiveEventsProvider } from './api/live-events';
+import { PendingApprovalsProvider, usePendingApprovals } from './api/pending-approvals';
+import { ApprovalsPage } from './pages/approvals';
 import { SchedulesPage } from './pages/schedules';
 import { ToolsPage } from './pages/tools';
+import { TurnsPage } from './pages/turns';
+import { TurnPage } from './pages/turns-detail';
 import { loadSession, type Session, SessionContext } from './session';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
@@ -21,13 +25,25 @@ export function App() {
   const refresh = () => {
     loadSession().then(
       (session) => setLoaded({ state: 'signed-in', session }),
-      (error: unknown) =>
+      (error: unknown) => {
+        const refused = error instanceof ApiError && error.status === 401;
+        // A 401 with a token kept: the token is wrong (or was changed), so say so and forget it; a
+        // 401 without one just means the daemon wants a token.
+        const hadToken = readToken() !== undefined;
+        if (refused) storeToken(undefined);
         setLoaded({
           state: 'sign-in',
-          ...(error instanceof ApiError && error.status === 401
+          ...(refused && !hadToken
             ? {}
-            : { error: error instanceof Error ? error.message : String(error) }),
-        }),
+            : {
+                error: refused
+                  ? `The daemon refused that token: ${error.message}`
+                  : error instanceof Error
+                    ? error.message
+                    : String(error),
+              }),
+        });
+      },
     );
   };
   useEffect(refresh, []);
@@ -45,10 +61,11 @@ export function App() {
         >
           <Switch>
             <Route path="/turns">
-              <Placeholder title="Turns" />
+              <TurnsPage />
             </Route>
+            <Route path="/turns/:id">{(params) => <TurnPage id={params.id} />}</Route>
             <Route path="/approvals">
-              <Placeholder title="Approvals" />
+              <ApprovalsPage />
             </Route>
             <Route path="/workflows">
               <WorkflowsPage />
@@ -79,6 +96,26 @@ function NavLink({ href, children }: { href: string; children: ComponentChildren
   );
 }
 
+/** The Approvals link with the live count of pending approvals: "Approvals 2" (named "Approvals 2 pending"). */
+function ApprovalsLink() {
+  const { approvals, more } = usePendingApprovals();
+  return (
+    <NavLink href="/approvals">
+      Approvals
+      {approvals === undefined || approvals.length === 0 ? null : (
+        <>
+          {' '}
+          <span class="badge">
+            {approvals.length}
+            {more ? '+' : ''}
+          </span>
+          <span class="visually-hidden"> pending</span>
+        </>
+      )}
+    </NavLink>
+  );
+}
+
 function Shell({
   session,
   onSignOut,
@@ -89,25 +126,27 @@ function Shell({
   children: ComponentChildren;
 }) {
   return (
-    <>
-      <header class="top">
-        <span class="brand">Switchyard</span>
-        <nav aria-label="Pages">
-          <NavLink href="/turns">Turns</NavLink>
-          <NavLink href="/approvals">Approvals</NavLink>
-          <NavLink href="/workflows">Workflows</NavLink>
-          <NavLink href="/schedules">Schedules</NavLink>
-          <NavLink href="/tools">Tools</NavLink>
-        </nav>
-        <span class="who">
-          {session.access === 'read-only' ? 'Read-only' : 'Full access'} · v{session.version}
-          <button type="button" class="link" onClick={onSignOut}>
-            Sign out
-          </button>
-        </span>
-      </header>
-      <main id="main">{children}</main>
-    </>
+    <LiveEventsProvider>
+      <PendingApprovalsProvider>
+        <header class="top">
+          <span class="brand">Switchyard</span>
+          <nav aria-label="Pages">
+            <NavLink href="/turns">Turns</NavLink>
+            <ApprovalsLink />
+            <NavLink href="/workflows">Workflows</NavLink>
+            <NavLink href="/schedules">Schedules</NavLink>
+            <NavLink href="/tools">Tools</NavLink>
+          </nav>
+          <span class="who">
+            {session.access === 'read-only' ? 'Read-only' : 'Full access'} · v{session.version}
+            <button type="button" class="link" onClick={onSignOut}>
+              Sign out
+            </button>
+          </span>
+        </header>
+        <main id="main">{children}</main>
+      </PendingApprovalsProvider>
+    </LiveEventsProvider>
   );
 }
 

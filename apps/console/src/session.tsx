@@ -1,18 +1,12 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { ApiError, authHeaders } from './api/client';
+import { api, type Schema, unwrap } from './api/client';
 
-/** Who the page is signed in as, from `GET /v1/session`. */
-export interface Session {
-  /** `read-only`: signed in with the read-only token; every control that changes something is hidden. */
-  access: 'full' | 'read-only';
-  /** The agents this daemon serves. */
-  agents: string[];
-  /** The agent a request without `agent` is for. */
-  defaultAgent: string;
-  /** The worker's version. */
-  version: string;
-}
+/**
+ * Who the page is signed in as, from `GET /v1/session`: `access` (`read-only` hides every control
+ * that changes something), the agents served, the default agent and the worker's version.
+ */
+export type Session = Schema<'Session'>;
 
 /**
  * Asks the daemon who this tab is.
@@ -20,19 +14,8 @@ export interface Session {
  * Contract: resolves to the session; rejects with `ApiError` (401 `unauthorized` when a token is
  * needed or the stored one is wrong).
  */
-export async function loadSession(): Promise<Session> {
-  const response = await fetch('/v1/session', { headers: authHeaders() });
-  const body = (await response.json().catch(() => ({}))) as Session & {
-    error?: { code: string; message: string };
-  };
-  if (!response.ok) {
-    throw new ApiError(
-      response.status,
-      body.error?.code ?? 'http_error',
-      body.error?.message ?? `the daemon answered ${response.status}`,
-    );
-  }
-  return body;
+export function loadSession(): Promise<Session> {
+  return unwrap(api.GET('/v1/session'));
 }
 
 export const SessionContext = createContext<Session | undefined>(undefined);

@@ -12,12 +12,14 @@ export interface StreamEvent {
  * stream through `fetch`.
  *
  * Contract: resolves when the server ends the stream or `signal` aborts; rejects with `ApiError` when
- * the daemon refuses the request, and with the network error when the connection breaks.
+ * the daemon refuses the request, and with the network error when the connection breaks. `onOpen`
+ * is called once the daemon has accepted the stream, before its first event.
  */
 export async function readEventStream(
   path: string,
   onEvent: (event: StreamEvent) => void,
   signal: AbortSignal,
+  onOpen?: () => void,
 ): Promise<void> {
   let response: Response;
   try {
@@ -34,6 +36,7 @@ export async function readEventStream(
       body.error?.message ?? `the daemon answered ${response.status}`,
     );
   }
+  onOpen?.();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';
   try {

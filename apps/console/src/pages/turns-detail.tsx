@@ -1,0 +1,368 @@
+import { useEffect, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { api, type Schema, unwrap } from '../api/client';
+import type { StreamEvent } from '../api/event-stream';
+import { followEventStream, type StreamState, useLiveEvents } from '../api/live-events';
+import { useCanWrite } from '../session';
+import { errorText, formatCount, formatDuration, formatJson, turnDuration } from '../ui/format';
+import { useNow } from '../ui/now';
+import { StatusText } from '../ui/status-text';
+import { StreamStateText } from '../ui/stream-state-text';
+import { isActive, type Turn } from './turns';
+
+type ToolCallEnd = Schema<'ToolCallEndEvent'>;
+type Approval = Schema<'Approval'>;
+
+/** One tool call of the turn: its start, and its end once it has one. */
+interface CallItem {
+  kind: 'call';
+  callId: string;
+  name: string;
+  activity: string;
+  params: unknown;
+  repairs: string[];
+  progress?: string;
+  end?: ToolCallEnd;
+}
+
+/** What the turn's page lists, in the order it happened. */
+type Item =
+  | { kind: 'text'; iteration: number; text: string }
+  | CallItem
+  | { kind: 'approval'; phase: 'requested' | 'resolved'; approval: Approval }
+  | { kind: 'takeover' };
+
+interface TurnLog {
+  items: Item[];
+  turnStarts: number;
+  ended: boolean;
+}
+
+const EMPTY: TurnLog = { items: [], turnStarts: 0, ended: false };
+
+// The id of a refusal of the argument ladder, from the message core wrote for the model
+// (`Could not read the arguments for tool 'x' (invalid-json; nothing was run):`). Linear: no nested
+// quantifiers, and only the first line is read.
+const REFUSAL = /^Could not read the arguments for tool '[^'\n]*' \(([a-z-]+);/;
+
+/** Why the arguments of an `invalid-arguments` call were refused, as core's kebab-case id. */
+export function refusalOf(end: ToolCallEnd): string | undefined {
+  if (end.outcome !== 'invalid-arguments') return undefined;
+  const content = outputText(end);
+  return (
+    REFUSAL.exec(content.slice(0, content.indexOf('\n') + 1 || content.length))?.[1] ?? 'invalid-arguments'
+  );
+}
+
+/** A call's output as the model saw it: text, or the content parts as JSON. */
+function outputText(end: ToolCallEnd): string {
+  const content = end.result.content;
+  if (typeof content === 'string') return content;
+  return content
+    .map((part) =>
+      typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text'
+        ? String((part as { text?: unknown }).text ?? '')
+        : formatJson(part),
+    )
+    .join('\n');
+}
+
+/** Folds one event of the turn's stream into what the page shows. */
+function reduce(log: TurnLog, event: StreamEvent): TurnLog {
+  const data = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'turn-start':
+      return {
+        ...log,
+        turnStarts: log.turnStarts + 1,
+        // A second `turn-start`: another process took the turn over after its approval.
+        items: log.turnStarts > 0 ? [...log.items, { kind: 'takeover' }] : log.items,
+      };
+    case 'text-delta': {
+      const iteration = Number(data.iteration);
+      const last = log.items.at(-1);
+      if (last?.kind === 'text' && last.iteration === iteration) {
+        return {
+          ...log,
+          items: [...log.items.slice(0, -1), { ...last, text: last.text + String(data.delta) }],
+        };
+      }
+      return { ...log, items: [...log.items, { kind: 'text', iteration, text: String(data.delta) }] };
+    }
+    case 'tool-call-start':
+      return {
+        ...log,
+        items: [
+          ...log.items,
+          {
+            kind: 'call',
+            callId: String(data.callId),
+            name:
+              data.namespace === undefined
+                ? String(data.name)
+                : `${String(data.namespace)}.${String(data.name)}`,
+            activity: String(data.activity),
+            params: data.params,
+            repairs: Array.isArray(data.repairs) ? data.repairs.map(String) : [],
+          },
+        ],
+      };
+    case 'tool-call-progress':
+      return updateCall(log, String(data.callId), (call) => {
+        const progress = data.progress as { message?: string; completed?: number; total?: number };
+        const counted =
+          progress.completed === undefined
+            ? ''
+            : ` (${progress.completed}${progress.total === undefined ? '' : ` of ${progress.total}`})`;
+        return { ...call, progress: `${progress.message ?? ''}${counted}`.trim() };
+      });
+    case 'tool-call-end': {
+      const end = event.data as ToolCallEnd;
+      const known = log.items.some((item) => item.kind === 'call' && item.callId === end.callId);
+      if (!known) {
+        // A call that never started (unknown tool, refused arguments, skipped) has only its end.
+        return {
+          ...log,
+          items: [
+            ...log.items,
+            {
+              kind: 'call',
+              callId: end.callId,
+              name: end.namespace === undefined ? end.name : `${end.namespace}.${end.name}`,
+              activity: end.activity,
+              params: undefined,
+              repairs: end.repairs,
+              end,
+            },
+          ],
+        };
+      }
+      return updateCall(log, end.callId, (call) => ({
+        ...call,
+        activity: end.activity,
+        repairs: end.repairs,
+        end,
+      }));
+    }
+    case 'approval-requested':
+    case 'approval-resolved':
+      return {
+        ...log,
+        items: [
+          ...log.items,
+          {
+            kind: 'approval',
+            phase: event.type === 'approval-requested' ? 'requested' : 'resolved',
+            approval: data.approval as Approval,
+          },
+        ],
+      };
+    case 'turn-end':
+      return { ...log, ended: true };
+    default:
+      return log;
+  }
+}
+
+function updateCall(log: TurnLog, callId: string, change: (call: CallItem) => CallItem): TurnLog {
+  return {
+    ...log,
+    items: log.items.map((item) => (item.kind === 'call' && item.callId === callId ? change(item) : item)),
+  };
+}
+
+/** `#/turns/<id>`: the turn's header and its events as they stream. */
+export function TurnPage({ id }: { id: string }) {
+  const canWrite = useCanWrite();
+  const [turn, setTurn] = useState<Turn | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [log, setLog] = useState<TurnLog>(EMPTY);
+  const [stream, setStream] = useState<{ state: StreamState; error?: string }>({ state: 'connecting' });
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelError, setCancelError] = useState<string | undefined>(undefined);
+
+  const loadTurn = () =>
+    unwrap(api.GET('/v1/turns/{id}', { params: { path: { id } } })).then(
+      (loaded) => {
+        setTurn(loaded);
+        setError(undefined);
+      },
+      (failure: unknown) => setError(errorText(failure)),
+    );
+
+  useEffect(() => {
+    setTurn(undefined);
+    setLog(EMPTY);
+    void loadTurn();
+    const controller = new AbortController();
+    let ended = false;
+    // The stream replays every event so far on each connection: a reconnection starts from scratch.
+    const ends = new AbortController();
+    void followEventStream(
+      `/v1/turns/${encodeURIComponent(id)}/events`,
+      {
+        onOpen: () => setLog(EMPTY),
+        onEvent: (event) => {
+          setLog((current) => reduce(current, event));
+          if (event.type === 'turn-end') {
+            ended = true;
+            void loadTurn();
+          }
+        },
+      },
+      AbortSignal.any([controller.signal, ends.signal]),
+      (state, failure) => {
+        // After `turn-end` the daemon ends the stream: that is the end, not a break.
+        if (ended) {
+          ends.abort();
+          setStream({ state: 'live' });
+          return;
+        }
+        setStream(failure === undefined ? { state } : { state, error: failure });
+      },
+    );
+    return () => controller.abort();
+  }, [id]);
+
+  useLiveEvents({
+    onEvent: (event) => {
+      if (event.type === 'turn' && (event.data as Turn).id === id) setTurn(event.data as Turn);
+    },
+  });
+
+  const now = useNow(turn !== undefined && isActive(turn));
+
+  const cancel = () => {
+    setCancelling(true);
+    setCancelError(undefined);
+    unwrap(api.POST('/v1/turns/{id}/cancel', { params: { path: { id } } }))
+      .then(setTurn, (failure: unknown) => setCancelError(errorText(failure)))
+      .finally(() => setCancelling(false));
+  };
+
+  return (
+    <section aria-labelledby="page-title">
+      <p class="crumbs">
+        <Link href="/turns">Turns</Link>
+      </p>
+      <div class="page-head">
+        <h1 id="page-title">
+          Turn <span class="id">{id}</span>
+        </h1>
+        {turn !== undefined && isActive(turn) && canWrite ? (
+          <button type="button" class="danger" onClick={cancel} disabled={cancelling}>
+            {cancelling ? 'Cancelling…' : 'Cancel turn'}
+          </button>
+        ) : null}
+      </div>
+      {cancelError === undefined ? null : (
+        <p role="alert" class="error">
+          Could not cancel: {cancelError}
+        </p>
+      )}
+      {error === undefined ? null : (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {turn === undefined ? null : (
+        <dl class="facts">
+          <div>
+            <dt>Status</dt>
+            <dd>
+              <StatusText status={turn.status} />
+            </dd>
+          </div>
+          <div>
+            <dt>Agent</dt>
+            <dd>{turn.agent}</dd>
+          </div>
+          <div>
+            <dt>Source</dt>
+            <dd>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</dd>
+          </div>
+          <div>
+            <dt>Duration</dt>
+            <dd>{formatDuration(turnDuration(turn, now))}</dd>
+          </div>
+          <div>
+            <dt>Tokens</dt>
+            <dd>
+              {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
+              {formatCount(turn.usage.outputTokens)} out)
+            </dd>
+          </div>
+          {turn.error === undefined ? null : (
+            <div class="wide">
+              <dt>Error</dt>
+              <dd class="error">{turn.error}</dd>
+            </div>
+          )}
+        </dl>
+      )}
+      <div class="page-head">
+        <h2>Events</h2>
+        <output class="live-state">
+          {log.ended ? 'ended' : <StreamStateText state={stream.state} error={stream.error} />}
+        </output>
+      </div>
+      <ol class="events">
+        {log.items.map((item, index) => (
+          <li key={index} class={`event event-${item.kind}`}>
+            <EventItem item={item} />
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function EventItem({ item }: { item: Item }) {
+  if (item.kind === 'text') return <p class="model-text">{item.text}</p>;
+  if (item.kind === 'takeover') return <p class="hint">Continued by another process after its approval.</p>;
+  if (item.kind === 'approval') {
+    const { approval } = item;
+    return item.phase === 'requested' ? (
+      <p>
+        Approval requested: <strong>{approval.activity}</strong> ({approval.toolKey}) —{' '}
+        <Link href="/approvals">answer it on the Approvals page</Link>
+      </p>
+    ) : (
+      <p>
+        Approval {approval.status}
+        {approval.answeredBy === undefined ? '' : ` by ${approval.answeredBy}`}: {approval.activity}
+        {approval.reason === undefined ? '' : ` — ${approval.reason}`}
+      </p>
+    );
+  }
+  const { end } = item;
+  const refusal = end === undefined ? undefined : refusalOf(end);
+  return (
+    <article class="call" aria-label={`Tool call: ${item.activity}`}>
+      <div class="call-head">
+        <span class="activity">{item.activity}</span>
+        <code class="tool">{item.name}</code>
+        {end === undefined ? (
+          <span class="status status-busy">running{item.progress ? `: ${item.progress}` : ''}</span>
+        ) : (
+          <StatusText status={end.outcome} />
+        )}
+        {end === undefined ? null : <span class="duration">{formatDuration(end.durationMs)}</span>}
+        {item.repairs.length === 0 ? null : <span class="mark">repaired: {item.repairs.join(', ')}</span>}
+        {refusal === undefined ? null : <span class="mark">refused: {refusal}</span>}
+      </div>
+      {item.params === undefined ? null : (
+        <details>
+          <summary>Arguments</summary>
+          <pre>{formatJson(item.params)}</pre>
+        </details>
+      )}
+      {end === undefined ? null : (
+        <details>
+          <summary>Output</summary>
+          <pre>{outputText(end)}</pre>
+        </details>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,240 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { api, type paths, type Schema, unwrap } from '../api/client';
+import { useLiveEvents, useLiveState } from '../api/live-events';
+import { useSession } from '../session';
+import { errorText, formatCount, formatDuration, formatTime, turnDuration } from '../ui/format';
+import { useNow } from '../ui/now';
+import { StatusText } from '../ui/status-text';
+import { StreamStateText } from '../ui/stream-state-text';
+
+/** One turn of the daemon (`GET /v1/turns/{id}`). */
+export type Turn = Schema<'Turn'>;
+type TurnQuery = NonNullable<paths['/v1/turns']['get']['parameters']['query']>;
+type Filters = Pick<TurnQuery, 'agent' | 'status' | 'source'>;
+
+const STATUSES: NonNullable<TurnQuery['status']>[] = [
+  'running',
+  'waiting-approval',
+  'completed',
+  'incomplete',
+  'ended-by-tool',
+  'aborted',
+  'max-iterations',
+  'failed',
+  'interrupted',
+];
+const SOURCES: NonNullable<TurnQuery['source']>[] = ['api', 'schedule', 'job', 'task'];
+
+/** Whether a turn is still under way (its duration ticks, it can be cancelled). */
+export function isActive(turn: Pick<Turn, 'status'>): boolean {
+  return turn.status === 'running' || turn.status === 'waiting-approval';
+}
+
+function matches(turn: Turn, filters: Filters): boolean {
+  return (
+    (filters.agent === undefined || turn.agent === filters.agent) &&
+    (filters.status === undefined || turn.status === filters.status) &&
+    (filters.source === undefined || turn.source === filters.source)
+  );
+}
+
+/** Newest first, as the daemon lists them. */
+function byNewest(a: Turn, b: Turn): number {
+  return Date.parse(b.createdAt) - Date.parse(a.createdAt);
+}
+
+/** `#/turns`: the turns of the agents served, newest first, filtered, paged and kept live. */
+export function TurnsPage() {
+  const session = useSession();
+  const live = useLiveState();
+  const [filters, setFilters] = useState<Filters>({});
+  const [turns, setTurns] = useState<Turn[] | undefined>(undefined);
+  const [cursor, setCursor] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [loadingMore, setLoadingMore] = useState(false);
+  // Answers of an older load (filters changed meanwhile) are dropped.
+  const generation = useRef(0);
+
+  const load = useCallback((next: Filters) => {
+    const current = ++generation.current;
+    unwrap(api.GET('/v1/turns', { params: { query: next } })).then(
+      (page) => {
+        if (current !== generation.current) return;
+        setTurns(page.turns);
+        setCursor(page.nextCursor);
+        setError(undefined);
+      },
+      (failure: unknown) => {
+        if (current === generation.current) setError(errorText(failure));
+      },
+    );
+  }, []);
+  useEffect(() => load(filters), [filters, load]);
+
+  const loadMore = () => {
+    if (cursor === undefined) return;
+    const current = generation.current;
+    setLoadingMore(true);
+    unwrap(api.GET('/v1/turns', { params: { query: { ...filters, cursor } } }))
+      .then(
+        (page) => {
+          if (current !== generation.current) return;
+          setTurns((shown) => {
+            const known = new Set((shown ?? []).map((turn) => turn.id));
+            return [...(shown ?? []), ...page.turns.filter((turn) => !known.has(turn.id))];
+          });
+          setCursor(page.nextCursor);
+        },
+        (failure: unknown) => setError(errorText(failure)),
+      )
+      .finally(() => setLoadingMore(false));
+  };
+
+  useLiveEvents({
+    onEvent: (event) => {
+      if (event.type !== 'turn') return;
+      const turn = event.data as Turn;
+      setTurns((shown) => {
+        if (shown === undefined) return shown;
+        const at = shown.findIndex((entry) => entry.id === turn.id);
+        // A shown turn is updated even when it no longer matches (it does not vanish under the
+        // operator's eyes); a new one is added when it matches.
+        if (at !== -1) return shown.map((entry, index) => (index === at ? turn : entry));
+        if (!matches(turn, filters)) return shown;
+        return [turn, ...shown].sort(byNewest);
+      });
+    },
+    onOpen: () => load(filters),
+  });
+
+  // The first render with the table's rows: the browser test reads it as the time to interactive.
+  useEffect(() => {
+    if (turns !== undefined && performance.getEntriesByName('console:turns-rendered').length === 0) {
+      performance.mark('console:turns-rendered');
+    }
+  }, [turns]);
+
+  const now = useNow(turns?.some(isActive) ?? false);
+  const setFilter = (name: keyof Filters, value: string) =>
+    setFilters((current) => {
+      const next: Filters = { ...current };
+      if (value === '') delete next[name];
+      else (next as Record<string, string>)[name] = value;
+      return next;
+    });
+
+  return (
+    <section aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title">Turns</h1>
+        <output class="live-state">
+          <StreamStateText state={live.state} error={live.error} />
+        </output>
+      </div>
+      <form class="filters" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Agent
+          <select
+            value={filters.agent ?? ''}
+            onChange={(event) => setFilter('agent', event.currentTarget.value)}
+          >
+            <option value="">All agents</option>
+            {session.agents.map((agent) => (
+              <option key={agent} value={agent}>
+                {agent}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select
+            value={filters.status ?? ''}
+            onChange={(event) => setFilter('status', event.currentTarget.value)}
+          >
+            <option value="">Any status</option>
+            {STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {status}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Source
+          <select
+            value={filters.source ?? ''}
+            onChange={(event) => setFilter('source', event.currentTarget.value)}
+          >
+            <option value="">Any source</option>
+            {SOURCES.map((source) => (
+              <option key={source} value={source}>
+                {source}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {error === undefined ? null : (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {turns === undefined ? (
+        error === undefined ? (
+          <p aria-busy="true">Loading turns…</p>
+        ) : null
+      ) : (
+        <>
+          <table class="turns">
+            <caption class="visually-hidden">Turns, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Turn</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Source</th>
+                <th scope="col">Status</th>
+                <th scope="col">Started</th>
+                <th scope="col" class="number">
+                  Duration
+                </th>
+                <th scope="col" class="number">
+                  Tokens
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {turns.map((turn) => (
+                <tr key={turn.id}>
+                  <td class="id">
+                    <Link href={`/turns/${turn.id}`}>{turn.id}</Link>
+                  </td>
+                  <td>{turn.agent}</td>
+                  <td>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</td>
+                  <td>
+                    <StatusText status={turn.status} />
+                  </td>
+                  <td>{formatTime(turn.createdAt)}</td>
+                  <td class="number">{formatDuration(turnDuration(turn, now))}</td>
+                  <td class="number">{formatCount(turn.usage.totalTokens)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {turns.length === 0 ? <p class="hint">No turns recorded{filtersText(filters)}.</p> : null}
+          {cursor === undefined ? null : (
+            <button type="button" onClick={loadMore} disabled={loadingMore}>
+              {loadingMore ? 'Loading…' : 'Load older turns'}
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function filtersText(filters: Filters): string {
+  const parts = Object.entries(filters).map(([name, value]) => `${name} ${value}`);
+  return parts.length === 0 ? '' : ` for ${parts.join(', ')}`;
+}

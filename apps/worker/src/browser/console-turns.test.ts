@@ -1,0 +1,255 @@
+import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptOf } from '../__fixtures__/scripted-model';
+import { requestJson, waitFor } from '../daemon/__fixtures__/http-client';
+import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN } from './console-browser';
+
+// The console's turns and approvals pages in a real chromium against a real `switchyard serve` child
+// on PGlite with the fake model: a turn started through the API appears in the list live and its tool
+// calls fill in on its page; a held call is allowed from the page and its turn finishes; the read-only
+// token sees no controls and cannot answer; a token-less daemon on loopback needs no sign-in.
+
+/**
+ * The fake model. `READ <file>`: a first, slow answer (so the turn is seen running) with text and
+ * three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with
+ * arguments that are not an object (refused); then it answers with the outputs. `WRITE <file>`: one
+ * `write_file`, held by the policy. Anything else: `ok`.
+ */
+function script(request: FakeRequest): FakeResponse {
+  const prompt = promptOf(request);
+  const outputs = request.functionCallOutputs.map((output) => String(output.output));
+  if (outputs.length > 0) return { text: `Done: ${outputs.length} outputs.` };
+  if (prompt.startsWith('READ ')) {
+    const file = prompt.slice(5);
+    return {
+      delayMs: 1_500,
+      text: `Reading ${file} now.`,
+      functionCalls: [
+        { name: 'read_file', arguments: `\`\`\`json\n${JSON.stringify({ path: file })}\n\`\`\`` },
+        { name: 'read_file', arguments: { path: 'missing.txt' } },
+        { name: 'read_file', arguments: '[1, 2]' },
+      ],
+    };
+  }
+  if (prompt.startsWith('WRITE ')) {
+    return {
+      functionCalls: [{ name: 'write_file', arguments: { path: prompt.slice(6), content: 'approved\n' } }],
+    };
+  }
+  return { text: 'ok' };
+}
+
+describe('the console: turns and approvals', () => {
+  let bed: ConsoleBrowser;
+  const startTurn = async (prompt: string) => {
+    const started = await requestJson(`${bed.url}/v1/turns`, { body: { prompt }, token: BEARER_TOKEN });
+    expect(started.status).toBe(202);
+    return String(started.body.id);
+  };
+  const turnStatus = async (id: string) =>
+    String((await requestJson(`${bed.url}/v1/turns/${id}`, { token: BEARER_TOKEN })).body.status);
+  const pendingApproval = (turnId: string) =>
+    waitFor('the approval', async () => {
+      const listed = await requestJson(`${bed.url}/v1/approvals?turn=${turnId}`, { token: BEARER_TOKEN });
+      return (listed.body.approvals as Array<{ id: string }>)[0];
+    });
+  const turnRow = (page: Page, id: string) =>
+    page.getByRole('row').filter({ has: page.getByRole('link', { name: id }) });
+
+  beforeAll(async () => {
+    bed = await ConsoleBrowser.start({
+      prefix: 'console-turns',
+      script,
+      settings: { approvals: { destructive: 'ask' } },
+    });
+  });
+
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('shows a turn started through the API live in the list, then its tool calls on its page', async () => {
+    const page = await bed.signedInPage(BEARER_TOKEN);
+    await page.getByRole('heading', { name: 'Turns', level: 1 }).waitFor();
+    await page.getByText('live', { exact: true }).waitFor();
+
+    const id = await startTurn('READ notes.txt');
+    // No reload: the row comes from `/v1/events`, first running, then completed.
+    const row = turnRow(page, id);
+    await row.getByText('running').waitFor();
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe('console');
+    await row.getByText('completed').waitFor();
+    await bed.screenshot(page, 'turns');
+
+    // The first page's time to interactive: navigation start to the table rendered with its rows
+    // (the page marks it), on a reload with the token already in the tab.
+    await page.reload();
+    await turnRow(page, id).waitFor();
+    const interactive = await page.evaluate(
+      () => performance.getEntriesByName('console:turns-rendered')[0]?.startTime,
+    );
+    expect(interactive).toBeGreaterThan(0);
+    console.log(`console: first page interactive in ${Math.round(interactive ?? 0)} ms`);
+
+    await page.getByRole('link', { name: id }).click();
+    await page.getByRole('heading', { name: `Turn ${id}` }).waitFor();
+    await page.getByText('Reading notes.txt now.').waitFor();
+    const calls = page.getByRole('article', { name: /^Tool call:/ });
+    await page.getByText('ended', { exact: true }).waitFor();
+    expect(await calls.count()).toBe(3);
+    // notes.txt does not exist in the fresh home either: each call's outcome is shown as text.
+    const fenced = calls.filter({ hasText: 'repaired:' });
+    expect(await fenced.getByText('repaired: strip-code-fence').count()).toBe(1);
+    expect(await fenced.getByText('tool-error').count()).toBe(1);
+    await fenced.getByText('Arguments').click();
+    expect(await fenced.locator('details pre').first().textContent()).toContain('"path": "notes.txt"');
+    const refused = calls.filter({ hasText: 'refused:' });
+    expect(await refused.getByText('invalid-arguments').count()).toBe(1);
+    expect(await refused.getByText('refused: not-an-object').count()).toBe(1);
+    await refused.getByText('Output').click();
+    expect(await refused.locator('details pre').textContent()).toContain('not-an-object; nothing was run');
+    expect(await page.getByText('Done: 3 outputs.').count()).toBe(1);
+    // The header: status and tokens of the ended turn.
+    expect(await page.locator('dl.facts').textContent()).toContain('completed');
+    expect(await page.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
+    await bed.screenshot(page, 'turn');
+  });
+
+  it('allows a held call from the Approvals page, with a badge counting it, and the turn finishes', async () => {
+    const page = await bed.signedInPage(BEARER_TOKEN);
+    const id = await startTurn('WRITE approved.txt');
+    // The badge, on every page, live.
+    await page.getByRole('link', { name: 'Approvals 1 pending' }).click();
+    const card = page.getByRole('article', { name: 'Writing approved.txt' });
+    await card.waitFor();
+    expect(await card.getByRole('link', { name: id }).count()).toBe(1);
+    expect(await card.locator('pre').textContent()).toContain('"content": "approved\\n"');
+    await card.getByLabel('Reason').fill('looks right');
+    await bed.screenshot(page, 'approvals');
+    await card.getByRole('button', { name: 'Allow' }).click();
+    await page.getByText('No call is waiting for an answer.').waitFor();
+    await page.getByRole('link', { name: 'Approvals', exact: true }).waitFor();
+    expect(
+      await waitFor('the turn to end', async () =>
+        (await turnStatus(id)) === 'completed' ? true : undefined,
+      ),
+    ).toBe(true);
+    // The turn's page shows the approval in place, answered with its reason, and the written file.
+    await page.goto(`${bed.url}/#/turns/${id}`);
+    await page.getByText('Approval allowed by api: Writing approved.txt — looks right').waitFor();
+    await page.getByText('Wrote 1 line to approved.txt').waitFor();
+  });
+
+  it('hides every control from the read-only token, which cannot answer either; full access cancels', async () => {
+    const id = await startTurn('WRITE refused.txt');
+    const approval = await pendingApproval(id);
+    const reader = await bed.signedInPage(READ_ONLY_TOKEN, bed.url, '#/approvals');
+    expect(await reader.getByText('Read-only').count()).toBe(1);
+    const card = reader.getByRole('article', { name: 'Writing refused.txt' });
+    await card.waitFor();
+    expect(await card.getByRole('button').count()).toBe(0);
+    expect(await card.getByLabel('Reason').count()).toBe(0);
+    await reader.goto(`${bed.url}/#/turns/${id}`);
+    await reader.getByText('waiting-approval').first().waitFor();
+    expect(await reader.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
+    // What the page would send, from the page, with the tab's token: the daemon refuses it.
+    const token = await bed.storedToken(reader);
+    expect(token).toBe(READ_ONLY_TOKEN);
+    const refused = await reader.evaluate(
+      async ({ approvalId, token }) => {
+        const response = await fetch(`/v1/approvals/${approvalId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ decision: 'allow' }),
+        });
+        return { status: response.status, body: (await response.json()) as { error: { code: string } } };
+      },
+      { approvalId: approval.id, token },
+    );
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: 'read_only_token' } } });
+    expect(await turnStatus(id)).toBe('waiting-approval');
+
+    // With full access the same page cancels the turn.
+    const operator = await bed.signedInPage(BEARER_TOKEN, bed.url, `#/turns/${id}`);
+    await operator.getByRole('button', { name: 'Cancel turn' }).click();
+    await operator.locator('dl.facts').getByText('aborted').waitFor();
+    expect(await operator.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
+    expect(await turnStatus(id)).toBe('aborted');
+  });
+
+  it('filters the list by status and source, and pages to older turns with the cursor', async () => {
+    // Enough turns for a second page (20 a page), all ended before the page opens.
+    const ids = await Promise.all(Array.from({ length: 20 }, (_, index) => startTurn(`hello ${index}`)));
+    await waitFor('the turns to end', async () => {
+      const statuses = await Promise.all(ids.map(turnStatus));
+      return statuses.every((status) => status === 'completed') ? true : undefined;
+    });
+    const listed = await requestJson(`${bed.url}/v1/turns?limit=100`, { token: BEARER_TOKEN });
+    const all = listed.body.turns as Array<{ id: string; status: string }>;
+    expect(all.length).toBeGreaterThan(20);
+
+    const page = await bed.signedInPage(BEARER_TOKEN);
+    const rows = page.getByRole('table').getByRole('row');
+    await turnRow(page, all[0]?.id ?? '').waitFor();
+    expect(await rows.count()).toBe(1 + 20);
+    await page.getByRole('button', { name: 'Load older turns' }).click();
+    await turnRow(page, all.at(-1)?.id ?? '').waitFor();
+    expect(await rows.count()).toBe(1 + all.length);
+    expect(await page.getByRole('button', { name: 'Load older turns' }).count()).toBe(0);
+
+    // The cancelled turn of the test before is the only aborted one.
+    const aborted = all.filter((turn) => turn.status === 'aborted');
+    expect(aborted).toHaveLength(1);
+    await page.getByLabel('Status').selectOption('aborted');
+    await turnRow(page, aborted[0]?.id ?? '').waitFor();
+    await waitFor('the filtered list', async () => ((await rows.count()) === 2 ? true : undefined));
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Source').selectOption('schedule');
+    await page.getByText('No turns recorded for source schedule.').waitFor();
+    expect(await rows.count()).toBe(1);
+  });
+
+  it('shows the live stream reconnecting after it broke, then live again with what it missed', async () => {
+    const page = await bed.newPage();
+    // The daemon is real; only the tab's connection to `/v1/events` is cut until the page says so.
+    let cut = true;
+    await page
+      .context()
+      .route('**/v1/events', (route) => (cut ? route.abort('connectionreset') : route.continue()));
+    await page.goto(`${bed.url}/#/turns`);
+    await page.getByLabel('Bearer or read-only token').fill(BEARER_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(/^reconnecting…/).waitFor();
+    await page.getByRole('table').waitFor();
+    const id = await startTurn('hello while cut');
+    await waitFor('the turn to end', async () => ((await turnStatus(id)) === 'completed' ? true : undefined));
+    cut = false;
+    await page.getByText('live', { exact: true }).waitFor();
+    // Reopened, the list reloads: the turn that ran while it was cut is there.
+    await turnRow(page, id).getByText('completed').waitFor();
+  });
+
+  it('shows the daemon’s error for a turn it does not know, and stops following it', async () => {
+    const page = await bed.signedInPage(
+      BEARER_TOKEN,
+      bed.url,
+      '#/turns/turn_00000000-0000-4000-8000-000000000000',
+    );
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.getByRole('alert').first().textContent()).toContain(
+      "no turn 'turn_00000000-0000-4000-8000-000000000000'",
+    );
+    await page.getByText(/^not following \(/).waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
+  });
+
+  it('needs no sign-in from a daemon without tokens on loopback', async () => {
+    const open = await bed.openDaemon();
+    const page = await bed.signedInPage(undefined, open.url);
+    await page.getByRole('heading', { name: 'Turns', level: 1 }).waitFor();
+    expect(await page.getByText('Full access').count()).toBe(1);
+    expect(await page.getByLabel('Bearer or read-only token').count()).toBe(0);
+    expect(await bed.storedToken(page)).toBeNull();
+  });
+});
