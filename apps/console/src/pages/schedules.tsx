@@ -37,9 +37,9 @@ export function SchedulesPage() {
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Schedules</h1>
-      <div class="filters">
+      <div class="wf-filters">
         <AgentFilter id="schedules-agent" value={agent} onChange={setAgent} allowAll={false} />
-        <p class="filter">
+        <p class="wf-filter">
           <input
             id="schedules-all"
             type="checkbox"
@@ -79,7 +79,7 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
   return (
     <article class="schedule" aria-labelledby={headingId}>
       <h2 id={headingId}>{schedule.name}</h2>
-      <dl class="facts">
+      <dl class="wf-facts">
         <dt>Status</dt>
         <dd>
           <StatusText status={schedule.status} />

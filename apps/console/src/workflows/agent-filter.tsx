@@ -17,7 +17,7 @@ export function AgentFilter({
 }) {
   const { agents } = useSession();
   return (
-    <p class="filter">
+    <p class="wf-filter">
       <label for={id}>{label}</label>
       <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
         {allowAll ? <option value="">All agents</option> : null}

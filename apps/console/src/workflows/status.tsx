@@ -23,5 +23,5 @@ export function statusTone(status: string): 'ok' | 'bad' | 'busy' | 'idle' {
 
 /** A status as text with its tone's colour. */
 export function StatusText({ status }: { status: string }) {
-  return <span class={`status status-${statusTone(status)}`}>{status}</span>;
+  return <span class={`wf-status wf-status-${statusTone(status)}`}>{status}</span>;
 }

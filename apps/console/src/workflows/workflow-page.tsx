@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
 import { ApiError, api, type Schema, unwrap } from '../api/client';
-import { readEventStream } from '../api/event-stream';
+import { useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
 import { formatTime, messageOf } from './format';
 import { StatusText } from './status';
@@ -48,8 +48,7 @@ export function WorkflowPage({ id }: { id: string }) {
   const [cancelling, setCancelling] = useState(false);
   const refreshNow = useRef<() => void>(() => {});
 
-  // Polls about every second while the workflow runs; a `turn` event of one of its task turns
-  // refreshes at once (and names that task's turn).
+  // Polls about every second while the workflow runs.
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -86,26 +85,20 @@ export function WorkflowPage({ id }: { id: string }) {
     };
   }, [id]);
 
-  const agent = workflow?.agent;
-  const running = workflow?.status === 'running';
-  useEffect(() => {
-    if (agent === undefined || !running) return;
-    const controller = new AbortController();
-    readEventStream(
-      `/v1/events?agent=${encodeURIComponent(agent)}`,
-      (event) => {
-        if (event.type !== 'turn') return;
-        const turn = event.data as { id?: string; sourceId?: string };
-        const [workflowId, taskId] = splitSource(turn.sourceId);
-        if (workflowId !== id || taskId === undefined || turn.id === undefined) return;
-        const turnId = turn.id;
-        setTurnOf((known) => (known.get(taskId) === turnId ? known : new Map(known).set(taskId, turnId)));
-        refreshNow.current();
-      },
-      controller.signal,
-    ).catch(() => {}); // Polling carries on without the stream.
-    return () => controller.abort();
-  }, [agent, running, id]);
+  // The page's shared `/v1/events` stream: a task turn of this workflow that starts or ends refreshes
+  // at once and names that task's turn; a reopened stream may have missed some, so it refreshes too.
+  useLiveEvents({
+    onEvent: (event) => {
+      if (event.type !== 'turn') return;
+      const turn = event.data as { id?: string; sourceId?: string };
+      const [workflowId, taskId] = splitSource(turn.sourceId);
+      if (workflowId !== id || taskId === undefined || turn.id === undefined) return;
+      const turnId = turn.id;
+      setTurnOf((known) => (known.get(taskId) === turnId ? known : new Map(known).set(taskId, turnId)));
+      refreshNow.current();
+    },
+    onOpen: () => refreshNow.current(),
+  });
 
   if (workflow === undefined) {
     return (
@@ -142,7 +135,7 @@ export function WorkflowPage({ id }: { id: string }) {
         <Link href="/workflows">Workflows</Link>
       </p>
       <h1 id="page-title">Workflow {workflow.name}</h1>
-      <dl class="facts">
+      <dl class="wf-facts">
         <dt>Status</dt>
         <dd>
           <StatusText status={workflow.status} />
@@ -217,7 +210,7 @@ function TaskDetails({ task, turnId }: { task: Task; turnId: string | undefined 
   return (
     <>
       <h2>Task {task.id}</h2>
-      <dl class="facts">
+      <dl class="wf-facts">
         <dt>Status</dt>
         <dd>
           <StatusText status={task.status} />
