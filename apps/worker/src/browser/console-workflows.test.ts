@@ -1,50 +1,28 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
 import { requestJson, waitFor } from '../daemon/__fixtures__/http-client';
-import { ServeFolder } from '../daemon/__fixtures__/serve-folder';
+import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN, VIEWPORT } from './console-browser';
 
-const TOKEN = 'console-workflows-bearer-token';
-const READ_TOKEN = 'console-workflows-read-only-token';
+// An operator far from the schedules' zone, so the schedules page must convert their times.
 const OPERATOR_ZONE = 'America/New_York';
 
 describe('the console: workflows, schedules and tools pages (switchyard serve on PGlite, fake model)', () => {
-  let folder: ServeFolder;
+  let bed: ConsoleBrowser;
   let url: string;
-  let browser: Browser;
   let page: Page;
   let releaseHeld: () => void = () => {};
   const held = new Promise<void>((resolve) => {
     releaseHeld = resolve;
   });
   const api = (path: string, init: { body?: unknown } = {}) =>
-    requestJson(`${url}${path}`, { ...init, token: TOKEN });
-
-  /** A page of its own browser context (its own tab storage), signed in with `token`. */
-  const signedIn = async (token: string): Promise<Page> => {
-    // An operator far from the schedules' zone, so the page must convert their times.
-    const context = await browser.newContext({
-      viewport: { width: 1366, height: 768 },
-      colorScheme: 'light',
-      locale: 'en-US',
-      timezoneId: OPERATOR_ZONE,
-    });
-    const opened = await context.newPage();
-    await opened.goto(`${url}/`);
-    await opened.getByLabel('Bearer or read-only token').fill(token);
-    await opened.getByRole('button', { name: 'Sign in' }).click();
-    await opened.getByRole('navigation', { name: 'Pages' }).waitFor();
-    return opened;
-  };
+    requestJson(`${url}${path}`, { ...init, token: BEARER_TOKEN });
 
   beforeAll(async () => {
-    folder = await ServeFolder.create('console-workflows', 'pglite');
-    const config = await folder.writeConfig({
-      categories: { workflow: {}, schedule: {} },
-      serve: { pollSeconds: 0.5, readTokenEnv: 'CONSOLE_READ_TOKEN' },
-    });
-    const fake = await folder.startFakeModel({
+    bed = await ConsoleBrowser.start({
+      prefix: 'console-workflows',
+      settings: { categories: { workflow: {}, schedule: {} } },
       script: async (request) => {
         const prompt = promptOf(request);
         if (outputsOf(request).length > 0) return { text: isTaskTurn(request) ? 'Submitted.' : 'Done.' };
@@ -81,21 +59,13 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
         };
       },
     });
-    ({ url } = await folder.startOnFakeModel(fake, ['--port', '0', '--config', config], {
-      SWITCHYARD_SERVE_TOKEN: TOKEN,
-      CONSOLE_READ_TOKEN: READ_TOKEN,
-    }));
-    browser = await chromium.launch({
-      executablePath: process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium',
-      args: ['--no-sandbox'],
-    });
-    page = await signedIn(TOKEN);
+    url = bed.url;
+    page = await bed.signedInPage(BEARER_TOKEN, url, '#/workflows');
   }, 180_000);
 
   afterAll(async () => {
     releaseHeld();
-    await browser?.close();
-    await folder?.remove();
+    await bed?.close();
   }, 120_000);
 
   it('draws a started workflow’s graph with every task, and the tasks reach completed on the page', async () => {
@@ -140,7 +110,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     const turnLink = details.getByRole('link', { name: 'Turn of task lint' });
     await turnLink.waitFor();
     expect(await turnLink.getAttribute('href')).toMatch(/^#\/turns\/turn_/);
-    await page.screenshot({ path: 'docs/console/workflow-graph.png' });
+    await bed.screenshot(page, 'workflow-graph');
     // The list of recent workflows counts its tasks done.
     await page.getByRole('link', { name: 'Workflows', exact: true }).first().click();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'release-check' }) });
@@ -207,7 +177,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     const started = await api('/v1/workflows', {
       body: { name: 'watched', tasks: [summaryTask('wait', 'STALL: this never answers')] },
     });
-    const reader = await signedIn(READ_TOKEN);
+    const reader = await bed.signedInPage(READ_ONLY_TOKEN);
     await reader.getByText('Read-only').waitFor();
     await reader.goto(`${url}/#/workflows/${started.body.id as string}`);
     const graph = reader.getByRole('figure', { name: 'Task graph of workflow watched' });
@@ -220,7 +190,6 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     await page.goto(`${url}/#/workflows/${started.body.id as string}`);
     await page.getByRole('button', { name: 'Cancel workflow' }).click();
     await page.getByRole('button', { name: 'Task wait: cancelled' }).waitFor();
-    await reader.context().close();
   });
 
   it('lists an agent’s schedules with their next fire times in the browser’s zone and past runs', async () => {
@@ -239,9 +208,18 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
       const run = items.find((item) => item.name === 'one-off-check')?.runs[0];
       return run?.turnId !== undefined && run.status === 'completed' ? run : undefined;
     });
-    await page.goto(`${url}/#/schedules`);
-    await page.getByText(`Times are shown in your time zone, ${OPERATOR_ZONE}.`).waitFor();
-    const weekday = page.getByRole('article', { name: 'weekday-report' });
+    const context = await bed.browser.newContext({
+      viewport: VIEWPORT,
+      colorScheme: 'light',
+      locale: 'en-US',
+      timezoneId: OPERATOR_ZONE,
+    });
+    const operator = await context.newPage();
+    await operator.goto(`${url}/#/schedules`);
+    await operator.getByLabel('Bearer or read-only token').fill(BEARER_TOKEN);
+    await operator.getByRole('button', { name: 'Sign in' }).click();
+    await operator.getByText(`Times are shown in your time zone, ${OPERATOR_ZONE}.`).waitFor();
+    const weekday = operator.getByRole('article', { name: 'weekday-report' });
     await weekday.getByText('0 6 * * 1-5').waitFor();
     await weekday.getByText('Europe/Paris').waitFor();
     // Each fire time (06:00 in Paris) at its hour in the operator's zone, whatever the date's offsets.
@@ -262,20 +240,20 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     shown.forEach((text, index) => {
       expect(text.endsWith(spaces(operatorHour.format(new Date(nextFireTimes?.[index] ?? ''))))).toBe(true);
     });
-    await page.getByLabel('Include ended and cancelled schedules').check();
-    const once = page.getByRole('article', { name: 'one-off-check' });
+    await operator.getByLabel('Include ended and cancelled schedules').check();
+    const once = operator.getByRole('article', { name: 'one-off-check' });
     const runs = once.getByRole('table', { name: 'Past runs of one-off-check' });
     await runs.getByRole('cell', { name: 'completed' }).waitFor();
     expect(await runs.getByRole('link').getAttribute('href')).toMatch(/^#\/turns\/turn_/);
-    await page.screenshot({ path: 'docs/console/schedules.png' });
+    await bed.screenshot(operator, 'schedules');
     // The one-off has fired: it is listed only with the ended ones.
-    await page.getByLabel('Include ended and cancelled schedules').uncheck();
+    await operator.getByLabel('Include ended and cancelled schedules').uncheck();
     await once.waitFor({ state: 'detached' });
   });
 
   it('shows the manifest of the agent’s next text turn with its totals', async () => {
     await page.goto(`${url}/#/tools`);
-    const table = page.getByRole('table', { name: "The tools agent main's next text turn would send" });
+    const table = page.getByRole('table', { name: "The tools agent console's next text turn would send" });
     const row = (key: string) =>
       table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: key, exact: true }) });
     await row('create_schedule').waitFor();
@@ -285,6 +263,6 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     expect(await table.locator('tbody tr').count()).toBe(totals.tools);
     await table.getByRole('cell', { name: `${totals.tools} tools` }).waitFor();
     await table.getByRole('cell', { name: `${totals.strict} strict` }).waitFor();
-    await page.screenshot({ path: 'docs/console/tools.png' });
+    await bed.screenshot(page, 'tools');
   });
 });
