@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
+import { useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
 import { AgentFilter } from './agent-filter';
 import { formatTime, messageOf } from './format';
@@ -18,17 +19,19 @@ function progress(summary: Summary): { done: number; total: number } {
   return { done: summary.taskCounts.completed ?? 0, total: counts.reduce((sum, count) => sum + count, 0) };
 }
 
-/** `#/workflows`: the recent workflows, newest first, refreshed while any of them runs. */
+/** `#/workflows`: the recent workflows, newest first, refreshed while any of them runs and on task turns. */
 export function WorkflowsPage() {
   const [agent, setAgent] = useState('');
   const [workflows, setWorkflows] = useState<Summary[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const canWrite = useCanWrite();
 
+  const reload = useRef<() => void>(() => {});
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = async () => {
+      clearTimeout(timer);
       try {
         const query = agent === '' ? {} : { agent };
         const list = await unwrap(api.GET('/v1/workflows', { params: { query } }));
@@ -41,12 +44,21 @@ export function WorkflowsPage() {
         if (!stopped) setError(messageOf(caught));
       }
     };
+    reload.current = () => void load();
     void load();
     return () => {
       stopped = true;
       clearTimeout(timer);
     };
   }, [agent]);
+  // A task turn that starts or ends anywhere (a workflow started by a model, another console, the
+  // CLI) reloads the list at once; a reopened stream may have missed some.
+  useLiveEvents({
+    onEvent: (event) => {
+      if (event.type === 'turn' && (event.data as { source?: string }).source === 'task') reload.current();
+    },
+    onOpen: () => reload.current(),
+  });
 
   return (
     <section aria-labelledby="page-title">

@@ -69,6 +69,8 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
   }, 120_000);
 
   it('draws a started workflow’s graph with every task, and the tasks reach completed on the page', async () => {
+    // The list, loaded empty, shows the workflow once its first task turn starts: no reload.
+    await page.getByText('No workflows yet.').waitFor();
     const started = await api('/v1/workflows', {
       body: {
         name: 'release-check',
@@ -81,7 +83,8 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
       },
     });
     expect(started.status).toBe(201);
-    await page.goto(`${url}/#/workflows/${started.body.id as string}`);
+    await page.getByRole('link', { name: 'release-check' }).click();
+    expect(page.url()).toBe(`${url}/#/workflows/${started.body.id as string}`);
     const graph = page.getByRole('figure', { name: 'Task graph of workflow release-check' });
     await graph.waitFor();
     const node = (id: string, status: string) => graph.getByRole('button', { name: `Task ${id}: ${status}` });
