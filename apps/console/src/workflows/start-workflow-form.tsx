@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import { api, type Schema, unwrap } from '../api/client';
+import { ApiError, api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
 import { type FieldErrors, sortFieldErrors } from './field-errors';
 import { messageOf } from './format';
@@ -30,6 +30,16 @@ const SUMMARY_SCHEMA = JSON.stringify(
   null,
   2,
 );
+
+/**
+ * A fresh `Idempotency-Key`: 128 random bits as hex. `getRandomValues`, since `randomUUID` needs a
+ * secure context and a daemon may be reached over plain HTTP on a private network.
+ */
+function idempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) =>
+    byte.toString(16).padStart(2, '0'),
+  ).join('');
+}
 
 let nextKey = 0;
 function emptyRow(id = ''): TaskRow {
@@ -85,6 +95,9 @@ export function StartWorkflowForm() {
   const [busy, setBusy] = useState(false);
   const [pasted, setPasted] = useState('');
   const [pasteError, setPasteError] = useState<string | undefined>();
+  // One key per workflow the operator means to start: a request retried after a lost answer starts it
+  // once. A new key after every answer of the daemon, since the next submission is a new attempt.
+  const attempt = useRef(idempotencyKey());
 
   const update = (index: number, change: Partial<TaskRow>) =>
     setRows((current) => current.map((row, at) => (at === index ? { ...row, ...change } : row)));
@@ -115,9 +128,16 @@ export function StartWorkflowForm() {
     setBusy(true);
     setErrors(NO_ERRORS);
     try {
-      const started = await unwrap(api.POST('/v1/workflows', { body: { agent, name: name.trim(), tasks } }));
+      const started = await unwrap(
+        api.POST('/v1/workflows', {
+          body: { agent, name: name.trim(), tasks },
+          headers: { 'idempotency-key': attempt.current },
+        }),
+      );
+      attempt.current = idempotencyKey();
       navigate(`/workflows/${started.id}`);
     } catch (error) {
+      if (error instanceof ApiError) attempt.current = idempotencyKey();
       setErrors(sortFieldErrors(error, inputKeys(rows)));
     } finally {
       setBusy(false);
