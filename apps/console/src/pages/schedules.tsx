@@ -4,8 +4,9 @@ import './schedules.css';
 import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
+import { errorText, formatTime } from '../ui/format';
 import { AgentFilter } from '../workflows/agent-filter';
-import { browserTimeZone, formatTime, messageOf } from '../workflows/format';
+import { browserTimeZone } from '../workflows/browser-time-zone';
 import { StatusText } from '../workflows/status';
 
 type Schedule = Schema<'Schedule'>;
@@ -29,7 +30,7 @@ export function SchedulesPage() {
     const query = { agent, ...(all ? { all: 'true' as const } : {}) };
     unwrap(api.GET('/v1/schedules', { params: { query }, signal: controller.signal })).then(
       (answer) => setSchedules(answer.items),
-      (caught: unknown) => !controller.signal.aborted && setError(messageOf(caught)),
+      (caught: unknown) => !controller.signal.aborted && setError(errorText(caught)),
     );
     return () => controller.abort();
   }, [agent, all]);

@@ -3,13 +3,11 @@ import '../workflows/workflows.css';
 import './tools.css';
 import { api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
+import { errorText, formatCount } from '../ui/format';
 import { AgentFilter } from '../workflows/agent-filter';
-import { messageOf } from '../workflows/format';
 
 type Manifest = Schema<'ToolManifest'>;
 type ManifestTool = Manifest['tools'][number];
-
-const BYTES = new Intl.NumberFormat(undefined);
 
 function access(tool: ManifestTool): string {
   if (tool.destructive) return 'destructive';
@@ -35,7 +33,7 @@ export function ToolsPage() {
     setError(undefined);
     unwrap(api.GET('/v1/tools', { params: { query: { agent } }, signal: controller.signal })).then(
       setManifest,
-      (caught: unknown) => !controller.signal.aborted && setError(messageOf(caught)),
+      (caught: unknown) => !controller.signal.aborted && setError(errorText(caught)),
     );
     return () => controller.abort();
   }, [agent]);
@@ -78,7 +76,7 @@ export function ToolsPage() {
                 <td class={tool.strict ? '' : 'not-strict'}>{strictness(tool)}</td>
                 <td>{tool.deferred ? 'yes' : 'no'}</td>
                 <td class={`access-${access(tool)}`}>{access(tool)}</td>
-                <td class="number">{BYTES.format(tool.bytes)}</td>
+                <td class="number">{formatCount(tool.bytes)}</td>
               </tr>
             ))}
           </tbody>
@@ -89,7 +87,7 @@ export function ToolsPage() {
               <td>{manifest.totals.strict} strict</td>
               <td>{manifest.totals.deferred} deferred</td>
               <td />
-              <td class="number">{BYTES.format(manifest.totals.bytes)}</td>
+              <td class="number">{formatCount(manifest.totals.bytes)}</td>
             </tr>
           </tfoot>
         </table>
@@ -98,7 +96,7 @@ export function ToolsPage() {
         <>
           <p>
             The request's tools array: {manifest.requestToolsEntries} entries,{' '}
-            {BYTES.format(manifest.requestToolsBytes)} bytes; deferred tools are offered through{' '}
+            {formatCount(manifest.requestToolsBytes)} bytes; deferred tools are offered through{' '}
             {manifest.toolSearch === 'native' ? "the model's own tool search" : 'a client-side tool search'}.
           </p>
           {manifest.skipped.length === 0 ? null : (

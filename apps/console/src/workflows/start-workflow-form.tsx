@@ -2,8 +2,8 @@ import { useRef, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
 import { ApiError, api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
+import { errorText } from '../ui/format';
 import { type FieldErrors, sortFieldErrors } from './field-errors';
-import { messageOf } from './format';
 
 type WorkflowRequest = Schema<'WorkflowRequest'>;
 
@@ -111,7 +111,7 @@ export function StartWorkflowForm() {
       try {
         resultSchema = JSON.parse(row.resultSchema) as Record<string, unknown>;
       } catch (error) {
-        local.set(`tasks.${index}.resultSchema`, [`not JSON: ${messageOf(error)}`]);
+        local.set(`tasks.${index}.resultSchema`, [`not JSON: ${errorText(error)}`]);
       }
       const dependsOn = row.dependsOn.split(/[\s,]+/).filter((id) => id !== '');
       return {
@@ -305,7 +305,7 @@ export function StartWorkflowForm() {
                 setPasteError(undefined);
                 setErrors(NO_ERRORS);
               } catch (error) {
-                setPasteError(`Could not read the spec: ${messageOf(error)}`);
+                setPasteError(`Could not read the spec: ${errorText(error)}`);
               }
             }}
           >

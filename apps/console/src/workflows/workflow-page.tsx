@@ -4,7 +4,7 @@ import { Link } from 'wouter-preact';
 import { ApiError, api, type Schema, unwrap } from '../api/client';
 import { useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
-import { formatTime, messageOf } from './format';
+import { errorText, formatJson, formatTime } from '../ui/format';
 import { StatusText } from './status';
 import { TaskGraph } from './task-graph';
 
@@ -72,7 +72,7 @@ export function WorkflowPage({ id }: { id: string }) {
         if (next.status === 'running') timer = setTimeout(load, POLL_MS);
       } catch (error) {
         if (stopped) return;
-        setLoadError(messageOf(error));
+        setLoadError(errorText(error));
         // A workflow that is not there will not appear; anything else may pass.
         if (!(error instanceof ApiError && error.status === 404)) timer = setTimeout(load, POLL_MS * 3);
       }
@@ -123,7 +123,7 @@ export function WorkflowPage({ id }: { id: string }) {
     try {
       setWorkflow(await unwrap(api.POST('/v1/workflows/{id}/cancel', { params: { path: { id } } })));
     } catch (error) {
-      setCancelError(messageOf(error));
+      setCancelError(errorText(error));
     } finally {
       setCancelling(false);
     }
@@ -232,9 +232,7 @@ function TaskDetails({ task, turnId }: { task: Task; turnId: string | undefined 
       )}
       <details>
         <summary>Stored result</summary>
-        <pre>
-          {task.result === undefined || task.result === null ? 'none' : JSON.stringify(task.result, null, 2)}
-        </pre>
+        <pre>{task.result === undefined || task.result === null ? 'none' : formatJson(task.result)}</pre>
       </details>
     </>
   );

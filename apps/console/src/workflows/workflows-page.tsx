@@ -4,8 +4,8 @@ import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
 import { useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
+import { errorText, formatTime } from '../ui/format';
 import { AgentFilter } from './agent-filter';
-import { formatTime, messageOf } from './format';
 import { StartWorkflowForm } from './start-workflow-form';
 import { StatusText } from './status';
 
@@ -41,7 +41,7 @@ export function WorkflowsPage() {
         if (list.workflows.some((workflow) => workflow.status === 'running'))
           timer = setTimeout(load, POLL_MS);
       } catch (caught) {
-        if (!stopped) setError(messageOf(caught));
+        if (!stopped) setError(errorText(caught));
       }
     };
     reload.current = () => void load();
