@@ -6,10 +6,13 @@ import { ApiError, readToken, storeToken } from './api/client';
 import { LiveEventsProvider } from './api/live-events';
 import { PendingApprovalsProvider, usePendingApprovals } from './api/pending-approvals';
 import { ApprovalsPage } from './pages/approvals';
-import { Placeholder } from './pages/placeholder';
+import { SchedulesPage } from './pages/schedules';
+import { ToolsPage } from './pages/tools';
 import { TurnsPage } from './pages/turns';
 import { TurnPage } from './pages/turns-detail';
 import { loadSession, type Session, SessionContext } from './session';
+import { WorkflowPage } from './workflows/workflow-page';
+import { WorkflowsPage } from './workflows/workflows-page';
 
 type Loaded =
   | { state: 'loading' }
@@ -65,13 +68,14 @@ export function App() {
               <ApprovalsPage />
             </Route>
             <Route path="/workflows">
-              <Placeholder title="Workflows" />
+              <WorkflowsPage />
             </Route>
+            <Route path="/workflows/:id">{(params) => <WorkflowPage id={params.id} />}</Route>
             <Route path="/schedules">
-              <Placeholder title="Schedules" />
+              <SchedulesPage />
             </Route>
             <Route path="/tools">
-              <Placeholder title="Tools" />
+              <ToolsPage />
             </Route>
             <Route>
               <Redirect to="/turns" />

@@ -1,0 +1,121 @@
+import { useEffect, useState } from 'preact/hooks';
+import '../workflows/workflows.css';
+import './tools.css';
+import { api, type Schema, unwrap } from '../api/client';
+import { useSession } from '../session';
+import { errorText, formatCount } from '../ui/format';
+import { AgentFilter } from '../workflows/agent-filter';
+
+type Manifest = Schema<'ToolManifest'>;
+type ManifestTool = Manifest['tools'][number];
+
+function access(tool: ManifestTool): string {
+  if (tool.destructive) return 'destructive';
+  return tool.readOnly ? 'read-only' : 'writes';
+}
+
+function strictness(tool: ManifestTool): string {
+  if (!tool.strict) return `no: ${tool.fallbackReason ?? 'no reason given'}`;
+  const moved = tool.movedKeywords ?? [];
+  return moved.length === 0 ? 'yes' : `yes (moved: ${moved.join(', ')})`;
+}
+
+/** `#/tools`: the manifest an agent's next text turn would send, tool by tool, with the totals. */
+export function ToolsPage() {
+  const session = useSession();
+  const [agent, setAgent] = useState(session.defaultAgent);
+  const [manifest, setManifest] = useState<Manifest | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setManifest(undefined);
+    setError(undefined);
+    unwrap(api.GET('/v1/tools', { params: { query: { agent } }, signal: controller.signal })).then(
+      setManifest,
+      (caught: unknown) => !controller.signal.aborted && setError(errorText(caught)),
+    );
+    return () => controller.abort();
+  }, [agent]);
+
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">Tools</h1>
+      <AgentFilter id="tools-agent" value={agent} onChange={setAgent} allowAll={false} />
+      {error === undefined ? null : (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {manifest === undefined ? (
+        error === undefined ? (
+          <p aria-busy="true">Loading…</p>
+        ) : null
+      ) : (
+        <table class="list tools">
+          <caption>The tools agent {manifest.agent}'s next text turn would send</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Category</th>
+              <th scope="col">Strict</th>
+              <th scope="col">Deferred</th>
+              <th scope="col">Access</th>
+              <th scope="col" class="number">
+                Bytes
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {manifest.tools.map((tool) => (
+              <tr key={tool.key}>
+                <th scope="row">
+                  <code>{tool.key}</code>
+                </th>
+                <td>{tool.category}</td>
+                <td class={tool.strict ? '' : 'not-strict'}>{strictness(tool)}</td>
+                <td>{tool.deferred ? 'yes' : 'no'}</td>
+                <td class={`access-${access(tool)}`}>{access(tool)}</td>
+                <td class="number">{formatCount(tool.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Totals</th>
+              <td>{manifest.totals.tools} tools</td>
+              <td>{manifest.totals.strict} strict</td>
+              <td>{manifest.totals.deferred} deferred</td>
+              <td />
+              <td class="number">{formatCount(manifest.totals.bytes)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+      {manifest === undefined ? null : (
+        <>
+          <p>
+            The request's tools array: {manifest.requestToolsEntries} entries,{' '}
+            {formatCount(manifest.requestToolsBytes)} bytes; deferred tools are offered through{' '}
+            {manifest.toolSearch === 'native' ? "the model's own tool search" : 'a client-side tool search'}.
+          </p>
+          {manifest.skipped.length === 0 ? null : (
+            <>
+              <h2>Left out</h2>
+              <ul>
+                {manifest.skipped.map((skip) => (
+                  <li key={`${skip.server}/${skip.tool}`}>
+                    <code>
+                      {skip.server}.{skip.tool}
+                    </code>{' '}
+                    ({skip.kind}): {skip.reason}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
