@@ -46,8 +46,8 @@ export class ApiError extends Error {
     /** The error code (`unauthorized`, `invalid_request`, ...). */
     readonly code: string,
     message: string,
-    /** Per-field messages of a 400, keyed by the field's path. */
-    readonly fields?: Record<string, string[]>,
+    /** The paths of the fields at fault in a 400 (`tasks[1].dependsOn`); `message` says what is wrong with each. */
+    readonly fields?: string[],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -69,6 +69,8 @@ export async function unwrap<Data>(
     response.status,
     body.error?.code ?? 'http_error',
     body.error?.message ?? `the daemon answered ${response.status}`,
-    body.error?.fields as Record<string, string[]> | undefined,
+    Array.isArray(body.error?.fields)
+      ? body.error.fields.filter((field): field is string => typeof field === 'string')
+      : undefined,
   );
 }

@@ -29,7 +29,6 @@ function inputOf(path: string, inputs: ReadonlySet<string>): string | undefined 
  * The daemon answers a bad body with `fields` (each path at fault, `tasks[0].dependsOn`) and one
  * `message` listing each problem as `path: what is wrong`, joined by `; `; each problem is cut out of
  * the message at the start of its path (not at every `; `, which a problem's own text may hold).
- * A `fields` record of messages by path is taken as it is.
  *
  * Contract: every message of `error` lands in `byInput` or `general`, none twice; anything that is not
  * an `ApiError` with fields lands in `general` whole.
@@ -49,14 +48,7 @@ export function sortFieldErrors(error: unknown, inputs: ReadonlySet<string>): Fi
     general.push(error instanceof Error ? error.message : String(error));
     return { byInput, general };
   }
-  const fields: unknown = error.fields;
-  if (!Array.isArray(fields)) {
-    for (const [path, messages] of Object.entries(fields as Record<string, unknown>)) {
-      for (const message of Array.isArray(messages) ? messages : [messages]) add(path, `${path}: ${message}`);
-    }
-    return { byInput, general };
-  }
-  const paths = fields.filter((field): field is string => typeof field === 'string');
+  const paths = error.fields;
   const message = error.message;
   // Where each problem starts: at the message's start or after `; `, with a path of `fields` and `: `.
   const starts: { at: number; path: string }[] = [];
