@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { errorText } from '../ui/format';
 import { api, type Schema, unwrap } from './client';
 import { useLiveEvents } from './live-events';
 
@@ -34,7 +35,7 @@ export function PendingApprovalsProvider({ children }: { children: ComponentChil
         setMore(list.nextCursor !== undefined);
         setError(undefined);
       },
-      (failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)),
+      (failure: unknown) => setError(errorText(failure)),
     );
   }, []);
   useEffect(reload, [reload]);

@@ -1,8 +1,11 @@
 /**
- * The CSS class of a status word, so colour repeats what the text says (never replaces it):
- * `ok` for success, `bad` for failure, `busy` for work under way, `idle` for waiting.
+ * The tone of a workflow, task or schedule status, so colour repeats what the text says (never
+ * replaces it): `ok` for success, `bad` for failure, `wait` for work under way, `idle` for not
+ * started. The tone names the word's class (`status-<tone>`, `src/styles.css`) and the graph node's
+ * (`tone-<tone>`). Not the turn's tones (`ui/status-text.tsx`): there an unknown outcome is a failure,
+ * here an unknown status (`pending`, `ended`) is idle.
  */
-export function statusTone(status: string): 'ok' | 'bad' | 'busy' | 'idle' {
+export function statusTone(status: string): 'ok' | 'bad' | 'wait' | 'idle' {
   switch (status) {
     case 'completed':
     case 'active':
@@ -15,7 +18,7 @@ export function statusTone(status: string): 'ok' | 'bad' | 'busy' | 'idle' {
     case 'running':
     case 'queued':
     case 'waiting-approval':
-      return 'busy';
+      return 'wait';
     default:
       return 'idle';
   }
@@ -23,5 +26,5 @@ export function statusTone(status: string): 'ok' | 'bad' | 'busy' | 'idle' {
 
 /** A status as text with its tone's colour. */
 export function StatusText({ status }: { status: string }) {
-  return <span class={`wf-status wf-status-${statusTone(status)}`}>{status}</span>;
+  return <span class={`status status-${statusTone(status)}`}>{status}</span>;
 }
