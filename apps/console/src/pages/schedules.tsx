@@ -36,7 +36,7 @@ export function SchedulesPage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Schedules</h1>
       <div class="filters">
-        <AgentFilter value={agent} onChange={setAgent} allowAll={false} />
+        <AgentFilter value={agent} onChange={setAgent} />
         <label class="filter">
           <input type="checkbox" checked={all} onChange={(event) => setAll(event.currentTarget.checked)} />
           Include ended and cancelled schedules

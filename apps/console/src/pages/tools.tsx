@@ -35,7 +35,7 @@ export function ToolsPage() {
     <section aria-labelledby="page-title">
       <h1 id="page-title">Tools</h1>
       <div class="filters">
-        <AgentFilter value={agent} onChange={setAgent} allowAll={false} />
+        <AgentFilter value={agent} onChange={setAgent} />
       </div>
       <ErrorAlert error={error} />
       {manifest === undefined ? (

@@ -135,7 +135,11 @@ export function TurnsPage() {
         </output>
       </div>
       <form class="filters" onSubmit={(event) => event.preventDefault()}>
-        <AgentFilter value={filters.agent ?? ''} onChange={(agent) => setFilter('agent', agent)} allowAll />
+        <AgentFilter
+          value={filters.agent ?? ''}
+          onChange={(agent) => setFilter('agent', agent)}
+          any="All agents"
+        />
         <SelectFilter
           label="Status"
           any="Any status"

@@ -9,8 +9,11 @@ export interface Resource<T> {
   error?: string | undefined;
   /** Loads again now (a live event said the value changed). */
   reload: () => void;
-  /** Shows `value` at once (the answer of a request that changed it). */
-  set: (value: T) => void;
+  /**
+   * Shows a value at once (the answer of a request that changed it), or a change of the shown one;
+   * keeps `error`.
+   */
+  set: (value: T | ((current: T | undefined) => T)) => void;
 }
 
 /** When `useResource` loads again by itself. */
@@ -75,6 +78,10 @@ export function useResource<T>(
   return {
     ...state,
     reload: () => reloadNow.current(),
-    set: (value) => setState({ value }),
+    set: (value) =>
+      setState((current) => ({
+        ...current,
+        value: value instanceof Function ? value(current.value) : value,
+      })),
   };
 }

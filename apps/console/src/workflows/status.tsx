@@ -1,3 +1,17 @@
+type Tone = 'ok' | 'bad' | 'wait' | 'idle';
+
+const TONES: Record<string, Tone> = {
+  completed: 'ok',
+  active: 'ok',
+  failed: 'bad',
+  cancelled: 'bad',
+  aborted: 'bad',
+  interrupted: 'bad',
+  running: 'wait',
+  queued: 'wait',
+  'waiting-approval': 'wait',
+};
+
 /**
  * The tone of a workflow, task or schedule status, so colour repeats what the text says (never
  * replaces it): `ok` for success, `bad` for failure, `wait` for work under way, `idle` for not
@@ -5,23 +19,8 @@
  * (`tone-<tone>`). Not the turn's tones (`ui/status-text.tsx`): there an unknown outcome is a failure,
  * here an unknown status (`pending`, `ended`) is idle.
  */
-export function statusTone(status: string): 'ok' | 'bad' | 'wait' | 'idle' {
-  switch (status) {
-    case 'completed':
-    case 'active':
-      return 'ok';
-    case 'failed':
-    case 'cancelled':
-    case 'aborted':
-    case 'interrupted':
-      return 'bad';
-    case 'running':
-    case 'queued':
-    case 'waiting-approval':
-      return 'wait';
-    default:
-      return 'idle';
-  }
+export function statusTone(status: string): Tone {
+  return TONES[status] ?? 'idle';
 }
 
 /** A status as text with its tone's colour. */

@@ -53,7 +53,7 @@ export function WorkflowsPage() {
       {canWrite ? <StartWorkflowForm /> : null}
       <h2>Recent workflows</h2>
       <div class="filters">
-        <AgentFilter label="Filter by agent" value={agent} onChange={setAgent} allowAll />
+        <AgentFilter label="Filter by agent" value={agent} onChange={setAgent} any="All agents" />
       </div>
       <ErrorAlert error={error} />
       {workflows === undefined ? (
