@@ -11,6 +11,9 @@ import { ToolsPage } from './pages/tools';
 import { TurnsPage } from './pages/turns';
 import { TurnPage } from './pages/turns-detail';
 import { loadSession, type Session, SessionContext } from './session';
+import { ErrorAlert } from './ui/error-alert';
+import { errorText } from './ui/format';
+import { Loading } from './ui/loading';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
 
@@ -36,18 +39,14 @@ export function App() {
           ...(refused && !hadToken
             ? {}
             : {
-                error: refused
-                  ? `The daemon refused that token: ${error.message}`
-                  : error instanceof Error
-                    ? error.message
-                    : String(error),
+                error: refused ? `The daemon refused that token: ${error.message}` : errorText(error),
               }),
         });
       },
     );
   };
   useEffect(refresh, []);
-  if (loaded.state === 'loading') return <p aria-busy="true">Loading…</p>;
+  if (loaded.state === 'loading') return <Loading />;
   if (loaded.state === 'sign-in') return <SignIn error={loaded.error} onSignedIn={refresh} />;
   return (
     <SessionContext.Provider value={loaded.session}>
@@ -171,11 +170,7 @@ function SignIn({ error, onSignedIn }: { error?: string | undefined; onSignedIn:
           onInput={(event) => setToken(event.currentTarget.value)}
         />
         <button type="submit">Sign in</button>
-        {error === undefined ? null : (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <ErrorAlert error={error} />
       </form>
       <p class="hint">The token is kept in this tab only and sent in the Authorization header.</p>
     </main>

@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from '../ui/format';
 import { ApiError } from './client';
 import { readEventStream, type StreamEvent } from './event-stream';
 
@@ -49,7 +50,7 @@ export async function followEventStream(
         listener.onOpen?.();
       });
     } catch (caught) {
-      error = caught instanceof Error ? caught.message : String(caught);
+      error = errorText(caught);
       if (caught instanceof ApiError && caught.status >= 400 && caught.status < 500) {
         onState('refused', error);
         return;

@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from 'preact';
-import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { useContext } from 'preact/hooks';
+import { useResource } from '../ui/use-resource';
 import { api, type Schema, unwrap } from './client';
 import { useLiveEvents } from './live-events';
 
@@ -24,26 +25,21 @@ const PendingContext = createContext<PendingApprovals | undefined>(undefined);
 
 /** Loads the pending approvals and follows `approval` events of the live stream. */
 export function PendingApprovalsProvider({ children }: { children: ComponentChildren }) {
-  const [approvals, setApprovals] = useState<Approval[] | undefined>(undefined);
-  const [more, setMore] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const reload = useCallback(() => {
-    unwrap(api.GET('/v1/approvals', { params: { query: { status: 'pending', limit: 100 } } })).then(
-      (list) => {
-        setApprovals(list.approvals);
-        setMore(list.nextCursor !== undefined);
-        setError(undefined);
-      },
-      (failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)),
-    );
-  }, []);
-  useEffect(reload, [reload]);
-  const settle = useCallback((approval: Approval) => {
-    setApprovals((current) => {
-      const others = (current ?? []).filter((entry) => entry.id !== approval.id);
-      return approval.status === 'pending' ? [approval, ...others] : others;
+  const {
+    value: list,
+    error,
+    reload,
+    set,
+  } = useResource(
+    (signal) =>
+      unwrap(api.GET('/v1/approvals', { params: { query: { status: 'pending', limit: 100 } }, signal })),
+    [],
+  );
+  const settle = (approval: Approval) =>
+    set((current) => {
+      const others = (current?.approvals ?? []).filter((entry) => entry.id !== approval.id);
+      return { ...current, approvals: approval.status === 'pending' ? [approval, ...others] : others };
     });
-  }, []);
   useLiveEvents({
     onEvent: (event) => {
       if (event.type === 'approval') settle(event.data as Approval);
@@ -51,7 +47,9 @@ export function PendingApprovalsProvider({ children }: { children: ComponentChil
     onOpen: reload,
   });
   return (
-    <PendingContext.Provider value={{ approvals, more, error, reload, settle }}>
+    <PendingContext.Provider
+      value={{ approvals: list?.approvals, more: list?.nextCursor !== undefined, error, reload, settle }}
+    >
       {children}
     </PendingContext.Provider>
   );

@@ -3,7 +3,12 @@ import { Link } from 'wouter-preact';
 import { api, unwrap } from '../api/client';
 import { type Approval, usePendingApprovals } from '../api/pending-approvals';
 import { useCanWrite } from '../session';
-import { errorText, formatJson, formatTime } from '../ui/format';
+import { Collapsed } from '../ui/collapsed';
+import { ErrorAlert } from '../ui/error-alert';
+import { Fact, Facts } from '../ui/facts';
+import { formatJson, formatTime } from '../ui/format';
+import { Loading } from '../ui/loading';
+import { useAction } from '../ui/use-action';
 
 /** `#/approvals`: the calls held for an answer, live; allow or deny each with a reason. */
 export function ApprovalsPage() {
@@ -11,15 +16,9 @@ export function ApprovalsPage() {
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Approvals</h1>
-      {pending.error === undefined ? null : (
-        <p role="alert" class="error">
-          {pending.error}
-        </p>
-      )}
+      <ErrorAlert error={pending.error} />
       {pending.approvals === undefined ? (
-        pending.error === undefined ? (
-          <p aria-busy="true">Loading approvals…</p>
-        ) : null
+        <Loading error={pending.error} text="Loading approvals…" />
       ) : pending.approvals.length === 0 ? (
         <p class="hint">No call is waiting for an answer.</p>
       ) : (
@@ -50,58 +49,40 @@ function ApprovalCard({
 }) {
   const canWrite = useCanWrite();
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const answering = useAction();
   const titleId = `approval-${approval.id}`;
   const reasonId = `reason-${approval.id}`;
 
   const answer = (decision: 'allow' | 'deny') => {
-    setBusy(true);
-    setError(undefined);
     const trimmed = reason.trim();
-    unwrap(
-      api.POST('/v1/approvals/{id}', {
-        params: { path: { id: approval.id } },
-        body: trimmed === '' ? { decision } : { decision, reason: trimmed },
-      }),
-    )
-      .then(onAnswered, (failure: unknown) => setError(errorText(failure)))
-      .finally(() => setBusy(false));
+    answering.run(
+      unwrap(
+        api.POST('/v1/approvals/{id}', {
+          params: { path: { id: approval.id } },
+          body: trimmed === '' ? { decision } : { decision, reason: trimmed },
+        }),
+      ),
+      onAnswered,
+    );
   };
 
   return (
     <article class="approval" aria-labelledby={titleId}>
       <h2 id={titleId}>{approval.activity}</h2>
-      <dl class="facts">
-        <div>
-          <dt>Tool</dt>
-          <dd>
-            <code>{approval.toolKey}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Agent</dt>
-          <dd>{approval.agent}</dd>
-        </div>
-        <div>
-          <dt>Turn</dt>
-          <dd>
-            <Link href={`/turns/${approval.turnId}`}>{approval.turnId}</Link> ({approval.source})
-          </dd>
-        </div>
-        <div>
-          <dt>Asked</dt>
-          <dd>{formatTime(approval.createdAt)}</dd>
-        </div>
-        <div>
-          <dt>Expires</dt>
-          <dd>{formatTime(approval.expiresAt)}</dd>
-        </div>
-      </dl>
-      <details open>
-        <summary>Arguments</summary>
-        <pre>{formatJson(approval.arguments)}</pre>
-      </details>
+      <Facts>
+        <Fact label="Tool">
+          <code>{approval.toolKey}</code>
+        </Fact>
+        <Fact label="Agent">{approval.agent}</Fact>
+        <Fact label="Turn">
+          <Link href={`/turns/${approval.turnId}`}>{approval.turnId}</Link> ({approval.source})
+        </Fact>
+        <Fact label="Asked">{formatTime(approval.createdAt)}</Fact>
+        <Fact label="Expires">{formatTime(approval.expiresAt)}</Fact>
+      </Facts>
+      <Collapsed summary="Arguments" open>
+        {formatJson(approval.arguments)}
+      </Collapsed>
       {canWrite ? (
         // No form: Enter in the reason field must not answer by itself.
         <div class="answer">
@@ -112,19 +93,15 @@ function ApprovalCard({
             value={reason}
             onInput={(event) => setReason(event.currentTarget.value)}
           />
-          <button type="button" disabled={busy} onClick={() => answer('allow')}>
+          <button type="button" disabled={answering.busy} onClick={() => answer('allow')}>
             Allow
           </button>
-          <button type="button" class="danger" disabled={busy} onClick={() => answer('deny')}>
+          <button type="button" class="danger" disabled={answering.busy} onClick={() => answer('deny')}>
             Deny
           </button>
         </div>
       ) : null}
-      {error === undefined ? null : (
-        <p role="alert" class="error">
-          Could not answer: {error}
-        </p>
-      )}
+      <ErrorAlert context="Could not answer: " error={answering.error} />
     </article>
   );
 }

@@ -1,11 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
-import '../workflows/workflows.css';
+import { useState } from 'preact/hooks';
 import './schedules.css';
 import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
-import { errorText, formatTime } from '../ui/format';
-import { AgentFilter } from '../workflows/agent-filter';
+import { AgentFilter } from '../ui/agent-filter';
+import { Collapsed } from '../ui/collapsed';
+import { ErrorAlert } from '../ui/error-alert';
+import { Fact, Facts } from '../ui/facts';
+import { formatTime } from '../ui/format';
+import { Loading } from '../ui/loading';
+import { useResource } from '../ui/use-resource';
 import { browserTimeZone } from '../workflows/browser-time-zone';
 import { StatusText } from '../workflows/status';
 
@@ -19,47 +23,29 @@ export function SchedulesPage() {
   const session = useSession();
   const [agent, setAgent] = useState(session.defaultAgent);
   const [all, setAll] = useState(false);
-  const [schedules, setSchedules] = useState<Schedule[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const zone = browserTimeZone();
-
-  useEffect(() => {
-    const controller = new AbortController();
-    setSchedules(undefined);
-    setError(undefined);
-    const query = { agent, ...(all ? { all: 'true' as const } : {}) };
-    unwrap(api.GET('/v1/schedules', { params: { query }, signal: controller.signal })).then(
-      (answer) => setSchedules(answer.items),
-      (caught: unknown) => !controller.signal.aborted && setError(errorText(caught)),
-    );
-    return () => controller.abort();
-  }, [agent, all]);
+  const { value: schedules, error } = useResource(
+    async (signal) => {
+      const query = { agent, ...(all ? { all: 'true' as const } : {}) };
+      return (await unwrap(api.GET('/v1/schedules', { params: { query }, signal }))).items;
+    },
+    [agent, all],
+  );
 
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Schedules</h1>
-      <div class="wf-filters">
-        <AgentFilter id="schedules-agent" value={agent} onChange={setAgent} allowAll={false} />
-        <p class="wf-filter">
-          <input
-            id="schedules-all"
-            type="checkbox"
-            checked={all}
-            onChange={(event) => setAll(event.currentTarget.checked)}
-          />
-          <label for="schedules-all">Include ended and cancelled schedules</label>
-        </p>
+      <div class="filters">
+        <AgentFilter value={agent} onChange={setAgent} />
+        <label class="filter">
+          <input type="checkbox" checked={all} onChange={(event) => setAll(event.currentTarget.checked)} />
+          Include ended and cancelled schedules
+        </label>
       </div>
       <p class="hint">Times are shown in your time zone, {zone}.</p>
-      {error === undefined ? null : (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {schedules === undefined ? (
-        error === undefined ? (
-          <p aria-busy="true">Loading…</p>
-        ) : null
+        <Loading error={error} />
       ) : schedules.length === 0 ? (
         <p class="hint">Agent {agent} has no schedules.</p>
       ) : (
@@ -80,13 +66,11 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
   return (
     <article class="schedule" aria-labelledby={headingId}>
       <h2 id={headingId}>{schedule.name}</h2>
-      <dl class="wf-facts">
-        <dt>Status</dt>
-        <dd>
+      <Facts columns>
+        <Fact label="Status">
           <StatusText status={schedule.status} />
-        </dd>
-        <dt>Rule</dt>
-        <dd>
+        </Fact>
+        <Fact label="Rule">
           {schedule.kind === 'cron' ? (
             <>
               cron <code>{schedule.cron}</code>
@@ -94,11 +78,9 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
           ) : (
             `once, at ${schedule.runAt === undefined ? 'an unknown time' : formatTime(schedule.runAt)} (${zone})`
           )}
-        </dd>
-        <dt>Rule's time zone</dt>
-        <dd>{schedule.timeZone}</dd>
-        <dt>Next fire times ({zone})</dt>
-        <dd>
+        </Fact>
+        <Fact label="Rule's time zone">{schedule.timeZone}</Fact>
+        <Fact label={`Next fire times (${zone})`}>
           {schedule.nextFireTimes.length === 0 ? (
             'none'
           ) : (
@@ -110,12 +92,9 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
               ))}
             </ul>
           )}
-        </dd>
-      </dl>
-      <details>
-        <summary>Prompt</summary>
-        <pre>{schedule.prompt}</pre>
-      </details>
+        </Fact>
+      </Facts>
+      <Collapsed summary="Prompt">{schedule.prompt}</Collapsed>
       {schedule.runs.length === 0 ? (
         <p class="hint">No runs yet.</p>
       ) : (

@@ -1,10 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
-import '../workflows/workflows.css';
+import { useState } from 'preact/hooks';
 import './tools.css';
 import { api, type Schema, unwrap } from '../api/client';
 import { useSession } from '../session';
-import { errorText, formatCount } from '../ui/format';
-import { AgentFilter } from '../workflows/agent-filter';
+import { AgentFilter } from '../ui/agent-filter';
+import { ErrorAlert } from '../ui/error-alert';
+import { formatCount } from '../ui/format';
+import { Loading } from '../ui/loading';
+import { useResource } from '../ui/use-resource';
 
 type Manifest = Schema<'ToolManifest'>;
 type ManifestTool = Manifest['tools'][number];
@@ -24,33 +26,20 @@ function strictness(tool: ManifestTool): string {
 export function ToolsPage() {
   const session = useSession();
   const [agent, setAgent] = useState(session.defaultAgent);
-  const [manifest, setManifest] = useState<Manifest | undefined>();
-  const [error, setError] = useState<string | undefined>();
-
-  useEffect(() => {
-    const controller = new AbortController();
-    setManifest(undefined);
-    setError(undefined);
-    unwrap(api.GET('/v1/tools', { params: { query: { agent } }, signal: controller.signal })).then(
-      setManifest,
-      (caught: unknown) => !controller.signal.aborted && setError(errorText(caught)),
-    );
-    return () => controller.abort();
-  }, [agent]);
+  const { value: manifest, error } = useResource(
+    (signal) => unwrap(api.GET('/v1/tools', { params: { query: { agent } }, signal })),
+    [agent],
+  );
 
   return (
     <section aria-labelledby="page-title">
       <h1 id="page-title">Tools</h1>
-      <AgentFilter id="tools-agent" value={agent} onChange={setAgent} allowAll={false} />
-      {error === undefined ? null : (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <div class="filters">
+        <AgentFilter value={agent} onChange={setAgent} />
+      </div>
+      <ErrorAlert error={error} />
       {manifest === undefined ? (
-        error === undefined ? (
-          <p aria-busy="true">Loading…</p>
-        ) : null
+        <Loading error={error} />
       ) : (
         <table class="list tools">
           <caption>The tools agent {manifest.agent}'s next text turn would send</caption>

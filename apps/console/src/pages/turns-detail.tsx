@@ -4,10 +4,15 @@ import { api, type Schema, unwrap } from '../api/client';
 import type { StreamEvent } from '../api/event-stream';
 import { followEventStream, type StreamState, useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
-import { errorText, formatCount, formatDuration, formatJson, turnDuration } from '../ui/format';
+import { Collapsed } from '../ui/collapsed';
+import { ErrorAlert } from '../ui/error-alert';
+import { Fact, Facts } from '../ui/facts';
+import { formatCount, formatDuration, formatJson, turnDuration } from '../ui/format';
 import { useNow } from '../ui/now';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
+import { useAction } from '../ui/use-action';
+import { useResource } from '../ui/use-resource';
 import { isActive, type Turn } from './turns';
 
 type ToolCallEnd = Schema<'ToolCallEndEvent'>;
@@ -174,26 +179,18 @@ function updateCall(log: TurnLog, callId: string, change: (call: CallItem) => Ca
 /** `#/turns/<id>`: the turn's header and its events as they stream. */
 export function TurnPage({ id }: { id: string }) {
   const canWrite = useCanWrite();
-  const [turn, setTurn] = useState<Turn | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const {
+    value: turn,
+    error,
+    reload: loadTurn,
+    set: setTurn,
+  } = useResource((signal) => unwrap(api.GET('/v1/turns/{id}', { params: { path: { id } }, signal })), [id]);
   const [log, setLog] = useState<TurnLog>(EMPTY);
   const [stream, setStream] = useState<{ state: StreamState; error?: string }>({ state: 'connecting' });
-  const [cancelling, setCancelling] = useState(false);
-  const [cancelError, setCancelError] = useState<string | undefined>(undefined);
-
-  const loadTurn = () =>
-    unwrap(api.GET('/v1/turns/{id}', { params: { path: { id } } })).then(
-      (loaded) => {
-        setTurn(loaded);
-        setError(undefined);
-      },
-      (failure: unknown) => setError(errorText(failure)),
-    );
+  const cancelling = useAction();
 
   useEffect(() => {
-    setTurn(undefined);
     setLog(EMPTY);
-    void loadTurn();
     const controller = new AbortController();
     let ended = false;
     // The stream replays every event so far on each connection: a reconnection starts from scratch.
@@ -206,7 +203,7 @@ export function TurnPage({ id }: { id: string }) {
           setLog((current) => reduce(current, event));
           if (event.type === 'turn-end') {
             ended = true;
-            void loadTurn();
+            loadTurn();
           }
         },
       },
@@ -232,13 +229,8 @@ export function TurnPage({ id }: { id: string }) {
 
   const now = useNow(turn !== undefined && isActive(turn));
 
-  const cancel = () => {
-    setCancelling(true);
-    setCancelError(undefined);
-    unwrap(api.POST('/v1/turns/{id}/cancel', { params: { path: { id } } }))
-      .then(setTurn, (failure: unknown) => setCancelError(errorText(failure)))
-      .finally(() => setCancelling(false));
-  };
+  const cancel = () =>
+    cancelling.run(unwrap(api.POST('/v1/turns/{id}/cancel', { params: { path: { id } } })), setTurn);
 
   return (
     <section aria-labelledby="page-title">
@@ -250,55 +242,33 @@ export function TurnPage({ id }: { id: string }) {
           Turn <span class="id">{id}</span>
         </h1>
         {turn !== undefined && isActive(turn) && canWrite ? (
-          <button type="button" class="danger" onClick={cancel} disabled={cancelling}>
-            {cancelling ? 'Cancelling…' : 'Cancel turn'}
+          <button type="button" class="danger" onClick={cancel} disabled={cancelling.busy}>
+            {cancelling.busy ? 'Cancelling…' : 'Cancel turn'}
           </button>
         ) : null}
       </div>
-      {cancelError === undefined ? null : (
-        <p role="alert" class="error">
-          Could not cancel: {cancelError}
-        </p>
-      )}
-      {error === undefined ? null : (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert context="Could not cancel: " error={cancelling.error} />
+      <ErrorAlert error={error} />
       {turn === undefined ? null : (
-        <dl class="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <StatusText status={turn.status} />
-            </dd>
-          </div>
-          <div>
-            <dt>Agent</dt>
-            <dd>{turn.agent}</dd>
-          </div>
-          <div>
-            <dt>Source</dt>
-            <dd>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</dd>
-          </div>
-          <div>
-            <dt>Duration</dt>
-            <dd>{formatDuration(turnDuration(turn, now))}</dd>
-          </div>
-          <div>
-            <dt>Tokens</dt>
-            <dd>
-              {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
-              {formatCount(turn.usage.outputTokens)} out)
-            </dd>
-          </div>
+        <Facts>
+          <Fact label="Status">
+            <StatusText status={turn.status} />
+          </Fact>
+          <Fact label="Agent">{turn.agent}</Fact>
+          <Fact label="Source">
+            {turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}
+          </Fact>
+          <Fact label="Duration">{formatDuration(turnDuration(turn, now))}</Fact>
+          <Fact label="Tokens">
+            {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
+            {formatCount(turn.usage.outputTokens)} out)
+          </Fact>
           {turn.error === undefined ? null : (
-            <div class="wide">
-              <dt>Error</dt>
-              <dd class="error">{turn.error}</dd>
-            </div>
+            <Fact label="Error" wide>
+              <span class="error">{turn.error}</span>
+            </Fact>
           )}
-        </dl>
+        </Facts>
       )}
       <div class="page-head">
         <h2>Events</h2>
@@ -352,17 +322,9 @@ function EventItem({ item }: { item: Item }) {
         {refusal === undefined ? null : <span class="mark">refused: {refusal}</span>}
       </div>
       {item.params === undefined ? null : (
-        <details>
-          <summary>Arguments</summary>
-          <pre>{formatJson(item.params)}</pre>
-        </details>
+        <Collapsed summary="Arguments">{formatJson(item.params)}</Collapsed>
       )}
-      {end === undefined ? null : (
-        <details>
-          <summary>Output</summary>
-          <pre>{outputText(end)}</pre>
-        </details>
-      )}
+      {end === undefined ? null : <Collapsed summary="Output">{outputText(end)}</Collapsed>}
     </article>
   );
 }

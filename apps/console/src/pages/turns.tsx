@@ -2,9 +2,12 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, type paths, type Schema, unwrap } from '../api/client';
 import { useLiveEvents, useLiveState } from '../api/live-events';
-import { useSession } from '../session';
+import { AgentFilter } from '../ui/agent-filter';
+import { ErrorAlert } from '../ui/error-alert';
 import { errorText, formatCount, formatDuration, formatTime, turnDuration } from '../ui/format';
+import { Loading } from '../ui/loading';
 import { useNow } from '../ui/now';
+import { SelectFilter } from '../ui/select-filter';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
 
@@ -46,7 +49,6 @@ function byNewest(a: Turn, b: Turn): number {
 
 /** `#/turns`: the turns of the agents served, newest first, filtered, paged and kept live. */
 export function TurnsPage() {
-  const session = useSession();
   const live = useLiveState();
   const [filters, setFilters] = useState<Filters>({});
   const [turns, setTurns] = useState<Turn[] | undefined>(undefined);
@@ -133,61 +135,32 @@ export function TurnsPage() {
         </output>
       </div>
       <form class="filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Agent
-          <select
-            value={filters.agent ?? ''}
-            onChange={(event) => setFilter('agent', event.currentTarget.value)}
-          >
-            <option value="">All agents</option>
-            {session.agents.map((agent) => (
-              <option key={agent} value={agent}>
-                {agent}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select
-            value={filters.status ?? ''}
-            onChange={(event) => setFilter('status', event.currentTarget.value)}
-          >
-            <option value="">Any status</option>
-            {STATUSES.map((status) => (
-              <option key={status} value={status}>
-                {status}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Source
-          <select
-            value={filters.source ?? ''}
-            onChange={(event) => setFilter('source', event.currentTarget.value)}
-          >
-            <option value="">Any source</option>
-            {SOURCES.map((source) => (
-              <option key={source} value={source}>
-                {source}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AgentFilter
+          value={filters.agent ?? ''}
+          onChange={(agent) => setFilter('agent', agent)}
+          any="All agents"
+        />
+        <SelectFilter
+          label="Status"
+          any="Any status"
+          options={STATUSES}
+          value={filters.status ?? ''}
+          onChange={(status) => setFilter('status', status)}
+        />
+        <SelectFilter
+          label="Source"
+          any="Any source"
+          options={SOURCES}
+          value={filters.source ?? ''}
+          onChange={(source) => setFilter('source', source)}
+        />
       </form>
-      {error === undefined ? null : (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {turns === undefined ? (
-        error === undefined ? (
-          <p aria-busy="true">Loading turns…</p>
-        ) : null
+        <Loading error={error} text="Loading turns…" />
       ) : (
         <>
-          <table class="turns">
+          <table class="list turns">
             <caption class="visually-hidden">Turns, newest first</caption>
             <thead>
               <tr>

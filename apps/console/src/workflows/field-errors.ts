@@ -1,4 +1,5 @@
 import { ApiError } from '../api/client';
+import { errorText } from '../ui/format';
 
 /** The daemon's messages of a 400, sorted to the form's inputs. */
 export interface FieldErrors {
@@ -45,7 +46,7 @@ export function sortFieldErrors(error: unknown, inputs: ReadonlySet<string>): Fi
     byInput.set(key, [...(byInput.get(key) ?? []), message]);
   };
   if (!(error instanceof ApiError) || error.fields === undefined) {
-    general.push(error instanceof Error ? error.message : String(error));
+    general.push(errorText(error));
     return { byInput, general };
   }
   const paths = error.fields;

@@ -248,7 +248,7 @@ export function StartWorkflowForm() {
                 </div>
                 <details class="form-row wide" open={errors.byInput.has(`${base}.resultSchema`)}>
                   <summary>Result schema of {label} (JSON Schema)</summary>
-                  <label for={input('resultSchema')} class="sr-only">
+                  <label for={input('resultSchema')} class="visually-hidden">
                     Result schema of {label}
                   </label>
                   <textarea

@@ -1,10 +1,16 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
 import { ApiError, api, type Schema, unwrap } from '../api/client';
 import { useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
-import { errorText, formatJson, formatTime } from '../ui/format';
+import { Collapsed } from '../ui/collapsed';
+import { ErrorAlert } from '../ui/error-alert';
+import { Fact, Facts } from '../ui/facts';
+import { formatJson, formatTime } from '../ui/format';
+import { Loading } from '../ui/loading';
+import { useAction } from '../ui/use-action';
+import { useResource } from '../ui/use-resource';
 import { StatusText } from './status';
 import { TaskGraph } from './task-graph';
 
@@ -40,50 +46,38 @@ function splitSource(sourceId: string | undefined): [string | undefined, string 
 /** `#/workflows/<id>`: the task graph, live while the workflow runs, and the selected task's details. */
 export function WorkflowPage({ id }: { id: string }) {
   const canWrite = useCanWrite();
-  const [workflow, setWorkflow] = useState<Workflow | undefined>();
-  const [loadError, setLoadError] = useState<string | undefined>();
   const [turnOf, setTurnOf] = useState<Map<string, string>>(new Map());
   const [selected, setSelected] = useState<string | undefined>();
-  const [cancelError, setCancelError] = useState<string | undefined>();
-  const [cancelling, setCancelling] = useState(false);
-  const refreshNow = useRef<() => void>(() => {});
+  const cancelling = useAction();
+  const lastShape = useRef('');
 
   // Polls about every second while the workflow runs.
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let lastShape = '';
-    const load = async () => {
-      clearTimeout(timer);
-      try {
-        const next = await unwrap(api.GET('/v1/workflows/{id}', { params: { path: { id } } }));
-        if (stopped) return;
-        setWorkflow(next);
-        setLoadError(undefined);
-        // The turns change when a task starts, ends or retries: read them again only then.
-        const shape = next.tasks.map((task) => `${task.id}:${task.status}:${task.attempts}`).join(',');
-        if (shape !== lastShape) {
-          lastShape = shape;
-          taskTurns(next).then(
-            (found) => !stopped && setTurnOf((known) => new Map([...known, ...found])),
-            () => {}, // The links are a convenience; the graph stays without them.
-          );
-        }
-        if (next.status === 'running') timer = setTimeout(load, POLL_MS);
-      } catch (error) {
-        if (stopped) return;
-        setLoadError(errorText(error));
-        // A workflow that is not there will not appear; anything else may pass.
-        if (!(error instanceof ApiError && error.status === 404)) timer = setTimeout(load, POLL_MS * 3);
+  const {
+    value: workflow,
+    error: loadError,
+    reload: refreshNow,
+    set: setWorkflow,
+  } = useResource(
+    async (signal) => {
+      const next = await unwrap(api.GET('/v1/workflows/{id}', { params: { path: { id } }, signal }));
+      // The turns change when a task starts, ends or retries: read them again only then.
+      const shape = `${next.id} ${next.tasks.map((task) => `${task.id}:${task.status}:${task.attempts}`).join(',')}`;
+      if (shape !== lastShape.current) {
+        lastShape.current = shape;
+        taskTurns(next).then(
+          (found) => !signal.aborted && setTurnOf((known) => new Map([...known, ...found])),
+          () => {}, // The links are a convenience; the graph stays without them.
+        );
       }
-    };
-    refreshNow.current = () => void load();
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [id]);
+      return next;
+    },
+    [id],
+    {
+      repeatAfter: (next) => (next.status === 'running' ? POLL_MS : undefined),
+      // A workflow that is not there will not appear; anything else may pass.
+      retryAfter: (error) => (error instanceof ApiError && error.status === 404 ? undefined : POLL_MS * 3),
+    },
+  );
 
   // The page's shared `/v1/events` stream: a task turn of this workflow that starts or ends refreshes
   // at once and names that task's turn; a reopened stream may have missed some, so it refreshes too.
@@ -95,39 +89,25 @@ export function WorkflowPage({ id }: { id: string }) {
       if (workflowId !== id || taskId === undefined || turn.id === undefined) return;
       const turnId = turn.id;
       setTurnOf((known) => (known.get(taskId) === turnId ? known : new Map(known).set(taskId, turnId)));
-      refreshNow.current();
+      refreshNow();
     },
-    onOpen: () => refreshNow.current(),
+    onOpen: refreshNow,
   });
 
   if (workflow === undefined) {
     return (
       <section aria-labelledby="page-title">
         <h1 id="page-title">Workflow</h1>
-        {loadError === undefined ? (
-          <p aria-busy="true">Loading…</p>
-        ) : (
-          <p role="alert" class="error">
-            {loadError}
-          </p>
-        )}
+        <Loading error={loadError} />
+        <ErrorAlert error={loadError} />
       </section>
     );
   }
 
   const done = workflow.tasks.filter((task) => task.status === 'completed').length;
   const chosen = workflow.tasks.find((task) => task.id === selected);
-  const cancel = async () => {
-    setCancelling(true);
-    setCancelError(undefined);
-    try {
-      setWorkflow(await unwrap(api.POST('/v1/workflows/{id}/cancel', { params: { path: { id } } })));
-    } catch (error) {
-      setCancelError(errorText(error));
-    } finally {
-      setCancelling(false);
-    }
-  };
+  const cancel = () =>
+    cancelling.run(unwrap(api.POST('/v1/workflows/{id}/cancel', { params: { path: { id } } })), setWorkflow);
 
   return (
     <section aria-labelledby="page-title" class="workflow">
@@ -135,47 +115,31 @@ export function WorkflowPage({ id }: { id: string }) {
         <Link href="/workflows">Workflows</Link>
       </p>
       <h1 id="page-title">Workflow {workflow.name}</h1>
-      <dl class="wf-facts">
-        <dt>Status</dt>
-        <dd>
+      <Facts columns>
+        <Fact label="Status">
           <StatusText status={workflow.status} />
-        </dd>
-        <dt>Agent</dt>
-        <dd>{workflow.agent}</dd>
-        <dt>Tasks done</dt>
-        <dd>
+        </Fact>
+        <Fact label="Agent">{workflow.agent}</Fact>
+        <Fact label="Tasks done">
           {done} of {workflow.tasks.length}
-        </dd>
-        <dt>Started</dt>
-        <dd>{formatTime(workflow.createdAt)}</dd>
+        </Fact>
+        <Fact label="Started">{formatTime(workflow.createdAt)}</Fact>
         {workflow.finishedAt === null ? null : (
-          <>
-            <dt>Finished</dt>
-            <dd>{formatTime(workflow.finishedAt)}</dd>
-          </>
+          <Fact label="Finished">{formatTime(workflow.finishedAt)}</Fact>
         )}
-        <dt>Id</dt>
-        <dd>
+        <Fact label="Id">
           <code>{workflow.id}</code>
-        </dd>
-      </dl>
+        </Fact>
+      </Facts>
       {canWrite && workflow.status === 'running' ? (
         <p>
-          <button type="button" class="danger" disabled={cancelling} onClick={cancel}>
+          <button type="button" class="danger" disabled={cancelling.busy} onClick={cancel}>
             Cancel workflow
           </button>
         </p>
       ) : null}
-      {cancelError === undefined ? null : (
-        <p role="alert" class="error">
-          Could not cancel: {cancelError}
-        </p>
-      )}
-      {loadError === undefined ? null : (
-        <p role="alert" class="error">
-          Could not refresh: {loadError}
-        </p>
-      )}
+      <ErrorAlert context="Could not cancel: " error={cancelling.error} />
+      <ErrorAlert context="Could not refresh: " error={loadError} />
       <div class="graph-and-details">
         <div class="graph-pane">
           <TaskGraph
@@ -184,7 +148,7 @@ export function WorkflowPage({ id }: { id: string }) {
             selected={selected}
             onSelect={setSelected}
           />
-          <h2 class="sr-only">Tasks</h2>
+          <h2 class="visually-hidden">Tasks</h2>
           <ul class="task-list" aria-label="Tasks">
             {workflow.tasks.map((task) => (
               <li key={task.id}>
@@ -210,30 +174,25 @@ function TaskDetails({ task, turnId }: { task: Task; turnId: string | undefined 
   return (
     <>
       <h2>Task {task.id}</h2>
-      <dl class="wf-facts">
-        <dt>Status</dt>
-        <dd>
+      <Facts columns>
+        <Fact label="Status">
           <StatusText status={task.status} />
-        </dd>
-        <dt>Attempts</dt>
-        <dd>{task.attempts}</dd>
-        <dt>Depends on</dt>
-        <dd>{task.dependsOn.length === 0 ? 'nothing' : task.dependsOn.join(', ')}</dd>
-        <dt>Turn</dt>
-        <dd>
+        </Fact>
+        <Fact label="Attempts">{task.attempts}</Fact>
+        <Fact label="Depends on">{task.dependsOn.length === 0 ? 'nothing' : task.dependsOn.join(', ')}</Fact>
+        <Fact label="Turn">
           {turnId === undefined ? 'none yet' : <Link href={`/turns/${turnId}`}>Turn of task {task.id}</Link>}
-        </dd>
-      </dl>
+        </Fact>
+      </Facts>
       {task.error === null ? null : (
         <>
           <h3>Error</h3>
           <p class="error">{task.error}</p>
         </>
       )}
-      <details>
-        <summary>Stored result</summary>
-        <pre>{task.result === undefined || task.result === null ? 'none' : formatJson(task.result)}</pre>
-      </details>
+      <Collapsed summary="Stored result">
+        {task.result === undefined || task.result === null ? 'none' : formatJson(task.result)}
+      </Collapsed>
     </>
   );
 }

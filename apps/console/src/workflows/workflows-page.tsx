@@ -1,11 +1,14 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import './workflows.css';
 import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
 import { useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
-import { errorText, formatTime } from '../ui/format';
-import { AgentFilter } from './agent-filter';
+import { AgentFilter } from '../ui/agent-filter';
+import { ErrorAlert } from '../ui/error-alert';
+import { formatTime } from '../ui/format';
+import { Loading } from '../ui/loading';
+import { useResource } from '../ui/use-resource';
 import { StartWorkflowForm } from './start-workflow-form';
 import { StatusText } from './status';
 
@@ -22,42 +25,26 @@ function progress(summary: Summary): { done: number; total: number } {
 /** `#/workflows`: the recent workflows, newest first, refreshed while any of them runs and on task turns. */
 export function WorkflowsPage() {
   const [agent, setAgent] = useState('');
-  const [workflows, setWorkflows] = useState<Summary[] | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const canWrite = useCanWrite();
-
-  const reload = useRef<() => void>(() => {});
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const load = async () => {
-      clearTimeout(timer);
-      try {
-        const query = agent === '' ? {} : { agent };
-        const list = await unwrap(api.GET('/v1/workflows', { params: { query } }));
-        if (stopped) return;
-        setWorkflows(list.workflows);
-        setError(undefined);
-        if (list.workflows.some((workflow) => workflow.status === 'running'))
-          timer = setTimeout(load, POLL_MS);
-      } catch (caught) {
-        if (!stopped) setError(errorText(caught));
-      }
-    };
-    reload.current = () => void load();
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [agent]);
+  const {
+    value: workflows,
+    error,
+    reload,
+  } = useResource(
+    async (signal) => {
+      const query = agent === '' ? {} : { agent };
+      return (await unwrap(api.GET('/v1/workflows', { params: { query }, signal }))).workflows;
+    },
+    [agent],
+    { repeatAfter: (list) => (list.some((workflow) => workflow.status === 'running') ? POLL_MS : undefined) },
+  );
   // A task turn that starts or ends anywhere (a workflow started by a model, another console, the
   // CLI) reloads the list at once; a reopened stream may have missed some.
   useLiveEvents({
     onEvent: (event) => {
-      if (event.type === 'turn' && (event.data as { source?: string }).source === 'task') reload.current();
+      if (event.type === 'turn' && (event.data as { source?: string }).source === 'task') reload();
     },
-    onOpen: () => reload.current(),
+    onOpen: reload,
   });
 
   return (
@@ -65,27 +52,17 @@ export function WorkflowsPage() {
       <h1 id="page-title">Workflows</h1>
       {canWrite ? <StartWorkflowForm /> : null}
       <h2>Recent workflows</h2>
-      <AgentFilter
-        id="workflows-agent"
-        label="Filter by agent"
-        value={agent}
-        onChange={setAgent}
-        allowAll={true}
-      />
-      {error === undefined ? null : (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <div class="filters">
+        <AgentFilter label="Filter by agent" value={agent} onChange={setAgent} any="All agents" />
+      </div>
+      <ErrorAlert error={error} />
       {workflows === undefined ? (
-        error === undefined ? (
-          <p aria-busy="true">Loading…</p>
-        ) : null
+        <Loading error={error} />
       ) : workflows.length === 0 ? (
         <p class="hint">No workflows yet.</p>
       ) : (
         <table class="list">
-          <caption class="sr-only">Recent workflows, newest first</caption>
+          <caption class="visually-hidden">Recent workflows, newest first</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>

@@ -1,0 +1,87 @@
+import { type Inputs, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from './format';
+
+/** What `useResource` loaded, the error of its last load, and ways to load again or replace it. */
+export interface Resource<T> {
+  /** The last value loaded; undefined until the first load of the current `inputs` answers. */
+  value?: T | undefined;
+  /** The message of the last load's failure; undefined once a load succeeds. */
+  error?: string | undefined;
+  /** Loads again now (a live event said the value changed). */
+  reload: () => void;
+  /**
+   * Shows a value at once (the answer of a request that changed it), or a change of the shown one;
+   * keeps `error`.
+   */
+  set: (value: T | ((current: T | undefined) => T)) => void;
+}
+
+/** When `useResource` loads again by itself. */
+export interface ResourceOptions<T> {
+  /** Milliseconds after a value arrives to load again (while a workflow runs); undefined: stop. */
+  repeatAfter?: (value: T) => number | undefined;
+  /** Milliseconds after a failure to try again; undefined: the error stays shown. */
+  retryAfter?: (error: unknown) => number | undefined;
+}
+
+/**
+ * Loads a value of the daemon when the component mounts and whenever `inputs` change, and keeps the
+ * error of the last load to show.
+ *
+ * Contract: `load` and `options` are read when `inputs` change (they may use only what `inputs`
+ * name, plus setters and refs). A change of `inputs` forgets the value and aborts the signal given
+ * to `load`: a late answer for old inputs is dropped, never shown. A failed load keeps the last
+ * value and sets `error`; a later success clears it. Timers of `options` run until `inputs` change
+ * or the component unmounts.
+ *
+ * @example
+ * const tools = useResource(
+ *   (signal) => unwrap(api.GET('/v1/tools', { params: { query: { agent } }, signal })),
+ *   [agent],
+ * );
+ */
+export function useResource<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  inputs: Inputs,
+  options: ResourceOptions<T> = {},
+): Resource<T> {
+  const [state, setState] = useState<{ value?: T | undefined; error?: string | undefined }>({});
+  const reloadNow = useRef(() => {});
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      clearTimeout(timer);
+      let after: number | undefined;
+      try {
+        const value = await load(controller.signal);
+        if (controller.signal.aborted) return;
+        setState({ value });
+        after = options.repeatAfter?.(value);
+      } catch (caught) {
+        if (controller.signal.aborted) return;
+        setState((current) => ({ value: current.value, error: errorText(caught) }));
+        after = options.retryAfter?.(caught);
+      }
+      if (after !== undefined) timer = setTimeout(run, after);
+    };
+    setState({});
+    reloadNow.current = run;
+    run();
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, inputs);
+
+  return {
+    ...state,
+    reload: () => reloadNow.current(),
+    set: (value) =>
+      setState((current) => ({
+        ...current,
+        value: value instanceof Function ? value(current.value) : value,
+      })),
+  };
+}
