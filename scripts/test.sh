@@ -8,9 +8,6 @@ cd "$(dirname "$0")/.."
 # replay the previous run's results instead of testing.
 export NODE_RUNTIME_VERSION="$(node -v)" TURBO_TELEMETRY_DISABLED=1
 # --summarize: turbo writes .turbo/runs/<id>.json (each task's times), which `pnpm bench` reports.
-# turbo gives a free slot to the task that has waited longest. check-package depends on the package's
-# own test (turbo.json), so the eight package checks no longer queue ahead of the worker's build and
-# its test suite, the longest task, which starts once every library is built.
 args=(run build type-check lint check-package test --concurrency=3 --continue --summarize)
 base="${SWITCHYARD_BASE_REF:-}"
 if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
