@@ -59,23 +59,13 @@ export function App() {
           }}
         >
           <Switch>
-            <Route path="/turns">
-              <TurnsPage />
-            </Route>
+            <Route path="/turns" component={TurnsPage} />
             <Route path="/turns/:id">{(params) => <TurnPage id={params.id} />}</Route>
-            <Route path="/approvals">
-              <ApprovalsPage />
-            </Route>
-            <Route path="/workflows">
-              <WorkflowsPage />
-            </Route>
+            <Route path="/approvals" component={ApprovalsPage} />
+            <Route path="/workflows" component={WorkflowsPage} />
             <Route path="/workflows/:id">{(params) => <WorkflowPage id={params.id} />}</Route>
-            <Route path="/schedules">
-              <SchedulesPage />
-            </Route>
-            <Route path="/tools">
-              <ToolsPage />
-            </Route>
+            <Route path="/schedules" component={SchedulesPage} />
+            <Route path="/tools" component={ToolsPage} />
             <Route>
               <Redirect to="/turns" />
             </Route>

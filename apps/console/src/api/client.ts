@@ -1,7 +1,8 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-// Type-only: the daemon's API types, generated from its committed OpenAPI document and kept equal to
-// what it serves by the worker's openapi-document test. Nothing of the worker is bundled.
-import type { components, paths } from '../../../worker/src/daemon/api/openapi-types';
+// The daemon's API types, generated at build time from its committed OpenAPI document
+// (apps/worker/openapi.json, kept equal to what the daemon serves by the worker's openapi-document
+// test) into src/api/openapi-types.ts by `pnpm run generate`. Nothing of the worker is bundled.
+import type { components, paths } from './openapi-types';
 
 export type { components, paths };
 /** One schema of the daemon's API, by its name in the OpenAPI document. */

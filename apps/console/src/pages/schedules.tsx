@@ -9,6 +9,7 @@ import { ErrorAlert } from '../ui/error-alert';
 import { Fact, Facts } from '../ui/facts';
 import { formatTime } from '../ui/format';
 import { Loading } from '../ui/loading';
+import { TableHead } from '../ui/table-head';
 import { useResource } from '../ui/use-resource';
 import { browserTimeZone } from '../workflows/browser-time-zone';
 import { StatusText } from '../workflows/status';
@@ -100,14 +101,14 @@ function ScheduleCard({ schedule, zone }: { schedule: Schedule; zone: string }) 
       ) : (
         <table class="list">
           <caption>Past runs of {schedule.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Fired ({zone})</th>
-              <th scope="col">Slot ({zone})</th>
-              <th scope="col">Status</th>
-              <th scope="col">Turn</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { label: `Fired (${zone})` },
+              { label: `Slot (${zone})` },
+              { label: 'Status' },
+              { label: 'Turn' },
+            ]}
+          />
           <tbody>
             {schedule.runs.map((run) => (
               <tr key={`${run.firedAt}-${run.turnId ?? ''}`}>

@@ -6,10 +6,20 @@ import { AgentFilter } from '../ui/agent-filter';
 import { ErrorAlert } from '../ui/error-alert';
 import { formatCount } from '../ui/format';
 import { Loading } from '../ui/loading';
+import { type Column, TableHead } from '../ui/table-head';
 import { useResource } from '../ui/use-resource';
 
 type Manifest = Schema<'ToolManifest'>;
 type ManifestTool = Manifest['tools'][number];
+
+const COLUMNS: Column[] = [
+  { label: 'Key' },
+  { label: 'Category' },
+  { label: 'Strict' },
+  { label: 'Deferred' },
+  { label: 'Access' },
+  { label: 'Bytes', number: true },
+];
 
 function access(tool: ManifestTool): string {
   if (tool.destructive) return 'destructive';
@@ -43,18 +53,7 @@ export function ToolsPage() {
       ) : (
         <table class="list tools">
           <caption>The tools agent {manifest.agent}'s next text turn would send</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Category</th>
-              <th scope="col">Strict</th>
-              <th scope="col">Deferred</th>
-              <th scope="col">Access</th>
-              <th scope="col" class="number">
-                Bytes
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {manifest.tools.map((tool) => (
               <tr key={tool.key}>

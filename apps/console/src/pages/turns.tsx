@@ -2,6 +2,10 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, type paths, type Schema, unwrap } from '../api/client';
 import { useLiveEvents, useLiveState } from '../api/live-events';
+import {
+  pathsV1TurnsGetParametersQuerySourceValues,
+  pathsV1TurnsGetParametersQueryStatusValues,
+} from '../api/openapi-types';
 import { AgentFilter } from '../ui/agent-filter';
 import { ErrorAlert } from '../ui/error-alert';
 import { errorText, formatCount, formatDuration, formatTime, turnDuration } from '../ui/format';
@@ -10,24 +14,27 @@ import { useNow } from '../ui/now';
 import { SelectFilter } from '../ui/select-filter';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
+import { type Column, TableHead } from '../ui/table-head';
 
 /** One turn of the daemon (`GET /v1/turns/{id}`). */
 export type Turn = Schema<'Turn'>;
 type TurnQuery = NonNullable<paths['/v1/turns']['get']['parameters']['query']>;
 type Filters = Pick<TurnQuery, 'agent' | 'status' | 'source'>;
 
-const STATUSES: NonNullable<TurnQuery['status']>[] = [
-  'running',
-  'waiting-approval',
-  'completed',
-  'incomplete',
-  'ended-by-tool',
-  'aborted',
-  'max-iterations',
-  'failed',
-  'interrupted',
+// The filters beside the agent's, with the values the API document lists for them.
+const FILTERS = [
+  { name: 'status', label: 'Status', options: pathsV1TurnsGetParametersQueryStatusValues },
+  { name: 'source', label: 'Source', options: pathsV1TurnsGetParametersQuerySourceValues },
+] as const;
+const COLUMNS: Column[] = [
+  { label: 'Turn' },
+  { label: 'Agent' },
+  { label: 'Source' },
+  { label: 'Status' },
+  { label: 'Started' },
+  { label: 'Duration', number: true },
+  { label: 'Tokens', number: true },
 ];
-const SOURCES: NonNullable<TurnQuery['source']>[] = ['api', 'schedule', 'job', 'task'];
 
 /** Whether a turn is still under way (its duration ticks, it can be cancelled). */
 export function isActive(turn: Pick<Turn, 'status'>): boolean {
@@ -140,20 +147,16 @@ export function TurnsPage() {
           onChange={(agent) => setFilter('agent', agent)}
           any="All agents"
         />
-        <SelectFilter
-          label="Status"
-          any="Any status"
-          options={STATUSES}
-          value={filters.status ?? ''}
-          onChange={(status) => setFilter('status', status)}
-        />
-        <SelectFilter
-          label="Source"
-          any="Any source"
-          options={SOURCES}
-          value={filters.source ?? ''}
-          onChange={(source) => setFilter('source', source)}
-        />
+        {FILTERS.map(({ name, label, options }) => (
+          <SelectFilter
+            key={name}
+            label={label}
+            any={`Any ${name}`}
+            options={options}
+            value={filters[name] ?? ''}
+            onChange={(value) => setFilter(name, value)}
+          />
+        ))}
       </form>
       <ErrorAlert error={error} />
       {turns === undefined ? (
@@ -162,21 +165,7 @@ export function TurnsPage() {
         <>
           <table class="list turns">
             <caption class="visually-hidden">Turns, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Turn</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Source</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col" class="number">
-                  Duration
-                </th>
-                <th scope="col" class="number">
-                  Tokens
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={COLUMNS} />
             <tbody>
               {turns.map((turn) => (
                 <tr key={turn.id}>

@@ -8,6 +8,7 @@ import { AgentFilter } from '../ui/agent-filter';
 import { ErrorAlert } from '../ui/error-alert';
 import { formatTime } from '../ui/format';
 import { Loading } from '../ui/loading';
+import { type Column, TableHead } from '../ui/table-head';
 import { useResource } from '../ui/use-resource';
 import { StartWorkflowForm } from './start-workflow-form';
 import { StatusText } from './status';
@@ -15,6 +16,13 @@ import { StatusText } from './status';
 type Summary = Schema<'WorkflowSummary'>;
 
 const POLL_MS = 2000;
+const COLUMNS: Column[] = [
+  { label: 'Name' },
+  { label: 'Agent' },
+  { label: 'Status' },
+  { label: 'Tasks done' },
+  { label: 'Started' },
+];
 
 /** Tasks done and in all, from a summary's counts by status. */
 function progress(summary: Summary): { done: number; total: number } {
@@ -63,15 +71,7 @@ export function WorkflowsPage() {
       ) : (
         <table class="list">
           <caption class="visually-hidden">Recent workflows, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tasks done</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
+          <TableHead columns={COLUMNS} />
           <tbody>
             {workflows.map((workflow) => {
               const { done, total } = progress(workflow);

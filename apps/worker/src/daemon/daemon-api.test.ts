@@ -9,6 +9,7 @@ import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { paths } from '../../../console/src/api/openapi-types';
 import { promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import { parseConfig } from '../config/load-config';
@@ -18,7 +19,6 @@ import { buildToolManifest } from '../tool-manifest';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { type DaemonRequest, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
-import type { paths } from './api/openapi-types';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
