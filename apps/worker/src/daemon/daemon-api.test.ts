@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -17,7 +16,7 @@ import { resolveAgent } from '../config/resolve-agent';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { buildToolManifest } from '../tool-manifest';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
-import { type DaemonRequest, sendRequest, waitFor } from './__fixtures__/http-client';
+import { type DaemonRequest, rawRequest, sendRequest, waitFor } from './__fixtures__/http-client';
 import { ToolCallEndEventSchema } from './api/api-schemas';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
@@ -225,23 +224,11 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
     });
     expect(notJson).toMatchObject({ status: 415, body: { error: { code: 'unsupported_media_type' } } });
     // A foreign Host is refused before anything else (fetch cannot send another Host: node:http can).
-    const misdirected = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const outgoing = httpRequest(
-        `${daemon.url}/v1/turns`,
-        { headers: { host: 'evil.example:80', authorization: `Bearer ${TOKEN}` } },
-        (incoming) => {
-          let text = '';
-          incoming.on('data', (chunk: Buffer) => {
-            text += chunk.toString();
-          });
-          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: text }));
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end();
+    const misdirected = await rawRequest(daemon.url, '/v1/turns', {
+      headers: { host: 'evil.example:80', authorization: `Bearer ${TOKEN}` },
     });
     expect(misdirected.status).toBe(421);
-    expect(openapi.validateResponse(JSON.parse(misdirected.body), 'listTurns', 421).valid).toBe(true);
+    expect(openapi.validateResponse(JSON.parse(misdirected.text), 'listTurns', 421).valid).toBe(true);
 
     // A destructive call asks: the turn waits, its approval is listed, a denial reaches the model.
     const started = await call('startTurn', '/v1/turns', { body: { prompt: 'WRITE denied-note' } });

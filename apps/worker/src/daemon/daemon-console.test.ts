@@ -1,10 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from './__fixtures__/http-client';
 import { type ConsoleSite, readConsoleFiles } from './console-files';
 import { createDaemonHttpApi } from './daemon-http-api';
 import { DaemonTurns } from './daemon-turns';
@@ -53,32 +54,6 @@ async function serveApi(site: ConsoleSite) {
         server.closeAllConnections();
       }),
   };
-}
-
-/** Sends `method rawPath` exactly as written (no client-side normalisation of `..` or `%2e`). */
-function rawRequest(
-  port: number,
-  rawPath: string,
-  method = 'GET',
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      { host: '127.0.0.1', port, method, path: rawPath, headers: { host: `127.0.0.1:${port}`, ...headers } },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
 }
 
 const CSP =
@@ -140,14 +115,14 @@ describe('the console at / (in process, over HTTP)', () => {
   });
 
   it('answers HEAD with the headers and no body', async () => {
-    const page = await rawRequest(api.port, '/', 'HEAD');
+    const page = await rawRequest(api.url, '/', { method: 'HEAD' });
     expect(page.status).toBe(200);
-    expect(page.body).toBe('');
+    expect(page.text).toBe('');
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).toBe(CSP);
-    const script = await rawRequest(api.port, '/assets/index-Ab12Cd34.js', 'HEAD');
+    const script = await rawRequest(api.url, '/assets/index-Ab12Cd34.js', { method: 'HEAD' });
     expect(script.status).toBe(200);
-    expect(script.body).toBe('');
+    expect(script.text).toBe('');
     expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 
@@ -177,13 +152,13 @@ describe('the console at / (in process, over HTTP)', () => {
     ];
     for (const attempt of attempts) {
       // With the token, so nothing stops the request before the routes: none names a console file.
-      const answer = await rawRequest(api.port, attempt, 'GET', { authorization: `Bearer ${TOKEN}` });
+      const answer = await rawRequest(api.url, attempt, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(answer.status, attempt).toBe(404);
-      expect(JSON.parse(answer.body), attempt).toMatchObject({ error: { code: 'not_found' } });
+      expect(JSON.parse(answer.text), attempt).toMatchObject({ error: { code: 'not_found' } });
       // Without it: what normalises to a path outside the console is the API's, which needs the token.
-      const anonymous = await rawRequest(api.port, attempt);
+      const anonymous = await rawRequest(api.url, attempt);
       expect([401, 404], attempt).toContain(anonymous.status);
-      expect(anonymous.body, attempt).not.toContain(SECRET);
+      expect(anonymous.text, attempt).not.toContain(SECRET);
     }
   });
 
@@ -191,19 +166,24 @@ describe('the console at / (in process, over HTTP)', () => {
     const refused = await fetch(`${api.url}/v1/turns`);
     expect(refused.status).toBe(401);
     expect(await refused.json()).toMatchObject({ error: { code: 'unauthorized' } });
-    const foreign = await rawRequest(api.port, '/', 'GET', { host: 'evil.example' });
+    const foreign = await rawRequest(api.url, '/', { headers: { host: 'evil.example' } });
     expect(foreign.status).toBe(421);
-    expect(foreign.body).not.toContain('<title>');
-    const crossSite = await rawRequest(api.port, '/', 'GET', { 'sec-fetch-site': 'cross-site' });
+    expect(foreign.text).not.toContain('<title>');
+    const crossSite = await rawRequest(api.url, '/', { headers: { 'sec-fetch-site': 'cross-site' } });
     expect(crossSite.status).toBe(403);
-    const otherOrigin = await rawRequest(api.port, '/assets/index-Ab12Cd34.js', 'GET', {
-      origin: 'http://evil.example',
+    const otherOrigin = await rawRequest(api.url, '/assets/index-Ab12Cd34.js', {
+      headers: {
+        origin: 'http://evil.example',
+      },
     });
     expect(otherOrigin.status).toBe(403);
     // A write to the page's path is no way around the token.
-    const post = await rawRequest(api.port, '/', 'POST');
+    const post = await rawRequest(api.url, '/', { method: 'POST' });
     expect(post.status).toBe(401);
-    const allowed = await rawRequest(api.port, '/', 'POST', { authorization: `Bearer ${TOKEN}` });
+    const allowed = await rawRequest(api.url, '/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(allowed.status).toBe(405);
     expect(allowed.headers.allow).toBe('GET, HEAD');
   });

@@ -1,38 +1,22 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf } from '../__fixtures__/scripted-model';
-import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { rawRequest, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
 
-/** An HTTP request with every header under the test's control (`Host` included), as curl or a browser sends it. */
-function rawRequest(
+/** `rawRequest` with the answer's JSON parsed. */
+async function rawJson(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string },
+  path: string,
+  init: Parameters<typeof rawRequest>[2],
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      url,
-      { method: options.method ?? 'POST', headers: options.headers },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: text === '' ? {} : JSON.parse(text) }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(options.body);
-  });
+  const answer = await rawRequest(url, path, init);
+  return { status: answer.status, body: answer.text === '' ? {} : JSON.parse(answer.text) };
 }
 
 describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configuration file)', () => {
@@ -103,7 +87,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
 
     it('refuses a cross-site text/plain form post, token or not, and runs nothing', async () => {
       const before = fake.requests.length;
-      const answer = await rawRequest(`${url}/v1/turns`, {
+      const answer = await rawJson(url, '/v1/turns', {
         headers: {
           host: own(),
           origin: 'https://evil.example',
@@ -116,7 +100,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
       expect(answer.status).toBe(403);
       expect(answer.body).toMatchObject({ error: { code: 'cross_site_request' } });
       // The same request from a page that omits Sec-Fetch-Site (an older browser) is refused by its Origin.
-      const withoutFetchMetadata = await rawRequest(`${url}/v1/turns`, {
+      const withoutFetchMetadata = await rawJson(url, '/v1/turns', {
         headers: { host: own(), origin: 'https://evil.example', 'content-type': 'text/plain' },
         body: prompt,
       });
@@ -126,13 +110,13 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
     });
 
     it('refuses a foreign Host (DNS rebinding) with 421', async () => {
-      const answer = await rawRequest(`${url}/v1/turns`, {
+      const answer = await rawJson(url, '/v1/turns', {
         headers: { host: `rebind.evil.example:${port()}`, 'content-type': 'application/json' },
         body: prompt,
       });
       expect(answer.status).toBe(421);
       expect(answer.body).toMatchObject({ error: { code: 'misdirected_request' } });
-      const health = await rawRequest(`${url}/healthz`, {
+      const health = await rawJson(url, '/healthz', {
         method: 'GET',
         headers: { host: `rebind.evil.example:${port()}` },
       });
@@ -140,7 +124,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
     });
 
     it('refuses a curl-like body that is not declared JSON with 415', async () => {
-      const answer = await rawRequest(`${url}/v1/turns`, {
+      const answer = await rawJson(url, '/v1/turns', {
         headers: { host: own(), 'content-type': 'application/x-www-form-urlencoded' },
         body: 'prompt=hello',
       });
@@ -149,12 +133,12 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
     });
 
     it('serves same-host JSON from a non-browser client and from its own page', async () => {
-      const curl = await rawRequest(`${url}/v1/turns`, {
+      const curl = await rawJson(url, '/v1/turns', {
         headers: { host: `localhost:${port()}`, 'content-type': 'application/json' },
         body: JSON.stringify({ prompt: 'curl' }),
       });
       expect(curl.status).toBe(202);
-      const page = await rawRequest(`${url}/v1/turns`, {
+      const page = await rawJson(url, '/v1/turns', {
         headers: {
           host: own(),
           origin: `http://${own()}`,

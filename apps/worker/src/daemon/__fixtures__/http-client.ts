@@ -1,3 +1,5 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
 /** A JSON answer: status, headers and parsed body. */
 export interface JsonAnswer {
   status: number;
@@ -31,6 +33,42 @@ export async function sendRequest(
         : {}),
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/**
+ * Sends `method rawPath` to the server at `base` with node:http, exactly as written: the path is not
+ * normalised (`..` and `%2e` stay as they are) and every header is the test's, `Host` included
+ * (fetch can send neither). `Host` defaults to `base`'s; a `body` makes it a POST by default.
+ */
+export function rawRequest(
+  base: string,
+  rawPath: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  const { hostname, port, host } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: hostname,
+        port,
+        method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+        path: rawPath,
+        headers: { host, ...init.headers },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(init.body);
+  });
 }
 
 /** Sends a request to the daemon (with `token` as its bearer token) and parses its JSON answer. */
