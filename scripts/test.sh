@@ -7,28 +7,47 @@ cd "$(dirname "$0")/.."
 # turbo does not key its cache on the Node version: without this a run under another Node would
 # replay the previous run's results instead of testing.
 export NODE_RUNTIME_VERSION="$(node -v)" TURBO_TELEMETRY_DISABLED=1
-# --summarize: turbo writes .turbo/runs/<id>.json (each task's times), which `pnpm bench` reports.
-args=(run build type-check lint check-package test --concurrency=3 --continue --summarize)
-base="${SWITCHYARD_BASE_REF:-}"
-if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
-  echo "test: packages affected since $base and their dependents"
-  export TURBO_SCM_BASE="$base"
-  args+=(--affected)
-else
-  echo "test: every package"
-fi
 # A change to a library package's src/ comes with a changeset naming it (against the merge base
 # with origin/main, or SWITCHYARD_BASE_REF, when there is one).
 node tooling/check-changesets/check-changesets.mjs
-# Beside turbo's run summary: the Node version and the load average before and after, which the
-# summary does not record (`pnpm bench` reports them with the run).
+
+# --summarize: each turbo run writes .turbo/runs/<id>.json (each task's times), which `pnpm bench`
+# reports together with the record this script writes at the end.
+turbo=(pnpm exec turbo run --continue --summarize)
 started_ms=$(node -p 'Date.now()')
 load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
 status=0
-pnpm exec turbo "${args[@]}" || status=$?
+base="${SWITCHYARD_BASE_REF:-}"
+if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
+  echo "test: packages affected since $base and their dependents"
+  whole=false
+  TURBO_SCM_BASE="$base" "${turbo[@]}" build type-check lint check-package test --concurrency=3 --affected ||
+    status=$?
+else
+  echo "test: every package"
+  whole=true
+  # Every package's build first; then two lanes at once, three tasks in all. The worker's suite is the
+  # longest task (about four minutes, much of it waiting on the `switchyard serve` and CLI processes it
+  # starts): in one turbo run it queued behind the libraries' tests and then ran alone at the end, so
+  # it has a lane of its own from the start; the other lane runs everything else, two tasks at once.
+  "${turbo[@]}" build --concurrency=3 || status=$?
+  if [ "$status" = 0 ]; then
+    "${turbo[@]}" test --only --filter=@switchyard/worker &
+    worker_lane=$!
+    "${turbo[@]}" type-check lint check-package test --only --concurrency=2 --filter='!@switchyard/worker' ||
+      status=$?
+    "${turbo[@]}" type-check lint --only --filter=@switchyard/worker || status=$?
+    wait "$worker_lane" || status=$?
+  fi
+fi
+
+# The whole run, which turbo's summaries do not record: when it started and ended, the Node version,
+# the cores, the 1-minute load average before and after, and how it ended (`pnpm bench` reads it with
+# the summaries written between its start and end).
+ended_ms=$(node -p 'Date.now()')
 load_after=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
 mkdir -p .turbo/runs
-printf '{"startedAt":%s,"node":"%s","cores":%s,"loadBefore":%s,"loadAfter":%s}\n' \
-  "$started_ms" "$(node -v)" "$(nproc 2>/dev/null || echo null)" "$load_before" "$load_after" \
-  > ".turbo/runs/load-$started_ms.json"
+printf '{"startedAt":%s,"endedAt":%s,"whole":%s,"status":%s,"node":"%s","cores":%s,"loadBefore":%s,"loadAfter":%s}\n' \
+  "$started_ms" "$ended_ms" "$whole" "$status" "$(node -v)" "$(nproc 2>/dev/null || echo null)" \
+  "$load_before" "$load_after" > ".turbo/runs/suite-$started_ms.json"
 exit "$status"

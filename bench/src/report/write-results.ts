@@ -371,7 +371,7 @@ export function renderTestSuiteSection(result: TestSuiteResult, cores = os.cpus(
   return marked('test-suite', [
     '## Test suite',
     '',
-    `The README's test command (\`pnpm test\`: build, type-check, lint, package checks and every package's tests through turbo, three tasks at once), cold: no task replayed from turbo's cache. Read from the run summaries turbo writes (\`scripts/test.sh\` passes \`--summarize\`; \`.turbo/runs/\`), the newest two cold runs of the whole command (\`.ci/run\` runs it on Node 20, then on Node 24); this suite does not run the tests itself (\`BENCH_SUITES=test-suite\` rewrites only this section). \`scripts/test.sh\` records beside each summary the Node version, the cores and the 1-minute load average before the run (what else the machine was doing) and after it (mostly the run's own load). This machine: ${cores} cores. Target: within ${TEST_SUITE_TARGET_SECONDS / 60} minutes on 2 cores.`,
+    `The README's test command (\`pnpm test\`: build, type-check, lint, package checks and every package's tests through turbo), cold: no task replayed from turbo's cache. \`scripts/test.sh\` builds every package, then runs the worker's suite (the longest task) in a turbo run of its own beside everything else (two tasks at once), three tasks at once in all. Read from the record the script writes of each run (its start and end, the Node version, the cores, and the 1-minute load average before the run, what else the machine was doing, and after it, mostly the run's own load) and the summaries turbo writes within it (\`--summarize\`; \`.turbo/runs/\`): the newest two cold runs of the whole command (\`.ci/run\` runs it on Node 20, then on Node 24). This suite does not run the tests itself (\`BENCH_SUITES=test-suite\` rewrites only this section). A task is listed with its time and, in brackets, when it started after the run's start. This machine: ${cores} cores. Target: within ${TEST_SUITE_TARGET_SECONDS / 60} minutes on 2 cores.`,
     '',
     ...(result.skipped === undefined
       ? [
@@ -379,9 +379,12 @@ export function renderTestSuiteSection(result: TestSuiteResult, cores = os.cpus(
           '|---|---|---|---|---|---|---|---|---|',
           ...result.runs.map(
             (run) =>
-              `| ${run.date} | ${run.machine?.node ?? 'not recorded'} | ${run.machine?.cores ?? '-'} | ${loadText(run.machine?.loadBefore)} / ${loadText(run.machine?.loadAfter)} | ${minutes(run.seconds)} | ${run.tasks} (${run.cached} cached) | ${run.passed ? 'passed' : 'failed'} | ${verdict(run.seconds, TEST_SUITE_TARGET_SECONDS, 'below', minutes)} | ${run.longest
+              `| ${run.date} | ${run.machine.node} | ${run.machine.cores ?? '-'} | ${loadText(run.machine.loadBefore)} / ${loadText(run.machine.loadAfter)} | ${minutes(run.seconds)} | ${run.tasks} (${run.cached} cached) | ${run.passed ? 'passed' : 'failed'} | ${verdict(run.seconds, TEST_SUITE_TARGET_SECONDS, 'below', minutes)} | ${run.longest
                 .slice(0, 5)
-                .map((task) => `\`${task.id}\` ${run.seconds > 0 ? task.seconds.toFixed(0) : '-'} s`)
+                .map(
+                  (task) =>
+                    `\`${task.id}\` ${task.seconds.toFixed(0)} s (at ${task.startedAfter.toFixed(0)} s)`,
+                )
                 .join(', ')} |`,
           ),
         ]

@@ -3,19 +3,64 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderTestSuiteSection } from '../report/write-results';
-import { readTestSuiteRun, testSuite } from './test-suite';
+import {
+  readTestSuiteRecord,
+  readTestSuiteRun,
+  type TestSuiteRecord,
+  type TurboSummary,
+  testSuite,
+} from './test-suite';
 
-const WHOLE = 'turbo run build type-check lint check-package test --concurrency=3 --continue';
+/** One turbo run's summary: its tasks, each `[id, start (s after startTime), seconds]`. */
+function summary(
+  startTime: number,
+  tasks: Array<[string, number, number]>,
+  options: { cached?: number; exitCode?: number } = {},
+): TurboSummary {
+  const end = Math.max(...tasks.map(([, at, seconds]) => at + seconds));
+  return {
+    execution: {
+      startTime,
+      endTime: startTime + end * 1000,
+      exitCode: options.exitCode ?? 0,
+      cached: options.cached ?? 0,
+      attempted: tasks.length,
+    },
+    tasks: tasks.map(([taskId, at, seconds]) => ({
+      taskId,
+      execution: { startTime: startTime + at * 1000, endTime: startTime + (at + seconds) * 1000 },
+    })),
+  };
+}
 
-function summary(command: string, startTime: number, seconds: number, cached = 0, exitCode = 0): string {
-  return JSON.stringify({
-    execution: { command, startTime, endTime: startTime + seconds * 1000, exitCode, cached, attempted: 3 },
-    tasks: [
-      { taskId: '@switchyard/core#test', execution: { startTime, endTime: startTime + 50_000 } },
-      { taskId: '@switchyard/worker#test', execution: { startTime, endTime: startTime + 200_000 } },
-      { taskId: '@switchyard/core#build', execution: { startTime, endTime: startTime + 9_000 } },
-    ],
-  });
+function record(
+  startedAt: number,
+  seconds: number,
+  overrides: Partial<TestSuiteRecord> = {},
+): TestSuiteRecord {
+  return {
+    startedAt,
+    endedAt: startedAt + seconds * 1000,
+    whole: true,
+    status: 0,
+    node: 'v20.20.2',
+    cores: 2,
+    loadBefore: 0.25,
+    loadAfter: 3.5,
+    ...overrides,
+  };
+}
+
+/** A whole run as scripts/test.sh makes it: the builds, then the worker's lane beside the rest. */
+function phasedRun(startedAt: number): TurboSummary[] {
+  return [
+    summary(startedAt + 1_000, [['@switchyard/core#build', 0, 9]]),
+    summary(startedAt + 11_000, [['@switchyard/worker#test', 0, 200]]),
+    summary(startedAt + 11_000, [
+      ['@switchyard/core#test', 0, 50],
+      ['@switchyard/core#lint', 50, 2],
+    ]),
+  ];
 }
 
 let root: string | undefined;
@@ -24,57 +69,82 @@ afterEach(async () => {
 });
 
 describe('the test-suite section', () => {
-  it('reads a cold run of the whole command: wall time and its longest tasks', () => {
-    const run = readTestSuiteRun('.turbo/runs/a.json', summary(WHOLE, Date.UTC(2026, 11, 3), 400));
+  it("reads a cold whole run from the script's record and the turbo runs within it", () => {
+    const start = Date.UTC(2026, 11, 3);
+    const earlier = summary(start - 60_000, [['@switchyard/tools-web#test', 0, 30]]);
+    const run = readTestSuiteRun('.turbo/runs/suite-1.json', record(start, 215), [
+      earlier,
+      ...phasedRun(start),
+    ]);
     expect(run).toEqual({
-      file: '.turbo/runs/a.json',
+      file: '.turbo/runs/suite-1.json',
       date: '2026-12-03T00:00:00.000Z',
-      seconds: 400,
-      tasks: 3,
+      seconds: 215,
+      tasks: 4,
       cached: 0,
       passed: true,
       longest: [
-        { id: '@switchyard/worker#test', seconds: 200 },
-        { id: '@switchyard/core#test', seconds: 50 },
-        { id: '@switchyard/core#build', seconds: 9 },
+        { id: '@switchyard/worker#test', startedAfter: 11, seconds: 200 },
+        { id: '@switchyard/core#test', startedAfter: 11, seconds: 50 },
+        { id: '@switchyard/core#build', startedAfter: 1, seconds: 9 },
+        { id: '@switchyard/core#lint', startedAfter: 61, seconds: 2 },
       ],
+      machine: { node: 'v20.20.2', cores: 2, loadBefore: 0.25, loadAfter: 3.5 },
     });
   });
 
-  it('skips partial, cached and unreadable runs', () => {
-    expect(readTestSuiteRun('x', summary(`${WHOLE} --affected`, 0, 10))).toBeUndefined();
-    expect(readTestSuiteRun('x', summary('turbo run lint --filter=@switchyard/core', 0, 10))).toBeUndefined();
-    expect(readTestSuiteRun('x', summary(WHOLE, 0, 10, 4))).toBeUndefined();
-    expect(readTestSuiteRun('x', '{not json')).toBeUndefined();
+  it('skips affected-only, cached, failed-to-find and unreadable runs, and marks a failed one', () => {
+    const start = Date.UTC(2026, 11, 3);
+    expect(readTestSuiteRun('x', record(start, 215, { whole: false }), phasedRun(start))).toBeUndefined();
+    const cached = [
+      ...phasedRun(start),
+      summary(start + 5_000, [['@switchyard/core#lint', 0, 1]], { cached: 1 }),
+    ];
+    expect(readTestSuiteRun('x', record(start, 215), cached)).toBeUndefined();
+    expect(readTestSuiteRun('x', record(start, 215), phasedRun(start + 3_600_000))).toBeUndefined();
+    expect(readTestSuiteRecord('{not json')).toBeUndefined();
+    expect(readTestSuiteRecord(JSON.stringify({ startedAt: 1, node: 'v20.20.2' }))).toBeUndefined();
+    expect(readTestSuiteRun('x', record(start, 215, { status: 1 }), phasedRun(start))?.passed).toBe(false);
+    const failedLane = [
+      ...phasedRun(start),
+      summary(start + 20_000, [['@switchyard/worker#lint', 0, 1]], { exitCode: 1 }),
+    ];
+    expect(readTestSuiteRun('x', record(start, 215), failedLane)?.passed).toBe(false);
   });
 
   it('keeps the newest two cold runs and renders them against the 8-minute target', async () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'switchyard-test-suite-'));
     const runs = path.join(root, '.turbo/runs');
     await mkdir(runs, { recursive: true });
-    await writeFile(path.join(runs, 'old.json'), summary(WHOLE, Date.UTC(2026, 11, 1), 700));
-    await writeFile(path.join(runs, 'node20.json'), summary(WHOLE, Date.UTC(2026, 11, 3, 10), 450));
-    await writeFile(path.join(runs, 'node24.json'), summary(WHOLE, Date.UTC(2026, 11, 3, 11), 500, 0, 1));
-    await writeFile(path.join(runs, 'cached.json'), summary(WHOLE, Date.UTC(2026, 11, 3, 12), 5, 14));
-    const machine = (startedAt: number, node: string) =>
-      JSON.stringify({ startedAt, node, cores: 2, loadBefore: 0.25, loadAfter: 3.5 });
-    // Written by scripts/test.sh seconds before turbo starts; one far too early matches nothing.
-    await writeFile(path.join(runs, 'load-1.json'), machine(Date.UTC(2026, 11, 3, 9, 59, 55), 'v20.20.2'));
-    await writeFile(path.join(runs, 'load-2.json'), machine(Date.UTC(2026, 11, 3, 10, 50), 'v24.22.3'));
+    const write = (name: string, value: unknown) => writeFile(path.join(runs, name), JSON.stringify(value));
+    const runAt = async (
+      name: string,
+      start: number,
+      seconds: number,
+      overrides: Partial<TestSuiteRecord> = {},
+    ) => {
+      await write(`suite-${name}.json`, record(start, seconds, overrides));
+      for (const [index, turbo] of phasedRun(start).entries()) await write(`${name}-${index}.json`, turbo);
+    };
+    await runAt('old', Date.UTC(2026, 11, 1), 700);
+    await runAt('node20', Date.UTC(2026, 11, 3, 10), 450);
+    await runAt('node24', Date.UTC(2026, 11, 3, 11), 500, { node: 'v24.22.3', status: 1 });
+    await runAt('affected', Date.UTC(2026, 11, 3, 12), 60, { whole: false });
     const result = testSuite(root);
-    expect(result.runs.map((run) => run.machine?.node)).toEqual([undefined, 'v20.20.2']);
     expect(result.runs.map((run) => run.file)).toEqual([
-      path.join('.turbo/runs', 'node24.json'),
-      path.join('.turbo/runs', 'node20.json'),
+      path.join('.turbo/runs', 'suite-node24.json'),
+      path.join('.turbo/runs', 'suite-node20.json'),
     ]);
     const section = renderTestSuiteSection(result, 2);
     expect(section).toContain(
-      '| 2026-12-03T11:00:00.000Z | not recorded | - | - / - | 8 min 20 s | 3 (0 cached) | failed | missed by 0 min 20 s',
+      '| 2026-12-03T11:00:00.000Z | v24.22.3 | 2 | 0.25 / 3.50 | 8 min 20 s | 4 (0 cached) | failed | missed by 0 min 20 s',
     );
     expect(section).toContain(
-      '| 2026-12-03T10:00:00.000Z | v20.20.2 | 2 | 0.25 / 3.50 | 7 min 30 s | 3 (0 cached) | passed | met (7 min 30 s < 8 min 0 s)',
+      '| 2026-12-03T10:00:00.000Z | v20.20.2 | 2 | 0.25 / 3.50 | 7 min 30 s | 4 (0 cached) | passed | met (7 min 30 s < 8 min 0 s)',
     );
-    expect(section).toContain('`@switchyard/worker#test` 200 s, `@switchyard/core#test` 50 s');
+    expect(section).toContain(
+      '`@switchyard/worker#test` 200 s (at 11 s), `@switchyard/core#test` 50 s (at 11 s)',
+    );
   });
 
   it('says why when there is no cold run', async () => {

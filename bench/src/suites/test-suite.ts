@@ -8,16 +8,18 @@ export const TEST_SUITE_TARGET_SECONDS = 8 * 60;
 export interface TestSuiteTask {
   /** turbo's task id (`@switchyard/worker#test`). */
   id: string;
+  /** When it started, in seconds from the start of the run. */
+  startedAfter: number;
   seconds: number;
 }
 
-/** One cold run of the README's test command, read from turbo's run summary. */
+/** One cold run of the README's test command: the script's record with turbo's summaries. */
 export interface TestSuiteRun {
-  /** The summary file, relative to the repository. */
+  /** The script's record of the run, relative to the repository. */
   file: string;
   /** When the run started (ISO). */
   date: string;
-  /** From its first task's start to its last task's end. */
+  /** From the script starting turbo to the last turbo run ending. */
   seconds: number;
   /** Tasks run, and how many of them replayed a cached result (0 for a cold run). */
   tasks: number;
@@ -26,46 +28,59 @@ export interface TestSuiteRun {
   passed: boolean;
   /** The longest tasks, longest first. */
   longest: TestSuiteTask[];
-  /** What `scripts/test.sh` recorded beside the summary: Node, cores, 1-minute load average before and after. */
-  machine?: TestSuiteMachine;
+  /** The machine, as the script recorded it. */
+  machine: TestSuiteMachine;
 }
 
-/** The `.turbo/runs/load-<ms>.json` file `scripts/test.sh` writes beside turbo's summary. */
+/** What the run's record (`.turbo/runs/suite-<ms>.json`, written by `scripts/test.sh`) says of the machine. */
 export interface TestSuiteMachine {
-  /** When the script started turbo (ms since the epoch). */
-  startedAt: number;
   node: string;
   cores: number | null;
+  /** The 1-minute load average before the run (what else the machine was doing) and after it. */
   loadBefore: number | null;
   loadAfter: number | null;
 }
 
-/** The machine record written just before a run (turbo starts within a minute of it). */
-export function machineOf(
-  run: { date: string },
-  machines: readonly TestSuiteMachine[],
-): TestSuiteMachine | undefined {
-  const started = Date.parse(run.date);
-  return machines
-    .filter((machine) => machine.startedAt <= started && started - machine.startedAt < 60_000)
-    .sort((a, b) => b.startedAt - a.startedAt)[0];
+/** The record `scripts/test.sh` writes when a run ends. */
+export interface TestSuiteRecord extends TestSuiteMachine {
+  /** When the script started turbo and when the last turbo run ended (ms since the epoch). */
+  startedAt: number;
+  endedAt: number;
+  /** False for a run of the packages affected by a change (`SWITCHYARD_BASE_REF`). */
+  whole: boolean;
+  /** The script's exit code. */
+  status: number;
 }
 
-function readMachine(text: string): TestSuiteMachine | undefined {
+/** Reads a run's record; undefined for anything else. */
+export function readTestSuiteRecord(text: string): TestSuiteRecord | undefined {
+  let value: Partial<TestSuiteRecord>;
   try {
-    const value = JSON.parse(text) as Partial<TestSuiteMachine>;
-    if (typeof value.startedAt !== 'number' || typeof value.node !== 'string') return undefined;
-    const numberOrNull = (field: unknown) => (typeof field === 'number' ? field : null);
-    return {
-      startedAt: value.startedAt,
-      node: value.node,
-      cores: numberOrNull(value.cores),
-      loadBefore: numberOrNull(value.loadBefore),
-      loadAfter: numberOrNull(value.loadAfter),
-    };
+    value = JSON.parse(text) as Partial<TestSuiteRecord>;
   } catch {
     return undefined;
   }
+  const { startedAt, endedAt, whole, status, node } = value;
+  if (
+    typeof startedAt !== 'number' ||
+    typeof endedAt !== 'number' ||
+    typeof whole !== 'boolean' ||
+    typeof status !== 'number' ||
+    typeof node !== 'string'
+  ) {
+    return undefined;
+  }
+  const numberOrNull = (field: unknown) => (typeof field === 'number' ? field : null);
+  return {
+    startedAt,
+    endedAt,
+    whole,
+    status,
+    node,
+    cores: numberOrNull(value.cores),
+    loadBefore: numberOrNull(value.loadBefore),
+    loadAfter: numberOrNull(value.loadAfter),
+  };
 }
 
 /** What the test-suite section reports. */
@@ -76,9 +91,9 @@ export interface TestSuiteResult {
   skipped?: string;
 }
 
-interface TurboSummary {
+/** The parts of turbo's run summary (`--summarize`) read here. */
+export interface TurboSummary {
   execution?: {
-    command?: string;
     startTime?: number;
     endTime?: number;
     exitCode?: number;
@@ -88,50 +103,70 @@ interface TurboSummary {
   tasks?: Array<{ taskId?: string; execution?: { startTime?: number; endTime?: number } }>;
 }
 
-/** The tasks `scripts/test.sh` runs; a run of fewer (`--affected`, `--filter`) is not the whole suite. */
-const WHOLE_SUITE = 'run build type-check lint check-package test';
-
-/** Reads one summary: undefined unless it is a whole, cold run of the test command. */
-export function readTestSuiteRun(file: string, text: string): TestSuiteRun | undefined {
-  let summary: TurboSummary;
-  try {
-    summary = JSON.parse(text) as TurboSummary;
-  } catch {
-    return undefined;
-  }
-  const execution = summary.execution;
-  const command = execution?.command ?? '';
-  if (!command.includes(WHOLE_SUITE) || command.includes('--affected') || command.includes('--filter')) {
-    return undefined;
-  }
-  if (execution?.startTime === undefined || execution.endTime === undefined) return undefined;
-  const cached = execution.cached ?? 0;
+/**
+ * One run from its record and turbo's summaries (the script runs turbo several times: the builds,
+ * then the worker's suite beside everything else): those that started within the run are its.
+ * Undefined unless it is a whole run in which no task replayed a cached result.
+ */
+export function readTestSuiteRun(
+  file: string,
+  record: TestSuiteRecord,
+  summaries: readonly TurboSummary[],
+): TestSuiteRun | undefined {
+  if (!record.whole) return undefined;
+  const own = summaries.filter((summary) => {
+    const started = summary.execution?.startTime;
+    return started !== undefined && started >= record.startedAt && started <= record.endedAt;
+  });
+  if (own.length === 0) return undefined;
+  const cached = own.reduce((sum, summary) => sum + (summary.execution?.cached ?? 0), 0);
   if (cached > 0) return undefined;
-  const longest = (summary.tasks ?? [])
+  const longest = own
+    .flatMap((summary) => summary.tasks ?? [])
     .flatMap((task) =>
       task.taskId !== undefined &&
       task.execution?.startTime !== undefined &&
       task.execution.endTime !== undefined
-        ? [{ id: task.taskId, seconds: (task.execution.endTime - task.execution.startTime) / 1000 }]
+        ? [
+            {
+              id: task.taskId,
+              startedAfter: (task.execution.startTime - record.startedAt) / 1000,
+              seconds: (task.execution.endTime - task.execution.startTime) / 1000,
+            },
+          ]
         : [],
     )
     .sort((a, b) => b.seconds - a.seconds)
     .slice(0, 8);
+  const { node, cores, loadBefore, loadAfter } = record;
   return {
     file,
-    date: new Date(execution.startTime).toISOString(),
-    seconds: (execution.endTime - execution.startTime) / 1000,
-    tasks: execution.attempted ?? summary.tasks?.length ?? 0,
+    date: new Date(record.startedAt).toISOString(),
+    seconds: (record.endedAt - record.startedAt) / 1000,
+    tasks: own.reduce(
+      (sum, summary) => sum + (summary.execution?.attempted ?? summary.tasks?.length ?? 0),
+      0,
+    ),
     cached,
-    passed: execution.exitCode === 0,
+    passed: record.status === 0 && own.every((summary) => summary.execution?.exitCode === 0),
     longest,
+    machine: { node, cores, loadBefore, loadAfter },
   };
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * The newest cold runs of the README's test command on this checkout: `scripts/test.sh` runs turbo
- * with `--summarize`, which writes `.turbo/runs/<id>.json`. The bench does not run the suite itself
- * (ten minutes of a 2-core machine); run `pnpm test` on a fresh clone first, as `.ci/run` does.
+ * with `--summarize`, which writes `.turbo/runs/<id>.json`, and writes its own record of the run,
+ * `.turbo/runs/suite-<ms>.json`. The bench does not run the suite itself (eight minutes of a 2-core
+ * machine); run `pnpm test` on a fresh clone first, as `.ci/run` does.
  */
 export function testSuite(repositoryRoot: string): TestSuiteResult {
   const folder = path.join(repositoryRoot, '.turbo/runs');
@@ -141,19 +176,15 @@ export function testSuite(repositoryRoot: string): TestSuiteResult {
   } catch {
     names = [];
   }
-  const machines = names
-    .filter((name) => name.startsWith('load-'))
-    .flatMap((name) => readMachine(readFileSync(path.join(folder, name), 'utf8')) ?? []);
+  const summaries = names
+    .filter((name) => !name.startsWith('suite-') && !name.startsWith('load-'))
+    .flatMap((name) => readJson<TurboSummary>(path.join(folder, name)) ?? []);
   const runs = names
-    .filter((name) => !name.startsWith('load-'))
+    .filter((name) => name.startsWith('suite-'))
     .flatMap((name) => {
-      const run = readTestSuiteRun(
-        path.join('.turbo/runs', name),
-        readFileSync(path.join(folder, name), 'utf8'),
-      );
-      if (run === undefined) return [];
-      const machine = machineOf(run, machines);
-      return [machine === undefined ? run : { ...run, machine }];
+      const record = readTestSuiteRecord(readFileSync(path.join(folder, name), 'utf8'));
+      const run = record && readTestSuiteRun(path.join('.turbo/runs', name), record, summaries);
+      return run === undefined ? [] : [run];
     })
     .sort((a, b) => b.date.localeCompare(a.date))
     .slice(0, 2);
