@@ -122,6 +122,17 @@ export const TURN_COLUMNS = `id, agent_id, source, source_id, attempt, prompt, s
   events_dropped, worker_id, created_at, ended_at, heartbeat_at, updated_at, cancel_requested`;
 const COLUMNS = TURN_COLUMNS;
 
+/** What `recordEnd` sets: $2 status, $3 output, $4 usage, $5 iterations, $6 error, $7 events, $8 dropped. */
+const END_ASSIGNMENTS = `status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
+         events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp(),
+         updated_at = clock_timestamp(), checkpoint = NULL, released_at = NULL`;
+
+/** Cancels pending approvals (held calls nobody answered); the caller adds which turn's. */
+const CANCEL_PENDING_APPROVALS = `UPDATE switchyard.approvals
+     SET status = 'cancelled', reason = 'the turn ended before it was answered',
+         decided_at = clock_timestamp(), updated_at = clock_timestamp()
+   WHERE status = 'pending'`;
+
 /** A row of `TURN_COLUMNS` as a `TurnRecord`. */
 export function toTurnRecord(row: unknown): TurnRecord {
   return toRecord(row as TurnRow);
@@ -294,6 +305,33 @@ export class TurnStore {
     const output = capText(toStorableText(request.output), this.#maxValueBytes);
     const error = request.error === undefined ? null : capText(toStorableText(request.error), 64 * 1024);
     const events = request.events === undefined ? undefined : fitEvents(request.events, this.#maxValueBytes);
+    const values = [
+      id,
+      request.status,
+      output,
+      JSON.stringify(usage),
+      iterations,
+      error,
+      events?.json ?? null,
+      events?.dropped ?? 0,
+    ];
+    // Most turns end with no unit detached from its queue (none of its calls was held): one statement
+    // ends the turn and cancels the held calls nobody answered, moot once it has ended (data-modifying
+    // WITH clauses always run to completion). The rest, and unknown or already-ended ids, take the
+    // transaction below.
+    const fast = await this.#database.query<{ ended: number }>(
+      `WITH ended AS (
+         UPDATE switchyard.turns SET ${END_ASSIGNMENTS}
+          WHERE id = $1 AND status IN ('running', 'waiting-approval', 'interrupted') AND NOT unit_detached
+          RETURNING id
+       ), cancelled AS (
+         ${CANCEL_PENDING_APPROVALS} AND turn_id IN (SELECT id FROM ended)
+         RETURNING id
+       )
+       SELECT count(*)::int AS ended FROM ended`,
+      values,
+    );
+    if (fast.rows[0]?.ended === 1) return true;
     return this.#database.transaction(async (transaction) => {
       const { rows } = await transaction.query<{
         agent_id: string;
@@ -303,33 +341,14 @@ export class TurnStore {
         worker_id: string;
         unit_detached: boolean;
       }>(
-        `UPDATE switchyard.turns
-           SET status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
-               events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp(),
-               updated_at = clock_timestamp(), checkpoint = NULL, released_at = NULL
-         WHERE id = $1 AND status IN ('running', 'waiting-approval', 'interrupted')
-         RETURNING agent_id, source, source_id, attempt, worker_id, unit_detached`,
-        [
-          id,
-          request.status,
-          output,
-          JSON.stringify(usage),
-          iterations,
-          error,
-          events?.json ?? null,
-          events?.dropped ?? 0,
-        ],
+        `UPDATE switchyard.turns SET ${END_ASSIGNMENTS}
+          WHERE id = $1 AND status IN ('running', 'waiting-approval', 'interrupted')
+          RETURNING agent_id, source, source_id, attempt, worker_id, unit_detached`,
+        values,
       );
       const row = rows[0];
       if (row === undefined) return false;
-      // Held calls nobody answered are moot once their turn has ended.
-      await transaction.query(
-        `UPDATE switchyard.approvals
-            SET status = 'cancelled', reason = 'the turn ended before it was answered',
-                decided_at = clock_timestamp(), updated_at = clock_timestamp()
-          WHERE turn_id = $1 AND status = 'pending'`,
-        [id],
-      );
+      await transaction.query(`${CANCEL_PENDING_APPROVALS} AND turn_id = $1`, [id]);
       if (row.unit_detached && row.source_id !== null && row.attempt !== null) {
         await this.#settleDetached?.(
           transaction,
