@@ -13,7 +13,9 @@ node tooling/check-changesets/check-changesets.mjs
 
 # --summarize: each turbo run writes .turbo/runs/<id>.json (each task's times), which `pnpm bench`
 # reports together with the record this script writes at the end.
-turbo=(pnpm exec turbo run --continue --summarize)
+turbo=(pnpm exec turbo run)
+# (Both flags take an optional value, so they come after the task names.)
+flags=(--continue --summarize)
 started_ms=$(node -p 'Date.now()')
 load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo null)
 status=0
@@ -21,7 +23,7 @@ base="${SWITCHYARD_BASE_REF:-}"
 if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
   echo "test: packages affected since $base and their dependents"
   whole=false
-  TURBO_SCM_BASE="$base" "${turbo[@]}" build type-check lint check-package test --concurrency=3 --affected ||
+  TURBO_SCM_BASE="$base" "${turbo[@]}" build type-check lint check-package test --concurrency=3 --affected "${flags[@]}" ||
     status=$?
 else
   echo "test: every package"
@@ -30,13 +32,13 @@ else
   # longest task (about four minutes, much of it waiting on the `switchyard serve` and CLI processes it
   # starts): in one turbo run it queued behind the libraries' tests and then ran alone at the end, so
   # it has a lane of its own from the start; the other lane runs everything else, two tasks at once.
-  "${turbo[@]}" build --concurrency=3 || status=$?
+  "${turbo[@]}" build --concurrency=3 "${flags[@]}" || status=$?
   if [ "$status" = 0 ]; then
-    "${turbo[@]}" test --only --filter=@switchyard/worker &
+    "${turbo[@]}" test --only --filter=@switchyard/worker "${flags[@]}" &
     worker_lane=$!
-    "${turbo[@]}" type-check lint check-package test --only --concurrency=2 --filter='!@switchyard/worker' ||
+    "${turbo[@]}" type-check lint check-package test --only --concurrency=2 --filter='!@switchyard/worker' "${flags[@]}" ||
       status=$?
-    "${turbo[@]}" type-check lint --only --filter=@switchyard/worker || status=$?
+    "${turbo[@]}" type-check lint --only --filter=@switchyard/worker "${flags[@]}" || status=$?
     wait "$worker_lane" || status=$?
   fi
 fi
