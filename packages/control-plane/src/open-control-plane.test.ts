@@ -4,8 +4,7 @@ import { useControlPlane } from './__fixtures__/control-plane-suite';
 import { createGate } from './__fixtures__/gate';
 import { inputError } from './__fixtures__/input-errors';
 import { until } from './__fixtures__/until';
-import type { TurnRequest } from './index';
-import { queryControlPlane } from './testing';
+import type { CreateScheduleRequest, TurnRequest } from './index';
 
 const MINUTE = 60_000;
 
@@ -16,11 +15,17 @@ for (const backend of testBackends) {
       turnRequests: { expireInSeconds: 5, retryLimit: 2, retryDelaySeconds: 0, pollingIntervalSeconds: 0.5 },
       maintenanceIntervalSeconds: 1,
     });
+    /** Creates a schedule of `agentId` named `name` that runs `prompt` at `timing`. */
+    const createSchedule = (
+      agentId: string,
+      name: string,
+      prompt: string,
+      timing: Pick<CreateScheduleRequest, 'cron' | 'timeZone' | 'runAt'>,
+    ) => suite.controlPlane.schedules.createSchedule({ agentId, name, prompt, ...timing });
 
     describe('migrations and constraints', () => {
       it('creates every table with the effectively-once UNIQUE constraints', async () => {
-        const { rows } = await queryControlPlane<{ table_name: string; definition: string }>(
-          suite.controlPlane,
+        const rows = await suite.rows<{ table_name: string; definition: string }>(
           `SELECT conrelid::regclass::text AS table_name, pg_get_constraintdef(oid) AS definition
            FROM pg_constraint WHERE contype = 'u' AND connamespace = 'switchyard'::regnamespace`,
         );
@@ -28,8 +33,7 @@ for (const backend of testBackends) {
         expect(unique).toContain('switchyard.schedule_runs UNIQUE (schedule_id, slot)');
         expect(unique).toContain('switchyard.task_results UNIQUE (workflow_id, task_id)');
         expect(unique).toContain('switchyard.approvals UNIQUE (turn_id, call_id)');
-        const { rows: tables } = await queryControlPlane<{ name: string }>(
-          suite.controlPlane,
+        const tables = await suite.rows<{ name: string }>(
           "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'switchyard' ORDER BY 1",
         );
         expect(tables.map((table) => table.name)).toEqual([
@@ -48,20 +52,14 @@ for (const backend of testBackends) {
       });
 
       it('records each migration once, however often the control plane opens', async () => {
-        const { rows } = await queryControlPlane<{ version: number }>(
-          suite.controlPlane,
-          'SELECT version FROM switchyard.migrations',
-        );
+        const rows = await suite.rows<{ version: number }>('SELECT version FROM switchyard.migrations');
         expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       });
     });
 
     describe('schedule service', () => {
       it('creates a cron schedule and reports the next three fire times in its zone', async () => {
-        const created = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'ada',
-          name: 'standup',
-          prompt: 'Summarise yesterday.',
+        const created = await createSchedule('ada', 'standup', 'Summarise yesterday.', {
           cron: '0 9 * * *',
           timeZone: 'Asia/Kolkata',
         });
@@ -78,22 +76,14 @@ for (const backend of testBackends) {
 
       it('creates a one-shot schedule', async () => {
         const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
-        const created = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'ada',
-          name: 'reminder',
-          prompt: 'Check the oven.',
-          runAt,
-        });
+        const created = await createSchedule('ada', 'reminder', 'Check the oven.', { runAt });
         expect(created.kind).toBe('once');
         expect(created.nextFireTimes).toHaveLength(1);
         expect(Date.parse(created.nextFireTimes[0] ?? '')).toBe(Date.parse(runAt));
       });
 
       it('scopes list and cancel to the calling agent', async () => {
-        const mine = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'bob',
-          name: 'digest',
-          prompt: 'Send the digest.',
+        const mine = await createSchedule('bob', 'digest', 'Send the digest.', {
           cron: '30 7 * * 1-5',
           timeZone: 'Europe/Berlin',
         });
@@ -186,19 +176,13 @@ for (const backend of testBackends) {
 
     describe('scheduler', () => {
       it('fires a missed cron schedule once for its latest slot, not once per missed slot', async () => {
-        const schedule = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'frank',
-          name: 'every-five',
-          prompt: 'Tick.',
-          cron: '*/5 * * * *',
-        });
+        const schedule = await createSchedule('frank', 'every-five', 'Tick.', { cron: '*/5 * * * *' });
         const first = Date.parse(schedule.nextFireTimes[0] ?? '');
         // Nothing ticked for an hour: twelve slots passed.
         const later = new Date(first + 60 * MINUTE + 30_000);
         await suite.controlPlane.scheduler.tick({ now: later });
         await suite.controlPlane.scheduler.tick({ now: later });
-        const { rows } = await queryControlPlane<{ slot: Date }>(
-          suite.controlPlane,
+        const rows = await suite.rows<{ slot: Date }>(
           'SELECT slot FROM switchyard.schedule_runs WHERE schedule_id = $1',
           [schedule.id],
         );
@@ -210,24 +194,13 @@ for (const backend of testBackends) {
       });
 
       it("lists a schedule's recent runs from the ledger, newest first, with the turn that ran each", async () => {
-        const schedule = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'ruth',
-          name: 'hourly',
-          prompt: 'Hourly.',
-          cron: '0 * * * *',
-        });
-        const other = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'ruth',
-          name: 'quiet',
-          prompt: 'Quiet.',
-          cron: '30 * * * *',
-        });
+        const schedule = await createSchedule('ruth', 'hourly', 'Hourly.', { cron: '0 * * * *' });
+        const other = await createSchedule('ruth', 'quiet', 'Quiet.', { cron: '30 * * * *' });
         const first = Date.parse(schedule.nextFireTimes[0] ?? '');
         const slots = [0, 1, 2].map((hour) => new Date(first + hour * 60 * MINUTE));
         for (const slot of slots)
           await suite.controlPlane.scheduler.tick({ now: new Date(slot.getTime() + 1000) });
-        const { rows } = await queryControlPlane<{ id: string; slot: Date }>(
-          suite.controlPlane,
+        const rows = await suite.rows<{ id: string; slot: Date }>(
           'SELECT id, slot FROM switchyard.schedule_runs WHERE schedule_id = $1 ORDER BY slot',
           [schedule.id],
         );
@@ -274,37 +247,25 @@ for (const backend of testBackends) {
 
       it('enqueues one turn request per slot when several ticks race', async () => {
         const schedules = await Promise.all(
-          ['a', 'b', 'c'].map((name) =>
-            suite.controlPlane.schedules.createSchedule({
-              agentId: 'gina',
-              name,
-              prompt: name,
-              cron: '0 * * * *',
-            }),
-          ),
+          ['a', 'b', 'c'].map((name) => createSchedule('gina', name, name, { cron: '0 * * * *' })),
         );
         const now = new Date(Date.now() + 2 * 3_600_000);
         const countRuns = async () =>
           (
-            await queryControlPlane<{ count: number }>(
-              suite.controlPlane,
-              'SELECT count(*)::int AS count FROM switchyard.schedule_runs',
-            )
-          ).rows[0]?.count ?? 0;
+            await suite.rows<{ count: number }>('SELECT count(*)::int AS count FROM switchyard.schedule_runs')
+          )[0]?.count ?? 0;
         const before = await countRuns();
         const results = await Promise.all(
           [1, 2, 3].map(() => suite.controlPlane.scheduler.tick({ now, batchSize: 1 })),
         );
         // Other tests' schedules are due too: every enqueue the ticks report is one new ledger row.
         expect(results.reduce((sum, result) => sum + result.enqueued, 0)).toBe((await countRuns()) - before);
-        const { rows } = await queryControlPlane<{ count: number }>(
-          suite.controlPlane,
+        const rows = await suite.rows<{ count: number }>(
           'SELECT count(*)::int AS count FROM switchyard.schedule_runs WHERE schedule_id = ANY($1::uuid[])',
           [schedules.map((schedule) => schedule.id)],
         );
         expect(rows[0]?.count).toBe(3);
-        const { rows: jobs } = await queryControlPlane<{ count: number }>(
-          suite.controlPlane,
+        const jobs = await suite.rows<{ count: number }>(
           "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.turn-requests.gina'",
         );
         expect(jobs[0]?.count).toBe(3);
@@ -312,23 +273,15 @@ for (const backend of testBackends) {
 
       it('ticks on a timer once started, until stopped', async () => {
         const runAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000);
-        const schedule = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'timer',
-          name: 'soon',
-          prompt: 'Soon.',
-          runAt: runAt.toISOString(),
-        });
+        const schedule = await createSchedule('timer', 'soon', 'Soon.', { runAt: runAt.toISOString() });
         suite.controlPlane.scheduler.start({ intervalMs: 100 });
         const rows = await until(
           'the one-shot to be enqueued',
           async () =>
-            (
-              await queryControlPlane<{ slot: Date; enqueued_at: Date }>(
-                suite.controlPlane,
-                'SELECT slot, enqueued_at FROM switchyard.schedule_runs WHERE schedule_id = $1',
-                [schedule.id],
-              )
-            ).rows,
+            await suite.rows<{ slot: Date; enqueued_at: Date }>(
+              'SELECT slot, enqueued_at FROM switchyard.schedule_runs WHERE schedule_id = $1',
+              [schedule.id],
+            ),
           (value) => value.length > 0,
         );
         await suite.controlPlane.scheduler.stop();
@@ -339,12 +292,7 @@ for (const backend of testBackends) {
 
       it('fires a one-shot once and marks it finished', async () => {
         const runAt = new Date(Date.now() + 10 * MINUTE);
-        const schedule = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'hank',
-          name: 'once',
-          prompt: 'Once.',
-          runAt: runAt.toISOString(),
-        });
+        const schedule = await createSchedule('hank', 'once', 'Once.', { runAt: runAt.toISOString() });
         const result = await suite.controlPlane.scheduler.tick({
           now: new Date(runAt.getTime() + 5 * MINUTE),
         });
@@ -355,21 +303,16 @@ for (const backend of testBackends) {
         });
         expect(listed).toMatchObject({ id: schedule.id, status: 'finished', nextFireTimes: [] });
         await suite.controlPlane.scheduler.tick({ now: new Date(runAt.getTime() + 60 * MINUTE) });
-        const { rows } = await queryControlPlane(
-          suite.controlPlane,
-          'SELECT 1 FROM switchyard.schedule_runs WHERE schedule_id = $1',
-          [schedule.id],
-        );
+        const rows = await suite.rows('SELECT 1 FROM switchyard.schedule_runs WHERE schedule_id = $1', [
+          schedule.id,
+        ]);
         expect(rows).toHaveLength(1);
       });
     });
 
     describe('turn requests', () => {
       it('delivers each turn request to the agent and completes its ledger row once, retrying a failure', async () => {
-        const schedule = await suite.controlPlane.schedules.createSchedule({
-          agentId: 'iris',
-          name: 'retry',
-          prompt: 'Work.',
+        const schedule = await createSchedule('iris', 'retry', 'Work.', {
           runAt: new Date(Date.now() + MINUTE).toISOString(),
         });
         await suite.controlPlane.scheduler.tick({ now: new Date(Date.now() + 2 * MINUTE) });
@@ -384,13 +327,10 @@ for (const backend of testBackends) {
         const rows = await until(
           'the run to complete',
           async () =>
-            (
-              await queryControlPlane<{ status: string; attempts: number; idempotency_key: string }>(
-                suite.controlPlane,
-                'SELECT status, attempts, idempotency_key FROM switchyard.schedule_runs WHERE schedule_id = $1',
-                [schedule.id],
-              )
-            ).rows,
+            await suite.rows<{ status: string; attempts: number; idempotency_key: string }>(
+              'SELECT status, attempts, idempotency_key FROM switchyard.schedule_runs WHERE schedule_id = $1',
+              [schedule.id],
+            ),
           (value) => value[0]?.status === 'completed',
         );
         expect(rows).toEqual([
@@ -437,8 +377,7 @@ for (const backend of testBackends) {
         expect(await suite.controlPlane.work.storeTaskResult({ ...store, result: { links: 4 } })).toEqual({
           stored: false,
         });
-        const { rows } = await queryControlPlane<{ result: unknown }>(
-          suite.controlPlane,
+        const rows = await suite.rows<{ result: unknown }>(
           'SELECT result FROM switchyard.task_results WHERE workflow_id = $1',
           [created.id],
         );
@@ -467,10 +406,7 @@ for (const backend of testBackends) {
           }),
         );
         expect(huge.message).toMatch(/2\.0 MiB of JSON, over the limit of 1\.0 MiB/);
-        const { rows } = await queryControlPlane(
-          suite.controlPlane,
-          "SELECT 1 FROM switchyard.background_jobs WHERE agent_id = 'kim'",
-        );
+        const rows = await suite.rows("SELECT 1 FROM switchyard.background_jobs WHERE agent_id = 'kim'");
         expect(rows).toEqual([]);
       });
     });
@@ -478,12 +414,7 @@ for (const backend of testBackends) {
     describe('durability', () => {
       it('drains on close: a running handler finishes and its run is completed', async () => {
         const runAt = new Date(Date.now() + MINUTE);
-        await suite.controlPlane.schedules.createSchedule({
-          agentId: 'zed',
-          name: 'slow',
-          prompt: 'Slow.',
-          runAt: runAt.toISOString(),
-        });
+        await createSchedule('zed', 'slow', 'Slow.', { runAt: runAt.toISOString() });
         let finished = false;
         const started = createGate();
         await suite.controlPlane.turnRequests.work(
@@ -499,8 +430,7 @@ for (const backend of testBackends) {
         await suite.controlPlane.close();
         expect(finished).toBe(true);
         await suite.reopen();
-        const { rows } = await queryControlPlane<{ status: string }>(
-          suite.controlPlane,
+        const rows = await suite.rows<{ status: string }>(
           "SELECT status FROM switchyard.schedule_runs WHERE agent_id = 'zed'",
         );
         expect(rows).toEqual([{ status: 'completed' }]);
@@ -514,10 +444,7 @@ for (const backend of testBackends) {
         expect(
           (await suite.controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id),
         ).toEqual(before.map((s) => s.id));
-        const { rows } = await queryControlPlane(
-          suite.controlPlane,
-          'SELECT version FROM switchyard.migrations',
-        );
+        const rows = await suite.rows('SELECT version FROM switchyard.migrations');
         expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
       });
     });

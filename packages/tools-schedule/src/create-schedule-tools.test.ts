@@ -95,18 +95,14 @@ describe('create_schedule', () => {
     );
   });
 
-  it('refuses both or neither of cron and runAt without calling the service', async () => {
+  it.each([
+    { case: 'both', timing: { cron: '0 9 * * *', runAt: '2030-01-01T00:00Z' }, refusal: /not both/ },
+    { case: 'neither', timing: {}, refusal: /either `cron`/ },
+  ])('refuses $case of cron and runAt without calling the service', async ({ timing, refusal }) => {
     const { service, calls } = memoryScheduleService();
     const { call } = toolsFor(service, 'ada');
-    const both = await call('create_schedule', {
-      name: 'x',
-      prompt: 'p',
-      cron: '0 9 * * *',
-      runAt: '2030-01-01T00:00Z',
-    });
-    expect(both).toMatchObject({ isError: true, content: expect.stringMatching(/not both/) });
-    const neither = await call('create_schedule', { name: 'x', prompt: 'p' });
-    expect(neither).toMatchObject({ isError: true, content: expect.stringMatching(/either `cron`/) });
+    const result = await call('create_schedule', { name: 'x', prompt: 'p', ...timing });
+    expect(result).toMatchObject({ isError: true, content: expect.stringMatching(refusal) });
     expect(calls).toEqual([]);
   });
 

@@ -3,6 +3,7 @@
 import type { TestBackend, TestDatabase } from '@switchyard/test-databases';
 import { afterAll, beforeAll } from 'vitest';
 import { type ControlPlane, type ControlPlaneOptions, openControlPlane } from '../index';
+import { queryControlPlane } from '../testing';
 
 /** What a suite reads in its tests and hooks; set once the suite's `beforeAll` ran. */
 export interface ControlPlaneSuite {
@@ -15,6 +16,8 @@ export interface ControlPlaneSuite {
    * caller closed (a restart); the suite closes the new one at its end.
    */
   reopen(): Promise<ControlPlane>;
+  /** The rows `text` (SQL, with `values` for its `$n`) returns from the current control plane's database. */
+  rows<TRow = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<TRow[]>;
 }
 
 /**
@@ -52,6 +55,9 @@ export function useControlPlane(
     },
     reopen() {
       return open(this.database);
+    },
+    async rows<TRow>(text: string, values?: readonly unknown[]) {
+      return (await queryControlPlane<TRow>(this.controlPlane, text, values)).rows;
     },
   };
 }

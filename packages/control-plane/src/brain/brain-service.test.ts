@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
 import { inputError } from '../__fixtures__/input-errors';
 import type { ControlPlane } from '../index';
-import { queryControlPlane } from '../testing';
 import { RECALL_CORPUS, RECALL_QUERIES } from './__fixtures__/recall-corpus';
 
 for (const backend of testBackends) {
@@ -16,9 +15,12 @@ for (const backend of testBackends) {
       }
     }, 120_000);
 
+    /** Writes a new page of `agentId`, without tags. */
+    const writePage = (agentId: string, title: string, body: string) =>
+      suite.controlPlane.brain.remember({ agentId, title, body });
+
     async function pageCount(agentId: string): Promise<number> {
-      const { rows } = await queryControlPlane<{ count: number }>(
-        suite.controlPlane,
+      const rows = await suite.rows<{ count: number }>(
         'SELECT count(*)::int AS count FROM switchyard.brain_pages WHERE agent_id = $1',
         [agentId],
       );
@@ -47,16 +49,8 @@ for (const backend of testBackends) {
       });
 
       it('rewrites a page by title or by id, keeping every previous version', async () => {
-        const first = await suite.controlPlane.brain.remember({
-          agentId: 'ada',
-          title: 'Runbook',
-          body: 'version one',
-        });
-        const second = await suite.controlPlane.brain.remember({
-          agentId: 'ada',
-          title: 'RUNBOOK',
-          body: 'version two',
-        });
+        const first = await writePage('ada', 'Runbook', 'version one');
+        const second = await writePage('ada', 'RUNBOOK', 'version two');
         expect(second).toMatchObject({
           status: 'updated',
           page: { pageId: first.page.pageId, version: 2, title: 'RUNBOOK' },
@@ -103,8 +97,8 @@ for (const backend of testBackends) {
       });
 
       it('refuses a rewrite to a title another page has, and a rewrite of an unknown or forgotten page', async () => {
-        const taken = await suite.controlPlane.brain.remember({ agentId: 'ada', title: 'Taken', body: 'a' });
-        const other = await suite.controlPlane.brain.remember({ agentId: 'ada', title: 'Other', body: 'b' });
+        const taken = await writePage('ada', 'Taken', 'a');
+        const other = await writePage('ada', 'Other', 'b');
         const clash = await inputError(
           suite.controlPlane.brain.remember({
             agentId: 'ada',
@@ -191,13 +185,7 @@ for (const backend of testBackends) {
 
       it('keeps one page per title when writers race, each write a version', async () => {
         const writes = await Promise.all(
-          Array.from({ length: 5 }, (_, index) =>
-            suite.controlPlane.brain.remember({
-              agentId: 'racer',
-              title: 'Shared notes',
-              body: `writer ${index}`,
-            }),
-          ),
+          Array.from({ length: 5 }, (_, index) => writePage('racer', 'Shared notes', `writer ${index}`)),
         );
         expect(writes.filter((write) => write.status === 'created')).toHaveLength(1);
         expect(new Set(writes.map((write) => write.page.pageId)).size).toBe(1);
@@ -209,11 +197,7 @@ for (const backend of testBackends) {
 
     describe('agent isolation', () => {
       it("never shows, rewrites or forgets another agent's page, and lets two agents use one title", async () => {
-        const { page } = await suite.controlPlane.brain.remember({
-          agentId: 'ada',
-          title: 'Private plan',
-          body: 'wombat launch',
-        });
+        const { page } = await writePage('ada', 'Private plan', 'wombat launch');
         expect(await suite.controlPlane.brain.getPage({ agentId: 'bob', pageId: page.pageId })).toBeNull();
         expect(await suite.controlPlane.brain.recall({ agentId: 'bob', query: 'wombat', limit: 5 })).toEqual(
           [],
@@ -231,11 +215,7 @@ for (const backend of testBackends) {
             )
           ).field,
         ).toBe('pageId');
-        const bobs = await suite.controlPlane.brain.remember({
-          agentId: 'bob',
-          title: 'Private plan',
-          body: 'wombat too',
-        });
+        const bobs = await writePage('bob', 'Private plan', 'wombat too');
         expect(bobs.status).toBe('created');
         expect(
           (await suite.controlPlane.brain.recall({ agentId: 'ada', query: 'wombat', limit: 5 })).map(
@@ -250,11 +230,7 @@ for (const backend of testBackends) {
 
     describe('forgetting', () => {
       it('archives a page: gone from recall and getPage, kept for the operator; its title is free again', async () => {
-        const { page } = await suite.controlPlane.brain.remember({
-          agentId: 'ada',
-          title: 'Old office',
-          body: 'quokka street 1',
-        });
+        const { page } = await writePage('ada', 'Old office', 'quokka street 1');
         const forgotten = await suite.controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId });
         expect(forgotten?.archivedAt).toEqual(expect.any(String));
         expect(await suite.controlPlane.brain.forget({ agentId: 'ada', pageId: page.pageId })).toBeNull();
@@ -272,11 +248,7 @@ for (const backend of testBackends) {
             (entry) => entry.pageId === page.pageId,
           ),
         ).toBe(false);
-        const again = await suite.controlPlane.brain.remember({
-          agentId: 'ada',
-          title: 'Old office',
-          body: 'quokka street 2',
-        });
+        const again = await writePage('ada', 'Old office', 'quokka street 2');
         expect(again.status).toBe('created');
         expect(again.page.pageId).not.toBe(page.pageId);
       });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
+import { checkLimit } from '../values/check-limit';
 import { checkStoredText, toStorableText } from '../values/check-stored-value';
 import type {
   BrainHitRecord,
@@ -353,10 +354,7 @@ export class ControlPlaneBrainService {
     if (typeof request.query !== 'string') throw new ControlPlaneInputError('query', 'must be a string');
     const query = checkStoredText('query', toStorableText(request.query), { maxBytes: MAX_QUERY_BYTES });
     const tags = checkTags(request.tags);
-    const limit = request.limit;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_LIMIT) {
-      throw new ControlPlaneInputError('limit', `must be a whole number from 1 to ${MAX_RECALL_LIMIT}`);
-    }
+    const limit = checkLimit(request.limit, MAX_RECALL_LIMIT);
     const { rows: parsed } = await this.#database.query<{ terms: string }>(
       `SELECT websearch_to_tsquery('english', $1)::text AS terms`,
       [query],
@@ -470,10 +468,7 @@ export class ControlPlaneBrainService {
     limit?: number;
   }): Promise<BrainPageSummary[]> {
     const agentId = checkAgentId(request.agentId);
-    const limit = request.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new ControlPlaneInputError('limit', 'must be a whole number from 1 to 1000');
-    }
+    const limit = checkLimit(request.limit, 1000, 100);
     const { rows } = await this.#database.query<Omit<PageRow, 'body' | 'latest_version'> & { bytes: number }>(
       `SELECT id, agent_id, title, tags, version, octet_length(body) AS bytes, created_at, updated_at, archived_at
        FROM switchyard.brain_pages

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
+import { checkLimit } from '../values/check-limit';
 import { checkStoredText } from '../values/check-stored-value';
 import { checkAgentId } from './agent-id';
 import type { CreateScheduleRequest, ScheduleRecord, ScheduleRunRecord } from './schedule-record';
@@ -166,10 +167,7 @@ export class ControlPlaneScheduleService {
     limit?: number;
   }): Promise<ScheduleRunRecord[]> {
     const agentId = checkAgentId(request.agentId);
-    const limit = request.limit ?? 10;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw new ControlPlaneInputError('limit', 'must be a whole number from 1 to 100');
-    }
+    const limit = checkLimit(request.limit, 100, 10);
     const scheduleIds = request.scheduleIds.filter((id) => typeof id === 'string' && UUID.test(id));
     if (scheduleIds.length === 0) return [];
     const { rows } = await this.#database.query<{

@@ -30,22 +30,34 @@ describe('fire times in a time zone', () => {
     expect(fires('0 0 * * *', 'UTC', '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-02T00:00:00Z']);
   });
 
-  it('fires a wall time skipped by spring-forward once, just after the jump', () => {
-    // 2026-03-08 02:30 does not exist in New York: clocks go from 02:00 EST to 03:00 EDT.
-    expect(fires('30 2 * * *', 'America/New_York', '2026-03-07T12:00:00Z')).toEqual([
-      '2026-03-08T03:00:00-04:00',
-      '2026-03-09T02:30:00-04:00',
-      '2026-03-10T02:30:00-04:00',
-    ]);
-  });
-
-  it('fires a daily wall time repeated by fall-back once', () => {
-    // 2026-11-01 01:30 happens twice in New York (EDT, then EST).
-    expect(fires('30 1 * * *', 'America/New_York', '2026-10-31T12:00:00Z')).toEqual([
-      '2026-11-01T01:30:00-04:00',
-      '2026-11-02T01:30:00-05:00',
-      '2026-11-03T01:30:00-05:00',
-    ]);
+  // Each case counts three fire times from `after` and shows them in the schedule's zone.
+  it.each([
+    {
+      case: 'fires a wall time skipped by spring-forward once, just after the jump',
+      // 2026-03-08 02:30 does not exist in New York: clocks go from 02:00 EST to 03:00 EDT.
+      cron: '30 2 * * *',
+      timeZone: 'America/New_York',
+      after: '2026-03-07T12:00:00Z',
+      expected: ['2026-03-08T03:00:00-04:00', '2026-03-09T02:30:00-04:00', '2026-03-10T02:30:00-04:00'],
+    },
+    {
+      case: 'fires a daily wall time repeated by fall-back once',
+      // 2026-11-01 01:30 happens twice in New York (EDT, then EST).
+      cron: '30 1 * * *',
+      timeZone: 'America/New_York',
+      after: '2026-10-31T12:00:00Z',
+      expected: ['2026-11-01T01:30:00-04:00', '2026-11-02T01:30:00-05:00', '2026-11-03T01:30:00-05:00'],
+    },
+    {
+      case: 'handles southern-hemisphere DST',
+      // Sydney moves from AEST (+10) to AEDT (+11) on 2026-10-04.
+      cron: '0 8 * * *',
+      timeZone: 'Australia/Sydney',
+      after: '2026-10-02T12:00:00Z',
+      expected: ['2026-10-03T08:00:00+10:00', '2026-10-04T08:00:00+11:00', '2026-10-05T08:00:00+11:00'],
+    },
+  ])('$case', ({ cron, timeZone, after, expected }) => {
+    expect(fires(cron, timeZone, after)).toEqual(expected);
   });
 
   it('keeps an interval schedule on real time across fall-back', () => {
@@ -66,13 +78,7 @@ describe('fire times in a time zone', () => {
     ]);
   });
 
-  it('handles southern-hemisphere DST and half-hour zones', () => {
-    // Sydney moves from AEST (+10) to AEDT (+11) on 2026-10-04.
-    expect(fires('0 8 * * *', 'Australia/Sydney', '2026-10-02T12:00:00Z')).toEqual([
-      '2026-10-03T08:00:00+10:00',
-      '2026-10-04T08:00:00+11:00',
-      '2026-10-05T08:00:00+11:00',
-    ]);
+  it('handles half-hour zones', () => {
     expect(fires('15 6 1 * *', 'Asia/Kathmandu', '2026-01-15T00:00:00Z', 1)).toEqual([
       '2026-02-01T06:15:00+05:45',
     ]);

@@ -5,7 +5,6 @@ import { createGate } from '../__fixtures__/gate';
 import { until } from '../__fixtures__/until';
 import { startWorkflow, summarySchema, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
 import type { SubmitResultOutcome, TurnRequest, WorkTurn, WorkTurnContext } from '../index';
-import { queryControlPlane } from '../testing';
 
 // A "dead" worker here is a handler that recorded its turn and then stops heartbeating: the test
 // marks its turn interrupted (staleAfterMs 0, as embedded PGlite does at start-up) and watches its
@@ -52,13 +51,10 @@ for (const backend of testBackends) {
       return id;
     };
     const jobStates = async (queue: string) =>
-      (
-        await queryControlPlane<{ id: string; state: string }>(
-          suite.controlPlane,
-          'SELECT id, state FROM pgboss.job WHERE name = $1 ORDER BY created_on, id',
-          [queue],
-        )
-      ).rows;
+      await suite.rows<{ id: string; state: string }>(
+        'SELECT id, state FROM pgboss.job WHERE name = $1 ORDER BY created_on, id',
+        [queue],
+      );
 
     beforeAll(async () => {
       await suite.controlPlane.workTurns.work((turn, context) => onWorkTurn(turn, context), {
@@ -131,8 +127,7 @@ for (const backend of testBackends) {
         },
       ]);
       await until('the first attempt to record its turn', async () => deadTurn.id, Boolean);
-      const { rows: before } = await queryControlPlane<{ job_id: string }>(
-        suite.controlPlane,
+      const before = await suite.rows<{ job_id: string }>(
         "SELECT job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = 'lead'",
         [workflow.id],
       );
@@ -180,8 +175,7 @@ for (const backend of testBackends) {
       expect(late.outcome).toEqual({
         status: 'already-stored',
       });
-      const { rows: results } = await queryControlPlane<{ count: number }>(
-        suite.controlPlane,
+      const results = await suite.rows<{ count: number }>(
         'SELECT count(*)::int AS count FROM switchyard.task_results WHERE workflow_id = $1',
         [workflow.id],
       );
@@ -317,13 +311,10 @@ for (const backend of testBackends) {
         exceptWorkerId: LIVE,
       });
       const runs = async () =>
-        (
-          await queryControlPlane<{ id: string; status: string; attempts: number; error: string | null }>(
-            suite.controlPlane,
-            'SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1',
-            [schedule.id],
-          )
-        ).rows;
+        await suite.rows<{ id: string; status: string; attempts: number; error: string | null }>(
+          'SELECT id, status, attempts, error FROM switchyard.schedule_runs WHERE schedule_id = $1',
+          [schedule.id],
+        );
       const [run] = await runs();
       expect(marked?.recovery).toMatchObject({ unit: 'schedule-run', unitId: run?.id, outcome: 'requeued' });
       await until('the run to complete', runs, (rows) => rows[0]?.status === 'completed');
@@ -428,8 +419,7 @@ for (const backend of testBackends) {
         },
         api: 'api',
       });
-      const { rows } = await queryControlPlane<{ count: number }>(
-        suite.controlPlane,
+      const rows = await suite.rows<{ count: number }>(
         "SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'switchyard.work-turns.ada' AND data->>'workflowId' = $1",
         [workflow.id],
       );

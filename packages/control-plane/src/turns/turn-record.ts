@@ -75,24 +75,17 @@ export interface TurnRecord {
   cancelRequested?: string;
 }
 
-/** What `recordStart` takes. */
-export interface RecordTurnStartRequest {
+/** What `recordStart` takes: the record's `agentId`, `source`, `sourceId` and `prompt`, and these. */
+export interface RecordTurnStartRequest
+  extends Pick<TurnRecord, 'agentId' | 'source' | 'sourceId' | 'prompt'> {
   /** The turn's id: letters, digits, `_` and `-`, 1 to 80 characters. */
   id: string;
-  /** The agent it runs for. */
-  agentId: string;
-  /** Where it came from. */
-  source: TurnSource;
-  /** The source's own id. */
-  sourceId?: string;
   /**
    * The attempt of the source's unit this turn runs (`WorkTurnContext.attempt`,
    * `TurnRequestContext.attempt`). With it, an interrupted turn hands its unit back to its queue, and
    * only that attempt may store the unit's result.
    */
   attempt?: number;
-  /** The user's message. */
-  prompt: string;
   /** The worker process running it (its heartbeats keep the turn from being marked interrupted). */
   workerId: string;
 }

@@ -5,7 +5,6 @@ import { inputError } from '../__fixtures__/input-errors';
 import { until } from '../__fixtures__/until';
 import { startWorkflow, summarySchema, summaryTask } from '../__fixtures__/work-fixtures';
 import { checkResultSchema, validateResult, type WorkTurn } from '../index';
-import { queryControlPlane } from '../testing';
 
 // Nothing invalid is stored through any public API: non-finite numbers (a model's `1e999` arrives
 // as Infinity), values that change in their JSON round trip, results for tasks that are not running
@@ -93,25 +92,31 @@ for (const backend of testBackends) {
     const storeRefusal = (workflowId: string, taskId: string, result: unknown) =>
       inputError(suite.controlPlane.work.storeTaskResult({ workflowId, taskId, result }));
     const storedResults = async (workflowId: string) =>
-      (
-        await queryControlPlane<{ task_id: string; result: unknown }>(
-          suite.controlPlane,
-          'SELECT task_id, result FROM switchyard.task_results WHERE workflow_id = $1 ORDER BY task_id',
-          [workflowId],
-        )
-      ).rows;
+      await suite.rows<{ task_id: string; result: unknown }>(
+        'SELECT task_id, result FROM switchyard.task_results WHERE workflow_id = $1 ORDER BY task_id',
+        [workflowId],
+      );
+
+    /**
+     * Waits for task `taskId` of `workflowId` to run, then gives a `submitResult` for it: `result` in
+     * the name of `attempt` (by default, the attempt running).
+     */
+    const whenTaskRuns = async (workflowId: string, taskId: string) => {
+      const found = await until(
+        'the task to run',
+        async () => running.get(`${workflowId}/${taskId}`),
+        Boolean,
+      );
+      const target = { kind: 'workflow-task' as const, workflowId, taskId };
+      return (result: unknown, attempt = found?.attempt) =>
+        suite.controlPlane.workTurns.submitResult({ target, attempt, result });
+    };
 
     it('refuses non-finite numbers through every API that stores a value', async () => {
       const workflow = await startWorkflow(suite.controlPlane, 'ada', 'prices', [
         { id: 'quote', prompt: 'p', resultSchema: priceSchema },
       ]);
-      const key = `${workflow.id}/quote`;
-      const { attempt } = await until('the task to run', async () => running.get(key), Boolean).then(
-        (found) => found as { attempt: number },
-      );
-      const target = { kind: 'workflow-task' as const, workflowId: workflow.id, taskId: 'quote' };
-      const submit = (result: unknown) =>
-        suite.controlPlane.workTurns.submitResult({ target, attempt, result });
+      const submit = await whenTaskRuns(workflow.id, 'quote');
       const overflowing = JSON.parse('{"summary": "s", "price": 1e999}') as unknown;
       expect(await submit(overflowing)).toEqual({
         status: 'rejected',
@@ -208,10 +213,7 @@ for (const backend of testBackends) {
           new RegExp(`^${field.replace(/[[\]]/g, '\\$&')}: /n: `),
         );
       }
-      const { rows } = await queryControlPlane(
-        suite.controlPlane,
-        "SELECT 1 FROM switchyard.workflows WHERE name IN ('bad-enum', 'n')",
-      );
+      const rows = await suite.rows("SELECT 1 FROM switchyard.workflows WHERE name IN ('bad-enum', 'n')");
       expect(rows).toEqual([]);
     });
 
@@ -245,27 +247,13 @@ for (const backend of testBackends) {
 
       // A running task takes a result from its current attempt only.
       const busy = await startWorkflow(suite.controlPlane, 'ada', 'busy', [summaryTask('work')]);
-      const found = await until('the task to run', async () => running.get(`${busy.id}/work`), Boolean);
-      const target = { kind: 'workflow-task' as const, workflowId: busy.id, taskId: 'work' };
-      expect(
-        await suite.controlPlane.workTurns.submitResult({ target, attempt: 2, result: { summary: 'x' } }),
-      ).toMatchObject({
+      const submitWork = await whenTaskRuns(busy.id, 'work');
+      expect(await submitWork({ summary: 'x' }, 2)).toMatchObject({
         status: 'closed',
         reason: expect.stringMatching(/^attempt 2 of this task was handed to another worker/),
       });
-      expect(
-        (await inputError(suite.controlPlane.workTurns.submitResult({ target, attempt: 0, result: {} })))
-          .field,
-      ).toBe('attempt');
-      expect(
-        await suite.controlPlane.workTurns.submitResult({
-          target,
-          attempt: found?.attempt,
-          result: { summary: 'ok' },
-        }),
-      ).toEqual({
-        status: 'stored',
-      });
+      expect((await inputError(submitWork({}, 0))).field).toBe('attempt');
+      expect(await submitWork({ summary: 'ok' })).toEqual({ status: 'stored' });
       expect(await storedResults(busy.id)).toEqual([{ task_id: 'work', result: { summary: 'ok' } }]);
     });
 
@@ -278,20 +266,9 @@ for (const backend of testBackends) {
           tasks: [summaryTask('running'), summaryTask('later', { dependsOn: ['running'] })],
         },
       });
-      const found = await until(
-        'the task to run',
-        async () => running.get(`${workflow.id}/running`),
-        Boolean,
-      );
+      const submit = await whenTaskRuns(workflow.id, 'running');
       await suite.controlPlane.workflows.cancelWorkflow({ agentId: 'ada', workflowId: workflow.id });
-      const target = { kind: 'workflow-task' as const, workflowId: workflow.id, taskId: 'running' };
-      expect(
-        await suite.controlPlane.workTurns.submitResult({
-          target,
-          attempt: found?.attempt,
-          result: { summary: 'x' },
-        }),
-      ).toEqual({
+      expect(await submit({ summary: 'x' })).toEqual({
         status: 'closed',
         reason: 'the workflow was cancelled',
       });

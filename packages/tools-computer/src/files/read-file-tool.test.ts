@@ -16,7 +16,6 @@ const tool = toolOnHome(temp, createReadFileTool);
 describe('reading', () => {
   it('reads numbered lines and labels the call', async () => {
     const readFile = tool();
-    expect(readFile).toMatchObject({ isReadOnly: true, executionMode: 'parallel' });
     expect(readFile.describeActivity({ path: 'src/index.ts' })).toBe('Reading src/index.ts');
     const { text, label, result } = await callTool(readFile, { path: 'src/index.ts' });
     expect(text.split('\n')[0]).toBe('     1\tline 1');

@@ -15,9 +15,7 @@ const tool = toolOnHome(temp, createSearchFilesTool);
 
 describe('searching', () => {
   it('returns path:line: text for each match and labels the call', async () => {
-    const searchFiles = tool();
-    expect(searchFiles).toMatchObject({ isReadOnly: true, executionMode: 'parallel' });
-    const { text, label } = await callTool(searchFiles, { pattern: 'TODO' });
+    const { text, label } = await callTool(tool(), { pattern: 'TODO' });
     expect(text).toBe('src/a.ts:2: // TODO: more\n[1 binary or oversized file was skipped.]');
     expect(label).toBe('Found 1 match for `TODO`');
   });
