@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
+import type { AgentListOptions } from './commands/read-only-view';
 import { type LoadConfigOptions, loadConfig } from './config/load-config';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
@@ -81,45 +82,38 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       )
       .exitOverride();
 
-  /** What a read-only view's command is given: its `--config`, `--agent` and `--all`. */
-  type ViewOptions = { config?: string; agent?: string; all: boolean };
+  type ListCommand = (config: WorkerConfig, options: AgentListOptions, io: CommandIO) => Promise<number>;
+  type ShowCommand = (config: WorkerConfig, id: string, io: CommandIO) => Promise<number>;
   /**
-   * A read-only `list` view of an agent's records: `--agent` (default: the configuration's agent)
-   * and, with `allHelp`, `--all`. `load` imports its command when it runs; a command that resolves
-   * without an exit code (a number) exits 0.
+   * A group of read-only views of the records in the control plane: `<name> list` of an agent's
+   * records (`--agent`, default the configuration's agent; `--all` when `list.all` says what it adds)
+   * and, for records with ids, `<name> show <id>`. Each `load` imports its command when it runs.
    */
-  const listView = (
-    parent: Command,
-    description: string,
-    allHelp: string | undefined,
-    load: () => Promise<(config: WorkerConfig, options: ViewOptions, io: CommandIO) => Promise<unknown>>,
-  ) => {
-    const list = command(parent, 'list', description).option('--agent <name>', 'the agent');
-    if (allHelp !== undefined) list.option('--all', allHelp);
+  const readOnlyGroup = (view: {
+    name: string;
+    description: string;
+    list: { description: string; all?: string; load: () => Promise<ListCommand> };
+    show?: { description: string; load: () => Promise<ShowCommand> };
+  }): Command => {
+    const group = command(program, view.name, view.description);
+    const list = command(group, 'list', view.list.description).option('--agent <name>', 'the agent');
+    if (view.list.all !== undefined) list.option('--all', view.list.all);
     list.action(async (options: { config?: string; agent?: string; all?: boolean }) => {
-      const run = await load();
-      const code = await run(
-        await config(options),
-        {
-          ...(options.config === undefined ? {} : { config: options.config }),
-          ...(options.agent === undefined ? {} : { agent: options.agent }),
-          all: options.all === true,
+      const run = await view.list.load();
+      const agent = options.agent === undefined ? {} : { agent: options.agent };
+      setExitCode(await run(await config(options), { ...agent, all: options.all === true }, io));
+    });
+    const { show } = view;
+    if (show !== undefined) {
+      command(group, 'show <id>', show.description).action(
+        async (id: string, options: { config?: string }) => {
+          const run = await show.load();
+          setExitCode(await run(await config(options), id, io));
         },
-        io,
       );
-      setExitCode(typeof code === 'number' ? code : 0);
-    });
+    }
+    return group;
   };
-  /** A read-only `show <id>` view of one record; `load` imports its command, which resolves with the exit code. */
-  const showView = (
-    parent: Command,
-    description: string,
-    load: () => Promise<(config: WorkerConfig, id: string, io: CommandIO) => Promise<number>>,
-  ) =>
-    command(parent, 'show <id>', description).action(async (id: string, options: { config?: string }) => {
-      const run = await load();
-      setExitCode(await run(await config(options), id, io));
-    });
 
   command(program, 'run <prompt>', 'one text turn with live progress')
     .option('--agent <name>', 'the agent (default: "agent" of the configuration, main)')
@@ -157,52 +151,52 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       setExitCode(0);
     });
 
-  const schedules = command(program, 'schedules', "an agent's schedules (read-only)");
-  listView(
-    schedules,
-    "list an agent's schedules",
-    'include cancelled and finished schedules',
-    async () => (await import('./commands/schedules-command')).schedulesListCommand,
-  );
-
-  const workflows = command(program, 'workflows', 'workflows and their tasks (read-only)');
-  listView(
-    workflows,
-    "an agent's recent workflows",
-    undefined,
-    async () => (await import('./commands/workflows-command')).workflowsListCommand,
-  );
-  showView(
-    workflows,
-    "a workflow's tasks and stored results",
-    async () => (await import('./commands/workflows-command')).workflowsShowCommand,
-  );
-
-  const turns = command(program, 'turns', "the daemon's recorded turns (read-only)");
-  listView(
-    turns,
-    "an agent's recent daemon turns, newest first",
-    undefined,
-    async () => (await import('./commands/turns-command')).turnsListCommand,
-  );
-  showView(
-    turns,
-    'one recorded turn: status, usage, error, output',
-    async () => (await import('./commands/turns-command')).turnsShowCommand,
-  );
-
-  const brain = command(program, 'brain', "an agent's Brain: its durable knowledge pages (read-only)");
-  listView(
-    brain,
-    "an agent's pages, most recently written first",
-    'include forgotten pages',
-    async () => (await import('./commands/brain-command')).brainListCommand,
-  );
-  showView(
-    brain,
-    "one page (any agent's, forgotten or not), its versions and its text",
-    async () => (await import('./commands/brain-command')).brainShowCommand,
-  );
+  readOnlyGroup({
+    name: 'schedules',
+    description: "an agent's schedules (read-only)",
+    list: {
+      description: "list an agent's schedules",
+      all: 'include cancelled and finished schedules',
+      load: async () => (await import('./commands/schedules-command')).schedulesListCommand,
+    },
+  });
+  readOnlyGroup({
+    name: 'workflows',
+    description: 'workflows and their tasks (read-only)',
+    list: {
+      description: "an agent's recent workflows",
+      load: async () => (await import('./commands/workflows-command')).workflowsListCommand,
+    },
+    show: {
+      description: "a workflow's tasks and stored results",
+      load: async () => (await import('./commands/workflows-command')).workflowsShowCommand,
+    },
+  });
+  readOnlyGroup({
+    name: 'turns',
+    description: "the daemon's recorded turns (read-only)",
+    list: {
+      description: "an agent's recent daemon turns, newest first",
+      load: async () => (await import('./commands/turns-command')).turnsListCommand,
+    },
+    show: {
+      description: 'one recorded turn: status, usage, error, output',
+      load: async () => (await import('./commands/turns-command')).turnsShowCommand,
+    },
+  });
+  const brain = readOnlyGroup({
+    name: 'brain',
+    description: "an agent's Brain: its durable knowledge pages (read-only)",
+    list: {
+      description: "an agent's pages, most recently written first",
+      all: 'include forgotten pages',
+      load: async () => (await import('./commands/brain-command')).brainListCommand,
+    },
+    show: {
+      description: "one page (any agent's, forgotten or not), its versions and its text",
+      load: async () => (await import('./commands/brain-command')).brainShowCommand,
+    },
+  });
   command(brain, 'search <query>', "what recall finds in an agent's pages, best first")
     .option('--agent <name>', 'the agent')
     .option('--tag <tag>', 'only pages with this tag (repeatable)', collect)
@@ -258,30 +252,20 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
         ),
       );
     });
-  command(approvals, 'allow <id>', 'allow a held call: it runs once, and the turn goes on')
-    .option('--reason <text>', 'why (recorded with the answer)')
-    .action(async (id: string, options) => {
+  // `allow` and `deny` differ in their words only: a denial must give the model its reason.
+  for (const [decision, description, reasonHelp] of [
+    ['allow', 'allow a held call: it runs once, and the turn goes on', 'why (recorded with the answer)'],
+    ['deny', 'deny a held call: the model reads the reason as its output', 'why (the model reads it)'],
+  ] as const) {
+    const answer = command(approvals, `${decision} <id>`, description);
+    if (decision === 'deny') answer.requiredOption('--reason <text>', reasonHelp);
+    else answer.option('--reason <text>', reasonHelp);
+    answer.action(async (id: string, options: { config?: string; reason?: string }) => {
       const { approvalsAnswerCommand } = await import('./commands/approvals-command');
-      setExitCode(
-        await approvalsAnswerCommand(
-          await config(options),
-          { id, decision: 'allow', ...(options.reason === undefined ? {} : { reason: options.reason }) },
-          io,
-        ),
-      );
+      const reason = options.reason === undefined ? {} : { reason: options.reason };
+      setExitCode(await approvalsAnswerCommand(await config(options), { id, decision, ...reason }, io));
     });
-  command(approvals, 'deny <id>', 'deny a held call: the model reads the reason as its output')
-    .requiredOption('--reason <text>', 'why (the model reads it)')
-    .action(async (id: string, options) => {
-      const { approvalsAnswerCommand } = await import('./commands/approvals-command');
-      setExitCode(
-        await approvalsAnswerCommand(
-          await config(options),
-          { id, decision: 'deny', reason: options.reason },
-          io,
-        ),
-      );
-    });
+  }
 
   command(program, 'serve', 'the daemon: schedule fires, workflow tasks, background jobs and an HTTP API')
     .option(

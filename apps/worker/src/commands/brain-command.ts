@@ -7,9 +7,8 @@ import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
 import { readControlPlane } from '../worker-services';
-import { readAgentList, showRecord } from './read-only-view';
+import { agentListCommand, recordShowCommand, UUID_ID } from './read-only-view';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LIST_LIMIT = 100;
 
 // Page text was written by a model: a terminal control sequence in it (an escape, a carriage return)
@@ -39,27 +38,20 @@ function describePage(page: BrainPageSummary): string {
  * `switchyard brain list [--agent NAME] [--all]`: the agent's Brain pages, most recently written
  * first (`--all` adds forgotten ones). Read-only.
  */
-export async function brainListCommand(
-  config: WorkerConfig,
-  options: { agent?: string; all: boolean },
-  io: CommandIO,
-): Promise<void> {
-  const { agentId, items: pages } = await readAgentList(config, options.agent, (controlPlane, agentId) =>
-    controlPlane.brain.listPages({ agentId, includeArchived: options.all, limit: LIST_LIMIT }),
-  );
-  if (pages.length === 0) {
-    io.stdout.write(
-      `Agent ${agentId} has no pages in its Brain${options.all ? '' : ' (--all adds forgotten ones)'}.\n`,
-    );
-    return;
-  }
-  const count =
-    pages.length === LIST_LIMIT
-      ? `The ${LIST_LIMIT} latest pages`
-      : `${pages.length} page${pages.length === 1 ? '' : 's'}`;
-  io.stdout.write(`${count} of agent ${agentId}, most recently written first:\n`);
-  for (const page of pages) io.stdout.write(`- ${describePage(page)}\n`);
-}
+export const brainListCommand = agentListCommand({
+  read: (controlPlane, agentId, all) =>
+    controlPlane.brain.listPages({ agentId, includeArchived: all, limit: LIST_LIMIT }),
+  none: (agentId, all) =>
+    `Agent ${agentId} has no pages in its Brain${all ? '' : ' (--all adds forgotten ones)'}.`,
+  heading: (pages, agentId) => {
+    const count =
+      pages.length === LIST_LIMIT
+        ? `The ${LIST_LIMIT} latest pages`
+        : `${pages.length} page${pages.length === 1 ? '' : 's'}`;
+    return `${count} of agent ${agentId}, most recently written first:`;
+  },
+  describe: (page) => `- ${describePage(page)}`,
+});
 
 /**
  * `switchyard brain show <id>`: one page, whichever agent's and forgotten or not, with the versions
@@ -67,35 +59,31 @@ export async function brainListCommand(
  *
  * Contract: exit code 1 with a message for an id that is not a page id or names no page.
  */
-export async function brainShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
-  return showRecord(config, io, {
-    command: 'brain show',
-    noun: 'page',
-    id,
-    idPattern: UUID,
-    idForm: 'a UUID',
-    read: (controlPlane) => controlPlane.brain.showPage({ pageId: id }),
-    print: (page) => {
-      const earlier = page.versions.length - 1;
-      io.stdout.write(`Page ${page.pageId} of agent ${page.agentId}: "${printable(page.title)}"\n`);
-      io.stdout.write(
-        `version ${page.version}${earlier === 0 ? '' : ` (${earlier} earlier version${earlier === 1 ? '' : 's'} kept)`}${tagList(page.tags)}\n`,
-      );
-      io.stdout.write(`written ${page.updatedAt}, first written ${page.createdAt}\n`);
-      if (page.archivedAt !== null)
-        io.stdout.write(`forgotten ${page.archivedAt}: the agent no longer sees it\n`);
-      if (earlier > 0) {
-        io.stdout.write('versions:\n');
-        for (const version of page.versions) {
-          io.stdout.write(
-            `- ${version.version}: "${printable(version.title)}", ${size(version.bytes)}, written ${version.writtenAt}\n`,
-          );
-        }
+export const brainShowCommand = recordShowCommand({
+  command: 'brain show',
+  noun: 'page',
+  id: UUID_ID,
+  read: (controlPlane, id) => controlPlane.brain.showPage({ pageId: id }),
+  print: (page, io) => {
+    const earlier = page.versions.length - 1;
+    io.stdout.write(`Page ${page.pageId} of agent ${page.agentId}: "${printable(page.title)}"\n`);
+    io.stdout.write(
+      `version ${page.version}${earlier === 0 ? '' : ` (${earlier} earlier version${earlier === 1 ? '' : 's'} kept)`}${tagList(page.tags)}\n`,
+    );
+    io.stdout.write(`written ${page.updatedAt}, first written ${page.createdAt}\n`);
+    if (page.archivedAt !== null)
+      io.stdout.write(`forgotten ${page.archivedAt}: the agent no longer sees it\n`);
+    if (earlier > 0) {
+      io.stdout.write('versions:\n');
+      for (const version of page.versions) {
+        io.stdout.write(
+          `- ${version.version}: "${printable(version.title)}", ${size(version.bytes)}, written ${version.writtenAt}\n`,
+        );
       }
-      io.stdout.write(`\n${printable(page.body)}${page.body.endsWith('\n') ? '' : '\n'}`);
-    },
-  });
-}
+    }
+    io.stdout.write(`\n${printable(page.body)}${page.body.endsWith('\n') ? '' : '\n'}`);
+  },
+});
 
 function describeHit(hit: BrainHitRecord): string {
   const matched = hit.everyTerm

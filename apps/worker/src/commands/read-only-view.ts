@@ -4,72 +4,111 @@ import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
 import { readControlPlane } from '../worker-services';
 
-/**
- * What a `list` view shows: the agent `--agent` names (the default agent without it) and what `list`
- * reads for it from the control plane (nothing when there is no database yet). Read queries only.
- */
-export async function readAgentList<T>(
-  config: WorkerConfig,
-  agentName: string | undefined,
-  list: (controlPlane: ControlPlane, agentId: string) => Promise<T[]>,
-): Promise<{ agentId: string; items: T[] }> {
-  const agentId = resolveAgent(config, agentName).id;
-  const items = await readControlPlane(
-    config,
-    (controlPlane) => list(controlPlane, agentId),
-    () => [],
-  );
-  return { agentId, items };
+/** What `--agent` and `--all` give a read-only `list` command. */
+export interface AgentListOptions {
+  /** `--agent`: the agent whose records are listed (default: the configuration's agent). */
+  agent?: string;
+  /** `--all`: also the records a plain list leaves out (false where the command has no `--all`). */
+  all: boolean;
 }
 
-/** One record a `show <id>` view prints. */
-export interface ShowRecordOptions<T> {
+/** What a read-only `list` command of an agent's records reads and prints. */
+export interface AgentListView<T> {
+  /** Reads the agent's records from the control plane, in the order they are printed. */
+  read(controlPlane: ControlPlane, agentId: string, all: boolean): Promise<T[]>;
+  /** The line printed when the agent has none. */
+  none(agentId: string, all: boolean): string;
+  /** The line above the records. */
+  heading(records: readonly T[], agentId: string, all: boolean): string;
+  /** The lines of one record: `- ` first, more lines indented by two spaces. */
+  describe(record: T): string;
+}
+
+/**
+ * A read-only `list` command from its view: the agent `--agent` names (the default agent without
+ * it), its records (none when there is no database yet), printed under a heading, or the `none` line.
+ *
+ * Contract: the command resolves with exit code 0 once printed; an unknown agent throws the
+ * configuration's error (a usage error).
+ */
+export function agentListCommand<T>(
+  view: AgentListView<T>,
+): (config: WorkerConfig, options: AgentListOptions, io: CommandIO) => Promise<number> {
+  return async (config, options, io) => {
+    const agentId = resolveAgent(config, options.agent).id;
+    const items = await readControlPlane(
+      config,
+      (controlPlane) => view.read(controlPlane, agentId, options.all),
+      () => [],
+    );
+    if (items.length === 0) {
+      io.stdout.write(`${view.none(agentId, options.all)}\n`);
+      return 0;
+    }
+    io.stdout.write(`${view.heading(items, agentId, options.all)}\n`);
+    for (const item of items) io.stdout.write(`${view.describe(item)}\n`);
+    return 0;
+  };
+}
+
+/** The form of the ids a `show <id>` command takes. */
+export interface IdForm {
+  /** Anything else is refused before the control plane is opened. */
+  pattern: RegExp;
+  /** The form in words, for the message (`a UUID`). */
+  words: string;
+}
+
+/** A UUID id (workflows, Brain pages). */
+export const UUID_ID: IdForm = {
+  pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  words: 'a UUID',
+};
+
+/** What a read-only `show <id>` command reads and prints. */
+export interface RecordShowView<T> {
   /** The command, for its messages (`workflows show`). */
   command: string;
   /** What the id names, for the messages (`workflow`). */
   noun: string;
-  /** The id as given. */
-  id: string;
-  /** The form of an id; anything else is refused before the control plane is opened. */
-  idPattern: RegExp;
-  /** That form in words, for the message (`a UUID`). */
-  idForm: string;
+  /** The form of an id. */
+  id: IdForm;
   /** Reads the record; null or undefined when there is none. */
-  read(controlPlane: ControlPlane): Promise<T | null | undefined>;
-  /** Prints the record (it may read more from the control plane). */
-  print(record: T, controlPlane: ControlPlane): Promise<void> | void;
+  read(controlPlane: ControlPlane, id: string): Promise<T | null | undefined>;
+  /** Prints the record on `io` (it may read more from the control plane). */
+  print(record: T, io: CommandIO, controlPlane: ControlPlane): Promise<void> | void;
 }
 
 /**
- * The body of a read-only `show <id>` command: checks the id's form, reads the record and prints it.
+ * A read-only `show <id>` command from its view: checks the id's form, reads the record and prints it.
  *
- * Contract: exit code 1 with a message for an id not of the form, or one that names no record (no
- * database yet included); 0 once printed.
+ * Contract: the command resolves with exit code 1 and a message for an id not of the form, or one
+ * that names no record (no database yet included); 0 once printed.
  */
-export async function showRecord<T>(
-  config: WorkerConfig,
-  io: CommandIO,
-  options: ShowRecordOptions<T>,
-): Promise<number> {
-  const { command, noun, id } = options;
-  if (!options.idPattern.test(id)) {
-    io.stderr.write(
-      `switchyard: ${command}: ${JSON.stringify(id)} is not a ${noun} id (${options.idForm})\n`,
+export function recordShowCommand<T>(
+  view: RecordShowView<T>,
+): (config: WorkerConfig, id: string, io: CommandIO) => Promise<number> {
+  return async (config, id, io) => {
+    const { command, noun } = view;
+    if (!view.id.pattern.test(id)) {
+      io.stderr.write(
+        `switchyard: ${command}: ${JSON.stringify(id)} is not a ${noun} id (${view.id.words})\n`,
+      );
+      return 1;
+    }
+    const missing = () => {
+      io.stderr.write(`switchyard: ${command}: no ${noun} ${id}\n`);
+      return 1;
+    };
+    return readControlPlane(
+      config,
+      async (controlPlane) => {
+        const record = await view.read(controlPlane, id);
+        if (record === null || record === undefined) return missing();
+        await view.print(record, io, controlPlane);
+        return 0;
+      },
+      missing,
     );
-    return 1;
-  }
-  const missing = () => {
-    io.stderr.write(`switchyard: ${command}: no ${noun} ${id}\n`);
-    return 1;
   };
-  return readControlPlane(
-    config,
-    async (controlPlane) => {
-      const record = await options.read(controlPlane);
-      if (record === null || record === undefined) return missing();
-      await options.print(record, controlPlane);
-      return 0;
-    },
-    missing,
-  );
 }

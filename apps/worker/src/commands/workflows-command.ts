@@ -1,8 +1,4 @@
-import type { WorkerConfig } from '../config/worker-config';
-import type { CommandIO } from '../run-text-turn';
-import { readAgentList, showRecord } from './read-only-view';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { agentListCommand, recordShowCommand, UUID_ID } from './read-only-view';
 
 /**
  * `switchyard workflows show <id>`: a workflow, its tasks' status, attempts (when more than one: its
@@ -11,61 +7,44 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  *
  * Contract: exit code 1 with a message for an id that is not a UUID or names no workflow.
  */
-export async function workflowsShowCommand(config: WorkerConfig, id: string, io: CommandIO): Promise<number> {
-  return showRecord(config, io, {
-    command: 'workflows show',
-    noun: 'workflow',
-    id,
-    idPattern: UUID,
-    idForm: 'a UUID',
-    read: (controlPlane) => controlPlane.workflows.inspectWorkflow({ workflowId: id }),
-    print: (workflow) => {
-      // By task id, as this view has always listed them.
-      const tasks = [...workflow.tasks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      io.stdout.write(
-        `Workflow ${workflow.name} (${workflow.id}) of agent ${workflow.agentId}: ${workflow.status}, created ${workflow.createdAt}\n`,
-      );
-      const done = tasks.filter((task) => task.status === 'completed').length;
-      io.stdout.write(`${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${done} completed:\n`);
-      for (const task of tasks) {
-        const attempts = task.attempts > 1 ? ` (${task.attempts} attempts)` : '';
-        io.stdout.write(`- ${task.id}: ${task.status}${attempts}\n`);
-        if (task.error !== null) io.stdout.write(`  error: ${task.error}\n`);
-        if (task.result !== null && task.result !== undefined) {
-          io.stdout.write(`  result: ${JSON.stringify(task.result)}\n`);
-        }
+export const workflowsShowCommand = recordShowCommand({
+  command: 'workflows show',
+  noun: 'workflow',
+  id: UUID_ID,
+  read: (controlPlane, id) => controlPlane.workflows.inspectWorkflow({ workflowId: id }),
+  print: (workflow, io) => {
+    // By task id, as this view has always listed them.
+    const tasks = [...workflow.tasks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    io.stdout.write(
+      `Workflow ${workflow.name} (${workflow.id}) of agent ${workflow.agentId}: ${workflow.status}, created ${workflow.createdAt}\n`,
+    );
+    const done = tasks.filter((task) => task.status === 'completed').length;
+    io.stdout.write(`${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${done} completed:\n`);
+    for (const task of tasks) {
+      const attempts = task.attempts > 1 ? ` (${task.attempts} attempts)` : '';
+      io.stdout.write(`- ${task.id}: ${task.status}${attempts}\n`);
+      if (task.error !== null) io.stdout.write(`  error: ${task.error}\n`);
+      if (task.result !== null && task.result !== undefined) {
+        io.stdout.write(`  result: ${JSON.stringify(task.result)}\n`);
       }
-    },
-  });
-}
+    }
+  },
+});
 
 /**
  * `switchyard workflows list [--agent NAME]`: the agent's recent workflows, newest first, with their
  * status; `workflows show <id>` gives one's tasks. Read-only.
  */
-export async function workflowsListCommand(
-  config: WorkerConfig,
-  options: { agent?: string },
-  io: CommandIO,
-): Promise<number> {
-  const { agentId, items: workflows } = await readAgentList(config, options.agent, (controlPlane, agentId) =>
-    controlPlane.workflows.listWorkflows({ agentId }),
-  );
-  if (workflows.length === 0) {
-    io.stdout.write(`Agent ${agentId} has no workflows.\n`);
-    return 0;
-  }
-  io.stdout.write(
-    `${workflows.length} workflow${workflows.length === 1 ? '' : 's'} of agent ${agentId}, newest first:\n`,
-  );
-  for (const workflow of workflows) {
+export const workflowsListCommand = agentListCommand({
+  read: (controlPlane, agentId) => controlPlane.workflows.listWorkflows({ agentId }),
+  none: (agentId) => `Agent ${agentId} has no workflows.`,
+  heading: (workflows, agentId) =>
+    `${workflows.length} workflow${workflows.length === 1 ? '' : 's'} of agent ${agentId}, newest first:`,
+  describe: (workflow) => {
     const ended = workflow.finishedAt === null ? '' : `, ended ${workflow.finishedAt}`;
     const counts = Object.entries(workflow.taskCounts)
       .map(([status, count]) => `${count} ${status}`)
       .join(', ');
-    io.stdout.write(
-      `- ${workflow.name} (${workflow.id}) ${workflow.status}, created ${workflow.createdAt}${ended}; tasks: ${counts || 'none'}\n`,
-    );
-  }
-  return 0;
-}
+    return `- ${workflow.name} (${workflow.id}) ${workflow.status}, created ${workflow.createdAt}${ended}; tasks: ${counts || 'none'}`;
+  },
+});
