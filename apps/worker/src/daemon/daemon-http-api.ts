@@ -29,6 +29,7 @@ import { checkBearerToken } from './check-bearer-token';
 import type { ConsoleSite } from './console-files';
 import { approvalView } from './daemon-approvals';
 import { type DaemonTurnEvent, type DaemonTurnRequest, type DaemonTurns, snapshotOf } from './daemon-turns';
+import { definedFields } from './defined-fields';
 import type { RequestRefusal } from './request-guard';
 
 /** What the HTTP API needs from the daemon. */
@@ -501,6 +502,19 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
 
   const json = { 'cache-control': 'no-store' };
   const served = (agent: string | undefined) => (agent === undefined ? [...agents] : [agent]);
+  /**
+   * Registers the `GET` of one resource named by the `{id}` in its path: 200 with what `find` gives
+   * (`ok` describes it), or the 404 `notFound` that `find` throws (see `found`).
+   */
+  const getById = <S extends z.ZodType>(
+    text: RouteText,
+    notFound: RouteConfig['responses'][number],
+    ok: { description: string; schema: S },
+    find: (id: string) => Promise<z.input<S>>,
+  ) =>
+    app.openapi(idRoute('get', text, notFound, { 200: jsonResponse(ok.description, ok.schema) }), async (c) =>
+      c.json(await find(c.req.valid('param').id), 200, json),
+    );
 
   app.openapi(
     createRoute({
@@ -567,8 +581,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       const query = c.req.valid('query');
       const page = await controlPlane.turns.page({
         agentIds: served(query.agent),
-        ...(query.status === undefined ? {} : { status: query.status }),
-        ...(query.source === undefined ? {} : { source: query.source }),
+        ...definedFields(query, ['status', 'source']),
         ...pageOf(query),
       });
       return c.json(
@@ -585,14 +598,11 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   /** A recorded turn, whichever process runs or ran it (lists cover the agents served; ids any). */
   const findTurn = async (id: string) => found(await turns.find(id), 'turn', id);
 
-  app.openapi(
-    idRoute(
-      'get',
-      { operationId: 'getTurn', path: '/v1/turns/{id}', summary: 'One turn, whichever process ran it' },
-      SHARED_ERRORS.noTurn.ref,
-      { 200: jsonResponse('The turn', TurnSchema) },
-    ),
-    async (c) => c.json(await findTurn(c.req.valid('param').id), 200, json),
+  getById(
+    { operationId: 'getTurn', path: '/v1/turns/{id}', summary: 'One turn, whichever process ran it' },
+    SHARED_ERRORS.noTurn.ref,
+    { description: 'The turn', schema: TurnSchema },
+    findTurn,
   );
 
   app.openapi(
@@ -719,14 +729,11 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   const findApproval = async (id: string): Promise<ApprovalRecord> =>
     found(await controlPlane.approvals.get(id), 'approval', id);
 
-  app.openapi(
-    idRoute(
-      'get',
-      { operationId: 'getApproval', path: '/v1/approvals/{id}', summary: 'One approval' },
-      SHARED_ERRORS.noApproval.ref,
-      { 200: jsonResponse('The approval', ApprovalSchema) },
-    ),
-    async (c) => c.json(approvalView(await findApproval(c.req.valid('param').id)), 200, json),
+  getById(
+    { operationId: 'getApproval', path: '/v1/approvals/{id}', summary: 'One approval' },
+    SHARED_ERRORS.noApproval.ref,
+    { description: 'The approval', schema: ApprovalSchema },
+    async (id) => approvalView(await findApproval(id)),
   );
 
   app.openapi(
@@ -853,20 +860,17 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     },
   );
 
-  app.openapi(
-    idRoute(
-      'get',
-      {
-        operationId: 'getWorkflow',
-        path: '/v1/workflows/{id}',
-        summary: 'One workflow: its tasks, their statuses and stored results',
-      },
-      SHARED_ERRORS.noWorkflow.ref,
-      { 200: jsonResponse('The workflow', WorkflowSchema) },
-    ),
-    async (c) => {
-      const { agent, record } = await findWorkflow(c.req.valid('param').id);
-      return c.json(workflowView(agent, record), 200, json);
+  getById(
+    {
+      operationId: 'getWorkflow',
+      path: '/v1/workflows/{id}',
+      summary: 'One workflow: its tasks, their statuses and stored results',
+    },
+    SHARED_ERRORS.noWorkflow.ref,
+    { description: 'The workflow', schema: WorkflowSchema },
+    async (id) => {
+      const { agent, record } = await findWorkflow(id);
+      return workflowView(agent, record);
     },
   );
 
@@ -996,8 +1000,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
                 firedAt: run.firedAt,
                 slot: run.slot,
                 status: run.status,
-                ...(run.turnId === undefined ? {} : { turnId: run.turnId }),
-                ...(run.error === undefined ? {} : { error: run.error }),
+                ...definedFields(run, ['turnId', 'error']),
               })),
           }));
         }),

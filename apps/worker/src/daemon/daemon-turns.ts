@@ -437,8 +437,7 @@ export class DaemonTurns {
         id,
         agentId: request.agentId,
         source: request.source,
-        ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
-        ...(request.attempt === undefined ? {} : { attempt: request.attempt }),
+        ...definedFields(request, ['sourceId', 'attempt']),
         prompt: request.prompt,
         workerId: this.workerId,
       });
@@ -504,8 +503,7 @@ export class DaemonTurns {
       agentId: record.agentId,
       prompt: record.prompt,
       source: record.source,
-      ...(record.sourceId === undefined ? {} : { sourceId: record.sourceId }),
-      ...(record.attempt === undefined ? {} : { attempt: record.attempt }),
+      ...definedFields(record, ['sourceId', 'attempt']),
       turnId: record.id,
       signal,
     };
