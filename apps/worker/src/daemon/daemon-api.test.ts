@@ -17,6 +17,7 @@ import type { ApprovalPolicy } from '../config/worker-config';
 import { buildToolManifest } from '../tool-manifest';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { type DaemonRequest, rawRequest, sendRequest, waitFor } from './__fixtures__/http-client';
+import { toolCallThenAnswer } from './__fixtures__/turn-events';
 import { ToolCallEndEventSchema } from './api/api-schemas';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
@@ -684,12 +685,7 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         // The second process's loop starts where the first one's held call waited.
         'turn-start',
         'approval-resolved',
-        'tool-call-start',
-        'tool-call-end',
-        'model-request-start',
-        ...types.filter((type) => type === 'text-delta'),
-        'model-request-end',
-        'turn-end',
+        ...toolCallThenAnswer(types),
       ]);
       expect((await controlPlane.approvals.get(approval?.id ?? ''))?.consumedBy).toBe('worker_second');
     } finally {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { promptOf } from '../__fixtures__/scripted-model';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
+import { toolCallThenAnswer } from './__fixtures__/turn-events';
 import type { DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
 import type { WorkSource } from './work-source';
@@ -291,12 +292,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         'turn-start',
         'model-request-start',
         'model-request-end',
-        'tool-call-start',
-        'tool-call-end',
-        'model-request-start',
-        ...types.filter((type) => type === 'text-delta'),
-        'model-request-end',
-        'turn-end',
+        ...toolCallThenAnswer(types),
       ]);
       const end = live.find((event) => event.event === 'tool-call-end');
       expect(end?.data).toMatchObject({ activity: 'Looked up wren', outcome: 'completed' });
