@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorkspace } from './__fixtures__/cli-workspace';
-import { expectSucceeded } from './__fixtures__/run-cli';
 
 describe('switchyard brain list, show and search (the built CLI, read-only)', () => {
   let workspace: CliWorkspace;
@@ -43,9 +42,8 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
   afterAll(() => workspace?.remove());
 
   it("lists an agent's pages, most recent first, and the forgotten ones with --all", async () => {
-    const run = await workspace.run(['brain', 'list', '--agent', 'ada']);
-    expectSucceeded(run);
-    const lines = run.stdout.split('\n');
+    const stdout = await workspace.stdoutOf(['brain', 'list', '--agent', 'ada']);
+    const lines = stdout.split('\n');
     expect(lines[0]).toBe('2 pages of agent ada, most recently written first:');
     expect(lines[1]).toMatch(
       new RegExp(`^- ${hostileId} "Terminal \ufffd\\[2Jtricks" \\(version 1; 40 B; written \\d{4}-`),
@@ -55,26 +53,25 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
         `^- ${checklistId} "Deploy checklist" \\(version 2, tags: ops, deploys; 57 B; written \\d{4}-`,
       ),
     );
-    const all = await workspace.run(['brain', 'list', '--agent', 'ada', '--all']);
-    expect(all.stdout).toMatch(/^3 pages of agent ada/);
-    expect(all.stdout).toMatch(new RegExp(`- ${forgottenId} "Old office" .*, forgotten \\d{4}-`));
-    const none = await workspace.run(['brain', 'list', '--agent', 'eve']);
-    expect(none.stdout).toBe('Agent eve has no pages in its Brain (--all adds forgotten ones).\n');
+    const all = await workspace.stdoutOf(['brain', 'list', '--agent', 'ada', '--all']);
+    expect(all).toMatch(/^3 pages of agent ada/);
+    expect(all).toMatch(new RegExp(`- ${forgottenId} "Old office" .*, forgotten \\d{4}-`));
+    const none = await workspace.stdoutOf(['brain', 'list', '--agent', 'eve']);
+    expect(none).toBe('Agent eve has no pages in its Brain (--all adds forgotten ones).\n');
   });
 
   it('shows a page with its versions and text, control characters made harmless', async () => {
-    const run = await workspace.run(['brain', 'show', checklistId]);
-    expectSucceeded(run);
-    expect(run.stdout).toMatch(
+    const stdout = await workspace.stdoutOf(['brain', 'show', checklistId]);
+    expect(stdout).toMatch(
       new RegExp(
         `^Page ${checklistId} of agent ada: "Deploy checklist"\\nversion 2 \\(1 earlier version kept\\), tags: ops, deploys\\nwritten \\d{4}-.*, first written \\d{4}-.*\\nversions:\\n- 1: "Deploy checklist", 14 B, written \\d{4}-.*\\n- 2: "Deploy checklist", 57 B, written \\d{4}-.*\\n\\nMerge to main, then watch the canary for thirty minutes.\\n$`,
       ),
     );
-    const hostile = await workspace.run(['brain', 'show', hostileId]);
-    expect(hostile.stdout.includes('\u001b') || hostile.stdout.includes('\r')).toBe(false);
-    expect(hostile.stdout).toContain('red \ufffd[31malert\ufffd[0m and a carriage\ufffdreturn\n');
-    const forgotten = await workspace.run(['brain', 'show', forgottenId]);
-    expect(forgotten.stdout).toMatch(/\nforgotten \d{4}-.*: the agent no longer sees it\n/);
+    const hostile = await workspace.stdoutOf(['brain', 'show', hostileId]);
+    expect(hostile.includes('\u001b') || hostile.includes('\r')).toBe(false);
+    expect(hostile).toContain('red \ufffd[31malert\ufffd[0m and a carriage\ufffdreturn\n');
+    const forgotten = await workspace.stdoutOf(['brain', 'show', forgottenId]);
+    expect(forgotten).toMatch(/\nforgotten \d{4}-.*: the agent no longer sees it\n/);
   });
 
   it('refuses an unknown or malformed page id with exit code 1', async () => {
@@ -91,18 +88,25 @@ describe('switchyard brain list, show and search (the built CLI, read-only)', ()
   });
 
   it('searches as recall does, for the agent only, with tags and a limit', async () => {
-    const run = await workspace.run(['brain', 'search', 'canary', '--agent', 'ada']);
-    expectSucceeded(run);
-    expect(run.stdout).toMatch(
+    const stdout = await workspace.stdoutOf(['brain', 'search', 'canary', '--agent', 'ada']);
+    expect(stdout).toMatch(
       new RegExp(
         `^1 page of agent ada for "canary", best first:\\n- ${checklistId} "Deploy checklist" \\(version 2, tags: ops, deploys; every term, rank \\d\\.\\d{3}\\)\\n {2}Merge to main, then watch the canary`,
       ),
     );
-    const tagged = await workspace.run(['brain', 'search', 'canary', '--agent', 'ada', '--tag', 'finance']);
-    expect(tagged.stdout).toBe('No page of agent ada tagged finance matches "canary".\n');
-    const bob = await workspace.run(['brain', 'search', 'canary', '--agent', 'bob', '--limit', '1']);
-    expect(bob.stdout).toMatch(/^1 page of agent bob for "canary"/);
-    expect(bob.stdout).not.toContain(checklistId);
+    const tagged = await workspace.stdoutOf([
+      'brain',
+      'search',
+      'canary',
+      '--agent',
+      'ada',
+      '--tag',
+      'finance',
+    ]);
+    expect(tagged).toBe('No page of agent ada tagged finance matches "canary".\n');
+    const bob = await workspace.stdoutOf(['brain', 'search', 'canary', '--agent', 'bob', '--limit', '1']);
+    expect(bob).toMatch(/^1 page of agent bob for "canary"/);
+    expect(bob).not.toContain(checklistId);
     const oversize = await workspace.run(['brain', 'search', 'x'.repeat(3000), '--agent', 'ada']);
     expect(oversize).toMatchObject({
       code: 1,

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliWorkspace } from './__fixtures__/cli-workspace';
-import { expectSucceeded } from './__fixtures__/run-cli';
 
 describe('switchyard schedules list, workflows show and turns (read-only views)', () => {
   let workspace: CliWorkspace;
@@ -120,30 +119,28 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
   afterAll(() => workspace?.remove());
 
   it("lists an agent's schedules", async () => {
-    const run = await workspace.run(['schedules', 'list', '--agent', 'ada']);
-    expectSucceeded(run);
-    expect(run.stdout).toMatch(
+    const stdout = await workspace.stdoutOf(['schedules', 'list', '--agent', 'ada']);
+    expect(stdout).toMatch(
       /^1 active schedule of agent ada:\n- morning-digest \([0-9a-f-]{36}\) active: cron "0 9 \* \* 1-5" in Europe\/Berlin\n {2}next: \d{4}-.*T09:00:00\+0[12]:00, /,
     );
-    expect(run.stdout).toContain('  prompt: "Summarise the overnight mail."');
-    const other = await workspace.run(['schedules', 'list', '--agent', 'bob']);
-    expect(other.stdout).toBe('Agent bob has no active schedules.\n');
+    expect(stdout).toContain('  prompt: "Summarise the overnight mail."');
+    const other = await workspace.stdoutOf(['schedules', 'list', '--agent', 'bob']);
+    expect(other).toBe('Agent bob has no active schedules.\n');
   });
 
   it("shows a workflow's tasks and stored results, and refuses an unknown id", async () => {
-    const run = await workspace.run(['workflows', 'show', workflowId]);
-    expectSucceeded(run);
-    expect(run.stdout).toMatch(
+    const stdout = await workspace.stdoutOf(['workflows', 'show', workflowId]);
+    expect(stdout).toMatch(
       new RegExp(`^Workflow compare-releases \\(${workflowId}\\) of agent ada: running, created \\d{4}-`),
     );
-    expect(run.stdout).toContain(
+    expect(stdout).toContain(
       '2 tasks, 1 completed:\n- a: completed\n  result: {"version":"1.2.0"}\n- b: pending\n',
     );
     const unknown = await workspace.run(['workflows', 'show', '00000000-0000-4000-8000-000000000000']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no workflow 00000000-0000-4000-8000-000000000000');
-    const parked = await workspace.run(['workflows', 'show', poisonedId]);
-    expect(parked.stdout).toContain(
+    const parked = await workspace.stdoutOf(['workflows', 'show', poisonedId]);
+    expect(parked).toContain(
       '1 task, 0 completed:\n- poison: failed (2 attempts)\n  error: the worker running attempt 2 stopped (its heartbeat went stale), and that was the last of the 2 attempts allowed (retryLimit 1)\n',
     );
     const notAnId = await workspace.run(['workflows', 'show', 'nope']);
@@ -152,32 +149,29 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
   });
 
   it("lists an agent's workflows with their task counts", async () => {
-    const run = await workspace.run(['workflows', 'list', '--agent', 'ada']);
-    expectSucceeded(run);
-    expect(run.stdout).toMatch(/^1 workflow of agent ada, newest first:\n/);
-    expect(run.stdout).toContain(`- compare-releases (${workflowId}) `);
-    expect(run.stdout).toMatch(/tasks: .*1 completed/);
-    const other = await workspace.run(['workflows', 'list', '--agent', 'bob']);
-    expect(other.stdout).toBe('Agent bob has no workflows.\n');
+    const stdout = await workspace.stdoutOf(['workflows', 'list', '--agent', 'ada']);
+    expect(stdout).toMatch(/^1 workflow of agent ada, newest first:\n/);
+    expect(stdout).toContain(`- compare-releases (${workflowId}) `);
+    expect(stdout).toMatch(/tasks: .*1 completed/);
+    const other = await workspace.stdoutOf(['workflows', 'list', '--agent', 'bob']);
+    expect(other).toBe('Agent bob has no workflows.\n');
   });
 
   it("lists an agent's recorded turns and shows one, refusing an unknown id", async () => {
-    const list = await workspace.run(['turns', 'list', '--agent', 'ada']);
-    expectSucceeded(list);
-    expect(list.stdout).toMatch(
+    const list = await workspace.stdoutOf(['turns', 'list', '--agent', 'ada']);
+    expect(list).toMatch(
       /^2 turns of agent ada, newest first:\n- turn_views_2 aborted \(api\), started \d{4}-.*, ended \d{4}-.*\n {2}prompt: "Water the plants"\n- turn_views_1 completed/,
     );
-    const show = await workspace.run(['turns', 'show', 'turn_views_1']);
-    expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(/^Turn turn_views_1 completed \(api\)/);
-    expect(show.stdout).toContain(
+    const show = await workspace.stdoutOf(['turns', 'show', 'turn_views_1']);
+    expect(show).toMatch(/^Turn turn_views_1 completed \(api\)/);
+    expect(show).toContain(
       'agent: ada, worker: worker_views\n2 model requests, 120 tokens (90 in, 30 out)\nevents: 2 recorded\nprompt: "What changed overnight?"\noutput:\nTwo releases shipped.\n',
     );
-    const aborted = await workspace.run(['turns', 'show', 'turn_views_2']);
-    expect(aborted.stdout).toContain('error: the worker shut down before the turn finished\n');
-    const parked = await workspace.run(['turns', 'show', 'turn_poison_2']);
-    expect(parked.stdout).toMatch(/^Turn turn_poison_2 interrupted \(task [0-9a-f-]{36}\/poison\)/);
-    expect(parked.stdout).toContain(
+    const aborted = await workspace.stdoutOf(['turns', 'show', 'turn_views_2']);
+    expect(aborted).toContain('error: the worker shut down before the turn finished\n');
+    const parked = await workspace.stdoutOf(['turns', 'show', 'turn_poison_2']);
+    expect(parked).toMatch(/^Turn turn_poison_2 interrupted \(task [0-9a-f-]{36}\/poison\)/);
+    expect(parked).toContain(
       `error: the worker running this turn stopped before the turn ended; task ${poisonedId}/poison failed: the worker running attempt 2 stopped`,
     );
     const unknown = await workspace.run(['turns', 'show', 'turn_nope']);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import { createPgliteDataDir } from '@switchyard/test-databases';
-import { type CliRun, runCli } from './run-cli';
+import { type CliRun, expectSucceeded, runCli } from './run-cli';
 
 /** What `openControlPlane` takes besides the data directory and the environment. */
 type SeedOptions = Omit<Parameters<typeof openControlPlane>[0], 'dataDir' | 'environment'>;
@@ -44,6 +44,16 @@ export class CliWorkspace {
   /** Runs the built CLI with `args` in the folder. */
   run(args: string[]): Promise<CliRun> {
     return runCli(args, { cwd: this.cwd });
+  }
+
+  /**
+   * Runs the built CLI with `args` in the folder, asserts it succeeded (`expectSucceeded`: nothing on
+   * stderr, exit code 0) and returns what it printed on stdout.
+   */
+  async stdoutOf(args: string[]): Promise<string> {
+    const run = await this.run(args);
+    expectSucceeded(run);
+    return run.stdout;
   }
 
   /** Removes the folder and the data directory. */
