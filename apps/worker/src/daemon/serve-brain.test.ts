@@ -1,10 +1,8 @@
-import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { idInOutput, isTaskTurn, outputsOf, outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
 import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { ServeFolder } from './__fixtures__/serve-folder';
-import type { ServeProcess } from './__fixtures__/serve-process';
+import { type FakeModelServe, ServeFolder } from './__fixtures__/serve-folder';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 const quoteSchema = {
@@ -15,19 +13,11 @@ const quoteSchema = {
 };
 
 describe('switchyard serve: a text turn remembers a page, a workflow task turn recalls it (embedded PGlite)', () => {
-  let folder: ServeFolder;
-  let config: string;
-  let fake: FakeResponsesServer;
-  let serve: ServeProcess;
-  let url: string;
+  let served: FakeModelServe;
 
   beforeAll(async () => {
-    folder = await ServeFolder.create('serve-brain', 'pglite');
-    config = await folder.writeConfig({
-      categories: { workflow: {}, brain: {} },
-      serve: { pollSeconds: 0.5 },
-    });
-    fake = await folder.startFakeModel({
+    served = await ServeFolder.serveOnFakeModel('serve-brain', {
+      settings: { categories: { workflow: {}, brain: {} }, serve: { pollSeconds: 0.5 } },
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
@@ -80,14 +70,14 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
         };
       },
     });
-    ({ serve, url } = await folder.startOnFakeModel(fake, ['--port', '0', '--config', config]));
   }, 180_000);
 
-  afterAll(() => folder?.remove(), 120_000);
+  afterAll(() => served?.folder.remove(), 120_000);
 
-  const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
+  const finished = async (id: string) => (await waitForTurnEnd(served.url, id)).body;
 
   it('stores the page, and the task turn builds its stored result from what recall returned', async () => {
+    const { folder, config, fake, serve, url } = served;
     const remembered = await requestJson(`${url}/v1/turns`, { body: { prompt: 'remember the Acme quote' } });
     expect(await finished(remembered.body.id as string)).toMatchObject({
       status: 'completed',

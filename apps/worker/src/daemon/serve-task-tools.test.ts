@@ -1,29 +1,23 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { FakeRequest, FakeResponsesServer } from '@switchyard/testkit';
+import type { FakeRequest } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
 import { idInOutput, isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
 import { requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
-import { ServeFolder } from './__fixtures__/serve-folder';
-import type { ServeProcess } from './__fixtures__/serve-process';
+import { type FakeModelServe, ServeFolder } from './__fixtures__/serve-folder';
 
 const MARKER = 'release-notes-marker-7f3a';
 
 describe('switchyard serve: the tools of task turns and of MCP-backed Skills (embedded PGlite)', () => {
-  let folder: ServeFolder;
-  let config: string;
   let page: Server;
   let pageUrl: string;
-  let fake: FakeResponsesServer;
-  let serve: ServeProcess;
-  let url: string;
+  let served: FakeModelServe;
 
   beforeAll(async () => {
-    folder = await ServeFolder.create('task-tools', 'pglite');
     page = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(
@@ -33,17 +27,17 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     const pagePort = (page.address() as AddressInfo).port;
     pageUrl = `http://127.0.0.1:${pagePort}/notes`;
-    // An MCP-backed Skill in the agent's home: its server is the calc stdio server.
-    await installCalcSkill(path.join(folder.path, 'homes/main'));
-    config = await folder.writeConfig({
-      categories: {
-        computer: { homeRoot: 'homes' },
-        web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
-        workflow: {},
+    served = await ServeFolder.serveOnFakeModel('task-tools', {
+      // An MCP-backed Skill in the agent's home: its server is the calc stdio server.
+      prepare: (folder) => installCalcSkill(path.join(folder.path, 'homes/main')),
+      settings: {
+        categories: {
+          computer: { homeRoot: 'homes' },
+          web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
+          workflow: {},
+        },
+        serve: { pollSeconds: 0.5 },
       },
-      serve: { pollSeconds: 0.5 },
-    });
-    fake = await folder.startFakeModel({
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
@@ -77,17 +71,17 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
         };
       },
     });
-    ({ serve, url } = await folder.startOnFakeModel(fake, ['--port', '0', '--config', config]));
   }, 180_000);
 
   afterAll(async () => {
-    await folder?.remove();
+    await served?.folder.remove();
     await new Promise((resolve) => page?.close(resolve));
   }, 120_000);
 
-  const finished = async (id: string) => (await waitForTurnEnd(url, id)).body;
+  const finished = async (id: string) => (await waitForTurnEnd(served.url, id)).body;
 
   it('runs an MCP-backed Skill through run_command: mcporter reaches the Skill’s server', async () => {
+    const { fake, url } = served;
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'add two and three' } });
     expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed', output: 'Done.' });
     const request = fake.requests.find(
@@ -100,6 +94,7 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
   });
 
   it('gives a workflow task turn the configured web tools: it fetches a local page and submits from it', async () => {
+    const { folder, config, fake, serve, url } = served;
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'check the release' } });
     expect(await finished(started.body.id as string)).toMatchObject({ status: 'completed' });
     const taskTools = await waitFor('the task turn', () => fake.requests.find(isTaskTurn));

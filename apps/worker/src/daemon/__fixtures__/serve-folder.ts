@@ -22,6 +22,32 @@ import { ServeProcess, type ServeProcessOptions, writeServeConfig } from './serv
  */
 export type ServeFolderDatabase = 'pglite' | 'postgres' | 'none';
 
+/** How `ServeFolder.serveOnFakeModel` starts its process. */
+export interface FakeModelServeOptions {
+  /** The fake Responses server's script. */
+  script: FakeResponsesServerOptions['script'];
+  /** The configuration besides the database (`writeConfig`): categories, `serve`, ... */
+  settings: Record<string, unknown>;
+  /** More `serve` arguments, after `--port 0 --config <file>`. */
+  args?: readonly string[];
+  /** Runs once the folder exists, before the process starts: what it must find at start-up. */
+  prepare?: (folder: ServeFolder) => Promise<unknown>;
+}
+
+/** One `switchyard serve` process on a fake model in its own folder (`ServeFolder.serveOnFakeModel`). */
+export interface FakeModelServe {
+  /** The folder; `folder.remove()` stops the process and closes the fake model. */
+  folder: ServeFolder;
+  /** The configuration file's path. */
+  config: string;
+  /** The fake Responses server (its `requests` are what the process sent). */
+  fake: FakeResponsesServer;
+  /** The process. */
+  serve: ServeProcess;
+  /** The HTTP API's URL. */
+  url: string;
+}
+
 /**
  * A fresh folder for real `switchyard serve` processes, the database they share, the fake Responses
  * servers they talk to, and the processes started in it. `remove()` stops every process, then closes
@@ -37,6 +63,26 @@ export class ServeFolder {
     readonly path: string,
     private readonly database: TestDatabase | undefined,
   ) {}
+
+  /**
+   * A fresh folder on embedded PGlite with its configuration (`settings`), a fake model running
+   * `script`, and one `switchyard serve` process on them, listening on a free port. Removes the folder
+   * again when any step fails.
+   */
+  static async serveOnFakeModel(prefix: string, options: FakeModelServeOptions): Promise<FakeModelServe> {
+    const folder = await ServeFolder.create(prefix, 'pglite');
+    try {
+      await options.prepare?.(folder);
+      const config = await folder.writeConfig(options.settings);
+      const fake = await folder.startFakeModel({ script: options.script });
+      const args = ['--port', '0', '--config', config, ...(options.args ?? [])];
+      const { serve, url } = await folder.startOnFakeModel(fake, args);
+      return { folder, config, fake, serve, url };
+    } catch (error) {
+      await folder.remove();
+      throw error;
+    }
+  }
 
   /** Makes the database, then the folder `switchyard-<prefix>-…`. */
   static async create(prefix: string, database: ServeFolderDatabase): Promise<ServeFolder> {
