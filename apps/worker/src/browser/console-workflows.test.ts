@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
-import { summaryTask } from '../__fixtures__/summary-schema';
+import { summaryDiamond, summaryTask } from '../__fixtures__/summary-schema';
 import { requestJson, waitFor } from '../daemon/__fixtures__/http-client';
 import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN, VIEWPORT } from './console-browser';
 
@@ -74,12 +74,13 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     const started = await api('/v1/workflows', {
       body: {
         name: 'release-check',
-        tasks: [
-          summaryTask('fetch', 'Fetch the release notes'),
-          summaryTask('lint', 'Lint the change log', ['fetch']),
-          summaryTask('test', 'Run the checks', ['fetch']),
-          summaryTask('publish', 'HOLD: publish once lint and test pass', ['lint', 'test']),
-        ],
+        // publish waits for lint and test, which wait for fetch.
+        tasks: summaryDiamond(
+          ['fetch', 'Fetch the release notes'],
+          ['lint', 'Lint the change log'],
+          ['test', 'Run the checks'],
+          ['publish', 'HOLD: publish once lint and test pass'],
+        ),
       },
     });
     expect(started.status).toBe(201);

@@ -5,7 +5,7 @@ import type { FakeResponse, FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf } from '../__fixtures__/scripted-model';
-import { summaryTask } from '../__fixtures__/summary-schema';
+import { summaryDiamond, summaryTask } from '../__fixtures__/summary-schema';
 import { requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
@@ -118,12 +118,12 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       agentId: AGENT,
       spec: {
         name: 'fleet',
-        tasks: [
-          summaryTask('victim', 'TASK victim'),
-          summaryTask('left', 'TASK left', ['victim']),
-          summaryTask('right', 'TASK right', ['victim']),
-          summaryTask('merge', 'TASK merge', ['left', 'right']),
-        ],
+        tasks: summaryDiamond(
+          ['victim', 'TASK victim'],
+          ['left', 'TASK left'],
+          ['right', 'TASK right'],
+          ['merge', 'TASK merge'],
+        ),
       },
     });
     const { job, schedule } = await startJobAndFire(controlPlane);
