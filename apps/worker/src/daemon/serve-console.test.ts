@@ -13,10 +13,11 @@ describe('switchyard serve answers the built console (a real child process on em
   let url: string;
 
   beforeAll(async () => {
-    folder = await ServeFolder.create('console', 'pglite');
-    const fake = await folder.startFakeModel({ script: () => ({ text: 'unused' }) });
-    const config = await folder.writeConfig({});
-    ({ url } = await folder.startOnFakeModel(fake, ['--config', config, '--agent', 'ada', '--port', '0']));
+    ({ folder, url } = await ServeFolder.serveOnFakeModel('console', {
+      settings: {},
+      script: () => ({ text: 'unused' }),
+      args: ['--agent', 'ada'],
+    }));
   }, 180_000);
 
   afterAll(() => folder?.remove(5_000), 180_000);
