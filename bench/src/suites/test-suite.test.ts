@@ -51,8 +51,8 @@ function record(
   };
 }
 
-/** A whole run as scripts/test.sh makes it: the builds, then the worker's lane beside the rest. */
-function phasedRun(startedAt: number): TurboSummary[] {
+/** The turbo summaries of one whole run (the reader takes any number: here three). */
+function runSummaries(startedAt: number): TurboSummary[] {
   return [
     summary(startedAt + 1_000, [['@switchyard/core#build', 0, 9]]),
     summary(startedAt + 11_000, [['@switchyard/worker#test', 0, 200]]),
@@ -74,7 +74,7 @@ describe('the test-suite section', () => {
     const earlier = summary(start - 60_000, [['@switchyard/tools-web#test', 0, 30]]);
     const run = readTestSuiteRun('.turbo/runs/suite-1.json', record(start, 215), [
       earlier,
-      ...phasedRun(start),
+      ...runSummaries(start),
     ]);
     expect(run).toEqual({
       file: '.turbo/runs/suite-1.json',
@@ -95,18 +95,18 @@ describe('the test-suite section', () => {
 
   it('skips affected-only, cached, failed-to-find and unreadable runs, and marks a failed one', () => {
     const start = Date.UTC(2026, 11, 3);
-    expect(readTestSuiteRun('x', record(start, 215, { whole: false }), phasedRun(start))).toBeUndefined();
+    expect(readTestSuiteRun('x', record(start, 215, { whole: false }), runSummaries(start))).toBeUndefined();
     const cached = [
-      ...phasedRun(start),
+      ...runSummaries(start),
       summary(start + 5_000, [['@switchyard/core#lint', 0, 1]], { cached: 1 }),
     ];
     expect(readTestSuiteRun('x', record(start, 215), cached)).toBeUndefined();
-    expect(readTestSuiteRun('x', record(start, 215), phasedRun(start + 3_600_000))).toBeUndefined();
+    expect(readTestSuiteRun('x', record(start, 215), runSummaries(start + 3_600_000))).toBeUndefined();
     expect(readTestSuiteRecord('{not json')).toBeUndefined();
     expect(readTestSuiteRecord(JSON.stringify({ startedAt: 1, node: 'v20.20.2' }))).toBeUndefined();
-    expect(readTestSuiteRun('x', record(start, 215, { status: 1 }), phasedRun(start))?.passed).toBe(false);
+    expect(readTestSuiteRun('x', record(start, 215, { status: 1 }), runSummaries(start))?.passed).toBe(false);
     const failedLane = [
-      ...phasedRun(start),
+      ...runSummaries(start),
       summary(start + 20_000, [['@switchyard/worker#lint', 0, 1]], { exitCode: 1 }),
     ];
     expect(readTestSuiteRun('x', record(start, 215), failedLane)?.passed).toBe(false);
@@ -124,7 +124,7 @@ describe('the test-suite section', () => {
       overrides: Partial<TestSuiteRecord> = {},
     ) => {
       await write(`suite-${name}.json`, record(start, seconds, overrides));
-      for (const [index, turbo] of phasedRun(start).entries()) await write(`${name}-${index}.json`, turbo);
+      for (const [index, turbo] of runSummaries(start).entries()) await write(`${name}-${index}.json`, turbo);
     };
     await runAt('old', Date.UTC(2026, 11, 1), 700);
     await runAt('node20', Date.UTC(2026, 11, 3, 10), 450);

@@ -104,9 +104,9 @@ export interface TurboSummary {
 }
 
 /**
- * One run from its record and turbo's summaries (the script runs turbo several times: the builds,
- * then the worker's suite beside everything else): those that started within the run are its.
- * Undefined unless it is a whole run in which no task replayed a cached result.
+ * One run from its record and turbo's summaries: those that started within the run are its (one
+ * today; the script may run turbo more than once). Undefined unless it is a whole run in which no
+ * task replayed a cached result.
  */
 export function readTestSuiteRun(
   file: string,
