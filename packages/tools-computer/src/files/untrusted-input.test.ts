@@ -3,7 +3,7 @@
 // `execute` and asserts a prompt, correct result and that the event loop kept running meanwhile.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { measureEventLoop, STALL_BOUNDS } from '@switchyard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -124,17 +124,15 @@ describe('special files', () => {
   });
 
   afterEach(() => {
-    // On a regression the opens would still be blocked in the thread pool: a writer lets them finish
-    // so the rest of the suite can run.
+    // On a regression the opens would still be blocked in the thread pool: a writer's open lets them
+    // finish so the rest of the suite can run. Non-blocking, it fails at once (ENXIO) when nobody
+    // reads, and without O_CREAT it never leaves a file behind for the home's clean-up to trip on.
     for (const name of fifos) {
-      const writer = spawn(
-        'sh',
-        ['-c', `exec 3>"$1"; sleep 0.2`, 'sh', path.join(temp.home, 'pipes', name)],
-        {
-          stdio: 'ignore',
-        },
-      );
-      setTimeout(() => writer.kill('SIGKILL'), 1_000).unref();
+      try {
+        closeSync(openSync(path.join(temp.home, 'pipes', name), constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
+      }
     }
   });
 
