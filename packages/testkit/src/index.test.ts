@@ -10,5 +10,6 @@ describePublicApi('@switchyard/testkit', publicApi, [
   'measureEventLoop',
   'runToolCall',
   'startFakeResponsesServer',
+  'toolCallStep',
 ]);
 describePublicApi('@switchyard/testkit/conformance', conformanceApi, ['describeToolCategory']);

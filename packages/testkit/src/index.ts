@@ -16,6 +16,7 @@ export {
   type FakeResponsesServer,
   startFakeResponsesServer,
 } from './fake-server/start-fake-responses-server';
+export { toolCallStep } from './fake-server/tool-call-step';
 export {
   type EventLoopMeasurement,
   measureEventLoop,
