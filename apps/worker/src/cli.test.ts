@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponsesServer, startFakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { calcStdioServer, installCalcSkill } from './__fixtures__/mcp-fixture';
 import { expectSucceeded, runCli } from './__fixtures__/run-cli';
@@ -54,7 +54,7 @@ describe('switchyard run: progress', () => {
         text: 'Writing the file now.',
         functionCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' } }],
       },
-      { functionCalls: [{ name: 'run_command', arguments: { command: 'cat hello.txt' } }] },
+      toolCallStep('run_command', { command: 'cat hello.txt' }),
       { text: 'The file says hi.', usage: { inputTokens: 100, outputTokens: 7 } },
     ]);
     const run = await runCli(['run', 'Write hello.txt and show it'], { cwd, env: endpoint() });
@@ -79,10 +79,7 @@ describe('switchyard run: progress', () => {
 
   it('shows a failed call with why, and the turn goes on', async () => {
     const cwd = await workspace(computerOnly);
-    fake.reset([
-      { functionCalls: [{ name: 'read_file', arguments: { path: '../../etc/passwd' } }] },
-      { text: 'I may not read that.' },
-    ]);
+    fake.reset([toolCallStep('read_file', { path: '../../etc/passwd' }), { text: 'I may not read that.' }]);
     const run = await runCli(['run', 'read it', '--agent', 'ada'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\n✗ .*\(\d+ ms\): tool-error: .*outside/);
@@ -92,10 +89,7 @@ describe('switchyard run: progress', () => {
 
   it('--json prints the event stream as JSON lines', async () => {
     const cwd = await workspace(computerOnly);
-    fake.reset([
-      { functionCalls: [{ name: 'list_files', arguments: { pattern: '*' } }] },
-      { text: 'Empty home.' },
-    ]);
+    fake.reset([toolCallStep('list_files', { pattern: '*' }), { text: 'Empty home.' }]);
     const run = await runCli(['run', 'list', '--json'], { cwd, env: endpoint() });
     expect(run.code).toBe(0);
     const events = jsonEvents(run.stdout);
@@ -270,9 +264,7 @@ describe('MCP-backed Skills', () => {
       (request) => {
         // The projected Skill tells the model how to reach its server.
         expect(String(request.body.instructions)).toContain('mcporter call calc.<tool> key=value');
-        return {
-          functionCalls: [{ name: 'run_command', arguments: { command: 'mcporter call calc.add a=2 b=3' } }],
-        };
+        return toolCallStep('run_command', { command: 'mcporter call calc.add a=2 b=3' });
       },
       (request) => {
         expect(request.functionCallOutputs[0]?.output).toMatch(/\b5\b/);
@@ -302,9 +294,7 @@ describe('MCP servers with deferred tools', () => {
       (request) => {
         expect(request.toolNames).toContain('tool_search');
         expect(request.toolNames).not.toContain('calc.add');
-        return {
-          functionCalls: [{ name: 'tool_search', arguments: { query: 'add two numbers', limit: 1 } }],
-        };
+        return toolCallStep('tool_search', { query: 'add two numbers', limit: 1 });
       },
       (request) => {
         expect(request.toolNames).toContain('calc.add');

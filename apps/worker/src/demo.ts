@@ -8,6 +8,7 @@ import {
   type FakeResponse,
   type FakeScriptStep,
   startFakeResponsesServer,
+  toolCallStep,
 } from '@switchyard/testkit';
 import type { WorkflowDetails } from '@switchyard/tools-workflow';
 import { parseConfig } from './config/load-config';
@@ -54,52 +55,38 @@ export function demoScript(pageUrl: string): FakeScriptStep[] {
         { name: 'write_file', arguments: { path: 'notes/plan.md', content: PLAN } },
       ],
     },
-    { functionCalls: [{ name: 'run_command', arguments: { command: 'wc -l notes/plan.md' } }] },
-    { functionCalls: [{ name: 'web_fetch', arguments: { url: pageUrl } }] },
-    {
-      functionCalls: [
+    toolCallStep('run_command', { command: 'wc -l notes/plan.md' }),
+    toolCallStep('web_fetch', { url: pageUrl }),
+    toolCallStep('create_schedule', {
+      name: 'weekday-digest',
+      prompt: 'Summarise notes/plan.md and anything new in the release notes.',
+      cron: '0 9 * * 1-5',
+    }),
+    toolCallStep('workflow', {
+      name: 'release-check',
+      tasks: [
         {
-          name: 'create_schedule',
-          arguments: {
-            name: 'weekday-digest',
-            prompt: 'Summarise notes/plan.md and anything new in the release notes.',
-            cron: '0 9 * * 1-5',
+          id: 'count-features',
+          prompt: 'Count the features listed in the Switchyard 0.1 release notes.',
+          resultSchema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { features: { type: 'integer' } },
+            required: ['features'],
+          },
+        },
+        {
+          id: 'headline',
+          prompt: 'Write a one-line headline for the Switchyard 0.1 release.',
+          resultSchema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { headline: { type: 'string' } },
+            required: ['headline'],
           },
         },
       ],
-    },
-    {
-      functionCalls: [
-        {
-          name: 'workflow',
-          arguments: {
-            name: 'release-check',
-            tasks: [
-              {
-                id: 'count-features',
-                prompt: 'Count the features listed in the Switchyard 0.1 release notes.',
-                resultSchema: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: { features: { type: 'integer' } },
-                  required: ['features'],
-                },
-              },
-              {
-                id: 'headline',
-                prompt: 'Write a one-line headline for the Switchyard 0.1 release.',
-                resultSchema: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: { headline: { type: 'string' } },
-                  required: ['headline'],
-                },
-              },
-            ],
-          },
-        },
-      ],
-    },
+    }),
     {
       text:
         'Done. I wrote notes/plan.md (6 lines, counted with wc), read the Switchyard 0.1 release notes ' +
@@ -130,7 +117,7 @@ function demoModel(pageUrl: string): (request: FakeRequest) => FakeResponse {
     const instructions = String(request.body.instructions ?? '');
     const task = /sub-agent working on task "([^"]+)"/.exec(instructions)?.[1];
     if (task !== undefined) {
-      return { functionCalls: [{ name: 'submit_result', arguments: TASK_RESULTS[task] ?? {} }] };
+      return toolCallStep('submit_result', TASK_RESULTS[task] ?? {});
     }
     const index = outputsBefore.indexOf(request.functionCallOutputs.length);
     const step = steps[index];

@@ -10,7 +10,7 @@ import {
   postgresUrl,
   type TestDatabase,
 } from '@switchyard/test-databases';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponsesServer, startFakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from './__fixtures__/scripted-model';
 import { summarySchema } from './__fixtures__/summary-schema';
@@ -113,7 +113,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: a worker killed mid-task
           // The worker is killed while it waits for this answer.
           return { delayMs: 30_000, text: 'never delivered' };
         }
-        return { functionCalls: [{ name: 'submit_result', arguments: { summary: 'survived' } }] };
+        return toolCallStep('submit_result', { summary: 'survived' });
       },
     });
   });

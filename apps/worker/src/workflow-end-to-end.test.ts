@@ -7,6 +7,7 @@ import {
   type FakeResponse,
   type FakeResponsesServer,
   startFakeResponsesServer,
+  toolCallStep,
 } from '@switchyard/testkit';
 import { createBackgroundJobTools, createWorkflowTools } from '@switchyard/tools-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,7 @@ for (const backend of testBackends) {
     const callThenSay =
       (name: string, args: Record<string, unknown>, text: string) =>
       (request: FakeRequest): FakeResponse =>
-        request.functionCallOutputs.length === 0 ? { functionCalls: [{ name, arguments: args }] } : { text };
+        request.functionCallOutputs.length === 0 ? toolCallStep(name, args) : { text };
 
     function mainTurn(input: string): Promise<AgentRunResult> {
       const tools = [
@@ -108,13 +109,13 @@ for (const backend of testBackends) {
       );
       answers.set('TASK left', async (request) => {
         if (request.functionCallOutputs.length === 0) await together();
-        return { functionCalls: [{ name: 'submit_result', arguments: { summary: 'left findings' } }] };
+        return toolCallStep('submit_result', { summary: 'left findings' });
       });
       answers.set('TASK right', async (request) => {
         const outputs = outputsOf(request);
         if (outputs.length === 0) {
           await together();
-          return { functionCalls: [{ name: 'submit_result', arguments: { summary: 42, extra: true } }] };
+          return toolCallStep('submit_result', { summary: 42, extra: true });
         }
         // Core refuses arguments outside the schema before submit_result runs.
         expect(outputs[0]).toMatch(/^Invalid arguments for tool 'submit_result'/);
@@ -122,19 +123,17 @@ for (const backend of testBackends) {
         expect(outputs[0]).toContain('/extra: unexpected property');
         if (outputs.length === 1) {
           // Valid for the schema, but the control plane's own check refuses it (PostgreSQL cannot store NUL).
-          return {
-            functionCalls: [{ name: 'submit_result', arguments: { summary: 'right\u0000findings' } }],
-          };
+          return toolCallStep('submit_result', { summary: 'right\u0000findings' });
         }
         expect(outputs[1]).toMatch(/^Result rejected, nothing stored\. Fix each problem/);
         expect(outputs[1]).toContain('NUL character');
-        return { functionCalls: [{ name: 'submit_result', arguments: { summary: 'right findings' } }] };
+        return toolCallStep('submit_result', { summary: 'right findings' });
       });
       answers.set('TASK merge', (request) => {
         expect(promptOf(request)).toBe(
           'TASK merge: L={"summary":"left findings"} R={"summary":"right findings"}',
         );
-        return { functionCalls: [{ name: 'submit_result', arguments: { summary: 'both sides' } }] };
+        return toolCallStep('submit_result', { summary: 'both sides' });
       });
 
       const started = await mainTurn('MAIN research');
@@ -197,9 +196,7 @@ for (const backend of testBackends) {
           'Started.',
         ),
       );
-      answers.set('TASK quick', () => ({
-        functionCalls: [{ name: 'submit_result', arguments: { summary: 'quick one' } }],
-      }));
+      answers.set('TASK quick', () => toolCallStep('submit_result', { summary: 'quick one' }));
       answers.set('TASK slow', () => {
         slowStarted();
         return { delayMs: 60_000, text: 'too late' };
@@ -248,9 +245,7 @@ for (const backend of testBackends) {
           'Started a job.',
         ),
       );
-      answers.set('JOB count', () => ({
-        functionCalls: [{ name: 'submit_result', arguments: { summary: '7 notes' } }],
-      }));
+      answers.set('JOB count', () => toolCallStep('submit_result', { summary: '7 notes' }));
       const started = await mainTurn('MAIN job');
       const jobId = /Started background job ([0-9a-f-]{36})/.exec(toolOutputs(started)[0] ?? '')?.[1] ?? '';
       expect(jobId).not.toBe('');

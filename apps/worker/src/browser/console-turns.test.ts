@@ -1,4 +1,4 @@
-import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
+import { type FakeRequest, type FakeResponse, toolCallStep } from '@switchyard/testkit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../__fixtures__/scripted-model';
@@ -33,9 +33,7 @@ function script(request: FakeRequest): FakeResponse {
     };
   }
   if (prompt.startsWith('WRITE ')) {
-    return {
-      functionCalls: [{ name: 'write_file', arguments: { path: prompt.slice(6), content: 'approved\n' } }],
-    };
+    return toolCallStep('write_file', { path: prompt.slice(6), content: 'approved\n' });
   }
   return { text: 'ok' };
 }

@@ -1,3 +1,4 @@
+import { toolCallStep } from '@switchyard/testkit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
@@ -54,9 +55,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
         if (prompt.includes('HOLD')) await held;
         // This one stays in flight until its turn is aborted (cancelling the workflow aborts it).
         if (prompt.includes('STALL')) return { delayMs: 120_000, text: 'never' };
-        return {
-          functionCalls: [{ name: 'submit_result', arguments: { summary: `done: ${prompt.slice(0, 60)}` } }],
-        };
+        return toolCallStep('submit_result', { summary: `done: ${prompt.slice(0, 60)}` });
       },
     });
     url = bed.url;

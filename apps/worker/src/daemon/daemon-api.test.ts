@@ -4,6 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
+import { toolCallStep } from '@switchyard/testkit';
 import OpenAPIBackend from 'openapi-backend';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,17 +149,12 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
         const outputs = request.functionCallOutputs.map((output) => String(output.output));
         if (prompt.startsWith('TASK ')) {
           if (outputs.length === 0) {
-            return {
-              functionCalls: [
-                { name: 'submit_result', arguments: { summary: `${prompt.slice(5)} checked` } },
-              ],
-            };
+            return toolCallStep('submit_result', { summary: `${prompt.slice(5)} checked` });
           }
           return { text: `Submitted: ${outputs.join(' | ')}` };
         }
         if (prompt.startsWith('WRITE ')) {
-          if (outputs.length === 0)
-            return { functionCalls: [{ name: 'write_note', arguments: { name: prompt.slice(6) } }] };
+          if (outputs.length === 0) return toolCallStep('write_note', { name: prompt.slice(6) });
           return { text: `Result: ${outputs.join(' | ')}` };
         }
         return { text: `Echo: ${prompt}` };

@@ -1,4 +1,5 @@
 import type { ControlPlane } from '@switchyard/control-plane';
+import { toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
@@ -18,11 +19,7 @@ describe('startDaemon consuming a workflow (embedded PGlite, fake Responses serv
       // Each task turn submits a summary naming its own prompt (with the results it depends on).
       script: (request) =>
         request.functionCallOutputs.length === 0
-          ? {
-              functionCalls: [
-                { name: 'submit_result', arguments: { summary: `done: ${promptOf(request)}` } },
-              ],
-            }
+          ? toolCallStep('submit_result', { summary: `done: ${promptOf(request)}` })
           : { text: 'Submitted.' },
     });
     controlPlane = bed.controlPlane;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import type { FakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf } from '../__fixtures__/scripted-model';
@@ -35,16 +35,10 @@ class FakeModel {
         const outputs = request.functionCallOutputs.map((output) => String(output.output));
         if (outputs.length > 0) return { text: `Outputs: ${outputs.join(' | ')}` };
         if (prompt.startsWith('TASK ')) {
-          return {
-            functionCalls: [{ name: 'submit_result', arguments: { summary: `${prompt.slice(5)} done` } }],
-          };
+          return toolCallStep('submit_result', { summary: `${prompt.slice(5)} done` });
         }
         if (prompt.startsWith('WRITE ')) {
-          return {
-            functionCalls: [
-              { name: 'write_file', arguments: { path: prompt.slice(6), content: 'written once\n' } },
-            ],
-          };
+          return toolCallStep('write_file', { path: prompt.slice(6), content: 'written once\n' });
         }
         return { text: 'ok' };
       },

@@ -1,3 +1,4 @@
+import { toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { idInOutput, isTaskTurn, outputsOf, outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
@@ -23,51 +24,31 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
         if (isTaskTurn(request)) {
           // The sub-agent looks the price up in the Brain, then submits what the page says.
           if (outputs.length === 0) {
-            return { functionCalls: [{ name: 'recall', arguments: { query: 'Acme X200 price' } }] };
+            return toolCallStep('recall', { query: 'Acme X200 price' });
           }
           if (outputs.length === 1) {
             const recalled = outputs[0] ?? '';
             const price = Number(/X200 for (\d+) EUR/.exec(recalled)?.[1] ?? Number.NaN);
             const pageId = /page="([0-9a-f-]{36})"/.exec(recalled)?.[1] ?? 'none';
-            return {
-              functionCalls: [
-                {
-                  name: 'submit_result',
-                  arguments: { price: Number.isFinite(price) ? price : -1, source: `brain page ${pageId}` },
-                },
-              ],
-            };
+            return toolCallStep('submit_result', {
+              price: Number.isFinite(price) ? price : -1,
+              source: `brain page ${pageId}`,
+            });
           }
           return { text: 'Submitted.' };
         }
         if (outputs.length > 0) return { text: 'Done.' };
         if (promptOf(request) === 'remember the Acme quote') {
-          return {
-            functionCalls: [
-              {
-                name: 'remember',
-                arguments: {
-                  title: 'Supplier quotes',
-                  body: 'Acme sells the X200 for 410 EUR (quote of 2031-03-02, valid 30 days).',
-                  tags: ['suppliers'],
-                },
-              },
-            ],
-          };
+          return toolCallStep('remember', {
+            title: 'Supplier quotes',
+            body: 'Acme sells the X200 for 410 EUR (quote of 2031-03-02, valid 30 days).',
+            tags: ['suppliers'],
+          });
         }
-        return {
-          functionCalls: [
-            {
-              name: 'workflow',
-              arguments: {
-                name: 'price check',
-                tasks: [
-                  { id: 'acme', prompt: 'What does Acme charge for the X200?', resultSchema: quoteSchema },
-                ],
-              },
-            },
-          ],
-        };
+        return toolCallStep('workflow', {
+          name: 'price check',
+          tasks: [{ id: 'acme', prompt: 'What does Acme charge for the X200?', resultSchema: quoteSchema }],
+        });
       },
     });
   }, 180_000);

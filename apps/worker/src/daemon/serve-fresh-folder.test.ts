@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { FakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf } from '../__fixtures__/scripted-model';
@@ -34,9 +34,7 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
         if (prompt.startsWith('fail'))
           return { httpStatus: 400, message: 'the fake model refuses this prompt' };
         if (request.functionCallOutputs.length > 0) return { text: 'Done.' };
-        return {
-          functionCalls: [{ name: 'write_file', arguments: { path: `${prompt}.txt`, content: 'hi\n' } }],
-        };
+        return toolCallStep('write_file', { path: `${prompt}.txt`, content: 'hi\n' });
       },
     });
     ({ serve, url } = await folder.startOnFakeModel(

@@ -1,7 +1,7 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import type { FakeResponse, FakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponse, type FakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf } from '../__fixtures__/scripted-model';
@@ -58,9 +58,7 @@ class FakeModel {
         const held = this.held.get(prompt);
         if (starts.length === 1 && held !== undefined) return held;
         if (prompt.startsWith('TASK ')) {
-          return {
-            functionCalls: [{ name: 'submit_result', arguments: { summary: `${prompt} #${starts.length}` } }],
-          };
+          return toolCallStep('submit_result', { summary: `${prompt} #${starts.length}` });
         }
         return { text: `${prompt} answered by turn ${starts.length}` };
       },
@@ -239,7 +237,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
     // then resumed once another process re-ran the task. Its late answer stores nothing.
     model.held.set('TASK sleeper', {
       delayMs: 1_000,
-      functionCalls: [{ name: 'submit_result', arguments: { summary: 'from the stopped process' } }],
+      ...toolCallStep('submit_result', { summary: 'from the stopped process' }),
     });
     const slow = await cp.workflows.startWorkflow({
       agentId: AGENT,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { FakeRequest } from '@switchyard/testkit';
+import { type FakeRequest, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
@@ -41,34 +41,22 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
       script: (request) => {
         const outputs = outputsOf(request);
         if (isTaskTurn(request)) {
-          if (outputs.length === 0)
-            return { functionCalls: [{ name: 'web_fetch', arguments: { url: pageUrl } }] };
+          if (outputs.length === 0) return toolCallStep('web_fetch', { url: pageUrl });
           if (outputs.length === 1) {
             const found = outputs[0]?.includes(MARKER) ? MARKER : 'marker not found';
-            return { functionCalls: [{ name: 'submit_result', arguments: { summary: found } }] };
+            return toolCallStep('submit_result', { summary: found });
           }
           return { text: 'The result was stored.' };
         }
         const prompt = promptOf(request);
         if (outputs.length > 0) return { text: 'Done.' };
         if (prompt === 'check the release') {
-          return {
-            functionCalls: [
-              {
-                name: 'workflow',
-                arguments: {
-                  name: 'release check',
-                  tasks: [
-                    { id: 'read', prompt: `Read ${pageUrl} and summarise it`, resultSchema: summarySchema },
-                  ],
-                },
-              },
-            ],
-          };
+          return toolCallStep('workflow', {
+            name: 'release check',
+            tasks: [{ id: 'read', prompt: `Read ${pageUrl} and summarise it`, resultSchema: summarySchema }],
+          });
         }
-        return {
-          functionCalls: [{ name: 'run_command', arguments: { command: 'mcporter call calc.add a=2 b=3' } }],
-        };
+        return toolCallStep('run_command', { command: 'mcporter call calc.add a=2 b=3' });
       },
     });
   }, 180_000);

@@ -1,7 +1,7 @@
 import type { ControlPlane, TurnRecord } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
-import type { FakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { createScheduleTools } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -49,10 +49,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         if (prompt.startsWith('look up ')) {
           if (request.functionCallOutputs.length === 0) {
             // Held back so the test subscribes while the turn runs.
-            return {
-              delayMs: 300,
-              functionCalls: [{ name: 'look_up', arguments: { word: prompt.slice(8) } }],
-            };
+            return { delayMs: 300, ...toolCallStep('look_up', { word: prompt.slice(8) }) };
           }
           return { text: `Found: ${String(request.functionCallOutputs[0]?.output)}` };
         }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
-import type { FakeResponsesServer } from '@switchyard/testkit';
+import { type FakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summaryTask } from '../__fixtures__/summary-schema';
@@ -109,25 +109,15 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve exports its spans 
           // Each task turn holds its first request long enough that one process (two task turns at a
           // time) cannot take all three: the other one runs at least one.
           if (outputs.length === 0) {
-            return {
-              delayMs: 2_500,
-              functionCalls: [{ name: 'submit_result', arguments: { summary: `${prompt} done` } }],
-            };
+            return { delayMs: 2_500, ...toolCallStep('submit_result', { summary: `${prompt} done` }) };
           }
           return { text: 'stored' };
         }
         if (outputs.length > 0) return { text: 'The workflow is running.' };
-        return {
-          functionCalls: [
-            {
-              name: 'workflow',
-              arguments: {
-                name: 'release',
-                tasks: TASKS.map((id) => summaryTask(id, `TASK ${id}`)),
-              },
-            },
-          ],
-        };
+        return toolCallStep('workflow', {
+          name: 'release',
+          tasks: TASKS.map((id) => summaryTask(id, `TASK ${id}`)),
+        });
       },
     });
   }, 120_000);
