@@ -28,22 +28,17 @@ describe('switchyard serve refuses to listen off loopback without a token', () =
   });
 });
 
-/** `serve` flags for one agent, a free port, a short grace period and fast ticks and polls. */
+/** `serve` flags, each with its value: one agent, a free port, a short grace period and fast ticks and polls. */
 function serveArgs(config: string): string[] {
-  return [
-    '--config',
-    config,
-    '--agent',
-    'ada',
-    '--port',
-    '0',
-    '--grace-ms',
-    '500',
-    '--tick-ms',
-    '200',
-    '--poll-seconds',
-    '0.5',
-  ];
+  const flags = {
+    '--config': config,
+    '--agent': 'ada',
+    '--port': '0',
+    '--grace-ms': '500',
+    '--tick-ms': '200',
+    '--poll-seconds': '0.5',
+  };
+  return Object.entries(flags).flat();
 }
 
 describe('switchyard serve (a real child process on embedded PGlite): SIGTERM during a turn', () => {
