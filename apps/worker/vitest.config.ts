@@ -10,6 +10,10 @@ export default defineConfig({
     setupFiles: ['./src/__fixtures__/setup-each-test.ts'],
     // Two files at once: a file mostly waits on the `switchyard serve` and CLI processes it starts,
     // and vitest's default on 2 cores is one file at a time (cores - 1).
+    // Each test file opens embedded PGlite databases in a process that lives seconds: V8's optimising
+    // compiler for WebAssembly costs more CPU there than it saves. The CLI does the same for its
+    // one-shot commands; the daemon keeps it.
+    execArgv: ['--liftoff-only'],
     maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 180_000,

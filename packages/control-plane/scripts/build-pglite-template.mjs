@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { create } from 'tar';
 
@@ -20,6 +21,9 @@ const pgliteManifest = path.join(
 );
 const { version } = JSON.parse(await readFile(pgliteManifest, 'utf8'));
 
+// This process only runs initdb once: V8's optimising WebAssembly compiler costs it more CPU than it
+// saves.
+setFlagsFromString('--liftoff-only');
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-pglite-template-'));
 try {
   const pglite = await PGlite.create(dataDir);

@@ -69,7 +69,11 @@ export async function ensurePgliteTemplate(): Promise<string> {
     if (built()) return target;
     const building = await mkdtemp(path.join(os.tmpdir(), 'switchyard-pglite-template-build-'));
     try {
-      await run(process.execPath, ['--input-type=module', '-e', INIT_SCRIPT, building], { cwd: packageRoot });
+      // --liftoff-only: V8's optimising WebAssembly compiler costs this one-shot process more CPU than
+      // it saves.
+      await run(process.execPath, ['--liftoff-only', '--input-type=module', '-e', INIT_SCRIPT, building], {
+        cwd: packageRoot,
+      });
       await rm(target, { recursive: true, force: true });
       await rename(building, target);
     } catch (error) {
