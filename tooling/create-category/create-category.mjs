@@ -45,7 +45,7 @@ function files(name, versions) {
           'type-check': 'tsc --noEmit',
           lint: 'biome check .',
           test: 'vitest --run',
-          'check-package': 'publint --strict && attw --pack . --profile esm-only --quiet',
+          'check-package': 'bash ../../scripts/check-package.sh',
         },
         dependencies: { '@switchyard/core': 'workspace:^' },
         peerDependencies: { zod: '^4.0.0' },
