@@ -46,7 +46,11 @@ export class ServeProcess {
           stdio: ['ignore', 'ignore', 'pipe'],
           detached: true,
         })
-      : spawn(process.execPath, [cliPath, 'serve', ...args], {
+      : // --liftoff-only: a daemon that lives seconds, as here, spends about 1.7 s of CPU at start on V8's
+        // optimising compiler for the embedded database's WebAssembly, which only a long-running one
+        // gets back; the flag changes which machine code runs, not what the daemon does. (Started
+        // through pnpm, as the README says, it runs without.)
+        spawn(process.execPath, ['--liftoff-only', cliPath, 'serve', ...args], {
           cwd: options.cwd ?? packageRoot,
           env,
           stdio: ['ignore', 'ignore', 'pipe'],
