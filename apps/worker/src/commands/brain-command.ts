@@ -7,7 +7,7 @@ import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
 import { readControlPlane } from '../worker-services';
-import { agentListCommand, recordShowCommand, UUID_ID } from './read-only-view';
+import { agentListCommand, recordShowCommand } from './read-only-view';
 
 const LIST_LIMIT = 100;
 
@@ -62,7 +62,6 @@ export const brainListCommand = agentListCommand({
 export const brainShowCommand = recordShowCommand({
   command: 'brain show',
   noun: 'page',
-  id: UUID_ID,
   read: (controlPlane, id) => controlPlane.brain.showPage({ pageId: id }),
   print: (page, io) => {
     const earlier = page.versions.length - 1;

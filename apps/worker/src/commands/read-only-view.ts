@@ -59,8 +59,8 @@ export interface IdForm {
   words: string;
 }
 
-/** A UUID id (workflows, Brain pages). */
-export const UUID_ID: IdForm = {
+/** A UUID id (workflows, Brain pages): the form a view's ids take unless it says otherwise. */
+const UUID_ID: IdForm = {
   pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   words: 'a UUID',
 };
@@ -71,8 +71,8 @@ export interface RecordShowView<T> {
   command: string;
   /** What the id names, for the messages (`workflow`). */
   noun: string;
-  /** The form of an id. */
-  id: IdForm;
+  /** The form of an id (default: a UUID). */
+  id?: IdForm;
   /** Reads the record; null or undefined when there is none. */
   read(controlPlane: ControlPlane, id: string): Promise<T | null | undefined>;
   /** Prints the record on `io` (it may read more from the control plane). */
@@ -89,11 +89,9 @@ export function recordShowCommand<T>(
   view: RecordShowView<T>,
 ): (config: WorkerConfig, id: string, io: CommandIO) => Promise<number> {
   return async (config, id, io) => {
-    const { command, noun } = view;
-    if (!view.id.pattern.test(id)) {
-      io.stderr.write(
-        `switchyard: ${command}: ${JSON.stringify(id)} is not a ${noun} id (${view.id.words})\n`,
-      );
+    const { command, noun, id: form = UUID_ID } = view;
+    if (!form.pattern.test(id)) {
+      io.stderr.write(`switchyard: ${command}: ${JSON.stringify(id)} is not a ${noun} id (${form.words})\n`);
       return 1;
     }
     const missing = () => {

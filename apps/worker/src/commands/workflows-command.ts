@@ -1,4 +1,4 @@
-import { agentListCommand, recordShowCommand, UUID_ID } from './read-only-view';
+import { agentListCommand, recordShowCommand } from './read-only-view';
 
 /**
  * `switchyard workflows show <id>`: a workflow, its tasks' status, attempts (when more than one: its
@@ -10,7 +10,6 @@ import { agentListCommand, recordShowCommand, UUID_ID } from './read-only-view';
 export const workflowsShowCommand = recordShowCommand({
   command: 'workflows show',
   noun: 'workflow',
-  id: UUID_ID,
   read: (controlPlane, id) => controlPlane.workflows.inspectWorkflow({ workflowId: id }),
   print: (workflow, io) => {
     // By task id, as this view has always listed them.
