@@ -105,6 +105,8 @@ describe('targets', () => {
     expect(meets(100, 100, 'below')).toBe(false);
     expect(meets(99, 100, 'below')).toBe(true);
     expect(meets(Number.NaN, 1, 'below')).toBe(false);
+    expect(meets(1.05, 1.05, 'at-most')).toBe(true);
+    expect(meets(1.06, 1.05, 'at-most')).toBe(false);
   });
 
   it('says by how much a target is missed', () => {
@@ -114,5 +116,7 @@ describe('targets', () => {
     const ms = (value: number) => `${value.toFixed(0)} ms`;
     expect(verdict(180, 100, 'below', ms)).toBe('missed by 80 ms (180 ms, target < 100 ms)');
     expect(verdict(Number.NaN, 100, 'below', ms)).toBe('not measured (target < 100 ms)');
+    expect(verdict(1.03, 1.03, 'at-most', x)).toBe('met (1.03x <= 1.03x)');
+    expect(verdict(1.11, 1.05, 'at-most', x)).toBe('missed by 0.06x (1.11x, target <= 1.05x)');
   });
 });

@@ -80,10 +80,18 @@ export function summariseLatency(turnMs: readonly number[], modelMs: number): La
   return { p50, p99, addedP50: p50 - modelMs, addedP99: p99 - modelMs };
 }
 
-/** Whether a measured figure meets a target: `at-least` for rates and ratios, `below` for times and sizes. */
-export function meets(value: number, target: number, kind: 'at-least' | 'below'): boolean {
+/**
+ * How a figure must stand against its target: `at-least` for rates and ratios to a floor, `below`
+ * for times and sizes, `at-most` for ratios a cost must stay within (1.05x: 1.05x meets it).
+ */
+export type TargetKind = 'at-least' | 'below' | 'at-most';
+
+const SIGNS: Record<TargetKind, string> = { 'at-least': '>=', below: '<', 'at-most': '<=' };
+
+/** Whether a measured figure meets a target. */
+export function meets(value: number, target: number, kind: TargetKind): boolean {
   if (!Number.isFinite(value)) return false;
-  return kind === 'at-least' ? value >= target : value < target;
+  return kind === 'at-least' ? value >= target : kind === 'below' ? value < target : value <= target;
 }
 
 /**
@@ -93,10 +101,10 @@ export function meets(value: number, target: number, kind: 'at-least' | 'below')
 export function verdict(
   value: number,
   target: number,
-  kind: 'at-least' | 'below',
+  kind: TargetKind,
   format: (value: number) => string,
 ): string {
-  const sign = kind === 'at-least' ? '>=' : '<';
+  const sign = SIGNS[kind];
   if (!Number.isFinite(value)) return `not measured (target ${sign} ${format(target)})`;
   if (meets(value, target, kind)) return `met (${format(value)} ${sign} ${format(target)})`;
   return `missed by ${format(Math.abs(value - target))} (${format(value)}, target ${sign} ${format(target)})`;

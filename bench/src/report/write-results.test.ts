@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { OverheadResult, OverheadRow, ToolVariant } from '../suites/loop-overhead';
 import type { ToolStallResult } from '../suites/tool-stall';
-import { renderToolStallSection, updateSections } from './write-results';
+import { renderOverheadSection, renderToolStallSection, updateSections } from './write-results';
 
 const stall = (delay: number): ToolStallResult => ({
   runs: 3,
@@ -70,5 +71,57 @@ describe('updateSections', () => {
     expect(updated).not.toContain('old parallel figures');
     expect(updated).toContain('new\n<!-- /bench:parallel-batch -->\n## Argument ladder');
     expect(updated).toContain('ladder figures');
+  });
+});
+
+describe('renderOverheadSection', () => {
+  const row = (
+    name: string,
+    variant: ToolVariant,
+    cpuToBare: number,
+    firstRequestToBare: number,
+  ): OverheadRow => ({
+    name,
+    variant,
+    wall: 100,
+    cpu: 100 * cpuToBare,
+    firstRequest: 10 * firstRequestToBare,
+    wallToBare: cpuToBare,
+    cpuToBare,
+    firstRequestToBare,
+    wallToSwitchyard: 1,
+    cpuToSwitchyard: 1,
+    wallPerIteration: 0,
+    cpuPerIteration: 0,
+  });
+  const overhead = (rows: OverheadRow[]): OverheadResult => ({
+    rounds: 40,
+    iterations: 20,
+    batch: 3,
+    tools: 50,
+    load: { before: [1, 1, 1], after: [1, 1, 1] },
+    rows,
+    failed: [],
+  });
+
+  it("judges Switchyard's ratios against the targets at the precision the table prints", () => {
+    const section = renderOverheadSection(
+      overhead([
+        row('bare openai SDK loop', 'module', 1, 1),
+        row('switchyard', 'module', 1.0349, 0.24),
+        row('bare openai SDK loop', 'fresh', 1, 1),
+        row('switchyard', 'fresh', 1.11, 1.13),
+      ]),
+    );
+    expect(section).toContain("- module-level schemas, the whole turn's CPU: met (1.03x <= 1.03x)");
+    expect(section).toContain(
+      "- fresh schemas, the whole turn's CPU: missed by 0.06x (1.11x, target <= 1.05x)",
+    );
+    expect(section).toContain('- fresh schemas, the time to the first request: met (1.13x <= 1.25x)');
+  });
+
+  it('says a target was not measured when Switchyard failed its turn check', () => {
+    const section = renderOverheadSection(overhead([row('bare openai SDK loop', 'fresh', 1, 1)]));
+    expect(section).toContain("- fresh schemas, the whole turn's CPU: not measured (target <= 1.05x)");
   });
 });

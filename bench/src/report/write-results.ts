@@ -7,7 +7,7 @@ import type { LadderScore } from '../ladder/score-ladder';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult } from '../suites/busy-daemon';
 import { FLEET_SCALING_TARGET, type GrowingFleetResult } from '../suites/growing-fleet';
-import type { OverheadResult } from '../suites/loop-overhead';
+import { LOOP_OVERHEAD_TARGETS, type OverheadResult } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
@@ -110,6 +110,28 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
 const marked = (name: SuiteName, lines: readonly string[]) =>
   [`<!-- bench:${name} -->`, ...lines, `<!-- /bench:${name} -->`].join('\n');
 
+/**
+ * Switchyard's overhead targets, each met or missed by how much. Ratios are judged as the table
+ * prints them (two decimals), so a row reading 1.03x meets a 1.03x target.
+ */
+function overheadTargetLines(overhead: OverheadResult): string[] {
+  const targets = LOOP_OVERHEAD_TARGETS;
+  const ratio = (variant: 'module' | 'fresh', key: 'cpuToBare' | 'firstRequestToBare') => {
+    const row = overhead.rows.find(
+      (candidate) => candidate.name === 'switchyard' && candidate.variant === variant,
+    );
+    return row === undefined ? Number.NaN : Math.round(row[key] * 100) / 100;
+  };
+  return [
+    'Targets (issue 23), Switchyard against the bare loop of the same variant:',
+    '',
+    `- module-level schemas, the whole turn's CPU: ${verdict(ratio('module', 'cpuToBare'), targets.cpuModule, 'at-most', x)}`,
+    `- fresh schemas, the whole turn's CPU: ${verdict(ratio('fresh', 'cpuToBare'), targets.cpuFresh, 'at-most', x)}`,
+    `- fresh schemas, the time to the first request: ${verdict(ratio('fresh', 'firstRequestToBare'), targets.firstRequestFresh, 'at-most', x)}`,
+    '',
+  ];
+}
+
 /** The overhead section. */
 export function renderOverheadSection(overhead: OverheadResult): string {
   const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(', ');
@@ -132,6 +154,7 @@ export function renderOverheadSection(overhead: OverheadResult): string {
             `- **${failure.name} (${failure.variant}) failed the turn check** (not timed): ${failure.problems.slice(0, 3).join('; ')}`,
         )),
     '',
+    ...overheadTargetLines(overhead),
     '![Overhead ratios](results/overhead.svg)',
     '',
   ]);

@@ -21,6 +21,17 @@ export type ToolVariant = 'module' | 'fresh';
 /** The two variants, in report order. */
 export const TOOL_VARIANTS: readonly ToolVariant[] = ['module', 'fresh'];
 
+/**
+ * Switchyard's targets against the bare loop of the same variant (issue 23), as paired ratios:
+ * the whole turn's CPU with module-level and with fresh schemas, and the time to the first request
+ * of a fresh turn (tool definition and schema conversion).
+ */
+export const LOOP_OVERHEAD_TARGETS = {
+  cpuModule: 1.03,
+  cpuFresh: 1.05,
+  firstRequestFresh: 1.25,
+} as const;
+
 /** One runtime's figures in one variant of the turn benchmark. */
 export interface OverheadRow {
   /** Runtime name. */
