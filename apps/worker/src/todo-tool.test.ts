@@ -21,6 +21,13 @@ describe('update_todos', () => {
     expect(list.items.map((item) => item.content)).toEqual(['read the issue', 'write the code', 'test it']);
   });
 
+  it("keeps one schema object across turns' lists, so core converts it once", () => {
+    const first = createTodoTool({ list: { items: [] } });
+    const next = createTodoTool({ list: { items: [] } });
+    expect(next).not.toBe(first);
+    expect(next.schema).toBe(first.schema);
+  });
+
   it('refuses two items in progress and keeps the old list', async () => {
     const list: TodoList = { items: [{ content: 'old', status: 'pending' }] };
     const result = await runToolCall(createTodoTool({ list }), {

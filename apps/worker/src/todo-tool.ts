@@ -29,6 +29,18 @@ function render(items: readonly TodoItem[]): string {
   ].join('\n');
 }
 
+// Module level: the tool is composed on every turn, and core converts a schema once per schema object.
+const todoSchema = z.object({
+  todos: z
+    .array(
+      z.object({
+        content: z.string().describe('The step, one short line'),
+        status: z.enum(['pending', 'in_progress', 'completed']),
+      }),
+    )
+    .describe('The whole list, in order'),
+});
+
 /**
  * The worker's own small planning tool, `update_todos`: the model writes its whole plan (each item
  * pending, in progress or completed) and gets the list back. It touches nothing outside `list`.
@@ -51,16 +63,7 @@ export function createTodoTool(context: { list: TodoList }): AnyWorkerAgentTool 
       'Write your plan for this task as a todo list, replacing the previous one. Use it for work of three or ' +
       'more steps: list every step, mark the one you are on in_progress (one at a time) and mark steps ' +
       'completed as soon as they are done. Returns the list.',
-    schema: z.object({
-      todos: z
-        .array(
-          z.object({
-            content: z.string().describe('The step, one short line'),
-            status: z.enum(['pending', 'in_progress', 'completed']),
-          }),
-        )
-        .describe('The whole list, in order'),
-    }),
+    schema: todoSchema,
     executionMode: 'sequential',
     describeActivity: ({ todos }) => `Updating the todo list (${todos.length} items)`,
     describeCompletedActivity: ({ todos }, result) =>

@@ -35,6 +35,25 @@ describe('createScheduleTools', () => {
     ]);
   });
 
+  it('composed anew every turn, keeps one schema object per tool and zone, so core converts it once', () => {
+    const { service } = memoryScheduleService();
+    const compose = (agentId: string, defaultTimeZone: string) =>
+      createScheduleTools({ scheduleService: service, agentId, defaultTimeZone });
+    const berlin = compose('ada', 'Europe/Berlin');
+    const again = compose('bob', 'Europe/Berlin');
+    const tokyo = compose('ada', 'Asia/Tokyo');
+    expect(again.map((tool, index) => tool.schema === berlin[index]?.schema)).toEqual([true, true, true]);
+    expect(tokyo.map((tool, index) => tool.schema === berlin[index]?.schema)).toEqual([false, true, true]);
+    // create_schedule's schema names the default zone, so each zone has its own.
+    const timeZoneDescription = (tools: AnyWorkerAgentTool[]) => {
+      const [create] = collectToolSchemas(tools).tools;
+      const properties = create?.type === 'function' ? create.parameters.properties : undefined;
+      return (properties as Record<string, { description: string }>).timeZone?.description;
+    };
+    expect(timeZoneDescription(berlin)).toMatch(/default Europe\/Berlin$/);
+    expect(timeZoneDescription(tokyo)).toMatch(/default Asia\/Tokyo$/);
+  });
+
   it('throws at creation naming the field of bad configuration', () => {
     const { service } = memoryScheduleService();
     expect(() => createScheduleTools({ scheduleService: {} as ScheduleService, agentId: 'ada' })).toThrow(

@@ -20,10 +20,53 @@ function failure(action: string, error: unknown): AgentToolResult {
 }
 
 /**
- * Time zones already accepted: building an `Intl.DateTimeFormat` costs about 1 ms, and a worker
- * composes these tools on every turn. A zone that is valid stays valid for the process's life.
+ * `create_schedule`'s schema per accepted default time zone (its description names the zone); the
+ * keys are the time zones already accepted. Building an `Intl.DateTimeFormat` costs about 1 ms, and
+ * core converts a schema once per schema object: a worker composes these tools on every turn, so
+ * each zone is checked, and its schema built and converted, once. A zone that is valid stays valid
+ * for the process's life, and the schema depends on nothing else.
  */
-const checkedTimeZones = new Set<string>();
+const createScheduleSchemas = new Map<string, ReturnType<typeof buildCreateScheduleSchema>>();
+
+function buildCreateScheduleSchema(defaultTimeZone: string) {
+  return z.object({
+    name: z.string().describe('A short name, unique among your active schedules, e.g. "morning-digest"'),
+    prompt: z.string().describe('What to tell yourself when it fires'),
+    cron: z.string().optional().describe('5-field cron expression, e.g. "0 9 * * 1-5"; omit for a one-shot'),
+    timeZone: z
+      .string()
+      .optional()
+      .describe(
+        `IANA time zone for the cron or a runAt without offset, e.g. "Europe/Berlin"; default ${defaultTimeZone}`,
+      ),
+    runAt: z.string().optional().describe('One-shot ISO 8601 time; omit for a cron schedule'),
+  });
+}
+
+/**
+ * The schema of `create_schedule` for `defaultTimeZone`, built once per zone.
+ *
+ * Contract: throws `ScheduleToolsConfigError` (field `defaultTimeZone`) for a zone that is not IANA.
+ */
+function createScheduleSchema(defaultTimeZone: string) {
+  let schema = createScheduleSchemas.get(defaultTimeZone);
+  if (schema === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: defaultTimeZone });
+    } catch {
+      throw new ScheduleToolsConfigError({
+        field: 'defaultTimeZone',
+        message: `${JSON.stringify(defaultTimeZone)} is not an IANA time zone`,
+      });
+    }
+    schema = buildCreateScheduleSchema(defaultTimeZone);
+    createScheduleSchemas.set(defaultTimeZone, schema);
+  }
+  return schema;
+}
+
+const listSchedulesSchema = z.object({});
+const cancelScheduleSchema = z.object({ scheduleId: z.string().describe('The schedule id') });
 
 /**
  * Creates the schedule tools: `create_schedule`, `list_schedules` and `cancel_schedule`, in that
@@ -56,17 +99,7 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
     });
   }
   const defaultTimeZone = context.defaultTimeZone ?? 'UTC';
-  if (!checkedTimeZones.has(defaultTimeZone)) {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: defaultTimeZone });
-    } catch {
-      throw new ScheduleToolsConfigError({
-        field: 'defaultTimeZone',
-        message: `${JSON.stringify(defaultTimeZone)} is not an IANA time zone`,
-      });
-    }
-    checkedTimeZones.add(defaultTimeZone);
-  }
+  const createScheduleParameters = createScheduleSchema(defaultTimeZone);
 
   const createSchedule = defineWorkerTool({
     name: 'create_schedule',
@@ -76,21 +109,7 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
       'recurring schedule, or `runAt` (ISO 8601, e.g. 2026-05-01T09:30:00+02:00) for a one-shot. ' +
       'Returns the schedule id and its next three fire times. A minimum interval and a per-agent ' +
       'schedule limit apply.',
-    schema: z.object({
-      name: z.string().describe('A short name, unique among your active schedules, e.g. "morning-digest"'),
-      prompt: z.string().describe('What to tell yourself when it fires'),
-      cron: z
-        .string()
-        .optional()
-        .describe('5-field cron expression, e.g. "0 9 * * 1-5"; omit for a one-shot'),
-      timeZone: z
-        .string()
-        .optional()
-        .describe(
-          `IANA time zone for the cron or a runAt without offset, e.g. "Europe/Berlin"; default ${defaultTimeZone}`,
-        ),
-      runAt: z.string().optional().describe('One-shot ISO 8601 time; omit for a cron schedule'),
-    }),
+    schema: createScheduleParameters,
     executionMode: 'sequential',
     describeActivity: ({ name }) => `Scheduling ${name}`,
     describeCompletedActivity: ({ name }, result) =>
@@ -125,7 +144,7 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
   const listSchedules = defineWorkerTool({
     name: 'list_schedules',
     description: 'List your active schedules with their ids, timing, next fire times and prompts.',
-    schema: z.object({}),
+    schema: listSchedulesSchema,
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: () => 'Listing schedules',
@@ -150,7 +169,7 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
     name: 'cancel_schedule',
     description:
       'Cancel one of your schedules by id (from create_schedule or list_schedules); it fires no more.',
-    schema: z.object({ scheduleId: z.string().describe('The schedule id') }),
+    schema: cancelScheduleSchema,
     executionMode: 'sequential',
     isDestructive: true,
     describeActivity: ({ scheduleId }) => `Cancelling schedule ${scheduleId}`,

@@ -12,8 +12,18 @@ export interface BackgroundJobToolsContext {
   agentId: string;
 }
 
-// Module level, shared by check_background_job and cancel_background_job: one schema object, converted once.
+// Module level: core converts a schema once per schema object, and these tools are composed on
+// every turn. jobIdSchema is shared by check_background_job and cancel_background_job.
 const jobIdSchema = z.object({ jobId: z.string().describe('The job id') });
+const startJobSchema = z.object({
+  prompt: z.string().describe('What the sub-agent should do, with everything it needs to know'),
+  resultSchema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'Optional JSON Schema of the result: an object with additionalProperties false and every property required',
+    ),
+});
 
 /**
  * Creates the background job tools: `start_background_job`, `check_background_job` and
@@ -49,15 +59,7 @@ export function createBackgroundJobTools(context: BackgroundJobToolsContext): An
       'Start a background job: a separate sub-agent turn works on `prompt` while you go on. Its result ' +
       'is its final answer, or, with `resultSchema`, a value matching that schema. Returns the job id; read the ' +
       'result later with check_background_job.',
-    schema: z.object({
-      prompt: z.string().describe('What the sub-agent should do, with everything it needs to know'),
-      resultSchema: z
-        .record(z.string(), z.unknown())
-        .optional()
-        .describe(
-          'Optional JSON Schema of the result: an object with additionalProperties false and every property required',
-        ),
-    }),
+    schema: startJobSchema,
     executionMode: 'sequential',
     describeActivity: () => 'Starting a background job',
     execute: ({ prompt, resultSchema }) =>

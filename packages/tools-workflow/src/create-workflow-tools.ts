@@ -41,6 +41,8 @@ const workflowSchema = z.object({
 
 // Module level, shared by show_workflow and cancel_workflow: one schema object, converted once.
 const workflowIdSchema = z.object({ workflowId: z.string().describe('The workflow id') });
+// list_workflows' too: a schema written inside the factory would be a new object, converted anew, every turn.
+const noArgumentsSchema = z.object({});
 
 /**
  * Creates the workflow tools of an ordinary text turn: `workflow`, `show_workflow`,
@@ -120,7 +122,7 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
   const listWorkflows = defineWorkerTool({
     name: 'list_workflows',
     description: 'List your recent workflows with their ids and status.',
-    schema: z.object({}),
+    schema: noArgumentsSchema,
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: () => 'Listing workflows',

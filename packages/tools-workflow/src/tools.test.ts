@@ -28,6 +28,20 @@ describe('createWorkflowTools', () => {
     ]);
   });
 
+  it('composed anew every turn, keeps every schema object, so core converts each once', () => {
+    const schemasOf = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.schema);
+    const compose = (agentId: string) => [
+      ...createWorkflowTools({ workflowService: memoryWorkflowService(), agentId }),
+      ...createBackgroundJobTools({ backgroundJobService: memoryJobService(), agentId }),
+    ];
+    const first = schemasOf(compose('ada'));
+    const again = schemasOf(compose('bob'));
+    expect(first).toHaveLength(7);
+    expect(again.map((schema, index) => schema !== undefined && schema === first[index])).toEqual(
+      first.map(() => true),
+    );
+  });
+
   it('throws at creation naming the field', () => {
     expect(() => createWorkflowTools({ workflowService: {} as never, agentId: 'ada' })).toThrow(
       /workflowService: must implement WorkflowService \(missing startWorkflow\)/,
