@@ -90,6 +90,23 @@ export function findBubblewrap(searchPath: string | undefined): string | undefin
   return undefined;
 }
 
+const foundOnPath = new Map<string | undefined, string>();
+
+/**
+ * `findBubblewrap` on this process's `PATH`, remembered per `PATH` once found: the probe of what it
+ * finds is kept for the process anyway, and the search costs a blocking `access` per folder on
+ * every turn that composes the command tool. Not finding it is not remembered, so a bubblewrap
+ * installed later is found on the next turn.
+ */
+function findBubblewrapOnPath(): string | undefined {
+  const searchPath = process.env.PATH;
+  const known = foundOnPath.get(searchPath);
+  if (known !== undefined) return known;
+  const found = findBubblewrap(searchPath);
+  if (found !== undefined) foundOnPath.set(searchPath, found);
+  return found;
+}
+
 function parseVersion(output: string): { text: string; atLeast: (major: number, minor: number) => boolean } {
   const match = /bubblewrap (\d+)\.(\d+)(?:\.(\d+))?/.exec(output);
   const major = Number(match?.[1] ?? 0);
@@ -263,7 +280,7 @@ function locate(bwrapPath: string | undefined): BubblewrapProbe | string {
   if (process.platform !== 'linux') {
     return unavailable(`the bubblewrap sandbox needs Linux; this is ${process.platform}`);
   }
-  const found = bwrapPath ?? findBubblewrap(process.env.PATH);
+  const found = bwrapPath ?? findBubblewrapOnPath();
   if (found === undefined) {
     return unavailable('bwrap (bubblewrap) is not installed: no bwrap on PATH');
   }

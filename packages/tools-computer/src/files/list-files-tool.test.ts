@@ -52,6 +52,18 @@ describe('globbing', () => {
     expect(result.details).toMatchObject({ truncated: true, count: 2 });
   });
 
+  it('lists a folder reached through a symlink inside the home under its real path', async () => {
+    symlinkSync(path.join(temp.home, 'src'), path.join(temp.home, 'code'));
+    const { text } = await callTool(tool(), { pattern: '*', path: 'code' });
+    expect(text.split('\n')).toEqual(['src/a.ts', 'src/b.ts', 'src/lib/']);
+  });
+
+  it('names a missing folder', async () => {
+    const { result, text } = await callTool(tool(), { pattern: '*', path: 'nope' });
+    expect(result.isError).toBe(true);
+    expect(text).toBe('nope does not exist.');
+  });
+
   it('refuses a file as the folder to list', async () => {
     const { result, text } = await callTool(tool(), { pattern: '*', path: 'README.md' });
     expect(result.isError).toBe(true);

@@ -1,7 +1,8 @@
+import type { Dirent } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
-import { relativeToHome, resolveExistingInHome } from '../paths/agent-home';
+import { readFolderInHome, relativeToHome, resolveExistingInHome } from '../paths/agent-home';
 import { describeFileKind } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
@@ -74,19 +75,25 @@ export function createListFilesTool(
     async execute({ pattern, path }, { signal }) {
       const compiled = compileGlob(pattern);
       if (compiled.glob === undefined) return { content: compiled.problem, isError: true };
-      let base: Awaited<ReturnType<typeof resolveExistingInHome>>;
+      let base: { real: string; entries?: Dirent[] };
       try {
-        base = await resolveExistingInHome(settings.home, path ?? '.');
+        // One checked open for the usual call; the step by step path below only when it cannot tell,
+        // so a refusal names what is wrong.
+        base =
+          (await readFolderInHome(settings.home, path ?? '.')) ??
+          (await resolveExistingInHome(settings.home, path ?? '.'));
       } catch (caught) {
         return homePathFailure(caught);
       }
-      const kind = await lstat(base.real).catch(() => undefined);
-      if (kind === undefined) return { content: `${path} does not exist.`, isError: true };
-      if (!kind.isDirectory()) {
-        return {
-          content: `${path} is ${kind.isFile() ? 'a file' : describeFileKind(kind)}, not a folder; list_files searches folders.`,
-          isError: true,
-        };
+      if (base.entries === undefined) {
+        const kind = await lstat(base.real).catch(() => undefined);
+        if (kind === undefined) return { content: `${path} does not exist.`, isError: true };
+        if (!kind.isDirectory()) {
+          return {
+            content: `${path} is ${kind.isFile() ? 'a file' : describeFileKind(kind)}, not a folder; list_files searches folders.`,
+            isError: true,
+          };
+        }
       }
       const baseRelative = relativeToHome(settings.home, base.real);
       const found: string[] = [];
@@ -102,6 +109,7 @@ export function createListFilesTool(
             slice: new TimeSlice(),
             signal,
             label: baseRelative,
+            ...(base.entries === undefined ? {} : { baseEntries: base.entries }),
           },
           ({ relative, dirent }) => {
             if (found.length >= limits.maxListEntries) {

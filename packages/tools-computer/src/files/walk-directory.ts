@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { readDirectoryAt } from '../paths/checked-open';
+import { type DirectoryRead, readDirectoryAt } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { CompiledGlob, GlobState } from './glob';
 import type { TimeSlice } from './time-slice';
@@ -32,6 +32,8 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** How the base is named in messages (relative to the home). */
   label: string;
+  /** The base's entries, already read through a checked descriptor: the base is not read again. */
+  baseEntries?: Dirent[];
 }
 
 /** What a walk reports when it ends. */
@@ -61,7 +63,8 @@ export async function walkDirectory(
 ): Promise<WalkSummary> {
   const summary: WalkSummary = { visited: 0, exhausted: false, changed: 0 };
   const { glob, slice } = options;
-  const first = await readDirectoryAt(base);
+  const first: DirectoryRead =
+    options.baseEntries === undefined ? await readDirectoryAt(base) : { entries: options.baseEntries };
   if (first.entries === undefined) {
     throw new HomePathError(
       first.problem === 'unreadable'

@@ -7,6 +7,7 @@ import {
   type AgentHome,
   ensureDirectoryInHome,
   openFileForRead,
+  readFolderInHome,
   resolveAgentHome,
   resolveExistingInHome,
   resolveInHome,
@@ -88,5 +89,29 @@ describe('escape attempts', () => {
   it('names a missing file and refuses directories for reading', async () => {
     await expect(openFileForRead(home, 'nope.txt')).rejects.toThrow('nope.txt does not exist.');
     await expect(openFileForRead(home, 'src')).rejects.toThrow(/is a directory/);
+  });
+});
+
+describe('readFolderInHome', () => {
+  it.runIf(process.platform === 'linux')(
+    'lists a folder in one open, under its real path, through an inside symlink',
+    async () => {
+      symlinkSync(path.join(base, 'home', 'src'), path.join(base, 'home', 'code'));
+      const read = await readFolderInHome(home, 'code');
+      expect(read?.real).toBe(path.join(home.root, 'src'));
+      expect(read?.entries.map((entry) => entry.name)).toEqual(['a.ts']);
+      expect((await readFolderInHome(home, '.'))?.entries.map((entry) => entry.name).sort()).toEqual([
+        'code',
+        'src',
+      ]);
+    },
+  );
+
+  it('leaves every refusal to the step-by-step path', async () => {
+    symlinkSync(path.join(base, 'outside'), path.join(base, 'home', 'out'));
+    expect(await readFolderInHome(home, 'out')).toBeUndefined();
+    expect(await readFolderInHome(home, 'src/a.ts')).toBeUndefined();
+    expect(await readFolderInHome(home, 'missing')).toBeUndefined();
+    await expect(readFolderInHome(home, '../outside')).rejects.toThrow(HomePathError);
   });
 });

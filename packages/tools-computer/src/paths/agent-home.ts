@@ -1,8 +1,8 @@
-import { constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { constants, type Dirent, existsSync, realpathSync, statSync } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
-import { describeFileKind } from './checked-open';
+import { describeFileKind, readFolderFollowing } from './checked-open';
 import { HomePathError } from './home-path-error';
 
 /** The agent home, as configured and as its real path. Every file operation is confined to `root`. */
@@ -118,6 +118,22 @@ export async function resolveExistingInHome(
   }
   if (!isInside(home.root, real)) throw new HomePathError(outsideMessage(userPath, real, home));
   return { ...resolved, real };
+}
+
+/**
+ * Lists a folder the model named inside the home with one checked open (`readFolderFollowing`): its
+ * real path must lie inside the home.
+ *
+ * Contract: throws `HomePathError` as `resolveInHome` does; undefined when the one open cannot tell
+ * (no `/proc`, a missing path or not a folder, a real path outside the home): `resolveExistingInHome`
+ * and a checked read then say what is wrong.
+ */
+export async function readFolderInHome(
+  home: AgentHome,
+  userPath: string,
+): Promise<{ real: string; entries: Dirent[] } | undefined> {
+  const resolved = resolveInHome(home, userPath);
+  return readFolderFollowing(resolved.absolute, (real) => isInside(home.root, real));
 }
 
 /** The path an open descriptor refers to now (Linux: through /proc), or undefined when unknown. */
