@@ -82,6 +82,24 @@ describe('the busy-daemon section', () => {
     expect(text).toContain('- postgres, 500 turns: `/healthz` p50 met (40 ms < 100 ms)');
   });
 
+  it('judges a ratio as the table prints it', () => {
+    const text = renderBusyDaemonSection(
+      result({
+        backend: 'postgres',
+        idleRssBytes: 110 * 2 ** 20,
+        startMs: 1500,
+        oneTurnMs: 170,
+        // 0.7467x and 0.7433x: printed 0.75x and 0.74x.
+        rows: [row(200, 112, 150, 40), row(500, 111.5, 150, 40)],
+      }),
+    );
+    expect(text).toContain('| postgres | 200 | 200 | 112.0/s | 150.0/s | 0.75x |');
+    expect(text).toContain('- postgres, 200 turns: turns/s vs the floor met (0.75x >= 0.75x)');
+    expect(text).toContain(
+      '- postgres, 500 turns: turns/s vs the floor missed by 0.01x (0.74x, target >= 0.75x)',
+    );
+  });
+
   it('names a skipped backend with its reason and renders no row for it', () => {
     const text = renderBusyDaemonSection(
       result({

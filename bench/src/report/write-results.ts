@@ -111,16 +111,19 @@ const marked = (name: SuiteName, lines: readonly string[]) =>
   [`<!-- bench:${name} -->`, ...lines, `<!-- /bench:${name} -->`].join('\n');
 
 /**
- * Switchyard's overhead targets, each met or missed by how much. Ratios are judged as the table
- * prints them (two decimals), so a row reading 1.03x meets a 1.03x target.
+ * A ratio as the tables print it (two decimals): every ratio target is judged on this, so a row
+ * reading 0.75x meets a 0.75x target and no verdict says "missed by 0.00x".
  */
+const asPrinted = (ratio: number) => Math.round(ratio * 100) / 100;
+
+/** Switchyard's overhead targets, each met or missed by how much (ratios as printed). */
 function overheadTargetLines(overhead: OverheadResult): string[] {
   const targets = LOOP_OVERHEAD_TARGETS;
   const ratio = (variant: 'module' | 'fresh', key: 'cpuToBare' | 'firstRequestToBare') => {
     const row = overhead.rows.find(
       (candidate) => candidate.name === 'switchyard' && candidate.variant === variant,
     );
-    return row === undefined ? Number.NaN : Math.round(row[key] * 100) / 100;
+    return row === undefined ? Number.NaN : asPrinted(row[key]);
   };
   return [
     'Targets (issue 23), Switchyard against the bare loop of the same variant:',
@@ -307,7 +310,7 @@ export function renderBusyDaemonSection(result: BusyDaemonResult): string {
       backend.backend === 'postgres' ? targets.floorRatioPostgres : targets.floorRatioPglite;
     for (const row of backend.rows) {
       targetLines.push(
-        `- ${backend.backend}, ${row.turns} turns: turns/s vs the floor ${verdict(row.floorRatio, floorTarget, 'at-least', x)}`,
+        `- ${backend.backend}, ${row.turns} turns: turns/s vs the floor ${verdict(asPrinted(row.floorRatio), floorTarget, 'at-least', x)}`,
       );
     }
     if (highest !== undefined) {
@@ -378,7 +381,7 @@ export function renderGrowingFleetSection(result: GrowingFleetResult): string {
           ...result.rows.flatMap((row) =>
             row.problems.map((problem) => `- ${row.processes} process(es): ${problem}`),
           ),
-          `Scaling, 4 processes over 1: ${verdict(result.scaling, FLEET_SCALING_TARGET, 'at-least', x)}.`,
+          `Scaling, 4 processes over 1: ${verdict(asPrinted(result.scaling), FLEET_SCALING_TARGET, 'at-least', x)}.`,
         ]
       : [`**Skipped**: ${result.skipped}`]),
     '',
