@@ -47,6 +47,8 @@ describe('openControlPlane options', () => {
         'workTurns.retryBackoff',
       ],
       [{ brain: { maxPageBytes: 0 }, environment: {} }, 'brain.maxPageBytes'],
+      [{ maxConnections: 0, environment: {} }, 'maxConnections'],
+      [{ maxConnections: 2.5, environment: {} }, 'maxConnections'],
     ];
     for (const [options, field] of cases) {
       const error = await openControlPlane(options).catch((thrown: unknown) => thrown);

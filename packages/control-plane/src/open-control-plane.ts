@@ -52,6 +52,13 @@ export interface ControlPlaneOptions {
   /** Largest PostgreSQL connection pool. Default 10. */
   maxConnections?: number;
   /**
+   * Opens every connection of the PostgreSQL pool at start and keeps them open (a fixed-size pool):
+   * what a long-running daemon wants, so a burst of turns does not wait for new connections and a
+   * server that cannot give them fails at start-up. Default false (connections open on demand and
+   * close after 10 s idle: what a one-shot command wants). Embedded PGlite has no pool.
+   */
+  fixedPool?: boolean;
+  /**
    * Receives background errors (pg-boss maintenance and polling, failed scheduler ticks, a running
    * work turn's failed cancellation check). Default: ignored.
    */
@@ -242,10 +249,14 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     30,
   );
   const onError = options.onError ?? (() => {});
+  const maxConnections = whole('maxConnections', options.maxConnections, 10);
 
   const database: Database =
     target.kind === 'postgres'
-      ? await openPostgresDatabase(target.url, { maxConnections: options.maxConnections })
+      ? await openPostgresDatabase(target.url, {
+          maxConnections,
+          fixed: options.fixedPool === true,
+        })
       : await openPgliteDatabase(target.dataDir);
   let boss: PgBoss | undefined;
   try {

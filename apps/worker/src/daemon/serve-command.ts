@@ -124,6 +124,8 @@ export async function runServeCommand(
       // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
       turnRequests: { pollingIntervalSeconds, ...delivery },
       workTurns: { pollingIntervalSeconds, ...delivery },
+      // A daemon keeps its PostgreSQL connections open: a burst of turns never waits for new ones.
+      fixedPool: true,
       onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
     });
   } catch (error) {

@@ -16,26 +16,43 @@ function wrap(target: pg.Pool | pg.PoolClient): SqlExecutor {
   };
 }
 
+/** How `openPostgresDatabase` sizes its pool. */
+export interface PostgresPoolOptions {
+  /** Largest pool. Default 10. */
+  maxConnections?: number;
+  /**
+   * Opens all `maxConnections` connections at once and keeps them open (a fixed-size pool, as a
+   * long-running daemon wants): a burst of work never waits for new connections, and a server that
+   * cannot give them fails here. Default false: connections open on demand and close after 10 s idle.
+   */
+  fixed?: boolean;
+}
+
 /**
  * Connects a pool to a PostgreSQL server.
  *
- * Contract: rejects when the server is unreachable; `transaction` holds one pooled connection for
- * its whole callback.
+ * Contract: rejects when the server is unreachable (or, with `fixed`, cannot give every
+ * connection); `transaction` holds one pooled connection for its whole callback.
  */
 export async function openPostgresDatabase(
   url: string,
-  options: { maxConnections?: number } = {},
+  options: PostgresPoolOptions = {},
 ): Promise<Database> {
+  const max = options.maxConnections ?? 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.maxConnections ?? 10,
+    max,
+    // A fixed pool: no idle connection is closed while the pool holds at most `max` of them.
+    ...(options.fixed === true ? { min: max } : {}),
     application_name: 'switchyard',
   });
   // An idle client's error (a server restart) must not crash the process; the next query reports it.
   pool.on('error', () => {});
   try {
-    const probe = await pool.connect();
-    probe.release();
+    const opened = await Promise.all(
+      Array.from({ length: options.fixed === true ? max : 1 }, () => pool.connect()),
+    );
+    for (const client of opened) client.release();
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;
