@@ -79,6 +79,9 @@ const daemon = runs('busy-daemon')
       ...(process.env.BENCH_DAEMON_LEVELS === undefined
         ? {}
         : { levels: process.env.BENCH_DAEMON_LEVELS.split(',').map(Number) }),
+      ...(process.env.BENCH_DAEMON_REPEATS === undefined
+        ? {}
+        : { repeats: Number(process.env.BENCH_DAEMON_REPEATS) }),
     })
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  medianRun,
   meets,
   mostConcurrent,
   parseVmRss,
@@ -118,5 +119,18 @@ describe('targets', () => {
     expect(verdict(Number.NaN, 100, 'below', ms)).toBe('not measured (target < 100 ms)');
     expect(verdict(1.03, 1.03, 'at-most', x)).toBe('met (1.03x <= 1.03x)');
     expect(verdict(1.11, 1.05, 'at-most', x)).toBe('missed by 0.06x (1.11x, target <= 1.05x)');
+  });
+});
+
+describe('medianRun', () => {
+  it('picks the run with the median ratio, whatever the order they ran in', () => {
+    const runs = [0.74, 0.66, 0.72].map((ratio, index) => ({ ratio, index }));
+    expect(medianRun(runs)).toEqual({ ratio: 0.72, index: 2 });
+    expect(medianRun([{ ratio: 0.8 }])).toEqual({ ratio: 0.8 });
+  });
+
+  it('takes the lower middle of an even count and refuses none', () => {
+    expect(medianRun([0.9, 0.6, 0.7, 0.8].map((ratio) => ({ ratio }))).ratio).toBe(0.7);
+    expect(() => medianRun([])).toThrow('no run');
   });
 });

@@ -52,6 +52,18 @@ export function mostConcurrent(intervals: ReadonlyArray<readonly [start: number,
   return most;
 }
 
+/**
+ * The run of a repeated measurement whose ratio is the median (the lower middle one of an even
+ * count, so a tie never flatters): the run a report shows, with the others' ratios beside it.
+ * Throws for no run.
+ */
+export function medianRun<T extends { ratio: number }>(runs: readonly T[]): T {
+  const sorted = [...runs].sort((a, b) => a.ratio - b.ratio);
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (middle === undefined) throw new Error('medianRun: no run');
+  return middle;
+}
+
 /** The `VmRSS` line of a `/proc/<pid>/status` text, in bytes; undefined without one. */
 export function parseVmRss(status: string): number | undefined {
   const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1];

@@ -8,6 +8,7 @@ const row = (turns: number, turnsPerSecond: number, floor: number, healthP50Ms: 
   turnsPerSecond,
   floorTurnsPerSecond: floor,
   floorRatio: turnsPerSecond / floor,
+  runRatios: [turnsPerSecond / floor],
   latency: { p50: 1000, p99: 2000, addedP50: 990, addedP99: 1990 },
   floorLatency: { p50: 500, p99: 700, addedP50: 490, addedP99: 690 },
   rssPerTurnBytes: 200 * 1024,
@@ -26,6 +27,7 @@ const result = (postgres: BusyDaemonResult['backends'][number]): BusyDaemonResul
   cores: 2,
   load: [3.5, 4.25],
   calls: 5,
+  repeats: 1,
   modelMs: 10,
   backends: [
     {
@@ -55,7 +57,7 @@ describe('the busy-daemon section', () => {
     expect(text).toContain('no tool work: 10.00 ms');
     expect(text).toContain('| pglite | 840 MB | 9000 ms | 120 ms |');
     expect(text).toContain(
-      '| pglite | 500 | 500 | 55.0/s | 150.0/s | 0.37x | 1000 ms / 2000 ms | 990 ms / 1990 ms | 490 ms / 690 ms | 200 KB (900 MB) | 500 | 180 ms / 540 ms / 720 ms (40) |',
+      '| pglite | 500 | 500 | 55.0/s | 150.0/s | 0.37x | 0.37x | 1000 ms / 2000 ms | 990 ms / 1990 ms | 490 ms / 690 ms | 200 KB (900 MB) | 500 | 180 ms / 540 ms / 720 ms (40) |',
     );
     expect(text).toContain('| postgres | 500 | 500 | 120.0/s | 150.0/s | 0.80x |');
   });
@@ -80,6 +82,20 @@ describe('the busy-daemon section', () => {
     expect(text).toContain('- pglite: idle RSS missed by 590 MB (840 MB, target < 250 MB)');
     expect(text).toContain('- postgres, 500 turns: turns/s vs the floor met (0.80x >= 0.75x)');
     expect(text).toContain('- postgres, 500 turns: `/healthz` p50 met (40 ms < 100 ms)');
+  });
+
+  it('shows every run of a repeated level beside the median one, and says how they ran', () => {
+    const repeated = result({
+      backend: 'postgres',
+      idleRssBytes: 110 * 2 ** 20,
+      startMs: 1500,
+      oneTurnMs: 170,
+      rows: [{ ...row(500, 120, 150, 40), runRatios: [0.74, 0.8, 0.83] }],
+    });
+    const text = renderBusyDaemonSection({ ...repeated, repeats: 3 });
+    expect(text).toContain('| postgres | 500 | 500 | 120.0/s | 150.0/s | 0.80x | 0.74x, 0.80x, 0.83x |');
+    expect(text).toContain('each level runs 3 times, floor and daemon in alternating order');
+    expect(renderBusyDaemonSection(repeated)).not.toContain('alternating order');
   });
 
   it('judges a ratio as the table prints it', () => {

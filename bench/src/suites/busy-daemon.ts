@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import {
   type LatencySummary,
+  medianRun,
   mostConcurrent,
   percentile,
   perSecond,
@@ -52,8 +53,10 @@ export interface BusyDaemonRow {
   turnsPerSecond: number;
   /** The bare-loop floor's throughput in its own process, just before, same fake model. */
   floorTurnsPerSecond: number;
-  /** `turnsPerSecond / floorTurnsPerSecond`. */
+  /** `turnsPerSecond / floorTurnsPerSecond`: the median of the level's runs (this row is that run). */
   floorRatio: number;
+  /** Every run's ratio, in the order they ran (the level runs `repeats` times). */
+  runRatios: number[];
   /** Daemon turn times (POST sent to the recorded end) against the model's own time. */
   latency: LatencySummary;
   /** The floor's turn times against the model's own time. */
@@ -100,6 +103,8 @@ export interface BusyDaemonResult {
   load: [before: number, after: number];
   /** Tool calls per turn (one model response each), then a text answer. */
   calls: number;
+  /** Runs per level, floor and daemon in alternating order. */
+  repeats: number;
   /** The fake model's own time for one turn's script (its requests back to back, no tool work), ms. */
   modelMs: number;
   backends: BusyDaemonBackend[];
@@ -184,7 +189,7 @@ export async function runDaemonLevel(
   turns: number,
   modelMs: number,
   timeoutMs = 300_000,
-): Promise<Omit<BusyDaemonRow, 'floorTurnsPerSecond' | 'floorRatio' | 'floorLatency'>> {
+): Promise<Omit<BusyDaemonRow, 'floorTurnsPerSecond' | 'floorRatio' | 'runRatios' | 'floorLatency'>> {
   const idle = daemon.rss() ?? 0;
   const health = pollHealth(daemon.url, 50);
   const rss = sampleRss(() => daemon.rss(), 100);
@@ -255,6 +260,8 @@ export interface BusyDaemonOptions {
   levels?: readonly number[];
   /** Tool calls per turn (default 5). */
   calls?: number;
+  /** Runs per level (default 3): floor then daemon, daemon then floor, and so on; the median run is reported. */
+  repeats?: number;
   /** Backends to run (default both). */
   backends?: ReadonlyArray<'pglite' | 'postgres'>;
   /** Options for the daemon child's `node` (profiling: `--cpu-prof`). */
@@ -269,6 +276,9 @@ export interface BusyDaemonOptions {
 export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyDaemonResult> {
   const levels = options.levels ?? [50, 200, 500];
   const calls = options.calls ?? 5;
+  const repeats = options.repeats ?? 3;
+  if (!Number.isInteger(repeats) || repeats < 1)
+    throw new Error(`repeats must be a whole number from 1, got ${repeats}`);
   const before = os.loadavg()[0] ?? Number.NaN;
   const script = listFilesScript(calls);
   let tools: FunctionTool[] | undefined;
@@ -334,27 +344,49 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         );
         const rows: BusyDaemonRow[] = [];
         for (const turns of levels) {
-          const floor = await runFloorProcess({ baseURL: fake.baseURL, turns, home: daemon.home, tools });
-          const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
-          const measured = await runDaemonLevel(daemon, turns, modelMs);
-          const failures = floor.failures.filter((failure) => failure !== '');
+          const runs: BusyDaemonRow[] = [];
+          for (let run = 0; run < repeats; run += 1) {
+            // Alternating order, so neither side always runs on the machine the other just left.
+            const floorJob = { baseURL: fake.baseURL, turns, home: daemon.home, tools };
+            let floor: FloorResult;
+            let measured: Awaited<ReturnType<typeof runDaemonLevel>>;
+            if (run % 2 === 0) {
+              floor = await runFloorProcess(floorJob);
+              measured = await runDaemonLevel(daemon, turns, modelMs);
+            } else {
+              measured = await runDaemonLevel(daemon, turns, modelMs);
+              floor = await runFloorProcess(floorJob);
+            }
+            const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
+            const failures = floor.failures.filter((failure) => failure !== '');
+            runs.push({
+              ...measured,
+              floorTurnsPerSecond,
+              floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
+              runRatios: [],
+              floorLatency: summariseLatency(floor.turnMs, modelMs),
+              problems: [
+                ...measured.problems,
+                ...(floor.failures.length === 0
+                  ? []
+                  : [`floor: ${floor.failures.length} turns failed: ${failures.join('; ')}`]),
+              ],
+            });
+          }
+          const runRatios = runs.map((run) => run.floorRatio);
+          const median = runs[medianRun(runs.map((run, index) => ({ ratio: run.floorRatio, index }))).index];
+          if (median === undefined) throw new Error('no run of the level');
           const row: BusyDaemonRow = {
-            ...measured,
-            floorTurnsPerSecond,
-            floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
-            floorLatency: summariseLatency(floor.turnMs, modelMs),
-            problems: [
-              ...measured.problems,
-              ...(floor.failures.length === 0
-                ? []
-                : [`floor: ${floor.failures.length} turns failed: ${failures.join('; ')}`]),
-            ],
+            ...median,
+            runRatios,
+            // A problem in any run is reported, not only in the one shown.
+            problems: [...new Set(runs.flatMap((run) => run.problems))],
           };
           rows.push(row);
           report(
             `${backend} ${turns} turns: turns/s (floor), p50, healthz p50/max`,
             `${row.turnsPerSecond.toFixed(1)}/s`,
-            `${row.floorRatio.toFixed(2)}x of ${floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
+            `${row.floorRatio.toFixed(2)}x (runs ${runRatios.map((value) => value.toFixed(2)).join(', ')}) of ${row.floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
           );
         }
         backends.push({ backend, idleRssBytes, startMs, oneTurnMs, rows });
@@ -372,6 +404,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
     cores: os.cpus().length,
     load: [before, os.loadavg()[0] ?? Number.NaN],
     calls,
+    repeats,
     modelMs,
     backends,
   };
