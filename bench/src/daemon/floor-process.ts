@@ -1,8 +1,10 @@
 // The floor of the busy-daemon benchmark, run as a process of its own (`node --import tsx
-// floor-process.ts`): N concurrent turns through the bare openai-SDK loop against the same fake
-// model, each `list_files` call answered by listing the same home with `readdir`. Reads its job
-// from the JSON file the FLOOR_JOB variable names and prints one JSON line with what it measured.
-import { readdir, readFile } from 'node:fs/promises';
+// floor-process.ts` with FLOOR_PROCESS set) that lives as long as the daemon it is compared with:
+// N concurrent turns through the bare openai-SDK loop against the same fake model per job, each
+// `list_files` call answered by listing the same home with `readdir`. Reads one job per line of
+// standard input and prints one JSON line with what it measured per job.
+import { readdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import { runBareLoop } from '../runtimes/openai-sdk-loop-runtime';
@@ -55,14 +57,25 @@ function describeError(error: unknown): string {
 }
 
 /**
- * Runs one warm-up turn (as the daemon gets one: connections and compiled code are warm in both),
- * then `job.turns` bare-loop turns at once, and measures those.
+ * The floor as a long-lived process, as the daemon is one: a warm-up turn before the first job (as
+ * the daemon gets one before its first level), then `job.turns` bare-loop turns at once per job, so
+ * both sides reach each level with the same history (a floor started afresh per level would run
+ * every level cold against a daemon warmed by all the levels before it).
  */
-export async function runFloor(job: FloorJob): Promise<FloorResult> {
-  const client = new OpenAI({ baseURL: job.baseURL, apiKey: 'bench', maxRetries: 0 });
-  const turn = (input: string) =>
+export function createFloor(): (job: FloorJob) => Promise<FloorResult> {
+  // One client for the process's life, as the daemon keeps one (its connections stay warm).
+  const clients = new Map<string, OpenAI>();
+  const clientFor = (baseURL: string) => {
+    let client = clients.get(baseURL);
+    if (client === undefined) {
+      client = new OpenAI({ baseURL, apiKey: 'bench', maxRetries: 0 });
+      clients.set(baseURL, client);
+    }
+    return client;
+  };
+  const turn = (job: FloorJob, input: string) =>
     runBareLoop({
-      client,
+      client: clientFor(job.baseURL),
       instructions: 'You are a worker.',
       input,
       tools: job.tools,
@@ -72,25 +85,41 @@ export async function runFloor(job: FloorJob): Promise<FloorResult> {
         return listHome(job.home);
       },
     });
-  await turn('floor warm-up turn');
-  const failures: string[] = [];
-  const turnMs: number[] = [];
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: job.turns }, async (_, index) => {
-      const turnStart = performance.now();
-      try {
-        await turn(`floor turn ${index}`);
-        turnMs.push(performance.now() - turnStart);
-      } catch (error) {
-        failures.push(failures.length < 3 ? describeError(error).slice(0, 300) : '');
-      }
-    }),
-  );
-  return { elapsedMs: performance.now() - start, turnMs, failures };
+  let warm = false;
+  return async (job) => {
+    if (!warm) {
+      await turn(job, 'floor warm-up turn');
+      warm = true;
+    }
+    const failures: string[] = [];
+    const turnMs: number[] = [];
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: job.turns }, async (_, index) => {
+        const turnStart = performance.now();
+        try {
+          await turn(job, `floor turn ${index}`);
+          turnMs.push(performance.now() - turnStart);
+        } catch (error) {
+          failures.push(failures.length < 3 ? describeError(error).slice(0, 300) : '');
+        }
+      }),
+    );
+    return { elapsedMs: performance.now() - start, turnMs, failures };
+  };
 }
 
-if (process.env.FLOOR_JOB !== undefined) {
-  const result = await runFloor(JSON.parse(await readFile(process.env.FLOOR_JOB, 'utf8')) as FloorJob);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+// Run as a process (FLOOR_PROCESS=1): one job per line of standard input (JSON), one result per line
+// of standard output, in order, until standard input ends.
+if (process.env.FLOOR_PROCESS !== undefined) {
+  const runJob = createFloor();
+  let queue = Promise.resolve();
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.trim() === '') continue;
+    const job = JSON.parse(line) as FloorJob;
+    queue = queue.then(async () => {
+      process.stdout.write(`${JSON.stringify(await runJob(job))}\n`);
+    });
+  }
+  await queue;
 }

@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type FakeRequest, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
@@ -116,35 +114,54 @@ const HOME_FILES: Record<string, string> = Object.fromEntries(
   Array.from({ length: 8 }, (_, index) => [`note-${index}.md`, `# Note ${index}\n\nSome text.\n`]),
 );
 
-/** Runs the floor in a process of its own and returns what it measured. */
-async function runFloorProcess(job: FloorJob): Promise<FloorResult> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-floor-'));
-  const file = path.join(directory, 'job.json');
-  await writeFile(file, JSON.stringify(job));
-  try {
-    return await new Promise<FloorResult>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', FLOOR_FILE], {
-        cwd: BENCH_DIR,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOOR_JOB: file },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.once('exit', (code) => {
-        const line = stdout.trim().split('\n').at(-1);
-        if (code === 0 && line !== undefined && line !== '') resolve(JSON.parse(line) as FloorResult);
-        else reject(new Error(`floor process exited ${String(code)}: ${stderr.slice(0, 500)}`));
-      });
+/** The floor's process: one per daemon, living as long as it. */
+interface FloorProcess {
+  /** Runs one level's turns in the process and returns what it measured. */
+  run(job: FloorJob): Promise<FloorResult>;
+  /** Ends the process (closes its standard input) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** Starts the floor in a process of its own (`floor-process.ts`), which runs one job per line. */
+function startFloorProcess(): FloorProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR_FILE], {
+    cwd: BENCH_DIR,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOOR_PROCESS: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const waiting: Array<{ resolve: (result: FloorResult) => void; reject: (error: Error) => void }> = [];
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    for (let newline = stdout.indexOf('\n'); newline !== -1; newline = stdout.indexOf('\n')) {
+      const line = stdout.slice(0, newline);
+      stdout = stdout.slice(newline + 1);
+      waiting.shift()?.resolve(JSON.parse(line) as FloorResult);
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code) => {
+      for (const job of waiting.splice(0)) {
+        job.reject(new Error(`floor process exited ${String(code)}: ${stderr.slice(0, 500)}`));
+      }
+      resolve();
     });
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
+  });
+  return {
+    run: (job) =>
+      new Promise<FloorResult>((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        child.stdin?.write(`${JSON.stringify(job)}\n`);
+      }),
+    stop: async () => {
+      child.stdin?.end();
+      await exited;
+    },
+  };
 }
 
 /** The model's own time for one turn's script: its requests answered back to back to one client, no tool work. */
@@ -322,6 +339,8 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
       });
       const startMs = performance.now() - started;
+      // The floor lives as long as the daemon, so both reach each level with the same history.
+      const floorProcess = startFloorProcess();
       try {
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         const idleRssBytes = daemon.rss() ?? Number.NaN;
@@ -351,11 +370,11 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
             let floor: FloorResult;
             let measured: Awaited<ReturnType<typeof runDaemonLevel>>;
             if (run % 2 === 0) {
-              floor = await runFloorProcess(floorJob);
+              floor = await floorProcess.run(floorJob);
               measured = await runDaemonLevel(daemon, turns, modelMs);
             } else {
               measured = await runDaemonLevel(daemon, turns, modelMs);
-              floor = await runFloorProcess(floorJob);
+              floor = await floorProcess.run(floorJob);
             }
             const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
             const failures = floor.failures.filter((failure) => failure !== '');
@@ -391,6 +410,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         }
         backends.push({ backend, idleRssBytes, startMs, oneTurnMs, rows });
       } finally {
+        await floorProcess.stop();
         await daemon.stop();
         await stopPostgres?.();
       }
