@@ -53,12 +53,12 @@ export function mostConcurrent(intervals: ReadonlyArray<readonly [start: number,
 }
 
 /**
- * The run of a repeated measurement whose ratio is the median (the lower middle one of an even
- * count, so a tie never flatters): the run a report shows, with the others' ratios beside it.
- * Throws for no run.
+ * The run of a repeated measurement whose ratio (`ratioOf`) is the median (the lower middle one of
+ * an even count, so a tie never flatters): the run a report shows, with the others' ratios beside
+ * it. Throws for no run.
  */
-export function medianRun<T extends { ratio: number }>(runs: readonly T[]): T {
-  const sorted = [...runs].sort((a, b) => a.ratio - b.ratio);
+export function medianRun<T>(runs: readonly T[], ratioOf: (run: T) => number): T {
+  const sorted = [...runs].sort((a, b) => ratioOf(a) - ratioOf(b));
   const middle = sorted[Math.floor((sorted.length - 1) / 2)];
   if (middle === undefined) throw new Error('medianRun: no run');
   return middle;

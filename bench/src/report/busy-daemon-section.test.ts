@@ -41,17 +41,18 @@ const result = (postgres: BusyDaemonResult['backends'][number]): BusyDaemonResul
   ],
 });
 
+/** A PostgreSQL backend that ran the given levels. */
+const postgresRan = (rows: BusyDaemonRow[]): BusyDaemonResult['backends'][number] => ({
+  backend: 'postgres',
+  idleRssBytes: 110 * 2 ** 20,
+  startMs: 1500,
+  oneTurnMs: 170,
+  rows,
+});
+
 describe('the busy-daemon section', () => {
   it('renders one row per backend and level, with the load and the model time', () => {
-    const text = renderBusyDaemonSection(
-      result({
-        backend: 'postgres',
-        idleRssBytes: 110 * 2 ** 20,
-        startMs: 1500,
-        oneTurnMs: 170,
-        rows: [row(500, 120, 150, 40)],
-      }),
-    );
+    const text = renderBusyDaemonSection(result(postgresRan([row(500, 120, 150, 40)])));
     expect(text.startsWith('<!-- bench:busy-daemon -->\n## Busy daemon')).toBe(true);
     expect(text).toContain('load average 3.5 before and 4.3 after');
     expect(text).toContain('no tool work: 10.00 ms');
@@ -63,15 +64,7 @@ describe('the busy-daemon section', () => {
   });
 
   it('says which targets are met and by how much the others are missed', () => {
-    const text = renderBusyDaemonSection(
-      result({
-        backend: 'postgres',
-        idleRssBytes: 110 * 2 ** 20,
-        startMs: 1500,
-        oneTurnMs: 170,
-        rows: [row(500, 120, 150, 40)],
-      }),
-    );
+    const text = renderBusyDaemonSection(result(postgresRan([row(500, 120, 150, 40)])));
     expect(text).toContain(
       '- pglite, 50 turns: turns/s vs the floor missed by 0.01x (0.59x, target >= 0.60x)',
     );
@@ -85,13 +78,7 @@ describe('the busy-daemon section', () => {
   });
 
   it('shows every run of a repeated level beside the median one, and says how they ran', () => {
-    const repeated = result({
-      backend: 'postgres',
-      idleRssBytes: 110 * 2 ** 20,
-      startMs: 1500,
-      oneTurnMs: 170,
-      rows: [{ ...row(500, 120, 150, 40), runRatios: [0.74, 0.8, 0.83] }],
-    });
+    const repeated = result(postgresRan([{ ...row(500, 120, 150, 40), runRatios: [0.74, 0.8, 0.83] }]));
     const text = renderBusyDaemonSection({ ...repeated, repeats: 3 });
     expect(text).toContain('| postgres | 500 | 500 | 120.0/s | 150.0/s | 0.80x | 0.74x, 0.80x, 0.83x |');
     expect(text).toContain('each level runs 3 times, floor and daemon in alternating order');
@@ -100,14 +87,10 @@ describe('the busy-daemon section', () => {
 
   it('judges a ratio as the table prints it', () => {
     const text = renderBusyDaemonSection(
-      result({
-        backend: 'postgres',
-        idleRssBytes: 110 * 2 ** 20,
-        startMs: 1500,
-        oneTurnMs: 170,
+      result(
         // 0.7467x and 0.7433x: printed 0.75x and 0.74x.
-        rows: [row(200, 112, 150, 40), row(500, 111.5, 150, 40)],
-      }),
+        postgresRan([row(200, 112, 150, 40), row(500, 111.5, 150, 40)]),
+      ),
     );
     expect(text).toContain('| postgres | 200 | 200 | 112.0/s | 150.0/s | 0.75x |');
     expect(text).toContain('- postgres, 200 turns: turns/s vs the floor met (0.75x >= 0.75x)');
@@ -145,15 +128,7 @@ describe('the busy-daemon section', () => {
       ),
     });
     const second = updateSections(first, {
-      'busy-daemon': renderBusyDaemonSection(
-        result({
-          backend: 'postgres',
-          idleRssBytes: 110 * 2 ** 20,
-          startMs: 1500,
-          oneTurnMs: 170,
-          rows: [row(500, 120, 150, 40)],
-        }),
-      ),
+      'busy-daemon': renderBusyDaemonSection(result(postgresRan([row(500, 120, 150, 40)]))),
     });
     expect(second.match(/## Busy daemon/g)).toHaveLength(1);
     expect(second).not.toContain('none here');

@@ -363,7 +363,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         );
         const rows: BusyDaemonRow[] = [];
         for (const turns of levels) {
-          const runs: BusyDaemonRow[] = [];
+          const runs: Array<Omit<BusyDaemonRow, 'runRatios'>> = [];
           for (let run = 0; run < repeats; run += 1) {
             // Alternating order, so neither side always runs on the machine the other just left.
             const floorJob = { baseURL: fake.baseURL, turns, home: daemon.home, tools };
@@ -382,7 +382,6 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
               ...measured,
               floorTurnsPerSecond,
               floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
-              runRatios: [],
               floorLatency: summariseLatency(floor.turnMs, modelMs),
               problems: [
                 ...measured.problems,
@@ -393,10 +392,8 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
             });
           }
           const runRatios = runs.map((run) => run.floorRatio);
-          const median = runs[medianRun(runs.map((run, index) => ({ ratio: run.floorRatio, index }))).index];
-          if (median === undefined) throw new Error('no run of the level');
           const row: BusyDaemonRow = {
-            ...median,
+            ...medianRun(runs, (run) => run.floorRatio),
             runRatios,
             // A problem in any run is reported, not only in the one shown.
             problems: [...new Set(runs.flatMap((run) => run.problems))],

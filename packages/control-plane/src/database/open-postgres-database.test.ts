@@ -5,6 +5,7 @@ import {
   type TestDatabase,
 } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../__fixtures__/until';
 import type { Database } from './database';
 import { openPostgresDatabase } from './open-postgres-database';
 
@@ -20,6 +21,17 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: the connection pool`, ()
   afterAll(async () => {
     await testDatabase?.dispose();
   });
+
+  /** Connections of `role` anywhere on the server. */
+  const connectionsOf = async (database: Database, role: string) =>
+    Number(
+      (
+        await database.query<{ count: string }>(
+          'SELECT count(*) AS count FROM pg_stat_activity WHERE usename = $1',
+          [role],
+        )
+      ).rows[0]?.count,
+    );
 
   /** Connections to this test's own database, as the server counts them. */
   const connections = async (database: Database) =>
@@ -43,6 +55,28 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: the connection pool`, ()
       expect(await connections(fixed)).toBe(3);
     } finally {
       await fixed.close();
+    }
+  });
+
+  it('refuses to start a fixed pool the server cannot give, naming why, and gives back what it opened', async () => {
+    const role = `switchyard_limited_${Date.now().toString(36)}`;
+    const admin = await openPostgresDatabase(url);
+    await admin.exec(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2`);
+    try {
+      const limited = new URL(url);
+      limited.username = role;
+      await expect(
+        openPostgresDatabase(limited.toString(), { maxConnections: 3, fixed: true }),
+      ).rejects.toThrow(/too many connections for role/);
+      // The two it got were closed, not left checked out of a pool that never ends.
+      await until(
+        `${role}'s connections to close`,
+        () => connectionsOf(admin, role),
+        (count) => count === 0,
+      );
+    } finally {
+      await admin.exec(`DROP ROLE IF EXISTS ${role}`);
+      await admin.close();
     }
   });
 });

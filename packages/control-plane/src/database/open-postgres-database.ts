@@ -49,10 +49,13 @@ export async function openPostgresDatabase(
   // An idle client's error (a server restart) must not crash the process; the next query reports it.
   pool.on('error', () => {});
   try {
-    const opened = await Promise.all(
+    const opened = await Promise.allSettled(
       Array.from({ length: options.fixed === true ? max : 1 }, () => pool.connect()),
     );
-    for (const client of opened) client.release();
+    // Every connection given back before a refusal is reported: pool.end() waits for checked-out ones.
+    for (const result of opened) if (result.status === 'fulfilled') result.value.release();
+    const refused = opened.find((result) => result.status === 'rejected');
+    if (refused !== undefined) throw refused.reason;
   } catch (error) {
     await pool.end().catch(() => {});
     throw error;
