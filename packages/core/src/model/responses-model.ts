@@ -13,6 +13,7 @@ import type { AgentUsage } from '../events/agent-event';
 import type { ResponsesToolSchema, ToolSearchMode } from '../schema/collect-tool-schemas';
 import { isOpenAIEndpoint } from './is-openai-endpoint';
 import { toReplayItems } from './replay-items';
+import { readServerSentEvents } from './server-sent-events';
 
 /** The part of an `openai` SDK client the adapter uses: `new OpenAI({ baseURL, apiKey, maxRetries })`. */
 export type ResponsesClient = Pick<OpenAI, 'responses' | 'baseURL'>;
@@ -267,44 +268,45 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
 
   async function streamResponse(request: ModelRequest, requestSignal: AbortSignal | undefined) {
     const { signal, onTextDelta } = request;
-    let events: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>;
+    let body: ReadableStream<Uint8Array> | null;
     try {
-      events = await client.responses.create(
-        { ...buildBody(request), stream: true },
-        { signal: requestSignal },
-      );
+      // The SDK makes the request (headers, retries, HTTP errors); the stream is read here.
+      const response = await client.responses
+        .create({ ...buildBody(request), stream: true }, { signal: requestSignal })
+        .asResponse();
+      body = response.body;
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       throw toModelRequestError(error, 'request', endpoint);
     }
     let final: OpenAI.Responses.Response | undefined;
     const doneItems: ResponseOutputItem[] = [];
-    try {
-      for await (const event of events) {
-        switch (event.type) {
-          case 'response.output_text.delta':
-            onTextDelta(event.delta);
-            break;
-          case 'response.output_item.done':
-            doneItems.push(event.item);
-            break;
-          case 'response.completed':
-          case 'response.incomplete':
-            final = event.response;
-            break;
-          case 'response.failed':
-            throw new ModelRequestError({
-              message: `Model response failed: ${event.response.error?.message ?? 'no reason given'}`,
-            });
-          case 'error':
-            throw new ModelRequestError({ message: `Model stream error: ${event.message}` });
-        }
+    const onEvent = (event: OpenAI.Responses.ResponseStreamEvent) => {
+      switch (event.type) {
+        case 'response.output_text.delta':
+          onTextDelta(event.delta);
+          break;
+        case 'response.output_item.done':
+          doneItems.push(event.item);
+          break;
+        case 'response.completed':
+        case 'response.incomplete':
+          final = event.response;
+          break;
+        case 'response.failed':
+          throw new ModelRequestError({
+            message: `Model response failed: ${event.response.error?.message ?? 'no reason given'}`,
+          });
+        case 'error':
+          throw new ModelRequestError({ message: `Model stream error: ${event.message}` });
       }
+    };
+    try {
+      if (body !== null) await readServerSentEvents(body, onEvent);
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       throw toModelRequestError(error, 'stream', endpoint);
     }
-    // The SDK ends the iteration quietly when its request is aborted.
     if (signal?.aborted) throw abortError(signal);
     if (final === undefined) {
       throw new ModelRequestError({
