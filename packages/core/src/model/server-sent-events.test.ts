@@ -33,7 +33,7 @@ const created = { type: 'response.created', sequence_number: 0 };
 const delta = { type: 'response.output_text.delta', delta: 'héllo ✓', sequence_number: 1 };
 
 describe('readServerSentEvents', () => {
-  it('parses events split anywhere, multi-byte characters included, and skips [DONE]', async () => {
+  it('parses events split anywhere, multi-byte characters included, and reads nothing from [DONE] on', async () => {
     const text = `event: response.created\ndata: ${JSON.stringify(created)}\n\nevent: response.output_text.delta\ndata: ${JSON.stringify(delta)}\n\ndata: [DONE]\n\n`;
     const bytes = encoder.encode(text);
     // Every split point, so a chunk boundary falls inside "é", inside "✓", between the two newlines.
@@ -41,6 +41,10 @@ describe('readServerSentEvents', () => {
       expect(await read([bytes.slice(0, split), bytes.slice(split)])).toEqual([created, delta]);
     }
     expect(await read(Array.from(bytes, (byte) => Uint8Array.of(byte)))).toEqual([created, delta]);
+    expect(await read([`${text}data: ${JSON.stringify(delta)}\n\ndata: not json\n\n`])).toEqual([
+      created,
+      delta,
+    ]);
   });
 
   it('takes CRLF line endings, comments and data spread over several lines', async () => {
@@ -82,6 +86,17 @@ describe('readServerSentEvents', () => {
     ).rejects.toThrow('refused');
     expect(seen).toEqual([created]);
     expect(state.cancelled).toBe(true);
+  });
+
+  it('fails on an event that grows past the limit, and cancels the body', async () => {
+    const long = `data: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(200) })}`;
+    const { stream, state } = body([long.slice(0, 100), long.slice(100), '\n\n', 'more']);
+    await expect(readServerSentEvents(stream, () => {}, { maxEventCharacters: 150 })).rejects.toThrow(
+      'an event of the stream grew past 150 characters',
+    );
+    expect(state.cancelled).toBe(true);
+    // Under the limit, the same event is read.
+    expect(await read([long, '\n\n'])).toHaveLength(1);
   });
 
   it("rejects with the body's own error", async () => {

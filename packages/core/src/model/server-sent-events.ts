@@ -3,27 +3,45 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 
 /**
  * Reads a Responses stream's server-sent events and hands each one, parsed, to `onEvent`, until
- * the body ends. It reads what `Stream` of the `openai` SDK reads (`[DONE]` is skipped, a message
- * with an `error` member fails the stream) at a fraction of its cost: the SDK scans every byte of
- * the body twice in JavaScript and copies the rest of its buffer after every event, and the
- * Responses API repeats the request's tools in `response.created` and `response.completed`, so a
- * turn with 50 tools sends megabytes through it. Here the bytes are decoded once and split with
- * `indexOf` (`eventsource-parser`).
+ * the body ends. It reads what `Stream` of the `openai` SDK reads (`[DONE]` and anything after it
+ * is skipped, a message with an `error` member fails the stream) at a fraction of its cost: the SDK
+ * scans every byte of the body twice in JavaScript and copies the rest of its buffer after every
+ * event, and the Responses API repeats the request's tools in `response.created` and
+ * `response.completed`, so a turn with 50 tools sends megabytes through it. Here the bytes are
+ * decoded once and split with `indexOf` (`eventsource-parser`).
  *
  * Contract: rejects with the body's error (an abort, a broken connection), with `SyntaxError` for
- * a message that is not JSON, or with what `onEvent` throws; on any of them the body is
- * cancelled. An event cut off by the end of the body is dropped, as the SSE standard says.
+ * a message that is not JSON, with an error naming the limit when one event grows past
+ * `maxEventCharacters` (64 Mi by default: a server that never ends its event cannot fill the
+ * memory), or with what `onEvent` throws; on any of them the body is cancelled. An event cut off
+ * by the end of the body is dropped, as the SSE standard says. Unknown fields are ignored.
  */
 export async function readServerSentEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: (event: ResponseStreamEvent) => void,
+  { maxEventCharacters = 64 * 1024 * 1024 }: { maxEventCharacters?: number } = {},
 ): Promise<void> {
   const messages: string[] = [];
-  const parser = createParser({ onEvent: (message) => messages.push(message.data) });
+  let overflow: Error | undefined;
+  const parser = createParser({
+    onEvent: (message) => messages.push(message.data),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') {
+        overflow = new Error(`an event of the stream grew past ${maxEventCharacters} characters`);
+      }
+    },
+    maxBufferSize: maxEventCharacters,
+  });
   const decoder = new TextDecoder();
+  let done = false;
   const dispatch = () => {
+    if (overflow !== undefined) throw overflow;
     for (const data of messages) {
-      if (data.startsWith('[DONE]')) continue;
+      // As the SDK's reader: nothing after `[DONE]` is read.
+      if (done || data.startsWith('[DONE]')) {
+        done = true;
+        continue;
+      }
       const event = JSON.parse(data) as ResponseStreamEvent & { error?: unknown };
       if (event !== null && typeof event === 'object' && event.error) {
         throw new Error(`the server sent an error: ${describeStreamError(event.error)}`);
