@@ -137,6 +137,21 @@ function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
 }
 
+// The stream events `streamResponse` acts on. Other `response.*` events are dropped unparsed (the
+// largest, `response.created` and `response.in_progress`, repeat the request's tools); `error` and
+// messages without an event name are always read.
+const READ_RESPONSE_EVENTS: ReadonlySet<string> = new Set<OpenAI.Responses.ResponseStreamEvent['type']>([
+  'response.output_text.delta',
+  'response.output_item.done',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+]);
+
+function isUnreadResponseEvent(name: string): boolean {
+  return name.startsWith('response.') && !READ_RESPONSE_EVENTS.has(name);
+}
+
 /**
  * The SDK adds an abort listener to the signal of every request and never removes it, so a
  * long turn would pile listeners onto the turn's signal: give each request its own child signal.
@@ -302,7 +317,7 @@ export function createResponsesModel(options: ResponsesModelOptions): ResponsesM
       }
     };
     try {
-      if (body !== null) await readServerSentEvents(body, onEvent);
+      if (body !== null) await readServerSentEvents(body, onEvent, { skipEvent: isUnreadResponseEvent });
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       throw toModelRequestError(error, 'stream', endpoint);

@@ -99,6 +99,27 @@ describe('readServerSentEvents', () => {
     expect(await read([long, '\n\n'])).toHaveLength(1);
   });
 
+  it('drops the events skipEvent names without parsing them', async () => {
+    const events: unknown[] = [];
+    const skipped: string[] = [];
+    await readServerSentEvents(
+      body([
+        'event: response.created\ndata: {"not json\n\n',
+        `event: response.output_text.delta\ndata: ${JSON.stringify(delta)}\n\n`,
+        `data: ${JSON.stringify(created)}\n\n`,
+      ]).stream,
+      (event) => events.push(event),
+      {
+        skipEvent: (name) => {
+          skipped.push(name);
+          return name === 'response.created';
+        },
+      },
+    );
+    expect(events).toEqual([delta, created]);
+    expect(skipped).toEqual(['response.created', 'response.output_text.delta']);
+  });
+
   it("rejects with the body's own error", async () => {
     let pulls = 0;
     const stream = new ReadableStream<Uint8Array>({

@@ -14,17 +14,26 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
  * a message that is not JSON, with an error naming the limit when one event grows past
  * `maxEventCharacters` (64 Mi by default: a server that never ends its event cannot fill the
  * memory), or with what `onEvent` throws; on any of them the body is cancelled. An event cut off
- * by the end of the body is dropped, as the SSE standard says. Unknown fields are ignored.
+ * by the end of the body is dropped, as the SSE standard says. Unknown fields are ignored. A
+ * message whose `event:` field `skipEvent` is true for is dropped unparsed: the Responses API
+ * repeats the whole response, tools included, in `response.created` and `response.in_progress`,
+ * and a reader that has no use for them need not parse them (nor see an `error` member in them).
  */
 export async function readServerSentEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: (event: ResponseStreamEvent) => void,
-  { maxEventCharacters = 64 * 1024 * 1024 }: { maxEventCharacters?: number } = {},
+  {
+    maxEventCharacters = 64 * 1024 * 1024,
+    skipEvent,
+  }: { maxEventCharacters?: number; skipEvent?: (name: string) => boolean } = {},
 ): Promise<void> {
   const messages: string[] = [];
   let overflow: Error | undefined;
   const parser = createParser({
-    onEvent: (message) => messages.push(message.data),
+    onEvent: (message) => {
+      if (message.event !== undefined && skipEvent?.(message.event) === true) return;
+      messages.push(message.data);
+    },
     onError: (error) => {
       if (error.type === 'max-buffer-size-exceeded') {
         overflow = new Error(`an event of the stream grew past ${maxEventCharacters} characters`);
