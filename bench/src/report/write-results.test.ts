@@ -74,6 +74,62 @@ describe('updateSections', () => {
   });
 });
 
+describe('updateSections in a file with a header', () => {
+  const document = [
+    '# Benchmark results',
+    '',
+    '- Date: 2026-12-02T10:38:17.627Z',
+    '- Node v20.20.2; whole run 76 s',
+    '',
+    '<!-- bench:tool-stall -->',
+    '## Tool stall',
+    '',
+    'old',
+    '<!-- /bench:tool-stall -->',
+    '',
+  ].join('\n');
+
+  it("notes under the full run's date which sections were rerun alone, and when", () => {
+    const first = updateSections(
+      document,
+      { 'tool-stall': renderToolStallSection(stall(5)) },
+      new Date('2026-12-04T03:00:00.000Z'),
+    );
+    expect(first).toContain(
+      '- Date: 2026-12-02T10:38:17.627Z\n- Rerun alone since: `tool-stall` 2026-12-04T03:00:00.000Z\n- Node v20.20.2; whole run 76 s\n',
+    );
+    const second = updateSections(
+      first,
+      {
+        'loop-overhead':
+          '<!-- bench:loop-overhead -->\n## Agent turn overhead\n<!-- /bench:loop-overhead -->',
+        'tool-stall': renderToolStallSection(stall(6)),
+      },
+      new Date('2026-12-05T04:00:00.000Z'),
+    );
+    // In report order, each with its latest rerun; one line, not two.
+    expect(second.match(/- Rerun alone since:/g)).toHaveLength(1);
+    expect(second).toContain(
+      '- Rerun alone since: `loop-overhead` 2026-12-05T04:00:00.000Z, `tool-stall` 2026-12-05T04:00:00.000Z\n',
+    );
+    const third = updateSections(
+      second,
+      { 'busy-daemon': '<!-- bench:busy-daemon -->\n## Busy daemon\n<!-- /bench:busy-daemon -->' },
+      new Date('2026-12-06T05:00:00.000Z'),
+    );
+    expect(third).toContain(
+      '- Rerun alone since: `loop-overhead` 2026-12-05T04:00:00.000Z, `tool-stall` 2026-12-05T04:00:00.000Z, `busy-daemon` 2026-12-06T05:00:00.000Z\n',
+    );
+  });
+
+  it('leaves a header without a date as it is', () => {
+    const bare = '# Benchmark results\n\n## Parallel batch\n\nold\n';
+    const updated = updateSections(bare, { 'tool-stall': renderToolStallSection(stall(5)) });
+    expect(updated).not.toContain('Rerun alone');
+    expect(updated.startsWith('# Benchmark results\n\n## Parallel batch\n\nold\n')).toBe(true);
+  });
+});
+
 describe('renderOverheadSection', () => {
   const row = (
     name: string,

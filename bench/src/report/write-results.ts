@@ -427,7 +427,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     '',
     'Written by `pnpm bench` (bench/src/index.ts); do not edit by hand. Ratios are the figures to read:',
     'the machine is shared and absolute times drift between runs. A run of some suites',
-    '(`BENCH_SUITES=tool-stall,...`) rewrites only their sections.',
+    '(`BENCH_SUITES=tool-stall,...`) rewrites only their sections, and notes when below the date.',
     '',
     `- Date: ${now.toISOString()}`,
     `- Machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.platform()} ${os.release()}`,
@@ -450,13 +450,49 @@ export function renderResults(results: BenchResults, now = new Date()): string {
   ].join('\n')}\n`;
 }
 
+/** The header line naming the sections rerun alone since the full run, and when. */
+const RERUN_PREFIX = '- Rerun alone since: ';
+
+/**
+ * Notes in the header, under its `- Date:` line (the full run's), when each of `names` was rerun
+ * alone: the header's date and whole-run time describe the full run only. Earlier entries are
+ * kept; a header without a `- Date:` line is left as it is.
+ */
+function noteRerun(text: string, names: readonly SuiteName[], now: Date): string {
+  const sectionsAt = text.search(/^(<!-- bench:|## )/m);
+  const head = sectionsAt === -1 ? text : text.slice(0, sectionsAt);
+  const lines = head.split('\n');
+  const dateAt = lines.findIndex((line) => line.startsWith('- Date: '));
+  if (dateAt === -1) return text;
+  const at = lines.findIndex((line) => line.startsWith(RERUN_PREFIX));
+  const dates = new Map<string, string>();
+  for (const match of (lines[at] ?? '').matchAll(/`([a-z-]+)` (\S+?)(?:,|$)/g)) {
+    dates.set(match[1] as string, match[2] as string);
+  }
+  for (const name of names) dates.set(name, now.toISOString());
+  const line = `${RERUN_PREFIX}${SUITE_NAMES.filter((name) => dates.has(name))
+    .map((name) => `\`${name}\` ${dates.get(name)}`)
+    .join(', ')}`;
+  if (at === -1) lines.splice(dateAt + 1, 0, line);
+  else lines[at] = line;
+  return lines.join('\n') + (sectionsAt === -1 ? '' : text.slice(sectionsAt));
+}
+
 /**
  * Replaces the given sections of an existing RESULTS.md and leaves the rest as it is: a section is
  * found by its markers, or (in a file written before sections were marked) from its heading to the
- * next heading; a section not found is appended.
+ * next heading; a section not found is appended. The header notes when each was rerun alone.
  */
-export function updateSections(document: string, sections: Partial<Record<SuiteName, string>>): string {
-  let text = document.endsWith('\n') ? document : `${document}\n`;
+export function updateSections(
+  document: string,
+  sections: Partial<Record<SuiteName, string>>,
+  now = new Date(),
+): string {
+  let text = noteRerun(
+    document.endsWith('\n') ? document : `${document}\n`,
+    SUITE_NAMES.filter((name) => sections[name] !== undefined),
+    now,
+  );
   for (const name of SUITE_NAMES) {
     const section = sections[name];
     if (section === undefined) continue;
