@@ -3,6 +3,8 @@ import {
   medianRun,
   meets,
   mostConcurrent,
+  msPer,
+  parseProcStat,
   parseVmRss,
   percentile,
   perSecond,
@@ -132,5 +134,26 @@ describe('medianRun', () => {
   it('takes the lower middle of an even count and refuses none', () => {
     expect(medianRun([0.9, 0.6, 0.7, 0.8], (run) => run)).toBe(0.7);
     expect(() => medianRun([], (run) => run)).toThrow('no run');
+  });
+});
+
+describe('parseProcStat', () => {
+  it('reads the parent and user plus system ticks, counting fields from the last parenthesis', () => {
+    const line =
+      '4242 (node (worker) x) S 4000 4242 4000 0 -1 4194560 9000 0 0 0 731 129 0 0 20 0 11 0 123456 1000000 20000';
+    expect(parseProcStat(line)).toEqual({ ppid: 4000, cpuTicks: 860 });
+  });
+
+  it('refuses a line that is not a stat line', () => {
+    expect(parseProcStat('no parenthesis here')).toBeUndefined();
+    expect(parseProcStat('1 (x) S')).toBeUndefined();
+  });
+});
+
+describe('msPer', () => {
+  it('divides CPU time by the units, NaN without units or a finite time', () => {
+    expect(msPer(900, 300)).toBe(3);
+    expect(msPer(900, 0)).toBeNaN();
+    expect(msPer(Number.NaN, 10)).toBeNaN();
   });
 });

@@ -121,3 +121,33 @@ export function verdict(
   if (meets(value, target, kind)) return `met (${format(value)} ${sign} ${format(target)})`;
   return `missed by ${format(Math.abs(value - target))} (${format(value)}, target ${sign} ${format(target)})`;
 }
+
+/** The fields of a `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line the benchmarks read. */
+export interface ProcStat {
+  /** The parent's process id. */
+  ppid: number;
+  /** User plus system CPU time, in clock ticks (`getconf CLK_TCK` a second). */
+  cpuTicks: number;
+}
+
+/**
+ * Parses a `/proc/<pid>/stat` line: the command name (field 2) is in parentheses and may hold
+ * spaces or parentheses itself, so the fields are counted from the last `)`. Undefined when the
+ * line is not one.
+ */
+export function parseProcStat(line: string): ProcStat | undefined {
+  const close = line.lastIndexOf(')');
+  if (close === -1) return undefined;
+  // After the name: state (3), ppid (4), ..., utime (14), stime (15).
+  const fields = line.slice(close + 2).split(' ');
+  const ppid = Number(fields[1]);
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (![ppid, utime, stime].every(Number.isInteger)) return undefined;
+  return { ppid, cpuTicks: utime + stime };
+}
+
+/** CPU time spent per unit of work, ms: NaN without a finite time or a unit. */
+export function msPer(cpuMs: number, units: number): number {
+  return Number.isFinite(cpuMs) && units > 0 ? cpuMs / units : Number.NaN;
+}

@@ -3,20 +3,75 @@
 // starts it), its RSS from /proc, /healthz polling, its turn records, and a throw-away PostgreSQL
 // cluster started the way scripts/test-postgres.sh starts one.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
-import { parseVmRss } from './daemon-stats';
+import { parseProcStat, parseVmRss } from './daemon-stats';
 
 /** The worker's built CLI (`@switchyard/worker` is a workspace dev dependency: turbo builds it before `bench`). */
 export const CLI_PATH = fileURLToPath(
   new URL('../../node_modules/@switchyard/worker/dist/cli.js', import.meta.url),
 );
 const TEST_POSTGRES = fileURLToPath(new URL('../../../scripts/test-postgres.sh', import.meta.url));
+const LOOP_DELAY_MONITOR = fileURLToPath(new URL('./loop-delay-monitor.mjs', import.meta.url));
+
+let clockTicksPerSecond: number | undefined;
+/** The kernel's clock ticks a second (`getconf CLK_TCK`), the unit of `/proc` CPU times. */
+function ticksPerSecond(): number {
+  clockTicksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return clockTicksPerSecond;
+}
+
+/** A `/proc` stat file's user plus system CPU time, ms; NaN once the process is gone. */
+function statCpuMs(file: string): number {
+  try {
+    const stat = parseProcStat(readFileSync(file, 'utf8'));
+    return stat === undefined ? Number.NaN : (stat.cpuTicks * 1000) / ticksPerSecond();
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU time of a whole process (every thread: libuv's pool, V8's helpers, worker threads), ms. */
+export function processCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/**
+ * A process's main thread (a Node process's JavaScript thread) from `/proc/PID/task/PID/schedstat`,
+ * ms: the time it ran on a core, and the time it was ready to run but waited for one (on a machine
+ * whose cores are all busy, the run queue). NaN for both once the process is gone.
+ */
+export function mainThreadSchedule(pid: number): { runMs: number; waitMs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+      .trim()
+      .split(' ')
+      .map(Number);
+    if (run === undefined || wait === undefined || !Number.isFinite(run) || !Number.isFinite(wait)) {
+      return { runMs: Number.NaN, waitMs: Number.NaN };
+    }
+    return { runMs: run / 1e6, waitMs: wait / 1e6 };
+  } catch {
+    return { runMs: Number.NaN, waitMs: Number.NaN };
+  }
+}
+
+/** What the daemon's event loop was late by since the previous reading (see `loop-delay-monitor.mjs`). */
+export interface LoopDelay {
+  /** Samples taken (one per 10 ms timer wake-up, fewer while the loop was busy). */
+  samples: number;
+  /** Median delay, ms (NaN without a sample). */
+  p50Ms: number;
+  /** 99th percentile delay, ms. */
+  p99Ms: number;
+  /** Longest delay, ms. */
+  maxMs: number;
+}
 
 /** The agent every benchmark daemon serves. */
 export const BENCH_AGENT = 'bench';
@@ -47,6 +102,8 @@ export interface ServeDaemonOptions {
   nodeArguments?: readonly string[];
   /** Files written into the agent's home before the process starts (name -> text). */
   homeFiles?: Record<string, string>;
+  /** Preload the event-loop delay monitor (`loop-delay-monitor.mjs`), for `loopDelay()`. */
+  loopDelay?: boolean;
 }
 
 /** A running `switchyard serve` child process. */
@@ -61,6 +118,11 @@ export interface ServeDaemon {
   log(): string;
   /** The child's resident memory now, bytes (undefined once it is gone). */
   rss(): number | undefined;
+  /**
+   * The event-loop delay since the previous call (or since start), then starts over: the monitor
+   * writes it on SIGUSR2. Rejects unless started with `loopDelay`, or when no answer comes in 30 s.
+   */
+  loopDelay(): Promise<LoopDelay>;
   /** SIGTERM, then waits for the exit (SIGKILL after 30 s) and removes its folder. */
   stop(): Promise<void>;
 }
@@ -85,6 +147,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
     await writeFile(path.join(home, name), text);
   }
   const config = path.join(directory, 'switchyard.config.json');
+  const loopDelayFile = path.join(directory, 'loop-delay.json');
   await writeFile(
     config,
     JSON.stringify({
@@ -100,6 +163,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
     process.execPath,
     [
       ...(options.nodeArguments ?? []),
+      ...(options.loopDelay === true ? [`--import=${LOOP_DELAY_MONITOR}`] : []),
       CLI_PATH,
       'serve',
       '--config',
@@ -116,6 +180,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
         HOME: process.env.HOME ?? '',
         OPENAI_BASE_URL: options.baseURL,
         OPENAI_API_KEY: 'bench',
+        ...(options.loopDelay === true ? { BENCH_LOOP_DELAY_FILE: loopDelayFile } : {}),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
@@ -144,6 +209,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
     throw error;
   });
   const pid = child.pid ?? -1;
+  let loopDelayReadings = 0;
   return {
     url,
     pid,
@@ -154,6 +220,36 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
         return parseVmRss(readFileSync(`/proc/${pid}/status`, 'utf8'));
       } catch {
         return undefined;
+      }
+    },
+    loopDelay: async () => {
+      if (options.loopDelay !== true)
+        throw new Error('loopDelay(): the daemon was started without the monitor');
+      loopDelayReadings += 1;
+      child.kill('SIGUSR2');
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const seen = await readFile(loopDelayFile, 'utf8').then(
+          (text) =>
+            JSON.parse(text) as {
+              sequence: number;
+              samples: number;
+              p50Ms: number | null;
+              p99Ms: number | null;
+              maxMs: number | null;
+            },
+          () => undefined,
+        );
+        if (seen !== undefined && seen.sequence >= loopDelayReadings) {
+          return {
+            samples: seen.samples,
+            p50Ms: seen.p50Ms ?? Number.NaN,
+            p99Ms: seen.p99Ms ?? Number.NaN,
+            maxMs: seen.maxMs ?? Number.NaN,
+          };
+        }
+        if (Date.now() > deadline) throw new Error(`the loop-delay monitor did not answer in 30 s:\n${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
     stop: async () => {
@@ -285,6 +381,12 @@ export interface ThrowawayPostgres {
   readonly url: string;
   /** Whether `pg_stat_statements` is preloaded (and created in the `postgres` database). */
   readonly statements: boolean;
+  /**
+   * CPU time of the server so far, ms: the postmaster and its children (backends, background
+   * workers) alive now; a backend that has exited no longer counts, so read it around work done
+   * on connections that stay open.
+   */
+  cpuMs(): number;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -336,5 +438,26 @@ export async function startThrowawayPostgres(
       statements = false;
     }
   }
-  return { url, statements, stop };
+  const cpuMs = () => {
+    let postmaster: number;
+    try {
+      postmaster = Number(
+        readFileSync(path.join(directory, 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+      );
+    } catch {
+      return Number.NaN;
+    }
+    let total = processCpuMs(postmaster);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = parseProcStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (stat?.ppid === postmaster) total += (stat.cpuTicks * 1000) / ticksPerSecond();
+      } catch {
+        // Gone since the listing.
+      }
+    }
+    return total;
+  };
+  return { url, statements, cpuMs, stop };
 }

@@ -18,6 +18,18 @@ const row = (turns: number, turnsPerSecond: number, floor: number, healthP50Ms: 
   healthP99Ms: healthP50Ms * 3,
   healthMaxMs: healthP50Ms * 4,
   healthSamples: 40,
+  loopDelay: { samples: 90, p50Ms: 12, p99Ms: 180, maxMs: 240 },
+  cpu: {
+    daemonMs: 9.25,
+    daemonThreadMs: 8.04,
+    daemonThreadRunning: 0.76,
+    daemonThreadWaiting: 0.18,
+    floorMs: 6.5,
+    floorThreadMs: 5.16,
+    floorThreadRunning: 0.86,
+    floorThreadWaiting: 0.09,
+    postgresMs: 1.3,
+  },
   problems: [],
 });
 
@@ -75,6 +87,28 @@ describe('the busy-daemon section', () => {
     expect(text).toContain('- pglite: idle RSS missed by 590 MB (840 MB, target < 250 MB)');
     expect(text).toContain('- postgres, 500 turns: turns/s vs the floor met (0.80x >= 0.75x)');
     expect(text).toContain('- postgres, 500 turns: `/healthz` p50 met (40 ms < 100 ms)');
+  });
+
+  it('shows where the time went: event-loop delay and CPU a turn of the daemon, the floor and PostgreSQL', () => {
+    const text = renderBusyDaemonSection(result(postgresRan([row(500, 120, 150, 40)])));
+    expect(text).toContain(
+      '| postgres | 500 | 12 ms / 180 ms / 240 ms | 9.3 ms (8.0 ms) | 76 % / 18 % | 6.5 ms (5.2 ms) | 86 % / 9 % | 1.3 ms |',
+    );
+    expect(text).toContain('preloaded into the daemon with `node --import`');
+  });
+
+  it('says why a missed floor ratio is missed, from the figures of its own level', () => {
+    const text = renderBusyDaemonSection(
+      result(postgresRan([row(500, 90, 150, 40), row(200, 140, 150, 40)])),
+    );
+    expect(text).toContain(
+      "- postgres, 500 turns: turns/s vs the floor missed by 0.15x (0.60x, target >= 0.75x): the daemon's thread spent 8.0 ms of CPU a turn against the floor thread's 5.2 ms, and ran 76 % of the level against the floor's 86 %; it waited for a core 18 % of it (the floor 9 %): the 2 cores are shared with its own other threads (1.2 ms a turn), the PostgreSQL server (1.3 ms a turn) and the fake model\n",
+    );
+    // PGlite names no PostgreSQL server; a met ratio gets no explanation.
+    expect(text).toContain(
+      "- pglite, 500 turns: turns/s vs the floor missed by 0.23x (0.37x, target >= 0.60x): the daemon's thread spent 8.0 ms of CPU a turn against the floor thread's 5.2 ms, and ran 76 % of the level against the floor's 86 %; it waited for a core 18 % of it (the floor 9 %): the 2 cores are shared with its own other threads (1.2 ms a turn) and the fake model\n",
+    );
+    expect(text).toContain('- postgres, 200 turns: turns/s vs the floor met (0.93x >= 0.75x)\n');
   });
 
   it('shows every run of a repeated level beside the median one, and says how they ran', () => {

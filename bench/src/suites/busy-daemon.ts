@@ -8,6 +8,7 @@ import {
   type LatencySummary,
   medianRun,
   mostConcurrent,
+  msPer,
   percentile,
   perSecond,
   ratio,
@@ -18,9 +19,12 @@ import type { FloorJob, FloorResult } from '../daemon/floor-process';
 import {
   type DaemonDatabase,
   daemonJson,
+  type LoopDelay,
   listFilesScript,
   listTurns,
+  mainThreadSchedule,
   pollHealth,
+  processCpuMs,
   type ServeDaemon,
   sampleRss,
   startServeDaemon,
@@ -73,8 +77,37 @@ export interface BusyDaemonRow {
   healthMaxMs: number;
   /** `/healthz` answers sampled. */
   healthSamples: number;
+  /** The daemon's event-loop delay over the level (Node's `monitorEventLoopDelay`, preloaded). */
+  loopDelay: LoopDelay;
+  /** Where the CPU went, per completed turn (the daemon's figures over its level, the floor's over its own). */
+  cpu: TurnCpu;
   /** Problems: turns not completed, floor failures (first few). */
   problems: string[];
+}
+
+/**
+ * CPU time per completed turn, from `/proc`, and how each main thread spent its level's wall time:
+ * running on a core, or ready to run and waiting for one (the rest it waited on I/O).
+ */
+export interface TurnCpu {
+  /** The daemon's whole process (its thread, libuv's pool, V8's helpers, PGlite's thread), ms. */
+  daemonMs: number;
+  /** The daemon's main (JavaScript) thread, ms. */
+  daemonThreadMs: number;
+  /** The share of the level's wall time the daemon's main thread ran (1 = throughout). */
+  daemonThreadRunning: number;
+  /** The share of the level's wall time it was ready to run but waited for a core. */
+  daemonThreadWaiting: number;
+  /** The floor's whole process, ms. */
+  floorMs: number;
+  /** The floor's main thread, ms. */
+  floorThreadMs: number;
+  /** The share of its level's wall time the floor's main thread ran. */
+  floorThreadRunning: number;
+  /** The share of its level's wall time it waited for a core. */
+  floorThreadWaiting: number;
+  /** The PostgreSQL server (postmaster and backends) during the daemon's level, ms; NaN on PGlite. */
+  postgresMs: number;
 }
 
 /** One backend's runs. */
@@ -116,6 +149,8 @@ const HOME_FILES: Record<string, string> = Object.fromEntries(
 
 /** The floor's process: one per daemon, living as long as it. */
 interface FloorProcess {
+  /** Its process id. */
+  readonly pid: number;
   /** Runs one level's turns in the process and returns what it measured. */
   run(job: FloorJob): Promise<FloorResult>;
   /** Ends the process (closes its standard input) and waits for it. */
@@ -152,6 +187,7 @@ function startFloorProcess(): FloorProcess {
     });
   });
   return {
+    pid: child.pid ?? -1,
     run: (job) =>
       new Promise<FloorResult>((resolve, reject) => {
         waiting.push({ resolve, reject });
@@ -197,17 +233,37 @@ async function waitForTurnEnd(
   }
 }
 
+/** What one daemon level measured (the floor's figures are added beside it). */
+export type DaemonLevel = Omit<
+  BusyDaemonRow,
+  'floorTurnsPerSecond' | 'floorRatio' | 'runRatios' | 'floorLatency' | 'cpu'
+> & {
+  /** The daemon's CPU per completed turn (the floor's fields are added by the caller). */
+  cpu: Pick<
+    TurnCpu,
+    'daemonMs' | 'daemonThreadMs' | 'daemonThreadRunning' | 'daemonThreadWaiting' | 'postgresMs'
+  >;
+};
+
 /**
- * Starts `turns` API turns at once on a running daemon and measures them from outside: throughput,
- * turn times, RSS while they run, `/healthz` latency.
+ * Starts `turns` API turns at once on a running daemon (started with `loopDelay`) and measures
+ * them: from outside, throughput, turn times, RSS while they run and `/healthz` latency; from
+ * `/proc`, the CPU time of the daemon (and of the PostgreSQL server, `serverCpuMs`) over the level;
+ * from the preloaded monitor, the event-loop delay over the level.
  */
 export async function runDaemonLevel(
   daemon: ServeDaemon,
   turns: number,
   modelMs: number,
-  timeoutMs = 300_000,
-): Promise<Omit<BusyDaemonRow, 'floorTurnsPerSecond' | 'floorRatio' | 'runRatios' | 'floorLatency'>> {
+  options: { serverCpuMs?: () => number; timeoutMs?: number } = {},
+): Promise<DaemonLevel> {
+  const timeoutMs = options.timeoutMs ?? 300_000;
   const idle = daemon.rss() ?? 0;
+  // Starts the level's event-loop histogram over.
+  await daemon.loopDelay();
+  const cpuBefore = processCpuMs(daemon.pid);
+  const threadBefore = mainThreadSchedule(daemon.pid);
+  const serverBefore = options.serverCpuMs?.() ?? Number.NaN;
   const health = pollHealth(daemon.url, 50);
   const rss = sampleRss(() => daemon.rss(), 100);
   const startWall = Date.now();
@@ -230,12 +286,19 @@ export async function runDaemonLevel(
     if (Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+  const cpuMs = processCpuMs(daemon.pid) - cpuBefore;
+  const threadAfter = mainThreadSchedule(daemon.pid);
+  const serverMs = (options.serverCpuMs?.() ?? Number.NaN) - serverBefore;
   const peak = rss.stop();
   await health.stop();
+  const loopDelay = await daemon.loopDelay();
   const records = (await listTurns(daemon.url)).filter((turn) => postedAt.has(turn.id));
   const ended = records.filter((turn) => turn.endedAt !== undefined);
   const completed = records.filter((turn) => turn.status === 'completed');
   const lastEnd = Math.max(...ended.map((turn) => Date.parse(turn.endedAt ?? '')));
+  // The level's wall time is the throughput's: first POST to the last recorded end.
+  const levelMs = lastEnd - startWall;
+  const threadMs = threadAfter.runMs - threadBefore.runMs;
   const turnMs = ended.map((turn) => Date.parse(turn.endedAt ?? '') - (postedAt.get(turn.id) ?? Number.NaN));
   // From the records (created to ended): a daemon busy enough answers /healthz too rarely to see its peak.
   const mostRunning = Math.max(
@@ -267,7 +330,41 @@ export async function runDaemonLevel(
     healthP99Ms: percentile(health.latencies, 99),
     healthMaxMs: Math.max(...health.latencies),
     healthSamples: health.latencies.length,
+    loopDelay,
+    cpu: {
+      daemonMs: msPer(cpuMs, completed.length),
+      daemonThreadMs: msPer(threadMs, completed.length),
+      daemonThreadRunning: levelMs > 0 ? threadMs / levelMs : Number.NaN,
+      daemonThreadWaiting: levelMs > 0 ? (threadAfter.waitMs - threadBefore.waitMs) / levelMs : Number.NaN,
+      postgresMs: msPer(serverMs, completed.length),
+    },
     problems,
+  };
+}
+
+/** Runs one floor job and reads the floor process's CPU time around it. */
+async function runFloorLevel(
+  floorProcess: FloorProcess,
+  job: FloorJob,
+): Promise<{
+  result: FloorResult;
+  cpu: Pick<TurnCpu, 'floorMs' | 'floorThreadMs' | 'floorThreadRunning' | 'floorThreadWaiting'>;
+}> {
+  const cpuBefore = processCpuMs(floorProcess.pid);
+  const threadBefore = mainThreadSchedule(floorProcess.pid);
+  const result = await floorProcess.run(job);
+  const threadAfter = mainThreadSchedule(floorProcess.pid);
+  const threadMs = threadAfter.runMs - threadBefore.runMs;
+  const done = result.turnMs.length;
+  const share = (ms: number) => (result.elapsedMs > 0 ? ms / result.elapsedMs : Number.NaN);
+  return {
+    result,
+    cpu: {
+      floorMs: msPer(processCpuMs(floorProcess.pid) - cpuBefore, done),
+      floorThreadMs: msPer(threadMs, done),
+      floorThreadRunning: share(threadMs),
+      floorThreadWaiting: share(threadAfter.waitMs - threadBefore.waitMs),
+    },
   };
 }
 
@@ -314,6 +411,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
     for (const backend of options.backends ?? (['pglite', 'postgres'] as const)) {
       let database: DaemonDatabase = { kind: 'pglite' };
       let stopPostgres: (() => Promise<void>) | undefined;
+      let serverCpuMs: (() => number) | undefined;
       if (backend === 'postgres') {
         const postgres = await startThrowawayPostgres();
         if ('skipped' in postgres) {
@@ -330,12 +428,14 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         }
         database = { kind: 'postgres', url: postgres.url };
         stopPostgres = postgres.stop;
+        serverCpuMs = postgres.cpuMs;
       }
       const started = performance.now();
       const daemon = await startServeDaemon({
         baseURL: fake.baseURL,
         database,
         homeFiles: HOME_FILES,
+        loopDelay: true,
         ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
       });
       const startMs = performance.now() - started;
@@ -367,15 +467,18 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
           for (let run = 0; run < repeats; run += 1) {
             // Alternating order, so neither side always runs on the machine the other just left.
             const floorJob = { baseURL: fake.baseURL, turns, home: daemon.home, tools };
-            let floor: FloorResult;
-            let measured: Awaited<ReturnType<typeof runDaemonLevel>>;
+            const level = () =>
+              runDaemonLevel(daemon, turns, modelMs, serverCpuMs === undefined ? {} : { serverCpuMs });
+            let floorRun: Awaited<ReturnType<typeof runFloorLevel>>;
+            let measured: DaemonLevel;
             if (run % 2 === 0) {
-              floor = await floorProcess.run(floorJob);
-              measured = await runDaemonLevel(daemon, turns, modelMs);
+              floorRun = await runFloorLevel(floorProcess, floorJob);
+              measured = await level();
             } else {
-              measured = await runDaemonLevel(daemon, turns, modelMs);
-              floor = await floorProcess.run(floorJob);
+              measured = await level();
+              floorRun = await runFloorLevel(floorProcess, floorJob);
             }
+            const floor = floorRun.result;
             const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
             const failures = floor.failures.filter((failure) => failure !== '');
             runs.push({
@@ -383,6 +486,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
               floorTurnsPerSecond,
               floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
               floorLatency: summariseLatency(floor.turnMs, modelMs),
+              cpu: { ...measured.cpu, ...floorRun.cpu },
               problems: [
                 ...measured.problems,
                 ...(floor.failures.length === 0
@@ -400,9 +504,9 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
           };
           rows.push(row);
           report(
-            `${backend} ${turns} turns: turns/s (floor), p50, healthz p50/max`,
+            `${backend} ${turns} turns: turns/s (floor), p50, healthz p50/max, loop delay p99, thread CPU a turn`,
             `${row.turnsPerSecond.toFixed(1)}/s`,
-            `${row.floorRatio.toFixed(2)}x (runs ${runRatios.map((value) => value.toFixed(2)).join(', ')}) of ${row.floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
+            `${row.floorRatio.toFixed(2)}x (runs ${runRatios.map((value) => value.toFixed(2)).join(', ')}) of ${row.floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms, ${row.loopDelay.p99Ms.toFixed(0)} ms, ${row.cpu.daemonThreadMs.toFixed(1)} ms (floor ${row.cpu.floorThreadMs.toFixed(1)} ms)${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
           );
         }
         backends.push({ backend, idleRssBytes, startMs, oneTurnMs, rows });
