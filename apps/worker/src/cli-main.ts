@@ -275,6 +275,11 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
     )
     .option('--host <address>', 'where the HTTP API listens (default: serve.host, 127.0.0.1)')
     .option('--port <port>', 'the HTTP port; 0 picks a free one (default: serve.port, 8787)', numberOption)
+    .option(
+      '--health-port <port>',
+      'a port of its own for GET /healthz; 0 picks a free one (default: serve.healthPort, none)',
+      numberOption,
+    )
     .option('--grace-ms <ms>', 'how long running turns may finish after SIGTERM', numberOption)
     .option('--tick-ms <ms>', 'how often this process fires due schedules', numberOption)
     .option('--poll-seconds <s>', 'how often an idle queue consumer polls (at least 0.5)', numberOption)
@@ -292,6 +297,7 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
             ...(options.agent === undefined ? {} : { agents: options.agent }),
             ...(options.host === undefined ? {} : { host: options.host }),
             ...(options.port === undefined ? {} : { port: options.port }),
+            ...(options.healthPort === undefined ? {} : { healthPort: options.healthPort }),
             ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
             ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
             ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),

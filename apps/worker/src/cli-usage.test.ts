@@ -149,6 +149,15 @@ describe('usage and configuration errors exit 2, naming the flag or the field', 
     expect(run.stderr).toMatch(/--help shows its usage/);
   });
 
+  it('a --health-port out of range exits 2 naming the flag', async () => {
+    const run = await runCli(['serve', '--health-port', '70000'], {
+      cwd: root,
+      env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', SWITCHYARD_MODEL: 'm' },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--health-port: expected an integer from 0 to 65535, got 70000');
+  });
+
   it('switchyard alone prints the usage on stderr and exits 2', async () => {
     const run = await runCli([], { cwd: root });
     expect(run.code).toBe(2);

@@ -141,6 +141,7 @@ const mcpSchema = z.strictObject({
 const serveSchema = z.strictObject({
   host: z.string().trim().min(1).optional(),
   port: z.number().int().min(0).max(65_535).optional(),
+  healthPort: z.number().int().min(0).max(65_535).optional(),
   agents: z
     .array(
       z

@@ -96,6 +96,7 @@ describe('configuration errors name the field', () => {
     [{ categories: { brain: { semantic: true } } }, 'categories.brain.semantic', /not a known field/],
     [{ agent: '../x' }, 'agent', /letters/],
     [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
+    [{ serve: { healthPort: '8788' } }, 'serve.healthPort', /number/],
     [{ serve: { hots: '0.0.0.0' } }, 'serve.hots', /not a known field/],
     [{ serve: { agents: ['ok', 'a/b'] } }, 'serve.agents[1]', /letters/],
     [{ serve: { pollSeconds: 0.1 } }, 'serve.pollSeconds', /0\.5/],

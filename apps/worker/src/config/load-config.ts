@@ -185,6 +185,7 @@ function resolveServe(
   return {
     host: serve?.host ?? '127.0.0.1',
     port: serve?.port ?? 8787,
+    healthPort: serve?.healthPort,
     agents: serve?.agents,
     token,
     tokenVariable,

@@ -114,6 +114,8 @@ export interface WorkerServeConfig {
   host: string;
   /** The HTTP port (default 8787; 0 picks a free one). */
   port: number;
+  /** A port of its own for `GET /healthz` (`serve.healthPort`; 0 picks a free one); absent: none. */
+  healthPort: number | undefined;
   /** The agents whose work the daemon runs; absent: the configured `agent`. */
   agents: string[] | undefined;
   /** The bearer token, read from `tokenVariable` (never from the file). */

@@ -35,6 +35,8 @@ export interface ServeCommandOptions {
   host?: string;
   /** `--port`: overrides `serve.port`. */
   port?: number;
+  /** `--health-port`: overrides `serve.healthPort`. */
+  healthPort?: number;
   /** `--grace-ms`: overrides `serve.graceMs`. */
   graceMs?: number;
   /** `--tick-ms`: overrides `serve.tickMs`. */
@@ -53,9 +55,14 @@ function flagError(flag: string, message: string): WorkerConfigError {
 
 /** Checks the flags' values as the configuration's fields are checked, naming the flag. */
 function checkFlags(options: ServeCommandOptions): void {
-  const { port, graceMs, tickMs, pollSeconds } = options;
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) {
-    throw flagError('--port', `expected an integer from 0 to 65535, got ${port}`);
+  const { port, healthPort, graceMs, tickMs, pollSeconds } = options;
+  for (const [flag, value] of [
+    ['--port', port],
+    ['--health-port', healthPort],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= 65_535)) {
+      throw flagError(flag, `expected an integer from 0 to 65535, got ${value}`);
+    }
   }
   if (graceMs !== undefined && !(Number.isInteger(graceMs) && graceMs >= 0)) {
     throw flagError('--grace-ms', `expected a whole number of milliseconds >= 0, got ${graceMs}`);
@@ -91,6 +98,7 @@ export async function runServeCommand(
   const turnAgents = agents.map((name) => resolveAgent(config, name));
   const token = serve.token;
   const host = options.host ?? serve.host;
+  const healthPort = options.healthPort ?? serve.healthPort;
   checkTokenForHost(host, token, serve.tokenVariable);
   // Probed once without blocking (the tools built below reuse the answer); 'required' refuses here.
   await checkCommandSandbox(config, print);
@@ -147,6 +155,7 @@ export async function runServeCommand(
       agents,
       host,
       port: options.port ?? serve.port,
+      ...(healthPort === undefined ? {} : { healthPort }),
       ...(token === undefined ? {} : { token }),
       ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
       allowedHosts: serve.allowedHosts,

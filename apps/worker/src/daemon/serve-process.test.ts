@@ -5,7 +5,7 @@ import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
 import type { FakeResponsesServer } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../__fixtures__/scripted-model';
-import { readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import { rawRequest, readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import { ServeProcess } from './__fixtures__/serve-process';
 
@@ -68,11 +68,15 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     await controlPlane.close();
 
     const config = await writeConfig(folder);
-    const serve = folder.start(serveArgs(config), {
+    // With a health listener of its own (--health-port): probes there see the same state.
+    const serve = folder.start([...serveArgs(config), '--health-port', '0'], {
       OPENAI_BASE_URL: server.baseURL,
       OPENAI_API_KEY: 'test',
     });
     const url = await serve.ready;
+    const healthUrl = /health checks on (http:\/\/\S+)/.exec(serve.log)?.[1] ?? '';
+    expect(healthUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/healthz$/);
+    expect(new URL(healthUrl).port).not.toBe(new URL(url).port);
     await waitFor('the scheduled turn to reach the model', () =>
       server.requests.some((request) => promptOf(request) === 'a slow scheduled turn') ? true : undefined,
     );
@@ -83,7 +87,45 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
       server.requests.some((request) => promptOf(request) === 'an API turn') ? true : undefined,
     );
 
+    // The health port answers /healthz as the API does, and nothing else of the API.
+    const health = await requestJson(healthUrl);
+    expect(health).toMatchObject({ status: 200, body: { status: 'serving', runningTurns: 2 } });
+    expect(health.headers.get('cache-control')).toBe('no-store');
+    expect((await requestJson(`${url}/healthz`)).body).toEqual(health.body);
+    const healthBase = new URL(healthUrl).origin;
+    expect(await requestJson(`${healthBase}/v1/turns`)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
+    const posted = await requestJson(healthUrl, { body: {} });
+    expect(posted).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } });
+    expect(posted.headers.get('allow')).toBe('GET, HEAD');
+    // The API's request guard applies: a foreign Host (DNS rebinding) is refused.
+    const foreign = await rawRequest(healthBase, '/healthz', { headers: { host: 'evil.example:80' } });
+    expect(foreign.status).toBe(421);
+    expect(JSON.parse(foreign.text)).toMatchObject({ error: { code: 'misdirected_request' } });
+
+    // Polled from before SIGTERM until the process is gone: draining answers 503, then the port closes.
+    const statuses: Array<number | 'closed'> = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        statuses.push(
+          await fetch(healthUrl).then(
+            (answer) => answer.status,
+            () => 'closed' as const,
+          ),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    await waitFor('a first poll', () => (statuses.length > 0 ? true : undefined));
     expect(await serve.terminate()).toBe(0);
+    polling = false;
+    await poller;
+    expect(statuses[0]).toBe(200);
+    expect(statuses).toContain(503);
+    expect(statuses.at(-1)).toBe('closed');
     expect(serve.log).toContain('SIGTERM received');
     expect(serve.log).toContain('draining (2 running turn(s), grace 500 ms)');
     expect(serve.log).toContain('cancelling 2 turn(s)');

@@ -9,6 +9,7 @@ import type { ToolManifest } from '../tool-manifest';
 import { readConsoleFiles } from './console-files';
 import { createDaemonHttpApi } from './daemon-http-api';
 import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
+import { createHealthApp } from './health-app';
 import { createRequestGuard, parseHostAndPort, type RequestRefusal } from './request-guard';
 import { type RunDaemonTurn, scheduleFireSource, type WorkSource } from './work-source';
 
@@ -23,6 +24,13 @@ export interface DaemonOptions
   host?: string;
   /** The HTTP port; 0 picks a free one. Default 8787. */
   port?: number;
+  /**
+   * A port of its own for `GET /healthz` (`serve.healthPort`), on the same host: a liveness probe
+   * there is answered within a turn of the event loop even while a burst of new connections waits
+   * on the API's port (Node accepts one per turn). 0 picks a free one. Default: none (`/healthz`
+   * is on the API's port, as it stays when this is set).
+   */
+  healthPort?: number;
   /**
    * The bearer token the HTTP API requires (`Authorization: Bearer <token>`). Required when `host`
    * is not a loopback address; honoured on loopback too when set.
@@ -93,6 +101,8 @@ export interface Daemon {
   readonly url: string;
   /** The bound port. */
   readonly port: number;
+  /** `http://host:port/healthz` of the health listener (`healthPort`); undefined without one. */
+  readonly healthUrl: string | undefined;
   /** The daemon's turns (recent ones in memory, every one in the control plane's turn records). */
   readonly turns: DaemonTurns;
   /** `serving`, `draining` after `stop()` began, `stopped` when it resolved. */
@@ -158,6 +168,15 @@ function checkOptions(options: DaemonOptions): void {
   const port = options.port ?? 8787;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     refuse('serve.port', `expected an integer from 0 to 65535, got ${String(port)}`);
+  }
+  const healthPort = options.healthPort;
+  if (healthPort !== undefined) {
+    if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65_535) {
+      refuse('serve.healthPort', `expected an integer from 0 to 65535, got ${String(healthPort)}`);
+    }
+    if (healthPort !== 0 && healthPort === port) {
+      refuse('serve.healthPort', `must differ from serve.port (both ${port})`);
+    }
   }
   for (const [index, entry] of (options.allowedHosts ?? []).entries()) {
     if (typeof entry !== 'string' || parseHostAndPort(entry) === undefined) {
@@ -353,7 +372,56 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     port,
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
   });
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${hostInUrl}:${port}`;
+  let healthServer: Server | undefined;
+  let healthUrl: string | undefined;
+  const closeHealth = async () => {
+    if (healthServer === undefined) return;
+    const closing = healthServer;
+    await new Promise<void>((resolve) => {
+      closing.close(() => resolve());
+      closing.closeAllConnections();
+    });
+  };
+  if (options.healthPort !== undefined) {
+    // Built once the port is bound, as the API's.
+    let checkHealthRequest: ReturnType<typeof createRequestGuard> = () => ({
+      status: 421,
+      code: 'misdirected_request',
+      message: 'the daemon is starting',
+    });
+    const healthApp = createHealthApp({
+      checkRequest: (request) => checkHealthRequest(request),
+      state: () => (state === 'serving' ? 'serving' : 'draining'),
+      runningTurns: () => turns.running,
+    });
+    const opened = createAdaptorServer({ fetch: healthApp.fetch }) as Server;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        opened.once('error', reject);
+        opened.listen(options.healthPort, host, () => {
+          opened.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      await new Promise((resolve) => server.close(resolve));
+      const code = (error as NodeJS.ErrnoException).code;
+      refuse(
+        'serve.healthPort',
+        `cannot listen on ${host}:${String(options.healthPort)} (${code ?? String(error)})`,
+      );
+    }
+    healthServer = opened;
+    const bound = (opened.address() as AddressInfo).port;
+    checkHealthRequest = createRequestGuard({
+      listenHost: host,
+      port: bound,
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    });
+    healthUrl = `http://${hostInUrl}:${bound}/healthz`;
+  }
 
   const started: WorkSource[] = [];
   try {
@@ -366,6 +434,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   } catch (error) {
     await Promise.allSettled(started.map((source) => source.stop()));
     await new Promise((resolve) => server.close(resolve));
+    await closeHealth();
     throw error;
   }
   await continueAnswered(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs).catch((error: unknown) =>
@@ -383,6 +452,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The id its turn records carry: recovery log lines name a dead process's turns by it.
   log(`switchyard serve: worker ${turns.workerId}`);
   log(`switchyard serve: listening on ${url} for ${options.agents.join(', ')}`);
+  if (healthUrl !== undefined) log(`switchyard serve: health checks on ${healthUrl}`);
 
   let stopping: Promise<DaemonStopReport> | undefined;
   const stop = async (): Promise<DaemonStopReport> => {
@@ -422,6 +492,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       server.close(() => resolve());
       server.closeAllConnections();
     });
+    await closeHealth();
     state = 'stopped';
     const finished = Math.max(0, runningAtStop - cancelled - released);
     const letGo = released === 0 ? '' : `, ${released} let go waiting for approval`;
@@ -432,6 +503,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   return {
     url,
     port,
+    healthUrl,
     turns,
     get state() {
       return state;
