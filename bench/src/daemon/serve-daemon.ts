@@ -110,6 +110,8 @@ export interface ServeDaemonOptions {
 export interface ServeDaemon {
   /** The HTTP API's URL. */
   readonly url: string;
+  /** `/healthz` on the health listener (`serve.healthPort` set in `serve`), undefined without one. */
+  readonly healthUrl: string | undefined;
   /** The child's process id (the node process itself: its /proc entry is the daemon's). */
   readonly pid: number;
   /** The agent's home (the folder `list_files` lists). */
@@ -194,7 +196,9 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
     child.stderr?.on('data', (chunk: Buffer) => {
       log += chunk.toString();
       const found = /listening on (http:\/\/\S+)/.exec(log)?.[1];
-      if (found !== undefined) {
+      // With a health listener, its line comes right after the API's: wait for both.
+      const healthWanted = options.serve?.healthPort !== undefined;
+      if (found !== undefined && (!healthWanted || /health checks on http:\/\/\S+\n/.test(log))) {
         clearTimeout(timer);
         resolve(found);
       }
@@ -212,6 +216,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
   let loopDelayReadings = 0;
   return {
     url,
+    healthUrl: /health checks on (http:\/\/\S+)/.exec(log)?.[1],
     pid,
     home,
     log: () => log,

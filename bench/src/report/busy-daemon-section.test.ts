@@ -18,6 +18,7 @@ const row = (turns: number, turnsPerSecond: number, floor: number, healthP50Ms: 
   healthP99Ms: healthP50Ms * 3,
   healthMaxMs: healthP50Ms * 4,
   healthSamples: 40,
+  healthPort: { p50Ms: 3, p99Ms: 41, maxMs: 97, samples: 60 },
   loopDelay: { samples: 90, p50Ms: 12, p99Ms: 180, maxMs: 240 },
   cpu: {
     daemonMs: 9.25,
@@ -92,7 +93,7 @@ describe('the busy-daemon section', () => {
   it('shows where the time went: event-loop delay and CPU a turn of the daemon, the floor and PostgreSQL', () => {
     const text = renderBusyDaemonSection(result(postgresRan([row(500, 120, 150, 40)])));
     expect(text).toContain(
-      '| postgres | 500 | 12 ms / 180 ms / 240 ms | 9.3 ms (8.0 ms) | 76 % / 18 % | 6.5 ms (5.2 ms) | 86 % / 9 % | 1.3 ms |',
+      '| postgres | 500 | 12 ms / 180 ms / 240 ms | 3 ms / 41 ms / 97 ms (60) | 9.3 ms (8.0 ms) | 76 % / 18 % | 6.5 ms (5.2 ms) | 86 % / 9 % | 1.3 ms |',
     );
     expect(text).toContain('preloaded into the daemon with `node --import`');
   });

@@ -77,6 +77,8 @@ export interface BusyDaemonRow {
   healthMaxMs: number;
   /** `/healthz` answers sampled. */
   healthSamples: number;
+  /** `/healthz` on the health listener (`serve.healthPort`), polled the same way beside it: p50, p99, max, ms. */
+  healthPort: { p50Ms: number; p99Ms: number; maxMs: number; samples: number };
   /** The daemon's event-loop delay over the level (Node's `monitorEventLoopDelay`, preloaded). */
   loopDelay: LoopDelay;
   /** Where the CPU went, per completed turn (the daemon's figures over its level, the floor's over its own). */
@@ -265,6 +267,8 @@ export async function runDaemonLevel(
   const threadBefore = mainThreadSchedule(daemon.pid);
   const serverBefore = options.serverCpuMs?.() ?? Number.NaN;
   const health = pollHealth(daemon.url, 50);
+  const healthPort =
+    daemon.healthUrl === undefined ? undefined : pollHealth(new URL(daemon.healthUrl).origin, 50);
   const rss = sampleRss(() => daemon.rss(), 100);
   const startWall = Date.now();
   const postedAt = new Map<string, number>();
@@ -291,6 +295,7 @@ export async function runDaemonLevel(
   const serverMs = (options.serverCpuMs?.() ?? Number.NaN) - serverBefore;
   const peak = rss.stop();
   await health.stop();
+  await healthPort?.stop();
   const loopDelay = await daemon.loopDelay();
   const records = (await listTurns(daemon.url)).filter((turn) => postedAt.has(turn.id));
   const ended = records.filter((turn) => turn.endedAt !== undefined);
@@ -330,6 +335,12 @@ export async function runDaemonLevel(
     healthP99Ms: percentile(health.latencies, 99),
     healthMaxMs: Math.max(...health.latencies),
     healthSamples: health.latencies.length,
+    healthPort: {
+      p50Ms: percentile(healthPort?.latencies ?? [], 50),
+      p99Ms: percentile(healthPort?.latencies ?? [], 99),
+      maxMs: healthPort === undefined ? Number.NaN : Math.max(...healthPort.latencies),
+      samples: healthPort?.latencies.length ?? 0,
+    },
     loopDelay,
     cpu: {
       daemonMs: msPer(cpuMs, completed.length),
@@ -435,6 +446,8 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
         baseURL: fake.baseURL,
         database,
         homeFiles: HOME_FILES,
+        // Probes on a port of their own beside the API's: what an operator's liveness probe sees.
+        serve: { healthPort: 0 },
         loopDelay: true,
         ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
       });
