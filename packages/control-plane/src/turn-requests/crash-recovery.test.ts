@@ -220,11 +220,19 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     const done = consumers.flatMap((consumer) => consumer.events.filter((event) => event.event === 'done'));
     expect(new Set(done.map((event) => event.runId)).size).toBe(done.length);
     expect(done.length).toBe(expected);
-    const { rows: jobs } = await queryControlPlane<{ state: string; count: number }>(
-      controlPlane,
-      'SELECT state, count(*)::int AS count FROM pgboss.job WHERE name = $1 GROUP BY state',
-      [`switchyard.turn-requests.${AGENT}`],
-    );
+    // The queue marks a job completed only after the run's ledger row is written and the handler
+    // returned, so the last job may still read 'active' for a moment after the ledger is whole.
+    let jobs: Array<{ state: string; count: number }> = [];
+    const queueDeadline = Date.now() + 15_000;
+    while (Date.now() < queueDeadline) {
+      ({ rows: jobs } = await queryControlPlane<{ state: string; count: number }>(
+        controlPlane,
+        'SELECT state, count(*)::int AS count FROM pgboss.job WHERE name = $1 GROUP BY state',
+        [`switchyard.turn-requests.${AGENT}`],
+      ));
+      if (jobs.length === 1 && jobs[0]?.state === 'completed') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     expect(jobs).toEqual([{ state: 'completed', count: expected }]);
   });
 });
