@@ -17,6 +17,11 @@ if (file !== undefined && file !== '') {
   const delayMs = (nanoseconds) => Math.max(0, nanoseconds / 1e6 - RESOLUTION_MS);
   let sequence = 0;
   process.on('SIGUSR2', () => {
+    // A signal can be handled before the histogram's timer, overdue after a stall, has run and
+    // recorded that stall: read once its timer surely ran again (two of its intervals later).
+    setTimeout(report, 2 * RESOLUTION_MS);
+  });
+  const report = () => {
     sequence += 1;
     const samples = histogram.count;
     const seen = {
@@ -29,5 +34,5 @@ if (file !== undefined && file !== '') {
     writeFileSync(`${file}.tmp`, JSON.stringify(seen));
     renameSync(`${file}.tmp`, file);
     histogram.reset();
-  });
+  };
 }
