@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { balancedOrders } from './measure';
+import { balancedOrders, interleave } from './measure';
 
 function followCounts(orders: number[][]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -43,5 +43,43 @@ describe('balancedOrders', () => {
     );
     expect([...followCounts(rotation).values()].some((value) => value > 1)).toBe(true);
     expect([...followCounts(balancedOrders(6)).values()].every((value) => value === 1)).toBe(true);
+  });
+});
+
+describe('interleave', () => {
+  it("records each run's marks as milliseconds from its start, only those the run reached", async () => {
+    let marks: Record<string, number | undefined> = {};
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const contenders = [
+      {
+        name: 'marks both',
+        run: async () => {
+          await wait(20);
+          marks.defined = performance.now();
+          await wait(20);
+          marks.sent = performance.now();
+        },
+      },
+      { name: 'marks none', run: () => wait(5) },
+    ];
+    const timings = await interleave(contenders, {
+      rounds: 2,
+      warmup: 1,
+      marks: {
+        reset: () => {
+          marks = {};
+        },
+        at: () => marks,
+      },
+    });
+    const [both, none] = timings;
+    expect(both?.marks.defined).toHaveLength(2);
+    expect(both?.marks.sent).toHaveLength(2);
+    for (const [index, defined] of (both?.marks.defined ?? []).entries()) {
+      expect(defined).toBeGreaterThanOrEqual(19);
+      expect(both?.marks.sent?.[index]).toBeGreaterThanOrEqual(defined + 19);
+      expect(both?.marks.sent?.[index]).toBeLessThanOrEqual(both?.runs[index] ?? 0);
+    }
+    expect(none?.marks).toEqual({});
   });
 });

@@ -10,6 +10,8 @@ export interface Timings {
   cpu: number[];
   /** Milliseconds from the run's start to its first model request reaching the server (when probed). */
   firstRequest: number[];
+  /** Milliseconds from the run's start to each named point it reached (when marked), in run order. */
+  marks: Record<string, number[]>;
 }
 
 /** The median of a list of numbers. */
@@ -49,6 +51,8 @@ export async function interleave(
     warmup: number;
     /** When the run's first model request reached the server (`performance.now()`), reset before each run. */
     firstRequest?: { reset(): void; at(): number | undefined };
+    /** Named points a run reached (`performance.now()`, undefined when not reached), reset before each run. */
+    marks?: { reset(): void; at(): Record<string, number | undefined> };
   },
 ): Promise<Timings[]> {
   const timings: Timings[] = contenders.map((contender) => ({
@@ -56,6 +60,7 @@ export async function interleave(
     runs: [],
     cpu: [],
     firstRequest: [],
+    marks: {},
   }));
   const orders = balancedOrders(contenders.length);
   for (let round = -options.warmup; round < options.rounds; round += 1) {
@@ -64,16 +69,24 @@ export async function interleave(
       const contender = contenders[index];
       if (contender === undefined) continue;
       options.firstRequest?.reset();
+      options.marks?.reset();
       const cpuStart = process.cpuUsage();
       const start = performance.now();
       await contender.run();
       const elapsed = performance.now() - start;
       const cpu = process.cpuUsage(cpuStart);
       const firstAt = options.firstRequest?.at();
+      const marks = options.marks?.at() ?? {};
       if (round >= 0) {
         timings[index]?.runs.push(elapsed);
         timings[index]?.cpu.push((cpu.user + cpu.system) / 1000);
         if (firstAt !== undefined) timings[index]?.firstRequest.push(firstAt - start);
+        for (const [mark, at] of Object.entries(marks)) {
+          const timing = timings[index];
+          if (at === undefined || timing === undefined) continue;
+          timing.marks[mark] ??= [];
+          timing.marks[mark].push(at - start);
+        }
       }
     }
   }

@@ -136,12 +136,14 @@ describe('renderOverheadSection', () => {
     variant: ToolVariant,
     cpuToBare: number,
     firstRequestToBare: number,
+    marks: { schemasCreated: number; toolsDefined: number } = { schemasCreated: NaN, toolsDefined: NaN },
   ): OverheadRow => ({
     name,
     variant,
     wall: 100,
     cpu: 100 * cpuToBare,
     firstRequest: 10 * firstRequestToBare,
+    ...marks,
     wallToBare: cpuToBare,
     cpuToBare,
     firstRequestToBare,
@@ -157,6 +159,7 @@ describe('renderOverheadSection', () => {
     tools: 50,
     load: { before: [1, 1, 1], after: [1, 1, 1] },
     rows,
+    baseline: 'bare openai SDK loop',
     failed: [],
   });
 
@@ -174,6 +177,31 @@ describe('renderOverheadSection', () => {
       "- fresh schemas, the whole turn's CPU: missed by 0.06x (1.11x, target <= 1.05x)",
     );
     expect(section).toContain('- fresh schemas, the time to the first request: met (1.13x <= 1.25x)');
+  });
+
+  it("breaks a fresh turn's time before its first request into schemas, definition and request, beside the bare loop's", () => {
+    const section = renderOverheadSection(
+      overhead([
+        row('bare openai SDK loop', 'fresh', 1, 1, { schemasCreated: 6, toolsDefined: 9 }),
+        row('switchyard', 'fresh', 0.9, 1.5, { schemasCreated: 6.5, toolsDefined: 11 }),
+      ]),
+    );
+    expect(section).toContain(
+      '- fresh schemas, the time to the first request: missed by 0.25x (1.50x, target <= 1.25x); medians: the 50 Zod schemas created 6.50 ms into the turn (the bare loop: 6.00 ms), the tools defined 4.50 ms later (',
+    );
+    expect(section).toContain(
+      'no projection: 3.00 ms), the first request at the server 4.00 ms after that (1.00 ms)\n',
+    );
+  });
+
+  it('leaves the breakdown out when a runtime did not mark its tools defined', () => {
+    const section = renderOverheadSection(
+      overhead([
+        row('bare openai SDK loop', 'fresh', 1, 1, { schemasCreated: 6, toolsDefined: NaN }),
+        row('switchyard', 'fresh', 0.9, 1.1, { schemasCreated: 6.5, toolsDefined: 11 }),
+      ]),
+    );
+    expect(section).toContain('- fresh schemas, the time to the first request: met (1.10x <= 1.25x)\n');
   });
 
   it('says a target was not measured when Switchyard failed its turn check', () => {

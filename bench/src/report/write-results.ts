@@ -7,7 +7,7 @@ import type { LadderScore } from '../ladder/score-ladder';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '../suites/busy-daemon';
 import { FLEET_SCALING_TARGET, type GrowingFleetResult } from '../suites/growing-fleet';
-import { LOOP_OVERHEAD_TARGETS, type OverheadResult } from '../suites/loop-overhead';
+import { LOOP_OVERHEAD_TARGETS, type OverheadResult, type OverheadRow } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
@@ -130,9 +130,30 @@ function overheadTargetLines(overhead: OverheadResult): string[] {
     '',
     `- module-level schemas, the whole turn's CPU: ${verdict(ratio('module', 'cpuToBare'), targets.cpuModule, 'at-most', x)}`,
     `- fresh schemas, the whole turn's CPU: ${verdict(ratio('fresh', 'cpuToBare'), targets.cpuFresh, 'at-most', x)}`,
-    `- fresh schemas, the time to the first request: ${verdict(ratio('fresh', 'firstRequestToBare'), targets.firstRequestFresh, 'at-most', x)}`,
+    `- fresh schemas, the time to the first request: ${verdict(ratio('fresh', 'firstRequestToBare'), targets.firstRequestFresh, 'at-most', x)}${firstRequestParts(overhead)}`,
     '',
   ];
+}
+
+/**
+ * Where a fresh turn's time before its first request went, Switchyard beside the bare loop (medians
+ * of each run's marks): the schemas created (the same work for both), the tools defined and their
+ * schemas converted, then the loop up to the request reaching the server. Empty without the marks.
+ */
+function firstRequestParts(overhead: OverheadResult): string {
+  const fresh = (name: string) => overhead.rows.find((row) => row.name === name && row.variant === 'fresh');
+  const switchyard = fresh('switchyard');
+  const bare = fresh(overhead.baseline);
+  if (switchyard === undefined || bare === undefined) return '';
+  const parts = (row: OverheadRow) => ({
+    schemas: row.schemasCreated,
+    define: row.toolsDefined - row.schemasCreated,
+    request: row.firstRequest - row.toolsDefined,
+  });
+  const mine = parts(switchyard);
+  const theirs = parts(bare);
+  if (![...Object.values(mine), ...Object.values(theirs)].every(Number.isFinite)) return '';
+  return `; medians: the ${overhead.tools} Zod schemas created ${msText(mine.schemas)} into the turn (the bare loop: ${msText(theirs.schemas)}), the tools defined ${msText(mine.define)} later (zod's input-side conversion, then the strict projection; the bare loop's \`z.toJSONSchema\`, output side, no projection: ${msText(theirs.define)}), the first request at the server ${msText(mine.request)} after that (${msText(theirs.request)})`;
 }
 
 /** The overhead section. */

@@ -44,6 +44,12 @@ export interface ComposedTurn {
   specs(): readonly ToolSpec[];
   /** A tool's work, the same for every runtime: echoes its subject (and counts executions). */
   execute(spec: ToolSpec, params: Record<string, unknown>): Promise<string>;
+  /**
+   * Called once the turn's tools are defined and their schemas converted, just before the loop
+   * starts: a timing mark, by the runtimes that convert before their loop (Switchyard, the bare
+   * loop; the peers convert inside their own calls, so they do not mark it).
+   */
+  toolsReady?(): void;
 }
 
 /**

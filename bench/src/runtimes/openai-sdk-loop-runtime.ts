@@ -103,6 +103,7 @@ export const openaiSdkLoopRuntime: BenchRuntime = {
         strict: false,
       }));
       const byName = new Map<string, ToolSpec>(specs.map((spec) => [spec.name, spec]));
+      turn.toolsReady?.();
       return runBareLoop({
         client,
         instructions: turn.instructions,

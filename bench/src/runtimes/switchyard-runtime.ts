@@ -94,6 +94,7 @@ function composeSwitchyard(turn: ComposedTurn, telemetry: AgentTelemetryOptions 
         execute: async (params) => ({ content: await turn.execute(spec, params) }),
       }),
     );
+    turn.toolsReady?.();
     return runTurn(model, tools, turn, telemetry);
   };
 }

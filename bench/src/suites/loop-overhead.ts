@@ -43,6 +43,13 @@ export interface OverheadRow {
   cpu: number;
   /** Median milliseconds from the turn's start to its first request reaching the fake server. */
   firstRequest: number;
+  /** Median milliseconds from the turn's start to its tool specs (and, `fresh`, their Zod schemas) being created. */
+  schemasCreated: number;
+  /**
+   * Median milliseconds from the turn's start to its tools being defined and their schemas
+   * converted (`ComposedTurn.toolsReady`); NaN for a runtime that converts inside its own calls.
+   */
+  toolsDefined: number;
   /** Paired ratios (median of per-round ratios) to the bare loop and to Switchyard, same variant. */
   wallToBare: number;
   cpuToBare: number;
@@ -63,6 +70,8 @@ export interface OverheadResult {
   /** Load average (1, 5, 15 minutes) when the timed rounds started and when they ended. */
   load: { before: number[]; after: number[] };
   rows: OverheadRow[];
+  /** The baseline runtime's name (the bare loop). */
+  baseline: string;
   /** Runtimes that failed the recorded-turn check, with why (they are not timed). */
   failed: Array<{ name: string; variant: ToolVariant; problems: string[] }>;
 }
@@ -84,6 +93,8 @@ export async function loopOverhead(
   const script = scriptedTurn(MODULE_TOOL_SPECS, (name, path) => byName.get(name)?.sample(path) ?? {});
   let executed = 0;
   let firstRequestAt: number | undefined;
+  let schemasCreatedAt: number | undefined;
+  let toolsDefinedAt: number | undefined;
   const timedScript = (request: FakeRequest) => {
     firstRequestAt ??= performance.now();
     return script(request);
@@ -96,8 +107,15 @@ export async function loopOverhead(
     baseURL,
     instructions: 'You are a benchmark.',
     input: 'Go.',
-    specs: variant === 'module' ? () => MODULE_TOOL_SPECS : () => createToolSpecs(MODULE_TOOL_SPECS.length),
+    specs: () => {
+      const specs = variant === 'module' ? MODULE_TOOL_SPECS : createToolSpecs(MODULE_TOOL_SPECS.length);
+      schemasCreatedAt ??= performance.now();
+      return specs;
+    },
     execute,
+    toolsReady: () => {
+      toolsDefinedAt ??= performance.now();
+    },
   });
   const all = [baseline, ...runtimes];
   const failed: OverheadResult['failed'] = [];
@@ -145,6 +163,13 @@ export async function loopOverhead(
         },
         at: () => firstRequestAt,
       },
+      marks: {
+        reset: () => {
+          schemasCreatedAt = undefined;
+          toolsDefinedAt = undefined;
+        },
+        at: () => ({ schemasCreated: schemasCreatedAt, toolsDefined: toolsDefinedAt }),
+      },
     });
   } finally {
     await server.close();
@@ -164,6 +189,8 @@ export async function loopOverhead(
         wall: median(timing.runs),
         cpu: median(timing.cpu),
         firstRequest: median(timing.firstRequest),
+        schemasCreated: median(timing.marks.schemasCreated ?? []),
+        toolsDefined: median(timing.marks.toolsDefined ?? []),
         wallToBare: pairedRatio(timing, base),
         cpuToBare: pairedRatio(timing, base, 'cpu'),
         firstRequestToBare: pairedRatio(timing, base, 'firstRequest'),
@@ -199,6 +226,7 @@ export async function loopOverhead(
     tools: MODULE_TOOL_SPECS.length,
     load: { before: loadBefore, after: loadAfter },
     rows,
+    baseline: baseline.name,
     failed,
   };
 }
