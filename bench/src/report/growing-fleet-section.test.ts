@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { GrowingFleetResult, GrowingFleetRow } from '../suites/growing-fleet';
 import { renderGrowingFleetSection } from './write-results';
 
-const row = (processes: number, tasksPerSecond: number): GrowingFleetRow => ({
+const row = (
+  processes: number,
+  tasksPerSecond: number,
+  coresBusy = { serve: 0.9, postgres: 0.4, bench: 0.3 },
+): GrowingFleetRow => ({
   processes,
   completed: 400,
   tasksPerSecond,
@@ -11,6 +15,7 @@ const row = (processes: number, tasksPerSecond: number): GrowingFleetRow => ({
   pgbossPerTask: 20,
   switchyardPerTask: 15,
   otherPerTask: 7.25,
+  coresBusy,
   problems: [],
 });
 
@@ -33,13 +38,15 @@ describe('the growing-fleet section', () => {
     expect(text.startsWith('<!-- bench:growing-fleet -->\n## Growing fleet')).toBe(true);
     expect(text).toContain('as 8 workflows of at most 50 tasks');
     expect(text).toContain('`serve.pollSeconds` 2 (default 2)');
-    expect(text).toContain('| 1 | 400 | 40.0 | 10.0/s | 42.3 | 20.0 | 15.0 | 7.3 |');
+    expect(text).toContain(
+      '| 1 | 400 | 40.0 | 10.0/s | 42.3 | 20.0 | 15.0 | 7.3 | 1.60 (0.90 / 0.40 / 0.30) |',
+    );
     expect(text).toContain('| 4 | 400 | 16.0 | 25.0/s |');
   });
 
   it('states the scaling target as met or missed by how much', () => {
     expect(renderGrowingFleetSection(fleet([row(1, 10), row(4, 25)], 2.5))).toContain(
-      'Scaling, 4 processes over 1: missed by 0.50x (2.50x, target >= 3.00x).',
+      'Scaling, 4 processes over 1: missed by 0.50x (2.50x, target >= 3.00x): the machine has 2 cores, and 1 process already kept 1.60 of them busy (the `serve` process 0.90, PostgreSQL 0.40, the fake model and the benchmark 0.30); 3 times its work needs about 4.8 cores, and 4 processes kept 1.60 busy.',
     );
     expect(renderGrowingFleetSection(fleet([row(1, 10), row(4, 31)], 3.1))).toContain(
       'Scaling, 4 processes over 1: met (3.10x >= 3.00x).',

@@ -6,7 +6,7 @@ import { verdict } from '../daemon/daemon-stats';
 import type { LadderScore } from '../ladder/score-ladder';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '../suites/busy-daemon';
-import { FLEET_SCALING_TARGET, type GrowingFleetResult } from '../suites/growing-fleet';
+import { FLEET_SCALING_TARGET, type GrowingFleetResult, type GrowingFleetRow } from '../suites/growing-fleet';
 import { LOOP_OVERHEAD_TARGETS, type OverheadResult, type OverheadRow } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
@@ -412,8 +412,24 @@ export function renderBusyDaemonSection(result: BusyDaemonResult): string {
 
 const perTask = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
 
+const coresOf = (row: GrowingFleetRow) => row.coresBusy.serve + row.coresBusy.postgres + row.coresBusy.bench;
+
+const coresText = (row: GrowingFleetRow) =>
+  Number.isFinite(coresOf(row))
+    ? `${coresOf(row).toFixed(2)} (${row.coresBusy.serve.toFixed(2)} / ${row.coresBusy.postgres.toFixed(2)} / ${row.coresBusy.bench.toFixed(2)})`
+    : '-';
+
+/** Why a missed scaling target was missed, from the cores the runs kept busy. */
+function scalingWhy(result: GrowingFleetResult): string {
+  const one = result.rows.find((row) => row.processes === 1);
+  const four = result.rows.find((row) => row.processes === 4);
+  if (one === undefined || four === undefined || !Number.isFinite(coresOf(one) + coresOf(four))) return '';
+  return `: the machine has ${result.cores} cores, and 1 process already kept ${coresOf(one).toFixed(2)} of them busy (the \`serve\` process ${one.coresBusy.serve.toFixed(2)}, PostgreSQL ${one.coresBusy.postgres.toFixed(2)}, the fake model and the benchmark ${one.coresBusy.bench.toFixed(2)}); 3 times its work needs about ${(FLEET_SCALING_TARGET * coresOf(one)).toFixed(1)} cores, and 4 processes kept ${coresOf(four).toFixed(2)} busy`;
+}
+
 /** The growing-fleet section. */
 export function renderGrowingFleetSection(result: GrowingFleetResult): string {
+  const scalingVerdict = verdict(asPrinted(result.scaling), FLEET_SCALING_TARGET, 'at-least', x);
   return marked('growing-fleet', [
     '## Growing fleet',
     '',
@@ -421,17 +437,17 @@ export function renderGrowingFleetSection(result: GrowingFleetResult): string {
     '',
     ...(result.skipped === undefined
       ? [
-          '| processes | tasks completed | seconds | tasks/s | statements per task | pg-boss (`pgboss.`) | ours (`switchyard.`) | other (BEGIN, COMMIT, SET, locks) |',
-          '|---|---|---|---|---|---|---|---|',
+          '| processes | tasks completed | seconds | tasks/s | statements per task | pg-boss (`pgboss.`) | ours (`switchyard.`) | other (BEGIN, COMMIT, SET, locks) | cores busy: in all (`serve` processes / PostgreSQL / fake model and benchmark) |',
+          '|---|---|---|---|---|---|---|---|---|',
           ...result.rows.map(
             (row) =>
-              `| ${row.processes} | ${row.completed} | ${row.seconds.toFixed(1)} | ${perSecondText(row.tasksPerSecond)} | ${perTask(row.queriesPerTask)} | ${perTask(row.pgbossPerTask)} | ${perTask(row.switchyardPerTask)} | ${perTask(row.otherPerTask)} |`,
+              `| ${row.processes} | ${row.completed} | ${row.seconds.toFixed(1)} | ${perSecondText(row.tasksPerSecond)} | ${perTask(row.queriesPerTask)} | ${perTask(row.pgbossPerTask)} | ${perTask(row.switchyardPerTask)} | ${perTask(row.otherPerTask)} | ${coresText(row)} |`,
           ),
           '',
           ...result.rows.flatMap((row) =>
             row.problems.map((problem) => `- ${row.processes} process(es): ${problem}`),
           ),
-          `Scaling, 4 processes over 1: ${verdict(asPrinted(result.scaling), FLEET_SCALING_TARGET, 'at-least', x)}.`,
+          `Scaling, 4 processes over 1: ${scalingVerdict}${scalingVerdict.startsWith('missed') ? scalingWhy(result) : ''}.`,
         ]
       : [`**Skipped**: ${result.skipped}`]),
     '',

@@ -5,11 +5,22 @@ import { perSecond, ratio } from '../daemon/daemon-stats';
 import {
   BENCH_AGENT,
   daemonJson,
+  processCpuMs,
   type ServeDaemon,
   startServeDaemon,
   startThrowawayPostgres,
 } from '../daemon/serve-daemon';
 import { heading, report } from '../measure';
+
+/** CPU milliseconds so far of the fleet's processes, the PostgreSQL server and this process. */
+function cpuNow(fleet: readonly ServeDaemon[], postgres: { cpuMs(): number }) {
+  const own = process.cpuUsage();
+  return {
+    serve: fleet.reduce((sum, daemon) => sum + processCpuMs(daemon.pid), 0),
+    postgres: postgres.cpuMs(),
+    bench: (own.user + own.system) / 1000,
+  };
+}
 
 /** The scaling target of issue 23: 4 processes at least 3x one. */
 export const FLEET_SCALING_TARGET = 3;
@@ -32,6 +43,13 @@ export interface GrowingFleetRow {
   switchyardPerTask: number;
   /** The rest (BEGIN, COMMIT, SET, advisory locks, ...). */
   otherPerTask: number;
+  /**
+   * Cores kept busy on average over the run (CPU time from `/proc` and `process.cpuUsage` over its
+   * wall time, first POST to the last workflow seen finished): the `serve` processes together, the
+   * PostgreSQL server (the postmaster and its children), and the benchmark's own process (the fake
+   * model, the POSTs and the polling).
+   */
+  coresBusy: { serve: number; postgres: number; bench: number };
   /** Problems (workflows not completed). */
   problems: string[];
 }
@@ -177,6 +195,7 @@ export async function growingFleet(options: GrowingFleetOptions = {}): Promise<G
         if (first === undefined) continue;
         if (postgres.statements) psql(url, 'SELECT pg_stat_statements_reset()');
         const start = Date.now();
+        const cpuBefore = cpuNow(fleet, postgres);
         const ids = await Promise.all(
           Array.from({ length: workflows }, async (_, workflow) => {
             const count = Math.min(perWorkflow, tasks - workflow * perWorkflow);
@@ -213,6 +232,9 @@ export async function growingFleet(options: GrowingFleetOptions = {}): Promise<G
           if (Date.now() > deadline) break;
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
+        const cpuAfter = cpuNow(fleet, postgres);
+        const wallMs = Date.now() - start;
+        const busy = (key: keyof typeof cpuAfter) => (cpuAfter[key] - cpuBefore[key]) / wallMs;
         const counts = postgres.statements ? statementCounts(url) : undefined;
         const end = Math.max(...finished.map((workflow) => Date.parse(workflow.finishedAt ?? '')));
         const completed = finished.reduce((sum, workflow) => sum + (workflow.taskCounts.completed ?? 0), 0);
@@ -236,13 +258,14 @@ export async function growingFleet(options: GrowingFleetOptions = {}): Promise<G
             counts === undefined
               ? Number.NaN
               : (counts.total - counts.pgboss - counts.switchyard) / completed,
+          coresBusy: { serve: busy('serve'), postgres: busy('postgres'), bench: busy('bench') },
           problems,
         };
         rows.push(row);
         report(
           `${size} process(es): tasks/s, queries per task`,
           `${row.tasksPerSecond.toFixed(1)}/s`,
-          `${row.queriesPerTask.toFixed(1)} (pg-boss ${row.pgbossPerTask.toFixed(1)}, ours ${row.switchyardPerTask.toFixed(1)})${problems.length === 0 ? '' : ` ${problems.join('; ')}`}`,
+          `${row.queriesPerTask.toFixed(1)} (pg-boss ${row.pgbossPerTask.toFixed(1)}, ours ${row.switchyardPerTask.toFixed(1)}), cores busy ${(row.coresBusy.serve + row.coresBusy.postgres + row.coresBusy.bench).toFixed(2)}${problems.length === 0 ? '' : ` ${problems.join('; ')}`}`,
         );
       } finally {
         await Promise.all(fleet.map((daemon) => daemon.stop()));
