@@ -74,7 +74,12 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
       OPENAI_API_KEY: 'test',
     });
     const url = await serve.ready;
-    const healthUrl = /health checks on (http:\/\/\S+)/.exec(serve.log)?.[1] ?? '';
+    // Logged right after the API's line, possibly in a later chunk of stderr.
+    const healthUrl = await waitFor(
+      "the health listener's log line",
+      () => /health checks on (http:\/\/\S+)/.exec(serve.log)?.[1],
+      10_000,
+    );
     expect(healthUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/healthz$/);
     expect(new URL(healthUrl).port).not.toBe(new URL(url).port);
     await waitFor('the scheduled turn to reach the model', () =>
