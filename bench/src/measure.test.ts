@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { balancedOrders, interleave } from './measure';
+import { balancedOrders, interleave, pairedRatio } from './measure';
 
 function followCounts(orders: number[][]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -81,5 +81,21 @@ describe('interleave', () => {
       expect(both?.marks.sent?.[index]).toBeLessThanOrEqual(both?.runs[index] ?? 0);
     }
     expect(none?.marks).toEqual({});
+  });
+
+  it('pairs a mark by round, and gives NaN when a contender did not reach it in every round', () => {
+    const timings = (name: string, runs: number[], sent: number[]) => ({
+      name,
+      runs,
+      cpu: runs,
+      marks: { sent },
+    });
+    const subject = timings('subject', [10, 10, 10], [3, 8, 6]);
+    const baseline = timings('baseline', [10, 10, 10], [2, 4, 3]);
+    expect(pairedRatio(subject, baseline, { mark: 'sent' })).toBe(2);
+    // Per round 1.5, 0.75 and 3: the median of the ratios, not the ratio of the medians (3 / 3).
+    expect(pairedRatio(timings('subject', [10, 10, 10], [3, 3, 9]), baseline, { mark: 'sent' })).toBe(1.5);
+    expect(pairedRatio(timings('partial', [10, 10, 10], [3, 8]), baseline, { mark: 'sent' })).toBeNaN();
+    expect(pairedRatio(subject, baseline, { mark: 'unknown' })).toBeNaN();
   });
 });

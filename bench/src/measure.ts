@@ -8,9 +8,10 @@ export interface Timings {
   runs: number[];
   /** CPU milliseconds (user + system, this process) per run: steadier than wall time on a busy machine. */
   cpu: number[];
-  /** Milliseconds from the run's start to its first model request reaching the server (when probed). */
-  firstRequest: number[];
-  /** Milliseconds from the run's start to each named point it reached (when marked), in run order. */
+  /**
+   * Milliseconds from the run's start to each named point it reached (when marked), in run order:
+   * for example `firstRequest`, its first model request reaching the server.
+   */
   marks: Record<string, number[]>;
 }
 
@@ -49,8 +50,6 @@ export async function interleave(
   options: {
     rounds: number;
     warmup: number;
-    /** When the run's first model request reached the server (`performance.now()`), reset before each run. */
-    firstRequest?: { reset(): void; at(): number | undefined };
     /** Named points a run reached (`performance.now()`, undefined when not reached), reset before each run. */
     marks?: { reset(): void; at(): Record<string, number | undefined> };
   },
@@ -59,7 +58,6 @@ export async function interleave(
     name: contender.name,
     runs: [],
     cpu: [],
-    firstRequest: [],
     marks: {},
   }));
   const orders = balancedOrders(contenders.length);
@@ -68,19 +66,16 @@ export async function interleave(
     for (const index of order) {
       const contender = contenders[index];
       if (contender === undefined) continue;
-      options.firstRequest?.reset();
       options.marks?.reset();
       const cpuStart = process.cpuUsage();
       const start = performance.now();
       await contender.run();
       const elapsed = performance.now() - start;
       const cpu = process.cpuUsage(cpuStart);
-      const firstAt = options.firstRequest?.at();
       const marks = options.marks?.at() ?? {};
       if (round >= 0) {
         timings[index]?.runs.push(elapsed);
         timings[index]?.cpu.push((cpu.user + cpu.system) / 1000);
-        if (firstAt !== undefined) timings[index]?.firstRequest.push(firstAt - start);
         for (const [mark, at] of Object.entries(marks)) {
           const timing = timings[index];
           if (at === undefined || timing === undefined) continue;
@@ -96,14 +91,19 @@ export async function interleave(
 /**
  * The ratio of two contenders' per-round times, as the median of per-round ratios: each round's
  * pair ran back to back under the same load, so their ratio is steadier than a ratio of medians.
+ * A mark pairs by round only when both contenders reached it in every round (NaN otherwise).
  */
 export function pairedRatio(
   subject: Timings,
   baseline: Timings,
-  measure: 'runs' | 'cpu' | 'firstRequest' = 'runs',
+  measure: 'runs' | 'cpu' | { mark: string } = 'runs',
 ): number {
-  const ratios = subject[measure].map((time, index) => time / (baseline[measure][index] ?? Number.NaN));
-  return median(ratios);
+  const times = (timings: Timings) =>
+    typeof measure === 'string' ? timings[measure] : (timings.marks[measure.mark] ?? []);
+  const mine = times(subject);
+  const theirs = times(baseline);
+  if (mine.length !== subject.runs.length || theirs.length !== baseline.runs.length) return Number.NaN;
+  return median(mine.map((time, index) => time / (theirs[index] ?? Number.NaN)));
 }
 
 /** Formats milliseconds for a report line. */

@@ -157,18 +157,17 @@ export async function loopOverhead(
     timings = await interleave(contenders, {
       rounds,
       warmup: 5,
-      firstRequest: {
-        reset: () => {
-          firstRequestAt = undefined;
-        },
-        at: () => firstRequestAt,
-      },
       marks: {
         reset: () => {
           schemasCreatedAt = undefined;
           toolsDefinedAt = undefined;
+          firstRequestAt = undefined;
         },
-        at: () => ({ schemasCreated: schemasCreatedAt, toolsDefined: toolsDefinedAt }),
+        at: () => ({
+          schemasCreated: schemasCreatedAt,
+          toolsDefined: toolsDefinedAt,
+          firstRequest: firstRequestAt,
+        }),
       },
     });
   } finally {
@@ -188,12 +187,12 @@ export async function loopOverhead(
         variant,
         wall: median(timing.runs),
         cpu: median(timing.cpu),
-        firstRequest: median(timing.firstRequest),
+        firstRequest: median(timing.marks.firstRequest ?? []),
         schemasCreated: median(timing.marks.schemasCreated ?? []),
         toolsDefined: median(timing.marks.toolsDefined ?? []),
         wallToBare: pairedRatio(timing, base),
         cpuToBare: pairedRatio(timing, base, 'cpu'),
-        firstRequestToBare: pairedRatio(timing, base, 'firstRequest'),
+        firstRequestToBare: pairedRatio(timing, base, { mark: 'firstRequest' }),
         wallToSwitchyard: switchyard ? pairedRatio(timing, switchyard) : Number.NaN,
         cpuToSwitchyard: switchyard ? pairedRatio(timing, switchyard, 'cpu') : Number.NaN,
         wallPerIteration: (median(timing.runs) - median(base.runs)) / TURN_ITERATIONS,
