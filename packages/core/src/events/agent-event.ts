@@ -43,6 +43,8 @@ export type AgentRunStatus =
  * - `cancelled`: the turn was aborted before or while the call ran.
  * - `unknown-tool`: no tool of the turn has that (namespace, name).
  * - `skipped`: an earlier call of the same response ended the turn; nothing ran.
+ * - `duplicate-call-id`: another call of the same response has the same `call_id` (an endpoint or a
+ *   gateway numbered them so), so no output could be told apart from the other's; none of them ran.
  *
  * Event logs recorded before this set existed may hold `completed` with `isError: true` (a tool's
  * error result) or `error` (execute threw): both read as `tool-error`.
@@ -59,6 +61,7 @@ export const TOOL_CALL_OUTCOMES = [
   'cancelled',
   'unknown-tool',
   'skipped',
+  'duplicate-call-id',
 ] as const;
 
 /** The turn started. */
@@ -113,6 +116,12 @@ export interface ToolCallStartEvent {
   type: 'tool-call-start';
   /** The function call's `call_id`. */
   callId: string;
+  /**
+   * Where the call's `function_call` item sits in the turn's transcript (`items`): unique within the
+   * turn even when an endpoint repeats a `call_id` in a later response, and the same when the turn is
+   * continued from a stored transcript.
+   */
+  itemIndex: number;
   /** Tool name as called. */
   name: string;
   /** Tool namespace, if any. */
@@ -135,6 +144,12 @@ export interface ToolCallProgressEvent {
   type: 'tool-call-progress';
   /** The function call's `call_id`. */
   callId: string;
+  /**
+   * Where the call's `function_call` item sits in the turn's transcript (`items`): unique within the
+   * turn even when an endpoint repeats a `call_id` in a later response, and the same when the turn is
+   * continued from a stored transcript.
+   */
+  itemIndex: number;
   /** Tool name as called. */
   name: string;
   /** What the tool reported. */
@@ -151,6 +166,12 @@ export interface ToolCallEndEvent {
   type: 'tool-call-end';
   /** The function call's `call_id`. */
   callId: string;
+  /**
+   * Where the call's `function_call` item sits in the turn's transcript (`items`): unique within the
+   * turn even when an endpoint repeats a `call_id` in a later response, and the same when the turn is
+   * continued from a stored transcript.
+   */
+  itemIndex: number;
   /** Tool name as called. */
   name: string;
   /** Tool namespace, if any. */

@@ -10,12 +10,19 @@ import type {
   ToolProgress,
   ToolResultContentPart,
 } from '../tool/worker-agent-tool';
+import { CallSignal } from './call-signal';
 import { capToolResult } from './cap-tool-result';
 
 /** What `beforeToolCall` is told about a call: validated and about to run. */
 export interface ToolCallRequest {
-  /** The function call's `call_id`. */
+  /** The function call's `call_id`, as the endpoint sent it (unique within its response). */
   callId: string;
+  /**
+   * Where the call's `function_call` item sits in `transcript()`: unique within the turn, even when
+   * an endpoint repeats a `call_id` in a later response, and the same when the turn is continued from
+   * a stored transcript. Key anything held per call (an approval) by it, not by `callId` alone.
+   */
+  itemIndex: number;
   /** Tool name as called. */
   name: string;
   /** Tool namespace, if any. */
@@ -52,6 +59,14 @@ export type BeforeToolCall = (
   tool: AnyWorkerAgentTool,
 ) => ToolCallDecision | Promise<ToolCallDecision>;
 
+/** A function call of the turn, with where its item sits in the transcript (`ToolCallRequest.itemIndex`). */
+export interface TurnToolCall {
+  /** The function call as the model sent it. */
+  call: ResponseFunctionToolCall;
+  /** Index of its `function_call` item in the turn's transcript. */
+  itemIndex: number;
+}
+
 /** One call's recorded output, plus what the loop needs to know about it. */
 export interface ToolCallRecord {
   /** The `function_call_output` item appended to the transcript. */
@@ -84,7 +99,7 @@ export interface ToolCallScope {
   /** Emits an event. */
   emit(event: AgentEvent): void;
   /** Receives each call's output item as it is made, before its `tool-call-end` is emitted. */
-  recordOutput(output: ResponseInputItem.FunctionCallOutput): void;
+  recordOutput(call: TurnToolCall, output: ResponseInputItem.FunctionCallOutput): void;
   /** The transcript a held call's hook may store (see `ToolCallRequest.transcript`). */
   transcript(): ResponseInputItem[];
 }
@@ -141,7 +156,7 @@ function settlesWithin(execution: unknown, ms: number): Promise<boolean> {
 
 /** The output given to a call that was never run. */
 export function unrunToolCall(
-  call: ResponseFunctionToolCall,
+  call: TurnToolCall,
   outcome: 'cancelled' | 'skipped',
   scope: FinishScope,
 ): ToolCallRecord {
@@ -150,6 +165,22 @@ export function unrunToolCall(
       ? 'cancelled: the turn was aborted before this call ran'
       : 'skipped: an earlier call of this response ended the turn';
   return finish({ call, scope, outcome, result: { content, isError: true } });
+}
+
+/**
+ * The output given to each call of a response whose `call_id` another call of that response has
+ * too: outputs are matched to calls by id, so neither could be told apart from the other, and none
+ * of them runs (an approval or a result meant for one must never reach the other).
+ */
+export function refuseDuplicateCallId(
+  call: TurnToolCall,
+  sharedBy: number,
+  scope: FinishScope,
+): ToolCallRecord {
+  const content =
+    `Not run: ${sharedBy} calls of your last response had the same call id ${JSON.stringify(call.call.call_id)}, ` +
+    'so their results could not be told apart and none of them ran. Make each call again.';
+  return finish({ call, scope, outcome: 'duplicate-call-id', result: { content, isError: true } });
 }
 
 /** `details` with one more entry, whatever shape the tool gave it (logs read both). */
@@ -163,7 +194,7 @@ function withDetail(details: unknown, key: string, value: unknown): unknown {
 /** What a call ended with, for `finish`: only `call`, `scope`, `outcome` and `result` are required. */
 interface FinishArguments {
   /** The function call being answered. */
-  call: ResponseFunctionToolCall;
+  call: TurnToolCall;
   /** Where the output is recorded and the event emitted. */
   scope: FinishScope;
   /** How the call ended (`completed` becomes `tool-error` for an `isError` result). */
@@ -181,7 +212,7 @@ interface FinishArguments {
 }
 
 function finish({
-  call,
+  call: turnCall,
   scope,
   outcome,
   result: uncapped,
@@ -204,16 +235,18 @@ function finish({
     outcome === 'completed' && Array.isArray(result.loadsTools)
       ? result.loadsTools.filter((key): key is string => typeof key === 'string')
       : [];
+  const { call, itemIndex } = turnCall;
   const output: ResponseInputItem.FunctionCallOutput = {
     type: 'function_call_output',
     call_id: call.call_id,
     output: toOutput(result.content),
   };
   // Recorded before the event: whoever reacts to `tool-call-end` finds it in `transcript()`.
-  scope.recordOutput(output);
+  scope.recordOutput(turnCall, output);
   scope.emit({
     type: 'tool-call-end',
     callId: call.call_id,
+    itemIndex,
     name: call.name,
     ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
     outcome: ended,
@@ -246,18 +279,19 @@ function finish({
  * the event and in `details` when anything was cut).
  */
 export async function executeToolCall(
-  call: ResponseFunctionToolCall,
+  turnCall: TurnToolCall,
   finishReason: string | undefined,
   scope: ToolCallScope,
 ): Promise<ToolCallRecord> {
-  if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
+  const { call, itemIndex } = turnCall;
+  if (scope.signal.aborted) return unrunToolCall(turnCall, 'cancelled', scope);
   const key = toolKey(call);
   const tool = scope.tools.get(key);
   if (tool === undefined) {
     const known = [...scope.tools.keys()];
     const list = known.length > 40 ? `${known.slice(0, 40).join(', ')}, ...` : known.join(', ');
     const content = `Unknown tool '${key}'. Call one of the available tools${list === '' ? '' : `: ${list}`}.`;
-    return finish({ call, scope, outcome: 'unknown-tool', result: { content, isError: true } });
+    return finish({ call: turnCall, scope, outcome: 'unknown-tool', result: { content, isError: true } });
   }
   const validation = validateToolArguments(
     tool,
@@ -267,7 +301,7 @@ export async function executeToolCall(
   if (!validation.ok) {
     scope.onArgumentsRefused?.(call, validation.error.reason);
     return finish({
-      call,
+      call: turnCall,
       scope,
       outcome: 'invalid-arguments',
       result: { content: validation.error.message, isError: true },
@@ -280,6 +314,7 @@ export async function executeToolCall(
       decision = await scope.beforeToolCall(
         {
           callId: call.call_id,
+          itemIndex,
           name: call.name,
           ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
           params,
@@ -296,9 +331,15 @@ export async function executeToolCall(
     if (decision?.allow !== true) {
       const reason = (decision as { reason?: unknown } | undefined)?.reason;
       const content = `Tool call denied: ${typeof reason === 'string' && reason !== '' ? reason : 'no reason given'}`;
-      return finish({ call, scope, outcome: 'denied', result: { content, isError: true }, repairs });
+      return finish({
+        call: turnCall,
+        scope,
+        outcome: 'denied',
+        result: { content, isError: true },
+        repairs,
+      });
     }
-    if (scope.signal.aborted) return unrunToolCall(call, 'cancelled', scope);
+    if (scope.signal.aborted) return unrunToolCall(turnCall, 'cancelled', scope);
   }
 
   const activity = label(() => tool.describeActivity(params), tool.name);
@@ -306,6 +347,7 @@ export async function executeToolCall(
   emit({
     type: 'tool-call-start',
     callId: call.call_id,
+    itemIndex,
     name: call.name,
     ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
     activity,
@@ -316,15 +358,19 @@ export async function executeToolCall(
   });
   const started = performance.now();
   const timeoutMs = scope.toolTimeoutMs;
-  const signal =
-    timeoutMs === undefined ? scope.signal : AbortSignal.any([scope.signal, AbortSignal.timeout(timeoutMs)]);
+  const callSignal = new CallSignal(
+    scope.signal,
+    timeoutMs,
+    `Tool '${tool.name}' timed out after ${timeoutMs} ms`,
+  );
+  const { signal } = callSignal;
   const context = {
     signal,
     toolCallId: call.call_id,
     maxResultBytes: scope.maxToolResultBytes,
     reportProgress: (progress: ToolProgress) => {
       try {
-        emit({ type: 'tool-call-progress', callId: call.call_id, name: call.name, progress });
+        emit({ type: 'tool-call-progress', callId: call.call_id, itemIndex, name: call.name, progress });
       } catch {
         // Progress reporting never throws into the tool.
       }
@@ -370,6 +416,8 @@ export async function executeToolCall(
       outcome = 'tool-error';
       result = { content: `Tool '${tool.name}' failed: ${errorMessage(error)}`, isError: true };
     }
+  } finally {
+    callSignal.dispose();
   }
   const completed =
     outcome === 'completed' && tool.describeCompletedActivity !== undefined
@@ -380,7 +428,7 @@ export async function executeToolCall(
     result = { ...result, details: withDetail(result.details, 'argumentRepairs', repairs) };
   }
   return finish({
-    call,
+    call: turnCall,
     scope,
     outcome,
     result,

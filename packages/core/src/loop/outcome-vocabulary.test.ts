@@ -51,6 +51,8 @@ describe('one outcome vocabulary', () => {
             { name: 'hang', arguments: {}, callId: 'timeout' },
             { name: 'no_such_tool', arguments: {}, callId: 'unknown' },
             { name: 'remove', arguments: {}, callId: 'denied' },
+            { name: 'read', arguments: {}, callId: 'twice' },
+            { name: 'remove', arguments: {}, callId: 'twice' },
           ],
         },
         {
@@ -78,6 +80,7 @@ describe('one outcome vocabulary', () => {
       timeout: 'timeout',
       unknown: 'unknown-tool',
       denied: 'denied',
+      twice: 'duplicate-call-id',
       'ends-turn': 'completed',
       skipped: 'skipped',
     });

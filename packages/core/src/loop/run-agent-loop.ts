@@ -1,8 +1,4 @@
-import type {
-  ResponseFunctionToolCall,
-  ResponseInputItem,
-  ResponseOutputItem,
-} from 'openai/resources/responses/responses';
+import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { addUsage, ZERO_USAGE } from '../events/add-usage';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
@@ -21,8 +17,10 @@ import { dispatchToolCalls } from './dispatch';
 import {
   type BeforeToolCall,
   executeToolCall,
+  refuseDuplicateCallId,
   type ToolCallRecord,
   type ToolCallScope,
+  type TurnToolCall,
   unrunToolCall,
 } from './execute-tool-call';
 
@@ -177,18 +175,39 @@ function outputText(output: readonly ResponseOutputItem[]): string {
 }
 
 /**
- * The function calls of a transcript that have no output yet, in transcript order: none for an
- * ordinary input; the held calls (and any call of their response not run yet) of a turn continued
- * from a stored transcript.
+ * The function calls of `items[from..]` that have no output yet, in transcript order, each with its
+ * item's index: none for an ordinary input; the held calls (and any call of their response not run
+ * yet) of a turn continued from a stored transcript; every call of a response just appended.
+ *
+ * An output answers the earliest call before it with its `call_id` that has none yet: an endpoint
+ * may reuse a call id in a later response, and that later call is not answered by the earlier
+ * call's output.
  */
-function pendingFunctionCalls(items: readonly ResponseInputItem[]): ResponseFunctionToolCall[] {
-  const answered = new Set<string>();
-  for (const item of items) if (item.type === 'function_call_output') answered.add(item.call_id);
-  const pending: ResponseFunctionToolCall[] = [];
-  for (const item of items) {
-    if (item.type === 'function_call' && !answered.has(item.call_id)) pending.push(item);
+function pendingFunctionCalls(items: readonly ResponseInputItem[], from = 0): TurnToolCall[] {
+  const unanswered = new Map<string, TurnToolCall[]>();
+  const pending: TurnToolCall[] = [];
+  for (let index = from; index < items.length; index += 1) {
+    const item = items[index] as ResponseInputItem;
+    if (item.type === 'function_call') {
+      const call: TurnToolCall = { call: item, itemIndex: index };
+      pending.push(call);
+      const waiting = unanswered.get(item.call_id);
+      if (waiting === undefined) unanswered.set(item.call_id, [call]);
+      else waiting.push(call);
+    } else if (item.type === 'function_call_output') {
+      const answered = unanswered.get(item.call_id)?.shift();
+      if (answered !== undefined) pending.splice(pending.indexOf(answered), 1);
+    }
   }
   return pending;
+}
+
+/** How many calls of `calls` share each `call_id`, for the ids more than one call has. */
+function sharedCallIds(calls: readonly TurnToolCall[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { call } of calls) counts.set(call.call_id, (counts.get(call.call_id) ?? 0) + 1);
+  for (const [id, count] of counts) if (count === 1) counts.delete(id);
+  return counts;
 }
 
 function checkOptions(options: RunAgentLoopOptions): void {
@@ -324,10 +343,10 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     typeof options.input === 'string'
       ? [{ type: 'message', role: 'user', content: options.input }]
       : [...options.input];
-  // The outputs of the calls being dispatched, by call id, as they finish: `transcript()` adds them
-  // (in call order) to `items`, which gets them only once the whole response is dispatched.
-  let dispatching: readonly ResponseFunctionToolCall[] = [];
-  const finished = new Map<string, ResponseInputItem.FunctionCallOutput>();
+  // The outputs of the calls being dispatched, by item index, as they finish: `transcript()` adds
+  // them (in call order) to `items`, which gets them only once the whole response is dispatched.
+  let dispatching: readonly TurnToolCall[] = [];
+  const finished = new Map<number, ResponseInputItem.FunctionCallOutput>();
   const scope: ToolCallScope = {
     tools: toolMap,
     signal,
@@ -337,13 +356,13 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     onArgumentsRefused: (call, reason) => telemetry.argumentsRefused(call, reason),
     maxToolResultBytes: options.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
     emit,
-    recordOutput: (output) => {
-      finished.set(output.call_id, output);
+    recordOutput: (call, output) => {
+      finished.set(call.itemIndex, output);
     },
     transcript: () => {
       const transcript = [...items];
       for (const call of dispatching) {
-        const output = finished.get(call.call_id);
+        const output = finished.get(call.itemIndex);
         if (output !== undefined) transcript.push(output);
       }
       return transcript;
@@ -367,16 +386,22 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         if (calls.length > 0) {
           let endedByTool = false;
           dispatching = calls;
-          const records = await dispatchToolCalls<ResponseFunctionToolCall, ToolCallRecord>(calls, {
-            isParallel: (call) => {
+          const shared = sharedCallIds(calls);
+          const records = await dispatchToolCalls<TurnToolCall, ToolCallRecord>(calls, {
+            isParallel: ({ call }) => {
               const tool = toolMap.get(toolKey(call));
-              // Unknown tools cost nothing, so they never need to wait for a batch.
-              return tool === undefined || tool.executionMode === 'parallel';
+              // Unknown tools and refused calls cost nothing, so they never need to wait for a batch.
+              return tool === undefined || shared.has(call.call_id) || tool.executionMode === 'parallel';
             },
-            run: async (call) => {
+            run: async (turnCall) => {
+              const { call } = turnCall;
+              const sharedBy = shared.get(call.call_id);
+              if (sharedBy !== undefined) return refuseDuplicateCallId(turnCall, sharedBy, scope);
               // A deferred tool called by its name, without a search first, is sent from now on.
               if (toolMap.get(toolKey(call))?.deferLoading === true) loadTools([toolKey(call)]);
-              const record = await telemetry.toolCall(call, () => executeToolCall(call, finishReason, scope));
+              const record = await telemetry.toolCall(call, () =>
+                executeToolCall(turnCall, finishReason, scope),
+              );
               if (record.endsTurn) endedByTool = true;
               loadTools(record.loadsTools);
               return record;
@@ -431,17 +456,20 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
         }
         last = response;
         usage = addUsage(usage, response.usage);
-        calls = response.functionCalls;
         emit({
           type: 'model-request-end',
           iteration,
           responseId: response.id,
           usage: response.usage,
-          functionCallCount: calls.length,
+          functionCallCount: response.functionCalls.length,
           ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
         });
+        const appendedFrom = items.length;
         for (const item of response.items) items.push(item);
         pendingFrom = items.length;
+        // The calls are dispatched as recorded in the transcript, which is what a continued turn
+        // dispatches too: each keeps the index of its item there.
+        calls = pendingFunctionCalls(items, appendedFrom);
         if (calls.length === 0) {
           // A final answer cut off is not a completed one: say so, with the reason.
           status = response.finishReason === undefined ? 'completed' : 'incomplete';

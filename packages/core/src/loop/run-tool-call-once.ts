@@ -81,7 +81,7 @@ export async function runToolCallOnce(
   let start: ToolCallStartEvent | undefined;
   let end: ToolCallEndEvent | undefined;
   const progress: ToolProgress[] = [];
-  await executeToolCall(call, options.finishReason, {
+  await executeToolCall({ call, itemIndex: 0 }, options.finishReason, {
     tools,
     signal: options.signal ?? new AbortController().signal,
     toolTimeoutMs,
