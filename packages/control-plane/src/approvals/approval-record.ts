@@ -13,8 +13,14 @@ export interface ApprovalRecord {
   id: string;
   /** The turn whose call is held. */
   turnId: string;
-  /** The held function call's `call_id`. */
+  /** The held function call's `call_id`, as the endpoint sent it. */
   callId: string;
+  /**
+   * Where the held call's item sits in its turn's transcript (core's `ToolCallRequest.itemIndex`):
+   * the approval's key within the turn. Absent on approvals recorded before it existed (keyed by
+   * `callId` alone).
+   */
+  callIndex?: number;
   /** The turn's agent. */
   agentId: string;
   /** The turn's source (`api`, `schedule`, `job`, `task`). */
@@ -23,8 +29,20 @@ export interface ApprovalRecord {
   toolKey: string;
   /** The call's activity label ("Writing notes/plan.md"). */
   activity: string;
-  /** The call's arguments as validated (what `execute` would receive). */
-  arguments: unknown;
+  /**
+   * The call's arguments as validated, whole: exactly what `execute` receives if it is allowed.
+   * Lists (`page`, `list`, `changes`, `getMany`, `expireDue`) leave out arguments larger than
+   * `APPROVAL_INLINE_ARGUMENT_BYTES` (undefined here, `argumentsPreview` set); `get`, `request`,
+   * `answer`, `consume` and `claimResumable` always carry them.
+   */
+  arguments?: unknown;
+  /** UTF-8 bytes of the arguments as JSON text. */
+  argumentsBytes: number;
+  /**
+   * For arguments larger than `APPROVAL_INLINE_ARGUMENT_BYTES`: the first and last
+   * `APPROVAL_PREVIEW_BYTES` of their JSON text (what a list can show; `get` has them whole).
+   */
+  argumentsPreview?: { head: string; tail: string };
   /** Who may answer, as the policy names them. */
   approvers: string[];
   /** Its state. */
@@ -55,11 +73,20 @@ export interface RequestApprovalRequest {
   workerId: string;
   /** The held call's `call_id`. */
   callId: string;
+  /**
+   * Where the held call's item sits in the turn's transcript (`ToolCallRequest.itemIndex`): the
+   * approval's key within the turn, since an endpoint may reuse a `call_id` in a later response.
+   * Without it the key is `callId`.
+   */
+  callIndex?: number;
   /** The tool's key. */
   toolKey: string;
   /** The call's activity label. */
   activity: string;
-  /** The validated arguments (stored as JSON; a value too large to store is kept as a cut preview). */
+  /**
+   * The validated arguments, stored whole as JSON (at most `APPROVAL_MAX_ARGUMENT_BYTES`): a value
+   * that cannot be stored exactly is refused, never kept as a preview.
+   */
   arguments: unknown;
   /** Who may answer. */
   approvers: readonly string[];

@@ -6,12 +6,7 @@ import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import type { TurnSource } from '../turns/turn-record';
 import { type InterruptedTurnFacts, TURN_COLUMNS, toTurnRecord } from '../turns/turn-store';
-import {
-  checkStoredJson,
-  checkStoredText,
-  toStorableJson,
-  toStorableText,
-} from '../values/check-stored-value';
+import { checkStoredJson, checkStoredText, toStorableText } from '../values/check-stored-value';
 import type {
   AnswerApprovalOutcome,
   AnswerApprovalRequest,
@@ -35,21 +30,33 @@ export type DetachUnit = (
 const APPROVAL_ID = /^approval_[0-9a-f-]{36}$/;
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'allowed', 'denied', 'expired', 'cancelled']);
-/** The largest stored arguments; a bigger value is kept as a cut preview (the call itself is unchanged). */
-const MAX_ARGUMENT_BYTES = 64 * 1024;
 /** A held turn's checkpoint carries its transcript: larger than any single stored value. */
 const MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest arguments a call may be held with, stored whole: what an operator allows is exactly
+ * what runs, so nothing larger is held (the caller denies it instead). As large as a checkpoint, which
+ * carries them too.
+ */
+export const APPROVAL_MAX_ARGUMENT_BYTES = MAX_CHECKPOINT_BYTES;
+/** Arguments up to this size come whole in lists; larger ones come as a head and a tail. */
+export const APPROVAL_INLINE_ARGUMENT_BYTES = 64 * 1024;
+/** The size of the head and of the tail a list shows of larger arguments. */
+export const APPROVAL_PREVIEW_BYTES = 4 * 1024;
 const MAX_EXPIRY_MS = 30 * 24 * 60 * 60 * 1000;
 
 interface ApprovalRow {
   id: string;
   turn_id: string;
   call_id: string;
+  call_index: number | null;
   agent_id: string;
   source: TurnSource;
   tool_key: string;
   activity: string;
   arguments: unknown;
+  arguments_bytes: number;
+  arguments_head: string | null;
+  arguments_tail: string | null;
   approvers: string[];
   status: ApprovalStatus;
   reason: string | null;
@@ -62,20 +69,57 @@ interface ApprovalRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, turn_id, call_id, agent_id, source, tool_key, activity, arguments, approvers, status, reason,
-  answered_by, created_at, expires_at, decided_at, consumed_at, consumed_by, updated_at`;
+const COLUMN_NAMES = [
+  'id',
+  'turn_id',
+  'call_id',
+  'call_index',
+  'agent_id',
+  'source',
+  'tool_key',
+  'activity',
+  'arguments',
+  'arguments_bytes',
+  'arguments_head',
+  'arguments_tail',
+  'approvers',
+  'status',
+  'reason',
+  'answered_by',
+  'created_at',
+  'expires_at',
+  'decided_at',
+  'consumed_at',
+  'consumed_by',
+  'updated_at',
+];
+
+/** Every column, with the arguments whole. */
+const COLUMNS = COLUMN_NAMES.join(', ');
+/** Every column, the arguments left out when larger than a list shows (their head and tail instead). */
+const LIST_COLUMNS = COLUMN_NAMES.map((name) =>
+  name === 'arguments'
+    ? `CASE WHEN arguments_bytes <= ${APPROVAL_INLINE_ARGUMENT_BYTES} THEN arguments END AS arguments`
+    : name,
+).join(', ');
 
 function toRecord(row: ApprovalRow): ApprovalRecord {
   const time = (value: Date) => new Date(value).toISOString();
+  const whole = row.arguments_bytes <= APPROVAL_INLINE_ARGUMENT_BYTES || row.arguments !== null;
   return {
     id: row.id,
     turnId: row.turn_id,
     callId: row.call_id,
+    ...(row.call_index === null ? {} : { callIndex: row.call_index }),
     agentId: row.agent_id,
     source: row.source,
     toolKey: row.tool_key,
     activity: row.activity,
-    arguments: row.arguments,
+    ...(whole ? { arguments: row.arguments } : {}),
+    argumentsBytes: row.arguments_bytes,
+    ...(row.arguments_head === null || row.arguments_tail === null
+      ? {}
+      : { argumentsPreview: { head: row.arguments_head, tail: row.arguments_tail } }),
     approvers: row.approvers,
     status: row.status,
     ...(row.reason === null ? {} : { reason: row.reason }),
@@ -100,12 +144,42 @@ function shortText(field: string, value: unknown, maxBytes: number): string {
   return checkStoredText(field, toStorableText(String(value ?? '')), { maxBytes, allowEmpty: true });
 }
 
-/** The stored form of a held call's arguments: the value, or a cut preview of a value too large to keep. */
-function storableArguments(value: unknown): string {
-  const checked = checkStoredJson(value, { maxBytes: MAX_ARGUMENT_BYTES });
-  if (checked.ok) return checked.text;
-  const text = toStorableJson(value) ?? 'null';
-  return JSON.stringify({ preview: toStorableText(text.slice(0, 4096)), note: checked.reason });
+/** The first `bytes` of `text` in UTF-8, cut before a character rather than inside one. */
+function headOf(text: string, bytes: number): string {
+  const head = Buffer.from(text, 'utf8').subarray(0, bytes).toString('utf8');
+  // A cut inside a character decodes to U+FFFD at the end: drop it.
+  return head.endsWith('\uFFFD') && !text.startsWith(head) ? head.slice(0, -1) : head;
+}
+
+/** The last `bytes` of `text` in UTF-8, cut after a character rather than inside one. */
+function tailOf(text: string, bytes: number): string {
+  const encoded = Buffer.from(text, 'utf8');
+  const tail = encoded.subarray(Math.max(0, encoded.length - bytes)).toString('utf8');
+  return tail.startsWith('\uFFFD') && !text.endsWith(tail) ? tail.replace(/^\uFFFD+/, '') : tail;
+}
+
+/** A held call's arguments as stored: whole, with their size, and a head and tail when large. */
+function storableArguments(value: unknown): {
+  text: string;
+  bytes: number;
+  head: string | null;
+  tail: string | null;
+} {
+  const checked = checkStoredJson(value, { maxBytes: APPROVAL_MAX_ARGUMENT_BYTES });
+  if (!checked.ok) {
+    throw new ControlPlaneInputError(
+      'arguments',
+      `cannot be stored whole for an operator to see, so the call cannot be held: ${checked.reason}`,
+    );
+  }
+  const bytes = Buffer.byteLength(checked.text, 'utf8');
+  if (bytes <= APPROVAL_INLINE_ARGUMENT_BYTES) return { text: checked.text, bytes, head: null, tail: null };
+  return {
+    text: checked.text,
+    bytes,
+    head: headOf(checked.text, APPROVAL_PREVIEW_BYTES),
+    tail: tailOf(checked.text, APPROVAL_PREVIEW_BYTES),
+  };
 }
 
 /**
@@ -149,6 +223,16 @@ export class ApprovalStore {
     const turnId = checkTurnId(request.turnId);
     const workerId = shortText('workerId', request.workerId, 200);
     const callId = checkStoredText('callId', request.callId, { maxBytes: 200 });
+    const callIndex = request.callIndex;
+    if (
+      callIndex !== undefined &&
+      !(Number.isSafeInteger(callIndex) && callIndex >= 0 && callIndex <= 2 ** 31 - 1)
+    ) {
+      throw new ControlPlaneInputError(
+        'callIndex',
+        `must be an integer from 0 to ${2 ** 31 - 1}, got ${String(callIndex)}`,
+      );
+    }
     const toolKey = checkStoredText('toolKey', request.toolKey, { maxBytes: 200 });
     const activity = shortText('activity', request.activity, 2000);
     if (!Array.isArray(request.approvers) || request.approvers.length === 0) {
@@ -164,7 +248,7 @@ export class ApprovalStore {
     }
     const checkpoint = checkStoredJson(request.checkpoint, { maxBytes: MAX_CHECKPOINT_BYTES });
     if (!checkpoint.ok) throw new ControlPlaneInputError('checkpoint', checkpoint.reason);
-    const argumentsText = storableArguments(request.arguments);
+    const stored = storableArguments(request.arguments);
     return this.#database.transaction(async (transaction) => {
       const { rows: turns } = await transaction.query<{
         agent_id: string;
@@ -187,11 +271,38 @@ export class ApprovalStore {
           `turn '${turnId}' is ${turn.status} on worker ${turn.worker_id}: only the worker running a turn holds its calls`,
         );
       }
-      const { rows: existing } = await transaction.query<ApprovalRow>(
-        `SELECT ${COLUMNS} FROM switchyard.approvals WHERE turn_id = $1 AND call_id = $2`,
-        [turnId, callId],
+      const { rows: existing } = await transaction.query<ApprovalRow & { same_arguments: boolean }>(
+        `SELECT ${COLUMNS}, arguments = $4::jsonb AS same_arguments FROM switchyard.approvals
+          WHERE turn_id = $1 AND CASE WHEN $3::integer IS NULL THEN call_index IS NULL AND call_id = $2
+                                      ELSE call_index = $3 END`,
+        [turnId, callId, callIndex ?? null, stored.text],
       );
-      if (existing[0] !== undefined) return toRecord(existing[0]);
+      const earlier = existing[0];
+      if (earlier !== undefined) {
+        // The same call asked again gets its approval; anything else under its key is refused, so an
+        // answer given for one call can never let another run.
+        const different =
+          earlier.call_id !== callId
+            ? [
+                'callId',
+                `is ${JSON.stringify(callId)}, but the approval recorded for this call has ${JSON.stringify(earlier.call_id)}`,
+              ]
+            : earlier.tool_key !== toolKey
+              ? [
+                  'toolKey',
+                  `is ${JSON.stringify(toolKey)}, but the approval recorded for this call is for ${JSON.stringify(earlier.tool_key)}`,
+                ]
+              : earlier.same_arguments
+                ? undefined
+                : ['arguments', 'differ from those the approval recorded for this call holds'];
+        if (different !== undefined) {
+          throw new ControlPlaneInputError(
+            different[0] as string,
+            `${different[1]} (${earlier.id}): one call, one approval, exactly its arguments`,
+          );
+        }
+        return toRecord(earlier);
+      }
       let closed: string | undefined;
       if (!turn.unit_detached && turn.source_id !== null && turn.attempt !== null) {
         closed = await this.#detachUnit?.(transaction, {
@@ -205,11 +316,11 @@ export class ApprovalStore {
       const { rows } = await transaction.query<ApprovalRow>(
         `INSERT INTO switchyard.approvals
            (id, turn_id, call_id, agent_id, source, tool_key, activity, arguments, approvers, expires_at,
-            status, reason, decided_at)
+            status, reason, decided_at, call_index, arguments_bytes, arguments_head, arguments_tail)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::text[],
                  clock_timestamp() + $10 * interval '1 millisecond',
                  CASE WHEN $11::text IS NULL THEN 'pending' ELSE 'cancelled' END, $11::text,
-                 CASE WHEN $11::text IS NULL THEN NULL ELSE clock_timestamp() END)
+                 CASE WHEN $11::text IS NULL THEN NULL ELSE clock_timestamp() END, $12, $13, $14, $15)
          RETURNING ${COLUMNS}`,
         [
           `approval_${randomUUID()}`,
@@ -219,10 +330,14 @@ export class ApprovalStore {
           turn.source,
           toolKey,
           activity,
-          argumentsText,
+          stored.text,
           approvers,
           expiresInMs,
           closed ?? null,
+          callIndex ?? null,
+          stored.bytes,
+          stored.head,
+          stored.tail,
         ],
       );
       if (closed === undefined) {
@@ -271,7 +386,7 @@ export class ApprovalStore {
     const checked = ids.filter((id) => typeof id === 'string' && APPROVAL_ID.test(id));
     if (checked.length === 0) return [];
     const { rows } = await this.#database.query<ApprovalRow>(
-      `SELECT ${COLUMNS} FROM switchyard.approvals WHERE id = ANY($1::text[])`,
+      `SELECT ${LIST_COLUMNS} FROM switchyard.approvals WHERE id = ANY($1::text[])`,
       [checked],
     );
     return rows.map(toRecord);
@@ -306,7 +421,7 @@ export class ApprovalStore {
     }
     const limit = checkPageLimit(options.limit);
     const { rows } = await this.#database.query<ApprovalRow & { cursor_time: string }>(
-      `SELECT ${COLUMNS}, ${CURSOR_TIME}
+      `SELECT ${LIST_COLUMNS}, ${CURSOR_TIME}
          FROM switchyard.approvals
         WHERE ($1::text IS NULL OR status = $1) AND ($2::text[] IS NULL OR agent_id = ANY($2::text[]))
           AND ($3::text IS NULL OR turn_id = $3)
@@ -363,7 +478,7 @@ export class ApprovalStore {
               reason = 'nobody answered before it expired at ' ||
                        to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
         WHERE status = 'pending' AND expires_at <= clock_timestamp()
-        RETURNING ${COLUMNS}`,
+        RETURNING ${LIST_COLUMNS}`,
     );
     return rows.map(toRecord);
   }
@@ -385,9 +500,7 @@ export class ApprovalStore {
           WHERE a.id = $1 AND a.status <> 'pending' AND a.consumed_at IS NULL
             AND EXISTS (SELECT 1 FROM switchyard.turns t WHERE t.id = a.turn_id AND t.worker_id = $2
                           AND t.status IN ('running', 'waiting-approval'))
-          RETURNING ${COLUMNS.split(',')
-            .map((column) => `a.${column.trim()}`)
-            .join(', ')}`,
+          RETURNING ${COLUMN_NAMES.map((column) => `a.${column}`).join(', ')}`,
         [request.id, String(request.workerId)],
       );
       const row = rows[0];
@@ -496,7 +609,7 @@ export class ApprovalStore {
     const { rows, now } = await readChanges<ApprovalRow>(
       this.#database,
       'switchyard.approvals',
-      COLUMNS,
+      LIST_COLUMNS,
       options,
     );
     return { approvals: rows.map(toRecord), now };

@@ -167,6 +167,119 @@ for (const backend of testBackends) {
       });
     });
 
+    it('keys a held call by its item in the transcript: one call, one approval, exactly its arguments', async () => {
+      const turnId = await startApiTurn('keys');
+      const holdAt = (callIndex: number, callId: string, args: unknown, toolKey = 'write_file') =>
+        suite.controlPlane.approvals.request({
+          turnId,
+          workerId: P,
+          callId,
+          callIndex,
+          toolKey,
+          activity: 'Writing',
+          arguments: args,
+          approvers: ['operator'],
+          expiresInMs: 60_000,
+          checkpoint: {},
+        });
+      const first = await holdAt(1, 'call_1', { path: 'a.txt', content: 'x' });
+      expect(first).toMatchObject({
+        callId: 'call_1',
+        callIndex: 1,
+        arguments: { path: 'a.txt', content: 'x' },
+      });
+      // The same call asked again (a continued turn): the same approval.
+      expect((await holdAt(1, 'call_1', { content: 'x', path: 'a.txt' })).id).toBe(first.id);
+      // Anything else under its key is refused, naming what differs.
+      await expect(holdAt(1, 'call_1', { path: 'b.txt', content: 'x' })).rejects.toThrow(
+        /^arguments: differ from those the approval recorded for this call holds \(approval_/,
+      );
+      await expect(holdAt(1, 'call_1', { path: 'a.txt', content: 'x' }, 'run_command')).rejects.toThrow(
+        /^toolKey: /,
+      );
+      await expect(holdAt(1, 'call_2', { path: 'a.txt', content: 'x' })).rejects.toThrow(/^callId: /);
+      await expect(holdAt(-1, 'call_1', {})).rejects.toThrow(/^callIndex: /);
+      // The endpoint reused the call id in a later response: another call, another approval.
+      const later = await holdAt(3, 'call_1', { path: 'b.txt', content: 'y' });
+      expect(later.id).not.toBe(first.id);
+      expect(later).toMatchObject({
+        callId: 'call_1',
+        callIndex: 3,
+        arguments: { path: 'b.txt', content: 'y' },
+      });
+      const [pendingLater, pendingFirst] = await suite.controlPlane.approvals.list({
+        turnId,
+        status: 'pending',
+      });
+      expect([pendingLater?.id, pendingFirst?.id]).toEqual([later.id, first.id]);
+      await suite.controlPlane.turns.recordEnd({
+        id: turnId,
+        status: 'completed',
+        output: '',
+        usage: ZERO,
+        iterations: 1,
+      });
+    });
+
+    it('stores large arguments whole: lists show their size, head and tail, and get has them all', async () => {
+      const turnId = await startApiTurn('large');
+      // A harmless start, 100 KiB of spaces, and a tail a preview that kept only the start would hide.
+      const command = `echo hello${' '.repeat(100 * 1024)}; rm -rf ~/важное`;
+      const approval = await suite.controlPlane.approvals.request({
+        turnId,
+        workerId: P,
+        callId: 'call_big',
+        callIndex: 1,
+        toolKey: 'run_command',
+        activity: 'Running `echo hello …`',
+        arguments: { command },
+        approvers: ['operator'],
+        expiresInMs: 60_000,
+        checkpoint: {},
+      });
+      const text = JSON.stringify({ command });
+      expect(approval.arguments).toEqual({ command });
+      expect(approval.argumentsBytes).toBe(Buffer.byteLength(text));
+      expect((await suite.controlPlane.approvals.get(approval.id))?.arguments).toEqual({ command });
+      const [listed] = await suite.controlPlane.approvals.list({ turnId });
+      expect(listed?.arguments).toBeUndefined();
+      expect(listed?.argumentsBytes).toBe(Buffer.byteLength(text));
+      expect(listed?.argumentsPreview?.head).toBe(text.slice(0, 4096));
+      expect(listed?.argumentsPreview?.tail.endsWith('; rm -rf ~/важное"}')).toBe(true);
+      expect(Buffer.byteLength(listed?.argumentsPreview?.tail ?? '')).toBeLessThanOrEqual(4096);
+      expect(Buffer.byteLength(listed?.argumentsPreview?.tail ?? '')).toBeGreaterThan(4090);
+      // Small arguments come whole in lists, without a preview.
+      const small = await hold(turnId, 'small');
+      const [smallListed] = await suite.controlPlane.approvals.list({ turnId, status: 'pending' });
+      expect(smallListed).toMatchObject({ id: small.id, arguments: small.arguments });
+      expect(smallListed?.argumentsPreview).toBeUndefined();
+      // What cannot be stored whole is refused, never kept as a preview.
+      const refuse = (args: unknown) =>
+        suite.controlPlane.approvals.request({
+          turnId,
+          workerId: P,
+          callId: 'call_refused',
+          callIndex: 5,
+          toolKey: 'run_command',
+          activity: 'Running',
+          arguments: args,
+          approvers: ['operator'],
+          expiresInMs: 60_000,
+          checkpoint: {},
+        });
+      await expect(refuse({ command: 'x'.repeat(17 * 1024 * 1024) })).rejects.toThrow(
+        /^arguments: cannot be stored whole for an operator to see/,
+      );
+      await expect(refuse({ command: 'a\u0000b' })).rejects.toThrow(/^arguments: .*NUL/);
+      await suite.controlPlane.turns.recordEnd({
+        id: turnId,
+        status: 'completed',
+        output: '',
+        usage: ZERO,
+        iterations: 1,
+      });
+    });
+
     it('expires an unanswered approval as a denial, and cancels the pending ones of a turn that ended', async () => {
       const turnId = await startApiTurn('expiring');
       const soon = await hold(turnId, 'soon', 1_000);

@@ -285,4 +285,26 @@ ALTER TABLE switchyard.workflows ADD COLUMN trace_parent text;
 ALTER TABLE switchyard.background_jobs ADD COLUMN trace_parent text;
 `,
   },
+  {
+    version: 10,
+    name: 'approvals keyed by the call item of their turn, arguments stored whole with their size',
+    sql: `
+-- An endpoint may reuse a call_id in a later response of the same turn: a held call is the item at
+-- call_index of its turn's transcript. Approvals recorded before this have no index and keep their
+-- call_id key.
+ALTER TABLE switchyard.approvals ADD COLUMN call_index integer CHECK (call_index >= 0);
+ALTER TABLE switchyard.approvals DROP CONSTRAINT approvals_turn_id_call_id_key;
+CREATE UNIQUE INDEX approvals_turn_call_index ON switchyard.approvals (turn_id, call_index)
+  WHERE call_index IS NOT NULL;
+CREATE UNIQUE INDEX approvals_turn_call_id ON switchyard.approvals (turn_id, call_id)
+  WHERE call_index IS NULL;
+-- The arguments are stored whole (what an operator allows is exactly what runs); lists show a
+-- head and a tail of large ones, and the size of every one.
+ALTER TABLE switchyard.approvals ADD COLUMN arguments_bytes integer;
+UPDATE switchyard.approvals SET arguments_bytes = octet_length(arguments::text);
+ALTER TABLE switchyard.approvals ALTER COLUMN arguments_bytes SET NOT NULL;
+ALTER TABLE switchyard.approvals ADD COLUMN arguments_head text;
+ALTER TABLE switchyard.approvals ADD COLUMN arguments_tail text;
+`,
+  },
 ];
