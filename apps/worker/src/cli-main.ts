@@ -252,6 +252,12 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
         ),
       );
     });
+  command(approvals, 'show <id>', 'one approval with its arguments whole: what runs if it is allowed')
+    .option('--json', 'print it as JSON')
+    .action(async (id: string, options: { config?: string; json?: boolean }) => {
+      const { approvalsShowCommand } = await import('./commands/approvals-command');
+      setExitCode(await approvalsShowCommand(await config(options), { id, json: options.json === true }, io));
+    });
   // `allow` and `deny` differ in their words only: a denial must give the model its reason.
   for (const [decision, description, reasonHelp] of [
     ['allow', 'allow a held call: it runs once, and the turn goes on', 'why (recorded with the answer)'],

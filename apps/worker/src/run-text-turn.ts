@@ -121,8 +121,8 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     ? createTerminalConfirm({
         input: io.stdin,
         output: options.json ? io.stderr : io.stdout,
-        onAsk: (callId, activity) => {
-          progress?.label(callId, activity);
+        onAsk: (itemIndex, activity) => {
+          progress?.label(itemIndex, activity);
           progress?.pause();
         },
         onAnswered: () => progress?.resume(),

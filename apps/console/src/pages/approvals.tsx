@@ -3,7 +3,7 @@ import { Link } from 'wouter-preact';
 import { api, unwrap } from '../api/client';
 import { type Approval, usePendingApprovals } from '../api/pending-approvals';
 import { useCanWrite } from '../session';
-import { Collapsed } from '../ui/collapsed';
+import { ArgumentsText } from '../ui/arguments-text';
 import { ErrorAlert } from '../ui/error-alert';
 import { Fact, Facts } from '../ui/facts';
 import { formatJson, formatTime } from '../ui/format';
@@ -52,6 +52,10 @@ function ApprovalCard({
   const answering = useAction();
   const titleId = `approval-${approval.id}`;
   const reasonId = `reason-${approval.id}`;
+  // The arguments as the operator has seen them whole: the call can be allowed only then.
+  const [whole, setWhole] = useState<string | undefined>(
+    approval.arguments === undefined ? undefined : formatJson(approval.arguments),
+  );
 
   const answer = (decision: 'allow' | 'deny') => {
     const trimmed = reason.trim();
@@ -80,9 +84,7 @@ function ApprovalCard({
         <Fact label="Asked">{formatTime(approval.createdAt)}</Fact>
         <Fact label="Expires">{formatTime(approval.expiresAt)}</Fact>
       </Facts>
-      <Collapsed summary="Arguments" open>
-        {formatJson(approval.arguments)}
-      </Collapsed>
+      <HeldArguments approval={approval} whole={whole} onWhole={setWhole} />
       {canWrite ? (
         // No form: Enter in the reason field must not answer by itself.
         <div class="answer">
@@ -93,15 +95,73 @@ function ApprovalCard({
             value={reason}
             onInput={(event) => setReason(event.currentTarget.value)}
           />
-          <button type="button" disabled={answering.busy} onClick={() => answer('allow')}>
+          <button
+            type="button"
+            disabled={answering.busy || whole === undefined}
+            title={whole === undefined ? 'Show all of the arguments before allowing the call' : undefined}
+            onClick={() => answer('allow')}
+          >
             Allow
           </button>
           <button type="button" class="danger" disabled={answering.busy} onClick={() => answer('deny')}>
             Deny
           </button>
+          {whole === undefined ? (
+            <span class="hint">Show all of the arguments to allow the call.</span>
+          ) : null}
         </div>
       ) : null}
       <ErrorAlert context="Could not answer: " error={answering.error} />
     </article>
+  );
+}
+
+const bytes = (count: number) => `${count.toLocaleString('en-US')} bytes`;
+
+/**
+ * A held call's arguments: whole when the list carried them, else their size, head and tail and a
+ * button that loads them all (`GET /v1/approvals/{id}/arguments`). Until they are shown whole, the
+ * card cannot allow the call: what an operator allows is exactly what they could read.
+ */
+function HeldArguments({
+  approval,
+  whole,
+  onWhole,
+}: {
+  approval: Approval;
+  whole: string | undefined;
+  onWhole: (text: string) => void;
+}) {
+  const loading = useAction();
+  const size = bytes(approval.argumentsBytes);
+  if (whole !== undefined) {
+    return (
+      <section class="held-arguments">
+        <h3>Arguments ({size}, all shown)</h3>
+        <ArgumentsText text={whole} label={`Arguments of ${approval.toolKey}`} />
+      </section>
+    );
+  }
+  const preview = approval.argumentsPreview;
+  const load = () =>
+    loading.run(
+      unwrap(api.GET('/v1/approvals/{id}/arguments', { params: { path: { id: approval.id } } })),
+      (answer) => onWhole(formatJson(answer.arguments)),
+    );
+  return (
+    <section class="held-arguments">
+      <h3>Arguments ({size}, not all shown)</h3>
+      {preview === undefined ? null : (
+        <>
+          <ArgumentsText text={preview.head} label="Start of the arguments" />
+          <p class="hint">… the middle is not shown …</p>
+          <ArgumentsText text={preview.tail} label="End of the arguments" />
+        </>
+      )}
+      <button type="button" disabled={loading.busy} onClick={load}>
+        Show all {size}
+      </button>
+      <ErrorAlert context="Could not load the arguments: " error={loading.error} />
+    </section>
   );
 }

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { type FakeRequest, type FakeResponse, toolCallStep } from '@switchyard/testkit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,8 +37,14 @@ function script(request: FakeRequest): FakeResponse {
   if (prompt.startsWith('WRITE ')) {
     return toolCallStep('write_file', { path: prompt.slice(6), content: 'approved\n' });
   }
+  if (prompt.startsWith('BIG ')) {
+    return toolCallStep('write_file', { path: prompt.slice(4), content: BIG_CONTENT });
+  }
   return { text: 'ok' };
 }
+
+/** 100 KiB of arguments: a harmless start, a run of spaces, and a tail a preview of the start would hide. */
+const BIG_CONTENT = `harmless start${' '.repeat(100 * 1024)}hidden tail\n`;
 
 describe('the console: turns and approvals', () => {
   let bed: ConsoleBrowser;
@@ -112,6 +120,42 @@ describe('the console: turns and approvals', () => {
     expect(await page.locator('dl.facts').textContent()).toContain('completed');
     expect(await page.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
     await bed.screenshot(page, 'turn');
+  });
+
+  it('shows a held call of 100 KiB by its size, head and tail, and allows it only once shown whole', async () => {
+    const page = await bed.signedInPage(BEARER_TOKEN, bed.url, '#/approvals');
+    const id = await startTurn('BIG big.txt');
+    const size = Buffer.byteLength(JSON.stringify({ path: 'big.txt', content: BIG_CONTENT })).toLocaleString(
+      'en-US',
+    );
+    const card = page.getByRole('article', { name: 'Writing big.txt' });
+    await card.waitFor();
+    await card.getByRole('heading', { name: `Arguments (${size} bytes, not all shown)` }).waitFor();
+    // The head and the tail, the run of spaces named by its length, and no way to allow yet.
+    expect(await card.locator('pre[title="Start of the arguments"]').textContent()).toMatch(
+      /^\{"path":"big\.txt","content":"harmless start\[4,0\d\d spaces\]$/,
+    );
+    expect(await card.locator('pre[title="End of the arguments"]').textContent()).toMatch(
+      /^\[4,0\d\d spaces\]hidden tail\\n"\}$/,
+    );
+    const allow = card.getByRole('button', { name: 'Allow' });
+    expect(await allow.isDisabled()).toBe(true);
+    await bed.screenshot(page, 'approval-large-arguments');
+
+    await card.getByRole('button', { name: `Show all ${size} bytes` }).click();
+    await card.getByRole('heading', { name: `Arguments (${size} bytes, all shown)` }).waitFor();
+    const whole = await card.locator('pre[title="Arguments of write_file"]').textContent();
+    expect(whole).toContain('"content": "harmless start[102,400 spaces]hidden tail\\n"');
+    expect(await allow.isDisabled()).toBe(false);
+    await allow.click();
+    expect(
+      await waitFor('the turn to end', async () =>
+        (await turnStatus(id)) === 'completed' ? true : undefined,
+      ),
+    ).toBe(true);
+    // What ran is exactly what was shown and stored: the whole content, tail included.
+    const written = await readFile(path.join(bed.daemon.folder.path, 'homes', 'console', 'big.txt'), 'utf8');
+    expect(written).toBe(BIG_CONTENT);
   });
 
   it('allows a held call from the Approvals page, with a badge counting it, and the turn finishes', async () => {

@@ -13,9 +13,24 @@ import { readControlPlane } from '../worker-services';
 const APPROVAL_ID = /^approval_[0-9a-f-]{36}$/;
 const LIST_LIMIT = 50;
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+/** Arguments shown whole in a list line; longer ones show their size, head and tail. */
+const LIST_ARGUMENT_CHARACTERS = 200;
+const LIST_PREVIEW_CHARACTERS = 80;
+
+/**
+ * A list's line of an approval's arguments: whole when short (`JSON.stringify` keeps every space
+ * and line break visible as written), else their size, head and tail and how to see them all. Never
+ * whitespace-collapsed or cut silently: what an operator reads is what runs, or says it is not all.
+ */
+function argumentsLine(approval: ApprovalRecord): string {
+  const text = approval.arguments === undefined ? undefined : JSON.stringify(approval.arguments);
+  if (text !== undefined && text.length <= LIST_ARGUMENT_CHARACTERS) return text;
+  const head =
+    text?.slice(0, LIST_PREVIEW_CHARACTERS) ??
+    approval.argumentsPreview?.head.slice(0, LIST_PREVIEW_CHARACTERS);
+  const tail =
+    text?.slice(-LIST_PREVIEW_CHARACTERS) ?? approval.argumentsPreview?.tail.slice(-LIST_PREVIEW_CHARACTERS);
+  return `${approval.argumentsBytes.toLocaleString('en-US')} bytes, not all shown: ${JSON.stringify(head)} … ${JSON.stringify(tail)} (switchyard approvals show ${approval.id})`;
 }
 
 /** `allowed by cli:ops@host: reason`, or `expires <time>` while pending. */
@@ -94,9 +109,45 @@ export async function approvalsListCommand(
   );
   for (const approval of approvals) {
     io.stdout.write(
-      `- ${describe(approval)}\n  turn ${approval.turnId}, arguments: ${oneLine(JSON.stringify(approval.arguments), 200)}\n`,
+      `- ${describe(approval)}\n  turn ${approval.turnId}, arguments: ${argumentsLine(approval)}\n`,
     );
   }
+  return 0;
+}
+
+/**
+ * `switchyard approvals show <id> [--json]`: one approval with its arguments whole (pretty JSON,
+ * every character as stored): what runs if it is allowed.
+ *
+ * Contract: exit code 1 with a message for an id that is not an approval's or an unknown approval.
+ */
+export async function approvalsShowCommand(
+  config: WorkerConfig,
+  request: { id: string; json: boolean },
+  io: CommandIO,
+): Promise<number> {
+  if (!APPROVAL_ID.test(request.id)) {
+    io.stderr.write(
+      `switchyard: approvals show: ${JSON.stringify(request.id)} is not an approval id (approval_<uuid>)\n`,
+    );
+    return 1;
+  }
+  const approval = await onControlPlane(
+    config,
+    (controlPlane) => controlPlane.approvals.get(request.id),
+    () => undefined,
+  );
+  if (approval === undefined) {
+    io.stderr.write(`switchyard: approvals show: no approval ${request.id}\n`);
+    return 1;
+  }
+  if (request.json) {
+    io.stdout.write(`${JSON.stringify(approval)}\n`);
+    return 0;
+  }
+  io.stdout.write(
+    `${describe(approval)}\nturn ${approval.turnId}, call ${approval.callId}; arguments (${approval.argumentsBytes.toLocaleString('en-US')} bytes, whole):\n${JSON.stringify(approval.arguments, null, 2)}\n`,
+  );
   return 0;
 }
 

@@ -249,6 +249,12 @@ describe('the daemon’s HTTP API (embedded PGlite, fake Responses server over H
     expect((await call('getTurn', `/v1/turns/${turnId}`)).body.status).toBe('waiting-approval');
     const approvalId = String(pending.id);
     expect((await call('getApproval', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
+    expect((await call('getApprovalArguments', `/v1/approvals/${approvalId}/arguments`)).body).toEqual({
+      id: approvalId,
+      argumentsBytes: Buffer.byteLength(JSON.stringify({ name: 'denied-note' })),
+      arguments: { name: 'denied-note' },
+    });
+    expect((await call('getApprovalArguments', '/v1/approvals/approval_none/arguments')).status).toBe(404);
     expect(
       (await call('answerApproval', `/v1/approvals/${approvalId}`, { body: { decision: 'maybe' } })).status,
     ).toBe(400);

@@ -1,5 +1,9 @@
 import type { z } from '@hono/zod-openapi';
-import type { ApprovalRecord, ApprovalStore } from '@switchyard/control-plane';
+import {
+  APPROVAL_INLINE_ARGUMENT_BYTES,
+  type ApprovalRecord,
+  type ApprovalStore,
+} from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import type { ApprovalDecision, ApprovalPolicy } from '../config/worker-config';
 import type { ApprovalSchema } from './api/api-schemas';
@@ -17,11 +21,17 @@ export function approvalView(record: ApprovalRecord): DaemonApproval {
     id: record.id,
     turnId: record.turnId,
     callId: record.callId,
+    ...definedFields(record, ['callIndex']),
     agent: record.agentId,
     source: record.source,
     toolKey: record.toolKey,
     activity: record.activity,
-    arguments: record.arguments,
+    // Large arguments travel whole only on their own route: lists and events carry a head and tail.
+    ...(record.argumentsBytes > APPROVAL_INLINE_ARGUMENT_BYTES || record.arguments === undefined
+      ? {}
+      : { arguments: record.arguments }),
+    argumentsBytes: record.argumentsBytes,
+    ...(record.argumentsPreview === undefined ? {} : { argumentsPreview: record.argumentsPreview }),
     approvers: record.approvers,
     status: record.status,
     ...definedFields(record, ['reason', 'answeredBy']),

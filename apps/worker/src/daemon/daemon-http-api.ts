@@ -9,6 +9,7 @@ import { httpTraceMiddleware } from '../telemetry/http-trace-middleware';
 import type { ToolManifest } from '../tool-manifest';
 import {
   AnswerSchema,
+  ApprovalArgumentsSchema,
   ApprovalListSchema,
   ApprovalSchema,
   agentSchemas,
@@ -736,6 +737,20 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     async (id) => approvalView(await findApproval(id)),
   );
 
+  getById(
+    {
+      operationId: 'getApprovalArguments',
+      path: '/v1/approvals/{id}/arguments',
+      summary: 'The held call’s arguments, whole: exactly what runs if it is allowed',
+    },
+    SHARED_ERRORS.noApproval.ref,
+    { description: 'The arguments as stored', schema: ApprovalArgumentsSchema },
+    async (id) => {
+      const approval = await findApproval(id);
+      return { id: approval.id, argumentsBytes: approval.argumentsBytes, arguments: approval.arguments };
+    },
+  );
+
   app.openapi(
     authenticatedRoute(
       'post',
@@ -1088,6 +1103,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     ['/v1/turns/:id/cancel', ['POST']],
     ['/v1/approvals', ['GET']],
     ['/v1/approvals/:id', ['GET', 'POST']],
+    ['/v1/approvals/:id/arguments', ['GET']],
     ['/v1/workflows', ['GET', 'POST']],
     ['/v1/workflows/:id', ['GET']],
     ['/v1/workflows/:id/cancel', ['POST']],

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { type Context as OtelContext, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { ApprovalRecord, ResumableTurn, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import {
@@ -212,11 +213,15 @@ export type DaemonTurnEvent =
 
 /** What the daemon stores with a turn whose call is held: enough for another process to continue it. */
 interface TurnCheckpoint {
-  version: 1;
+  /** 2 since calls are named by their item index; 1 named them by call id. */
+  version: 2;
   /** The transcript (`ToolCallRequest.transcript()`): its calls without an output are dispatched first. */
   items: ResponseInputItem[];
-  /** Calls of the last response the policy let run: without an output, they may have run. */
-  started: string[];
+  /**
+   * Calls of the last response the policy let run, by the index of their item in `items`: without
+   * an output, they may have run. (Version 1 named them by call id.)
+   */
+  started: number[];
   /** The events so far (text deltas joined). */
   events: DaemonTurnEvent[];
   /** Model requests made so far. */
@@ -234,10 +239,10 @@ interface TurnCheckpoint {
 /** What a continued turn brings from its checkpoint. */
 interface ResumeState {
   items: ResponseInputItem[];
-  /** Decisions of the held calls, by call id. */
+  /** Decisions of the held calls, by `resumeKey`. */
   approvals: Map<string, ApprovalRecord>;
-  /** Calls that were let run before and have no output. */
-  started: Set<string>;
+  /** Calls that were let run before and have no output, by item index. */
+  started: Set<number>;
   instructions: string | undefined;
 }
 
@@ -250,12 +255,12 @@ interface TurnEntry {
   done?: Promise<DaemonTurnSnapshot>;
   /** The turn's time limit, paused while it waits for an approval. */
   deadline: TurnDeadline | undefined;
-  /** Its calls held in this process, by call id. */
-  held: Map<string, ApprovalRecord>;
-  /** Calls of the current response the policy let run. */
-  allowed: Set<string>;
-  /** Calls running now. */
-  inFlight: Set<string>;
+  /** Its calls held in this process, by item index. */
+  held: Map<number, ApprovalRecord>;
+  /** Calls of the current response the policy let run, by item index. */
+  allowed: Set<number>;
+  /** Calls running now, by item index. */
+  inFlight: Set<number>;
   /** The turn's signal (the loop's). */
   signal: AbortSignal;
   /** The latest `transcript()` of a held call (it reads the loop's live state). */
@@ -339,15 +344,50 @@ function activityOf(tool: AnyWorkerAgentTool, params: unknown): string {
   }
 }
 
-function isCheckpoint(value: unknown): value is TurnCheckpoint {
-  const checkpoint = value as Partial<TurnCheckpoint> | null;
-  return (
-    typeof checkpoint === 'object' &&
-    checkpoint !== null &&
-    checkpoint.version === 1 &&
-    Array.isArray(checkpoint.items) &&
-    Array.isArray(checkpoint.events)
-  );
+/**
+ * A stored checkpoint as this version reads it, or undefined when it is not one. A version 1
+ * checkpoint (a process of an older worker held the call) named the calls let run by call id: each
+ * is the unanswered call of the transcript with that id.
+ */
+function readCheckpoint(value: unknown): TurnCheckpoint | undefined {
+  const checkpoint = value as
+    | (Omit<Partial<TurnCheckpoint>, 'version' | 'started'> & { version?: unknown; started?: unknown[] })
+    | null;
+  if (
+    typeof checkpoint !== 'object' ||
+    checkpoint === null ||
+    (checkpoint.version !== 1 && checkpoint.version !== 2) ||
+    !Array.isArray(checkpoint.items) ||
+    !Array.isArray(checkpoint.events)
+  ) {
+    return undefined;
+  }
+  const started = Array.isArray(checkpoint.started) ? checkpoint.started : [];
+  const items = checkpoint.items;
+  const startedItems =
+    checkpoint.version === 2
+      ? started.filter((index): index is number => Number.isSafeInteger(index))
+      : items.flatMap((item, index) =>
+          item.type === 'function_call' &&
+          started.includes(item.call_id) &&
+          !items.some((output) => output.type === 'function_call_output' && output.call_id === item.call_id)
+            ? [index]
+            : [],
+        );
+  return { ...(checkpoint as TurnCheckpoint), version: 2, started: startedItems };
+}
+
+/**
+ * The key a continued turn finds a held call's stored decision by: its item index, or, for an
+ * approval recorded before approvals had one, its call id.
+ */
+function resumeKey(approval: { callIndex?: number; callId: string }): string {
+  return approval.callIndex === undefined ? `call:${approval.callId}` : `item:${approval.callIndex}`;
+}
+
+/** Arguments as stored (a JSON round trip: `undefined` fields dropped), compared key order aside. */
+function sameArguments(stored: unknown, params: unknown): boolean {
+  return isDeepStrictEqual(stored, JSON.parse(JSON.stringify(params ?? null)));
 }
 
 /**
@@ -484,7 +524,7 @@ export class DaemonTurns {
    */
   async resume(claimed: ResumableTurn): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
     const record = claimed.turn;
-    const checkpoint = isCheckpoint(claimed.checkpoint) ? claimed.checkpoint : undefined;
+    const checkpoint = readCheckpoint(claimed.checkpoint);
     const entry = this.#newEntry({
       ...snapshotOf(record),
       status: 'running',
@@ -523,7 +563,7 @@ export class DaemonTurns {
     } else {
       done = this.#run(entry, context, own?.tools, own?.instructions ?? checkpoint.instructions, {
         items: checkpoint.items,
-        approvals: new Map(claimed.approvals.map((approval) => [approval.callId, approval])),
+        approvals: new Map(claimed.approvals.map((approval) => [resumeKey(approval), approval])),
         started: new Set(checkpoint.started),
         instructions: own?.instructions ?? checkpoint.instructions,
       });
@@ -619,9 +659,9 @@ export class DaemonTurns {
           // A new response: the calls let run before were the previous response's.
           entry.allowed.clear();
         }
-        if (event.type === 'tool-call-start') entry.inFlight.add(event.callId);
+        if (event.type === 'tool-call-start') entry.inFlight.add(event.itemIndex);
         if (event.type === 'tool-call-end') {
-          entry.inFlight.delete(event.callId);
+          entry.inFlight.delete(event.itemIndex);
           // Its output is in the transcript now: a waiting turn's checkpoint keeps it.
           if (entry.held.size > 0) this.#writeCheckpoint(entry, approvals);
         }
@@ -670,7 +710,7 @@ export class DaemonTurns {
   /** The checkpoint of a turn with a held call: what another process needs to continue it. */
   #checkpointOf(entry: TurnEntry): TurnCheckpoint {
     return {
-      version: 1,
+      version: 2,
       items: entry.transcript?.() ?? [],
       started: [...entry.allowed],
       events: compactEvents(entry.events),
@@ -714,15 +754,18 @@ export class DaemonTurns {
   ): Promise<ToolCallDecision> {
     entry.transcript = call.transcript;
     const key = toolKey(call);
-    const stored = resume?.approvals.get(call.callId);
+    const item = call.itemIndex;
+    const stored =
+      resume?.approvals.get(resumeKey({ callIndex: item, callId: call.callId })) ??
+      resume?.approvals.get(resumeKey({ callId: call.callId }));
     if (stored !== undefined) {
-      resume?.approvals.delete(call.callId);
-      return this.#actOn(entry, approvals, stored);
+      resume?.approvals.delete(resumeKey(stored));
+      return this.#actOn(entry, approvals, stored, call, key);
     }
-    if (resume?.started.delete(call.callId) === true) {
+    if (resume?.started.delete(item) === true) {
       // Let run by the process that stopped, and no output recorded: it may have run.
       if (tool.isReadOnly) {
-        entry.allowed.add(call.callId);
+        entry.allowed.add(item);
         return { allow: true };
       }
       return {
@@ -740,7 +783,7 @@ export class DaemonTurns {
       };
     }
     if (decision === 'allow') {
-      entry.allowed.add(call.callId);
+      entry.allowed.add(item);
       // While another call waits, the checkpoint says this one was let run before it runs.
       if (entry.held.size > 0) await this.#writeCheckpoint(entry, approvals);
       return { allow: true };
@@ -751,6 +794,7 @@ export class DaemonTurns {
         turnId: entry.snapshot.id,
         workerId: this.workerId,
         callId: call.callId,
+        callIndex: item,
         toolKey: key,
         activity: activityOf(tool, call.params),
         arguments: call.params,
@@ -759,13 +803,15 @@ export class DaemonTurns {
         checkpoint: this.#checkpointOf(entry),
       });
     } catch (error) {
+      // Arguments that cannot be stored whole (too large, or text PostgreSQL cannot hold) land here:
+      // nothing is held, or allowed, that an operator cannot be shown exactly.
       return {
         allow: false,
         reason: `this call needs an operator's approval, which could not be recorded (${errorMessage(error)}); it was not run`,
       };
     }
     if (approval.status === 'pending') {
-      entry.held.set(call.callId, approval);
+      entry.held.set(item, approval);
       if (entry.held.size === 1) entry.deadline?.pause();
       entry.snapshot.status = 'waiting-approval';
       this.#push(entry, { type: 'approval-requested', approval: approvalView(approval) });
@@ -774,7 +820,7 @@ export class DaemonTurns {
       void this.#writeCheckpoint(entry, approvals);
       entry.markDetached();
       const decided = await this.#waitForDecision(approval, entry.signal, approvals);
-      entry.held.delete(call.callId);
+      entry.held.delete(item);
       if (entry.held.size === 0) {
         entry.deadline?.resume();
         if (entry.letGo === undefined) entry.snapshot.status = 'running';
@@ -787,14 +833,20 @@ export class DaemonTurns {
       }
       approval = decided;
     }
-    return this.#actOn(entry, approvals, approval);
+    return this.#actOn(entry, approvals, approval, call, key);
   }
 
-  /** Acts on a decided approval, once: runs an allowed call, gives any other its reason. */
+  /**
+   * Acts on a decided approval, once: runs an allowed call, gives any other its reason. An approval
+   * runs only the call it was recorded for: same tool, same arguments as stored (what the operator
+   * was shown), else the call is refused.
+   */
   async #actOn(
     entry: TurnEntry,
     approvals: DaemonApprovalOptions,
     approval: ApprovalRecord,
+    call: ToolCallRequest,
+    key: string,
   ): Promise<ToolCallDecision> {
     let consumed: ApprovalRecord | undefined;
     try {
@@ -813,17 +865,46 @@ export class DaemonTurns {
           reason: `the worker that ran this turn before (${approval.consumedBy}) had started this ${approval.status} call when it stopped, so it may have run; it was not run again: check its effect before calling it again`,
         };
       }
-      // This worker was taken for dead and another holds the turn now: it runs nothing more.
-      entry.letGo = 'taken-over';
-      entry.controller.abort(new Error('another worker took this turn over'));
-      return { allow: false, reason: 'another worker took this turn over' };
+      return this.#notConsumed(entry, approval);
     }
     this.#push(entry, { type: 'approval-resolved', approval: approvalView(consumed) });
-    if (consumed.status === 'allowed') {
-      entry.allowed.add(consumed.callId);
-      return { allow: true };
+    if (consumed.status !== 'allowed') return { allow: false, reason: denialReason(consumed) };
+    if (consumed.toolKey !== key || !sameArguments(consumed.arguments, call.params)) {
+      this.#options.log?.(
+        `switchyard serve: turn ${entry.snapshot.id}: approval ${consumed.id} was for ${consumed.toolKey} with other arguments than call ${call.callId} (${key}) has; the call was not run`,
+      );
+      return {
+        allow: false,
+        reason: `the approval an operator gave was for ${consumed.toolKey} with other arguments than this call has; it was not run`,
+      };
     }
-    return { allow: false, reason: denialReason(consumed) };
+    entry.allowed.add(call.itemIndex);
+    return { allow: true };
+  }
+
+  /**
+   * A decided approval this worker could not take: another worker holds the turn now (this one was
+   * taken for dead, so it runs nothing more), or its decision was acted on already; only the turn's
+   * record tells which, and only a real take-over lets the turn go unrecorded here.
+   */
+  async #notConsumed(entry: TurnEntry, approval: ApprovalRecord): Promise<ToolCallDecision> {
+    let holder: string | undefined;
+    try {
+      holder = (await this.#records?.get(entry.snapshot.id))?.workerId;
+    } catch (error) {
+      this.#options.log?.(
+        `switchyard serve: could not read turn ${entry.snapshot.id} to see who holds it: ${errorMessage(error)}`,
+      );
+    }
+    if (holder !== undefined && holder !== this.workerId) {
+      entry.letGo = 'taken-over';
+      entry.controller.abort(new Error(`another worker (${holder}) took this turn over`));
+      return { allow: false, reason: 'another worker took this turn over' };
+    }
+    return {
+      allow: false,
+      reason: `its approval (${approval.id}, ${approval.status}) had already been acted on, so it was not run again`,
+    };
   }
 
   /**

@@ -8,8 +8,8 @@ export interface TerminalConfirmOptions {
   input: NodeJS.ReadableStream;
   /** Where the question is written. */
   output: ProgressOutput;
-  /** Called before the question with the call id and its label (clear the spinners). */
-  onAsk?: (callId: string, activity: string) => void;
+  /** Called before the question with the call's item index and its label (clear the spinners). */
+  onAsk?: (itemIndex: number, activity: string) => void;
   /** Called after the answer (redraw the spinners). */
   onAnswered?: () => void;
 }
@@ -64,7 +64,7 @@ export function createTerminalConfirm(options: TerminalConfirmOptions): Terminal
       } catch {
         label = call.namespace === undefined ? call.name : `${call.namespace}.${call.name}`;
       }
-      options.onAsk?.(call.callId, label);
+      options.onAsk?.(call.itemIndex, label);
       options.output.write(`? Allow destructive call: ${label} [y/N] `);
       const answer = await nextLine();
       // A piped answer is not echoed by a terminal: echo it so the transcript reads as a dialogue.

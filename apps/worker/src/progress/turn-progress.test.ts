@@ -2,6 +2,8 @@ import type { AgentEvent, AgentRunResult, AgentToolResult } from '@switchyard/co
 import { describe, expect, it } from 'vitest';
 import { TurnProgress } from './turn-progress';
 
+const itemOf = (id: string) => id.charCodeAt(0) - 96;
+
 const usage = {
   inputTokens: 1200,
   cachedInputTokens: 0,
@@ -10,10 +12,18 @@ const usage = {
   totalTokens: 1234,
 };
 
-function end(callId: string, activity: string, durationMs: number, result: AgentToolResult): AgentEvent {
+/** A call named by `id` (`a`, `b`, ...): its call id, and its item index unless given (`a` is 1). */
+function end(
+  id: string,
+  activity: string,
+  durationMs: number,
+  result: AgentToolResult,
+  itemIndex = itemOf(id),
+): AgentEvent {
   return {
     type: 'tool-call-end',
-    callId,
+    callId: id,
+    itemIndex,
     name: 'tool',
     outcome: result.isError === true ? 'tool-error' : 'completed',
     activity,
@@ -25,10 +35,11 @@ function end(callId: string, activity: string, durationMs: number, result: Agent
   };
 }
 
-function start(callId: string, activity: string, isDestructive = false): AgentEvent {
+function start(id: string, activity: string, isDestructive = false, itemIndex = itemOf(id)): AgentEvent {
   return {
     type: 'tool-call-start',
-    callId,
+    callId: id,
+    itemIndex,
     name: 'tool',
     activity,
     params: {},
@@ -102,6 +113,17 @@ describe('terminal progress (TTY)', () => {
     expect(take()).toBe(
       '✓ completed · 2 iterations · 2 tool calls (1 failed) · 1,234 tokens (1,200 in, 34 out) · 2.8 s\n',
     );
+  });
+});
+
+describe('calls that reuse a call id', () => {
+  it('are told apart by their item: the end of one leaves the other running', () => {
+    const { progress, take } = harness(true);
+    progress.handle(start('a', 'Reading first.md', false, 1));
+    progress.handle(start('a', 'Reading second.md', false, 3));
+    take();
+    progress.handle(end('a', 'Read first.md', 10, { content: 'x' }, 1));
+    expect(take()).toBe('\r\x1b[2K\x1b[1A\r\x1b[2K✓ Read first.md (10 ms)\n⠋ Reading second.md (0 ms)');
   });
 });
 

@@ -45,8 +45,8 @@ export class TurnProgress {
   readonly #interactive: boolean;
   readonly #now: () => number;
   readonly #frameMs: number;
-  readonly #running = new Map<string, Running>();
-  readonly #labels = new Map<string, string>();
+  readonly #running = new Map<number, Running>();
+  readonly #labels = new Map<number, string>();
   readonly #startedAt: number;
   #waitingSince: number | undefined;
   #drawn = 0;
@@ -91,16 +91,16 @@ export class TurnProgress {
       case 'tool-call-start': {
         // A destructive call (it may change or delete something) is marked while it runs.
         const activity = event.isDestructive ? `${event.activity} ${DESTRUCTIVE_MARK}` : event.activity;
-        this.#running.set(event.callId, { activity, startedAt: this.#now() });
+        this.#running.set(event.itemIndex, { activity, startedAt: this.#now() });
         if (!this.#interactive) this.#line(`… ${activity}`);
         this.#redraw();
         break;
       }
       case 'tool-call-end': {
-        this.#running.delete(event.callId);
+        this.#running.delete(event.itemIndex);
         this.#toolCalls += 1;
-        const activity = this.#labels.get(event.callId) ?? event.activity;
-        this.#labels.delete(event.callId);
+        const activity = this.#labels.get(event.itemIndex) ?? event.activity;
+        this.#labels.delete(event.itemIndex);
         const took = event.durationMs > 0 ? ` (${formatDuration(event.durationMs)})` : '';
         // The outcome alone says whether the call failed, and it is the word shown (`tool-error`,
         // `timeout`, `denied`, ...): the same vocabulary as `--json`, the API and the spans.
@@ -130,8 +130,8 @@ export class TurnProgress {
    * Remembers a call's activity label before it starts (a confirmation question shows it), so a
    * call refused before it started is shown by its label rather than its tool name.
    */
-  label(callId: string, activity: string): void {
-    this.#labels.set(callId, activity);
+  label(itemIndex: number, activity: string): void {
+    this.#labels.set(itemIndex, activity);
   }
 
   /** Prints a line of the worker's own (above the spinners). */

@@ -92,6 +92,13 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
     it('labels the activity and the completion in the house style', async () => {
       const { result, runCommand, parsed } = await run({ command: 'exit 1' });
       expect(runCommand.describeActivity({ command: 'npm test' })).toBe('Running `npm test`');
+      // A label never passes for the whole command: it says how much it does not show.
+      expect(runCommand.describeActivity({ command: `echo hi${' '.repeat(70_000)}; rm -rf ~` })).toBe(
+        'Running `echo hi … (70,010 more characters)`',
+      );
+      expect(runCommand.describeActivity({ command: 'cd src\nnpm test' })).toBe(
+        'Running `cd src … (9 more characters)`',
+      );
       expect(runCommand.describeCompletedActivity?.(parsed, result)).toMatch(
         /^Command exited 1 after \d+\.\d s$/,
       );

@@ -66,10 +66,22 @@ function seconds(milliseconds: number): string {
   return `${(milliseconds / 1000).toFixed(1)} s`;
 }
 
+/** The longest part of a command an activity label shows. */
+const LABEL_COMMAND_CHARACTERS = 80;
+
+/**
+ * The command as a label shows it: its first line, at most 80 characters, and when that is not all
+ * of it, how many characters are not shown. A label must never pass for the whole command: an
+ * operator approving "echo hi" must be told that 70,000 more characters follow.
+ */
 function shortCommand(command: string): string {
-  const firstLine = command.trim().split('\n')[0] ?? '';
-  const more = command.trim().includes('\n');
-  return firstLine.length > 80 ? `${firstLine.slice(0, 77)}...` : more ? `${firstLine} ...` : firstLine;
+  const trimmed = command.trim();
+  const lineEnd = trimmed.indexOf('\n');
+  const firstLine = lineEnd === -1 ? trimmed : trimmed.slice(0, lineEnd);
+  const cut = firstLine.length > LABEL_COMMAND_CHARACTERS || lineEnd !== -1;
+  if (!cut) return firstLine;
+  const shown = firstLine.slice(0, LABEL_COMMAND_CHARACTERS - 3).trimEnd();
+  return `${shown} … (${(trimmed.length - shown.length).toLocaleString('en-US')} more characters)`;
 }
 
 function openOutputSink(settings: ComputerSettings, commandId: string): () => Promise<OutputSink> {

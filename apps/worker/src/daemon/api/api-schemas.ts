@@ -36,12 +36,16 @@ export const UsageSchema = z
 export const ToolCallEndEventSchema = z
   .looseObject({
     type: z.literal('tool-call-end'),
-    callId: z.string(),
+    callId: z.string().openapi({ description: 'The call id as the model endpoint sent it' }),
+    itemIndex: z.number().int().optional().openapi({
+      description:
+        'Where the call’s item sits in the turn’s transcript: unique within the turn, also when the endpoint reused a call id in a later response (absent in logs recorded before it existed). tool-call-start and tool-call-progress carry it too.',
+    }),
     name: z.string(),
     namespace: z.string().optional(),
     outcome: z.enum(TOOL_CALL_OUTCOMES).openapi({
       description:
-        'How the call ended. `completed`: execute returned a result without isError (the only success). `tool-error`: the tool returned an error result, threw, or returned nothing usable. `invalid-arguments`, `denied`, `unknown-tool`, `skipped` (an earlier call of the response ended the turn): nothing ran. `timeout`, `cancelled` (the turn was aborted). Turns recorded before this set existed are sent with their `completed`-with-isError and `error` outcomes read as `tool-error`.',
+        'How the call ended. `completed`: execute returned a result without isError (the only success). `tool-error`: the tool returned an error result, threw, or returned nothing usable. `invalid-arguments`, `denied`, `unknown-tool`, `skipped` (an earlier call of the response ended the turn), `duplicate-call-id` (another call of the response had the same call id): nothing ran. `timeout`, `cancelled` (the turn was aborted). Turns recorded before this set existed are sent with their `completed`-with-isError and `error` outcomes read as `tool-error`.',
       example: 'tool-error',
     }),
     activity: z.string().openapi({ example: 'Read 120 lines of notes/todo.md' }),
@@ -104,9 +108,27 @@ export const ApprovalSchema = z
     callId: z.string(),
     agent: z.string(),
     source: z.enum(TURN_SOURCES),
+    callIndex: z.number().int().optional().openapi({
+      description:
+        'Where the held call’s item sits in its turn’s transcript: the approval’s key within the turn (absent on approvals recorded before it existed)',
+    }),
     toolKey: z.string().openapi({ example: 'write_file' }),
-    activity: z.string().openapi({ example: 'Writing notes/plan.md' }),
-    arguments: z.unknown().openapi({ description: 'The arguments as validated' }),
+    activity: z.string().openapi({
+      example: 'Writing notes/plan.md',
+      description: 'A short label: read the arguments for what runs',
+    }),
+    arguments: z.unknown().optional().openapi({
+      description:
+        'The arguments as validated and stored, whole: exactly what runs if allowed. Left out of lists and events when larger than 64 KiB (see argumentsPreview; GET /v1/approvals/{id}/arguments has them whole).',
+    }),
+    argumentsBytes: z.number().int().openapi({ description: 'UTF-8 bytes of the arguments as JSON text' }),
+    argumentsPreview: z
+      .strictObject({
+        head: z.string().openapi({ description: 'The first 4 KiB of the arguments’ JSON text' }),
+        tail: z.string().openapi({ description: 'The last 4 KiB of the arguments’ JSON text' }),
+      })
+      .optional()
+      .openapi({ description: 'For arguments larger than 64 KiB, when `arguments` is left out' }),
     approvers: z.array(z.string()),
     status: z.enum(APPROVAL_STATUSES),
     reason: z.string().optional(),
@@ -117,6 +139,14 @@ export const ApprovalSchema = z
     consumedAt: z.string().optional(),
   })
   .openapi('Approval');
+
+export const ApprovalArgumentsSchema = z
+  .strictObject({
+    id: z.string(),
+    argumentsBytes: z.number().int(),
+    arguments: z.unknown().openapi({ description: 'The held call’s arguments, whole, as stored' }),
+  })
+  .openapi('ApprovalArguments');
 
 export const ApprovalListSchema = z
   .strictObject({ approvals: z.array(ApprovalSchema), nextCursor: z.string().optional() })

@@ -39,6 +39,7 @@ describe('the published API document', () => {
         '/healthz',
         '/v1/approvals',
         '/v1/approvals/{id}',
+        '/v1/approvals/{id}/arguments',
         '/v1/events',
         '/v1/schedules',
         '/v1/session',
