@@ -21,6 +21,8 @@ type Approval = Schema<'Approval'>;
 /** One tool call of the turn: its start, and its end once it has one. */
 interface CallItem {
   kind: 'call';
+  /** Tells the calls of the turn apart (`callKey`): a call id may come again in a later response. */
+  key: string;
   callId: string;
   name: string;
   activity: string;
@@ -44,6 +46,14 @@ interface TurnLog {
 }
 
 const EMPTY: TurnLog = { items: [], turnStarts: 0, ended: false };
+
+/**
+ * A call's key in the log: its item in the turn's transcript, unique within the turn, or its call id
+ * for events recorded before events carried the item.
+ */
+function callKey(data: { itemIndex?: unknown; callId?: unknown }): string {
+  return typeof data.itemIndex === 'number' ? `item:${data.itemIndex}` : `call:${String(data.callId)}`;
+}
 
 // The id of a refusal of the argument ladder, from the message core wrote for the model
 // (`Could not read the arguments for tool 'x' (invalid-json; nothing was run):`). Linear: no nested
@@ -101,6 +111,7 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
           ...log.items,
           {
             kind: 'call',
+            key: callKey(data),
             callId: String(data.callId),
             name:
               data.namespace === undefined
@@ -113,7 +124,7 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
         ],
       };
     case 'tool-call-progress':
-      return updateCall(log, String(data.callId), (call) => {
+      return updateCall(log, callKey(data), (call) => {
         const progress = data.progress as { message?: string; completed?: number; total?: number };
         const counted =
           progress.completed === undefined
@@ -123,7 +134,8 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
       });
     case 'tool-call-end': {
       const end = event.data as ToolCallEnd;
-      const known = log.items.some((item) => item.kind === 'call' && item.callId === end.callId);
+      const key = callKey(end);
+      const known = log.items.some((item) => item.kind === 'call' && item.key === key);
       if (!known) {
         // A call that never started (unknown tool, refused arguments, skipped) has only its end.
         return {
@@ -132,6 +144,7 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
             ...log.items,
             {
               kind: 'call',
+              key,
               callId: end.callId,
               name: end.namespace === undefined ? end.name : `${end.namespace}.${end.name}`,
               activity: end.activity,
@@ -142,7 +155,7 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
           ],
         };
       }
-      return updateCall(log, end.callId, (call) => ({
+      return updateCall(log, key, (call) => ({
         ...call,
         activity: end.activity,
         repairs: end.repairs,
@@ -169,10 +182,10 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
   }
 }
 
-function updateCall(log: TurnLog, callId: string, change: (call: CallItem) => CallItem): TurnLog {
+function updateCall(log: TurnLog, key: string, change: (call: CallItem) => CallItem): TurnLog {
   return {
     ...log,
-    items: log.items.map((item) => (item.kind === 'call' && item.callId === callId ? change(item) : item)),
+    items: log.items.map((item) => (item.kind === 'call' && item.key === key ? change(item) : item)),
   };
 }
 

@@ -21,6 +21,11 @@ import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN } from './console-browser
 function script(request: FakeRequest): FakeResponse {
   const prompt = promptOf(request);
   const outputs = request.functionCallOutputs.map((output) => String(output.output));
+  if (prompt === 'REUSE' && outputs.length < 2) {
+    // The endpoint numbers calls per response: the second response's call has the first one's id.
+    const file = outputs.length === 0 ? 'first.txt' : 'second.txt';
+    return { functionCalls: [{ name: 'read_file', arguments: { path: file }, callId: 'call_1' }] };
+  }
   if (outputs.length > 0) return { text: `Done: ${outputs.length} outputs.` };
   if (prompt.startsWith('READ ')) {
     const file = prompt.slice(5);
@@ -120,6 +125,25 @@ describe('the console: turns and approvals', () => {
     expect(await page.locator('dl.facts').textContent()).toContain('completed');
     expect(await page.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
     await bed.screenshot(page, 'turn');
+  });
+
+  it('shows two calls of a turn whose endpoint reused a call id as two calls, each with its own end', async () => {
+    const id = await startTurn('REUSE');
+    expect(
+      await waitFor('the turn to end', async () =>
+        (await turnStatus(id)) === 'completed' ? true : undefined,
+      ),
+    ).toBe(true);
+    const page = await bed.signedInPage(BEARER_TOKEN, bed.url, `#/turns/${id}`);
+    await page.getByText('ended', { exact: true }).waitFor();
+    const calls = page.getByRole('article', { name: /^Tool call:/ });
+    expect(await calls.count()).toBe(2);
+    // Each end reached its own call: neither row shows the other's file.
+    expect(await calls.nth(0).textContent()).toContain('first.txt');
+    expect(await calls.nth(0).textContent()).not.toContain('second.txt');
+    expect(await calls.nth(1).textContent()).toContain('second.txt');
+    expect(await calls.nth(1).textContent()).not.toContain('first.txt');
+    expect(await calls.getByText('tool-error').count()).toBe(2);
   });
 
   it('shows a held call of 100 KiB by its size, head and tail, and allows it only once shown whole', async () => {
