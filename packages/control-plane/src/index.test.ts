@@ -7,6 +7,9 @@ import * as testingApi from './testing';
 // constructors are internal.
 describePublicApi('@switchyard/control-plane', publicApi, [
   'AGENT_ID_PATTERN',
+  'APPROVAL_INLINE_ARGUMENT_BYTES',
+  'APPROVAL_MAX_ARGUMENT_BYTES',
+  'APPROVAL_PREVIEW_BYTES',
   'ControlPlaneConfigError',
   'ControlPlaneInputError',
   'checkResultSchema',

@@ -9,6 +9,7 @@ import {
   type TestDatabase,
 } from '@switchyard/test-databases';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../database/migrations';
 import { type ControlPlane, openControlPlane } from '../index';
 import { queryControlPlane } from '../testing';
 
@@ -137,7 +138,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       controlPlane,
       'SELECT version FROM switchyard.migrations',
     );
-    expect(migrations).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
+    expect(migrations).toEqual(MIGRATIONS.map(({ version }) => ({ version })));
 
     const schedules = [];
     for (let index = 0; index < SCHEDULES; index += 1) {
