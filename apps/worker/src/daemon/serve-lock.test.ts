@@ -63,7 +63,12 @@ describe.runIf(process.platform === 'linux')(
     async function expectRefused(holder: ServeProcess): Promise<void> {
       const named = `is in use by process ${holder.child.pid} (`;
       const second = folder.start(args(), { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model' });
-      expect(await second.exited).toBe(1);
+      // Let in, it would listen and never exit: whichever comes first decides.
+      const outcome = await Promise.race([
+        second.exited.then((code) => ({ exited: code })),
+        second.ready.then((url) => ({ listening: url })),
+      ]);
+      expect(outcome).toEqual({ exited: 1 });
       expect(second.log).toContain(named);
       expect(second.log).not.toContain('listening on');
       const listed = await runCli(['turns', 'list', '--config', config], { cwd: folder.path });
@@ -137,6 +142,17 @@ describe.runIf(process.platform === 'linux')(
       expect(shown.body.tasks).toEqual([expect.objectContaining({ id: 'a', status: 'queued' })]);
       expect(await serve.terminate()).toBe(0);
     }, 240_000);
+
+    it('refuses to start where no OS lock can be taken (neither flock(1) nor perl on the PATH), saying so', async () => {
+      const environment = { OPENAI_BASE_URL: fake.baseURL, SWITCHYARD_MODEL: 'fake-model' };
+      const serve = folder.start(args(), { ...environment, PATH: path.join(folder.path, 'no-such-bin') });
+      const outcome = await Promise.race([
+        serve.exited.then((code) => ({ exited: code })),
+        serve.ready.then((url) => ({ listening: url })),
+      ]);
+      expect(outcome).toEqual({ exited: 1 });
+      expect(serve.log).toContain('neither (flock, perl) is on the PATH');
+    }, 120_000);
 
     it('says the lock is gone when its directory is replaced by another', async () => {
       const { serve, url } = await start();

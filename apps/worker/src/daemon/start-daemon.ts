@@ -238,7 +238,9 @@ function checkOptions(options: DaemonOptions): void {
  * Contract: throws `WorkerConfigError` naming the field (`serve.port`, `serve.agents[1]`, ...) for
  * bad options, and `serve.token` when `host` is not loopback and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
  * its queue, which delivers it again: nothing is lost. `stop()` lets turns waiting for approval go
- * (another process continues each) instead of cancelling them.
+ * (another process continues each) instead of cancelling them. When the control plane reports its
+ * embedded database's lock lost (`controlPlane.lockLost`), the daemon takes no new work from then on
+ * (state `lock-lost`: see `stopWorkOnLockLost`).
  *
  * @example
  * const controlPlane = await openControlPlane({ dataDir: '.switchyard/db' });
