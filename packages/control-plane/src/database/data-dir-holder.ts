@@ -48,7 +48,7 @@ async function readHead(file: string, limit: number): Promise<string | undefined
 }
 
 /** The lock-info file's holder, or undefined when it is missing, unreadable or not one. */
-export async function readLockInfo(file: string): Promise<LockInfo | undefined> {
+async function readLockInfo(file: string): Promise<LockInfo | undefined> {
   const text = await readHead(file, MAX_INFO_BYTES);
   if (text === undefined) return undefined;
   try {

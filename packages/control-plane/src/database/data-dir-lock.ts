@@ -121,6 +121,10 @@ export async function lockDataDir(dataDir: string, options: DataDirLockOptions =
     lockPid: held.pid,
   };
   const text = `${JSON.stringify(info)}\n`;
+  // Whether the file still holds `text`: read only when its size says it may (anyone can write there).
+  const ownInfo = async () =>
+    (await stat(infoFile).catch(() => undefined))?.size === Buffer.byteLength(text) &&
+    (await readFile(infoFile, 'utf8').catch(() => undefined)) === text;
   try {
     await writeFile(infoFile, text);
   } catch (error) {
@@ -150,7 +154,7 @@ export async function lockDataDir(dataDir: string, options: DataDirLockOptions =
       );
     }
     // Only for messages, but kept true: a second process names this one from it where there is no /proc.
-    if ((await readFile(infoFile, 'utf8').catch(() => undefined)) !== text && state === 'held') {
+    if (!(await ownInfo()) && state === 'held') {
       await writeFile(infoFile, text).catch(() => {});
     }
   };
@@ -176,7 +180,7 @@ export async function lockDataDir(dataDir: string, options: DataDirLockOptions =
         clearInterval(timer);
         await checking;
         // Another process's file (after a loss) is left alone.
-        if ((await readFile(infoFile, 'utf8').catch(() => undefined)) === text) {
+        if (await ownInfo()) {
           await unlink(infoFile).catch(() => {});
         }
         await held.release();
