@@ -26,6 +26,7 @@ export type {
   RememberRequest,
 } from './brain/brain-record';
 export type { ControlPlaneBrainService } from './brain/brain-service';
+export type { DataDirLockLoss } from './database/data-dir-lock';
 export { ControlPlaneConfigError } from './errors/control-plane-config-error';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';

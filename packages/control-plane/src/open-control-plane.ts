@@ -2,6 +2,7 @@ import PgBoss from 'pg-boss';
 import { ApprovalStore, type DetachUnit } from './approvals/approval-store';
 import { ControlPlaneBrainService } from './brain/brain-service';
 import { rememberControlPlaneDatabase } from './database/control-plane-database';
+import type { DataDirLockLoss } from './database/data-dir-lock';
 import type { Database } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
@@ -106,6 +107,14 @@ export interface ControlPlane {
    * scan: what a worker reports as queue metrics.
    */
   queueDepths(): Promise<QueueDepth[]>;
+  /**
+   * On embedded PGlite, resolves once this process's hold on the data directory is lost before
+   * `close()`: the child process keeping its OS lock was killed, or the directory was removed or
+   * replaced. Another process may open the database from then on, so a holder should take no new
+   * work and say so (`switchyard serve` answers 503 and fails `/healthz`). Never resolves on
+   * PostgreSQL, nor while the lock is held. Never rejects.
+   */
+  readonly lockLost: Promise<DataDirLockLoss>;
   /** Stops the scheduler and the consumers (running handlers finish), then closes the database. */
   close(): Promise<void>;
 }
@@ -163,6 +172,9 @@ const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
  * Contract: throws `ControlPlaneConfigError` naming the option (`field`, e.g.
  * `turnRequests.retryLimit`) for a non-postgres URL or a limit out of range, and
  * `ControlPlaneInputError` for a bad `agentId`; rejects when the server is unreachable or a migration fails.
+ * On embedded PGlite, throws `ControlPlaneInputError` on `dataDir` naming the process that holds the
+ * directory, and `ControlPlaneConfigError` on `dataDir` where neither `flock(1)` nor perl is
+ * installed to hold it with an OS lock; `lockLost` resolves if the hold is lost while open.
  *
  * @example
  * const controlPlane = await openControlPlane({ dataDir: '/var/lib/switchyard/db', agentId: 'ada' });
@@ -251,13 +263,17 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   const onError = options.onError ?? (() => {});
   const maxConnections = whole('maxConnections', options.maxConnections, 10);
 
+  let reportLockLost: (loss: DataDirLockLoss) => void = () => {};
+  const lockLost = new Promise<DataDirLockLoss>((resolve) => {
+    reportLockLost = resolve;
+  });
   const database: Database =
     target.kind === 'postgres'
       ? await openPostgresDatabase(target.url, {
           maxConnections,
           fixed: options.fixedPool === true,
         })
-      : await openPgliteDatabase(target.dataDir);
+      : await openPgliteDatabase(target.dataDir, { onLockLost: (loss) => reportLockLost(loss) });
   let boss: PgBoss | undefined;
   try {
     await runMigrations(database);
@@ -318,6 +334,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     brain: new ControlPlaneBrainService(database, brainLimits),
     approvals: new ApprovalStore(database, detachUnit),
     queueDepths: () => queueDepths(database),
+    lockLost,
     close: () => {
       closing ??= (async () => {
         await scheduler.stop();

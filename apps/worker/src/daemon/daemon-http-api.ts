@@ -64,8 +64,8 @@ export interface DaemonHttpApiOptions {
   agents: readonly string[];
   /** Largest request body in bytes. */
   maxBodyBytes: number;
-  /** `serving` or `draining`. */
-  state(): 'serving' | 'draining';
+  /** `serving`, `draining`, or `lock-lost` (the embedded database's lock is gone: no new turns). */
+  state(): 'serving' | 'draining' | 'lock-lost';
   /** How often a stream of a turn running elsewhere, and `/v1/events`, read the records, in ms. Default 1000. */
   recordPollMs?: number;
   /** The version in the OpenAPI document. */
@@ -382,8 +382,8 @@ function eventStream(
  * JSON (`checkRequest`, before any route or token check, `/healthz` included); 401 without a token
  * when one is set, 403 for the read-only token on anything but `GET`; 400 for a bad body or query
  * (naming the fields), 404, 405 (with `Allow`), 409 for an approval already decided or a turn that
- * ended, 413 for a body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot be
- * recorded.
+ * ended, 413 for a body over `maxBodyBytes`, 503 for a new turn while draining, after the embedded
+ * database's lock was lost (`lock_lost`), or when it cannot be recorded.
  */
 export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<Bindings> {
   const { turns, controlPlane } = options;
@@ -522,10 +522,10 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       method: 'get',
       operationId: 'getHealth',
       path: '/healthz',
-      summary: 'Liveness: serving or draining',
+      summary: 'Liveness: serving, draining, or lock-lost',
       responses: {
         200: jsonResponse('Serving', HealthSchema),
-        503: jsonResponse('Draining', HealthSchema),
+        503: jsonResponse('Draining, or the embedded database’s lock was lost (no new work)', HealthSchema),
         421: COMMON_ERRORS[421],
         403: COMMON_ERRORS[403],
       },
@@ -539,7 +539,9 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   app.openapi(
     bodyRoute({ operationId: 'startTurn', path: '/v1/turns', summary: 'Start a turn' }, schemas.turnRequest, {
       202: locatedResponse('Recorded and started; `Location` names it', TurnSchema),
-      503: errorResponse('Draining, or the turn could not be recorded (nothing runs)'),
+      503: errorResponse(
+        'Draining, the embedded database’s lock was lost, or the turn could not be recorded (nothing runs)',
+      ),
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -559,7 +561,13 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
         );
       }
       if (started === undefined) {
-        throw new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
+        throw options.state() === 'lock-lost'
+          ? new HttpError(
+              503,
+              'lock_lost',
+              'the daemon lost the lock on its embedded database and takes no new turns: see its log',
+            )
+          : new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
       }
       const snapshot = turns.get(started.id);
       if (snapshot === undefined)

@@ -10,8 +10,11 @@ export interface HealthAppOptions {
     method?: string | undefined;
     headers: IncomingHttpHeaders;
   }): RequestRefusal | undefined;
-  /** `serving`, or `draining` once the daemon takes no new work. */
-  state(): 'serving' | 'draining';
+  /**
+   * `serving`; `draining` once the daemon takes no new work; `lock-lost` once it lost the lock on its
+   * embedded database (and takes no new work either).
+   */
+  state(): 'serving' | 'draining' | 'lock-lost';
   /** The turns running now. */
   runningTurns(): number;
 }
@@ -34,7 +37,7 @@ function fail(
 /**
  * The app of the daemon's health listener (`serve.healthPort`): `GET` and `HEAD /healthz` only,
  * answered as the API's own `/healthz` (200 `{ status: "serving", runningTurns }`, 503 while
- * draining), without a token and without touching the database.
+ * draining or after the embedded database's lock was lost), without a token and without touching the database.
  *
  * Why a listener of its own: Node accepts one new connection per turn of the event loop on a
  * listening socket, so while a burst of new API connections waits in the API port's queue, a

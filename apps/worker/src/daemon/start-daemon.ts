@@ -11,6 +11,7 @@ import { createDaemonHttpApi } from './daemon-http-api';
 import { type DaemonTurnRunnerOptions, DaemonTurns } from './daemon-turns';
 import { createHealthApp } from './health-app';
 import { createRequestGuard, parseHostAndPort, type RequestRefusal } from './request-guard';
+import { stopWorkOnLockLost } from './stop-work-on-lock-lost';
 import { type RunDaemonTurn, scheduleFireSource, type WorkSource } from './work-source';
 
 /** What `startDaemon` takes. */
@@ -105,8 +106,11 @@ export interface Daemon {
   readonly healthUrl: string | undefined;
   /** The daemon's turns (recent ones in memory, every one in the control plane's turn records). */
   readonly turns: DaemonTurns;
-  /** `serving`, `draining` after `stop()` began, `stopped` when it resolved. */
-  readonly state: 'serving' | 'draining' | 'stopped';
+  /**
+   * `serving`; `lock-lost` once the control plane reported its embedded database's lock lost (no new
+   * work is taken: see `stopWorkOnLockLost`); `draining` after `stop()` began, `stopped` when it resolved.
+   */
+  readonly state: 'serving' | 'lock-lost' | 'draining' | 'stopped';
   /**
    * Stops taking work (HTTP `POST /v1/turns` gets 503, the queues stop delivering), lets running
    * turns finish within `graceMs`, cancels the rest (their queue units are retried), then closes
@@ -234,7 +238,9 @@ function checkOptions(options: DaemonOptions): void {
  * Contract: throws `WorkerConfigError` naming the field (`serve.port`, `serve.agents[1]`, ...) for
  * bad options, and `serve.token` when `host` is not loopback and no token is set. A turn that does not finish (cancelled at shutdown, failed) is handed back to
  * its queue, which delivers it again: nothing is lost. `stop()` lets turns waiting for approval go
- * (another process continues each) instead of cancelling them.
+ * (another process continues each) instead of cancelling them. When the control plane reports its
+ * embedded database's lock lost (`controlPlane.lockLost`), the daemon takes no new work from then on
+ * (state `lock-lost`: see `stopWorkOnLockLost`).
  *
  * @example
  * const controlPlane = await openControlPlane({ dataDir: '.switchyard/db' });
@@ -279,6 +285,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
   let state: Daemon['state'] = 'serving';
+  // What the API and /healthz report: a stopped daemon no longer answers them anyway.
+  const reportedState = () => (state === 'serving' || state === 'lock-lost' ? state : 'draining');
   // A queued unit's turn returns to its queue when it ends, or as soon as a held call detached the
   // unit from its delivery (the turn's end settles the unit then, wherever it ends).
   const runTurn: RunDaemonTurn = async (request) => {
@@ -354,7 +362,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     defaultAgent: options.agents[0] as string,
     agents: options.agents,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
-    state: () => (state === 'serving' ? 'serving' : 'draining'),
+    state: reportedState,
     version: options.version ?? '0.0.0',
     log,
   });
@@ -393,7 +401,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     const healthApp = createHealthApp({
       checkRequest: (request) => checkHealthRequest(request),
-      state: () => (state === 'serving' ? 'serving' : 'draining'),
+      state: reportedState,
       runningTurns: () => turns.running,
     });
     const opened = createAdaptorServer({ fetch: healthApp.fetch }) as Server;
@@ -437,6 +445,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await closeHealth();
     throw error;
   }
+  // Another process may open an embedded database whose lock is gone: take no more work here.
+  stopWorkOnLockLost(options.controlPlane, {
+    serving: () => state === 'serving',
+    refuseNewWork: () => {
+      state = 'lock-lost';
+    },
+    stopClaiming: async () => {
+      await options.controlPlane.scheduler.stop();
+      await Promise.all(started.map((source) => source.stop()));
+    },
+    log,
+  });
   await continueAnswered(options.controlPlane.kind === 'pglite' ? 0 : staleTurnMs).catch((error: unknown) =>
     log(`switchyard serve: could not continue turns waiting for approval: ${String(error)}`),
   );

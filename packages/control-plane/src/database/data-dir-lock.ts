@@ -1,63 +1,44 @@
-import { readFileSync } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { ControlPlaneConfigError } from '../errors/control-plane-config-error';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
+import { describeDataDirHolder, type LockInfo } from './data-dir-holder';
+import { type LockProcess, type LockTool, startLockProcess } from './lock-process';
 
-/** The file in a PGlite data directory that names the process holding it. */
+/**
+ * The file in a PGlite data directory that names the process holding it. Only for messages: the
+ * lock itself is the OS lock on the directory, which no file operation can take away.
+ */
 export const DATA_DIR_LOCK_FILE = 'switchyard.lock';
 
-/** What the lock file holds. */
-interface LockOwner {
-  pid: number;
-  host: string;
-  /** The process's start time in clock ticks since boot (Linux), so a reused pid is not mistaken for it. */
-  startTicks: string | null;
-  command: string;
-  since: string;
+/** Why this process no longer holds its data directory. */
+export interface DataDirLockLoss {
+  /** The data directory, as it was given. */
+  readonly dataDir: string;
+  /** What happened, e.g. `its lock process 4242 (flock) exited (signal SIGKILL)`. */
+  readonly message: string;
 }
 
-/** A held data directory: `release()` removes the lock when it is still this process's. */
+/** What `lockDataDir` takes besides the directory. */
+export interface DataDirLockOptions {
+  /** Called once when the lock is found lost (never after `release()`). */
+  onLost?: (loss: DataDirLockLoss) => void;
+  /** How often the directory is checked (still the locked one, its lock-info file intact), in ms. Default 1000. */
+  checkIntervalMs?: number;
+  /** The programs tried, in order. Default `['flock', 'perl']`. */
+  tools?: readonly LockTool[];
+}
+
+/** A held data directory. */
 export interface DataDirLock {
-  /** Removes the lock file if this process still owns it. Idempotent. */
+  /** The program holding the OS lock. */
+  readonly tool: LockTool;
+  /** Its process id. */
+  readonly lockPid: number;
+  /** Removes the lock-info file if it is still this process's, then lets the OS lock go. Idempotent. */
   release(): Promise<void>;
-}
-
-/** Field 22 of /proc/<pid>/stat (after the parenthesised command, which may hold spaces). */
-function startTicks(pid: number): string | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function isAlive(owner: LockOwner): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    // EPERM: a process of another user holds the pid, so it is alive.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const ticks = startTicks(owner.pid);
-  return owner.startTicks === null || ticks === null || ticks === owner.startTicks;
-}
-
-function parseOwner(text: string): LockOwner | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid !== 'number' || typeof value.host !== 'string') return undefined;
-    return {
-      pid: value.pid,
-      host: value.host,
-      startTicks: typeof value.startTicks === 'string' ? value.startTicks : null,
-      command: typeof value.command === 'string' ? value.command : 'unknown command',
-      since: typeof value.since === 'string' ? value.since : 'an unknown time',
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 function ownCommand(): string {
@@ -66,64 +47,145 @@ function ownCommand(): string {
   return words.length > 200 ? `${words.slice(0, 199)}…` : words;
 }
 
+function sameDirectory(a: BigIntStats, b: BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+/** Locks `directory` with the first of `tools` that is installed. */
+async function takeOsLock(
+  dataDir: string,
+  directory: string,
+  identity: BigIntStats,
+  tools: readonly LockTool[],
+): Promise<LockProcess> {
+  for (const tool of tools) {
+    const attempt = await startLockProcess(directory, tool);
+    if (attempt.outcome === 'held') return attempt.process;
+    if (attempt.outcome === 'conflict') {
+      const who = await describeDataDirHolder(identity, path.join(directory, DATA_DIR_LOCK_FILE));
+      throw new ControlPlaneInputError(
+        'dataDir',
+        `${dataDir} is in use by ${who}: embedded PGlite is one process's database. ` +
+          'Stop that process first (`switchyard serve` answers turns and workflows over its HTTP API while it runs), ' +
+          'or share one PostgreSQL server between processes (DATABASE_URL).',
+      );
+    }
+  }
+  throw new ControlPlaneConfigError({
+    field: 'dataDir',
+    message:
+      `embedded PGlite holds ${dataDir} with an OS lock, taken by flock(1) from util-linux or, where that is ` +
+      `missing, by perl, and neither (${tools.join(', ')}) is on the PATH: install util-linux, or use a ` +
+      'PostgreSQL server (databaseUrl, DATABASE_URL)',
+  });
+}
+
 /**
  * Takes a PGlite data directory for this process: embedded PGlite is one process's database (two
  * processes writing one data directory corrupt it, and a reader in a second process sees stale
- * pages). The lock is a file naming the holder; a holder that died (its pid is gone, or reused by
- * another process) leaves a stale lock, which is taken over.
+ * pages). The directory itself is held with an exclusive OS lock (`flock(2)`), taken and kept by a
+ * child process (`flock(1)`, or perl where that is missing) that lives as long as this process
+ * does: deleting, rewriting or backdating any file in the directory cannot let a second process in,
+ * and a holder that dies (SIGKILL included) lets the directory go at once. A lock-info file
+ * (`switchyard.lock`: pid, host, command, since) names the holder in refusals.
+ *
+ * While held, the lock is checked every `checkIntervalMs`: its child process still runs, and the
+ * path still names the directory that was locked (not removed, nor replaced by another). When
+ * either fails, `onLost` is called once: another process may open the path now. A deleted or
+ * rewritten lock-info file is written again.
  *
  * Contract: throws `ControlPlaneInputError` on `dataDir` naming the holding process (pid, command,
- * since when) when a live process, or a process on another host, holds the directory.
+ * since when) when another process, or this one, holds the directory; `ControlPlaneConfigError`
+ * on `dataDir` when neither `flock(1)` nor perl is installed (no silent fallback to a lock file);
+ * rejects when the directory does not exist or cannot be locked (the tool's message).
  */
-export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
-  const file = path.join(dataDir, DATA_DIR_LOCK_FILE);
-  const me: LockOwner = {
+export async function lockDataDir(dataDir: string, options: DataDirLockOptions = {}): Promise<DataDirLock> {
+  const directory = path.resolve(dataDir);
+  const infoFile = path.join(directory, DATA_DIR_LOCK_FILE);
+  const identity = await stat(directory, { bigint: true });
+  if (!identity.isDirectory()) throw new ControlPlaneInputError('dataDir', `${dataDir} is not a directory`);
+  const held = await takeOsLock(dataDir, directory, identity, options.tools ?? ['flock', 'perl']);
+  const locked = await stat(directory, { bigint: true }).catch(() => undefined);
+  if (locked === undefined || !sameDirectory(locked, identity)) {
+    await held.release();
+    throw new ControlPlaneInputError(
+      'dataDir',
+      `${dataDir} was removed or replaced while it was being locked`,
+    );
+  }
+  const info: LockInfo = {
     pid: process.pid,
     host: os.hostname(),
-    startTicks: startTicks(process.pid),
     command: ownCommand(),
     since: new Date().toISOString(),
+    lockPid: held.pid,
   };
-  const text = `${JSON.stringify(me)}\n`;
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      await writeFile(file, text, { flag: 'wx' });
-      return {
-        release: async () => {
-          const current = await readFile(file, 'utf8').catch(() => undefined);
-          if (current === text) await unlink(file).catch(() => {});
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const current = await readFile(file, 'utf8').catch(() => undefined);
-    if (current === undefined) continue; // released between our write and read: try again
-    const owner = parseOwner(current);
-    if (owner === undefined) {
-      // A writer killed mid-write leaves a torn file; a racing writer's is complete within moments.
-      const age = Date.now() - (await stat(file).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age < 5_000) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        continue;
-      }
-    } else if (owner.host !== me.host || isAlive(owner)) {
-      const who =
-        owner.pid === process.pid && owner.host === me.host
-          ? 'this process (it is already open here)'
-          : `process ${owner.pid}${owner.host === me.host ? '' : ` on ${owner.host}`} (${owner.command})`;
-      throw new ControlPlaneInputError(
-        'dataDir',
-        `${dataDir} is in use by ${who} since ${owner.since}: embedded PGlite is one process's database. ` +
-          'Stop that process first (`switchyard serve` answers turns and workflows over its HTTP API while it runs), ' +
-          `or share one PostgreSQL server between processes (DATABASE_URL).${
-            owner.host === me.host ? '' : ` If that host is gone, remove ${file}.`
-          }`,
+  const text = `${JSON.stringify(info)}\n`;
+  // Whether the file still holds `text`: read only when its size says it may (anyone can write there).
+  const ownInfo = async () =>
+    (await stat(infoFile).catch(() => undefined))?.size === Buffer.byteLength(text) &&
+    (await readFile(infoFile, 'utf8').catch(() => undefined)) === text;
+  try {
+    await writeFile(infoFile, text);
+  } catch (error) {
+    await held.release();
+    throw error;
+  }
+
+  let state: 'held' | 'lost' | 'released' = 'held';
+  let checking: Promise<void> | undefined;
+  const report = (message: string) => {
+    if (state !== 'held') return;
+    state = 'lost';
+    clearInterval(timer);
+    // The child (if it still runs) keeps what it holds until `release()`: the directory moved away
+    // is still this process's database.
+    options.onLost?.({ dataDir, message });
+  };
+  const check = async () => {
+    const now = await stat(directory, { bigint: true }).catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' || error.code === 'ENOTDIR' ? null : undefined,
+    );
+    if (state !== 'held' || now === undefined) return;
+    if (now === null) return report(`${directory} was removed: another process can create and open it now`);
+    if (!sameDirectory(now, identity)) {
+      return report(
+        `${directory} was replaced: it names another directory than the one this process locked, which another process can open now`,
       );
     }
-    // The holder is gone: its lock is stale. Removed only if unchanged since it was read, so a
-    // process that took the directory over meanwhile keeps its lock.
-    if ((await readFile(file, 'utf8').catch(() => undefined)) === current) await unlink(file).catch(() => {});
-  }
-  throw new ControlPlaneInputError('dataDir', `${dataDir}: could not take its lock file ${file}; try again`);
+    // Only for messages, but kept true: a second process names this one from it where there is no /proc.
+    if (!(await ownInfo()) && state === 'held') {
+      await writeFile(infoFile, text).catch(() => {});
+    }
+  };
+  const timer = setInterval(() => {
+    checking ??= check().finally(() => {
+      checking = undefined;
+    });
+  }, options.checkIntervalMs ?? 1000);
+  timer.unref();
+  void held.exited.then((how) =>
+    report(
+      `its lock process ${held.pid} (${held.tool}) exited (${how}): another process can open ${directory} now`,
+    ),
+  );
+
+  let releasing: Promise<void> | undefined;
+  return {
+    tool: held.tool,
+    lockPid: held.pid,
+    release: () => {
+      releasing ??= (async () => {
+        if (state === 'held') state = 'released';
+        clearInterval(timer);
+        await checking;
+        // Another process's file (after a loss) is left alone.
+        if (await ownInfo()) {
+          await unlink(infoFile).catch(() => {});
+        }
+        await held.release();
+      })();
+      return releasing;
+    },
+  };
 }

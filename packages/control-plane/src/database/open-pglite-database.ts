@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { lockDataDir } from './data-dir-lock';
+import { type DataDirLockLoss, lockDataDir } from './data-dir-lock';
 import type { Database, QueryResult, SqlExecutor } from './database';
 import type { PgliteAnswer, PgliteRequest, PgliteThreadData, PgliteThreadError } from './pglite-protocol';
 import { findPgliteTemplate, seedPgliteDataDir } from './pglite-template';
@@ -71,12 +71,20 @@ function executor(send: Send, tx: number | undefined): SqlExecutor {
  *
  * Contract: PGlite is one connection; it serialises transactions itself (a statement outside a
  * transaction waits for an open one to end). Throws `ControlPlaneInputError` on `dataDir` naming
- * the process when another live process holds it. A database error keeps its PostgreSQL fields
- * (`code`, `detail`, `constraint`, ...). If the thread dies, every pending and later call rejects.
+ * the process when another process holds it, and `ControlPlaneConfigError` on `dataDir` where no
+ * OS lock can be taken (see `lockDataDir`). `onLockLost` is called once if the hold on the
+ * directory is lost before `close()`. A database error keeps its PostgreSQL fields (`code`,
+ * `detail`, `constraint`, ...). If the thread dies, every pending and later call rejects.
  */
-export async function openPgliteDatabase(dataDir: string): Promise<Database> {
+export async function openPgliteDatabase(
+  dataDir: string,
+  options: { onLockLost?: (loss: DataDirLockLoss) => void } = {},
+): Promise<Database> {
   await mkdir(dataDir, { recursive: true });
-  const lock = await lockDataDir(dataDir);
+  const lock = await lockDataDir(
+    dataDir,
+    options.onLockLost === undefined ? {} : { onLost: options.onLockLost },
+  );
   let thread: Worker;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;

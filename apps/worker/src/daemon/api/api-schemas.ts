@@ -200,7 +200,7 @@ export const WorkflowListSchema = z
   .openapi('WorkflowList');
 
 export const HealthSchema = z
-  .strictObject({ status: z.enum(['serving', 'draining']), runningTurns: z.number().int() })
+  .strictObject({ status: z.enum(['serving', 'draining', 'lock-lost']), runningTurns: z.number().int() })
   .openapi('Health');
 
 /** A path `id` of a turn, approval or workflow (anything else is a 404). */
