@@ -822,9 +822,19 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
           'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried.',
       },
       schemas.workflowRequest,
-      { 201: locatedResponse('Stored and started; `Location` names it', WorkflowSchema) },
+      {
+        201: locatedResponse('Stored and started; `Location` names it', WorkflowSchema),
+        503: errorResponse('The embedded database’s lock was lost: the daemon takes no new work'),
+      },
     ),
     async (c) => {
+      if (options.state() === 'lock-lost') {
+        throw new HttpError(
+          503,
+          'lock_lost',
+          'the daemon lost the lock on its embedded database and takes no new work: see its log',
+        );
+      }
       const body = c.req.valid('json');
       const agent = body.agent ?? options.defaultAgent;
       const key = c.req.header('idempotency-key');

@@ -44,7 +44,9 @@ describe.runIf(process.platform === 'linux')(
       fake = await folder.startFakeModel({
         script: (request) => {
           if (isTaskTurn(request) && outputsOf(request).length === 0) {
-            return toolCallStep('submit_result', { summary: `done: ${promptOf(request)}` });
+            // A slow task is still running when its process loses the lock: its turn finishes.
+            const delayMs = promptOf(request).includes('slow') ? 3_000 : 0;
+            return { delayMs, ...toolCallStep('submit_result', { summary: `done: ${promptOf(request)}` }) };
           }
           return { text: 'Done.' };
         },
@@ -100,15 +102,24 @@ describe.runIf(process.platform === 'linux')(
       await next.terminate();
     }, 240_000);
 
-    it('stops taking work when its lock process is killed: says so, answers new turns 503 and /healthz not ok, claims no queued work', async () => {
+    it('stops taking work when its lock process is killed: says so, answers new work 503 and /healthz not ok, claims no queued work', async () => {
       const { serve, url } = await start();
-      // It claims queued work while it holds the lock: a workflow's task turn runs.
-      const before = await requestJson(`${url}/v1/workflows`, {
-        body: { name: 'before', tasks: [{ id: 'a', prompt: 'TASK before', resultSchema: summarySchema }] },
+      // It claims queued work while it holds the lock: the first task's turn runs (slowly). The second
+      // task is queued only when the first completes, after the loss.
+      const workflow = await requestJson(`${url}/v1/workflows`, {
+        body: {
+          name: 'across the loss',
+          tasks: [
+            { id: 'a', prompt: 'TASK slow before', resultSchema: summarySchema },
+            { id: 'b', prompt: 'TASK after', resultSchema: summarySchema, dependsOn: ['a'] },
+          ],
+        },
       });
-      expect(before.status).toBe(201);
-      await waitFor('the task turn of the first workflow', () =>
-        fake.requests.find((request) => isTaskTurn(request) && promptOf(request).includes('TASK before')),
+      expect(workflow.status).toBe(201);
+      await waitFor('the task turn of the first task', () =>
+        fake.requests.find(
+          (request) => isTaskTurn(request) && promptOf(request).includes('TASK slow before'),
+        ),
       );
 
       const [lockPid] = childrenOf(serve.child.pid as number, 'flock');
@@ -127,19 +138,28 @@ describe.runIf(process.platform === 'linux')(
       const refused = await requestJson(`${url}/v1/turns`, { body: { prompt: 'after the loss' } });
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ error: { code: 'lock_lost' } });
+      const refusedWorkflow = await requestJson(`${url}/v1/workflows`, {
+        body: { name: 'refused', tasks: [{ id: 'a', prompt: 'TASK refused', resultSchema: summarySchema }] },
+      });
+      expect(refusedWorkflow.status).toBe(503);
+      expect(refusedWorkflow.body).toMatchObject({ error: { code: 'lock_lost' } });
       const health = await requestJson(`${url}/healthz`);
       expect(health.status).toBe(503);
       expect(health.body).toMatchObject({ status: 'lock-lost' });
 
-      // Queued work is left to the queue: a task queued now is not claimed here.
-      const after = await requestJson(`${url}/v1/workflows`, {
-        body: { name: 'after', tasks: [{ id: 'a', prompt: 'TASK after', resultSchema: summarySchema }] },
+      // The running turn finishes; the task it queues is left to the queue, not claimed here.
+      const shown = await waitFor('the first task to complete', async () => {
+        const current = await requestJson(`${url}/v1/workflows/${String(workflow.body.id)}`);
+        const tasks = current.body.tasks as Array<{ id: string; status: string }>;
+        return tasks.find((task) => task.id === 'a')?.status === 'completed' ? tasks : undefined;
       });
-      expect(after.status).toBe(201);
+      expect(shown.find((task) => task.id === 'b')?.status).toBe('queued');
       await new Promise((resolve) => setTimeout(resolve, 5_000));
-      expect(fake.requests.some((request) => promptOf(request).includes('after'))).toBe(false);
-      const shown = await requestJson(`${url}/v1/workflows/${String(after.body.id)}`);
-      expect(shown.body.tasks).toEqual([expect.objectContaining({ id: 'a', status: 'queued' })]);
+      expect(fake.requests.some((request) => promptOf(request).includes('TASK after'))).toBe(false);
+      const after = await requestJson(`${url}/v1/workflows/${String(workflow.body.id)}`);
+      expect(
+        (after.body.tasks as Array<{ id: string; status: string }>).find((task) => task.id === 'b')?.status,
+      ).toBe('queued');
       expect(await serve.terminate()).toBe(0);
     }, 240_000);
 
