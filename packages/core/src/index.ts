@@ -50,6 +50,7 @@ export type {
 export {
   type AgentRun,
   type AgentRunResult,
+  DEFAULT_MAX_PARALLEL_CALLS,
   type RunAgentLoopOptions,
   runAgentLoop,
 } from './loop/run-agent-loop';

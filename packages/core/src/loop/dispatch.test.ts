@@ -7,7 +7,7 @@ interface Call {
 }
 
 /** Runs calls whose completion the test controls, logging starts and ends. */
-function harness(calls: Call[]) {
+function harness(calls: Call[], maxConcurrent?: number) {
   const log: string[] = [];
   const finishers = new Map<string, () => void>();
   let stop = false;
@@ -24,6 +24,7 @@ function harness(calls: Call[]) {
     },
     shouldStop: () => stop,
     skip: (call) => `skipped ${call.id}`,
+    ...(maxConcurrent === undefined ? {} : { maxConcurrent }),
   });
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   return {
@@ -66,6 +67,21 @@ describe('batching', () => {
     await run.finish('b');
     expect(run.log).toEqual(['start a', 'start b', 'start c', 'end c', 'end a', 'end b']);
     expect(await run.done).toEqual(['output a', 'output b', 'output c']);
+  });
+
+  it('runs at most maxConcurrent calls of a parallel run at once, starting the rest in order', async () => {
+    const run = harness([p('a'), p('b'), p('c'), p('d'), s('e')], 2);
+    await run.settle();
+    expect(run.log).toEqual(['start a', 'start b']);
+    await run.finish('b');
+    expect(run.log).toEqual(['start a', 'start b', 'end b', 'start c']);
+    await run.finish('c');
+    expect(run.log.slice(-2)).toEqual(['end c', 'start d']);
+    await run.finish('d');
+    await run.finish('a');
+    expect(run.log.slice(-2)).toEqual(['end a', 'start e']);
+    await run.finish('e');
+    expect(await run.done).toEqual(['output a', 'output b', 'output c', 'output d', 'output e']);
   });
 
   it('gives every call not yet run the skip output once told to stop', async () => {

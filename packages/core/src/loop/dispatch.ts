@@ -8,13 +8,18 @@ export interface DispatchOptions<TCall, TOutput> {
   shouldStop(): boolean;
   /** The output of a call that was never run. */
   skip(call: TCall, index: number): TOutput;
+  /**
+   * Most calls of a parallel run that run at once (default: no bound). The rest start in call order,
+   * each as soon as one of those running finishes.
+   */
+  maxConcurrent?: number;
 }
 
 /**
  * Runs one model response's calls in the model's order: each maximal run of consecutive parallel
- * calls is one concurrent batch; a sequential call is a batch of its own, so it waits for all
- * before it and blocks all after it. Outputs come back in call order, whatever order the calls
- * finish in.
+ * calls is one concurrent batch, at most `maxConcurrent` of them running at once (the others start in
+ * order as running ones finish); a sequential call is a batch of its own, so it waits for all before
+ * it and blocks all after it. Outputs come back in call order, whatever order the calls finish in.
  *
  * Contract: never rejects if `run` never rejects; every call gets exactly one output.
  */
@@ -37,14 +42,17 @@ export async function dispatchToolCalls<TCall, TOutput>(
     if (end - index === 1) {
       outputs[index] = await options.run(call, index);
     } else {
-      const batch: Promise<TOutput>[] = [];
-      for (let position = index; position < end; position += 1) {
-        batch.push(options.run(calls[position] as TCall, position));
-      }
-      const results = await Promise.all(batch);
-      for (let offset = 0; offset < results.length; offset += 1) {
-        outputs[index + offset] = results[offset] as TOutput;
-      }
+      // A pool of runners, each taking the next call not started: calls start in the model's order.
+      let next = index;
+      const runner = async () => {
+        while (next < end) {
+          const position = next;
+          next += 1;
+          outputs[position] = await options.run(calls[position] as TCall, position);
+        }
+      };
+      const runners = Math.min(end - index, options.maxConcurrent ?? Number.POSITIVE_INFINITY);
+      await Promise.all(Array.from({ length: runners }, runner));
     }
     index = end;
   }

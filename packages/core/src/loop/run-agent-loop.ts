@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
 import { ToolDefinitionError } from '../errors/tool-definition-error';
 import { addUsage, ZERO_USAGE } from '../events/add-usage';
@@ -45,6 +46,12 @@ export interface RunAgentLoopOptions {
   maxIterations?: number;
   /** Per-call timeout in milliseconds (default none); a timed-out call gets an error output. */
   toolTimeoutMs?: number;
+  /**
+   * Most calls of one response that run at once (default `DEFAULT_MAX_PARALLEL_CALLS`: twice the
+   * cores, from 4 to 16). A response of 128 parallel calls runs them that many at a time, in order;
+   * outputs stay in call order. Each call's memory and the event loop's share are what it bounds.
+   */
+  maxParallelCalls?: number;
   /**
    * How long, in milliseconds, a call whose signal fired (its timeout, or the turn's abort) is
    * waited for before the loop stops waiting (default 5 000; 0 waits no longer than a timer tick).
@@ -106,6 +113,13 @@ export interface AgentRun extends AsyncIterable<AgentEvent> {
 }
 
 const DEFAULT_MAX_ITERATIONS = 50;
+
+/**
+ * How many calls of one response run at once by default: twice the cores this process may use, at
+ * least 4 and at most 16. Tools wait on I/O more than they compute, so a few per core keep the
+ * machine busy; more only add memory (each call's buffers) and event-loop work at the same moment.
+ */
+export const DEFAULT_MAX_PARALLEL_CALLS = Math.min(16, Math.max(4, 2 * availableParallelism()));
 /** A few seconds: long enough for a tool to finish cleaning up, short enough to keep a turn moving. */
 /** How long a call that ignores its signal is waited for, by default, before it is reported abandoned. */
 export const DEFAULT_ABANDON_GRACE_MS = 5_000;
@@ -220,7 +234,11 @@ function checkOptions(options: RunAgentLoopOptions): void {
   if (typeof options.input !== 'string' && !Array.isArray(options.input)) {
     throw new TypeError('runAgentLoop: input must be a string or an array of Responses input items');
   }
-  const { maxIterations, toolTimeoutMs, abandonGraceMs, toolSearch, maxToolResultBytes } = options;
+  const { maxIterations, toolTimeoutMs, abandonGraceMs, toolSearch, maxToolResultBytes, maxParallelCalls } =
+    options;
+  if (maxParallelCalls !== undefined && !(Number.isSafeInteger(maxParallelCalls) && maxParallelCalls > 0)) {
+    throw new TypeError(`runAgentLoop: maxParallelCalls must be a positive integer, got ${maxParallelCalls}`);
+  }
   if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
     throw new TypeError(`runAgentLoop: maxIterations must be a positive integer, got ${maxIterations}`);
   }
@@ -407,6 +425,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
               return record;
             },
             shouldStop: () => endedByTool || signal.aborted,
+            maxConcurrent: options.maxParallelCalls ?? DEFAULT_MAX_PARALLEL_CALLS,
             skip: (call) => unrunToolCall(call, signal.aborted ? 'cancelled' : 'skipped', scope),
           });
           for (const record of records) items.push(record.output);
