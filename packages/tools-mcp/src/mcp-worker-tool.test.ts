@@ -13,6 +13,8 @@ function toolWith(annotations: Tool['annotations']) {
     inputSchema,
     namespaceDescription: undefined,
     deferLoading: false,
+    // Never called: these tests read the definition only.
+    call: () => Promise.reject(new Error('not called')),
   });
 }
 
