@@ -6,5 +6,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The time limits' tests force garbage collections (`collectGarbageOften` from test-support).
+    execArgv: ['--expose-gc'],
   },
 });

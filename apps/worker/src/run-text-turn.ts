@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import type { TurnAgent } from './config/resolve-agent';
 import type { ModelEndpoint } from './config/resolve-model-endpoint';
 import type { WorkerConfig } from './config/worker-config';
+import { TurnDeadline } from './daemon/turn-deadline';
 import { eventToJsonLine } from './progress/event-json';
 import { createTerminalConfirm } from './progress/terminal-confirm';
 import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
@@ -96,10 +97,6 @@ export interface RunTextTurnOptions {
 export async function runTextTurnWithProgress(options: RunTextTurnOptions): Promise<AgentRunResult> {
   const { config, agent, io } = options;
   await prepareAgentHome(agent);
-  const turnSignal = AbortSignal.any([
-    AbortSignal.timeout(config.limits.turnTimeoutMs),
-    ...(options.signal === undefined ? [] : [options.signal]),
-  ]);
   const instructions = await buildTextTurnInstructions({ config, agent });
   const tools = buildTextTurnTools({
     config,
@@ -128,6 +125,11 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
         onAnswered: () => progress?.resume(),
       })
     : undefined;
+  // The turn limit is a timer this function holds until the turn ends: an AbortSignal.timeout inside
+  // AbortSignal.any can be garbage-collected on Node 20 before it fires, and then no limit applies.
+  const deadline = new TurnDeadline(config.limits.turnTimeoutMs);
+  const turnSignal =
+    options.signal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, options.signal]);
   try {
     const run = runAgentLoop({
       model: options.model,
@@ -149,6 +151,7 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     progress?.finish(result);
     return result;
   } finally {
+    deadline.dispose();
     confirm?.close();
   }
 }

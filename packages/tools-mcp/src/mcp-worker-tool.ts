@@ -41,12 +41,18 @@ export interface McpWorkerToolOptions {
  * server name as `namespace`, `readOnlyHint`/`destructiveHint` as `isReadOnly`/`isDestructive` (MCP's
  * defaults: not read-only, and destructive unless read-only or `destructiveHint: false`), read-only
  * tools `parallel` and the rest `sequential`.
+ *
+ * Contract: a tool that declares `destructiveHint: true` is destructive, and then not read-only,
+ * whatever else it declares: annotations are the server's claims, and of two that contradict each
+ * other the one that asks for more care wins (a destructive call is held by an approval policy; a
+ * read-only one runs in parallel and is run again when a continued turn finds it in doubt).
  */
 export function createMcpWorkerTool(options: McpWorkerToolOptions): AnyWorkerAgentTool {
   const { server, name, tool } = options;
   const label = `${server}.${name}`;
-  const isReadOnly = tool.annotations?.readOnlyHint === true;
-  const isDestructive = !isReadOnly && tool.annotations?.destructiveHint !== false;
+  const declaresDestructive = tool.annotations?.destructiveHint === true;
+  const isReadOnly = tool.annotations?.readOnlyHint === true && !declaresDestructive;
+  const isDestructive = declaresDestructive || (!isReadOnly && tool.annotations?.destructiveHint !== false);
   const description =
     tool.description?.trim() ||
     tool.title?.trim() ||

@@ -1,3 +1,4 @@
+import { collectGarbageOften } from '@switchyard/test-support';
 import { createTestToolContext, runToolCall } from '@switchyard/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configErrorThrown } from './__fixtures__/config-error-thrown';
@@ -232,6 +233,28 @@ describe('web_fetch: failures become error results', () => {
     const pending = tool.execute({ url: `${server.origin}/hang` }, context);
     setTimeout(() => context.controller.abort(new Error('turn aborted')), 50);
     await expect(pending).rejects.toThrow('turn aborted');
+  });
+});
+
+describe('web_fetch: the time limit under frequent garbage collection', () => {
+  it('ends a render that outlasts what is left of timeoutMs, however often the heap is collected', async () => {
+    // Half a megabyte of paragraphs: seconds of conversion in the render thread, well past the
+    // limit, and well inside the conversion limit. Node 20 collects an AbortSignal.timeout that
+    // only an AbortSignal.any refers to before it fires: then the render ran to its end.
+    const paragraph = '<p>Some words in a paragraph, with <a href="/x">a link</a> and <b>bold</b>.</p>';
+    const body = `<html><body>${paragraph.repeat(7_000)}</body></html>`;
+    const server = await serve({ '/long': { type: 'text/html', body } });
+    const { tool } = fetchTool(server, { timeoutMs: 1_200, conversionTimeoutMs: 120_000 });
+    const collections = collectGarbageOften();
+    try {
+      const result = await tool.execute({ url: `${server.origin}/long` }, createTestToolContext());
+      // Fetched (its size is known), then stopped while rendering.
+      expect(result).toMatchObject({ isError: true, details: { failure: 'timeout', bytes: body.length } });
+      expect(result.content).toContain('could not be read within the 1200 ms limit');
+    } finally {
+      collections.stop();
+    }
+    expect(collections.count).toBeGreaterThan(0);
   });
 });
 

@@ -8,6 +8,7 @@ import type { RenderFormat, RenderMode } from './fetch/render-page';
 import { type RenderOutcome, renderInWorker } from './fetch/render-pool';
 import { formatSize, truncate } from './format-size';
 import { compileGuardPolicy, type GuardOptions } from './guard/guard-policy';
+import { startDeadline } from './start-deadline';
 import { UNTRUSTED_NOTICE, wrapUntrusted } from './untrusted-content';
 
 /** Options of `web_fetch` (`createWebTools({ fetch: { ... } })`). */
@@ -294,10 +295,7 @@ export function createWebFetchTool(
       // Rendering runs in a worker thread under what is left of timeoutMs, the conversion itself
       // under conversionTimeoutMs; HTML that misses it (or fails) is read again as plain text.
       const remaining = limits.timeoutMs - (performance.now() - started);
-      const deadline = AbortSignal.any([
-        context.signal,
-        AbortSignal.timeout(Math.max(1, Math.ceil(remaining))),
-      ]);
+      const deadline = startDeadline(Math.max(1, Math.ceil(remaining)), context.signal);
       const render = (mode: RenderMode, budgetMs: number) =>
         renderInWorker(
           {
@@ -309,13 +307,18 @@ export function createWebFetchTool(
             startIndex,
             maxLength,
           },
-          { conversionTimeoutMs: Math.max(1, Math.ceil(budgetMs)), signal: deadline },
+          { conversionTimeoutMs: Math.max(1, Math.ceil(budgetMs)), signal: deadline.signal },
         );
-      let outcome: RenderOutcome = await render('full', conversionTimeoutMs);
+      let outcome: RenderOutcome;
       let conversionFallback: string | undefined;
-      if (!outcome.ok && outcome.failure !== 'aborted' && page.kind !== 'text') {
-        conversionFallback = outcome.message;
-        outcome = await render('plain', limits.timeoutMs - (performance.now() - started));
+      try {
+        outcome = await render('full', conversionTimeoutMs);
+        if (!outcome.ok && outcome.failure !== 'aborted' && page.kind !== 'text') {
+          conversionFallback = outcome.message;
+          outcome = await render('plain', limits.timeoutMs - (performance.now() - started));
+        }
+      } finally {
+        deadline.clear();
       }
       const fetched: WebFetchDetails = {
         url,

@@ -175,9 +175,29 @@ const serveSchema = z.strictObject({
 
 const approvalDecision = z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" });
 
+/** A decision for every turn, or one by the turn's source (those left out keep their default). */
+const decisionBySource = z.union(
+  [
+    // A string first, so that an object is reported against the object's fields.
+    z
+      .string()
+      .pipe(approvalDecision),
+    z.strictObject({
+      api: approvalDecision.optional(),
+      schedule: approvalDecision.optional(),
+      task: approvalDecision.optional(),
+      job: approvalDecision.optional(),
+    }),
+  ],
+  {
+    error:
+      "must be 'allow', 'ask' or 'deny', or an object of them by turn source: { api, schedule, task, job }",
+  },
+);
+
 /** An agent's approval policy: what happens to each call of its unattended turns. */
 const approvalsSchema = z.strictObject({
-  destructive: approvalDecision.optional(),
+  destructive: decisionBySource.optional(),
   readOnly: approvalDecision.optional(),
   tools: z
     .record(

@@ -118,6 +118,9 @@ describe('configuration errors name the field', () => {
     [{ serve: { retryBackoff: 'yes' } }, 'serve.retryBackoff', /boolean/],
     [{ serve: { console: 'off' } }, 'serve.console', /boolean/],
     [{ approvals: { destructive: 'maybe' } }, 'approvals.destructive', /'allow', 'ask' or 'deny'/],
+    [{ approvals: { destructive: { schedule: 'maybe' } } }, 'approvals.destructive.schedule', /'allow'/],
+    [{ approvals: { destructive: { cron: 'allow' } } }, 'approvals.destructive.cron', /not a known field/],
+    [{ approvals: { destructive: 3 } }, 'approvals.destructive', /by turn source/],
     [{ approvals: { tools: { 'bad key!': 'ask' } } }, 'approvals.tools.bad key!', /tool key/],
     [{ approvals: { expiresInSeconds: 0 } }, 'approvals.expiresInSeconds', /1/],
     [{ approvals: { approvers: [] } }, 'approvals.approvers', /1/],
@@ -174,26 +177,66 @@ describe('approval policies and the read-only token', () => {
       },
       { env: {} },
     );
+    const every = (decision: string) => ({
+      api: decision,
+      schedule: decision,
+      task: decision,
+      job: decision,
+    });
     expect(config.approvals).toEqual({
-      destructive: 'ask',
+      destructive: every('ask'),
       readOnly: 'allow',
       tools: { 'calc.add': 'deny' },
       expiresInSeconds: 600,
       approvers: ['operator'],
+      origins: { destructive: every('approvals.destructive'), readOnly: 'default' },
     });
     expect(config.agents.ops?.approvals).toEqual({
-      destructive: 'deny',
+      destructive: every('deny'),
       readOnly: 'allow',
       tools: { 'calc.add': 'deny', submit_result: 'ask' },
       expiresInSeconds: 600,
       approvers: ['sre'],
+      origins: { destructive: every('agents.ops.approvals.destructive'), readOnly: 'default' },
     });
-    // With no policy at all, every call runs as before.
+  });
+
+  it('holds destructive calls of unattended turns by default, and takes decisions source by source', () => {
+    // No policy at all: API turns run them as before; schedule, task and job turns wait for an operator.
     expect(parseConfig({}, { env: {} }).approvals).toMatchObject({
-      destructive: 'allow',
+      destructive: { api: 'allow', schedule: 'ask', task: 'ask', job: 'ask' },
       readOnly: 'allow',
       tools: {},
+      origins: { destructive: { api: 'default', schedule: 'default', task: 'default', job: 'default' } },
     });
+    // Opting out explicitly, for every source or for one.
+    expect(parseConfig({ approvals: { destructive: 'allow' } }, { env: {} }).approvals.destructive).toEqual({
+      api: 'allow',
+      schedule: 'allow',
+      task: 'allow',
+      job: 'allow',
+    });
+    const config = parseConfig(
+      {
+        approvals: { destructive: { schedule: 'allow', api: 'ask' } },
+        agents: { ops: { approvals: { destructive: { job: 'deny' } } }, plain: {} },
+      },
+      { env: {} },
+    );
+    expect(config.approvals.destructive).toEqual({ api: 'ask', schedule: 'allow', task: 'ask', job: 'ask' });
+    expect(config.agents.ops?.approvals.destructive).toEqual({
+      api: 'ask',
+      schedule: 'allow',
+      task: 'ask',
+      job: 'deny',
+    });
+    expect(config.agents.ops?.approvals.origins.destructive).toEqual({
+      api: 'approvals.destructive.api',
+      schedule: 'approvals.destructive.schedule',
+      task: 'default',
+      job: 'agents.ops.approvals.destructive.job',
+    });
+    expect(config.agents.plain?.approvals).toEqual(config.approvals);
   });
 
   it('reads the read-only token from its variable, and refuses one without the bearer token or equal to it', () => {

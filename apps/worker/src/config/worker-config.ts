@@ -166,12 +166,21 @@ export interface WorkerServeConfig {
 export type ApprovalDecision = 'allow' | 'ask' | 'deny';
 
 /**
+ * Where a turn `serve` runs came from: an API request (`POST /v1/turns`), a schedule's fire, a
+ * workflow task or a background job. The last three run with nobody watching.
+ */
+export type ApprovalTurnSource = 'api' | 'schedule' | 'task' | 'job';
+
+/**
  * An agent's approval policy for the turns `serve` runs unattended (API, schedule, task and job
- * turns), applied to each call from its tool's metadata.
+ * turns), applied to each call from its tool's metadata and the turn's source.
  */
 export interface ApprovalPolicy {
-  /** Calls of tools marked `isDestructive` (default `allow`). */
-  destructive: ApprovalDecision;
+  /**
+   * Calls of tools marked `isDestructive`, by the turn's source (default: `allow` in API turns, `ask`
+   * in schedule, task and job turns, which nobody watches).
+   */
+  destructive: Readonly<Record<ApprovalTurnSource, ApprovalDecision>>;
   /** Calls of tools marked `isReadOnly` (default `allow`). */
   readOnly: ApprovalDecision;
   /** By tool key (`name`, or `namespace.name`): wins over `destructive` and `readOnly`. */
@@ -180,6 +189,17 @@ export interface ApprovalPolicy {
   expiresInSeconds: number;
   /** Who may answer, recorded with each approval (default `["operator"]`). */
   approvers: string[];
+  /**
+   * The configuration field that set each decision of `destructive` and `readOnly`
+   * (`approvals.destructive`, `agents.ops.approvals.destructive.schedule`, ...), or `default`: named
+   * in a denial's reason and in the start-up line that states each agent's policy.
+   */
+  origins: {
+    /** Of each source's `destructive` decision. */
+    destructive: Readonly<Record<ApprovalTurnSource, string>>;
+    /** Of `readOnly`. */
+    readOnly: string;
+  };
 }
 
 /** The checked, resolved worker configuration: what `loadConfig` returns. */

@@ -30,13 +30,17 @@ import { workTurnSource } from './work-source';
 
 const TOKEN = 'write-token-0123456789abcdef';
 const READ_TOKEN = 'read-token-0123456789abcdef';
-const ASK: ApprovalPolicy = {
-  destructive: 'ask',
-  readOnly: 'allow',
-  tools: { submit_result: 'ask' },
-  expiresInSeconds: 600,
-  approvers: ['release-manager'],
-};
+const ASK: ApprovalPolicy = parseConfig(
+  {
+    approvals: {
+      destructive: 'ask',
+      tools: { submit_result: 'ask' },
+      expiresInSeconds: 600,
+      approvers: ['release-manager'],
+    },
+  },
+  { env: {} },
+).approvals;
 const POLICIES: Record<string, ApprovalPolicy> = {
   ops: ASK,
   hasty: { ...ASK, expiresInSeconds: 1 },

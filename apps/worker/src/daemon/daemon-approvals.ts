@@ -5,7 +5,7 @@ import {
   type ApprovalStore,
 } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-import type { ApprovalDecision, ApprovalPolicy } from '../config/worker-config';
+import type { ApprovalDecision, ApprovalPolicy, ApprovalTurnSource } from '../config/worker-config';
 import type { ApprovalSchema } from './api/api-schemas';
 import { definedFields } from './defined-fields';
 
@@ -48,20 +48,26 @@ export type DaemonApprovalStore = Pick<
 >;
 
 /**
- * What the policy does with a call of `tool` (dispatch key `key`): `tools[key]` when listed, else
- * `destructive` for a destructive tool, `readOnly` for a read-only one, and `allow` for a tool that
- * is neither (it writes, but nothing it does is marked destructive). Also names the field that
- * decided, for the denial's reason.
+ * What the policy does with a call of `tool` (dispatch key `key`) in a turn from `source`:
+ * `tools[key]` when listed, else `destructive[source]` for a destructive tool, `readOnly` for a
+ * read-only one, and `allow` for a tool that is neither (it writes, but nothing it does is marked
+ * destructive). Also names the field that decided (`default` for a default), for the denial's reason.
+ *
+ * Contract: a pure function of its arguments; a tool marked both destructive and read-only is
+ * decided as destructive.
  */
 export function decideByPolicy(
   policy: ApprovalPolicy,
   tool: Pick<AnyWorkerAgentTool, 'isDestructive' | 'isReadOnly'>,
   key: string,
+  source: ApprovalTurnSource,
 ): { decision: ApprovalDecision; field: string } {
   const listed = Object.hasOwn(policy.tools, key) ? policy.tools[key] : undefined;
   if (listed !== undefined) return { decision: listed, field: `approvals.tools.${key}` };
-  if (tool.isDestructive) return { decision: policy.destructive, field: 'approvals.destructive' };
-  if (tool.isReadOnly) return { decision: policy.readOnly, field: 'approvals.readOnly' };
+  if (tool.isDestructive) {
+    return { decision: policy.destructive[source], field: policy.origins.destructive[source] };
+  }
+  if (tool.isReadOnly) return { decision: policy.readOnly, field: policy.origins.readOnly };
   return { decision: 'allow', field: 'approvals' };
 }
 

@@ -26,6 +26,7 @@ import {
   WorkflowSchema,
 } from './api/api-schemas';
 import { EventFeed, type FeedMessage } from './api/event-feed';
+import { decodePageCursor, encodePageCursor, type PagePosition } from './api/page-cursor';
 import { checkBearerToken } from './check-bearer-token';
 import type { ConsoleSite } from './console-files';
 import { approvalView } from './daemon-approvals';
@@ -154,20 +155,22 @@ function found<T>(value: T | undefined, noun: string, id: string): T {
   return value;
 }
 
-/** Opaque paging cursors: a position in a list ordered newest first. */
-function encodeCursor(position: { createdAt: string; id: string }): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.id]), 'utf8').toString('base64url');
+/** Opaque paging cursors (`page-cursor.ts`): a position in a list ordered newest first. */
+function decodeCursor(cursor: string | undefined): PagePosition | undefined {
+  if (cursor === undefined) return undefined;
+  const position = decodePageCursor(cursor);
+  if (position !== undefined) return position;
+  throw new HttpError(400, 'invalid_query', 'cursor: not a cursor this API gave out', ['cursor']);
 }
 
-function decodeCursor(cursor: string | undefined): { createdAt: string; id: string } | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // Below.
-  }
-  throw new HttpError(400, 'invalid_query', 'cursor: not a cursor this API gave out', ['cursor']);
+/**
+ * A list query the control plane refused, as the API's 400 naming the query field (its `before`
+ * is the API's `cursor`); anything else is rethrown.
+ */
+function refusedQuery(error: unknown): never {
+  if (!ControlPlaneInputError.isInstance(error)) throw error;
+  const field = error.field.startsWith('before') ? 'cursor' : error.field;
+  throw new HttpError(400, 'invalid_query', `${field}: ${error.message}`, [field]);
 }
 
 /** Where a page of a list starts (after the `cursor` a previous page gave) and how long it is. */
@@ -178,7 +181,7 @@ function pageOf(query: { cursor?: string | undefined; limit?: number | undefined
 
 /** The `nextCursor` of a page that has a next one. */
 function nextCursorOf(next: { createdAt: string; id: string } | undefined) {
-  return next === undefined ? {} : { nextCursor: encodeCursor(next) };
+  return next === undefined ? {} : { nextCursor: encodePageCursor(next) };
 }
 
 /** A JSON response of `schema`. */
@@ -588,11 +591,13 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     ),
     async (c) => {
       const query = c.req.valid('query');
-      const page = await controlPlane.turns.page({
-        agentIds: served(query.agent),
-        ...definedFields(query, ['status', 'source']),
-        ...pageOf(query),
-      });
+      const page = await controlPlane.turns
+        .page({
+          agentIds: served(query.agent),
+          ...definedFields(query, ['status', 'source']),
+          ...pageOf(query),
+        })
+        .catch(refusedQuery);
       return c.json(
         {
           turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
@@ -604,8 +609,11 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     },
   );
 
-  /** A recorded turn, whichever process runs or ran it (lists cover the agents served; ids any). */
-  const findTurn = async (id: string) => found(await turns.find(id), 'turn', id);
+  /** A recorded turn of an agent this daemon serves, whichever process runs or ran it; 404 otherwise. */
+  const findTurn = async (id: string) => {
+    const turn = await turns.find(id);
+    return found(turn !== undefined && agents.includes(turn.agent) ? turn : undefined, 'turn', id);
+  };
 
   getById(
     { operationId: 'getTurn', path: '/v1/turns/{id}', summary: 'One turn, whichever process ran it' },
@@ -725,18 +733,27 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       // A bad cursor is refused before anything expires.
       const paging = pageOf(query);
       await controlPlane.approvals.expireDue();
-      const page = await controlPlane.approvals.page({
-        agentIds: served(query.agent),
-        status: query.status ?? 'pending',
-        ...(query.turn === undefined ? {} : { turnId: query.turn }),
-        ...paging,
-      });
+      const page = await controlPlane.approvals
+        .page({
+          agentIds: served(query.agent),
+          status: query.status ?? 'pending',
+          ...(query.turn === undefined ? {} : { turnId: query.turn }),
+          ...paging,
+        })
+        .catch(refusedQuery);
       return c.json({ approvals: page.approvals.map(approvalView), ...nextCursorOf(page.next) }, 200, json);
     },
   );
 
-  const findApproval = async (id: string): Promise<ApprovalRecord> =>
-    found(await controlPlane.approvals.get(id), 'approval', id);
+  /** An approval of an agent this daemon serves; 404 otherwise. */
+  const findApproval = async (id: string): Promise<ApprovalRecord> => {
+    const approval = await controlPlane.approvals.get(id);
+    return found(
+      approval !== undefined && agents.includes(approval.agentId) ? approval : undefined,
+      'approval',
+      id,
+    );
+  };
 
   getById(
     { operationId: 'getApproval', path: '/v1/approvals/{id}', summary: 'One approval' },
@@ -780,12 +797,18 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       const body = c.req.valid('json');
       await findApproval(id);
       const outcome = found(
-        await controlPlane.approvals.answer({
-          id,
-          decision: body.decision,
-          ...(body.reason === undefined ? {} : { reason: body.reason }),
-          answeredBy: 'api',
-        }),
+        await controlPlane.approvals
+          .answer({
+            id,
+            decision: body.decision,
+            ...(body.reason === undefined ? {} : { reason: body.reason }),
+            answeredBy: 'api',
+          })
+          .catch((error: unknown) => {
+            // A reason the records refuse (the schema checks the same): the client's to fix.
+            if (!ControlPlaneInputError.isInstance(error)) throw error;
+            throw new HttpError(400, 'invalid_body', `${error.field}: ${error.message}`, [error.field]);
+          }),
         'approval',
         id,
       );

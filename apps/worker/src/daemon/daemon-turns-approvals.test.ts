@@ -5,6 +5,7 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { parseConfig } from '../config/load-config';
 import { DaemonTurns } from './daemon-turns';
 
 // The approval gate continuing a turn another worker left waiting, on a real control plane (PGlite)
@@ -12,6 +13,8 @@ import { DaemonTurns } from './daemon-turns';
 // exactly the arguments it holds, whatever the stored transcript says.
 
 const AGENT = 'gate';
+/** The policy of every turn here: destructive calls wait for an answer, whatever the turn's source. */
+const ASK = parseConfig({ approvals: { destructive: 'ask' } }, { env: {} }).approvals;
 const DEAD = 'worker_dead';
 
 describe('the approval gate of a continued turn', () => {
@@ -97,13 +100,7 @@ describe('the approval gate of a continued turn', () => {
       records: controlPlane.turns,
       approvals: {
         store: controlPlane.approvals,
-        policy: () => ({
-          destructive: 'ask',
-          readOnly: 'allow',
-          tools: {},
-          expiresInSeconds: 60,
-          approvers: ['operator'],
-        }),
+        policy: () => ASK,
       },
     });
     const [claimed] = (

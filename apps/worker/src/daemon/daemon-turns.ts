@@ -775,7 +775,7 @@ export class DaemonTurns {
       };
     }
     const policy = approvals.policy(entry.snapshot.agent);
-    const { decision, field } = decideByPolicy(policy, tool, key);
+    const { decision, field } = decideByPolicy(policy, tool, key, entry.snapshot.source);
     if (decision === 'deny') {
       return {
         allow: false,

@@ -7,6 +7,7 @@ import {
   resolveModelEndpoint,
   type WorkerConfig,
 } from '../config';
+import { describeApprovalPolicy } from '../config/describe-approval-policy';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
 import { observeQueues } from '../telemetry/queue-metrics';
@@ -107,6 +108,10 @@ export async function runServeCommand(
   for (const agent of turnAgents) {
     await prepareAgentHome(agent);
     checkTextTurnComposition({ config, agent });
+  }
+  // Which calls run with nobody watching, per agent, before any turn can run.
+  for (const agent of agents) {
+    print(`switchyard serve: ${describeApprovalPolicy(agent, approvalPolicyOf(config, agent))}`);
   }
   const model = createWorkerModel(config, endpoint);
   const pollingIntervalSeconds = options.pollSeconds ?? serve.pollSeconds;

@@ -304,7 +304,13 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
   });
 
   describe('turn records', () => {
-    it('records every turn in the control plane, readable through any daemon on the database', async () => {
+    /** Another daemon of agent ada on the same database (a daemon answers only its agents' turns). */
+    let reader: Daemon;
+    beforeAll(async () => {
+      reader = await bed.startDaemon({ agents: ['ada'], port: 0, token: TOKEN, scheduler: false });
+    });
+
+    it('records every turn in the control plane, readable through any daemon of its agent on the database', async () => {
       const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up finch' } });
       const id = String(started.body.id);
       // Recorded as running before the API answered, on the record's clock.
@@ -338,9 +344,11 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         liveData.filter((event) => event.type !== 'text-delta'),
       );
 
-      // Another daemon on the same database never ran it: it answers from the records.
-      expect(guarded.turns.get(id)).toBeUndefined();
-      const elsewhere = await requestJson(`${guarded.url}/v1/turns/${id}`, { token: TOKEN });
+      // Another daemon on the same database never ran it: it answers from the records. One that
+      // does not serve the agent answers 404.
+      expect(reader.turns.get(id)).toBeUndefined();
+      expect((await requestJson(`${guarded.url}/v1/turns/${id}`, { token: TOKEN })).status).toBe(404);
+      const elsewhere = await requestJson(`${reader.url}/v1/turns/${id}`, { token: TOKEN });
       expect(elsewhere.status).toBe(200);
       expect(elsewhere.body).toMatchObject({
         id,
@@ -349,7 +357,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         output: 'Found: finch: a small bird',
         iterations: 2,
       });
-      const replayed = await readEventStream(`${guarded.url}/v1/turns/${id}/events`, TOKEN);
+      const replayed = await readEventStream(`${reader.url}/v1/turns/${id}/events`, TOKEN);
       expect(replayed.map((event) => event.data)).toEqual(stored);
     });
 
@@ -357,7 +365,7 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up robin' } });
       const id = String(started.body.id);
       // The first model request is held back 300 ms: the turn is running in `daemon` now.
-      const followed = await readEventStream(`${guarded.url}/v1/turns/${id}/events`, TOKEN);
+      const followed = await readEventStream(`${reader.url}/v1/turns/${id}/events`, TOKEN);
       expect(followed.map((event) => event.event)).toContain('tool-call-end');
       expect(followed.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'completed' });
       expect((await controlPlane.turns.get(id))?.status).toBe('completed');

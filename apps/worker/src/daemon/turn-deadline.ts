@@ -1,7 +1,12 @@
 /**
  * A turn's time limit that can be paused: time a turn spends waiting for an operator's approval
  * does not count against `limits.turnTimeoutMs`, so a held call can wait as long as its approval's
- * expiry allows. `signal` aborts once the turn has run `limitMs` in all.
+ * expiry allows. `signal` aborts once the turn has run `limitMs` in all. The daemon's turns and
+ * `switchyard run`'s use it.
+ *
+ * Its pending timer holds it (and so its controller): unlike an `AbortSignal.timeout` inside an
+ * `AbortSignal.any`, which Node 20 can garbage-collect before it fires, it fires however often the
+ * heap is collected, until `dispose()`.
  */
 export class TurnDeadline {
   readonly #controller = new AbortController();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, SqlExecutor } from '../database/database';
-import { CURSOR_TIME, checkPageLimit, cutPage } from '../database/page-rows';
-import { type ChangesOptions, ISO_UTC_TIME, readChanges } from '../database/read-changes';
+import { CURSOR_TIME, checkPageCursor, checkPageLimit, cutPage } from '../database/page-rows';
+import { type ChangesOptions, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import type { TurnSource } from '../turns/turn-record';
@@ -395,8 +395,8 @@ export class ApprovalStore {
   /**
    * One page of approvals, newest first, and the cursor of the next page (absent on the last).
    *
-   * Contract: throws `ControlPlaneInputError` naming `status`, `agentIds[i]`, `turnId`, `before` or
-   * `limit` when bad.
+   * Contract: throws `ControlPlaneInputError` naming `status`, `agentIds[i]`, `turnId`,
+   * `before.createdAt` (not an existing ISO 8601 UTC time), `before.id` or `limit` when bad.
    */
   async page(options: ListApprovalsOptions = {}): Promise<{
     approvals: ApprovalRecord[];
@@ -410,15 +410,7 @@ export class ApprovalStore {
         ? null
         : options.agentIds.map((agent, index) => checkAgentId(agent, `agentIds[${index}]`));
     const turnId = options.turnId === undefined ? null : checkTurnId(options.turnId);
-    const before = options.before;
-    if (
-      before !== undefined &&
-      (typeof before.createdAt !== 'string' ||
-        !ISO_UTC_TIME.test(before.createdAt) ||
-        !APPROVAL_ID.test(String(before.id)))
-    ) {
-      throw new ControlPlaneInputError('before', 'must be the cursor of a previous page');
-    }
+    const before = options.before === undefined ? undefined : checkPageCursor(options.before, APPROVAL_ID);
     const limit = checkPageLimit(options.limit);
     const { rows } = await this.#database.query<ApprovalRow & { cursor_time: string }>(
       `SELECT ${LIST_COLUMNS}, ${CURSOR_TIME}

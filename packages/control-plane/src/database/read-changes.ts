@@ -1,9 +1,7 @@
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import type { SqlExecutor } from './database';
-
-/** An ISO 8601 UTC time as the stores write and read them (at most microseconds). */
-export const ISO_UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+import { isUtcTime } from './page-rows';
 
 /** What a change feed is asked: changes at or after `since`, of some agents or all, at most `limit`. */
 export interface ChangesOptions {
@@ -20,8 +18,8 @@ export interface ChangesOptions {
  * changed at or after `since`, oldest change first, and the database's clock after reading them,
  * the `since` of the next page. The approvals and turns feeds share it.
  *
- * Contract: throws `ControlPlaneInputError` on `since` when it is not an ISO 8601 UTC time, and on
- * an agent id that is not one.
+ * Contract: throws `ControlPlaneInputError` on `since` when it is not an existing ISO 8601 UTC time
+ * (`isUtcTime`), and on an agent id that is not one.
  */
 export async function readChanges<TRow>(
   database: SqlExecutor,
@@ -29,7 +27,7 @@ export async function readChanges<TRow>(
   columns: string,
   options: ChangesOptions,
 ): Promise<{ rows: TRow[]; now: string }> {
-  if (typeof options.since !== 'string' || !ISO_UTC_TIME.test(options.since)) {
+  if (!isUtcTime(options.since)) {
     throw new ControlPlaneInputError('since', 'must be an ISO 8601 UTC time');
   }
   const agentIds =

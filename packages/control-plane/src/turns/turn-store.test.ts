@@ -155,6 +155,22 @@ for (const backend of testBackends) {
         'iterations',
       );
       expect((await inputError(suite.controlPlane.turns.list({ limit: 0 }))).field).toBe('limit');
+      // A cursor naming an instant that does not exist, or an id that is not one, is the caller's
+      // mistake named, never the database's error.
+      for (const [before, field] of [
+        [{ createdAt: '2024-02-30T00:00:00Z', id: 'turn_x' }, 'before.createdAt'],
+        [{ createdAt: '2024-01-01T99:00:00Z', id: 'turn_x' }, 'before.createdAt'],
+        [{ createdAt: '2024-01-01T00:00:00Z', id: 'a\u0000b' }, 'before.id'],
+      ] as const) {
+        expect((await inputError(suite.controlPlane.turns.page({ before }))).field).toBe(field);
+        expect(
+          (
+            await inputError(
+              suite.controlPlane.approvals.page({ before: { ...before, id: `approval_${before.id}` } }),
+            )
+          ).field,
+        ).toBe(field);
+      }
       expect((await inputError(suite.controlPlane.turns.list({ status: 'done' as 'failed' }))).field).toBe(
         'status',
       );

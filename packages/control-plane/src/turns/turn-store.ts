@@ -1,6 +1,6 @@
 import type { Database, SqlExecutor } from '../database/database';
-import { CURSOR_TIME, checkPageLimit, cutPage } from '../database/page-rows';
-import { type ChangesOptions, ISO_UTC_TIME, readChanges } from '../database/read-changes';
+import { CURSOR_TIME, checkPageCursor, checkPageLimit, cutPage } from '../database/page-rows';
+import { type ChangesOptions, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStorableJson, toStorableText } from '../values/check-stored-value';
@@ -563,7 +563,7 @@ export class TurnStore {
     if (options.source !== undefined && !SOURCES.has(options.source)) {
       throw new ControlPlaneInputError('source', `must be one of ${[...SOURCES].join(', ')}`);
     }
-    const before = options.before === undefined ? undefined : checkCursor(options.before);
+    const before = options.before === undefined ? undefined : checkPageCursor(options.before, TURN_ID);
     const limit = checkPageLimit(options.limit);
     const { rows } = await this.#database.query<TurnRow & { cursor_time: string }>(
       `SELECT ${COLUMNS}, ${CURSOR_TIME}
@@ -585,11 +585,4 @@ export class TurnStore {
     const { rows: page, next } = cutPage(rows, limit);
     return { turns: page.map(toRecord), ...(next === undefined ? {} : { next }) };
   }
-}
-
-function checkCursor(cursor: TurnCursor): TurnCursor {
-  if (typeof cursor?.createdAt !== 'string' || !ISO_UTC_TIME.test(cursor.createdAt)) {
-    throw new ControlPlaneInputError('before.createdAt', 'must be an ISO 8601 UTC time');
-  }
-  return { createdAt: cursor.createdAt, id: checkTurnId(cursor.id, 'before.id') };
 }

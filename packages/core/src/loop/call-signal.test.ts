@@ -1,5 +1,5 @@
+import { collectGarbageOften } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
-import { collectGarbageEvery } from './__fixtures__/forced-gc';
 import { CallSignal } from './call-signal';
 
 function abortedWithin(signal: AbortSignal, ms: number): Promise<boolean> {
@@ -14,15 +14,16 @@ function abortedWithin(signal: AbortSignal, ms: number): Promise<boolean> {
 
 describe('a call signal', () => {
   it('fires its time limit while garbage is collected every few milliseconds', async () => {
-    const stop = collectGarbageEvery(2);
+    const collections = collectGarbageOften({ everyMs: 2 });
     try {
       const call = new CallSignal(new AbortController().signal, 100, 'too slow');
       expect(await abortedWithin(call.signal, 3_000)).toBe(true);
       expect(call.signal.reason).toMatchObject({ name: 'TimeoutError', message: 'too slow' });
       call.dispose();
     } finally {
-      stop();
+      collections.stop();
     }
+    expect(collections.count).toBeGreaterThan(0);
   });
 
   it("aborts with the turn's reason, also when the turn was aborted before the call", async () => {

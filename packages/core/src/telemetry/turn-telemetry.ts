@@ -107,8 +107,14 @@ export const TELEMETRY_METRICS = {
 /** The `telemetry` option of `runAgentLoop`. */
 export interface AgentTelemetryOptions {
   /**
-   * Record content on spans: instructions, input and output messages, tool arguments and results
-   * (default `false`: they can hold secrets, and they are large).
+   * Record content on spans: instructions, input and output messages, tool arguments and results,
+   * and an error's own message as a failed span's status message (default `false`: they can hold
+   * secrets, and they are large).
+   *
+   * Contract: without it, the status message of a failed model request's span and of a failed turn's
+   * span is the error's type and HTTP status only (`ModelRequestError (HTTP 400)`), never its message,
+   * which a provider may have written from the request. An aborted turn's span keeps its abort
+   * reason's message: the caller's own words.
    */
   recordContent?: boolean;
   /** `gen_ai.agent.name` on the turn's spans and metrics. */
@@ -186,6 +192,19 @@ function usageAttributes(usage: AgentUsage): Attributes {
     [ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: usage.cachedInputTokens,
     [ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS]: usage.reasoningTokens,
   };
+}
+
+/**
+ * A span's status message for `error`: its type, and its HTTP status when it has one
+ * (`ModelRequestError (HTTP 400)`); its whole message only when content is recorded. A provider's
+ * error message can quote the request (the prompt, a tool's output), which content capture off
+ * promises never to export.
+ */
+function errorStatusMessage(error: unknown, recordContent: boolean): string {
+  if (recordContent && error instanceof Error) return error.message;
+  const type = error instanceof Error ? error.name : typeof error;
+  const status = (error as { status?: unknown } | null | undefined)?.status;
+  return typeof status === 'number' && Number.isInteger(status) ? `${type} (HTTP ${status})` : type;
 }
 
 function json(value: unknown): string {
@@ -288,7 +307,10 @@ export class TurnTelemetry {
       const errorType = error instanceof Error ? error.name : 'Error';
       if (recording) {
         span.setAttribute(ATTR_ERROR_TYPE, errorType);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : '' });
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: errorStatusMessage(error, this.recordContent),
+        });
       }
       span.end();
       this.instruments.operationDuration.record((performance.now() - started) / 1000, {
@@ -450,7 +472,15 @@ export class TurnTelemetry {
       });
       if (event.status === 'failed' || event.status === 'aborted') {
         span.setAttribute(ATTR_ERROR_TYPE, event.status);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.message ?? event.status });
+        // An abort's reason is the caller's own words (an operator's cancel, a turn limit); a failure's
+        // error came from the provider or the network, and may quote the request.
+        const message =
+          event.error === undefined
+            ? event.status
+            : event.status === 'aborted'
+              ? event.error.message
+              : errorStatusMessage(event.error, this.recordContent);
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
       }
     }
     span.end();

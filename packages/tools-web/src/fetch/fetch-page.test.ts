@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { collectGarbageOften } from '@switchyard/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LocalServer, startLocalServer } from '../__fixtures__/local-server';
 import { loopbackOnlyConnector } from '../__fixtures__/loopback-only-connector';
@@ -239,6 +241,39 @@ describe('caps', () => {
       { timeoutMs: 200 },
     );
     expectFailure(outcome, 'timeout');
+  });
+});
+
+describe('the time limit under frequent garbage collection', () => {
+  // Node 20 collects an AbortSignal.timeout that only an AbortSignal.any refers to before it fires.
+  // The server gives up after 3 s, so a limit that never fired shows as a network failure.
+  it.each([
+    [
+      'a server that never answers',
+      (response: ServerResponse) => setTimeout(() => response.destroy(), 3_000),
+    ],
+    [
+      'a body that stops halfway',
+      (response: ServerResponse) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.write('first bytes');
+        setTimeout(() => response.destroy(), 3_000);
+      },
+    ],
+  ])('stops %s at the timeout', async (_, respond) => {
+    const server = await serve((_request, response) => respond(response));
+    const collections = collectGarbageOften();
+    try {
+      const { outcome } = await fetchWith(
+        `${server.origin}/`,
+        { allowedTargets: [server.target] },
+        { timeoutMs: 300 },
+      );
+      expect(expectFailure(outcome, 'timeout').message).toContain('did not finish within 300 ms');
+    } finally {
+      collections.stop();
+    }
+    expect(collections.count).toBeGreaterThan(0);
   });
 });
 

@@ -4,6 +4,7 @@ import { checkUrlWithPolicy } from '../guard/check-url';
 import type { GuardPolicy } from '../guard/guard-policy';
 import { ConnectRefusedError, createGuardedConnector } from '../guard/guarded-connector';
 import { readCappedBody } from '../read-capped-body';
+import { startDeadline } from '../start-deadline';
 import { type ContentKind, contentKind, parseContentType } from './content-kind';
 import { FetchFailure } from './fetch-failure';
 
@@ -95,15 +96,14 @@ export async function fetchPage(
   },
 ): Promise<FetchedPage> {
   const { policy, limits, signal } = options;
-  const timeout = AbortSignal.timeout(limits.timeoutMs);
-  const deadline = AbortSignal.any([signal, timeout]);
+  const deadline = startDeadline(limits.timeoutMs, signal);
   const agent = new Agent({ connect: createGuardedConnector(policy, options.connector) });
   const redirects: string[] = [];
   let requestedUrl = url;
   let current = url;
   try {
     for (let hop = 0; ; hop += 1) {
-      const check = await raceAbort(checkUrlWithPolicy(current, policy), deadline);
+      const check = await raceAbort(checkUrlWithPolicy(current, policy), deadline.signal);
       if (!check.ok) {
         throw new FetchFailure(
           'refused',
@@ -116,7 +116,7 @@ export async function fetchPage(
       const response = await undiciFetch(current, {
         dispatcher: agent,
         redirect: 'manual',
-        signal: deadline,
+        signal: deadline.signal,
         headers: { ...options.extraHeaders, 'user-agent': limits.userAgent, accept: ACCEPT },
       });
       const location = response.headers.get('location');
@@ -190,7 +190,7 @@ export async function fetchPage(
   } catch (error) {
     if (FetchFailure.isInstance(error)) throw error;
     if (signal.aborted) throw new FetchFailure('aborted', 'the fetch was cancelled');
-    if (timeout.aborted) {
+    if (deadline.timedOut) {
       throw new FetchFailure('timeout', `${current} did not finish within ${limits.timeoutMs} ms`, {
         timeoutMs: limits.timeoutMs,
       });
@@ -200,6 +200,7 @@ export async function fetchPage(
       throw new FetchFailure('refused', `refused at connect: ${refused.reason}`, { blockedUrl: current });
     throw new FetchFailure('network', `could not fetch ${current}: ${describeNetworkError(error)}`);
   } finally {
+    deadline.clear();
     agent.destroy().catch(() => {});
   }
 }

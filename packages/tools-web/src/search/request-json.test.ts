@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { collectGarbageOften } from '@switchyard/test-support';
 import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LocalServer, startLocalServer } from '../__fixtures__/local-server';
@@ -215,6 +216,25 @@ describe.each(providers)('provider HTTP failures (%s)', (provider) => {
     expect(result.isError).toBeUndefined();
     expect(result.details?.results).toHaveLength(20);
     expect(result.details?.results?.every((found) => found.snippet === snippet)).toBe(true);
+  });
+
+  it('stops a provider that never answers at the timeout under frequent garbage collection', async () => {
+    // Node 20 collects an AbortSignal.timeout that only an AbortSignal.any refers to before it fires;
+    // the server gives up after 3 s, so a limit that never fired shows as a network failure.
+    const server = await startLocalServer((_request, response) => {
+      setTimeout(() => response.destroy(), 3_000);
+    });
+    servers.push(server);
+    const tool = createWebSearchTool(profileFor(provider, server.origin, 300));
+    const collections = collectGarbageOften();
+    try {
+      const result = await tool.execute({ query: 'q' }, createTestToolContext());
+      expect(result).toMatchObject({ isError: true, details: { failure: 'timeout' } });
+      expect(result.content).toContain('did not answer within 300 ms');
+    } finally {
+      collections.stop();
+    }
+    expect(collections.count).toBeGreaterThan(0);
   });
 
   it('rethrows the turn abort reason instead of reporting a failure', async () => {

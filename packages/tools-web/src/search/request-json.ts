@@ -1,4 +1,5 @@
 import { readCappedBody } from '../read-capped-body';
+import { startDeadline } from '../start-deadline';
 import { SearchProviderError } from './search-provider-error';
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -121,7 +122,7 @@ export async function requestJson(
   request: ProviderRequest,
   options: ProviderRequestOptions,
 ): Promise<unknown> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const deadline = startDeadline(options.timeoutMs, options.signal);
   let response: Response;
   let body: { text: string; complete: boolean };
   try {
@@ -129,7 +130,7 @@ export async function requestJson(
       method: request.method,
       headers: request.headers,
       ...(request.body === undefined ? {} : { body: request.body }),
-      signal: AbortSignal.any([options.signal, timeout]),
+      signal: deadline.signal,
     });
     const ok = response.status >= 200 && response.status <= 299;
     if (ok && Number(response.headers.get('content-length')) > MAX_RESPONSE_BYTES) {
@@ -142,7 +143,7 @@ export async function requestJson(
     }
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
-    if (timeout.aborted) {
+    if (deadline.timedOut) {
       throw new SearchProviderError(
         'timeout',
         `${displayName} did not answer within ${options.timeoutMs} ms`,
@@ -151,6 +152,8 @@ export async function requestJson(
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
     const reason = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? error);
     throw new SearchProviderError('network', `could not reach ${displayName} (${reason})`);
+  } finally {
+    deadline.clear();
   }
   const { status } = response;
   if (status < 200 || status > 299) {

@@ -32,6 +32,8 @@ export interface FakeModelServeOptions {
   args?: readonly string[];
   /** Runs once the folder exists, before the process starts: what it must find at start-up. */
   prepare?: (folder: ServeFolder) => Promise<unknown>;
+  /** How the process is started (`ServeProcessOptions`: node's own arguments, ...). */
+  process?: ServeProcessOptions;
 }
 
 /** One `switchyard serve` process on a fake model in its own folder (`ServeFolder.serveOnFakeModel`). */
@@ -76,7 +78,7 @@ export class ServeFolder {
       const config = await folder.writeConfig(options.settings);
       const fake = await folder.startFakeModel({ script: options.script });
       const args = ['--port', '0', '--config', config, ...(options.args ?? [])];
-      const { serve, url } = await folder.startOnFakeModel(fake, args);
+      const { serve, url } = await folder.startOnFakeModel(fake, args, {}, options.process);
       return { folder, config, fake, serve, url };
     } catch (error) {
       await folder.remove();

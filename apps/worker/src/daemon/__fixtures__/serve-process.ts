@@ -17,6 +17,8 @@ export interface ServeProcessOptions {
    * runs the built CLI in `cwd`), instead of `node dist/cli.js serve`.
    */
   viaPnpm?: boolean;
+  /** Options for `node` itself, before the CLI's path (e.g. `['--expose-gc', '--import', hookPath]`). */
+  nodeArguments?: readonly string[];
 }
 
 /** A real `switchyard serve` child process (the built CLI, as `run-cli` runs it). */
@@ -50,11 +52,15 @@ export class ServeProcess {
         // optimising compiler for the embedded database's WebAssembly, which only a long-running one
         // gets back; the flag changes which machine code runs, not what the daemon does. (Started
         // through pnpm, as the README says, it runs without.)
-        spawn(process.execPath, ['--liftoff-only', cliPath, 'serve', ...args], {
-          cwd: options.cwd ?? packageRoot,
-          env,
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
+        spawn(
+          process.execPath,
+          ['--liftoff-only', ...(options.nodeArguments ?? []), cliPath, 'serve', ...args],
+          {
+            cwd: options.cwd ?? packageRoot,
+            env,
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        );
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => resolve(signal ?? code)),
     );

@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { TOOL_CALL_OUTCOMES } from '@switchyard/core';
+import { CURSOR_PATTERN } from './page-cursor';
+import { isStorableJson, isStorableText, STORABLE_TEXT_ERROR } from './storable-text';
 
 // The HTTP API's shapes: one Zod schema each validates requests, types the handlers, and becomes the
 // OpenAPI 3.1 document (`/v1/openapi.json`). Response schemas name every field the daemon sends and
@@ -155,7 +157,7 @@ export const ApprovalListSchema = z
 export const AnswerSchema = z
   .strictObject({
     decision: z.enum(['allow', 'deny'], { error: "expected 'allow' or 'deny'" }),
-    reason: z.string().max(4000).optional(),
+    reason: z.string().max(4000).refine(isStorableText, { error: STORABLE_TEXT_ERROR }).optional(),
   })
   .openapi('ApprovalAnswer');
 
@@ -228,12 +230,15 @@ export function agentSchemas(agents: readonly string[]) {
     .min(1, { error: 'expected a whole number from 1 to 100' })
     .max(100, { error: 'expected a whole number from 1 to 100' })
     .optional();
+  // base64url only: anything else is not a cursor this API gave out (page-cursor.ts checks the rest).
+  const cursor = z.string().regex(CURSOR_PATTERN, { error: 'not a cursor this API gave out' });
   return {
     turnRequest: z
       .strictObject({
         prompt: z
           .string({ error: 'expected a non-empty string' })
-          .refine((prompt) => prompt.trim() !== '', { error: 'expected a non-empty string' }),
+          .refine((prompt) => prompt.trim() !== '', { error: 'expected a non-empty string' })
+          .refine(isStorableText, { error: STORABLE_TEXT_ERROR }),
         agent: agent.optional(),
       })
       .openapi('TurnRequest'),
@@ -242,7 +247,7 @@ export function agentSchemas(agents: readonly string[]) {
       status: z.enum(TURN_STATUSES).optional(),
       source: z.enum(TURN_SOURCES).optional(),
       limit,
-      cursor: z.string().max(400).optional(),
+      cursor: cursor.optional(),
     }),
     approvalsQuery: z.strictObject({
       agent: agent.optional(),
@@ -252,7 +257,7 @@ export function agentSchemas(agents: readonly string[]) {
         .regex(/^[A-Za-z0-9_-]{1,80}$/)
         .optional(),
       limit,
-      cursor: z.string().max(400).optional(),
+      cursor: cursor.optional(),
     }),
     workflowsQuery: z.strictObject({ agent: agent.optional() }),
     eventsQuery: z.strictObject({ agent: agent.optional() }),
@@ -268,16 +273,27 @@ export function agentSchemas(agents: readonly string[]) {
     workflowRequest: z
       .strictObject({
         agent: agent.optional(),
-        name: z.string({ error: 'expected a short name' }).min(1).max(200),
+        name: z
+          .string({ error: 'expected a short name' })
+          .min(1)
+          .max(200)
+          .refine(isStorableText, { error: STORABLE_TEXT_ERROR }),
         tasks: z
           .array(
             z.strictObject({
-              id: z.string({ error: 'expected a task id: letters, digits, _ and -' }),
-              prompt: z.string({ error: 'expected the prompt of the task sub-agent' }),
+              id: z
+                .string({ error: 'expected a task id: letters, digits, _ and -' })
+                .refine(isStorableText, { error: STORABLE_TEXT_ERROR }),
+              prompt: z
+                .string({ error: 'expected the prompt of the task sub-agent' })
+                .refine(isStorableText, { error: STORABLE_TEXT_ERROR }),
               resultSchema: z
                 .record(z.string(), z.unknown(), { error: 'expected the JSON Schema of the task result' })
+                .refine(isStorableJson, { error: `its strings and keys ${STORABLE_TEXT_ERROR}` })
                 .openapi({ description: 'JSON Schema of the task result (closed shapes only)' }),
-              dependsOn: z.array(z.string()).optional(),
+              dependsOn: z
+                .array(z.string().refine(isStorableText, { error: STORABLE_TEXT_ERROR }))
+                .optional(),
             }),
           )
           .min(1, { error: 'expected at least one task' }),
