@@ -141,6 +141,7 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
       toolSearch: toolSearchMode(config, options.model),
       telemetry: { agentName: agent.id, ...options.telemetry },
       ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
+      maxParallelCalls: config.limits.maxParallelCalls,
       ...(confirm === undefined ? {} : { beforeToolCall: confirm.beforeToolCall }),
     });
     for await (const event of run) {

@@ -256,6 +256,7 @@ export const configFileSchema = z.strictObject({
       maxIterations: z.number().int().min(1).max(1_000).optional(),
       turnTimeoutMs: milliseconds.optional(),
       toolTimeoutMs: milliseconds.optional(),
+      maxParallelCalls: z.number().int().min(1).max(256).optional(),
     })
     .optional(),
   serve: serveSchema.optional(),

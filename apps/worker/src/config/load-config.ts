@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 import type { z } from 'zod';
 import { type ConfigFile, configFileSchema } from './config-schema';
@@ -401,6 +402,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
       maxIterations: file.limits?.maxIterations ?? 50,
       turnTimeoutMs,
       toolTimeoutMs: file.limits?.toolTimeoutMs,
+      maxParallelCalls: file.limits?.maxParallelCalls ?? DEFAULT_MAX_PARALLEL_CALLS,
     },
     serve,
     approvals: resolveApprovals(file.approvals),

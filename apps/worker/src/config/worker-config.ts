@@ -106,6 +106,8 @@ export interface WorkerLimits {
   turnTimeoutMs: number;
   /** Per tool call time limit in ms, when set. */
   toolTimeoutMs: number | undefined;
+  /** Most calls of one response running at once (default: core's `DEFAULT_MAX_PARALLEL_CALLS`). */
+  maxParallelCalls: number;
 }
 
 /** `switchyard serve`: the daemon's HTTP API and timings (its flags override these). */

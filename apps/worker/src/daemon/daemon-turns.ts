@@ -141,6 +141,8 @@ export interface DaemonTurnRunnerOptions {
   maxIterations?: number;
   /** Per tool call timeout in milliseconds. */
   toolTimeoutMs?: number;
+  /** Most calls of one response running at once (default: core's). */
+  maxParallelCalls?: number;
   /**
    * A turn is aborted after this many milliseconds of running (time waiting for an approval does
    * not count). Default: no limit.
@@ -646,6 +648,9 @@ export class DaemonTurns {
         ...(instructions === undefined ? {} : { instructions }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(this.#options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: this.#options.toolTimeoutMs }),
+        ...(this.#options.maxParallelCalls === undefined
+          ? {}
+          : { maxParallelCalls: this.#options.maxParallelCalls }),
         ...(this.#options.toolSearch === undefined ? {} : { toolSearch: this.#options.toolSearch }),
         ...(approvals === undefined
           ? {}

@@ -191,6 +191,7 @@ export async function runServeCommand(
       maxIterations: config.limits.maxIterations,
       turnTimeoutMs: config.limits.turnTimeoutMs,
       ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
+      maxParallelCalls: config.limits.maxParallelCalls,
       toolSearch: toolSearchMode(config, model),
       // A home removed while the daemon runs is made again before the agent's next turn.
       beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
