@@ -9,6 +9,8 @@ describePublicApi('@switchyard/control-plane', publicApi, [
   'AGENT_ID_PATTERN',
   'ControlPlaneConfigError',
   'ControlPlaneInputError',
+  'IDEMPOTENCY_KEY_LIFETIME_MS',
+  'MAX_IDEMPOTENCY_KEY_LENGTH',
   'checkResultSchema',
   'checkWorkflowSpec',
   'openControlPlane',

@@ -53,7 +53,7 @@ for (const backend of testBackends) {
 
       it('records each migration once, however often the control plane opens', async () => {
         const rows = await suite.rows<{ version: number }>('SELECT version FROM switchyard.migrations');
-        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+        expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
       });
     });
 
@@ -445,7 +445,7 @@ for (const backend of testBackends) {
           (await suite.controlPlane.schedules.listSchedules({ agentId: 'ada' })).map((s) => s.id),
         ).toEqual(before.map((s) => s.id));
         const rows = await suite.rows('SELECT version FROM switchyard.migrations');
-        expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
+        expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((version) => ({ version })));
       });
     });
   });

@@ -137,7 +137,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
       controlPlane,
       'SELECT version FROM switchyard.migrations',
     );
-    expect(migrations).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
+    expect(migrations).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((version) => ({ version })));
 
     const schedules = [];
     for (let index = 0; index < SCHEDULES; index += 1) {
