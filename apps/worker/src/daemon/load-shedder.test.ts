@@ -39,22 +39,31 @@ describe('load shedding', () => {
     expect(shedder.admit({ startsWork: true }).admitted).toBe(true);
   });
 
-  it('logs a burst of refusals in two lines: when they begin, and with their count when requests are taken again', () => {
+  it('logs a burst of refusals in two lines: when they begin, and with their count once the load is below nine tenths of the bound', () => {
     const lines: string[] = [];
     const shedder = new LoadShedder({
-      maxWaitingWork: 1,
+      maxWaitingWork: 10,
       runningTurns: () => 0,
       log: (line) => lines.push(line),
     });
-    const held = shedder.admit({ startsWork: false });
+    const held = Array.from({ length: 10 }, () => shedder.admit({ startsWork: false }));
     for (let index = 0; index < 5; index += 1) shedder.admit({ startsWork: false });
     expect(lines).toEqual([
-      'switchyard serve: over its bound of waiting work, answering 503: this process has 1 request(s) under way, at its bound of 1 (serve.maxWaitingWork)',
+      'switchyard serve: over its bound of waiting work, answering 503: this process has 10 request(s) under way, at its bound of 10 (serve.maxWaitingWork)',
     ]);
-    if (held.admitted) held.done();
+    // Hovering at the bound (one done, one admitted, one more refused) adds no line.
+    const release = (count: number) => {
+      for (const admission of held.splice(0, count)) if (admission.admitted) admission.done();
+    };
+    release(1);
+    held.push(shedder.admit({ startsWork: false }));
+    shedder.admit({ startsWork: false });
+    expect(lines).toHaveLength(1);
+    // Below nine tenths: the burst is over, and its refusals are counted.
+    release(3);
     shedder.admit({ startsWork: false });
     expect(lines.at(-1)).toBe(
-      'switchyard serve: taking requests again after answering 5 with 503 (serve.maxWaitingWork 1)',
+      'switchyard serve: taking requests again after answering 6 with 503 (serve.maxWaitingWork 10)',
     );
     expect(lines).toHaveLength(2);
   });

@@ -38,8 +38,9 @@ export type Admission =
  * Contract: a request that starts work (`POST /v1/turns`, `POST /v1/workflows`) is refused once
  * requests under way plus turns running reach `maxWaitingWork`; any other request once requests
  * under way alone reach it, so an operator can still read and cancel while turns fill the bound.
- * An admitted request counts until `done()`. Refusals are logged once when they begin and once
- * when the next request is admitted again, with their count: a burst costs two log lines.
+ * An admitted request counts until `done()`. Refusals are logged once when they begin and once,
+ * with their count, when a request is admitted below nine tenths of the bound: a burst costs two
+ * log lines, however long the load hovers at the bound.
  *
  * @example
  * const shedder = new LoadShedder({ maxWaitingWork: 1000, runningTurns: () => turns.running });
@@ -51,6 +52,7 @@ export class LoadShedder {
   readonly #options: LoadShedderOptions;
   readonly #retryAfterSeconds: number;
   #underWay = 0;
+  /** Refusals since the bound was last reached (0: not shedding). */
   #refusedInRow = 0;
 
   constructor(options: LoadShedderOptions) {
@@ -66,7 +68,8 @@ export class LoadShedder {
   /** Admits a request, or refuses it (see the class). */
   admit(request: { startsWork: boolean }): Admission {
     const bound = this.#options.maxWaitingWork;
-    const turns = request.startsWork ? this.#options.runningTurns() : 0;
+    const running = this.#options.runningTurns();
+    const turns = request.startsWork ? running : 0;
     if (this.#underWay + turns >= bound) {
       const reason = request.startsWork
         ? `this process has ${this.#underWay} request(s) under way and ${turns} turn(s) running, at its bound of ${bound} (serve.maxWaitingWork)`
@@ -77,7 +80,7 @@ export class LoadShedder {
       this.#refusedInRow += 1;
       return { admitted: false, reason, retryAfterSeconds: this.#retryAfterSeconds };
     }
-    if (this.#refusedInRow > 0) {
+    if (this.#refusedInRow > 0 && this.#underWay + running < bound * 0.9) {
       this.#options.log?.(
         `switchyard serve: taking requests again after answering ${this.#refusedInRow} with 503 (serve.maxWaitingWork ${bound})`,
       );
