@@ -447,7 +447,11 @@ function eventStream(
  * when one is set, 403 for the read-only token on anything but `GET`; 400 for a bad body or query
  * (naming the fields), 404, 405 (with `Allow`), 409 for an approval already decided or a turn that
  * ended, 413 for a body over `maxBodyBytes`, 503 for a new turn while draining or when it cannot be
- * recorded.
+ * recorded. With a `shedder`, a request it refuses gets 503 `overloaded` with `Retry-After` before
+ * any other check (`/healthz` and the console's files are never refused). `POST /v1/turns` and
+ * `POST /v1/workflows` take an `Idempotency-Key` (`startIdempotently`): the first answer again for
+ * the same key and body, 409 with `Retry-After` while it is being made, 422 for another body, 400
+ * for a key that is not one.
  */
 export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<Bindings> {
   const { turns, controlPlane } = options;
