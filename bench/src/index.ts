@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { overheadSvg } from './report/overhead-svg';
+import { renderRequestBurstSection } from './report/request-burst-section';
 import {
   renderBusyDaemonSection,
   renderGrowingFleetSection,
@@ -31,6 +32,7 @@ import { busyDaemon } from './suites/busy-daemon';
 import { growingFleet } from './suites/growing-fleet';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
+import { requestBurst } from './suites/request-burst';
 import { schemaBytes } from './suites/schema-bytes';
 import { strictCoverage } from './suites/strict-coverage';
 import { testSuite } from './suites/test-suite';
@@ -85,6 +87,7 @@ const daemon = runs('busy-daemon')
     })
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
+const burst = runs('request-burst') ? await requestBurst() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
 const seconds = (performance.now() - started) / 1000;
 
@@ -114,6 +117,7 @@ if (
   coverage !== undefined &&
   daemon !== undefined &&
   fleet !== undefined &&
+  burst !== undefined &&
   suite !== undefined
 ) {
   writeFileSync(
@@ -127,6 +131,7 @@ if (
       strictCoverage: coverage,
       busyDaemon: daemon,
       growingFleet: fleet,
+      requestBurst: burst,
       testSuite: suite,
       seconds,
     }),
@@ -144,6 +149,7 @@ if (
       ...(coverage === undefined ? {} : { 'strict-coverage': renderStrictCoverageSection(coverage) }),
       ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
       ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
+      ...(burst === undefined ? {} : { 'request-burst': renderRequestBurstSection(burst) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
     }),
   );

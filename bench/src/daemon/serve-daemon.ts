@@ -104,6 +104,11 @@ export interface ServeDaemonOptions {
   homeFiles?: Record<string, string>;
   /** Preload the event-loop delay monitor (`loop-delay-monitor.mjs`), for `loopDelay()`. */
   loopDelay?: boolean;
+  /**
+   * Start the process under this open-file limit (soft and hard, `prlimit --nofile`), as a host or
+   * container with a low `ulimit -n` would. Default: this process's own.
+   */
+  openFileLimit?: number;
 }
 
 /** A running `switchyard serve` child process. */
@@ -161,9 +166,14 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
       ...(options.serve === undefined ? {} : { serve: options.serve }),
     }),
   );
+  const limit =
+    options.openFileLimit === undefined
+      ? []
+      : [`--nofile=${options.openFileLimit}:${options.openFileLimit}`, '--', process.execPath];
   const child: ChildProcess = spawn(
-    process.execPath,
+    options.openFileLimit === undefined ? process.execPath : 'prlimit',
     [
+      ...limit,
       ...(options.nodeArguments ?? []),
       ...(options.loopDelay === true ? [`--import=${LOOP_DELAY_MONITOR}`] : []),
       CLI_PATH,

@@ -9,10 +9,12 @@ import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '
 import { FLEET_SCALING_TARGET, type GrowingFleetResult, type GrowingFleetRow } from '../suites/growing-fleet';
 import { LOOP_OVERHEAD_TARGETS, type OverheadResult, type OverheadRow } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
+import type { RequestBurstResult } from '../suites/request-burst';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
 import { TEST_SUITE_TARGET_SECONDS, type TestSuiteResult } from '../suites/test-suite';
 import { STALL_TARGET_MS, type ToolStallResult } from '../suites/tool-stall';
+import { renderRequestBurstSection } from './request-burst-section';
 
 /** Everything one `pnpm bench` run measured. */
 export interface BenchResults {
@@ -27,6 +29,8 @@ export interface BenchResults {
   busyDaemon: BusyDaemonResult;
   /** The growing-fleet suite. */
   growingFleet: GrowingFleetResult;
+  /** The request-burst suite. */
+  requestBurst: RequestBurstResult;
   /** The test-suite section (read from turbo's run summaries). */
   testSuite: TestSuiteResult;
   /** Seconds the whole run took. */
@@ -87,6 +91,7 @@ export const SUITE_NAMES = [
   'strict-coverage',
   'busy-daemon',
   'growing-fleet',
+  'request-burst',
   'test-suite',
 ] as const;
 
@@ -104,6 +109,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'strict-coverage': '## Strict coverage',
   'busy-daemon': '## Busy daemon',
   'growing-fleet': '## Growing fleet',
+  'request-burst': '## Request burst',
   'test-suite': '## Test suite',
 };
 
@@ -512,6 +518,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderStrictCoverageSection(results.strictCoverage),
     renderBusyDaemonSection(results.busyDaemon),
     renderGrowingFleetSection(results.growingFleet),
+    renderRequestBurstSection(results.requestBurst),
     renderTestSuiteSection(results.testSuite),
   ].join('\n')}\n`;
 }

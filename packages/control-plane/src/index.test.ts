@@ -12,6 +12,8 @@ describePublicApi('@switchyard/control-plane', publicApi, [
   'APPROVAL_PREVIEW_BYTES',
   'ControlPlaneConfigError',
   'ControlPlaneInputError',
+  'IDEMPOTENCY_KEY_LIFETIME_MS',
+  'MAX_IDEMPOTENCY_KEY_LENGTH',
   'checkResultSchema',
   'checkWorkflowSpec',
   'openControlPlane',

@@ -29,6 +29,18 @@ export type { ControlPlaneBrainService } from './brain/brain-service';
 export type { DataDirLockLoss } from './database/data-dir-lock';
 export { ControlPlaneConfigError } from './errors/control-plane-config-error';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
+export type {
+  ClaimIdempotencyKeyRequest,
+  IdempotencyClaim,
+  IdempotencyClaimFence,
+  IdempotentOperation,
+  StoredAnswer,
+} from './idempotency/idempotency-record';
+export {
+  IDEMPOTENCY_KEY_LIFETIME_MS,
+  type IdempotencyStore,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+} from './idempotency/idempotency-store';
 export { type ControlPlane, type ControlPlaneOptions, openControlPlane } from './open-control-plane';
 export type { QueueDepth } from './queues/queue-depths';
 export { AGENT_ID_PATTERN } from './schedules/agent-id';

@@ -8,6 +8,7 @@ import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
 import { runMigrations } from './database/run-migrations';
 import { ControlPlaneConfigError } from './errors/control-plane-config-error';
+import { IdempotencyStore } from './idempotency/idempotency-store';
 import { type QueueDepth, queueDepths } from './queues/queue-depths';
 import { resolveDatabaseTarget } from './resolve-database-target';
 import { checkAgentId } from './schedules/agent-id';
@@ -102,6 +103,11 @@ export interface ControlPlane {
    * (`claimResumable`, `consume`, `release`).
    */
   readonly approvals: ApprovalStore;
+  /**
+   * The HTTP API's `Idempotency-Key`s: each key's claim, request fingerprint and first answer,
+   * shared by every process on the database (`claim`, `answer`, `release`, `sweepExpired`).
+   */
+  readonly idempotency: IdempotencyStore;
   /**
    * Every queue (turn requests, work turns) with its waiting jobs and the age of the oldest, in one
    * scan: what a worker reports as queue metrics.
@@ -333,6 +339,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     turns: new TurnStore(database, maxValueBytes, handBack, settleDetached),
     brain: new ControlPlaneBrainService(database, brainLimits),
     approvals: new ApprovalStore(database, detachUnit),
+    idempotency: new IdempotencyStore(database, maxValueBytes),
     queueDepths: () => queueDepths(database),
     lockLost,
     close: () => {

@@ -142,6 +142,7 @@ const serveSchema = z.strictObject({
   host: z.string().trim().min(1).optional(),
   port: z.number().int().min(0).max(65_535).optional(),
   healthPort: z.number().int().min(0).max(65_535).optional(),
+  maxWaitingWork: z.number().int().min(1).max(100_000).optional(),
   agents: z
     .array(
       z

@@ -97,6 +97,8 @@ describe('configuration errors name the field', () => {
     [{ agent: '../x' }, 'agent', /letters/],
     [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
     [{ serve: { healthPort: '8788' } }, 'serve.healthPort', /number/],
+    [{ serve: { maxWaitingWork: 0 } }, 'serve.maxWaitingWork', /1/],
+    [{ serve: { maxWaitingWork: 1.5 } }, 'serve.maxWaitingWork', /int/],
     [{ serve: { hots: '0.0.0.0' } }, 'serve.hots', /not a known field/],
     [{ serve: { agents: ['ok', 'a/b'] } }, 'serve.agents[1]', /letters/],
     [{ serve: { pollSeconds: 0.1 } }, 'serve.pollSeconds', /0\.5/],

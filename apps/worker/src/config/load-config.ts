@@ -194,6 +194,7 @@ function resolveServe(
     host: serve?.host ?? '127.0.0.1',
     port: serve?.port ?? 8787,
     healthPort: serve?.healthPort,
+    maxWaitingWork: serve?.maxWaitingWork,
     agents: serve?.agents,
     token,
     tokenVariable,

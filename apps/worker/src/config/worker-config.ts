@@ -118,6 +118,12 @@ export interface WorkerServeConfig {
   port: number;
   /** A port of its own for `GET /healthz` (`serve.healthPort`; 0 picks a free one); absent: none. */
   healthPort: number | undefined;
+  /**
+   * The bound of waiting work (`serve.maxWaitingWork`): API requests not yet answered plus turns
+   * running; past it requests get 503 with Retry-After. Absent: 1000, or what the process's
+   * open-file limit has room for.
+   */
+  maxWaitingWork: number | undefined;
   /** The agents whose work the daemon runs; absent: the configured `agent`. */
   agents: string[] | undefined;
   /** The bearer token, read from `tokenVariable` (never from the file). */

@@ -1,7 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
-import { type ApprovalRecord, type ControlPlane, ControlPlaneInputError } from '@switchyard/control-plane';
+import {
+  type ApprovalRecord,
+  type ControlPlane,
+  ControlPlaneInputError,
+  type IdempotentOperation,
+  type StoredAnswer,
+} from '@switchyard/control-plane';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
@@ -15,6 +22,7 @@ import {
   agentSchemas,
   ErrorSchema,
   HealthSchema,
+  IdempotencyKeyHeaderSchema,
   IdParamSchema,
   ScheduleListSchema,
   SessionSchema,
@@ -30,18 +38,42 @@ import { decodePageCursor, encodePageCursor, type PagePosition } from './api/pag
 import { checkBearerToken } from './check-bearer-token';
 import type { ConsoleSite } from './console-files';
 import { approvalView } from './daemon-approvals';
-import { type DaemonTurnEvent, type DaemonTurnRequest, type DaemonTurns, snapshotOf } from './daemon-turns';
+import {
+  type DaemonTurnEvent,
+  type DaemonTurnRequest,
+  type DaemonTurnSnapshot,
+  type DaemonTurns,
+  snapshotOf,
+} from './daemon-turns';
 import { definedFields } from './defined-fields';
+import { readIdempotencyKey, requestFingerprint } from './idempotency-key-header';
+import { type IdempotentStartOutcome, startIdempotently } from './idempotent-start';
+import type { LoadShedder } from './load-shedder';
 import type { RequestRefusal } from './request-guard';
 
 /** What the HTTP API needs from the daemon. */
 export interface DaemonHttpApiOptions {
   /** The daemon's turns. */
   turns: DaemonTurns;
-  /** Records and starts an API turn; undefined while draining (the daemon takes no new turns). */
-  startTurn(request: DaemonTurnRequest): Promise<{ id: string } | undefined>;
-  /** The control plane: turn records, approvals, workflows and schedules of the agents served. */
-  controlPlane: Pick<ControlPlane, 'turns' | 'approvals' | 'workflows' | 'schedules'>;
+  /**
+   * Records and starts an API turn (under `options.id` when given); undefined while draining (the
+   * daemon takes no new turns).
+   */
+  startTurn(request: DaemonTurnRequest, options?: { id?: string }): Promise<{ id: string } | undefined>;
+  /**
+   * The control plane: turn records, approvals, workflows and schedules of the agents served, and
+   * the `Idempotency-Key`s of its `POST`s (`kind`: on embedded PGlite another worker's claim of a
+   * key is a dead process's).
+   */
+  controlPlane: Pick<
+    ControlPlane,
+    'kind' | 'turns' | 'approvals' | 'workflows' | 'schedules' | 'idempotency'
+  >;
+  /**
+   * Load shedding (`serve.maxWaitingWork`): a request it refuses is answered 503 with `Retry-After`
+   * before any other check or work. Absent: every request is taken.
+   */
+  shedder?: LoadShedder;
   /**
    * The tool manifest an agent's next text turn would send (`buildToolManifest`), for
    * `GET /v1/tools`; without it that route answers 501.
@@ -211,16 +243,25 @@ const eventStreamResponse = {
 /** An error response (`{ error: { code, message, fields? } }`) only one route answers. */
 const errorResponse = (description: string) => jsonResponse(description, ErrorSchema);
 
+/** The `Retry-After` header of a 409 or 503: when to send the request again. */
+const RETRY_AFTER_HEADER = {
+  'retry-after': {
+    description: 'Seconds to wait before sending the request again',
+    schema: { type: 'integer' as const, minimum: 1 },
+  },
+};
+
 /**
  * An error response several routes answer: described once in the document's `components.responses`
  * (registered by `registerSharedErrors`), each route refers to it.
  */
-function sharedError(name: string, description: string) {
+function sharedError(name: string, description: string, headers?: typeof RETRY_AFTER_HEADER) {
   return {
     name,
     response: {
       description,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      ...(headers === undefined ? {} : { headers }),
     },
     ref: { $ref: `#/components/responses/${name}` },
   };
@@ -239,6 +280,20 @@ const SHARED_ERRORS = {
   noTurn: sharedError('TurnNotFound', 'No such turn'),
   noApproval: sharedError('ApprovalNotFound', 'No such approval'),
   noWorkflow: sharedError('WorkflowNotFound', 'No such workflow'),
+  overloaded: sharedError(
+    'Overloaded',
+    'Over the daemon’s bound of waiting work (serve.maxWaitingWork): nothing was done; send it again after Retry-After',
+    RETRY_AFTER_HEADER,
+  ),
+  keyInUse: sharedError(
+    'IdempotencyKeyInUse',
+    'A request with the same Idempotency-Key is still being answered: send it again after Retry-After',
+    RETRY_AFTER_HEADER,
+  ),
+  keyReused: sharedError(
+    'IdempotencyKeyReused',
+    'The Idempotency-Key was used with another request body: nothing was done',
+  ),
 } as const;
 
 /** Puts the shared error responses into the document, for routes to refer to. */
@@ -269,7 +324,10 @@ interface RouteText {
   description?: string;
 }
 
-/** A route behind the bearer token: it answers `responses` and the errors of every authenticated route. */
+/**
+ * A route behind the bearer token: it answers `responses` and the errors of every authenticated route
+ * (503 when overloaded, unless `responses` says more of its 503).
+ */
 function authenticatedRoute<
   M extends 'get' | 'post',
   Q extends NonNullable<RouteConfig['request']>,
@@ -280,7 +338,7 @@ function authenticatedRoute<
     ...text,
     security: [{ bearer: [] }],
     request,
-    responses: { ...responses, ...COMMON_ERRORS },
+    responses: { 503: SHARED_ERRORS.overloaded.ref, ...responses, ...COMMON_ERRORS },
   });
 }
 
@@ -306,14 +364,21 @@ const idRoute = <M extends 'get' | 'post', R extends RouteConfig['responses']>(
 ) => authenticatedRoute(method, text, { params: IdParamSchema }, { ...responses, 404: notFound });
 
 /**
- * A `POST` of a JSON body of `body`: `responses`, 400 for a body that does not match it, or 413 for
- * one over the size limit.
+ * A `POST` that creates something from a JSON body of `body`, with an optional `Idempotency-Key`:
+ * `responses`, 400 for a body that does not match it (or a bad key), 409 while a request with the
+ * key is being answered, 413 for a body over the size limit, 422 for the key used with another body.
  */
-const bodyRoute = <B extends z.ZodType, R extends RouteConfig['responses']>(
+const createRouteOf = <B extends z.ZodType, R extends RouteConfig['responses']>(
   text: RouteText,
   body: B,
   responses: R,
-) => authenticatedRoute('post', text, { body: jsonBody(body) }, { ...responses, ...BODY_ERRORS });
+) =>
+  authenticatedRoute(
+    'post',
+    text,
+    { body: jsonBody(body), headers: IdempotencyKeyHeaderSchema },
+    { ...responses, 409: SHARED_ERRORS.keyInUse.ref, 422: SHARED_ERRORS.keyReused.ref, ...BODY_ERRORS },
+  );
 
 /** One server-sent event. */
 function sseBlock(id: number, event: string, data: unknown): string {
@@ -386,7 +451,11 @@ function eventStream(
  * when one is set, 403 for the read-only token on anything but `GET`; 400 for a bad body or query
  * (naming the fields), 404, 405 (with `Allow`), 409 for an approval already decided or a turn that
  * ended, 413 for a body over `maxBodyBytes`, 503 for a new turn while draining, after the embedded
- * database's lock was lost (`lock_lost`), or when it cannot be recorded.
+ * database's lock was lost (`lock_lost`), or when it cannot be recorded. With a `shedder`, a request it refuses gets 503 `overloaded` with `Retry-After` before
+ * any other check (`/healthz` and the console's files are never refused). `POST /v1/turns` and
+ * `POST /v1/workflows` take an `Idempotency-Key` (`startIdempotently`): the first answer again for
+ * the same key and body, 409 with `Retry-After` while it is being made, 422 for another body, 400
+ * for a key that is not one.
  */
 export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<Bindings> {
   const { turns, controlPlane } = options;
@@ -452,7 +521,36 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     throw new HttpError(404, 'not_found', `no route for ${c.req.path}`);
   });
 
-  // First, so the request's span covers every check and the turn it starts is its child.
+  // Load shedding comes before everything, tracing included: over the bound a request costs only its
+  // 503, and the process takes on no more work. The connection is closed after it, so a burst of
+  // refused clients gives its file descriptors back at once. /healthz and the console's files are
+  // always answered.
+  const shedder = options.shedder;
+  if (shedder !== undefined) {
+    app.use('*', async (c, next) => {
+      const reading = c.req.method === 'GET' || c.req.method === 'HEAD';
+      if (c.req.path === '/healthz' || (reading && isConsolePath(c.req.path, site))) return next();
+      const startsWork =
+        c.req.method === 'POST' && (c.req.path === '/v1/turns' || c.req.path === '/v1/workflows');
+      const admission = shedder.admit({ startsWork });
+      if (!admission.admitted) {
+        throw new HttpError(
+          503,
+          'overloaded',
+          `${admission.reason}: nothing was done; send it again after ${admission.retryAfterSeconds} s`,
+          undefined,
+          { 'retry-after': String(admission.retryAfterSeconds), connection: 'close' },
+        );
+      }
+      try {
+        await next();
+      } finally {
+        // An event stream counts until its response is under way, not for as long as it is open.
+        admission.done();
+      }
+    });
+  }
+  // First after that, so the request's span covers every check and the turn it starts is its child.
   app.use('*', httpTraceMiddleware);
   // The request guard, before any route or token check, /healthz included.
   app.use('*', async (c, next) => {
@@ -490,9 +588,11 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       },
     }),
   );
-  // A body route reads its JSON once: an empty or malformed one is 400 before validation.
+  // A body route reads its JSON once: an empty or malformed one is 400 before validation. Its bytes
+  // are read first and kept: an Idempotency-Key's fingerprint is their digest, exactly as sent.
   const readJson = async (c: Context, next: () => Promise<void>) => {
     try {
+      await c.req.arrayBuffer();
       await c.req.json();
     } catch (error) {
       if (error instanceof HttpError) throw error;
@@ -539,43 +639,145 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     },
   );
 
+  /** The request's `Idempotency-Key`, or undefined without one; a bad one is a 400 naming the header. */
+  const idempotencyKeyOf = (c: Context): string | undefined => {
+    const header = readIdempotencyKey(c.req.header('idempotency-key'));
+    if (header.status === 'invalid') {
+      throw new HttpError(400, 'invalid_header', header.message, ['Idempotency-Key']);
+    }
+    return header.status === 'valid' ? header.key : undefined;
+  };
+  /**
+   * Answers a `POST` that creates something: `create(undefined)` at once without an
+   * `Idempotency-Key`; with one, through the key's claim (`startIdempotently`): the first answer
+   * again for a retry, 409 while it is still being made, 422 for another body.
+   */
+  const answerCreate = async (
+    c: Context,
+    request: {
+      agent: string;
+      operation: IdempotentOperation;
+      newResourceId(): string;
+      create(resourceId: string | undefined, takenOver: boolean): Promise<StoredAnswer>;
+    },
+  ): Promise<Response> => {
+    const key = idempotencyKeyOf(c);
+    const outcome: IdempotentStartOutcome =
+      key === undefined
+        ? { kind: 'answer', answer: await request.create(undefined, false), replayed: false }
+        : await startIdempotently({
+            store: controlPlane.idempotency,
+            agentId: request.agent,
+            operation: request.operation,
+            key,
+            fingerprint: requestFingerprint(await c.req.arrayBuffer()),
+            workerId: turns.workerId,
+            othersAreGone: controlPlane.kind === 'pglite',
+            newResourceId: request.newResourceId,
+            create: request.create,
+            ...(options.log === undefined ? {} : { log: options.log }),
+          });
+    if (outcome.kind === 'in-progress') {
+      throw new HttpError(
+        409,
+        'idempotency_key_in_use',
+        'Idempotency-Key: a request with this key is still being answered; send it again after 1 s',
+        ['Idempotency-Key'],
+        { 'retry-after': '1' },
+      );
+    }
+    if (outcome.kind === 'mismatch') {
+      throw new HttpError(
+        422,
+        'idempotency_key_reused',
+        'Idempotency-Key: this key was used with another request body; a new request needs a new key',
+        ['Idempotency-Key'],
+      );
+    }
+    const { answer } = outcome;
+    return c.body(answer.body, answer.status as 202, {
+      ...json,
+      'content-type': 'application/json',
+      ...answer.headers,
+    });
+  };
+  /** A turn's 202 (`Location` names it), as sent and as kept for an Idempotency-Key. */
+  const turnAnswer = (snapshot: DaemonTurnSnapshot): StoredAnswer => ({
+    status: 202,
+    headers: { location: `/v1/turns/${snapshot.id}` },
+    body: JSON.stringify(snapshot),
+  });
+
   app.openapi(
-    bodyRoute({ operationId: 'startTurn', path: '/v1/turns', summary: 'Start a turn' }, schemas.turnRequest, {
-      202: locatedResponse('Recorded and started; `Location` names it', TurnSchema),
-      503: errorResponse(
-        'Draining, the embedded database’s lock was lost, or the turn could not be recorded (nothing runs)',
-      ),
-    }),
+    createRouteOf(
+      {
+        operationId: 'startTurn',
+        path: '/v1/turns',
+        summary: 'Start a turn',
+        description:
+          'Send an `Idempotency-Key` header to start one turn however often the request is retried, from any process on the same database.',
+      },
+      schemas.turnRequest,
+      {
+        202: locatedResponse('Recorded and started; `Location` names it', TurnSchema),
+        503: {
+          ...errorResponse(
+            'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), draining, the embedded database’s lock was lost, or the turn could not be recorded: nothing runs',
+          ),
+          headers: RETRY_AFTER_HEADER,
+        },
+      },
+    ),
     async (c) => {
       const body = c.req.valid('json');
       const agent = body.agent ?? options.defaultAgent;
-      let started: { id: string } | undefined;
-      try {
-        started = await options.startTurn({ agentId: agent, prompt: body.prompt, source: 'api' });
-      } catch (error) {
-        // A prompt the records refuse (a NUL character, a lone surrogate) is the client's to fix.
-        if (ControlPlaneInputError.isInstance(error)) {
-          throw new HttpError(400, 'invalid_body', error.message, [error.field]);
+      /** Records and starts the turn (under `turnId` when a key's claim chose it). */
+      const start = async (turnId: string | undefined): Promise<DaemonTurnSnapshot> => {
+        let started: { id: string } | undefined;
+        try {
+          started = await options.startTurn(
+            { agentId: agent, prompt: body.prompt, source: 'api' },
+            turnId === undefined ? {} : { id: turnId },
+          );
+        } catch (error) {
+          if (ControlPlaneInputError.isInstance(error)) {
+            // The claim this one continues (of a slow process, not a dead one) recorded it meanwhile.
+            const recorded =
+              error.field === 'id' && turnId !== undefined ? await turns.find(turnId) : undefined;
+            if (recorded !== undefined) return recorded;
+            // A prompt the records refuse (a NUL character, a lone surrogate) is the client's to fix.
+            throw new HttpError(400, 'invalid_body', error.message, [error.field]);
+          }
+          throw new HttpError(
+            503,
+            'unavailable',
+            'the turn could not be recorded, so it was not started; retry',
+          );
         }
-        throw new HttpError(
-          503,
-          'unavailable',
-          'the turn could not be recorded, so it was not started; retry',
-        );
-      }
-      if (started === undefined) {
-        throw options.state() === 'lock-lost'
-          ? new HttpError(
-              503,
-              'lock_lost',
-              'the daemon lost the lock on its embedded database and takes no new turns: see its log',
-            )
-          : new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
-      }
-      const snapshot = turns.get(started.id);
-      if (snapshot === undefined)
-        throw new HttpError(500, 'internal_error', 'the turn was started but is not known');
-      return c.json(snapshot, 202, { ...json, location: `/v1/turns/${started.id}` });
+        if (started === undefined) {
+          throw options.state() === 'lock-lost'
+            ? new HttpError(
+                503,
+                'lock_lost',
+                'the daemon lost the lock on its embedded database and takes no new turns: see its log',
+              )
+            : new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
+        }
+        const snapshot = turns.get(started.id);
+        if (snapshot === undefined)
+          throw new HttpError(500, 'internal_error', 'the turn was started but is not known');
+        return snapshot;
+      };
+      return answerCreate(c, {
+        agent,
+        operation: 'start-turn',
+        newResourceId: () => `turn_${randomUUID()}`,
+        create: async (turnId, takenOver) => {
+          // A claim continued from a process that died (or is slow) after recording the turn: that turn.
+          const recorded = turnId !== undefined && takenOver ? await turns.find(turnId) : undefined;
+          return turnAnswer(recorded ?? (await start(turnId)));
+        },
+      }) as never;
     },
   );
 
@@ -836,18 +1038,23 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   };
 
   app.openapi(
-    bodyRoute(
+    createRouteOf(
       {
         operationId: 'startWorkflow',
         path: '/v1/workflows',
         summary: 'Start a workflow (checked as the workflow tool checks it)',
         description:
-          'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried.',
+          'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried, from any process on the same database.',
       },
       schemas.workflowRequest,
       {
         201: locatedResponse('Stored and started; `Location` names it', WorkflowSchema),
-        503: errorResponse('The embedded database’s lock was lost: the daemon takes no new work'),
+        503: {
+          ...errorResponse(
+            'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), or the embedded database’s lock was lost: nothing is started',
+          ),
+          headers: RETRY_AFTER_HEADER,
+        },
       },
     ),
     async (c) => {
@@ -860,34 +1067,41 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
       }
       const body = c.req.valid('json');
       const agent = body.agent ?? options.defaultAgent;
-      const key = c.req.header('idempotency-key');
-      if (key !== undefined && (key.length === 0 || key.length > 200)) {
-        throw new HttpError(400, 'invalid_header', 'Idempotency-Key: expected 1 to 200 characters', [
-          'Idempotency-Key',
-        ]);
-      }
-      let record: WorkflowRecord;
-      try {
-        record = await controlPlane.workflows.startWorkflow({
-          agentId: agent,
-          spec: {
-            name: body.name,
-            tasks: body.tasks.map((task) => ({
-              id: task.id,
-              prompt: task.prompt,
-              resultSchema: task.resultSchema as never,
-              ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
-            })),
-          },
-          ...(key === undefined ? {} : { idempotencyKey: `api:${agent}:${key}` }),
-        });
-      } catch (error) {
-        if (ControlPlaneInputError.isInstance(error)) {
-          throw new HttpError(400, 'invalid_body', error.message, [error.field]);
-        }
-        throw error;
-      }
-      return c.json(workflowView(agent, record), 201, { ...json, location: `/v1/workflows/${record.id}` });
+      return answerCreate(c, {
+        agent,
+        operation: 'start-workflow',
+        newResourceId: () => `api-key:${randomUUID()}`,
+        // The resource id is the key the workflow is stored under: a continued claim that starts it
+        // again gets the workflow stored first (the workflows' unique idempotency key).
+        create: async (workflowKey) => {
+          let record: WorkflowRecord;
+          try {
+            record = await controlPlane.workflows.startWorkflow({
+              agentId: agent,
+              spec: {
+                name: body.name,
+                tasks: body.tasks.map((task) => ({
+                  id: task.id,
+                  prompt: task.prompt,
+                  resultSchema: task.resultSchema as never,
+                  ...(task.dependsOn === undefined ? {} : { dependsOn: task.dependsOn }),
+                })),
+              },
+              ...(workflowKey === undefined ? {} : { idempotencyKey: workflowKey }),
+            });
+          } catch (error) {
+            if (ControlPlaneInputError.isInstance(error)) {
+              throw new HttpError(400, 'invalid_body', error.message, [error.field]);
+            }
+            throw error;
+          }
+          return {
+            status: 201,
+            headers: { location: `/v1/workflows/${record.id}` },
+            body: JSON.stringify(workflowView(agent, record)),
+          };
+        },
+      }) as never;
     },
   );
 

@@ -468,11 +468,15 @@ export class DaemonTurns {
    * Records a turn as running, then starts it; resolves with its id, a promise of its final
    * snapshot (which never rejects), and one that resolves if a call of it is held while its unit is
    * detached from its queue (the turn's end settles the unit then, not the queue's consumer).
+   * `options.id` is the id to record it under (an API start with an `Idempotency-Key` chose it when
+   * it claimed the key); an id already recorded is refused by the records (`ControlPlaneInputError`
+   * on `id`) and nothing runs.
    */
   async start(
     request: DaemonTurnRequest,
+    options: { id?: string } = {},
   ): Promise<{ id: string; done: Promise<DaemonTurnSnapshot>; detached: Promise<void> }> {
-    const id = `turn_${randomUUID()}`;
+    const id = options.id ?? `turn_${randomUUID()}`;
     let createdAt = new Date().toISOString();
     if (this.#records !== undefined) {
       const recorded = this.#records.recordStart({

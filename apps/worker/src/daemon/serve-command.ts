@@ -161,6 +161,7 @@ export async function runServeCommand(
       host,
       port: options.port ?? serve.port,
       ...(healthPort === undefined ? {} : { healthPort }),
+      ...(serve.maxWaitingWork === undefined ? {} : { maxWaitingWork: serve.maxWaitingWork }),
       ...(token === undefined ? {} : { token }),
       ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
       allowedHosts: serve.allowedHosts,

@@ -286,6 +286,41 @@ ALTER TABLE switchyard.background_jobs ADD COLUMN trace_parent text;
 `,
   },
   {
+    version: 9,
+    name: 'Idempotency-Key claims and first answers of the HTTP API',
+    sql: `
+-- One row per Idempotency-Key a client sent with a request that creates something, per agent and
+-- operation ('start-turn', 'start-workflow'). The INSERT that claims a key is the atomic step: any
+-- process on the database sees the claim. resource_id is chosen at the claim (the turn's id, or the
+-- key the workflow is stored under), so whichever process goes on with the claim creates the same
+-- resource, which the resource's own unique key lets exist once. 'claimed' until the first answer
+-- is stored ('answered'); 'released' when its process could not create anything (a retry goes on
+-- at once). A claim whose process died is taken over once claimed_at is old (claims counts the
+-- claims and fences the answer). Rows are deleted once expires_at has passed.
+CREATE TABLE switchyard.idempotency_keys (
+  agent_id text NOT NULL,
+  operation text NOT NULL CHECK (operation IN ('start-turn', 'start-workflow')),
+  key text NOT NULL,
+  fingerprint text NOT NULL,
+  resource_id text NOT NULL,
+  status text NOT NULL DEFAULT 'claimed' CHECK (status IN ('claimed', 'released', 'answered')),
+  claims integer NOT NULL DEFAULT 1 CHECK (claims >= 1),
+  claimed_by text NOT NULL,
+  claimed_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  response_status integer CHECK (response_status IS NULL OR response_status BETWEEN 100 AND 599),
+  response_headers jsonb,
+  response_body text,
+  answered_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (agent_id, operation, key),
+  CHECK ((status = 'answered') = (response_status IS NOT NULL AND response_headers IS NOT NULL
+    AND response_body IS NOT NULL AND answered_at IS NOT NULL))
+);
+CREATE INDEX idempotency_keys_expiry ON switchyard.idempotency_keys (expires_at);
+`,
+  },
+  {
     version: 10,
     name: 'approvals keyed by the call item of their turn, arguments stored whole with their size',
     sql: `

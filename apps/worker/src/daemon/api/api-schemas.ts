@@ -213,6 +213,22 @@ export const IdParamSchema = z.object({
     .openapi({ param: { name: 'id', in: 'path' } }),
 });
 
+/**
+ * The `Idempotency-Key` header of a `POST` that creates something. Described here; checked by
+ * `readIdempotencyKey` in the route (a bad key is a 400 naming the header), so any string passes this.
+ */
+export const IdempotencyKeyHeaderSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: 'idempotency-key', in: 'header' },
+      description:
+        'draft-ietf-httpapi-idempotency-key-header: 1 to 255 printable ASCII characters, as a quoted string ("...") or unquoted without spaces or commas. The first request with a key creates, and its answer is kept for 24 hours by every process on the database: the same key with the same body gets that answer again (even from another process, or after a restart); while the first is still being answered, 409 with Retry-After; with another body, 422. Scoped by agent and route.',
+      example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+    }),
+});
+
 /** The schemas that depend on the agents a daemon serves (their names are an enum in the document). */
 export function agentSchemas(agents: readonly string[]) {
   const served = agents.map((name) => `'${name}'`).join(', ');
