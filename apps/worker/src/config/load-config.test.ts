@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from './load-config';
 import { resolveAgent } from './resolve-agent';
@@ -274,7 +275,16 @@ describe('defaults and environment overrides', () => {
     expect(config.categories.computer?.homeRoot).toBe('/srv/worker/.switchyard/homes');
     expect(config.categories.web).toEqual({ search: undefined, fetch: {} });
     expect(config.database).toEqual({ url: undefined, dataDir: '/srv/worker/.switchyard/db' });
-    expect(config.limits).toEqual({ maxIterations: 50, turnTimeoutMs: 600_000, toolTimeoutMs: undefined });
+    expect(config.limits).toEqual({
+      maxIterations: 50,
+      turnTimeoutMs: 600_000,
+      toolTimeoutMs: undefined,
+      maxParallelCalls: DEFAULT_MAX_PARALLEL_CALLS,
+    });
+    expect(parseConfig({ limits: { maxParallelCalls: 2 } }, { env: {} }).limits.maxParallelCalls).toBe(2);
+    expect(() => parseConfig({ limits: { maxParallelCalls: 0 } }, { env: {} })).toThrow(
+      /limits\.maxParallelCalls/,
+    );
     expect(parseConfig({ categories: {} }, { env: {} }).categories).toEqual({});
   });
 
