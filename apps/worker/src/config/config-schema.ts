@@ -171,6 +171,12 @@ const serveSchema = z.strictObject({
   retryDelaySeconds: z.number().int().min(0).max(86_400).optional(),
   retryBackoff: z.boolean().optional(),
   console: z.boolean().optional(),
+  maxRetainedTurnBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(16 * 1024 * 1024 * 1024, 'must be at most 17179869184 (16 GiB)')
+    .optional(),
 });
 
 const approvalDecision = z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" });

@@ -117,6 +117,8 @@ describe('configuration errors name the field', () => {
     [{ serve: { retryLimit: -1 } }, 'serve.retryLimit', /0/],
     [{ serve: { retryBackoff: 'yes' } }, 'serve.retryBackoff', /boolean/],
     [{ serve: { console: 'off' } }, 'serve.console', /boolean/],
+    [{ serve: { maxRetainedTurnBytes: -1 } }, 'serve.maxRetainedTurnBytes', /0/],
+    [{ serve: { maxRetainedTurnBytes: '32 MiB' } }, 'serve.maxRetainedTurnBytes', /number/],
     [{ approvals: { destructive: 'maybe' } }, 'approvals.destructive', /'allow', 'ask' or 'deny'/],
     [{ approvals: { tools: { 'bad key!': 'ask' } } }, 'approvals.tools.bad key!', /tool key/],
     [{ approvals: { expiresInSeconds: 0 } }, 'approvals.expiresInSeconds', /1/],
@@ -315,6 +317,7 @@ describe('the serve section', () => {
       retryDelaySeconds: 5,
       retryBackoff: true,
       console: true,
+      maxRetainedTurnBytes: 32 * 1024 * 1024,
     });
     expect(parseConfig({ limits: { turnTimeoutMs: 90_500 } }, { env: {} }).serve.expireSeconds).toBe(151);
     const token = 'a-token-of-enough-length';
@@ -334,6 +337,7 @@ describe('the serve section', () => {
       retryDelaySeconds: 0,
       retryBackoff: false,
       console: false,
+      maxRetainedTurnBytes: 0,
     };
     const serve = parseConfig(
       {

@@ -150,6 +150,13 @@ function refuse(field: string, message: string): never {
   throw new WorkerConfigError({ issues: [{ field, message }] });
 }
 
+/** Refuses a byte limit that is not a whole number of at least `least`. */
+function checkByteLimit(field: string, value: number | undefined, least: number): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= least)) {
+    refuse(field, `expected a whole number of bytes >= ${least}, got ${String(value)}`);
+  }
+}
+
 function checkOptions(options: DaemonOptions): void {
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') refuse('serve.host', 'expected a host name or address');
@@ -215,6 +222,7 @@ function checkOptions(options: DaemonOptions): void {
       );
     }
   }
+  checkByteLimit('serve.maxRetainedTurnBytes', options.maxRetainedTurnBytes, 0);
   if ((options.staleTurnMs ?? 60_000) <= (options.heartbeatMs ?? 10_000)) {
     refuse(
       'serve.staleTurnMs',
