@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 import type { z } from 'zod';
-import { DEFAULT_MAX_RETAINED_TURN_BYTES } from '../daemon/memory-limits';
+import { DEFAULT_MAX_EVENT_STREAM_BYTES, DEFAULT_MAX_RETAINED_TURN_BYTES } from '../daemon/memory-limits';
 import { type ConfigFile, configFileSchema } from './config-schema';
 import type { ApprovalPolicy, WorkerCategories, WorkerConfig, WorkerServeConfig } from './worker-config';
 import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
@@ -203,6 +203,7 @@ function resolveServe(
     retryDelaySeconds: serve?.retryDelaySeconds ?? 5,
     retryBackoff: serve?.retryBackoff ?? true,
     console: serve?.console ?? true,
+    maxEventStreamBytes: serve?.maxEventStreamBytes ?? DEFAULT_MAX_EVENT_STREAM_BYTES,
     maxRetainedTurnBytes: serve?.maxRetainedTurnBytes ?? DEFAULT_MAX_RETAINED_TURN_BYTES,
   };
 }

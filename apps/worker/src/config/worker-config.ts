@@ -161,6 +161,11 @@ export interface WorkerServeConfig {
   /** Serve the operator console at `/` (`serve.console`, default true). */
   console: boolean;
   /**
+   * The most bytes an HTTP event stream holds for its reader (`serve.maxEventStreamBytes`, default
+   * 4 MiB): a reader further behind gets `event: overflow` and its stream ends.
+   */
+  maxEventStreamBytes: number;
+  /**
    * The most bytes of finished turns kept in memory for the HTTP API (`serve.maxRetainedTurnBytes`,
    * default 32 MiB): each turn's event log as JSON, text deltas joined, plus its output; the oldest
    * are dropped first and read from the records.

@@ -1064,19 +1064,6 @@ export class DaemonTurns {
   }
 
   /**
-   * Replays the turn's events so far to `listener`, then live ones until `turn-end`. Returns an
-   * unsubscribe function, or undefined for an unknown id.
-   */
-  subscribe(id: string, listener: (event: DaemonTurnEvent) => void): (() => void) | undefined {
-    const entry = this.#turns.get(id);
-    if (entry === undefined) return undefined;
-    for (const event of entry.events) listener(event);
-    if (!this.#isOpen(entry)) return () => {};
-    entry.listeners.add(listener);
-    return () => entry.listeners.delete(listener);
-  }
-
-  /**
    * Follows a turn kept in memory: `past` is its events so far (text deltas of one request joined),
    * and while it is open (`live`) `listener` gets each later event as it happens, up to `turn-end`.
    * Nothing is called back before this returns, so nothing falls between `past` and the first live

@@ -73,6 +73,12 @@ export interface DaemonOptions
   toolManifest?: (agent: string) => ToolManifest | Promise<ToolManifest>;
   /** Largest HTTP request body, in bytes. Default 64 KiB. */
   maxBodyBytes?: number;
+  /**
+   * The most bytes an HTTP event stream (`/v1/events`, `/v1/turns/{id}/events`) holds for its reader
+   * (`serve.maxEventStreamBytes`): a reader further behind gets `event: overflow` and its stream
+   * ends. At least 16 KiB. Default 4 MiB.
+   */
+  maxEventStreamBytes?: number;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
   /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */
@@ -222,6 +228,7 @@ function checkOptions(options: DaemonOptions): void {
       );
     }
   }
+  checkByteLimit('serve.maxEventStreamBytes', options.maxEventStreamBytes, 16 * 1024);
   checkByteLimit('serve.maxRetainedTurnBytes', options.maxRetainedTurnBytes, 0);
   if ((options.staleTurnMs ?? 60_000) <= (options.heartbeatMs ?? 10_000)) {
     refuse(
@@ -362,6 +369,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     defaultAgent: options.agents[0] as string,
     agents: options.agents,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    ...(options.maxEventStreamBytes === undefined
+      ? {}
+      : { maxEventStreamBytes: options.maxEventStreamBytes }),
     state: () => (state === 'serving' ? 'serving' : 'draining'),
     version: options.version ?? '0.0.0',
     log,
