@@ -4,8 +4,11 @@
  */
 export const DEFAULT_OVERFLOW_GRACE_MS = 30_000;
 
-/** The most bytes handed to the socket at once: one chunk, so a reader that stops holds at most this there. */
-const CHUNK_BYTES = 64 * 1024;
+/**
+ * The most bytes handed to the socket at once (the size of its own buffer): a reader that stops holds
+ * at most about this there.
+ */
+const CHUNK_BYTES = 16 * 1024;
 
 /** The data of the `overflow` event that ends a stream whose reader fell behind. */
 export interface StreamOverflow {
@@ -61,8 +64,6 @@ export interface BoundedEventStreamOptions {
   /** Feeds the stream; returns its clean-up, run once when the stream ends or its reader goes away. */
   start(writer: EventStreamWriter): (() => void) | Promise<() => void>;
 }
-
-const encoder = new TextEncoder();
 
 /** The overflow event's text for `limitBytes`. */
 export function overflowBlock(limitBytes: number): string {
@@ -141,16 +142,22 @@ export function boundedEventStream(options: BoundedEventStreamOptions): Response
     resolve?.();
   };
 
-  /** The next chunk for the server (up to `CHUNK_BYTES`, or one longer item), or undefined. */
-  const nextChunk = (): string | undefined => {
+  /**
+   * The next chunk for the server (up to `CHUNK_BYTES`, or one longer item), or undefined. Encoded
+   * straight into one buffer: no joined string is made on the way.
+   */
+  const nextChunk = (): Buffer | undefined => {
     const parts: string[] = [];
+    const lengths: number[] = [];
     let length = 0;
     while (head < queue.length && length < CHUNK_BYTES) {
       const item = queue[head] as string | Iterator<string>;
       if (typeof item === 'string') {
+        const bytes = sizes[head] ?? 0;
         parts.push(item);
-        length += item.length;
-        queuedBytes -= sizes[head] ?? 0;
+        lengths.push(bytes);
+        length += bytes;
+        queuedBytes -= bytes;
         head += 1;
         continue;
       }
@@ -159,8 +166,10 @@ export function boundedEventStream(options: BoundedEventStreamOptions): Response
         head += 1;
         continue;
       }
+      const bytes = Buffer.byteLength(next.value);
       parts.push(next.value);
-      length += next.value.length;
+      lengths.push(bytes);
+      length += bytes;
     }
     // Taken items leave the array now and then, not one by one.
     if (head > 1024 && head * 2 > queue.length) {
@@ -168,7 +177,14 @@ export function boundedEventStream(options: BoundedEventStreamOptions): Response
       sizes = sizes.slice(head);
       head = 0;
     }
-    return parts.length === 0 ? undefined : parts.join('');
+    if (parts.length === 0) return undefined;
+    const chunk = Buffer.allocUnsafe(length);
+    let offset = 0;
+    parts.forEach((part, index) => {
+      chunk.write(part, offset, 'utf8');
+      offset += lengths[index] ?? 0;
+    });
+    return chunk;
   };
 
   /** Hands the server a chunk if it waits for one; closes once everything is out after `end`. */
@@ -178,7 +194,7 @@ export function boundedEventStream(options: BoundedEventStreamOptions): Response
     if (chunk !== undefined) {
       const resolve = waiting;
       waiting = undefined;
-      controller.enqueue(encoder.encode(chunk));
+      controller.enqueue(chunk);
       resolve();
       return;
     }
@@ -220,6 +236,8 @@ export function boundedEventStream(options: BoundedEventStreamOptions): Response
   const writer: EventStreamWriter = {
     write(text) {
       if (ending) return;
+      // Already past the limit: the reader is behind. (Checked before this event is added, so one
+      // event larger than the limit still reaches a reader that keeps up.)
       const bytes = Buffer.byteLength(text);
       // Something already waits in the queue (not only in the socket): the reader is behind.
       if (queuedBytes > 0 && held() + bytes > limitBytes) {
