@@ -12,6 +12,7 @@ import {
   renderParallelSection,
   renderResults,
   renderSchemaSection,
+  renderStalledReadersSection,
   renderStrictCoverageSection,
   renderTestSuiteSection,
   renderToolStallSection,
@@ -32,6 +33,7 @@ import { growingFleet } from './suites/growing-fleet';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
 import { schemaBytes } from './suites/schema-bytes';
+import { stalledReaders } from './suites/stalled-readers';
 import { strictCoverage } from './suites/strict-coverage';
 import { testSuite } from './suites/test-suite';
 import { toolStall } from './suites/tool-stall';
@@ -85,6 +87,7 @@ const daemon = runs('busy-daemon')
     })
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
+const readers = runs('stalled-readers') ? await stalledReaders() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
 const seconds = (performance.now() - started) / 1000;
 
@@ -114,6 +117,7 @@ if (
   coverage !== undefined &&
   daemon !== undefined &&
   fleet !== undefined &&
+  readers !== undefined &&
   suite !== undefined
 ) {
   writeFileSync(
@@ -127,6 +131,7 @@ if (
       strictCoverage: coverage,
       busyDaemon: daemon,
       growingFleet: fleet,
+      stalledReaders: readers,
       testSuite: suite,
       seconds,
     }),
@@ -144,6 +149,7 @@ if (
       ...(coverage === undefined ? {} : { 'strict-coverage': renderStrictCoverageSection(coverage) }),
       ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
       ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
+      ...(readers === undefined ? {} : { 'stalled-readers': renderStalledReadersSection(readers) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
     }),
   );
