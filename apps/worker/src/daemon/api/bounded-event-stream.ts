@@ -236,10 +236,10 @@ export function boundedEventStream(options: BoundedEventStreamOptions): Response
   const writer: EventStreamWriter = {
     write(text) {
       if (ending) return;
-      // Already past the limit: the reader is behind. (Checked before this event is added, so one
-      // event larger than the limit still reaches a reader that keeps up.)
       const bytes = Buffer.byteLength(text);
-      // Something already waits in the queue (not only in the socket): the reader is behind.
+      // Something already waits in the queue (not only in the socket): the reader is behind. A
+      // write into an empty queue is taken whatever its size, so one event larger than the limit
+      // still reaches a reader that keeps up.
       if (queuedBytes > 0 && held() + bytes > limitBytes) {
         overflow();
         return;
