@@ -13,6 +13,7 @@ import {
   renderParallelSection,
   renderResults,
   renderSchemaSection,
+  renderStalledReadersSection,
   renderStrictCoverageSection,
   renderTestSuiteSection,
   renderToolStallSection,
@@ -34,6 +35,7 @@ import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
 import { requestBurst } from './suites/request-burst';
 import { schemaBytes } from './suites/schema-bytes';
+import { stalledReaders } from './suites/stalled-readers';
 import { strictCoverage } from './suites/strict-coverage';
 import { testSuite } from './suites/test-suite';
 import { toolStall } from './suites/tool-stall';
@@ -88,6 +90,7 @@ const daemon = runs('busy-daemon')
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
 const burst = runs('request-burst') ? await requestBurst() : undefined;
+const readers = runs('stalled-readers') ? await stalledReaders() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
 const seconds = (performance.now() - started) / 1000;
 
@@ -118,6 +121,7 @@ if (
   daemon !== undefined &&
   fleet !== undefined &&
   burst !== undefined &&
+  readers !== undefined &&
   suite !== undefined
 ) {
   writeFileSync(
@@ -132,6 +136,7 @@ if (
       busyDaemon: daemon,
       growingFleet: fleet,
       requestBurst: burst,
+      stalledReaders: readers,
       testSuite: suite,
       seconds,
     }),
@@ -150,6 +155,7 @@ if (
       ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
       ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
       ...(burst === undefined ? {} : { 'request-burst': renderRequestBurstSection(burst) }),
+      ...(readers === undefined ? {} : { 'stalled-readers': renderStalledReadersSection(readers) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
     }),
   );

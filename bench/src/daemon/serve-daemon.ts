@@ -18,6 +18,7 @@ export const CLI_PATH = fileURLToPath(
 );
 const TEST_POSTGRES = fileURLToPath(new URL('../../../scripts/test-postgres.sh', import.meta.url));
 const LOOP_DELAY_MONITOR = fileURLToPath(new URL('./loop-delay-monitor.mjs', import.meta.url));
+const HEAP_MONITOR = fileURLToPath(new URL('./heap-monitor.mjs', import.meta.url));
 
 let clockTicksPerSecond: number | undefined;
 /** The kernel's clock ticks a second (`getconf CLK_TCK`), the unit of `/proc` CPU times. */
@@ -109,6 +110,16 @@ export interface ServeDaemonOptions {
    * container with a low `ulimit -n` would. Default: this process's own.
    */
   openFileLimit?: number;
+  /** Preload the heap monitor (`heap-monitor.mjs`, with `--expose-gc`), for `liveHeap()`; not with `loopDelay`. */
+  heap?: boolean;
+}
+
+/** What the daemon's main thread holds after a full garbage collection (`heap-monitor.mjs`). */
+export interface LiveHeap {
+  /** The V8 heap in use, bytes. */
+  heapUsed: number;
+  /** Memory outside the heap that V8 objects hold (buffers), bytes. */
+  external: number;
 }
 
 /** A running `switchyard serve` child process. */
@@ -130,6 +141,11 @@ export interface ServeDaemon {
    * writes it on SIGUSR2. Rejects unless started with `loopDelay`, or when no answer comes in 30 s.
    */
   loopDelay(): Promise<LoopDelay>;
+  /**
+   * A full garbage collection of the daemon's main thread, then what it still holds. Rejects unless
+   * started with `heap`, or when no answer comes in 30 s.
+   */
+  liveHeap(): Promise<LiveHeap>;
   /** SIGTERM, then waits for the exit (SIGKILL after 30 s) and removes its folder. */
   stop(): Promise<void>;
 }
@@ -147,6 +163,9 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
       `${CLI_PATH} is missing: build the worker first (pnpm build, or turbo run build --filter=@switchyard/worker...)`,
     );
   }
+  if (options.loopDelay === true && options.heap === true) {
+    throw new Error('startServeDaemon: loopDelay and heap both answer SIGUSR2; use one');
+  }
   const directory = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-serve-'));
   const home = path.join(directory, '.switchyard', 'homes', BENCH_AGENT);
   await mkdir(home, { recursive: true });
@@ -155,6 +174,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
   }
   const config = path.join(directory, 'switchyard.config.json');
   const loopDelayFile = path.join(directory, 'loop-delay.json');
+  const heapFile = path.join(directory, 'heap.json');
   await writeFile(
     config,
     JSON.stringify({
@@ -176,6 +196,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
       ...limit,
       ...(options.nodeArguments ?? []),
       ...(options.loopDelay === true ? [`--import=${LOOP_DELAY_MONITOR}`] : []),
+      ...(options.heap === true ? ['--expose-gc', `--import=${HEAP_MONITOR}`] : []),
       CLI_PATH,
       'serve',
       '--config',
@@ -193,6 +214,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
         OPENAI_BASE_URL: options.baseURL,
         OPENAI_API_KEY: 'bench',
         ...(options.loopDelay === true ? { BENCH_LOOP_DELAY_FILE: loopDelayFile } : {}),
+        ...(options.heap === true ? { BENCH_HEAP_FILE: heapFile } : {}),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
@@ -224,6 +246,7 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
   });
   const pid = child.pid ?? -1;
   let loopDelayReadings = 0;
+  let heapReadings = 0;
   return {
     url,
     healthUrl: /health checks on (http:\/\/\S+)/.exec(log)?.[1],
@@ -264,6 +287,24 @@ export async function startServeDaemon(options: ServeDaemonOptions): Promise<Ser
           };
         }
         if (Date.now() > deadline) throw new Error(`the loop-delay monitor did not answer in 30 s:\n${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    liveHeap: async () => {
+      if (options.heap !== true) throw new Error('liveHeap(): the daemon was started without the monitor');
+      heapReadings += 1;
+      child.kill('SIGUSR2');
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const seen = await readFile(heapFile, 'utf8').then(
+          (text) => JSON.parse(text) as { sequence: number; collected: boolean } & LiveHeap,
+          () => undefined,
+        );
+        if (seen !== undefined && seen.sequence >= heapReadings) {
+          if (!seen.collected) throw new Error('liveHeap(): the daemon has no gc() (--expose-gc)');
+          return { heapUsed: seen.heapUsed, external: seen.external };
+        }
+        if (Date.now() > deadline) throw new Error(`the heap monitor did not answer in 30 s:\n${log}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },

@@ -1,8 +1,8 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
-import { errorText } from '../ui/format';
+import { errorText, formatCount } from '../ui/format';
 import { ApiError } from './client';
-import { readEventStream, type StreamEvent } from './event-stream';
+import { readEventStream, type StreamEvent, type StreamOverflow } from './event-stream';
 
 /**
  * The state of a followed stream, shown as text: `live`, `reconnecting` after it broke, `refused` when
@@ -27,12 +27,25 @@ export function reconnectDelay(failures: number): number {
 }
 
 /**
+ * What the state line says after the daemon ended a stream this page had fallen behind on: while it
+ * reconnects, then once it is live again.
+ */
+export function overflowText(overflow: StreamOverflow, phase: 'reconnecting' | 'live'): string {
+  const behind = `this page fell more than ${formatCount(overflow.limitBytes)} bytes behind the daemon's events`;
+  return phase === 'reconnecting'
+    ? `${behind}, so the daemon ended the stream; reloading`
+    : `reloaded: ${behind}`;
+}
+
+/**
  * Follows the server-sent events at `path` until `signal` aborts: reconnects after a broken or ended
- * stream with a back-off (`reconnectDelay`), reports its state and the last error.
+ * stream with a back-off (`reconnectDelay`), reports its state and the last error. A stream the
+ * daemon ended with `overflow` (this page fell too far behind and missed events) is reopened at
+ * once; `onOpen` then has each view reload what it shows.
  *
  * Contract: `onEvent` gets every event in order; `onState` is called on each change of state, with the
- * error that broke the stream (undefined once it is live again); a 4xx answer ends it as `refused`;
- * never rejects.
+ * error that broke the stream (undefined once it is live again, or after an overflow the note that
+ * the page reloaded); a 4xx answer ends it as `refused`; never rejects.
  */
 export async function followEventStream(
   path: string,
@@ -41,14 +54,24 @@ export async function followEventStream(
   onState: (state: StreamState, error?: string) => void,
 ): Promise<void> {
   let failures = 0;
+  /** The overflow that ended the previous stream, until the next one opens. */
+  let fellBehind: StreamOverflow | undefined;
   while (!signal.aborted) {
     let error: string | undefined;
     try {
-      await readEventStream(path, listener.onEvent, signal, () => {
+      const overflow = await readEventStream(path, listener.onEvent, signal, () => {
         failures = 0;
-        onState('live');
+        if (fellBehind === undefined) onState('live');
+        else onState('live', overflowText(fellBehind, 'live'));
+        fellBehind = undefined;
         listener.onOpen?.();
       });
+      if (overflow !== undefined && !signal.aborted) {
+        // Nothing is wrong with the daemon or the network: reopen now, and reload on open.
+        fellBehind = overflow;
+        onState('reconnecting', overflowText(overflow, 'reconnecting'));
+        continue;
+      }
     } catch (caught) {
       error = errorText(caught);
       if (caught instanceof ApiError && caught.status >= 400 && caught.status < 500) {

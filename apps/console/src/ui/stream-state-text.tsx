@@ -7,12 +7,15 @@ const WORDS: Record<StreamState, string> = {
   refused: 'not following',
 };
 
-/** A followed stream's state as words, with the error that broke it while it is not live. */
+/**
+ * A followed stream's state as words, with the error that broke it while it is not live, or once
+ * live again after the daemon cut it off, the note that the page reloaded.
+ */
 export function StreamStateText({ state, error }: { state: StreamState; error?: string | undefined }) {
   return (
     <>
       {WORDS[state]}
-      {error === undefined || state === 'live' ? null : ` (${error})`}
+      {error === undefined ? null : ` (${error})`}
     </>
   );
 }

@@ -45,11 +45,14 @@ function script(request: FakeRequest): FakeResponse {
   if (prompt.startsWith('BIG ')) {
     return toolCallStep('write_file', { path: prompt.slice(4), content: BIG_CONTENT });
   }
+  if (prompt.startsWith('LONG ')) return { text: 'x'.repeat(Number(prompt.slice(5))), textChunks: 2048 };
   return { text: 'ok' };
 }
 
 /** 100 KiB of arguments: a harmless start, a run of spaces, and a tail a preview of the start would hide. */
 const BIG_CONTENT = `harmless start${' '.repeat(100 * 1024)}hidden tail\n`;
+
+const STREAM_LIMIT = 64 * 1024;
 
 describe('the console: turns and approvals', () => {
   let bed: ConsoleBrowser;
@@ -72,7 +75,8 @@ describe('the console: turns and approvals', () => {
     bed = await ConsoleBrowser.start({
       prefix: 'console-turns',
       script,
-      settings: { approvals: { destructive: 'ask' } },
+      // A small limit on what an event stream holds for a page that stops reading.
+      settings: { approvals: { destructive: 'ask' }, serve: { maxEventStreamBytes: STREAM_LIMIT } },
     });
   });
 
@@ -294,6 +298,55 @@ describe('the console: turns and approvals', () => {
     await page.getByText('live', { exact: true }).waitFor();
     // Reopened, the list reloads: the turn that ran while it was cut is there.
     await turnRow(page, id).getByText('completed').waitFor();
+  });
+
+  it('reconnects and reloads when the daemon ends its stream because the page fell behind', async () => {
+    const page = await bed.signedInPage(BEARER_TOKEN);
+    await page.getByText('live', { exact: true }).waitFor();
+    let streams = 0;
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/events')) streams += 1;
+    });
+    // The page's thread stops (as in a tab the browser froze): a synchronous request it sends is
+    // answered only when the test says so, and until then the page reads nothing.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/hold-the-page', async (route) => {
+      await released;
+      await route.fulfill({ status: 204 });
+    });
+    const held = page.evaluate(() => {
+      // The page's own global, typed here without the DOM library the worker does not load.
+      const Request = (
+        globalThis as unknown as {
+          XMLHttpRequest: new () => { open(method: string, url: string, async: boolean): void; send(): void };
+        }
+      ).XMLHttpRequest;
+      const request = new Request();
+      request.open('GET', '/hold-the-page', false);
+      request.send();
+    });
+    // 24 MB of text in small deltas, far past the limit and every buffer on the way.
+    for (let index = 0; index < 3; index += 1) {
+      const long = await startTurn(`LONG ${8 * 1024 * 1024}`);
+      await waitFor('the long turn to end', async () =>
+        (await turnStatus(long)) === 'completed' ? true : undefined,
+      );
+    }
+    // Its events come after the daemon cut the stream off: only a reload shows this turn.
+    const missed = await startTurn('after the cut');
+    await waitFor('the turn to end', async () =>
+      (await turnStatus(missed)) === 'completed' ? true : undefined,
+    );
+    expect(streams).toBe(0);
+    release();
+    await held;
+    // Running again, the page reads on to the daemon's overflow event, opens a new stream and reloads.
+    await page.getByText(/^live \(reloaded: this page fell more than 65.536 bytes behind/).waitFor();
+    await turnRow(page, missed).getByText('completed').waitFor();
+    expect(streams).toBe(1);
   });
 
   it('shows the daemon’s error for a turn it does not know, and stops following it', async () => {

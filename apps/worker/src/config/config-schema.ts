@@ -172,6 +172,18 @@ const serveSchema = z.strictObject({
   retryDelaySeconds: z.number().int().min(0).max(86_400).optional(),
   retryBackoff: z.boolean().optional(),
   console: z.boolean().optional(),
+  maxEventStreamBytes: z
+    .number()
+    .int()
+    .min(16 * 1024, 'must be at least 16384 (16 KiB): one event must fit')
+    .max(1024 * 1024 * 1024, 'must be at most 1073741824 (1 GiB)')
+    .optional(),
+  maxRetainedTurnBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(16 * 1024 * 1024 * 1024, 'must be at most 17179869184 (16 GiB)')
+    .optional(),
 });
 
 const approvalDecision = z.enum(['allow', 'ask', 'deny'], { error: "must be 'allow', 'ask' or 'deny'" });

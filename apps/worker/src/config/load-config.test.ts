@@ -120,6 +120,10 @@ describe('configuration errors name the field', () => {
     [{ serve: { retryLimit: -1 } }, 'serve.retryLimit', /0/],
     [{ serve: { retryBackoff: 'yes' } }, 'serve.retryBackoff', /boolean/],
     [{ serve: { console: 'off' } }, 'serve.console', /boolean/],
+    [{ serve: { maxEventStreamBytes: 1024 } }, 'serve.maxEventStreamBytes', /16384/],
+    [{ serve: { maxEventStreamBytes: 2 ** 31 } }, 'serve.maxEventStreamBytes', /1 GiB/],
+    [{ serve: { maxRetainedTurnBytes: -1 } }, 'serve.maxRetainedTurnBytes', /0/],
+    [{ serve: { maxRetainedTurnBytes: '32 MiB' } }, 'serve.maxRetainedTurnBytes', /number/],
     [{ approvals: { destructive: 'maybe' } }, 'approvals.destructive', /'allow', 'ask' or 'deny'/],
     [{ approvals: { destructive: { schedule: 'maybe' } } }, 'approvals.destructive.schedule', /'allow'/],
     [{ approvals: { destructive: { cron: 'allow' } } }, 'approvals.destructive.cron', /not a known field/],
@@ -370,6 +374,8 @@ describe('the serve section', () => {
       retryDelaySeconds: 5,
       retryBackoff: true,
       console: true,
+      maxEventStreamBytes: 4 * 1024 * 1024,
+      maxRetainedTurnBytes: 32 * 1024 * 1024,
     });
     expect(parseConfig({ limits: { turnTimeoutMs: 90_500 } }, { env: {} }).serve.expireSeconds).toBe(151);
     const token = 'a-token-of-enough-length';
@@ -389,6 +395,8 @@ describe('the serve section', () => {
       retryDelaySeconds: 0,
       retryBackoff: false,
       console: false,
+      maxEventStreamBytes: 65_536,
+      maxRetainedTurnBytes: 0,
     };
     const serve = parseConfig(
       {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 import type { z } from 'zod';
+import { DEFAULT_MAX_EVENT_STREAM_BYTES, DEFAULT_MAX_RETAINED_TURN_BYTES } from '../daemon/memory-limits';
 import { type ConfigFile, configFileSchema } from './config-schema';
 import type {
   ApprovalDecision,
@@ -211,6 +212,8 @@ function resolveServe(
     retryDelaySeconds: serve?.retryDelaySeconds ?? 5,
     retryBackoff: serve?.retryBackoff ?? true,
     console: serve?.console ?? true,
+    maxEventStreamBytes: serve?.maxEventStreamBytes ?? DEFAULT_MAX_EVENT_STREAM_BYTES,
+    maxRetainedTurnBytes: serve?.maxRetainedTurnBytes ?? DEFAULT_MAX_RETAINED_TURN_BYTES,
   };
 }
 

@@ -168,6 +168,17 @@ export interface WorkerServeConfig {
   retryBackoff: boolean;
   /** Serve the operator console at `/` (`serve.console`, default true). */
   console: boolean;
+  /**
+   * The most bytes an HTTP event stream holds for its reader (`serve.maxEventStreamBytes`, default
+   * 4 MiB): a reader further behind gets `event: overflow` and its stream ends.
+   */
+  maxEventStreamBytes: number;
+  /**
+   * The most bytes of finished turns kept in memory for the HTTP API (`serve.maxRetainedTurnBytes`,
+   * default 32 MiB): each turn's event log as JSON, text deltas joined, plus its output; the oldest
+   * are dropped first and read from the records.
+   */
+  maxRetainedTurnBytes: number;
 }
 
 /** What an approval policy does with a call: run it, hold it for an operator's answer, or refuse it. */

@@ -26,6 +26,7 @@ import {
   IdParamSchema,
   ScheduleListSchema,
   SessionSchema,
+  StreamOverflowEventSchema,
   ToolCallEndEventSchema,
   ToolManifestSchema,
   TurnListSchema,
@@ -33,7 +34,8 @@ import {
   WorkflowListSchema,
   WorkflowSchema,
 } from './api/api-schemas';
-import { EventFeed, type FeedMessage } from './api/event-feed';
+import { boundedEventStream } from './api/bounded-event-stream';
+import { EventFeed, feedMessageText, type NumberedFeedMessage } from './api/event-feed';
 import { decodePageCursor, encodePageCursor, type PagePosition } from './api/page-cursor';
 import { checkBearerToken } from './check-bearer-token';
 import type { ConsoleSite } from './console-files';
@@ -49,6 +51,7 @@ import { definedFields } from './defined-fields';
 import { readIdempotencyKey, requestFingerprint } from './idempotency-key-header';
 import { type IdempotentStartOutcome, startIdempotently } from './idempotent-start';
 import type { LoadShedder } from './load-shedder';
+import { DEFAULT_MAX_EVENT_STREAM_BYTES } from './memory-limits';
 import type { RequestRefusal } from './request-guard';
 
 /** What the HTTP API needs from the daemon. */
@@ -101,6 +104,11 @@ export interface DaemonHttpApiOptions {
   state(): 'serving' | 'draining' | 'lock-lost';
   /** How often a stream of a turn running elsewhere, and `/v1/events`, read the records, in ms. Default 1000. */
   recordPollMs?: number;
+  /**
+   * The most bytes an event stream holds for its reader (`serve.maxEventStreamBytes`); a reader
+   * further behind gets `event: overflow` and the stream ends. Default 4 MiB.
+   */
+  maxEventStreamBytes?: number;
   /** The version in the OpenAPI document. */
   version: string;
   /** Receives one-line log messages. */
@@ -385,56 +393,13 @@ function sseBlock(id: number, event: string, data: unknown): string {
   return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/**
- * A `text/event-stream` response fed by `start(write, end)`; `start` returns its clean-up, run when
- * the stream ends or the client goes away.
- */
-function eventStream(
-  comment: string,
-  signal: AbortSignal,
-  start: (write: (text: string) => void, end: () => void) => (() => void) | Promise<() => void>,
-): Response {
-  const encoder = new TextEncoder();
-  let cleanUp: (() => void) | undefined;
-  let ended = false;
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        cleanUp?.();
-        try {
-          controller.close();
-        } catch {
-          // Already closed by the client.
-        }
-      };
-      const write = (text: string) => {
-        if (ended) return;
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {
-          end();
-        }
-      };
-      write(`: ${comment}\n\n`);
-      signal.addEventListener('abort', end, { once: true });
-      cleanUp = await start(write, end);
-      if (ended) cleanUp();
-    },
-    cancel() {
-      ended = true;
-      cleanUp?.();
-    },
-  });
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-    },
-  });
+/** The server-sent events of a turn's log, numbered from `first`, made as a stream's reader takes them. */
+function* eventBlocks(events: readonly DaemonTurnEvent[], first = 1): Generator<string> {
+  let id = first;
+  for (const event of events) {
+    yield sseBlock(id, event.type, event);
+    id += 1;
+  }
 }
 
 /**
@@ -463,6 +428,20 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   const agents = options.agents;
   const schemas = agentSchemas(agents);
   const pollMs = options.recordPollMs ?? 1000;
+  const streamLimit = options.maxEventStreamBytes ?? DEFAULT_MAX_EVENT_STREAM_BYTES;
+  /** Every event stream: bounded for its reader (see `boundedEventStream`). */
+  const eventStream = (
+    c: Context<Bindings>,
+    comment: string,
+    start: Parameters<typeof boundedEventStream>[0]['start'],
+  ) =>
+    boundedEventStream({
+      comment,
+      signal: c.req.raw.signal,
+      limitBytes: streamLimit,
+      socket: c.env?.outgoing,
+      start,
+    }) as never;
   const feed = new EventFeed({
     turns,
     controlPlane,
@@ -483,6 +462,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
   });
   // Sent inside the event streams, not as a response body: registered so clients are typed from it.
   app.openAPIRegistry.register('ToolCallEndEvent', ToolCallEndEventSchema);
+  app.openAPIRegistry.register('StreamOverflowEvent', StreamOverflowEventSchema);
   registerSharedErrors(app);
 
   app.onError((error, c) => {
@@ -832,7 +812,7 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
         path: '/v1/turns/{id}/events',
         summary: 'The turn’s events: replayed, then live, ending after turn-end',
         description:
-          'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end (its data is a ToolCallEndEvent, see components) and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends (tool-call-end outcomes recorded by an older worker are sent in today’s vocabulary).',
+          'Server-sent events, `event: <type>` and `data: <JSON>`: core’s turn-start, model-request-start, text-delta, model-request-end, tool-call-start, tool-call-progress, tool-call-end (its data is a ToolCallEndEvent, see components) and turn-end, and approval-requested / approval-resolved when a call is held for an approval. For a turn of another process or an earlier run: its recorded log, followed until it ends (tool-call-end outcomes recorded by an older worker are sent in today’s vocabulary). The log so far is replayed as the reader takes it, text deltas of one model request joined. A reader that falls more than `serve.maxEventStreamBytes` behind the live events gets `event: overflow` (a StreamOverflowEvent, see components) and the stream ends: read the turn again.',
       },
       SHARED_ERRORS.noTurn.ref,
       { 200: eventStreamResponse },
@@ -840,26 +820,33 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     async (c) => {
       const { id } = c.req.valid('param');
       const snapshot = await findTurn(id);
-      const signal = c.req.raw.signal;
       if (turns.has(id)) {
-        return eventStream('switchyard turn events', signal, (write, end) => {
+        return eventStream(c, 'switchyard turn events', (writer) => {
           let sequence = 0;
-          const unsubscribe = turns.subscribe(id, (event) => {
+          const followed = turns.follow(id, (event) => {
             sequence += 1;
-            write(sseBlock(sequence, event.type, event));
-            if (event.type === 'turn-end') queueMicrotask(end);
+            writer.write(sseBlock(sequence, event.type, event));
+            if (event.type === 'turn-end') writer.end();
           });
-          return () => unsubscribe?.();
-        }) as never;
+          if (followed === undefined) {
+            writer.end();
+            return () => {};
+          }
+          // The log so far is read as the reader takes it: it is held by the turn already.
+          sequence = followed.past.length;
+          writer.replay(eventBlocks(followed.past));
+          if (!followed.live) writer.end();
+          return followed.stop;
+        });
       }
-      return eventStream('switchyard turn events', signal, async (write, end) => {
+      return eventStream(c, 'switchyard turn events', async (writer) => {
         let closed = false;
         void (async () => {
           // A turn running (or waiting) elsewhere: a comment per check keeps the connection open.
           let current = snapshot;
           while (!closed && (current.status === 'running' || current.status === 'waiting-approval')) {
             await new Promise((resolve) => setTimeout(resolve, pollMs));
-            write(': running elsewhere\n\n');
+            writer.comment(': running elsewhere\n\n');
             current = (await turns.find(id)) ?? current;
           }
           if (closed) return;
@@ -878,15 +865,13 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
               ...(current.error === undefined ? {} : { error: current.error }),
             });
           }
-          events.forEach((event, index) => {
-            write(sseBlock(index + 1, event.type, event));
-          });
-          end();
-        })().catch(end);
+          writer.replay(eventBlocks(events));
+          writer.end();
+        })().catch(() => writer.end());
         return () => {
           closed = true;
         };
-      }) as never;
+      });
     },
   );
 
@@ -1173,28 +1158,26 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
         path: '/v1/events',
         summary: 'Every turn and approval of the agents served, live (for a console)',
         description:
-          'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs; a tool-call-end event is a ToolCallEndEvent), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second).',
+          'Server-sent events: `event: turn` (a turn started, changed status or ended, in any process: the Turn), `event: turn-event` (`{ turnId, agent, event }`: each event of a turn this process runs; a tool-call-end event is a ToolCallEndEvent), `event: approval` (an approval asked for, answered, expired or cancelled, in any process: the Approval). Other processes’ changes arrive within a poll of the records (about a second). Each event’s `id` is its number in this process’s feed. A reader that falls more than `serve.maxEventStreamBytes` behind gets `event: overflow` (a StreamOverflowEvent, see components) and the stream ends: reconnect and reload what it shows.',
       },
       schemas.eventsQuery,
       eventStreamResponse,
     ),
     (c) => {
       const { agent } = c.req.valid('query');
-      return eventStream('switchyard events', c.req.raw.signal, (write) => {
-        let sequence = 0;
-        const unsubscribe = feed.subscribe((message: FeedMessage) => {
+      return eventStream(c, 'switchyard events', (writer) => {
+        const unsubscribe = feed.subscribe((message: NumberedFeedMessage) => {
           if (agent !== undefined && message.data.agent !== agent) return;
-          sequence += 1;
-          write(sseBlock(sequence, message.event, message.data));
+          writer.write(feedMessageText(message));
         });
         // A comment now and then keeps idle proxies from closing the stream.
-        const keepAlive = setInterval(() => write(': idle\n\n'), 15_000);
+        const keepAlive = setInterval(() => writer.comment(': idle\n\n'), 15_000);
         keepAlive.unref();
         return () => {
           clearInterval(keepAlive);
           unsubscribe();
         };
-      }) as never;
+      });
     },
   );
 

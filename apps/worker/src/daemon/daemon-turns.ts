@@ -26,6 +26,7 @@ import {
   denialReason,
 } from './daemon-approvals';
 import { definedFields } from './defined-fields';
+import { DEFAULT_MAX_RETAINED_TURN_BYTES } from './memory-limits';
 import { upgradeRecordedEvents } from './recorded-events';
 import { TurnDeadline } from './turn-deadline';
 
@@ -153,6 +154,13 @@ export interface DaemonTurnRunnerOptions {
   /** Finished turns kept in memory for the HTTP API (oldest dropped first). Default 1000. */
   maxRetainedTurns?: number;
   /**
+   * The most bytes of finished turns kept in memory (`serve.maxRetainedTurnBytes`), measured when
+   * each ends as the JSON size of its event log (text deltas joined, as the records store it) plus
+   * its output; the oldest are dropped first, the newest too when it alone is larger. Turns dropped
+   * are read from the records. Default 32 MiB (`DEFAULT_MAX_RETAINED_TURN_BYTES`).
+   */
+  maxRetainedTurnBytes?: number;
+  /**
    * Where every turn is recorded, durably, when it starts and when it ends (the control plane's
    * `turns`). Absent: turns live in memory only.
    */
@@ -250,7 +258,10 @@ interface ResumeState {
 
 interface TurnEntry {
   snapshot: DaemonTurnSnapshot;
+  /** The events so far, text deltas of one request joined (`appendEvent`). */
   events: DaemonTurnEvent[];
+  /** Its size in memory's budget once it ended (`retainedSizeOf`); 0 while open. */
+  retainedBytes: number;
   listeners: Set<(event: DaemonTurnEvent) => void>;
   controller: AbortController;
   /** Set right after the entry is created: the turn's final snapshot. */
@@ -298,18 +309,39 @@ function parentFromTraceParent(traceParent: string): OtelContext {
   return propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
 }
 
+/**
+ * Appends `event` to a log, joining a text delta to the one before it when both are of the same
+ * model request: a log keeps the text, not its chunking (a 32 KB answer in small deltas is one
+ * event, not thousands).
+ */
+export function appendEvent(log: DaemonTurnEvent[], event: DaemonTurnEvent): void {
+  const last = log.at(-1);
+  if (event.type === 'text-delta' && last?.type === 'text-delta' && last.iteration === event.iteration) {
+    log[log.length - 1] = { ...last, delta: last.delta + event.delta };
+  } else {
+    log.push(event);
+  }
+}
+
 /** Consecutive text deltas of one model request as one event: the stored log keeps the text, not its chunking. */
 export function compactEvents(events: readonly DaemonTurnEvent[]): DaemonTurnEvent[] {
   const compact: DaemonTurnEvent[] = [];
-  for (const event of events) {
-    const last = compact.at(-1);
-    if (event.type === 'text-delta' && last?.type === 'text-delta' && last.iteration === event.iteration) {
-      compact[compact.length - 1] = { ...last, delta: last.delta + event.delta };
-    } else {
-      compact.push(event);
-    }
-  }
+  for (const event of events) appendEvent(compact, event);
   return compact;
+}
+
+/**
+ * What an ended turn costs the memory budget: the JSON size of its (joined) event log, its output and
+ * error, measured once when it ends.
+ */
+function retainedSizeOf(entry: TurnEntry): number {
+  const text = entry.snapshot.output.length + (entry.snapshot.error?.length ?? 0);
+  try {
+    return JSON.stringify(entry.events).length + text;
+  } catch {
+    // A log JSON cannot hold (the records refuse it too): a kilobyte an event, so it still counts.
+    return entry.events.length * 1024 + text;
+  }
 }
 
 /** The API's snapshot of a recorded turn. */
@@ -409,6 +441,7 @@ export class DaemonTurns {
   readonly #options: DaemonTurnRunnerOptions;
   readonly #turns = new Map<string, TurnEntry>();
   readonly #maxRetained: number;
+  readonly #maxRetainedBytes: number;
   readonly #records: DaemonTurnRecords | undefined;
   /** Starts waiting for their record to be written. */
   readonly #starting = new Set<Promise<unknown>>();
@@ -426,6 +459,7 @@ export class DaemonTurns {
   constructor(options: DaemonTurnRunnerOptions) {
     this.#options = options;
     this.#maxRetained = options.maxRetainedTurns ?? 1000;
+    this.#maxRetainedBytes = options.maxRetainedTurnBytes ?? DEFAULT_MAX_RETAINED_TURN_BYTES;
     this.#records = options.records;
     this.workerId = options.workerId ?? PROCESS_WORKER_ID;
   }
@@ -439,6 +473,7 @@ export class DaemonTurns {
     return {
       snapshot,
       events: [],
+      retainedBytes: 0,
       listeners: new Set(),
       controller,
       deadline:
@@ -586,7 +621,7 @@ export class DaemonTurns {
   #push(entry: TurnEntry, event: DaemonTurnEvent): void {
     // A turn let go is another process's now: what its aborted loop does here is not its story.
     if (entry.letGo !== undefined) return;
-    entry.events.push(event);
+    appendEvent(entry.events, event);
     for (const listener of entry.listeners) listener(event);
     this.#notify(entry, event);
   }
@@ -700,6 +735,7 @@ export class DaemonTurns {
     }
     entry.deadline?.dispose();
     entry.listeners.clear();
+    entry.retainedBytes = retainedSizeOf(entry);
     if (entry.letGo !== undefined) {
       // Another process continues it: nothing is recorded here, and it stays waiting in memory.
       entry.snapshot.status = 'waiting-approval';
@@ -713,6 +749,7 @@ export class DaemonTurns {
     this.#logUnfinished(entry.snapshot);
     await this.#recordEnd(entry);
     this.#notify(entry, undefined);
+    this.#prune();
     return { ...entry.snapshot };
   }
 
@@ -1015,15 +1052,34 @@ export class DaemonTurns {
     }
   }
 
+  /** Drops the oldest finished turns while more than `maxRetainedTurns` or `maxRetainedTurnBytes` are kept. */
   #prune(): void {
     let finished = 0;
-    for (const entry of this.#turns.values()) if (!this.#isOpen(entry)) finished += 1;
+    let bytes = 0;
+    for (const entry of this.#turns.values()) {
+      if (this.#isOpen(entry)) continue;
+      finished += 1;
+      bytes += entry.retainedBytes;
+    }
     for (const [id, entry] of this.#turns) {
-      if (finished <= this.#maxRetained) break;
+      if (finished <= this.#maxRetained && bytes <= this.#maxRetainedBytes) break;
       if (this.#isOpen(entry)) continue;
       this.#turns.delete(id);
       finished -= 1;
+      bytes -= entry.retainedBytes;
     }
+  }
+
+  /** The finished turns kept in memory: how many, and their size as `maxRetainedTurnBytes` counts it. */
+  retained(): { turns: number; bytes: number } {
+    let turns = 0;
+    let bytes = 0;
+    for (const entry of this.#turns.values()) {
+      if (this.#isOpen(entry)) continue;
+      turns += 1;
+      bytes += entry.retainedBytes;
+    }
+    return { turns, bytes };
   }
 
   /** Running or waiting in this process (not let go). */
@@ -1098,16 +1154,22 @@ export class DaemonTurns {
   }
 
   /**
-   * Replays the turn's events so far to `listener`, then live ones until `turn-end`. Returns an
-   * unsubscribe function, or undefined for an unknown id.
+   * Follows a turn kept in memory: `past` is its events so far (text deltas of one request joined),
+   * and while it is open (`live`) `listener` gets each later event as it happens, up to `turn-end`.
+   * Nothing is called back before this returns, so nothing falls between `past` and the first live
+   * event. Undefined for an unknown id.
    */
-  subscribe(id: string, listener: (event: DaemonTurnEvent) => void): (() => void) | undefined {
+  follow(
+    id: string,
+    listener: (event: DaemonTurnEvent) => void,
+  ): { past: readonly DaemonTurnEvent[]; live: boolean; stop(): void } | undefined {
     const entry = this.#turns.get(id);
     if (entry === undefined) return undefined;
-    for (const event of entry.events) listener(event);
-    if (!this.#isOpen(entry)) return () => {};
+    // A copy of the references: the log's last text delta is replaced as more text is joined to it.
+    const past = entry.events.slice();
+    if (!this.#isOpen(entry)) return { past, live: false, stop: () => {} };
     entry.listeners.add(listener);
-    return () => entry.listeners.delete(listener);
+    return { past, live: true, stop: () => entry.listeners.delete(listener) };
   }
 
   /** Snapshots of every turn kept in memory, oldest first. */

@@ -166,6 +166,8 @@ export async function runServeCommand(
       ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
       allowedHosts: serve.allowedHosts,
       console: serve.console,
+      maxEventStreamBytes: serve.maxEventStreamBytes,
+      maxRetainedTurnBytes: serve.maxRetainedTurnBytes,
       // `GET /v1/tools`: composed as the turns compose their tools, over the open MCP connections.
       toolManifest: (agentId) =>
         buildToolManifest({

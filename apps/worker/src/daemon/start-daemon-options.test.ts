@@ -20,6 +20,9 @@ describe('startDaemon options', () => {
     [{ heartbeatMs: 0 }, 'serve.heartbeatMs'],
     [{ staleTurnMs: 1_000, heartbeatMs: 2_000 }, 'serve.staleTurnMs'],
     [{ console: 'off' as never }, 'serve.console'],
+    [{ maxEventStreamBytes: 1024 }, 'serve.maxEventStreamBytes'],
+    [{ maxEventStreamBytes: 1.5e6 + 0.5 }, 'serve.maxEventStreamBytes'],
+    [{ maxRetainedTurnBytes: -1 }, 'serve.maxRetainedTurnBytes'],
   ] as Array<
     [Partial<DaemonOptions>, string]
   >)('throws WorkerConfigError naming %j as %s', async (bad, field) => {

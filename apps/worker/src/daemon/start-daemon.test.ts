@@ -9,7 +9,7 @@ import { promptOf } from '../__fixtures__/scripted-model';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { readEventStream, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { toolCallThenAnswer } from './__fixtures__/turn-events';
-import type { DaemonTurnSnapshot } from './daemon-turns';
+import { compactEvents, type DaemonTurnEvent, type DaemonTurnSnapshot } from './daemon-turns';
 import { type Daemon, startDaemon } from './start-daemon';
 import type { WorkSource } from './work-source';
 
@@ -294,9 +294,12 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       const end = live.find((event) => event.event === 'tool-call-end');
       expect(end?.data).toMatchObject({ activity: 'Looked up wren', outcome: 'completed' });
       expect(live.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'completed', iterations: 2 });
-      // After the end, the stream replays the same events and closes.
+      // After the end, the stream replays the same events, each request's text deltas joined, and closes.
       const replay = await readEventStream(`${daemon.url}/v1/turns/${id}/events`);
-      expect(replay.map((event) => event.data)).toEqual(live.map((event) => event.data));
+      expect(replay.map((event) => event.data)).toEqual(
+        compactEvents(live.map((event) => event.data as unknown as DaemonTurnEvent)),
+      );
+      expect(replay.filter((event) => event.event === 'text-delta')).toHaveLength(1);
       expect((await requestJson(`${daemon.url}/v1/turns/${id}`)).body.output).toBe(
         'Found: wren: a small bird',
       );

@@ -86,6 +86,12 @@ export interface DaemonOptions
    * limit has no room for it (4 files a unit beside 256); a value it has no room for is refused.
    */
   maxWaitingWork?: number;
+  /**
+   * The most bytes an HTTP event stream (`/v1/events`, `/v1/turns/{id}/events`) holds for its reader
+   * (`serve.maxEventStreamBytes`): a reader further behind gets `event: overflow` and its stream
+   * ends. At least 16 KiB. Default 4 MiB.
+   */
+  maxEventStreamBytes?: number;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
   /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */
@@ -171,6 +177,13 @@ function refuse(field: string, message: string): never {
   throw new WorkerConfigError({ issues: [{ field, message }] });
 }
 
+/** Refuses a byte limit that is not a whole number of at least `least`. */
+function checkByteLimit(field: string, value: number | undefined, least: number): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= least)) {
+    refuse(field, `expected a whole number of bytes >= ${least}, got ${String(value)}`);
+  }
+}
+
 function checkOptions(options: DaemonOptions): void {
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') refuse('serve.host', 'expected a host name or address');
@@ -236,6 +249,8 @@ function checkOptions(options: DaemonOptions): void {
       );
     }
   }
+  checkByteLimit('serve.maxEventStreamBytes', options.maxEventStreamBytes, 16 * 1024);
+  checkByteLimit('serve.maxRetainedTurnBytes', options.maxRetainedTurnBytes, 0);
   if ((options.staleTurnMs ?? 60_000) <= (options.heartbeatMs ?? 10_000)) {
     refuse(
       'serve.staleTurnMs',
@@ -386,6 +401,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     defaultAgent: options.agents[0] as string,
     agents: options.agents,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    ...(options.maxEventStreamBytes === undefined
+      ? {}
+      : { maxEventStreamBytes: options.maxEventStreamBytes }),
     state: reportedState,
     version: options.version ?? '0.0.0',
     log,

@@ -62,6 +62,19 @@ export const ToolCallEndEventSchema = z
   })
   .openapi('ToolCallEndEvent');
 
+/**
+ * The data of the `overflow` event that ends an event stream whose reader fell too far behind
+ * (`serve.maxEventStreamBytes`): what waited for it was dropped. A client reconnects and reloads what
+ * it shows.
+ */
+export const StreamOverflowEventSchema = z
+  .strictObject({
+    reason: z.literal('reader-behind'),
+    limitBytes: z.number().int().openapi({ description: 'The most bytes the stream holds for its reader' }),
+    message: z.string(),
+  })
+  .openapi('StreamOverflowEvent');
+
 export const TURN_STATUSES = [
   'running',
   'waiting-approval',

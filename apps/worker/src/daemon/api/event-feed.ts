@@ -20,6 +20,27 @@ export type FeedMessage =
       data: DaemonApproval;
     };
 
+/** A message as sent: numbered in the order this process's feed sent it. */
+export type NumberedFeedMessage = FeedMessage & {
+  /** Its number in this process's feed (the event's `id`): the same on every stream that sends it. */
+  id: number;
+};
+
+const texts = new WeakMap<NumberedFeedMessage, string>();
+
+/**
+ * The message as one server-sent event (`id`, `event`, `data`). Formatted once, however many
+ * streams send it: what a stream queues for a slow reader is the same string as every other's.
+ */
+export function feedMessageText(message: NumberedFeedMessage): string {
+  let text = texts.get(message);
+  if (text === undefined) {
+    text = `id: ${message.id}\nevent: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`;
+    texts.set(message, text);
+  }
+  return text;
+}
+
 /** What `EventFeed` reads. */
 export interface EventFeedOptions {
   /** This process's turns: their live events. */
@@ -50,7 +71,8 @@ const MAX_SEEN = 20_000;
  */
 export class EventFeed {
   readonly #options: EventFeedOptions;
-  readonly #listeners = new Set<(message: FeedMessage) => void>();
+  readonly #listeners = new Set<(message: NumberedFeedMessage) => void>();
+  #sent = 0;
   readonly #seen = new Map<string, string>();
   #unobserve: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -62,7 +84,7 @@ export class EventFeed {
   }
 
   /** Sends every later message to `listener`; returns an unsubscribe function. */
-  subscribe(listener: (message: FeedMessage) => void): () => void {
+  subscribe(listener: (message: NumberedFeedMessage) => void): () => void {
     this.#listeners.add(listener);
     if (this.#listeners.size === 1) this.#open();
     return () => {
@@ -138,9 +160,11 @@ export class EventFeed {
   }
 
   #send(message: FeedMessage): void {
+    this.#sent += 1;
+    const numbered: NumberedFeedMessage = { ...message, id: this.#sent };
     for (const listener of this.#listeners) {
       try {
-        listener(message);
+        listener(numbered);
       } catch {
         // One listener's trouble (a closed connection) is its own.
       }
