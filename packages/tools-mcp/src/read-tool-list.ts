@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ListToolsResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type ListToolsResult, ListToolsResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSkippedTool } from './mcp-server-connection';
 import { shownToolName } from './mcp-tool-name';
 
@@ -76,11 +76,7 @@ export async function readToolList(options: ReadToolListOptions): Promise<ToolLi
       break;
     }
     pageOnWire.startPage();
-    const result = await client.request(
-      { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
-      ListToolsResultSchema,
-      { signal: options.signal, timeout: options.pageTimeoutMs },
-    );
+    const result = await readPage(client, cursor, options.signal, options.pageTimeoutMs);
     for (const tool of result.tools) {
       const shown = shownToolName(tool.name);
       if (read === maxTools) {
@@ -124,4 +120,27 @@ export async function readToolList(options: ReadToolListOptions): Promise<ToolLi
     }
   }
   return { tools, skipped };
+}
+
+// The SDK adds a listener to a request's signal and never removes it: each page gets a signal of its
+// own, so a long listing does not pile listeners on the listing's.
+async function readPage(
+  client: Client,
+  cursor: string | undefined,
+  signal: AbortSignal,
+  timeout: number,
+): Promise<ListToolsResult> {
+  signal.throwIfAborted();
+  const page = new AbortController();
+  const forward = () => page.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await client.request(
+      { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+      ListToolsResultSchema,
+      { signal: page.signal, timeout },
+    );
+  } finally {
+    signal.removeEventListener('abort', forward);
+  }
 }
