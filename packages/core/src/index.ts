@@ -38,8 +38,10 @@ export {
 } from './events/agent-event';
 export {
   type CappedToolResult,
+  type CapToolResultOptions,
   capToolResult,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES,
   type ToolResultCut,
 } from './loop/cap-tool-result';
 export type {
