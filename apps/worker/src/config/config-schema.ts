@@ -110,6 +110,13 @@ const mcpCommon = {
   description: z.string().trim().min(1).optional(),
   startupTimeoutMs: milliseconds.optional(),
   callTimeoutMs: milliseconds.optional(),
+  // Each server's limits on what it may send (defaults and meaning: tools-mcp's README).
+  callDeadlineMs: milliseconds.optional(),
+  maxMessageBytes: z.number().int().min(1024).max(1024 ** 3).optional(),
+  maxToolListPages: z.number().int().positive().max(1_000_000).optional(),
+  maxTools: z.number().int().positive().max(1_000_000).optional(),
+  maxSchemaBytes: z.number().int().min(1024).max(1024 ** 3).optional(),
+  maxResultBytes: z.number().int().min(1024).max(1024 ** 3).optional(),
 };
 const mcpServerSchema = z.union(
   [
