@@ -34,6 +34,7 @@ describePublicApi('@switchyard/core', publicApi, [
   'isOpenAIEndpoint',
   'isPlainObject',
   'issueFromAjvError',
+  'precompileJSONSchemas',
   'raceAbort',
   'resolveToolParameters',
   'runAgentLoop',

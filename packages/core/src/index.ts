@@ -10,6 +10,12 @@ export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/ar
 export { type AjvErrorLike, issueFromAjvError } from './arguments/issue-from-ajv-error';
 export { escapePointerSegment, toJSONPointer } from './arguments/json-pointer';
 export {
+  type PrecompileJSONSchemasOptions,
+  type PrecompileOutcome,
+  type PrecompileRefusal,
+  precompileJSONSchemas,
+} from './arguments/precompile-json-schemas';
+export {
   type ValidateToolArgumentsOptions,
   type ValidateToolArgumentsResult,
   validateToolArguments,

@@ -2,6 +2,7 @@ import {
   type AnyWorkerAgentTool,
   isPlainObject,
   type JSONSchemaObject,
+  precompileJSONSchemas,
   ToolDefinitionError,
 } from '@switchyard/core';
 import type { McpSkippedTool } from './mcp-server-connection';
@@ -21,6 +22,8 @@ export interface DefineServerToolsOptions {
   shared: Pick<McpWorkerToolOptions, 'namespaceDescription' | 'deferLoading' | 'strict' | 'call'>;
   /** False once the list is stale (the server restarted or closed meanwhile): the work stops. */
   isCurrent(): boolean;
+  /** Fires when the listing's deadline passes: schemas not yet compiled are refused. */
+  signal?: AbortSignal;
 }
 
 /** The server's worker tools, and those left out. */
@@ -41,58 +44,100 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** One listed tool on its way to a worker tool (or to `skipped`). */
+interface Pending {
+  tool: ListedTool['tool'];
+  shownName: string;
+  name: string;
+  inputSchema: JSONSchemaObject;
+  key: string;
+  worker: AnyWorkerAgentTool | undefined;
+  skip: McpSkippedTool | undefined;
+}
+
 /**
  * Defines a worker tool for each MCP tool `readToolList` kept; tools the SDK refuses a plain call to
- * (task-required) and tools core refuses to define are left out. The event loop gets a turn every
- * few ms.
+ * (task-required) and tools whose input schema core cannot (or may not, for its cost) compile are
+ * left out. Schemas are compiled in a worker thread first (`precompileJSONSchemas`: Ajv's compile
+ * time grows faster than a schema's size, and the server picks the schemas); what runs here is
+ * linear, and the event loop gets a turn every few ms.
  *
  * Contract: resolves `undefined` when `isCurrent()` turned false meanwhile; otherwise every tool is
- * either in `tools` or has one entry in `skipped` naming the reason.
+ * either in `tools` or has one entry in `skipped` naming the reason, in list order.
  */
 export async function defineServerTools(options: DefineServerToolsOptions): Promise<ServerTools | undefined> {
   const { server, listed, previous, shared } = options;
   const taken = new Set<string>();
-  const byDefinition = new Map<string, AnyWorkerAgentTool>();
-  const tools: AnyWorkerAgentTool[] = [];
-  const skipped: McpSkippedTool[] = [];
-  let sliceStart = performance.now();
+  const pending: Pending[] = [];
   for (const { tool, wire, definition } of listed) {
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await nextTurn();
-      if (!options.isCurrent()) return undefined;
-      sliceStart = performance.now();
-    }
     const shownName = shownToolName(tool.name);
     const name = toWorkerToolName(tool.name, taken);
     taken.add(name);
-    if (tool.execution?.taskSupport === 'required') {
-      // The SDK refuses a plain tools/call to such a tool (-32600) and its task API is experimental:
-      // offering the tool would only teach the model a call that always fails.
-      skipped.push({
-        server,
-        tool: shownName,
-        kind: 'task-required',
-        reason: `Tool '${shownName}' runs only as an MCP task (execution.taskSupport: "required"), which this client does not support; a plain call would always fail.`,
-      });
-      continue;
-    }
     const inputSchema =
       isPlainObject(wire?.inputSchema) && wire.inputSchema.type === 'object'
         ? (wire.inputSchema as JSONSchemaObject)
         : (tool.inputSchema as JSONSchemaObject);
     const key = `${name}\u0000${shared.namespaceDescription ?? ''}\u0000${definition}`;
-    let worker = previous.get(key);
-    try {
-      worker ??= createMcpWorkerTool({ server, name, tool, inputSchema, ...shared });
-    } catch (error) {
-      // One tool whose schema core cannot compile (an unresolvable $ref, ...) must not take
-      // the server's other tools down with it.
-      if (!ToolDefinitionError.isInstance(error)) throw error;
-      skipped.push({ server, tool: shownName, kind: 'invalid-definition', reason: error.message });
+    // The SDK refuses a plain tools/call to a task-only tool (-32600) and its task API is
+    // experimental: offering the tool would only teach the model a call that always fails.
+    const skip: McpSkippedTool | undefined =
+      tool.execution?.taskSupport === 'required'
+        ? {
+            server,
+            tool: shownName,
+            kind: 'task-required',
+            reason: `Tool '${shownName}' runs only as an MCP task (execution.taskSupport: "required"), which this client does not support; a plain call would always fail.`,
+          }
+        : undefined;
+    pending.push({ tool, shownName, name, inputSchema, key, worker: previous.get(key), skip });
+  }
+
+  const toCompile = pending.filter((entry) => entry.skip === undefined && entry.worker === undefined);
+  const outcomes = await precompileJSONSchemas(
+    toCompile.map((entry) => entry.inputSchema),
+    { signal: options.signal },
+  );
+  if (!options.isCurrent()) return undefined;
+  for (const [index, entry] of toCompile.entries()) {
+    const outcome = outcomes[index];
+    if (outcome === undefined || outcome.ok) continue;
+    const refused = new ToolDefinitionError({
+      toolName: entry.name,
+      field: 'jsonSchema',
+      message: outcome.reason,
+    });
+    entry.skip = {
+      server,
+      tool: entry.shownName,
+      kind: outcome.refusal === 'invalid' ? 'invalid-definition' : 'over-budget',
+      reason: refused.message,
+    };
+  }
+
+  const byDefinition = new Map<string, AnyWorkerAgentTool>();
+  const tools: AnyWorkerAgentTool[] = [];
+  const skipped: McpSkippedTool[] = [];
+  let sliceStart = performance.now();
+  for (const entry of pending) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      if (!options.isCurrent()) return undefined;
+      sliceStart = performance.now();
+    }
+    if (entry.skip !== undefined) {
+      skipped.push(entry.skip);
       continue;
     }
-    byDefinition.set(key, worker);
-    tools.push(worker);
+    const { tool, name, inputSchema } = entry;
+    try {
+      entry.worker ??= createMcpWorkerTool({ server, name, tool, inputSchema, ...shared });
+    } catch (error) {
+      if (!ToolDefinitionError.isInstance(error)) throw error;
+      skipped.push({ server, tool: entry.shownName, kind: 'invalid-definition', reason: error.message });
+      continue;
+    }
+    byDefinition.set(entry.key, entry.worker);
+    tools.push(entry.worker);
   }
   return { tools, skipped, byDefinition };
 }

@@ -234,6 +234,25 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
 });
 
 describe('a hostile MCP server over stdio', () => {
+  it('compiles a small schema of costly shape off the event loop and leaves it out, naming the limit', async () => {
+    const measured = await measureAttack(() => connect('stdio', 'costly-schema'));
+    expectBounded(measured);
+    const servers = measured.value;
+    expect(createMcpTools({ servers }).map((tool) => tool.name)).not.toContain('costly_schema');
+    expect(servers.skippedTools()).toEqual([
+      {
+        server: 'hostile',
+        tool: 'costly_schema',
+        kind: 'over-budget',
+        reason: expect.stringMatching(
+          // Which limit it meets first depends on the machine's load: the compile time or the nesting.
+          /^Invalid tool 'costly_schema': jsonSchema: (its validator's code would nest \d+ blocks deep, over the 256 a schema may compile to|compiling it for validation took more than 2000 ms)$/,
+        ),
+      },
+    ]);
+    expect(await add(servers)).toBe('42');
+  });
+
   it('stops a server whose oversized message answers no request, naming the limit', async () => {
     const servers = await connect('stdio', 'none');
     const measured = await measureAttack(() =>

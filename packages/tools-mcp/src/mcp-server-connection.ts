@@ -380,6 +380,7 @@ export class McpServerConnection {
           call: (mcpName, params, context) => this.call(mcpName, params, context),
         },
         isCurrent: () => client === this.client && !deadline.signal.aborted,
+        signal: deadline.signal,
       });
       if (defined === undefined) {
         if (deadline.signal.aborted) throw deadline.signal.reason;

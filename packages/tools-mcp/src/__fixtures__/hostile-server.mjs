@@ -3,7 +3,7 @@
 // parts, progress without a result. `hostile-stdio.mjs` and `hostile-http.mjs` serve it.
 //
 // The listing attack is chosen by HOSTILE_ATTACK: `none`, `endless-pages`, `many-tools`,
-// `huge-schema`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
+// `huge-schema`, `costly-schema`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
 // one event without end). Call attacks are tools, always listed: `huge_result`, `endless_message`,
 // `huge_notification`, `image`, `many_parts`, `progress_forever`; `add` and `stats` are ordinary.
 
@@ -87,6 +87,15 @@ function listPage(cursor) {
       properties[`p${index}`] = { type: 'string', description: 'x'.repeat(60) };
     }
     return { tools: [...ordinaryTools, { name: 'huge_schema', inputSchema: object(properties) }] };
+  }
+  if (attack === 'costly-schema') {
+    // 50 KiB, well within maxSchemaBytes, whose compilation takes 1.4 s or more and whose validator
+    // nests 1,000 blocks deep.
+    const anyOf = Array.from({ length: 1000 }, (_, index) => ({
+      type: 'object',
+      properties: { kind: { const: index } },
+    }));
+    return { tools: [...ordinaryTools, { name: 'costly_schema', inputSchema: object({ x: { anyOf } }) }] };
   }
   return { tools: ordinaryTools };
 }
