@@ -12,6 +12,7 @@ import { ATTACK_BOUNDS, type AttackMeasurement, measureAttack } from './__fixtur
 import { runOnFakeModel } from './__fixtures__/run-on-fake-model';
 import { connectMcpServers, type McpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
+import { McpConnectionError } from './errors/mcp-connection-error';
 import type { McpServerCommonConfig, McpServerConfig } from './mcp-server-config';
 
 const MiB = 1024 * 1024;
@@ -47,10 +48,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startHttpServer(attack: string): Promise<string> {
+async function startHttpServer(attack: string, env: Record<string, string> = {}): Promise<string> {
   const child: ChildProcess = spawn(process.execPath, [hostileHttpServer], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, HOSTILE_ATTACK: attack },
+    env: { ...process.env, HOSTILE_ATTACK: attack, ...env },
   });
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -114,6 +115,23 @@ async function serverPid(servers: McpServers): Promise<number> {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (transport) => {
+  it('gives a list that never ends one deadline, startupTimeoutMs, for all its pages', async () => {
+    const config = await hostileConfig(transport, 'slow-pages', {
+      startupTimeoutMs: 1000,
+      maxToolListPages: 1000,
+    });
+    const started = performance.now();
+    const error = await connectMcpServers({ servers: { hostile: config } }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(McpConnectionError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /^MCP server 'hostile' failed to start: no complete tool list within 1000 ms \(startupTimeoutMs\)/,
+    );
+  });
+
   it('refuses an answer over maxMessageBytes as it arrives; the server keeps serving its other tools', async () => {
     const servers = await connect(transport, 'none');
     const pid = await serverPid(servers);
@@ -285,6 +303,21 @@ describe('a hostile MCP server over stdio', () => {
 });
 
 describe('a hostile MCP server over streamable HTTP', () => {
+  it('refuses a JSON response body over maxMessageBytes as it arrives', async () => {
+    const url = await startHttpServer('none', { HOSTILE_HTTP_JSON: '1' });
+    const servers = await connectMcpServers({ servers: { hostile: { url } } });
+    cleanups.push(() => servers.close());
+    const measured = await measureAttack(() =>
+      find(servers, 'huge_result').execute({ bytes: 8 * MiB }, context),
+    );
+    expectBounded(measured);
+    expect(measured.value).toMatchObject({ isError: true, details: { failure: 'over-budget' } });
+    expect(text(measured.value)).toMatch(
+      /^The call to hostile\.huge_result failed: MCP server 'hostile' sent a response body of more than \d+ bytes, over its maxMessageBytes of 4194304; it was not read\./,
+    );
+    expect(await add(servers)).toBe('42');
+  });
+
   it('cuts a standing event stream whose event never ends and does not reopen it', async () => {
     const measured = await measureAttack(async () => {
       const servers = await connect('http', 'endless-event');

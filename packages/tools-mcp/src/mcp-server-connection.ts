@@ -138,7 +138,8 @@ export class McpServerConnection {
     const client = new Client(this.clientInfo, { capabilities: {} });
     client.onclose = () => this.closed(generation);
     client.onerror = (error) => {
-      if (McpLimitError.isInstance(error)) this.limitFailure = error;
+      // A stdio transport reports the limit that made it stop the server just before it closes.
+      if (McpLimitError.isInstance(error) && this.config.kind === 'stdio') this.limitFailure = error;
       this.transportError(generation);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -350,7 +351,7 @@ export class McpServerConnection {
         new McpLimitError({
           server: this.name,
           limit: 'startupTimeoutMs',
-          message: `MCP server '${this.name}' did not list its tools within ${limitMs} ms (startupTimeoutMs)`,
+          message: `no complete tool list within ${limitMs} ms (startupTimeoutMs)`,
         }),
       );
     }, limitMs);

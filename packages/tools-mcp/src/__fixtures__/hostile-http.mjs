@@ -53,9 +53,11 @@ const http = createServer((request, response) => {
       response.writeHead(202).end();
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    // HOSTILE_HTTP_JSON=1: answers are plain JSON bodies (a streamed answer is one body without end).
+    const json = process.env.HOSTILE_HTTP_JSON === '1';
+    response.writeHead(200, { 'content-type': json ? 'application/json' : 'text/event-stream' });
     const write = writer(response);
-    const event = (text) => write(`event: message\ndata: ${text}\n\n`);
+    const event = (text) => (json ? write(text) : write(`event: message\ndata: ${text}\n\n`));
     const server = createHostileServer({
       write: async (text) => {
         await event(text);
@@ -65,18 +67,18 @@ const http = createServer((request, response) => {
         piece: (() => {
           let first = true;
           return (text) => {
-            const head = first ? 'event: message\ndata: ' : '';
+            const head = first && !json ? 'event: message\ndata: ' : '';
             first = false;
             return write(head + text);
           };
         })(),
         end: async () => {
-          await write('\n\n');
+          if (!json) await write('\n\n');
           response.end();
         },
       }),
       notify: (notification) => {
-        if (response.destroyed || response.writableEnded) return false;
+        if (json || response.destroyed || response.writableEnded) return false;
         event(JSON.stringify({ jsonrpc: '2.0', ...notification }));
         return true;
       },

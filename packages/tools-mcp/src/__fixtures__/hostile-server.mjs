@@ -2,7 +2,7 @@
 // messages without end, pages without end, 10,000 tools, a 4 MB schema, 8 MB images, a million
 // parts, progress without a result. `hostile-stdio.mjs` and `hostile-http.mjs` serve it.
 //
-// The listing attack is chosen by HOSTILE_ATTACK: `none`, `endless-pages`, `many-tools`,
+// The listing attack is chosen by HOSTILE_ATTACK: `none`, `endless-pages`, `slow-pages`, `many-tools`,
 // `huge-schema`, `costly-schema`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
 // one event without end). Call attacks are tools, always listed: `huge_result`, `endless_message`,
 // `huge_notification`, `image`, `many_parts`, `progress_forever`; `add` and `stats` are ordinary.
@@ -63,7 +63,7 @@ export const ordinaryTools = [
 
 /** The `tools/list` page for `cursor` under the current attack. */
 function listPage(cursor) {
-  if (attack === 'endless-pages') {
+  if (attack === 'endless-pages' || attack === 'slow-pages') {
     // Every page has a next one; each after the first carries a 512 KiB tool.
     const page = cursor === undefined ? 0 : Number(cursor);
     const tools =
@@ -205,6 +205,8 @@ export function createHostileServer({ write, openStream, notify }) {
           serverInfo: { name: 'hostile', version: '1.0.0' },
         });
       case 'tools/list':
+        // `slow-pages`: every page takes 100 ms, and there is always a next one.
+        if (attack === 'slow-pages') await new Promise((resolve) => setTimeout(resolve, 100));
         return respond(message.id, listPage(message.params?.cursor));
       case 'tools/call':
         return call(
