@@ -61,8 +61,9 @@ describe('precompileJSONSchemas', () => {
 
   it('keeps the event loop free while a costly schema compiles, and refuses code nested too deep', async () => {
     // 1,000 branches: 1.4 to 1.9 s of compiling and 750 KiB of code nested 1,007 deep.
+    // (A generous time limit: under load the compile alone can pass the default 2 s.)
     const { value, maxDelayMs } = await withLoopDelay(() =>
-      precompileJSONSchemas([anyOfSchema(1000), anyOfSchema(100)]),
+      precompileJSONSchemas([anyOfSchema(1000), anyOfSchema(100)], { schemaTimeoutMs: 60_000 }),
     );
     // A correctness bound (waiting for a core on a loaded machine counts as delay too): compiling
     // here held the loop for seconds.
