@@ -1,5 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
@@ -19,9 +18,8 @@ import { McpLimitError } from './errors/mcp-limit-error';
 import type { ResolvedMcpServerConfig } from './mcp-server-config';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
 import { readToolList } from './read-tool-list';
-import { createBoundedFetch } from './transport/bounded-fetch';
-import { BoundedStdioTransport } from './transport/bounded-stdio-transport';
-import { limitErrorOf, refusedResponse } from './transport/refused-response';
+import { createServerTransport } from './transport/create-server-transport';
+import { limitErrorOf } from './transport/refused-response';
 
 /**
  * Why an MCP tool was left out: `invalid-definition` when core refused its definition (a schema its
@@ -449,36 +447,11 @@ export class McpServerConnection {
   }
 
   private createTransport(): Transport {
-    const { config } = this;
     this.limitFailure = undefined;
-    if (config.kind === 'http') {
-      const transport: Transport = new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: { ...config.headers } },
-        fetch: createBoundedFetch({
-          server: this.name,
-          maxMessageBytes: config.maxMessageBytes,
-          // The answer was cut off in an event stream: the requests it carried fail now, each with
-          // the limit's message, rather than at their timeout.
-          onRefused: (ids, error) => {
-            for (const id of ids) transport.onmessage?.(refusedResponse(id, error));
-          },
-        }),
-      });
-      return transport;
-    }
-    const transport = new BoundedStdioTransport({
-      server: this.name,
-      command: config.command,
-      ...(config.args === undefined ? {} : { args: config.args }),
-      ...(config.env === undefined ? {} : { env: config.env }),
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      maxMessageBytes: config.maxMessageBytes,
-    });
     this.stderrTail = '';
-    transport.stderr.on('data', (chunk: Buffer | string) => {
-      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+    return createServerTransport(this.name, this.config, (chunk) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
     });
-    return transport;
   }
 
   private startFailure(error: unknown): string {

@@ -1,4 +1,4 @@
-import { measureEventLoop } from '@switchyard/testkit';
+import { measureEventLoop, STALL_BOUNDS } from '@switchyard/testkit';
 
 /** What one attack did to this process. */
 export interface AttackMeasurement<T> {
@@ -42,7 +42,12 @@ export async function measureAttack<T>(work: () => Promise<T>): Promise<AttackMe
 
 /**
  * The bounds of issue 39's acceptance: the worker grows by at most 100 MB and never holds its event
- * loop more than 250 ms; `monitorEventLoopDelay`, which adds the time spent waiting for a core on a
- * loaded machine, at most a second.
+ * loop more than 250 ms (its main thread's own run time between two turns of the loop). What
+ * `monitorEventLoopDelay` reports adds the time spent waiting for a core: on this 2-core machine at a
+ * load of 15 it reached 1.2 s while the loop was held 128 ms, so it gets testkit's stall bound (3 s).
  */
-export const ATTACK_BOUNDS = { rssGrowthMb: 100, loopHeldMs: 250, loopDelayMs: 1000 } as const;
+export const ATTACK_BOUNDS = {
+  rssGrowthMb: 100,
+  loopHeldMs: 250,
+  loopDelayMs: STALL_BOUNDS.maxGapMs,
+} as const;
