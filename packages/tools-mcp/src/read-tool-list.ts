@@ -77,6 +77,8 @@ export async function readToolList(options: ReadToolListOptions): Promise<ToolLi
     }
     pageOnWire.startPage();
     const result = await readPage(client, cursor, options.signal, options.pageTimeoutMs);
+    // The page was parsed and checked in the turn that read it: measuring it waits for the next.
+    await new Promise((resolve) => setImmediate(resolve));
     for (const tool of result.tools) {
       const shown = shownToolName(tool.name);
       if (read === maxTools) {
