@@ -227,6 +227,27 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
     });
   });
 
+  it('passes a storm of progress on to the turn at most every 100 ms, each message cut to 200 characters', async () => {
+    const servers = await connect(transport, 'none');
+    const messages: number[] = [];
+    const measured = await measureAttack(() =>
+      find(servers, 'progress_storm').execute(
+        { count: 2000 },
+        {
+          ...context,
+          reportProgress: (progress) => {
+            messages.push(progress.message?.length ?? 0);
+          },
+        },
+      ),
+    );
+    expectBounded(measured);
+    expect(text(measured.value)).toBe('stormed');
+    expect(messages.length).toBeGreaterThanOrEqual(1);
+    expect(messages.length).toBeLessThan(1 + measured.elapsedMs / 100 + 1);
+    expect(Math.max(...messages)).toBe(201);
+  });
+
   it('ends a call kept alive by progress at callDeadlineMs', async () => {
     const servers = await connect(transport, 'none', { callDeadlineMs: 1500, callTimeoutMs: 60_000 });
     let reports = 0;
@@ -242,7 +263,9 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
       ),
     );
     expectBounded(measured);
-    expect(reports).toBeGreaterThan(10);
+    // 75 notifications in 1.5 s; at most one every 100 ms reaches the turn.
+    expect(reports).toBeGreaterThan(5);
+    expect(reports).toBeLessThanOrEqual(16);
     expect(measured.value).toMatchObject({ isError: true, details: { failure: 'timeout' } });
     expect(text(measured.value)).toBe(
       "The call to hostile.progress_forever did not finish within MCP server 'hostile''s callDeadlineMs of 1500 ms, whatever progress it reported; it was cancelled.",

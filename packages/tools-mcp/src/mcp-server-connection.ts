@@ -17,6 +17,7 @@ import { McpConnectionError } from './errors/mcp-connection-error';
 import { McpLimitError } from './errors/mcp-limit-error';
 import type { ResolvedMcpServerConfig } from './mcp-server-config';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
+import { createProgressReporter } from './progress-reporter';
 import { readToolList } from './read-tool-list';
 import { createServerTransport } from './transport/create-server-transport';
 import { limitErrorOf } from './transport/refused-response';
@@ -234,12 +235,7 @@ export class McpServerConnection {
         signal: call.signal,
         timeout: this.config.callTimeoutMs,
         resetTimeoutOnProgress: true,
-        onprogress: ({ progress, total, message }) =>
-          context.reportProgress({
-            completed: progress,
-            ...(total === undefined ? {} : { total }),
-            ...(message === undefined ? {} : { message }),
-          }),
+        onprogress: createProgressReporter(context),
       });
       return toAgentToolResult(result, details, { maxResultBytes: this.config.maxResultBytes });
     } catch (error) {

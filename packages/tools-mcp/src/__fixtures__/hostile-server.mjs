@@ -5,7 +5,8 @@
 // The listing attack is chosen by HOSTILE_ATTACK: `none`, `endless-pages`, `slow-pages`, `many-tools`,
 // `huge-schema`, `costly-schema`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
 // one event without end). Call attacks are tools, always listed: `huge_result`, `endless_message`,
-// `huge_notification`, `image`, `many_parts`, `progress_forever`; `add` and `stats` are ordinary.
+// `huge_notification`, `image`, `many_parts`, `progress_storm`, `progress_forever`; `add` and
+// `stats` are ordinary.
 
 const attack = process.env.HOSTILE_ATTACK ?? 'none';
 const object = (properties = {}) => ({ type: 'object', properties });
@@ -50,6 +51,12 @@ export const ordinaryTools = [
   {
     name: 'many_parts',
     description: 'Answer with `count` text parts of one character each.',
+    inputSchema: object({ count: { type: 'integer' } }),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'progress_storm',
+    description: 'Send `count` progress notifications with 10 KB messages, then answer.',
     inputSchema: object({ count: { type: 'integer' } }),
     annotations: { readOnlyHint: true },
   },
@@ -171,6 +178,16 @@ export function createHostileServer({ write, openStream, notify }) {
         return respond(id, {
           content: Array.from({ length: args.count }, () => ({ type: 'text', text: 'x' })),
         });
+      case 'progress_storm': {
+        const message = 'm'.repeat(10_000);
+        for (let progress = 1; progress <= args.count; progress += 1) {
+          if (!notify({ method: 'notifications/progress', params: { progressToken, progress, message } }))
+            return;
+          // Let the notifications go out as they are made rather than pile up here.
+          if (progress % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        return respond(id, { content: [{ type: 'text', text: 'stormed' }] });
+      }
       case 'progress_forever': {
         let progress = 0;
         const timer = setInterval(() => {

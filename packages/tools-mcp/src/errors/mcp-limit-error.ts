@@ -1,22 +1,16 @@
 import { SwitchyardError } from '@switchyard/core';
 
 /** The name of a server's limit, as it is configured (see `McpServerCommonConfig`). */
-export type McpLimitName =
-  | 'maxMessageBytes'
-  | 'maxToolListPages'
-  | 'maxTools'
-  | 'maxSchemaBytes'
-  | 'maxResultBytes'
-  | 'callDeadlineMs'
-  | 'startupTimeoutMs';
+export type McpLimitName = 'maxMessageBytes' | 'startupTimeoutMs';
 
 /**
- * An MCP server went past one of its limits: a message over `maxMessageBytes`, a tool list past
- * `maxToolListPages`, a call past `callDeadlineMs`, ...
+ * Internal: an MCP server went past a limit that fails a request: a message over `maxMessageBytes`
+ * (from the transports), a tool list not complete within `startupTimeoutMs`. The other limits are
+ * met where they apply (skipped tools, error results) without an error object.
  *
- * Contract: never thrown out of a call (a call's limit becomes an `isError` result with this message);
- * `connectMcpServers` throws it as the `cause` of an `McpConnectionError` when the start-up handshake
- * itself is refused. The message names the server and the limit with its value.
+ * Contract: never thrown out of a call (it becomes an `isError` result with this message);
+ * `connectMcpServers` throws it as the `cause` of an `McpConnectionError` when the start-up listing
+ * meets it. The message names the limit with its value.
  */
 export class McpLimitError extends SwitchyardError {
   /** The configured name of the server. */
