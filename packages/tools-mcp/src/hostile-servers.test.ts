@@ -184,13 +184,14 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
     expectBounded(measured);
     const servers = measured.value;
     expect(createMcpTools({ servers })).toHaveLength(512);
+    // The server's 9 ordinary tools come first, then tool_0, tool_1, ...: the 513th is tool_503.
     expect(servers.skippedTools()).toEqual([
       {
         server: 'hostile',
-        tool: 'tool_504',
+        tool: 'tool_503',
         kind: 'over-budget',
         reason:
-          "MCP server 'hostile' lists more than 512 tools (maxTools); 'tool_504' and every tool after it are left out.",
+          "MCP server 'hostile' lists more than 512 tools (maxTools); 'tool_503' and every tool after it are left out.",
       },
     ]);
     expect(await add(servers)).toBe('42');

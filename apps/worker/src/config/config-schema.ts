@@ -104,6 +104,8 @@ const scheduleSchema = z.strictObject({
 
 const workflowSchema = z.strictObject({});
 
+const mcpBytes = z.number().int().min(1024).max(1024 ** 3);
+const mcpCount = z.number().int().positive().max(1_000_000);
 const mcpCommon = {
   deferLoading: z.boolean().optional(),
   strict: z.literal('auto', { error: "must be 'auto' (or left out: schemas sent unchanged)" }).optional(),
@@ -112,11 +114,11 @@ const mcpCommon = {
   callTimeoutMs: milliseconds.optional(),
   // Each server's limits on what it may send (defaults and meaning: tools-mcp's README).
   callDeadlineMs: milliseconds.optional(),
-  maxMessageBytes: z.number().int().min(1024).max(1024 ** 3).optional(),
-  maxToolListPages: z.number().int().positive().max(1_000_000).optional(),
-  maxTools: z.number().int().positive().max(1_000_000).optional(),
-  maxSchemaBytes: z.number().int().min(1024).max(1024 ** 3).optional(),
-  maxResultBytes: z.number().int().min(1024).max(1024 ** 3).optional(),
+  maxMessageBytes: mcpBytes.optional(),
+  maxToolListPages: mcpCount.optional(),
+  maxTools: mcpCount.optional(),
+  maxSchemaBytes: mcpBytes.optional(),
+  maxResultBytes: mcpBytes.optional(),
 };
 const mcpServerSchema = z.union(
   [
