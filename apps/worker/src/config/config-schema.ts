@@ -104,7 +104,7 @@ const scheduleSchema = z.strictObject({
 
 const workflowSchema = z.strictObject({});
 
-const mcpBytes = z.number().int().min(1024).max(1024 ** 3);
+const mcpBytes = z.number().int().min(1024).max(1_073_741_824);
 const mcpCount = z.number().int().positive().max(1_000_000);
 const mcpCommon = {
   deferLoading: z.boolean().optional(),
