@@ -26,7 +26,9 @@ import { limitErrorOf } from './transport/refused-response';
  * Why an MCP tool was left out: `invalid-definition` when core refused its definition (a schema its
  * validator cannot compile, ...), `task-required` when the server allows it to run only as an MCP
  * task (`execution.taskSupport: "required"`), which this client does not do, `over-budget` when it
- * would take the server past `maxTools` or `maxSchemaBytes`, or was on a page past `maxToolListPages`.
+ * would take the server past `maxTools` or `maxSchemaBytes`, was on a page past `maxToolListPages`,
+ * or its input schema is too costly to compile for validation (over 2 s, 1 MiB of code or 256
+ * nested blocks: see core's `precompileJSONSchemas`).
  */
 export type McpSkippedToolKind = 'invalid-definition' | 'task-required' | 'over-budget';
 
