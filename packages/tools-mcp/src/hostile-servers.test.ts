@@ -295,6 +295,16 @@ describe('a hostile MCP server over stdio', () => {
     expect(await add(servers)).toBe('42');
   });
 
+  it('cuts 1 MB of server instructions to 4,000 characters of namespace description, counted with the tools', async () => {
+    const servers = await connect('stdio', 'long-instructions', { maxSchemaBytes: 5000 });
+    const tools = createMcpTools({ servers });
+    expect(tools[0]?.namespaceDescription).toBe(`${'i'.repeat(4000)}…`);
+    // 4,003 bytes of description leave room in 5,000 for the first tools only.
+    expect(tools.length).toBeGreaterThan(0);
+    expect(tools.length).toBeLessThan(9);
+    expect(servers.skippedTools().at(-1)?.reason).toContain("MCP server 'hostile''s maxSchemaBytes of 5000");
+  });
+
   it('stops a server whose oversized message answers no request, naming the limit', async () => {
     const servers = await connect('stdio', 'none');
     const measured = await measureAttack(() =>

@@ -52,6 +52,18 @@ export type McpServerStatus = 'connected' | 'unavailable' | 'closed';
 
 const STDERR_TAIL = 2000;
 
+/** The most characters of a server's own instructions used as its namespace description. */
+const MAX_SERVER_DESCRIPTION_CHARACTERS = 4000;
+
+// A server's instructions go into every request as its namespace's description, so they are cut
+// (and counted toward `maxSchemaBytes` with the tools).
+function serverDescription(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  return text.length <= MAX_SERVER_DESCRIPTION_CHARACTERS
+    ? text
+    : `${text.slice(0, MAX_SERVER_DESCRIPTION_CHARACTERS)}…`;
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -156,7 +168,8 @@ export class McpServerConnection {
       this.state = 'connected';
       const instructions = client.getInstructions()?.trim();
       const ownDescription = client.getServerVersion()?.description?.trim();
-      this.namespaceDescription = this.config.description ?? (instructions || ownDescription || undefined);
+      this.namespaceDescription =
+        this.config.description ?? serverDescription(instructions || ownDescription);
       await this.refreshTools(timeout);
     } catch (error) {
       this.client = undefined;
@@ -358,6 +371,8 @@ export class McpServerConnection {
         maxToolListPages: this.config.maxToolListPages,
         maxTools: this.config.maxTools,
         maxSchemaBytes: this.config.maxSchemaBytes,
+        // The namespace description goes out with the tools in every request: it counts first.
+        reservedBytes: Buffer.byteLength(this.namespaceDescription ?? ''),
         pageOnWire: {
           startPage: () => this.pageOnWire.clear(),
           get: (name) => this.pageOnWire.get(name),

@@ -15,6 +15,8 @@ export interface ReadToolListOptions {
   maxTools: number;
   /** Most bytes of definitions kept, in list order. */
   maxSchemaBytes: number;
+  /** Bytes of `maxSchemaBytes` already taken (the namespace description). Default 0. */
+  reservedBytes?: number;
   /**
    * The tools of the page just read as they arrived on the wire, by name (the SDK's parse reorders
    * keys); `startPage` is called before each page is asked for, so that only one page is held.
@@ -63,7 +65,7 @@ export async function readToolList(options: ReadToolListOptions): Promise<ToolLi
   const tools: ListedTool[] = [];
   const skipped: McpSkippedTool[] = [];
   let read = 0;
-  let bytes = 0;
+  let bytes = options.reservedBytes ?? 0;
   let cursor: string | undefined;
   for (let page = 1; ; page += 1) {
     if (page > maxToolListPages) {

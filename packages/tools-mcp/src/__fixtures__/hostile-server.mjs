@@ -3,7 +3,7 @@
 // parts, progress without a result. `hostile-stdio.mjs` and `hostile-http.mjs` serve it.
 //
 // The listing attack is chosen by HOSTILE_ATTACK: `none`, `endless-pages`, `slow-pages`, `many-tools`,
-// `huge-schema`, `costly-schema`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
+// `huge-schema`, `costly-schema`, `long-instructions`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
 // one event without end). Call attacks are tools, always listed: `huge_result`, `endless_message`,
 // `huge_notification`, `image`, `many_parts`, `progress_storm`, `progress_forever`; `add` and
 // `stats` are ordinary.
@@ -220,6 +220,8 @@ export function createHostileServer({ write, openStream, notify }) {
           protocolVersion: message.params.protocolVersion,
           capabilities: { tools: { listChanged: true } },
           serverInfo: { name: 'hostile', version: '1.0.0' },
+          // `long-instructions`: 1 MB of instructions, which would go into every model request.
+          ...(attack === 'long-instructions' ? { instructions: 'i'.repeat(1_000_000) } : {}),
         });
       case 'tools/list':
         // `slow-pages`: every page takes 100 ms, and there is always a next one.
