@@ -10,6 +10,12 @@ export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/ar
 export { type AjvErrorLike, issueFromAjvError } from './arguments/issue-from-ajv-error';
 export { escapePointerSegment, toJSONPointer } from './arguments/json-pointer';
 export {
+  type PrecompileJSONSchemasOptions,
+  type PrecompileOutcome,
+  type PrecompileRefusal,
+  precompileJSONSchemas,
+} from './arguments/precompile-json-schemas';
+export {
   type ValidateToolArgumentsOptions,
   type ValidateToolArgumentsResult,
   validateToolArguments,
@@ -38,8 +44,10 @@ export {
 } from './events/agent-event';
 export {
   type CappedToolResult,
+  type CapToolResultOptions,
   capToolResult,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES,
   type ToolResultCut,
 } from './loop/cap-tool-result';
 export type {

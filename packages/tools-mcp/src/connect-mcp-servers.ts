@@ -31,8 +31,10 @@ export interface McpServers {
    */
   tools(): AnyWorkerAgentTool[];
   /**
-   * The servers' tools left out because core refused their definition (a schema it cannot compile
-   * for validation, say); the other tools of the server are kept. Log these at start-up.
+   * The servers' tools left out: core refused their definition (a schema it cannot compile for
+   * validation, say), the server runs them only as tasks, or a limit left them out (`over-budget`:
+   * `maxTools`, `maxSchemaBytes`, `maxToolListPages`, a schema too costly to compile). The other
+   * tools of the server are kept. Log these at start-up.
    */
   skippedTools(): McpSkippedTool[];
   /** Where a server stands: `connected`, `unavailable` (it died and was not restarted) or `closed`. */

@@ -22,6 +22,12 @@ describe('configuration errors', () => {
     ['servers.calc.deferLoading', { calc: { command: 'node', deferLoading: 'yes' } }, ''],
     ['servers.calc.callTimeoutMs', { calc: { command: 'node', callTimeoutMs: 0 } }, ''],
     ['servers.calc.strict', { calc: { command: 'node', strict: true } }, "must be 'auto'"],
+    ['servers.calc.callDeadlineMs', { calc: { command: 'node', callDeadlineMs: -1 } }, ''],
+    ['servers.calc.maxMessageBytes', { calc: { command: 'node', maxMessageBytes: 10 } }, '>=1024'],
+    ['servers.calc.maxTools', { calc: { command: 'node', maxTools: 1.5 } }, ''],
+    ['servers.calc.maxToolListPages', { calc: { command: 'node', maxToolListPages: 0 } }, ''],
+    ['servers.calc.maxSchemaBytes', { calc: { command: 'node', maxSchemaBytes: '1MB' } }, ''],
+    ['servers.docs.maxResultBytes', { docs: { url: 'https://e.com/mcp', maxResultBytes: 2 ** 40 } }, ''],
     ['servers.docs.url', { docs: { url: 'ftp://example.com/mcp' } }, 'http: or https:'],
     ['servers.docs.url', { docs: { url: 'not a url' } }, ''],
     [
@@ -49,6 +55,12 @@ describe('configuration errors', () => {
       args: ['calc.mjs'],
       startupTimeoutMs: 30_000,
       callTimeoutMs: 60_000,
+      callDeadlineMs: 300_000,
+      maxMessageBytes: 4 * 1024 * 1024,
+      maxToolListPages: 32,
+      maxTools: 512,
+      maxSchemaBytes: 256 * 1024,
+      maxResultBytes: 2 * 1024 * 1024,
     });
     expect(resolved.get('docs')).toMatchObject({ kind: 'http', deferLoading: true, callTimeoutMs: 5000 });
   });

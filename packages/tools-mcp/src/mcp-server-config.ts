@@ -17,8 +17,33 @@ export interface McpServerCommonConfig {
   description?: string;
   /** How long each of the start-up handshake and the first tool listing may take, in ms. Default 30000. */
   startupTimeoutMs?: number;
-  /** How long one tool call may take before it fails as timed out, in ms. Default 60000. */
+  /** How long one tool call may go without a result or progress before it fails as timed out, in ms. Default 60000. */
   callTimeoutMs?: number;
+  /**
+   * How long one tool call may take in all, in ms, whatever progress it reports: then it is cancelled
+   * and fails as timed out. Default 300000 (5 minutes).
+   */
+  callDeadlineMs?: number;
+  /**
+   * Most bytes of one message from the server: a stdio line, an HTTP response body, one server-sent
+   * event. A larger one is refused as it arrives (never held whole). Default 4 MiB.
+   */
+  maxMessageBytes?: number;
+  /** Most pages one `tools/list` may take; the tools of the pages read are kept. Default 32. */
+  maxToolListPages?: number;
+  /** Most tools taken from the server; later ones are left out. Default 512. */
+  maxTools?: number;
+  /**
+   * Most bytes of tool definitions (names, descriptions, schemas, as received) taken from the server,
+   * in list order; a tool that would pass it is left out. Default 256 KiB.
+   */
+  maxSchemaBytes?: number;
+  /**
+   * Most bytes one call's result may reach the model with beyond its text (which core cuts to its
+   * own limit): images as the data URLs the model receives and every content part's envelope. A
+   * larger result becomes an error result. Default 2 MiB.
+   */
+  maxResultBytes?: number;
 }
 
 /** A server the worker starts as a child process and talks to over stdin/stdout. */
@@ -44,18 +69,58 @@ export interface McpHttpServerConfig extends McpServerCommonConfig {
 /** One MCP server: `command` for stdio, `url` for streamable HTTP. */
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
+/** The limits every server has once defaults are filled in. */
+export type McpServerLimits = Required<
+  Pick<
+    McpServerCommonConfig,
+    | 'startupTimeoutMs'
+    | 'callTimeoutMs'
+    | 'callDeadlineMs'
+    | 'maxMessageBytes'
+    | 'maxToolListPages'
+    | 'maxTools'
+    | 'maxSchemaBytes'
+    | 'maxResultBytes'
+  >
+>;
+
+/** The defaults of every server's limits (see `McpServerCommonConfig`). */
+export const DEFAULT_MCP_SERVER_LIMITS: Readonly<McpServerLimits> = Object.freeze({
+  startupTimeoutMs: 30_000,
+  callTimeoutMs: 60_000,
+  callDeadlineMs: 300_000,
+  maxMessageBytes: 4 * 1024 * 1024,
+  maxToolListPages: 32,
+  maxTools: 512,
+  maxSchemaBytes: 256 * 1024,
+  maxResultBytes: 2 * 1024 * 1024,
+});
+
 /** A checked server configuration with its defaults filled in. */
 export type ResolvedMcpServerConfig =
-  | (McpStdioServerConfig & { kind: 'stdio'; startupTimeoutMs: number; callTimeoutMs: number })
-  | (McpHttpServerConfig & { kind: 'http'; startupTimeoutMs: number; callTimeoutMs: number });
+  | (McpStdioServerConfig & McpServerLimits & { kind: 'stdio' })
+  | (McpHttpServerConfig & McpServerLimits & { kind: 'http' });
 
 const timeout = z.number().int().positive().max(2_147_483_647);
+// A message must hold at least a small JSON-RPC answer; 1 GiB is past anything a worker should hold.
+const bytes = z
+  .number()
+  .int()
+  .min(1024)
+  .max(1024 * 1024 * 1024);
+const count = z.number().int().positive().max(1_000_000);
 const common = {
   deferLoading: z.boolean().optional(),
   strict: z.literal('auto', { error: "must be 'auto' (or left out: schemas sent unchanged)" }).optional(),
   description: z.string().trim().min(1).optional(),
   startupTimeoutMs: timeout.optional(),
   callTimeoutMs: timeout.optional(),
+  callDeadlineMs: timeout.optional(),
+  maxMessageBytes: bytes.optional(),
+  maxToolListPages: count.optional(),
+  maxTools: count.optional(),
+  maxSchemaBytes: bytes.optional(),
+  maxResultBytes: bytes.optional(),
 };
 const stdioSchema = z.strictObject({
   ...common,
@@ -82,7 +147,8 @@ function fieldPath(base: string, path: readonly PropertyKey[]): string {
  *
  * Contract: throws `McpConfigurationError` naming the field (`servers.<name>.<field>`) for a server
  * name that is not a valid namespace (`^[a-zA-Z0-9_-]{1,64}$`), a server with both or neither of
- * `command` and `url`, a wrong type, an unknown field or a non-positive timeout.
+ * `command` and `url`, a wrong type, an unknown field, a non-positive timeout or count, or a byte
+ * budget under 1024 or over 1 GiB.
  */
 export function resolveMcpServersConfig(servers: unknown): Map<string, ResolvedMcpServerConfig> {
   if (!isPlainObject(servers)) {
@@ -123,7 +189,7 @@ export function resolveMcpServersConfig(servers: unknown): Map<string, ResolvedM
           issue?.code === 'unrecognized_keys' ? 'is not a known option' : (issue?.message ?? 'is invalid'),
       });
     }
-    const defaults = { startupTimeoutMs: 30_000, callTimeoutMs: 60_000 };
+    const defaults = { ...DEFAULT_MCP_SERVER_LIMITS };
     resolved.set(
       name,
       'command' in parsed.data

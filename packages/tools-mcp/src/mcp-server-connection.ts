@@ -1,40 +1,45 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   type JSONRPCMessage,
   McpError,
-  type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
   type AgentToolResult,
   type AnyWorkerAgentTool,
   isPlainObject,
-  type JSONSchemaObject,
-  ToolDefinitionError,
   type ToolExecutionContext,
 } from '@switchyard/core';
+import { defineServerTools } from './define-server-tools';
 import { McpConnectionError } from './errors/mcp-connection-error';
+import { McpLimitError } from './errors/mcp-limit-error';
 import type { ResolvedMcpServerConfig } from './mcp-server-config';
-import { toWorkerToolName } from './mcp-tool-name';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
-import { createMcpWorkerTool } from './mcp-worker-tool';
+import { createProgressReporter } from './progress-reporter';
+import { readToolList } from './read-tool-list';
+import { createServerTransport } from './transport/create-server-transport';
+import { limitErrorOf } from './transport/refused-response';
 
 /**
  * Why an MCP tool was left out: `invalid-definition` when core refused its definition (a schema its
  * validator cannot compile, ...), `task-required` when the server allows it to run only as an MCP
- * task (`execution.taskSupport: "required"`), which this client does not do.
+ * task (`execution.taskSupport: "required"`), which this client does not do, `over-budget` when it
+ * would take the server past `maxTools` or `maxSchemaBytes`, was on a page past `maxToolListPages`,
+ * or its input schema is too costly to compile for validation (over 2 s, 1 MiB of code or 256
+ * nested blocks: see core's `precompileJSONSchemas`).
  */
-export type McpSkippedToolKind = 'invalid-definition' | 'task-required';
+export type McpSkippedToolKind = 'invalid-definition' | 'task-required' | 'over-budget';
 
 /** An MCP tool left out of the worker's tools, so the model is never offered a tool it cannot call. */
 export interface McpSkippedTool {
   /** The configured server name. */
   server: string;
-  /** The tool's name on the server. */
+  /**
+   * The tool's name on the server (cut at 128 characters); `*` for the tools of pages past
+   * `maxToolListPages`, which were never read.
+   */
   tool: string;
   /** Why, as a class. */
   kind: McpSkippedToolKind;
@@ -46,6 +51,18 @@ export interface McpSkippedTool {
 export type McpServerStatus = 'connected' | 'unavailable' | 'closed';
 
 const STDERR_TAIL = 2000;
+
+/** The most characters of a server's own instructions used as its namespace description. */
+const MAX_SERVER_DESCRIPTION_CHARACTERS = 4000;
+
+// A server's instructions go into every request as its namespace's description, so they are cut
+// (and counted toward `maxSchemaBytes` with the tools).
+function serverDescription(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  return text.length <= MAX_SERVER_DESCRIPTION_CHARACTERS
+    ? text
+    : `${text.slice(0, MAX_SERVER_DESCRIPTION_CHARACTERS)}…`;
+}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -70,11 +87,16 @@ export class McpServerConnection {
   private downReason = 'it is not connected';
   private reconnectsLeft = 1;
   private reconnecting: Promise<void> | undefined;
-  private refreshing: Promise<void> = Promise.resolve();
+  // At most one listing runs and one waits: notifications that come meanwhile share the waiting one.
+  private listing: Promise<void> | undefined;
+  private nextListing: Promise<void> | undefined;
+  // The limit that made the transport stop the server, for the reason its calls report.
+  private limitFailure: McpLimitError | undefined;
   private stderrTail = '';
   private namespaceDescription: string | undefined;
-  // Tool schemas as they arrived on the wire: the SDK's own parse reorders keys.
-  private readonly rawTools = new Map<string, Record<string, unknown>>();
+  // The tools of the tools/list page being read, as they arrived on the wire: the SDK's own parse
+  // reorders keys. Only one page is held (the listing clears it before and after each page).
+  private readonly pageOnWire = new Map<string, Record<string, unknown>>();
   private toolCache = new Map<string, AnyWorkerAgentTool>();
   // One controller per running call, aborted when the server is found dead.
   private readonly inflight = new Set<AbortController>();
@@ -128,7 +150,11 @@ export class McpServerConnection {
     transport.onmessage = (message) => this.capture(message);
     const client = new Client(this.clientInfo, { capabilities: {} });
     client.onclose = () => this.closed(generation);
-    client.onerror = () => this.transportError(generation);
+    client.onerror = (error) => {
+      // A stdio transport reports the limit that made it stop the server just before it closes.
+      if (McpLimitError.isInstance(error) && this.config.kind === 'stdio') this.limitFailure = error;
+      this.transportError(generation);
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation === this.generation && this.state === 'connected') {
         this.refreshTools().catch(() => {});
@@ -142,7 +168,8 @@ export class McpServerConnection {
       this.state = 'connected';
       const instructions = client.getInstructions()?.trim();
       const ownDescription = client.getServerVersion()?.description?.trim();
-      this.namespaceDescription = this.config.description ?? (instructions || ownDescription || undefined);
+      this.namespaceDescription =
+        this.config.description ?? serverDescription(instructions || ownDescription);
       await this.refreshTools(timeout);
     } catch (error) {
       this.client = undefined;
@@ -161,10 +188,27 @@ export class McpServerConnection {
     }
   }
 
-  /** Re-reads the tool list; tool objects whose definition did not change are kept. */
+  /**
+   * Re-reads the tool list; tool objects whose definition did not change are kept. While a listing
+   * runs, every request for another shares one listing that starts when it ends: a server that sends
+   * `list_changed` without pause costs one listing at a time, never a queue of them.
+   */
   refreshTools(timeout?: number): Promise<void> {
-    const next = this.refreshing.then(() => this.listTools(timeout));
-    this.refreshing = next.catch(() => {});
+    if (this.nextListing !== undefined) return this.nextListing;
+    if (this.listing === undefined) {
+      const listing = this.listTools(timeout).finally(() => {
+        if (this.listing === listing) this.listing = undefined;
+      });
+      this.listing = listing;
+      return listing;
+    }
+    const next = this.listing
+      .catch(() => {})
+      .then(() => {
+        this.nextListing = undefined;
+        return this.refreshTools(timeout);
+      });
+    this.nextListing = next;
     return next;
   }
 
@@ -193,6 +237,12 @@ export class McpServerConnection {
     const forwardAbort = () => call.abort(context.signal.reason);
     context.signal.addEventListener('abort', forwardAbort, { once: true });
     this.inflight.add(call);
+    // The call's total limit, whatever progress it reports: a timer the call holds until it ends.
+    let pastDeadline = false;
+    const deadline = setTimeout(() => {
+      pastDeadline = true;
+      call.abort(new Error(`the call passed its callDeadlineMs of ${this.config.callDeadlineMs}`));
+    }, this.config.callDeadlineMs);
     try {
       const meta = this.metaForCall();
       const request = { name: mcpName, arguments: params, ...(meta === undefined ? {} : { _meta: meta }) };
@@ -200,16 +250,26 @@ export class McpServerConnection {
         signal: call.signal,
         timeout: this.config.callTimeoutMs,
         resetTimeoutOnProgress: true,
-        onprogress: ({ progress, total, message }) =>
-          context.reportProgress({
-            completed: progress,
-            ...(total === undefined ? {} : { total }),
-            ...(message === undefined ? {} : { message }),
-          }),
+        onprogress: createProgressReporter(context),
       });
-      return toAgentToolResult(result, details);
+      return toAgentToolResult(result, details, { maxResultBytes: this.config.maxResultBytes });
     } catch (error) {
       if (context.signal.aborted) return this.cancelled(label, details, context.signal);
+      if (pastDeadline) {
+        return {
+          isError: true,
+          content: `The call to ${label} did not finish within MCP server '${this.name}''s callDeadlineMs of ${this.config.callDeadlineMs} ms, whatever progress it reported; it was cancelled.`,
+          details: { ...details, failure: 'timeout' },
+        };
+      }
+      const limit = limitErrorOf(error, this.name);
+      if (limit !== undefined && this.client === client) {
+        return {
+          isError: true,
+          content: `The call to ${label} failed: ${limit.message}. The server's other tools are unaffected; ask it for less (a narrower query, a page, a smaller size) if the tool allows.`,
+          details: { ...details, failure: 'over-budget' },
+        };
+      }
       if (this.state === 'closed') {
         return {
           isError: true,
@@ -247,6 +307,7 @@ export class McpServerConnection {
         details: { ...details, failure: 'protocol-error' },
       };
     } finally {
+      clearTimeout(deadline);
       this.inflight.delete(call);
       context.signal.removeEventListener('abort', forwardAbort);
     }
@@ -286,79 +347,65 @@ export class McpServerConnection {
     return this.state === 'connected' ? this.client : undefined;
   }
 
+  // The whole listing (every page and every definition) has one deadline: a timer it holds.
   private async listTools(timeout: number | undefined): Promise<void> {
     const client = this.client;
     if (!client) return;
-    const listed: Tool[] = [];
     // A server may offer only resources or prompts: it has no tools, and no tools/list to ask.
-    const hasTools = client.getServerCapabilities()?.tools !== undefined;
-    let cursor: string | undefined;
-    while (hasTools) {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        ...(timeout === undefined ? {} : { timeout }),
+    if (client.getServerCapabilities()?.tools === undefined) return;
+    const limitMs = timeout ?? this.config.startupTimeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort(
+        new McpLimitError({
+          server: this.name,
+          limit: 'startupTimeoutMs',
+          message: `no complete tool list within ${limitMs} ms (startupTimeoutMs)`,
+        }),
+      );
+    }, limitMs);
+    try {
+      const { tools: listed, skipped: leftOut } = await readToolList({
+        client,
+        server: this.name,
+        maxToolListPages: this.config.maxToolListPages,
+        maxTools: this.config.maxTools,
+        maxSchemaBytes: this.config.maxSchemaBytes,
+        // The namespace description goes out with the tools in every request: it counts first.
+        reservedBytes: Buffer.byteLength(this.namespaceDescription ?? ''),
+        pageOnWire: {
+          startPage: () => this.pageOnWire.clear(),
+          get: (name) => this.pageOnWire.get(name),
+        },
+        signal: deadline.signal,
+        pageTimeoutMs: limitMs,
       });
-      listed.push(...page.tools);
-      cursor = page.nextCursor;
-      if (cursor === undefined) break;
-    }
-    if (client !== this.client) return;
-
-    const taken = new Set<string>();
-    const cache = new Map<string, AnyWorkerAgentTool>();
-    const tools: AnyWorkerAgentTool[] = [];
-    const skipped: McpSkippedTool[] = [];
-    for (const tool of listed) {
-      const name = toWorkerToolName(tool.name, taken);
-      taken.add(name);
-      if (tool.execution?.taskSupport === 'required') {
-        // The SDK refuses a plain tools/call to such a tool (-32600) and its task API is experimental:
-        // offering the tool would only teach the model a call that always fails.
-        skipped.push({
-          server: this.name,
-          tool: tool.name,
-          kind: 'task-required',
-          reason: `Tool '${tool.name}' runs only as an MCP task (execution.taskSupport: "required"), which this client does not support; a plain call would always fail.`,
-        });
-        continue;
-      }
-      const raw = this.rawTools.get(tool.name);
-      const inputSchema =
-        isPlainObject(raw?.inputSchema) && raw.inputSchema.type === 'object'
-          ? (raw.inputSchema as JSONSchemaObject)
-          : (tool.inputSchema as JSONSchemaObject);
-      const key = JSON.stringify([name, this.namespaceDescription ?? null, raw ?? tool]);
-      let worker = this.toolCache.get(key);
-      try {
-        worker ??= createMcpWorkerTool({
-          server: this.name,
-          name,
-          tool,
-          inputSchema,
+      if (client !== this.client) return;
+      const defined = await defineServerTools({
+        server: this.name,
+        listed,
+        previous: this.toolCache,
+        shared: {
           namespaceDescription: this.namespaceDescription,
           deferLoading: this.config.deferLoading === true,
           ...(this.config.strict === 'auto' ? { strict: 'auto' as const } : {}),
           call: (mcpName, params, context) => this.call(mcpName, params, context),
-        });
-      } catch (error) {
-        // One tool whose schema core cannot compile (an unresolvable $ref, ...) must not take
-        // the server's other tools down with it.
-        if (!ToolDefinitionError.isInstance(error)) throw error;
-        skipped.push({
-          server: this.name,
-          tool: tool.name,
-          kind: 'invalid-definition',
-          reason: error.message,
-        });
-        continue;
+        },
+        isCurrent: () => client === this.client && !deadline.signal.aborted,
+        signal: deadline.signal,
+      });
+      if (defined === undefined) {
+        if (deadline.signal.aborted) throw deadline.signal.reason;
+        return;
       }
-      cache.set(key, worker);
-      tools.push(worker);
-    }
-    this.toolCache = cache;
-    this.tools = tools;
-    this.skipped = skipped;
-    for (const name of this.rawTools.keys()) {
-      if (!listed.some((tool) => tool.name === name)) this.rawTools.delete(name);
+      this.toolCache = defined.byDefinition;
+      this.tools = defined.tools;
+      this.skipped = [...leftOut, ...defined.skipped];
+    } catch (error) {
+      // The deadline's reason names the limit; the SDK reports it only as a timed-out request.
+      throw deadline.signal.aborted ? deadline.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -367,13 +414,16 @@ export class McpServerConnection {
     const { tools } = message.result;
     if (!Array.isArray(tools)) return;
     for (const tool of tools) {
-      if (isPlainObject(tool) && typeof tool.name === 'string') this.rawTools.set(tool.name, tool);
+      if (isPlainObject(tool) && typeof tool.name === 'string') this.pageOnWire.set(tool.name, tool);
     }
   }
 
   private closed(generation: number): void {
     if (generation !== this.generation || this.state !== 'connected') return;
-    this.lose(this.config.kind === 'stdio' ? 'its process exited' : 'its connection closed');
+    const limit = this.limitFailure;
+    this.limitFailure = undefined;
+    if (limit !== undefined) this.lose(limit.message);
+    else this.lose(this.config.kind === 'stdio' ? 'its process exited' : 'its connection closed');
   }
 
   private lose(reason: string): void {
@@ -410,24 +460,11 @@ export class McpServerConnection {
   }
 
   private createTransport(): Transport {
-    const { config } = this;
-    if (config.kind === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: { ...config.headers } },
-      });
-    }
-    const transport = new StdioClientTransport({
-      command: config.command,
-      ...(config.args === undefined ? {} : { args: config.args }),
-      ...(config.env === undefined ? {} : { env: config.env }),
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      stderr: 'pipe',
-    });
+    this.limitFailure = undefined;
     this.stderrTail = '';
-    transport.stderr?.on('data', (chunk: Buffer | string) => {
-      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+    return createServerTransport(this.name, this.config, (chunk) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
     });
-    return transport;
   }
 
   private startFailure(error: unknown): string {

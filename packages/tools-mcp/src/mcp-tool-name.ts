@@ -17,3 +17,8 @@ export function toWorkerToolName(mcpName: string, taken: ReadonlySet<string>): s
   }
   return name;
 }
+
+/** An MCP tool name as messages and logs show it: a name past 128 characters is cut, with `…`. */
+export function shownToolName(mcpName: string): string {
+  return mcpName.length > 128 ? `${mcpName.slice(0, 128)}…` : mcpName;
+}

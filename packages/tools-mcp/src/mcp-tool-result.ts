@@ -17,7 +17,34 @@ export interface McpToolCallDetails {
     | 'timeout'
     | 'cancelled'
     | 'server-exited'
-    | 'server-unavailable';
+    | 'server-unavailable'
+    | 'over-budget';
+}
+
+/** What `toAgentToolResult` enforces. */
+export interface McpResultLimits {
+  /** Most bytes beyond text (images as data URLs, each part's envelope) the model may receive. */
+  maxResultBytes: number;
+}
+
+// Each part as the Responses request carries it, without its payload (and the comma between parts).
+const TEXT_ENVELOPE_BYTES = JSON.stringify({ type: 'input_text', text: '' }).length + 1;
+const IMAGE_ENVELOPE_BYTES =
+  JSON.stringify({ type: 'input_image', image_url: 'data:;base64,', detail: 'auto' }).length + 1;
+
+/**
+ * The bytes a result's parts reach the model with beyond their text (which core cuts to its own
+ * limit): each image as its data URL, and every part's envelope. Linear, no copy of the data.
+ */
+export function bytesBeyondText(parts: readonly ToolResultContentPart[]): number {
+  let bytes = 0;
+  for (const part of parts) {
+    bytes +=
+      part.type === 'text'
+        ? TEXT_ENVELOPE_BYTES
+        : IMAGE_ENVELOPE_BYTES + part.mimeType.length + part.data.length;
+  }
+  return bytes;
 }
 
 /** What `client.callTool` resolves to, loosely: current results have `content`, legacy ones `toolResult`. */
@@ -99,10 +126,15 @@ function contentPart(block: ContentBlock): ToolResultContentPart {
  * image; images of other types (SVG, BMP, ...), other binary content and audio become a short
  * placeholder naming the type and the exact decoded size; a resource link becomes a line naming it. A result with no
  * content but `structuredContent` shows that as JSON. `isError` carries over.
+ *
+ * Contract: a result whose parts would reach the model with more than `limits.maxResultBytes` beyond
+ * their text (`bytesBeyondText`) becomes an `isError` result naming the server and the limit, with
+ * `failure: 'over-budget'`; its text is left to core's cap.
  */
 export function toAgentToolResult(
   result: McpCallResult,
   details: McpToolCallDetails,
+  limits: McpResultLimits,
 ): AgentToolResult<McpToolCallDetails> {
   const isError = result.isError === true;
   const fullDetails: McpToolCallDetails = {
@@ -112,7 +144,17 @@ export function toAgentToolResult(
   };
   let content: string | ToolResultContentPart[];
   if (Array.isArray(result.content) && result.content.length > 0) {
-    content = (result.content as ContentBlock[]).map(contentPart);
+    const parts = (result.content as ContentBlock[]).map(contentPart);
+    const beyondText = bytesBeyondText(parts);
+    if (beyondText > limits.maxResultBytes) {
+      const images = parts.filter((part) => part.type === 'image').length;
+      return {
+        isError: true,
+        content: `The result of ${details.server}.${details.tool} would reach the model with ${beyondText} bytes beyond its text (${images} ${images === 1 ? 'image' : 'images'} and ${parts.length} content parts), over MCP server '${details.server}''s maxResultBytes of ${limits.maxResultBytes}; it was not passed on. Ask the tool for less (fewer or smaller images, fewer parts) if it allows.`,
+        details: { ...fullDetails, failure: 'over-budget' },
+      };
+    }
+    content = parts;
   } else if (result.structuredContent !== undefined) {
     content = JSON.stringify(result.structuredContent);
   } else if (result.toolResult !== undefined) {

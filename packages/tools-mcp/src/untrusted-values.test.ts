@@ -88,16 +88,17 @@ describe('a 3 MB MCP result', () => {
       expect(Buffer.byteLength(text, 'utf8')).toBeLessThanOrEqual(65_536);
       expect(text.startsWith('BEGINxxx')).toBe(true);
       expect(text.endsWith('xxxEND')).toBe(true);
-      expect(text).toMatch(/bytes cut from the middle of this result: it had 3000000 bytes/);
+      // Counted as the model receives it: the text and its part's 32-byte envelope.
+      expect(text).toMatch(/bytes cut from the middle of this result: it had 3000032 bytes/);
       const end = events.find((event) => event.type === 'tool-call-end');
       expect(end?.type === 'tool-call-end' && end.resultCut).toMatchObject({
-        originalBytes: 3_000_000,
+        originalBytes: 3_000_032,
         limitBytes: 65_536,
       });
       expect(end?.type === 'tool-call-end' && end.result.details).toMatchObject({
         server: 'calc',
         tool: 'big',
-        resultCut: { originalBytes: 3_000_000 },
+        resultCut: { originalBytes: 3_000_032 },
       });
     });
   });

@@ -104,12 +104,21 @@ const scheduleSchema = z.strictObject({
 
 const workflowSchema = z.strictObject({});
 
+const mcpBytes = z.number().int().min(1024).max(1_073_741_824);
+const mcpCount = z.number().int().positive().max(1_000_000);
 const mcpCommon = {
   deferLoading: z.boolean().optional(),
   strict: z.literal('auto', { error: "must be 'auto' (or left out: schemas sent unchanged)" }).optional(),
   description: z.string().trim().min(1).optional(),
   startupTimeoutMs: milliseconds.optional(),
   callTimeoutMs: milliseconds.optional(),
+  // Each server's limits on what it may send (defaults and meaning: tools-mcp's README).
+  callDeadlineMs: milliseconds.optional(),
+  maxMessageBytes: mcpBytes.optional(),
+  maxToolListPages: mcpCount.optional(),
+  maxTools: mcpCount.optional(),
+  maxSchemaBytes: mcpBytes.optional(),
+  maxResultBytes: mcpBytes.optional(),
 };
 const mcpServerSchema = z.union(
   [

@@ -67,6 +67,16 @@ describe('configuration errors name the field', () => {
       /namespace/,
     ],
     [
+      { categories: { mcp: { servers: { calc: { command: 'node', maxMessageBytes: 100 } } } } },
+      'categories.mcp.servers.calc.maxMessageBytes',
+      /1024/,
+    ],
+    [
+      { categories: { mcp: { servers: { docs: { url: 'http://x', callDeadlineMs: 0 } } } } },
+      'categories.mcp.servers.docs.callDeadlineMs',
+      /0/,
+    ],
+    [
       { categories: { schedule: { defaultTimeZone: 'Mars/Base' } } },
       'categories.schedule.defaultTimeZone',
       /IANA/,
@@ -296,6 +306,22 @@ describe('defaults and environment overrides', () => {
     const fetch = { timeoutMs: 15_000, conversionTimeoutMs: 4_000, maxBodyBytes: 10 * 1024 * 1024 };
     const config = parseConfig({ categories: { web: { fetch } } }, { env: {}, baseDir: '/srv/worker' });
     expect(config.categories.web?.fetch).toEqual(fetch);
+  });
+
+  it("passes an MCP server's limits through to tools-mcp", () => {
+    const limits = {
+      callDeadlineMs: 120_000,
+      maxMessageBytes: 1024 * 1024,
+      maxToolListPages: 4,
+      maxTools: 50,
+      maxSchemaBytes: 64 * 1024,
+      maxResultBytes: 512 * 1024,
+    };
+    const config = parseConfig(
+      { categories: { mcp: { servers: { docs: { url: 'https://docs.example.com/mcp', ...limits } } } } },
+      { env: {}, baseDir: '/srv/worker' },
+    );
+    expect(config.categories.mcp?.servers.docs).toEqual({ url: 'https://docs.example.com/mcp', ...limits });
   });
 
   it("sandboxes commands by default ('auto', network 'none'); takes a mode alone or the whole object", () => {

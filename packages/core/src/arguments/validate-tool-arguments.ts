@@ -59,25 +59,41 @@ const compiledSchemas = new WeakMap<object, ValidateFunction>();
 type AjvInstance = InstanceType<typeof Ajv>;
 const ajvInstances = new Map<string, AjvInstance>();
 
-function ajvFor(schema: JSONSchemaObject): AjvInstance {
+/** The JSON Schema dialect of an external schema, by its `$schema` (draft-07 when it names none). */
+export function jsonSchemaDraft(schema: JSONSchemaObject): '2020-12' | '2019-09' | 'draft-07' {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const draft = dialect.includes('2020-12')
-    ? '2020-12'
-    : dialect.includes('2019-09')
-      ? '2019-09'
-      : 'draft-07';
+  return dialect.includes('2020-12') ? '2020-12' : dialect.includes('2019-09') ? '2019-09' : 'draft-07';
+}
+
+/**
+ * Ajv's options for external schemas (here and in the thread that compiles them off the event loop).
+ * MCP servers send schemas written for other validators: unknown keywords and formats are ignored
+ * rather than refused, and `$id`s are not registered (two tools may share one).
+ */
+export const EXTERNAL_SCHEMA_AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateFormats: false,
+  validateSchema: false,
+  addUsedSchema: false,
+  logger: false as const,
+};
+
+/** Internal: a validator compiled elsewhere (off the event loop) for `schema`, used from now on. */
+export function registerCompiledJSONSchema(schema: JSONSchemaObject, validate: ValidateFunction): void {
+  compiledSchemas.set(schema, validate);
+}
+
+/** Internal: whether `schema` already has its validator. */
+export function hasCompiledJSONSchema(schema: JSONSchemaObject): boolean {
+  return compiledSchemas.has(schema);
+}
+
+function ajvFor(schema: JSONSchemaObject): AjvInstance {
+  const draft = jsonSchemaDraft(schema);
   let instance = ajvInstances.get(draft);
   if (instance === undefined) {
-    const options = {
-      // MCP servers send schemas written for other validators: unknown keywords and formats are
-      // ignored rather than refused, and `$id`s are not registered (two tools may share one).
-      strict: false,
-      allErrors: true,
-      validateFormats: false,
-      validateSchema: false,
-      addUsedSchema: false,
-      logger: false as const,
-    };
+    const options = EXTERNAL_SCHEMA_AJV_OPTIONS;
     instance =
       draft === '2020-12'
         ? new Ajv2020(options)

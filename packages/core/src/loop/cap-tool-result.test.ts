@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ToolResultContentPart } from '../tool/worker-agent-tool';
-import { capToolResult, DEFAULT_MAX_TOOL_RESULT_BYTES } from './cap-tool-result';
+import {
+  capToolResult,
+  DEFAULT_MAX_TOOL_RESULT_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES,
+} from './cap-tool-result';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const NOTE =
@@ -23,7 +27,8 @@ describe('capToolResult: strings', () => {
     const result = { content: 'x'.repeat(1000), details: { a: 1 } };
     expect(capToolResult(result, 1000).result).toBe(result);
     expect(capToolResult(result, 1000).cut).toBeUndefined();
-    const parts = { content: [{ type: 'text' as const, text: 'é'.repeat(500) }] };
+    // A text part costs its text and a 32-byte envelope.
+    const parts = { content: [{ type: 'text' as const, text: 'é'.repeat(484) }] };
     expect(capToolResult(parts, 1000).result).toBe(parts);
   });
 
@@ -107,10 +112,11 @@ describe('capToolResult: text and image parts', () => {
     expect(text.endsWith('ccc last')).toBe(true);
     expect(text).toMatch(NOTE);
     expect(content.filter((part) => part.type === 'image').map((part) => part.data)).toEqual(['one', 'two']);
-    expect(cut?.originalBytes).toBe(150_011);
+    // The text and each of the three text parts' 32-byte envelope.
+    expect(cut?.originalBytes).toBe(150_011 + 3 * 32);
   });
 
-  it('holds for any mix of parts: within the limit, head and tail of the stream, images kept', () => {
+  it('holds for any mix of parts: within the limit with envelopes, head and tail of the stream, images kept', () => {
     const part = fc.oneof(
       fc
         .string({ unit: fc.constantFrom('a', 'é', '😀'), maxLength: 1500, size: 'max' })
@@ -128,12 +134,15 @@ describe('capToolResult: text and image parts', () => {
           const { result, cut } = capToolResult({ content: parts }, limit);
           const content = result.content as ToolResultContentPart[];
           const images = (list: ToolResultContentPart[]) => list.filter((item) => item.type === 'image');
-          if (bytes(original) <= limit) return content === parts && cut === undefined;
+          // What the text parts cost the model: their text and a 32-byte envelope each.
+          const received = bytes(original) + 32 * parts.filter((item) => item.type === 'text').length;
+          if (received <= limit) return content === parts && cut === undefined;
           const text = textOf(content);
           const match = NOTE.exec(text);
           if (match === null || cut === undefined) return false;
+          const textParts = content.filter((item) => item.type === 'text').length;
           return (
-            bytes(text) <= limit &&
+            bytes(text) + 32 * textParts <= limit &&
             original.startsWith(text.slice(0, match.index)) &&
             original.endsWith(text.slice(match.index + match[0].length)) &&
             !hasLoneSurrogate(text) &&
@@ -145,8 +154,87 @@ describe('capToolResult: text and image parts', () => {
   });
 });
 
+describe('capToolResult: what the model receives beyond text', () => {
+  // Each part as the Responses request carries it, the way the loop sends it.
+  const requestBytes = (content: string | ToolResultContentPart[]) =>
+    typeof content === 'string'
+      ? bytes(content)
+      : bytes(
+          JSON.stringify(
+            content.map((part) =>
+              part.type === 'text'
+                ? { type: 'input_text', text: part.text }
+                : {
+                    type: 'input_image',
+                    image_url: `data:${part.mimeType};base64,${part.data}`,
+                    detail: 'auto',
+                  },
+            ),
+          ),
+        );
+
+  it('counts each text part with its envelope: a million one-byte parts reach the model as about the limit', () => {
+    const parts = Array.from(
+      { length: 1_000_000 },
+      (): ToolResultContentPart => ({ type: 'text', text: 'x' }),
+    );
+    const { result, cut } = capToolResult({ content: parts }, 65_536);
+    expect(cut).toMatchObject({ originalBytes: 33_000_000, limitBytes: 65_536 });
+    expect(cut?.keptBytes).toBeLessThanOrEqual(65_536);
+    // Within the limit plus the array's brackets.
+    expect(requestBytes(result.content)).toBeLessThanOrEqual(65_536 + 2);
+    expect((result.content as ToolResultContentPart[]).length).toBeLessThan(2100);
+  });
+
+  it('keeps images in order within maxImageBytes and names each one past it', () => {
+    const image = (kib: number): ToolResultContentPart => ({
+      type: 'image',
+      data: 'A'.repeat(kib * 1024),
+      mimeType: 'image/png',
+    });
+    const parts = [image(3000), { type: 'text' as const, text: 'between' }, image(2000), image(500)];
+    const { result, cut } = capToolResult({ content: parts }, 65_536);
+    const content = result.content as ToolResultContentPart[];
+    // 3000 KiB and 500 KiB fit in 4 MiB together; the 2000 KiB image after the first does not.
+    expect(content.map((part) => part.type)).toEqual(['image', 'text', 'text', 'image']);
+    const line =
+      '[image (image/png, 2048000 bytes of base64) omitted: the images of one tool result may send the model at most 4194304 bytes]';
+    expect(content[2]).toEqual({ type: 'text', text: line });
+    // The text the model gets: 'between' and the line, each with its envelope.
+    const textBytes = 7 + 32 + bytes(line) + 32;
+    expect(cut).toEqual({
+      originalBytes: textBytes,
+      keptBytes: textBytes,
+      cutBytes: 0,
+      limitBytes: 65_536,
+      omittedImages: 1,
+    });
+    expect(requestBytes(result.content)).toBeLessThanOrEqual(4 * 1024 * 1024 + 65_536);
+  });
+
+  it('takes its own image limit, and an 8 MB image alone becomes a line', () => {
+    const big: ToolResultContentPart = { type: 'image', data: 'A'.repeat(8_000_000), mimeType: 'image/png' };
+    const { result, cut } = capToolResult({ content: [big] }, 65_536);
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: '[image (image/png, 8000000 bytes of base64) omitted: the images of one tool result may send the model at most 4194304 bytes]',
+      },
+    ]);
+    expect(cut?.omittedImages).toBe(1);
+    const small: ToolResultContentPart = { type: 'image', data: 'A'.repeat(2000), mimeType: 'image/png' };
+    expect(capToolResult({ content: [small] }, 65_536, { maxImageBytes: 1000 }).cut?.omittedImages).toBe(1);
+    const kept = { content: [small] };
+    expect(capToolResult(kept, 65_536, { maxImageBytes: 3000 }).result).toBe(kept);
+  });
+});
+
 describe('the default limit', () => {
   it('is 64 KiB', () => {
     expect(DEFAULT_MAX_TOOL_RESULT_BYTES).toBe(65_536);
+  });
+
+  it('is 4 MiB for images', () => {
+    expect(DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES).toBe(4 * 1024 * 1024);
   });
 });

@@ -3,12 +3,29 @@ import type { AgentToolResult, ToolResultContentPart } from '../tool/worker-agen
 /** The default of `runAgentLoop`'s `maxToolResultBytes`: 64 KiB of text per tool result. */
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 64 * 1024;
 
+/**
+ * The most bytes of images one tool result sends the model: 4 MiB of data URLs (each with its part's
+ * envelope). Images past it, in order, are replaced by a line saying so.
+ */
+export const DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES = 4 * 1024 * 1024;
+
 /** The smallest `maxToolResultBytes` accepted: room for the note and some of the result. */
 export const MIN_TOOL_RESULT_BYTES = 1024;
 
-/** How a tool result's text was cut to the loop's byte limit (`maxToolResultBytes`). */
+// What one text part costs in the request besides its text: `{"type":"input_text","text":""}` and the
+// comma after it. A result of a million one-byte parts is 32 MB to the model, not 1 MB.
+const TEXT_PART_ENVELOPE_BYTES = 32;
+// The same for an image: `{"type":"input_image","image_url":"data:;base64,","detail":"auto"}` and a
+// comma; its media type and data are counted on top.
+const IMAGE_PART_ENVELOPE_BYTES = 68;
+
+/**
+ * How a tool result's text was cut to the loop's byte limit (`maxToolResultBytes`), and how many of
+ * its images were left out. For content parts, bytes count each text part's envelope too (32 bytes:
+ * what the part costs the model besides its text).
+ */
 export interface ToolResultCut {
-  /** UTF-8 bytes of text the result had. */
+  /** UTF-8 bytes of text the result had (with its text parts' envelopes). */
   originalBytes: number;
   /** UTF-8 bytes of text the model sees, the note included (at most `limitBytes`). */
   keptBytes: number;
@@ -16,6 +33,8 @@ export interface ToolResultCut {
   cutBytes: number;
   /** The limit in force. */
   limitBytes: number;
+  /** Images replaced by a line because the result's images passed their limit; absent when none. */
+  omittedImages?: number;
 }
 
 /** A result after the cap: the same object when nothing was cut. */
@@ -109,8 +128,12 @@ function cutNote(cutBytes: number, originalBytes: number, limitBytes: number): s
  * The note with its own size: the cut depends on the note's length and the note states the cut, so
  * the note is written with the largest cut it could state (the original size) and re-measured.
  */
-function planCut(originalBytes: number, limitBytes: number): { headBudget: number; tailBudget: number } {
-  const noteBytes = utf8Length(cutNote(originalBytes, originalBytes, limitBytes));
+function planCut(
+  originalBytes: number,
+  limitBytes: number,
+  noteEnvelopeBytes = 0,
+): { headBudget: number; tailBudget: number } {
+  const noteBytes = utf8Length(cutNote(originalBytes, originalBytes, limitBytes)) + noteEnvelopeBytes;
   const budget = Math.max(0, limitBytes - noteBytes);
   // Head and tail alike: the head says what the result is, the tail often how it ended (an exit
   // status, an error, a "read on" footer).
@@ -140,15 +163,28 @@ function capParts(
   limitBytes: number,
 ): { parts: ToolResultContentPart[]; cut: ToolResultCut } | undefined {
   let units = 0;
-  for (const part of parts) if (part.type === 'text') units += part.text.length;
-  if (units * 3 <= limitBytes) return undefined;
-  const sizes = parts.map((part) => (part.type === 'text' ? utf8Length(part.text) : 0));
+  let textParts = 0;
+  for (const part of parts) {
+    if (part.type !== 'text') continue;
+    units += part.text.length;
+    textParts += 1;
+  }
+  if (units * 3 + textParts * TEXT_PART_ENVELOPE_BYTES <= limitBytes) return undefined;
+  const sizes = parts.map((part) =>
+    part.type === 'text' ? utf8Length(part.text) + TEXT_PART_ENVELOPE_BYTES : 0,
+  );
   const originalBytes = sizes.reduce((sum, size) => sum + size, 0);
   if (originalBytes <= limitBytes) return undefined;
-  const { headBudget, tailBudget } = planCut(originalBytes, limitBytes);
+  // The note is a part of its own, with its envelope.
+  const { headBudget, tailBudget } = planCut(originalBytes, limitBytes, TEXT_PART_ENVELOPE_BYTES);
   const textOf = (index: number) => {
     const part = parts[index];
     return part?.type === 'text' ? part.text : undefined;
+  };
+  // A part cut into keeps its envelope: only what is left after it goes to its text.
+  const cutInto = (text: string, budget: number, within: typeof headWithin) => {
+    const kept = within(text, Math.max(0, budget - TEXT_PART_ENVELOPE_BYTES));
+    return { text: kept.text, bytes: kept.text === '' ? 0 : kept.bytes + TEXT_PART_ENVELOPE_BYTES };
   };
 
   // The text parts are one stream for the cut. `head` is the part the head cuts into (every text
@@ -166,7 +202,7 @@ function capParts(
       headBytes += size;
       continue;
     }
-    const kept = headWithin(text, headLeft);
+    const kept = cutInto(text, headLeft, headWithin);
     headText = kept.text;
     headBytes += kept.bytes;
     break;
@@ -184,12 +220,12 @@ function capParts(
     break;
   }
   // The total is over the limit, so the head stops inside a text part and the tail cuts into one.
-  const cutInto = textOf(tail) ?? '';
-  const tailSource = tail === head ? cutInto.slice(headText.length) : cutInto;
-  const tailKept = tailWithin(tailSource, tailLeft);
+  const tailPart = textOf(tail) ?? '';
+  const tailSource = tail === head ? tailPart.slice(headText.length) : tailPart;
+  const tailKept = cutInto(tailSource, tailLeft, tailWithin);
   tailBytes += tailKept.bytes;
 
-  const cutBytes = originalBytes - headBytes - tailBytes;
+  const cutBytes = Math.max(0, originalBytes - headBytes - tailBytes);
   const note = cutNote(cutBytes, originalBytes, limitBytes);
   const capped: ToolResultContentPart[] = parts.slice(0, head);
   if (headText !== '') capped.push({ type: 'text', text: headText });
@@ -203,27 +239,86 @@ function capParts(
   capped.push(...parts.slice(tail + 1));
   return {
     parts: capped,
-    cut: { originalBytes, keptBytes: headBytes + utf8Length(note) + tailBytes, cutBytes, limitBytes },
+    cut: {
+      originalBytes,
+      keptBytes: headBytes + utf8Length(note) + TEXT_PART_ENVELOPE_BYTES + tailBytes,
+      cutBytes,
+      limitBytes,
+    },
   };
+}
+
+/**
+ * Keeps a result's images, in order, while their data URLs (and envelopes) total at most
+ * `maxImageBytes`; each one past it becomes a line naming its type and size. Linear, no copy of data.
+ */
+function limitImages(
+  parts: readonly ToolResultContentPart[],
+  maxImageBytes: number,
+): { parts: readonly ToolResultContentPart[]; omitted: number } {
+  let total = 0;
+  let omitted = 0;
+  let limited: ToolResultContentPart[] | undefined;
+  for (const [index, part] of parts.entries()) {
+    if (part.type !== 'image') continue;
+    const bytes = IMAGE_PART_ENVELOPE_BYTES + part.mimeType.length + part.data.length;
+    if (total + bytes <= maxImageBytes) {
+      total += bytes;
+      continue;
+    }
+    limited ??= parts.slice();
+    omitted += 1;
+    limited[index] = {
+      type: 'text',
+      text: `[image (${part.mimeType.slice(0, 100)}, ${part.data.length} bytes of base64) omitted: the images of one tool result may send the model at most ${maxImageBytes} bytes]`,
+    };
+  }
+  return { parts: limited ?? parts, omitted };
+}
+
+/** What `capToolResult` may be told besides the text limit. */
+export interface CapToolResultOptions {
+  /** Most bytes of images (data URLs and envelopes) one result sends. Default 4 MiB. */
+  maxImageBytes?: number;
 }
 
 /**
  * Caps the text of a tool result at `limitBytes` UTF-8 bytes, keeping its head and tail and putting
  * a note in between that says how much was cut and how to get the rest. A string is cut as one
- * text; text parts are cut as one stream (image parts are kept, in order: the model reads them as
- * images, not as bytes of text). Cuts fall on code point boundaries: a surrogate pair is never split.
+ * text; text parts are cut as one stream, each counting its envelope too (32 bytes: a result of many
+ * tiny parts costs the model far more than its text). Images are kept in order while their data URLs
+ * total at most `maxImageBytes` (4 MiB by default); each one past it becomes a line naming its type
+ * and size. Cuts fall on code point boundaries: a surrogate pair is never split.
  *
  * Contract: returns the very same result when nothing is cut; otherwise a copy whose content is at
- * most `limitBytes` bytes of text and `cut` saying what was removed. Never throws.
+ * most `limitBytes` bytes of text (envelopes included) and `maxImageBytes` of images, and `cut` saying
+ * what was removed. Linear in the result's size, never throws.
  */
-export function capToolResult(result: AgentToolResult, limitBytes: number): CappedToolResult {
+export function capToolResult(
+  result: AgentToolResult,
+  limitBytes: number,
+  options: CapToolResultOptions = {},
+): CappedToolResult {
   const { content } = result;
   if (typeof content === 'string') {
     const capped = capText(content, limitBytes);
     if (capped.cut === undefined) return { result };
     return { result: { ...result, content: capped.text }, cut: capped.cut };
   }
-  const capped = capParts(content, limitBytes);
-  if (capped === undefined) return { result };
-  return { result: { ...result, content: capped.parts }, cut: capped.cut };
+  const images = limitImages(content, options.maxImageBytes ?? DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES);
+  const capped = capParts(images.parts, limitBytes);
+  if (capped === undefined && images.omitted === 0) return { result };
+  const parts = capped?.parts ?? [...images.parts];
+  const omitted = images.omitted === 0 ? {} : { omittedImages: images.omitted };
+  const textBytes = images.parts.reduce(
+    (sum, part) => sum + (part.type === 'text' ? utf8Length(part.text) + TEXT_PART_ENVELOPE_BYTES : 0),
+    0,
+  );
+  const cut: ToolResultCut = capped?.cut ?? {
+    originalBytes: textBytes,
+    keptBytes: textBytes,
+    cutBytes: 0,
+    limitBytes,
+  };
+  return { result: { ...result, content: parts }, cut: { ...cut, ...omitted } };
 }

@@ -94,6 +94,25 @@ describe('tool result cap', () => {
     expect(ends.get('small')?.result.details).toBeUndefined();
   });
 
+  it('sends a result of 200,000 one-byte parts and an 8 MB image as about the limit, not 14 MB', async () => {
+    const parts = (): AgentToolResult['content'] => [
+      { type: 'image', data: 'A'.repeat(8_000_000), mimeType: 'image/png' },
+      ...Array.from({ length: 200_000 }, () => ({ type: 'text' as const, text: 'x' })),
+    ];
+    const { events, server } = await runTurn(
+      [{ functionCalls: [{ name: 'dump', arguments: {}, callId: 'c1' }] }, { text: 'done' }],
+      { tools: [bigTool(parts)] },
+    );
+    const sent = server.requests[1]?.functionCallOutputs[0]?.output as Array<{ type: string; text?: string }>;
+    expect(bytes(JSON.stringify(sent))).toBeLessThanOrEqual(65_536 + 2);
+    expect(sent[0]).toEqual({
+      type: 'input_text',
+      text: '[image (image/png, 8000000 bytes of base64) omitted: the images of one tool result may send the model at most 4194304 bytes]',
+    });
+    const [end] = toolCallEnds(events);
+    expect(end?.resultCut).toMatchObject({ limitBytes: 65_536, omittedImages: 1 });
+  });
+
   it("caps the loop's own outputs too: a thrown error of megabytes", async () => {
     const explode = bareTool('explode', async () => {
       throw new Error(BIG);
