@@ -413,7 +413,10 @@ export const ToolManifestSchema = z
     tools: z.array(ToolManifestRowSchema),
     skipped: z
       .array(z.strictObject({ server: z.string(), tool: z.string(), kind: z.string(), reason: z.string() }))
-      .openapi({ description: 'MCP tools left out because their definition was refused' }),
+      .openapi({
+        description:
+          'MCP tools left out, and why (`kind`): a definition refused (`invalid-definition`), a tool the server runs only as a task, or a tool past one of the server’s budgets (`over-budget`: tools, pages or schema bytes)',
+      }),
     totals: z
       .strictObject({
         tools: z.number().int(),
