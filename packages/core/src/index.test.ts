@@ -27,6 +27,7 @@ describePublicApi('@switchyard/core', publicApi, [
   'collectToolSchemas',
   'createResponsesModel',
   'createToolSearchIndex',
+  'createUntrustedMarker',
   'defineWorkerTool',
   'escapePointerSegment',
   'isJsSpace',
