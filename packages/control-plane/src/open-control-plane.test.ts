@@ -52,6 +52,7 @@ for (const backend of testBackends) {
           'background_jobs',
           'brain_page_versions',
           'brain_pages',
+          'brain_usage',
           'migrations',
           'schedule_runs',
           'schedules',
