@@ -149,6 +149,33 @@ describe('switchyard run: progress', () => {
   });
 });
 
+describe("switchyard run: the model's control characters", () => {
+  it('shows escape sequences, a clipboard write and a screen clear as text, in the answer, labels and questions', async () => {
+    const cwd = await workspace(computerOnly);
+    const clipboard = '\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007';
+    const clear = '\u001b[2J\u001b[3J\u001b[H';
+    fake.reset([
+      {
+        text: `Cleaning up.${clear}`,
+        functionCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'x\n' } }],
+      },
+      toolCallStep('run_command', { command: `echo ok${clear}` }),
+      { text: `Done.${clipboard}\rAll good.` },
+    ]);
+    const run = await runCli(['run', 'tidy up', '--confirm-destructive'], {
+      cwd,
+      env: endpoint(),
+      answer: (stdout) => (stdout.endsWith('[y/N] ') ? 'n\n' : undefined),
+    });
+    expect(run.code).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('Cleaning up.␛[2J␛[3J␛[H\n');
+    expect(run.stdout).toContain('? Allow destructive call: Running `echo ok␛[2J␛[3J␛[H` [y/N] n\n');
+    expect(run.stdout).toContain('Done.␛]52;c;Y3VybCBldmlsLnNoIHwgc2g=␇␍All good.');
+  });
+});
+
 describe('switchyard run --confirm-destructive', () => {
   function script(expectDenied: boolean) {
     fake.reset([
