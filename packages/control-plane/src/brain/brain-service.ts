@@ -216,7 +216,7 @@ export class ControlPlaneBrainService {
     if (pages > 0 && usage.pages + pages > maxPagesPerAgent) {
       throw new ControlPlaneInputError(
         'title',
-        `you have ${usage.pages.toLocaleString('en-US')} pages, the most your Brain keeps (${maxPagesPerAgent.toLocaleString('en-US')}); forget pages you no longer need, or rewrite one of them (pageId) instead of writing a new one`,
+        `you have ${usage.pages.toLocaleString('en-US')} page${usage.pages === 1 ? '' : 's'}, the most your Brain keeps (${maxPagesPerAgent.toLocaleString('en-US')}); forget pages you no longer need, or rewrite one of them (pageId) instead of writing a new one`,
       );
     }
     const excess = usage.bytes + bytes - maxBytesPerAgent;
