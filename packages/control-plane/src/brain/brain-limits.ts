@@ -16,7 +16,7 @@ export interface BrainOptions {
   retentionDays?: number;
   /** How often this process removes what is past `retentionDays`, in seconds. Default 3600. */
   pruneIntervalSeconds?: number;
-  /** Matching pages one recall considers (the newest first) for ranking. Default 1,000. */
+  /** Matching pages one recall considers (the newest first) for ranking. Default 500. */
   maxRecallRows?: number;
   /** A recall statement's time limit on PostgreSQL (`statement_timeout`), in ms. Default 2,000. */
   recallTimeoutMs?: number;
@@ -60,7 +60,7 @@ export function resolveBrainLimits(options: BrainOptions | undefined = {}): Brai
       1,
       MAX_TIMER_SECONDS,
     ),
-    maxRecallRows: whole('brain.maxRecallRows', options.maxRecallRows, 1000, 1, 100_000),
+    maxRecallRows: whole('brain.maxRecallRows', options.maxRecallRows, 500, 1, 100_000),
     recallTimeoutMs: whole('brain.recallTimeoutMs', options.recallTimeoutMs, 2000, 1, 2_147_483_647),
   };
   if (limits.maxBytesPerAgent < Math.max(maxPageBytes, MIN_STORED_BYTES)) {

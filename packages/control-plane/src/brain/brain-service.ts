@@ -238,7 +238,7 @@ export class ControlPlaneBrainService {
    * limit outside 1 to 50, and (field `query`) for a recall stopped by its time limit. Work is bounded
    * for any query and any pages: the query's size is capped, only the newest `maxRecallRows` matching
    * pages are considered, `ts_rank_cd` runs on at most 100 candidates chosen by cheap signals, and
-   * snippets come from the returned pages' first 8,192 characters. On PostgreSQL each statement also
+   * snippets come from the returned pages' first 4,096 characters. On PostgreSQL each statement also
    * runs under `statement_timeout` (`recallTimeoutMs`); PGlite (WebAssembly, one connection) cannot
    * cancel a statement, so there the caps are the bound.
    */
