@@ -3,6 +3,7 @@
 // only their sections of RESULTS.md; without it every suite runs and the whole file is rewritten.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { renderBrainRecallSection } from './report/brain-recall-section';
 import { overheadSvg } from './report/overhead-svg';
 import {
   renderBusyDaemonSection,
@@ -27,6 +28,7 @@ import { switchyardOtelRuntime, switchyardRuntime } from './runtimes/switchyard-
 import { createComputerStallCases } from './stall/computer-cases';
 import { createWebStallCases } from './stall/web-cases';
 import { argumentLadder } from './suites/argument-ladder';
+import { brainRecall } from './suites/brain-recall';
 import { busyDaemon } from './suites/busy-daemon';
 import { growingFleet } from './suites/growing-fleet';
 import { loopOverhead } from './suites/loop-overhead';
@@ -86,6 +88,11 @@ const daemon = runs('busy-daemon')
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
+const recall = runs('brain-recall')
+  ? await brainRecall(
+      process.env.BENCH_BRAIN_PAGES === undefined ? {} : { pages: Number(process.env.BENCH_BRAIN_PAGES) },
+    )
+  : undefined;
 const seconds = (performance.now() - started) / 1000;
 
 const resultsFile = new URL('../RESULTS.md', import.meta.url);
@@ -114,7 +121,8 @@ if (
   coverage !== undefined &&
   daemon !== undefined &&
   fleet !== undefined &&
-  suite !== undefined
+  suite !== undefined &&
+  recall !== undefined
 ) {
   writeFileSync(
     resultsFile,
@@ -128,6 +136,7 @@ if (
       busyDaemon: daemon,
       growingFleet: fleet,
       testSuite: suite,
+      brainRecall: recall,
       seconds,
     }),
   );
@@ -145,6 +154,7 @@ if (
       ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
       ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
+      ...(recall === undefined ? {} : { 'brain-recall': renderBrainRecallSection(recall) }),
     }),
   );
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { verdict } from '../daemon/daemon-stats';
 import type { LadderScore } from '../ladder/score-ladder';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
+import type { BrainRecallResult } from '../suites/brain-recall';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '../suites/busy-daemon';
 import { FLEET_SCALING_TARGET, type GrowingFleetResult, type GrowingFleetRow } from '../suites/growing-fleet';
 import { LOOP_OVERHEAD_TARGETS, type OverheadResult, type OverheadRow } from '../suites/loop-overhead';
@@ -13,6 +14,7 @@ import type { SchemaBytesResult } from '../suites/schema-bytes';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
 import { TEST_SUITE_TARGET_SECONDS, type TestSuiteResult } from '../suites/test-suite';
 import { STALL_TARGET_MS, type ToolStallResult } from '../suites/tool-stall';
+import { renderBrainRecallSection } from './brain-recall-section';
 
 /** Everything one `pnpm bench` run measured. */
 export interface BenchResults {
@@ -29,6 +31,8 @@ export interface BenchResults {
   growingFleet: GrowingFleetResult;
   /** The test-suite section (read from turbo's run summaries). */
   testSuite: TestSuiteResult;
+  /** The Brain recall suite. */
+  brainRecall: BrainRecallResult;
   /** Seconds the whole run took. */
   seconds: number;
 }
@@ -88,6 +92,7 @@ export const SUITE_NAMES = [
   'busy-daemon',
   'growing-fleet',
   'test-suite',
+  'brain-recall',
 ] as const;
 
 /** A suite that writes a section of RESULTS.md. */
@@ -105,6 +110,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'busy-daemon': '## Busy daemon',
   'growing-fleet': '## Growing fleet',
   'test-suite': '## Test suite',
+  'brain-recall': '## Brain recall',
 };
 
 const marked = (name: SuiteName, lines: readonly string[]) =>
@@ -513,6 +519,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderBusyDaemonSection(results.busyDaemon),
     renderGrowingFleetSection(results.growingFleet),
     renderTestSuiteSection(results.testSuite),
+    renderBrainRecallSection(results.brainRecall),
   ].join('\n')}\n`;
 }
 
