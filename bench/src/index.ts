@@ -3,6 +3,7 @@
 // only their sections of RESULTS.md; without it every suite runs and the whole file is rewritten.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { renderBrainRecallSection } from './report/brain-recall-section';
 import { overheadSvg } from './report/overhead-svg';
 import { renderRequestBurstSection } from './report/request-burst-section';
 import {
@@ -29,6 +30,7 @@ import { switchyardOtelRuntime, switchyardRuntime } from './runtimes/switchyard-
 import { createComputerStallCases } from './stall/computer-cases';
 import { createWebStallCases } from './stall/web-cases';
 import { argumentLadder } from './suites/argument-ladder';
+import { brainRecall } from './suites/brain-recall';
 import { busyDaemon } from './suites/busy-daemon';
 import { growingFleet } from './suites/growing-fleet';
 import { loopOverhead } from './suites/loop-overhead';
@@ -92,6 +94,11 @@ const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
 const burst = runs('request-burst') ? await requestBurst() : undefined;
 const readers = runs('stalled-readers') ? await stalledReaders() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
+const recall = runs('brain-recall')
+  ? await brainRecall(
+      process.env.BENCH_BRAIN_PAGES === undefined ? {} : { pages: Number(process.env.BENCH_BRAIN_PAGES) },
+    )
+  : undefined;
 const seconds = (performance.now() - started) / 1000;
 
 const resultsFile = new URL('../RESULTS.md', import.meta.url);
@@ -122,7 +129,8 @@ if (
   fleet !== undefined &&
   burst !== undefined &&
   readers !== undefined &&
-  suite !== undefined
+  suite !== undefined &&
+  recall !== undefined
 ) {
   writeFileSync(
     resultsFile,
@@ -138,6 +146,7 @@ if (
       requestBurst: burst,
       stalledReaders: readers,
       testSuite: suite,
+      brainRecall: recall,
       seconds,
     }),
   );
@@ -157,6 +166,7 @@ if (
       ...(burst === undefined ? {} : { 'request-burst': renderRequestBurstSection(burst) }),
       ...(readers === undefined ? {} : { 'stalled-readers': renderStalledReadersSection(readers) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
+      ...(recall === undefined ? {} : { 'brain-recall': renderBrainRecallSection(recall) }),
     }),
   );
 }

@@ -93,7 +93,9 @@ for (const backend of testBackends) {
         `Updated page ${pageId} "release checklist" to version 2; version 1 is kept.`,
       );
       const found = await call(tools, 'recall', { query: 'how do we publish the changelog' });
-      expect(found.content).toContain(`<untrusted-brain-content page="${pageId}" title="release checklist"`);
+      expect(found.content).toMatch(
+        new RegExp(`<untrusted-brain-content-[0-9a-f]{16} page="${pageId}" title="release checklist"`),
+      );
       expect(found.content).toContain('changelog');
       const page = await call(tools, 'get_page', { pageId });
       expect(page.content).toContain(

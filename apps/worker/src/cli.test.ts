@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type FakeResponsesServer, startFakeResponsesServer, toolCallStep } from '@switchyard/testkit';
@@ -149,6 +149,33 @@ describe('switchyard run: progress', () => {
   });
 });
 
+describe("switchyard run: the model's control characters", () => {
+  it('shows escape sequences, a clipboard write and a screen clear as text, in the answer, labels and questions', async () => {
+    const cwd = await workspace(computerOnly);
+    const clipboard = '\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007';
+    const clear = '\u001b[2J\u001b[3J\u001b[H';
+    fake.reset([
+      {
+        text: `Cleaning up.${clear}`,
+        functionCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'x\n' } }],
+      },
+      toolCallStep('run_command', { command: `echo ok${clear}` }),
+      { text: `Done.${clipboard}\rAll good.` },
+    ]);
+    const run = await runCli(['run', 'tidy up', '--confirm-destructive'], {
+      cwd,
+      env: endpoint(),
+      answer: (stdout) => (stdout.endsWith('[y/N] ') ? 'n\n' : undefined),
+    });
+    expect(run.code).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(run.stdout).toContain('Cleaning up.␛[2J␛[3J␛[H\n');
+    expect(run.stdout).toContain('? Allow destructive call: Running `echo ok␛[2J␛[3J␛[H` [y/N] n\n');
+    expect(run.stdout).toContain('Done.␛]52;c;Y3VybCBldmlsLnNoIHwgc2g=␇␍All good.');
+  });
+});
+
 describe('switchyard run --confirm-destructive', () => {
   function script(expectDenied: boolean) {
     fake.reset([
@@ -253,6 +280,53 @@ describe('switchyard run: configuration', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("switchyard: missing required argument 'prompt'");
     expect(run.stderr).toContain('switchyard run --help');
+  });
+});
+
+describe('Skills left out', () => {
+  it('switchyard run and switchyard tools name each broken Skill with why, and the turn runs with the rest', async () => {
+    const cwd = await workspace(computerOnly);
+    const skill = async (folder: string, text: string) => {
+      await mkdir(path.join(cwd, 'homes/main/skills', folder), { recursive: true });
+      await writeFile(path.join(cwd, 'homes/main/skills', folder, 'SKILL.md'), text);
+    };
+    await skill('good', '---\nname: good\ndescription: Works.\n---\n');
+    await skill(
+      'aliases',
+      `---\nname: aliases\ndescription: &d A.\nlist: [${Array(1000).fill('*d').join(', ')}]\n---\n`,
+    );
+    // A folder name a model chose, with a screen clear in it.
+    await skill('\u001b[2Jx', '---\nname: x\ndescription: X.\n---\n');
+    fake.reset([
+      (request) => {
+        expect(String(request.body.instructions)).toMatch(
+          /<skill-description-[0-9a-f]{16} skill="good">\nWorks\./,
+        );
+        return { text: 'Hello.' };
+      },
+    ]);
+    const run = await runCli(['run', 'hi'], { cwd, env: endpoint() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Hello\.\n✓ completed/);
+    expect(run.stderr).toContain(
+      'switchyard: skill left out: skills/aliases/SKILL.md:2: the front matter uses 1000 YAML aliases; at most 100 are allowed\n',
+    );
+    expect(run.stderr).toContain('switchyard: skill left out: skills/␛[2Jx/SKILL.md:');
+    expect(run.stderr).not.toContain('\u001b');
+    const tools = await runCli(['tools'], { cwd, env: {} });
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toContain('\nSkills (1): good.\n');
+    expect(tools.stderr).toContain(
+      'switchyard: skill left out: skills/aliases/SKILL.md:2: the front matter uses 1000',
+    );
+    const json = JSON.parse((await runCli(['tools', '--json'], { cwd, env: {} })).stdout) as {
+      skills: { loaded: string[]; skipped: Array<{ file: string }> };
+    };
+    expect(json.skills.loaded).toEqual(['good']);
+    expect(json.skills.skipped.map((problem) => problem.file)).toEqual([
+      'skills/\u001b[2Jx/SKILL.md',
+      'skills/aliases/SKILL.md',
+    ]);
   });
 });
 

@@ -15,6 +15,7 @@ import { TurnDeadline } from './daemon/turn-deadline';
 import { eventToJsonLine } from './progress/event-json';
 import { createTerminalConfirm } from './progress/terminal-confirm';
 import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
+import { visibleControls } from './progress/visible-controls';
 import {
   buildTextTurnInstructions,
   buildTextTurnTools,
@@ -111,8 +112,10 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
         ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
       });
   if (progress !== undefined) options.onProgress?.(progress);
+  // A Skill's folder name and its problems come from files a model may have written.
   for (const problem of instructions.skillProblems) {
-    io.stderr.write(`switchyard: skill left out: ${problem.file}:${problem.line}: ${problem.message}\n`);
+    const line = `switchyard: skill left out: ${problem.file}:${problem.line}: ${problem.message}`;
+    io.stderr.write(`${visibleControls(line)}\n`);
   }
   const confirm = options.confirmDestructive
     ? createTerminalConfirm({

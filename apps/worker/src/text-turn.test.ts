@@ -147,14 +147,42 @@ describe('text-turn composition', () => {
     );
     const after = await buildTextTurnInstructions(context);
     expect(after.skills).toEqual(['release-notes']);
-    expect(after.instructions).toContain(
-      '- release-notes: Write release notes from the git log. (instructions: skills/release-notes/SKILL.md)',
+    expect(after.instructions).toMatch(
+      /- release-notes \(instructions: skills\/release-notes\/SKILL\.md\):\n<skill-description-[0-9a-f]{16} skill="release-notes">\nWrite release notes from the git log\.\n/,
     );
     expect(after.instructions.startsWith(context.config.instructions)).toBe(true);
     await writeFile(path.join(skill, 'SKILL.md'), '---\nname: wrong\n---\n');
     const broken = await buildTextTurnInstructions(context);
     expect(broken.skills).toEqual([]);
     expect(broken.skillProblems[0]?.file).toBe('skills/release-notes/SKILL.md');
+  });
+
+  it('reads and projects the Skills within categories.computer.skillLimits', async () => {
+    const skillLimits = { maxSkills: 2, maxBytes: 2048, maxBytesPerSkill: 1024 };
+    const config = parseConfig(
+      { categories: { computer: { homeRoot: 'limited-homes', skillLimits } } },
+      { env: {}, baseDir: root },
+    );
+    const context = { config, agent: resolveAgent(config, 'bea') };
+    for (const name of ['a-one', 'b-two', 'c-three']) {
+      await mkdir(path.join(context.agent.home, 'skills', name), { recursive: true });
+      await writeFile(
+        path.join(context.agent.home, 'skills', name, 'SKILL.md'),
+        `---\nname: ${name}\ndescription: ${'A long description. '.repeat(50)}\n---\n`,
+      );
+    }
+    const built = await buildTextTurnInstructions(context);
+    expect(built.skills).toEqual(['a-one', 'b-two']);
+    expect(built.skillProblems).toEqual([
+      {
+        file: 'skills',
+        line: 1,
+        message: expect.stringMatching(/^1 of its 3 folders were not read: at most 2 Skills/),
+      },
+    ]);
+    const projection = built.instructions.slice(context.config.instructions.length);
+    expect(Buffer.byteLength(projection, 'utf8')).toBeLessThanOrEqual(2048 + 2);
+    expect(projection).toContain('… [cut: its SKILL.md has the rest]');
   });
 });
 

@@ -293,7 +293,9 @@ export interface TextTurnInstructions {
 /**
  * The instructions of a text turn: the configured base instructions, and, when the computer
  * category is enabled with `skills` on, the agent home's active Skills (`loadSkills` +
- * `projectSkills`), read afresh every turn so a skill added between turns is seen on the next.
+ * `projectSkills`), read afresh every turn so a skill added between turns is seen on the next, within
+ * `categories.computer.skillLimits` (how many Skills and how much of each are read, and how many bytes
+ * they add): a Skill file may have been written by a model.
  *
  * Contract: a malformed skill is left out and reported in `skillProblems`, never thrown.
  */
@@ -302,11 +304,12 @@ export async function buildTextTurnInstructions(
 ): Promise<TextTurnInstructions> {
   const { config, agent } = context;
   const base = config.instructions;
-  if (config.categories.computer === undefined || !config.categories.computer.skills) {
+  const computer = config.categories.computer;
+  if (computer === undefined || !computer.skills) {
     return { instructions: base, skills: [], skillProblems: [] };
   }
-  const { skills, problems } = await loadSkills(agent.home);
-  const projection = projectSkills(skills);
+  const { skills, problems } = await loadSkills(agent.home, { limits: computer.skillLimits });
+  const projection = projectSkills(skills, { limits: computer.skillLimits });
   const skillProblems = [...problems];
   // An MCP-backed Skill's instructions say `mcporter call <server>.<tool>`: the home's mcporter
   // configuration is written from the Skills projected, so that line works through run_command.

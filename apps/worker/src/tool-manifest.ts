@@ -2,6 +2,7 @@ import { collectToolSchemas, type ToolSearchMode } from '@switchyard/core';
 import type { McpServers, McpSkippedTool } from '@switchyard/tools-mcp';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
+import type { SkillManifest } from './skill-manifest';
 import { inspectTextTurnSections } from './text-turn';
 
 /** One tool of the manifest, as `switchyard tools --json` prints it and `GET /v1/tools` answers it. */
@@ -42,6 +43,8 @@ export interface ToolManifest {
   requestToolsBytes: number;
   /** Entries of the request's `tools` array (namespaces and `tool_search` count as one each). */
   requestToolsEntries: number;
+  /** The Skills the turn would read, and those left out with why (`readSkillManifest`); absent without Skills. */
+  skills?: SkillManifest;
 }
 
 /**

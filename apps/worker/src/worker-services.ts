@@ -49,6 +49,7 @@ export async function openWorkerServices(
           : { databaseUrl: config.database.url }),
         // DATABASE_URL was already applied by the configuration.
         environment: {},
+        ...(config.categories.brain === undefined ? {} : { brain: config.categories.brain }),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
     }

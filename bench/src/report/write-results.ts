@@ -6,6 +6,7 @@ import { verdict } from '../daemon/daemon-stats';
 import type { LadderScore } from '../ladder/score-ladder';
 import { median } from '../measure';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
+import type { BrainRecallResult } from '../suites/brain-recall';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '../suites/busy-daemon';
 import { FLEET_SCALING_TARGET, type GrowingFleetResult, type GrowingFleetRow } from '../suites/growing-fleet';
 import { LOOP_OVERHEAD_TARGETS, type OverheadResult, type OverheadRow } from '../suites/loop-overhead';
@@ -23,6 +24,7 @@ import type { StrictCoverageResult } from '../suites/strict-coverage';
 import { TEST_SUITE_TARGET_SECONDS, type TestSuiteResult } from '../suites/test-suite';
 import { STALL_TARGET_MS, type ToolStallResult } from '../suites/tool-stall';
 import { renderRequestBurstSection } from './request-burst-section';
+import { renderBrainRecallSection } from './brain-recall-section';
 
 /** Everything one `pnpm bench` run measured. */
 export interface BenchResults {
@@ -43,6 +45,8 @@ export interface BenchResults {
   testSuite: TestSuiteResult;
   /** The stalled-readers suite. */
   stalledReaders: StalledReadersResult;
+  /** The Brain recall suite. */
+  brainRecall: BrainRecallResult;
   /** Seconds the whole run took. */
   seconds: number;
 }
@@ -104,6 +108,7 @@ export const SUITE_NAMES = [
   'request-burst',
   'stalled-readers',
   'test-suite',
+  'brain-recall',
 ] as const;
 
 /** A suite that writes a section of RESULTS.md. */
@@ -123,6 +128,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'request-burst': '## Request burst',
   'stalled-readers': '## Stalled readers',
   'test-suite': '## Test suite',
+  'brain-recall': '## Brain recall',
 };
 
 const marked = (name: SuiteName, lines: readonly string[]) =>
@@ -590,6 +596,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderRequestBurstSection(results.requestBurst),
     renderStalledReadersSection(results.stalledReaders),
     renderTestSuiteSection(results.testSuite),
+    renderBrainRecallSection(results.brainRecall),
   ].join('\n')}\n`;
 }
 

@@ -16,6 +16,7 @@ export {
   APPROVAL_PREVIEW_BYTES,
   type ApprovalStore,
 } from './approvals/approval-store';
+export type { BrainOptions } from './brain/brain-limits';
 export type {
   BrainHitRecord,
   BrainPageDetails,
@@ -26,6 +27,7 @@ export type {
   RememberRequest,
 } from './brain/brain-record';
 export type { ControlPlaneBrainService } from './brain/brain-service';
+export type { BrainPruneRecord } from './brain/prune-brain';
 export type { DataDirLockLoss } from './database/data-dir-lock';
 export { ControlPlaneConfigError } from './errors/control-plane-config-error';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';

@@ -47,6 +47,13 @@ describe('openControlPlane options', () => {
         'workTurns.retryBackoff',
       ],
       [{ brain: { maxPageBytes: 0 }, environment: {} }, 'brain.maxPageBytes'],
+      [{ brain: { maxPagesPerAgent: 0 }, environment: {} }, 'brain.maxPagesPerAgent'],
+      // The quota must hold at least one page of the largest size.
+      [{ brain: { maxPageBytes: 8192, maxBytesPerAgent: 4096 }, environment: {} }, 'brain.maxBytesPerAgent'],
+      [{ brain: { retentionDays: 0.5 }, environment: {} }, 'brain.retentionDays'],
+      [{ brain: { pruneIntervalSeconds: 3_000_000 }, environment: {} }, 'brain.pruneIntervalSeconds'],
+      [{ brain: { maxRecallRows: 0 }, environment: {} }, 'brain.maxRecallRows'],
+      [{ brain: { recallTimeoutMs: -1 }, environment: {} }, 'brain.recallTimeoutMs'],
       [{ maxConnections: 0, environment: {} }, 'maxConnections'],
       [{ maxConnections: 2.5, environment: {} }, 'maxConnections'],
     ];

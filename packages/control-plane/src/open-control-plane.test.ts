@@ -52,6 +52,7 @@ for (const backend of testBackends) {
           'background_jobs',
           'brain_page_versions',
           'brain_pages',
+          'brain_usage',
           'idempotency_keys',
           'migrations',
           'schedule_runs',

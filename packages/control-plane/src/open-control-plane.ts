@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss';
 import { ApprovalStore, type DetachUnit } from './approvals/approval-store';
+import { type BrainOptions, resolveBrainLimits } from './brain/brain-limits';
 import { ControlPlaneBrainService } from './brain/brain-service';
 import { rememberControlPlaneDatabase } from './database/control-plane-database';
 import type { DataDirLockLoss } from './database/data-dir-lock';
@@ -16,6 +17,7 @@ import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/sc
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
 import { type HandBackUnit, type SettleDetachedUnit, TurnStore } from './turns/turn-store';
+import { positive, whole } from './values/check-option';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
 import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
@@ -44,11 +46,8 @@ export interface ControlPlaneOptions {
   };
   /** The largest JSON value stored (payloads, definitions, results), in bytes. Default 1 MiB. */
   maxValueBytes?: number;
-  /** Brain limits. */
-  brain?: {
-    /** The largest page body, in UTF-8 bytes. Default 64 KiB; at most 512 KiB (a page's search vector must fit). */
-    maxPageBytes?: number;
-  };
+  /** Brain limits: page size, per-agent quota, retention of history, the cost of one recall. */
+  brain?: BrainOptions;
   /** How often pg-boss expires lost deliveries and archives old jobs, in seconds. Default 30. */
   maintenanceIntervalSeconds?: number;
   /** Largest PostgreSQL connection pool. Default 10. */
@@ -125,35 +124,6 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-function positive(field: string, value: number | undefined, fallback: number, minimum = 1): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum) {
-    throw new ControlPlaneConfigError({
-      field,
-      message: `must be a number of at least ${minimum}, got ${String(value)}`,
-    });
-  }
-  return value;
-}
-
-/** A whole number of at least `minimum` (pg-boss stores retries, delays and expiry as integers). */
-function whole(
-  field: string,
-  value: number | undefined,
-  fallback: number,
-  minimum = 1,
-  maximum?: number,
-): number {
-  const checked = positive(field, value, fallback, minimum);
-  if (!Number.isInteger(checked) || (maximum !== undefined && checked > maximum)) {
-    throw new ControlPlaneConfigError({
-      field,
-      message: `must be a whole number from ${minimum}${maximum === undefined ? '' : ` to ${maximum}`}, got ${String(value)}`,
-    });
-  }
-  return checked;
-}
-
 function flag(field: string, value: boolean | undefined, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') {
@@ -161,12 +131,6 @@ function flag(field: string, value: boolean | undefined, fallback: boolean): boo
   }
   return value;
 }
-
-/**
- * The largest Brain page: PostgreSQL refuses a tsvector over 1 MiB, and a page's holds each distinct word
- * and its positions.
- */
-const MAX_PAGE_BYTES = 512 * 1024;
 
 /** pg-boss refuses an expiry of 24 hours or more. */
 const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
@@ -258,9 +222,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     maxPromptBytes: positive('workflows.maxPromptBytes', options.workflows?.maxPromptBytes, 64 * 1024),
   };
   const maxValueBytes = positive('maxValueBytes', options.maxValueBytes, 1024 * 1024);
-  const brainLimits = {
-    maxPageBytes: whole('brain.maxPageBytes', options.brain?.maxPageBytes, 64 * 1024, 1, MAX_PAGE_BYTES),
-  };
+  const brainLimits = resolveBrainLimits(options.brain);
   const maintenanceIntervalSeconds = positive(
     'maintenanceIntervalSeconds',
     options.maintenanceIntervalSeconds,
@@ -326,6 +288,8 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     turn.source === 'schedule'
       ? turnRequests.settleDetached(transaction, turn, end)
       : workTurns.settleDetached(transaction, turn, end);
+  const brain = new ControlPlaneBrainService(database, brainLimits);
+  brain.startPruning(onError);
   let closing: Promise<void> | undefined;
   const controlPlane: ControlPlane = {
     kind: database.kind,
@@ -337,7 +301,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
     workTurns,
     turns: new TurnStore(database, maxValueBytes, handBack, settleDetached),
-    brain: new ControlPlaneBrainService(database, brainLimits),
+    brain,
     approvals: new ApprovalStore(database, detachUnit),
     idempotency: new IdempotencyStore(database, maxValueBytes),
     queueDepths: () => queueDepths(database),
@@ -347,6 +311,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
         await scheduler.stop();
         await turnRequests.stop();
         await workTurns.stop();
+        await brain.stopPruning();
         await startedBoss.stop({ graceful: true, wait: true, timeout: 30_000 });
         await database.close();
       })();

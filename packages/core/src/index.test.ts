@@ -28,6 +28,7 @@ describePublicApi('@switchyard/core', publicApi, [
   'collectToolSchemas',
   'createResponsesModel',
   'createToolSearchIndex',
+  'createUntrustedMarker',
   'defineWorkerTool',
   'escapePointerSegment',
   'isJsSpace',

@@ -95,6 +95,7 @@ export { zodToJSONSchema } from './schema/zod-to-json-schema';
 export { isJsSpace } from './shared/is-js-space';
 export { isPlainObject } from './shared/is-plain-object';
 export { raceAbort } from './shared/race-abort';
+export { createUntrustedMarker, type UntrustedMarker } from './shared/untrusted-marker';
 export {
   type AgentTelemetryOptions,
   TELEMETRY_ATTRIBUTES,

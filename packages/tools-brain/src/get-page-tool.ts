@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { BrainPage, BrainService } from './brain-service';
 import { sliceUtf8 } from './slice-utf8';
 import { noPage, pageOrResult } from './tool-helpers';
-import { BRAIN_NOTICE, wrapBrainContent } from './untrusted-brain-content';
+import { brainContentMarker, wrapBrainContent } from './untrusted-brain-content';
 
 /** Bytes of a page `get_page` returns when the model gives no `maxBytes`. */
 const DEFAULT_PAGE_BYTES = 16 * 1024;
@@ -33,8 +33,7 @@ function header(page: BrainPage): string {
     page.version === page.latestVersion
       ? `version ${page.version}`
       : `version ${page.version} of ${page.latestVersion}, not the current one`;
-  const tags = page.tags.length === 0 ? '' : `, tags: ${page.tags.join(', ')}`;
-  return `Page ${page.pageId} (${version}${tags}; written ${page.updatedAt}).`;
+  return `Page ${page.pageId} (${version}; written ${page.updatedAt}).`;
 }
 
 /** `get_page`: one of the agent's pages by id, a byte-capped slice at a time. Read-only. */
@@ -82,11 +81,21 @@ export function createGetPageTool(brain: BrainService, agentId: string) {
           : slice.start > 0
             ? `[Bytes ${slice.start}-${slice.end} of ${slice.total}: the end of the page.]`
             : undefined;
+      // The title and tags are the page's text too: they go inside the marker, as attributes.
+      const { marker, notice } = brainContentMarker();
       return {
         content: [
           header(page),
-          BRAIN_NOTICE,
-          wrapBrainContent({ page: page.pageId, title: page.title }, slice.text),
+          notice,
+          wrapBrainContent(
+            marker,
+            {
+              page: page.pageId,
+              title: page.title,
+              ...(page.tags.length === 0 ? {} : { tags: page.tags.join(', ') }),
+            },
+            slice.text,
+          ),
           ...(footer === undefined ? [] : [footer]),
         ].join('\n'),
         details,

@@ -1,8 +1,8 @@
-import { defineWorkerTool } from '@switchyard/core';
+import { defineWorkerTool, type UntrustedMarker } from '@switchyard/core';
 import { z } from 'zod';
 import type { BrainHit, BrainService } from './brain-service';
 import { failure, plural, shortTitle } from './tool-helpers';
-import { BRAIN_NOTICE, wrapBrainContent } from './untrusted-brain-content';
+import { brainContentMarker, wrapBrainContent } from './untrusted-brain-content';
 
 /** Pages `recall` returns when the model gives no `limit`. */
 const DEFAULT_LIMIT = 5;
@@ -23,8 +23,9 @@ const schema = z.object({
     .describe(`Most pages to return; default ${DEFAULT_LIMIT}`),
 });
 
-function formatHit(hit: BrainHit): string {
+function formatHit(marker: UntrustedMarker, hit: BrainHit): string {
   return wrapBrainContent(
+    marker,
     {
       page: hit.pageId,
       title: hit.title,
@@ -76,10 +77,11 @@ export function createRecallTool(brain: BrainService, agentId: string) {
           details: [],
         };
       }
+      const { marker, notice } = brainContentMarker();
       return {
         content: [
-          `${plural(hits.length, 'page')}${filter} for ${JSON.stringify(query)}, best first. ${BRAIN_NOTICE}`,
-          ...hits.map(formatHit),
+          `${plural(hits.length, 'page')}${filter} for ${JSON.stringify(query)}, best first. ${notice}`,
+          ...hits.map((hit) => formatHit(marker, hit)),
           'Read a whole page with get_page({ pageId }).',
         ].join('\n'),
         details: hits.map(({ snippet: _snippet, ...hit }) => hit),

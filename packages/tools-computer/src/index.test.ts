@@ -3,6 +3,7 @@ import * as publicApi from './index';
 
 describePublicApi('@switchyard/tools-computer', publicApi, [
   'ComputerToolsConfigError',
+  'DEFAULT_SKILL_LIMITS',
   'MCPORTER_CONFIG_PATH',
   'checkSandbox',
   'createComputerTools',

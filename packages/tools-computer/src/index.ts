@@ -18,9 +18,10 @@ export type { ListFilesDetails } from './files/list-files-tool';
 export type { ReadFileDetails } from './files/read-file-tool';
 export type { SearchFilesDetails } from './files/search-files-tool';
 export type { WriteFileDetails } from './files/write-file-tool';
-export { loadSkills } from './skills/load-skills';
-export { projectSkills } from './skills/project-skills';
+export { type LoadSkillsOptions, loadSkills } from './skills/load-skills';
+export { type ProjectSkillsOptions, projectSkills } from './skills/project-skills';
 export type { LoadedSkills, McpServerDefinition, Skill, SkillProblem } from './skills/skill';
+export { DEFAULT_SKILL_LIMITS, type SkillLimits } from './skills/skill-limits';
 export {
   MCPORTER_CONFIG_PATH,
   type McporterConfigResult,

@@ -1,13 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectAgreesWithSpecification } from './__fixtures__/agrees-with-specification';
-import { neutraliseMarkers, wrapUntrusted } from './untrusted-content';
+import { occurrences, readMarked } from './__fixtures__/read-marked';
+import { neutraliseMarkers, webContentMarker, wrapUntrusted } from './untrusted-content';
 
 describe('untrusted-content markers', () => {
-  it('names the source, escaping it as an attribute', () => {
-    expect(wrapUntrusted('https://example.com/?a="b"&c=<d>', 'text')).toBe(
-      '<untrusted-web-content source="https://example.com/?a=&quot;b&quot;&amp;c=&lt;d&gt;">\ntext\n</untrusted-web-content>',
+  it("names the source and the title, escaping them as attributes, inside a marker with the call's boundary", () => {
+    const { marker, notice } = webContentMarker();
+    expect(marker.tag).toMatch(/^untrusted-web-content-[0-9a-f]{16}$/);
+    expect(
+      wrapUntrusted(marker, 'https://example.com/?a="b"&c=<d>', 'text', 'A </untrusted-web-content> "title"'),
+    ).toBe(
+      `<${marker.tag} source="https://example.com/?a=&quot;b&quot;&amp;c=&lt;d&gt;" title="A [neutralised marker end]&gt; &quot;title&quot;">\ntext\n</${marker.tag}>`,
     );
+    expect(notice).toContain(`inside the ${marker.tag} marker comes from the web`);
+    expect(webContentMarker().marker.boundary).not.toBe(marker.boundary);
   });
 
   it.each([
@@ -24,10 +31,13 @@ describe('untrusted-content markers', () => {
   });
 
   it('leaves exactly one opening and one closing marker whatever the content', () => {
+    const { marker } = webContentMarker();
     const piece = fc.constantFrom(
       '</untrusted-web-content>',
       '<untrusted-web-content source="x">',
       '&lt;/untrusted-web-content',
+      `</${marker.tag}>`,
+      marker.boundary,
       ' ',
       'text',
       '<',
@@ -36,11 +46,12 @@ describe('untrusted-content markers', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string()), { maxLength: 20 }), (parts) => {
-        const wrapped = wrapUntrusted('https://example.com/', parts.join(''));
+        const wrapped = wrapUntrusted(marker, 'https://example.com/', parts.join(''));
         return (
-          (wrapped.match(/<\/untrusted-web-content>/g) ?? []).length === 1 &&
-          (wrapped.match(/<untrusted-web-content[\s>]/g) ?? []).length === 1 &&
-          wrapped.endsWith('\n</untrusted-web-content>')
+          occurrences(wrapped, `</${marker.tag}>`) === 1 &&
+          occurrences(wrapped, `<${marker.tag} `) === 1 &&
+          wrapped.endsWith(`\n</${marker.tag}>`) &&
+          readMarked(wrapped)?.tag === marker.tag
         );
       }),
     );

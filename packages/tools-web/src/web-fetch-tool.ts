@@ -9,7 +9,7 @@ import { type RenderOutcome, renderInWorker } from './fetch/render-pool';
 import { formatSize, truncate } from './format-size';
 import { compileGuardPolicy, type GuardOptions } from './guard/guard-policy';
 import { startDeadline } from './start-deadline';
-import { UNTRUSTED_NOTICE, wrapUntrusted } from './untrusted-content';
+import { webContentMarker, wrapUntrusted } from './untrusted-content';
 
 /** Options of `web_fetch` (`createWebTools({ fetch: { ... } })`). */
 export interface WebFetchOptions extends GuardOptions {
@@ -94,7 +94,7 @@ const MAX_LENGTH_CAP = 100_000;
  */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Title characters shown in the result's header (a page controls its title). */
+/** Title characters shown in the marker's `title` attribute (a page controls its title). */
 const MAX_TITLE_LENGTH = 300;
 
 const webFetchSchema = z.object({
@@ -360,14 +360,15 @@ export function createWebFetchTool(
           isError: true,
         };
       }
+      // The page's title is its text too: it goes inside the marker (an attribute), never beside it.
+      const { marker, notice } = webContentMarker();
       const header = [
         `Fetched ${page.url} (${page.mediaType}, ${formatSize(page.bytes)})` +
           (page.redirects.length > 0
             ? ` after ${page.redirects.length} redirect(s) from ${page.requestedUrl}`
             : ''),
-        ...(title === undefined ? [] : [`Title: ${title}`]),
         ...(conversionFallback === undefined ? [] : [fallbackNote(page.kind, conversionFallback)]),
-        UNTRUSTED_NOTICE,
+        notice,
       ].join('\n');
       const footerFor = (end: number) =>
         end < total
@@ -377,14 +378,14 @@ export function createWebFetchTool(
             : '';
       let slice = rendered.slice;
       let endIndex = rendered.endIndex;
-      const build = () => `${header}\n${wrapUntrusted(page.url, slice)}${footerFor(endIndex)}`;
+      const build = () => `${header}\n${wrapUntrusted(marker, page.url, slice, title)}${footerFor(endIndex)}`;
       let content = build();
       const budget = context.maxResultBytes;
       if (budget !== undefined && Buffer.byteLength(content, 'utf8') > budget) {
         // The loop would cut this result from the middle; a shorter page keeps start_index exact.
         // The footer's worst case is its "read on" form with the largest numbers it can hold.
         const fixed =
-          Buffer.byteLength(`${header}\n${wrapUntrusted(page.url, '')}`, 'utf8') +
+          Buffer.byteLength(`${header}\n${wrapUntrusted(marker, page.url, '', title)}`, 'utf8') +
           Buffer.byteLength(footerFor(Math.max(0, total - 1)), 'utf8');
         // At least one character, so that calling again always moves on.
         const shorter = prefixWithinBytes(slice, Math.max(0, budget - fixed));

@@ -2,6 +2,7 @@ import { createTestToolContext } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configErrorThrown } from './__fixtures__/config-error-thrown';
 import { type LocalServer, type RecordedRequest, startLocalServer } from './__fixtures__/local-server';
+import { occurrences, readMarked } from './__fixtures__/read-marked';
 import type { WebSearchProfile } from './search/search-types';
 import { createWebSearchTool } from './web-search-tool';
 
@@ -188,7 +189,7 @@ describe('Brave Search adapter', () => {
       },
       { title: 'async-std', url: 'https://async.rs/', snippet: 'Async version of the Rust standard library' },
     ]);
-    expect(result.content).toContain('<untrusted-web-content source="brave:search">');
+    expect(readMarked(result.content as string)?.attributes).toBe(' source="brave:search"');
     expect(result.content).toContain(
       '1. Tokio - An asynchronous Rust runtime\n   https://tokio.rs/\n   Published: 2024-11-02T08:15:00',
     );
@@ -393,7 +394,11 @@ describe('web_search tool', () => {
       },
     });
     const result = await run({ provider: 'searxng', baseUrl: server.origin }, { query: 'q' });
-    expect((result.content as string).match(/<\/untrusted-web-content>/g)).toHaveLength(1);
+    const content = result.content as string;
+    const marked = readMarked(content);
+    expect(occurrences(content, `</${marked?.tag}>`)).toBe(1);
+    expect(content.endsWith(`</${marked?.tag}>`)).toBe(true);
+    expect(content).not.toContain('</untrusted-web-content>');
   });
 
   it.each([

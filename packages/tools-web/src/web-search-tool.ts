@@ -7,7 +7,7 @@ import { SearchProviderError } from './search/search-provider-error';
 import type { SearchAdapter, WebSearchProfile, WebSearchResult } from './search/search-types';
 import { createSearxngSearchAdapter } from './search/searxng-search-adapter';
 import { createTavilySearchAdapter } from './search/tavily-search-adapter';
-import { UNTRUSTED_NOTICE, wrapUntrusted } from './untrusted-content';
+import { webContentMarker, wrapUntrusted } from './untrusted-content';
 
 /** What a `web_search` result carries in `details`. */
 export interface WebSearchDetails {
@@ -187,8 +187,10 @@ export function createWebSearchTool(
           count: count ?? defaultCount,
           signal: context.signal,
         });
+        const { marker, notice } = webContentMarker();
         return {
-          content: `${results.length} result(s) from ${adapter.displayName} for "${trimmed}".\n${UNTRUSTED_NOTICE}\n${wrapUntrusted(
+          content: `${results.length} result(s) from ${adapter.displayName} for "${trimmed}".\n${notice}\n${wrapUntrusted(
+            marker,
             `${provider}:search`,
             formatResults(results),
           )}`,

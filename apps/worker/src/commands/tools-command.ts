@@ -7,8 +7,10 @@ import { commandSandbox } from '../config/command-sandbox';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import { formatInteger } from '../progress/format';
+import { visibleControls } from '../progress/visible-controls';
 import type { CommandIO } from '../run-text-turn';
 import { toolSearchMode } from '../run-text-turn';
+import { readSkillManifest } from '../skill-manifest';
 import { buildToolManifest, type ToolManifestRow } from '../tool-manifest';
 import { openWorkerServices } from '../worker-services';
 
@@ -47,6 +49,10 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
   });
   try {
     const toolSearch = toolSearchMode(config);
+    const skills = await readSkillManifest(
+      config,
+      standIn === undefined ? agent : { ...agent, home: standIn },
+    );
     const {
       tools: rows,
       skipped,
@@ -69,6 +75,7 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
             requestToolsBytes,
             requestToolsEntries,
             ...(sandboxStatus === undefined ? {} : { sandbox: sandboxStatus }),
+            ...(skills === undefined ? {} : { skills }),
           },
           null,
           2,
@@ -119,6 +126,15 @@ export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOp
     if (sandboxStatus !== undefined) io.stdout.write(`Commands (run_command): ${sandboxStatus.summary}.\n`);
     for (const tool of skipped) {
       io.stderr.write(`switchyard: MCP tool ${tool.server}.${tool.tool} left out: ${tool.reason}\n`);
+    }
+    if (skills !== undefined) {
+      // Skill names and problems come from files a model may have written.
+      const loaded = skills.loaded.length === 0 ? 'none' : skills.loaded.join(', ');
+      io.stdout.write(`${visibleControls(`Skills (${skills.loaded.length}): ${loaded}`)}.\n`);
+      for (const problem of skills.skipped) {
+        const line = `switchyard: skill left out: ${problem.file}:${problem.line}: ${problem.message}`;
+        io.stderr.write(`${visibleControls(line)}\n`);
+      }
     }
   } finally {
     await opened.close();

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { brainSchema } from './brain-schema';
+import { skillLimitsSchema } from './skill-limits-schema';
 
 // Every object is strict: a misspelt field is an error naming it, not a silently ignored option.
 const positiveInt = z.number().int().positive();
@@ -40,6 +42,7 @@ const computerSchema = z.strictObject({
   homeRoot: z.string().min(1).optional(),
   env: z.array(z.string().min(1)).optional(),
   skills: z.boolean().optional(),
+  skillLimits: skillLimitsSchema.optional(),
   limits: computerLimitsSchema.optional(),
   sandbox: sandboxSchema.optional(),
 });
@@ -269,7 +272,7 @@ export const configFileSchema = z.strictObject({
       schedule: scheduleSchema.optional(),
       jobs: z.strictObject({}).optional(),
       workflow: workflowSchema.optional(),
-      brain: z.strictObject({}).optional(),
+      brain: brainSchema.optional(),
       mcp: mcpSchema.optional(),
     })
     .optional(),

@@ -105,6 +105,19 @@ describe('configuration errors name the field', () => {
       /not a known field/,
     ],
     [{ categories: { brain: { semantic: true } } }, 'categories.brain.semantic', /not a known field/],
+    [{ categories: { brain: { maxBytesPerAgent: 1000 } } }, 'categories.brain.maxBytesPerAgent', /one page/],
+    [{ categories: { brain: { retentionDays: 0 } } }, 'categories.brain.retentionDays', />0/],
+    [{ categories: { brain: { maxPageBytes: 600_000 } } }, 'categories.brain.maxPageBytes', /512 KiB/],
+    [
+      { categories: { computer: { skillLimits: { maxBytesPerSkill: 4096, maxBytes: 2048 } } } },
+      'categories.computer.skillLimits.maxBytesPerSkill',
+      /at most maxBytes/,
+    ],
+    [
+      { categories: { computer: { skillLimits: { maxSkill: 3 } } } },
+      'categories.computer.skillLimits.maxSkill',
+      /not a known field/,
+    ],
     [{ agent: '../x' }, 'agent', /letters/],
     [{ serve: { port: 70_000 } }, 'serve.port', /65535/],
     [{ serve: { healthPort: '8788' } }, 'serve.healthPort', /number/],
@@ -300,6 +313,26 @@ describe('defaults and environment overrides', () => {
       /limits\.maxParallelCalls/,
     );
     expect(parseConfig({ categories: {} }, { env: {} }).categories).toEqual({});
+  });
+
+  it('passes the Skill limits and the Brain limits through, leaving the rest to their packages’ defaults', () => {
+    const config = parseConfig(
+      {
+        categories: {
+          computer: { skillLimits: { maxSkills: 20, maxBytes: 8192 } },
+          brain: { maxPagesPerAgent: 500, retentionDays: 7, recallTimeoutMs: 500 },
+        },
+      },
+      { env: {}, baseDir: '/srv/worker' },
+    );
+    expect(config.categories.computer?.skillLimits).toEqual({ maxSkills: 20, maxBytes: 8192 });
+    expect(config.categories.brain).toEqual({
+      maxPagesPerAgent: 500,
+      retentionDays: 7,
+      recallTimeoutMs: 500,
+    });
+    expect(parseConfig({}, { env: {} }).categories.computer?.skillLimits).toEqual({});
+    expect(parseConfig({ categories: { brain: {} } }, { env: {} }).categories.brain).toEqual({});
   });
 
   it('passes web_fetch limits through, the conversion time limit included', () => {

@@ -344,6 +344,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
       homeRoot: path.resolve(baseDir, computer.homeRoot ?? '.switchyard/homes'),
       env: computer.env ?? [],
       skills: computer.skills ?? true,
+      skillLimits: computer.skillLimits ?? {},
       limits: computer.limits ?? {},
       sandbox: {
         mode: sandbox?.mode ?? 'auto',
@@ -370,7 +371,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
   }
   if (declared.jobs !== undefined) categories.jobs = {};
   if (declared.workflow !== undefined) categories.workflow = {};
-  if (declared.brain !== undefined) categories.brain = {};
+  if (declared.brain !== undefined) categories.brain = { ...declared.brain };
   if (declared.mcp !== undefined) {
     const servers: NonNullable<WorkerCategories['mcp']>['servers'] = {};
     for (const [name, server] of Object.entries(declared.mcp.servers)) {

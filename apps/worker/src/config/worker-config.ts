@@ -1,5 +1,11 @@
+import type { BrainOptions } from '@switchyard/control-plane';
 import type { ToolSearchMode } from '@switchyard/core';
-import type { ComputerToolsLimits, SandboxMode, SandboxNetwork } from '@switchyard/tools-computer';
+import type {
+  ComputerToolsLimits,
+  SandboxMode,
+  SandboxNetwork,
+  SkillLimits,
+} from '@switchyard/tools-computer';
 import type { McpServerConfig } from '@switchyard/tools-mcp';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 
@@ -33,6 +39,8 @@ export interface WorkerComputerConfig {
   env: string[];
   /** Project the home's Skills into every turn's instructions (default true). */
   skills: boolean;
+  /** How much of the home's Skills a turn reads and projects (`categories.computer.skillLimits`). */
+  skillLimits: Partial<SkillLimits>;
   /** Limits passed to `createComputerTools`. */
   limits: ComputerToolsLimits;
   /** How `run_command` confines commands (`categories.computer.sandbox`). */
@@ -93,7 +101,7 @@ export interface WorkerCategories {
    * The Brain over the control plane: `remember`, `recall`, `get_page`, `forget` in text turns, and
    * read-only `recall` and `get_page` in workflow task and background job turns.
    */
-  brain?: Record<string, never>;
+  brain?: BrainOptions;
   /** External MCP servers, each one namespace. */
   mcp?: { servers: Record<string, McpServerConfig> };
 }

@@ -80,7 +80,9 @@ describe('switchyard serve: a text turn remembers a page, a workflow task turn r
       fake.requests.find((request) => isTaskTurn(request) && request.functionCallOutputs.length === 1),
     );
     const recalled = outputsOf(submitting)[0] ?? '';
-    expect(recalled).toContain(`<untrusted-brain-content page="${pageId}" title="Supplier quotes"`);
+    expect(recalled).toMatch(
+      new RegExp(`<untrusted-brain-content-[0-9a-f]{16} page="${pageId}" title="Supplier quotes"`),
+    );
     expect(recalled).toContain('Acme sells the X200 for 410 EUR');
 
     // The embedded database is the daemon's while it runs: read the stored result once it has stopped.

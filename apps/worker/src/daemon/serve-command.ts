@@ -10,6 +10,7 @@ import {
 import { describeApprovalPolicy } from '../config/describe-approval-policy';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { readSkillManifest } from '../skill-manifest';
 import { observeQueues } from '../telemetry/queue-metrics';
 import { tracedWorkServices, traceMeta } from '../telemetry/traced-work-services';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
@@ -23,6 +24,7 @@ import {
 } from '../text-turn';
 import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
+import { createSkillProblemLog } from './skill-problem-log';
 import { checkTokenForHost, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 
@@ -139,6 +141,7 @@ export async function runServeCommand(
       workTurns: { pollingIntervalSeconds, ...delivery },
       // A daemon keeps its PostgreSQL connections open: a burst of turns never waits for new ones.
       fixedPool: true,
+      ...(config.categories.brain === undefined ? {} : { brain: config.categories.brain }),
       onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
     });
   } catch (error) {
@@ -154,6 +157,8 @@ export async function runServeCommand(
     if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers, callMeta: traceMeta });
     const webTools = buildTaskTurnWebTools(config);
     const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
+    // Every turn reads its agent's Skills again; a Skill left out is logged when its problem appears.
+    const logSkillProblems = createSkillProblemLog(print);
     daemon = await startDaemon({
       controlPlane,
       model,
@@ -169,13 +174,12 @@ export async function runServeCommand(
       maxEventStreamBytes: serve.maxEventStreamBytes,
       maxRetainedTurnBytes: serve.maxRetainedTurnBytes,
       // `GET /v1/tools`: composed as the turns compose their tools, over the open MCP connections.
-      toolManifest: (agentId) =>
-        buildToolManifest({
-          config,
-          agent: resolveAgent(config, agentId),
-          mcp,
-          toolSearch: toolSearchMode(config, model),
-        }),
+      toolManifest: async (agentId) => {
+        const agent = resolveAgent(config, agentId);
+        const skills = await readSkillManifest(config, agent);
+        const manifest = buildToolManifest({ config, agent, mcp, toolSearch: toolSearchMode(config, model) });
+        return skills === undefined ? manifest : { ...manifest, skills };
+      },
       // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
       approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
       version: VERSION,
@@ -212,8 +216,11 @@ export async function runServeCommand(
           todos: { items: [] },
           environment: options.environment,
         }),
-      instructions: async ({ agentId }) =>
-        (await buildTextTurnInstructions({ config, agent: resolveAgent(config, agentId) })).instructions,
+      instructions: async ({ agentId }) => {
+        const built = await buildTextTurnInstructions({ config, agent: resolveAgent(config, agentId) });
+        logSkillProblems(agentId, built.skillProblems);
+        return built.instructions;
+      },
       log: print,
     });
   } catch (error) {

@@ -1,8 +1,16 @@
 import type { AgentEvent } from '@switchyard/core';
 
-/** One event as a JSON line (`--json`): errors become `{ name, message }`, since `Error` serializes to `{}`. */
+// JSON.stringify escapes the C0 controls but leaves DEL and the C1 controls as they are, and some
+// terminals act on U+009B (CSI) and U+009D (OSC): written as escapes, the line is the same JSON.
+const UNESCAPED_CONTROL = /[\u007f-\u009f]/g;
+
+/**
+ * One event as a JSON line (`--json`): errors become `{ name, message }`, since `Error` serializes to
+ * `{}`. No character a terminal acts on is written as it is: the line parses to the same event.
+ */
 export function eventToJsonLine(event: AgentEvent): string {
-  return `${JSON.stringify(event, (_key, value: unknown) =>
+  const json = JSON.stringify(event, (_key, value: unknown) =>
     value instanceof Error ? { name: value.name, message: value.message } : value,
-  )}\n`;
+  );
+  return `${json.replace(UNESCAPED_CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { BeforeToolCall } from '@switchyard/core';
 import type { ProgressOutput } from './turn-progress';
+import { visibleControls } from './visible-controls';
 
 /** Options of `createTerminalConfirm`. */
 export interface TerminalConfirmOptions {
@@ -65,7 +66,9 @@ export function createTerminalConfirm(options: TerminalConfirmOptions): Terminal
         label = call.namespace === undefined ? call.name : `${call.namespace}.${call.name}`;
       }
       options.onAsk?.(call.itemIndex, label);
-      options.output.write(`? Allow destructive call: ${label} [y/N] `);
+      // The label is built from the model's arguments: its control characters must not act on the
+      // terminal the operator answers at (a cleared line could hide what is being allowed).
+      options.output.write(`? Allow destructive call: ${visibleControls(label)} [y/N] `);
       const answer = await nextLine();
       // A piped answer is not echoed by a terminal: echo it so the transcript reads as a dialogue.
       options.output.write(echo ? `${answer ?? ''}\n` : '');

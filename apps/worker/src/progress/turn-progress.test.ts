@@ -202,3 +202,42 @@ describe('abandoned calls', () => {
     expect(take()).toBe('✗ Fetching slow.example (1.0 s): timeout: timed out\n');
   });
 });
+
+describe("the model's control characters", () => {
+  // An OSC 52 clipboard write, a screen clear and a carriage return that would overwrite the line.
+  const hostile = 'Done.\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\u0007\u001b[2J\u001b[H\rAll good';
+  const shown = 'Done.␛]52;c;Y3VybCBldmlsLnNoIHwgc2g=␇␛[2J␛[H␍All good';
+
+  it('are shown, not acted on, in plain output: text, labels, a failed result and an error', () => {
+    const { progress, take } = harness(false);
+    progress.handle({ type: 'text-delta', iteration: 1, delta: hostile });
+    progress.handle(start('a', `Running \`${hostile}\``));
+    progress.handle(end('a', 'Command failed', 10, { content: `boom ${hostile}`, isError: true }));
+    progress.finish({
+      status: 'failed',
+      output: '',
+      items: [],
+      usage,
+      iterations: 1,
+      error: new Error(hostile),
+    });
+    const output = take();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    expect(output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(output).toContain(`${shown}\n… Running \`${shown}\`\n✗ Command failed`);
+    expect(output).toContain(`tool-error: boom ${shown}`);
+    expect(output).toContain(`✗ failed: ${shown} · `);
+  });
+
+  it('are shown in the redrawn spinners too, whose own redraw sequences are the only ones written', () => {
+    const { progress, take } = harness(true);
+    progress.handle(start('a', `Fetching \u009b2J${hostile}`));
+    const output = take();
+    expect(output).toContain(`Fetching ␛[2J${shown}`.slice(0, 60));
+    // What is left once the spinner's own sequences (clear line, cursor up) are taken out.
+    const withoutOwn = output.replaceAll('\r\u001b[2K', '').replaceAll('\u001b[1A', '');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    expect(withoutOwn).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    progress.handle({ type: 'turn-end', status: 'completed', iterations: 1, usage });
+  });
+});

@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentRunResult } from '@switchyard/core';
 import { firstLine, formatDuration, formatUsage } from './format';
+import { visibleControls } from './visible-controls';
 
 /** Where progress is written: `process.stdout`, or anything with `write` (and `isTTY`). */
 export interface ProgressOutput {
@@ -39,6 +40,12 @@ interface Running {
  * elapsed time, replaced by its completed label (`✓`, or `✗` with why); the model's text as it
  * streams; a one-line summary at the end. On a terminal the spinner lines are redrawn in place;
  * elsewhere (a pipe, a file, CI) each call prints a start line and an end line, never a redraw.
+ *
+ * Contract: everything it prints from the turn (the model's text, activity labels built from its
+ * arguments, a failed call's result, an error message) has its control characters made visible
+ * (`visibleControls`): the model cannot write an escape sequence to the operator's terminal (a
+ * clipboard write, a screen clear, a line overwritten). The only sequences written are its own
+ * spinner redraws, on a terminal.
  */
 export class TurnProgress {
   readonly #output: ProgressOutput;
@@ -177,7 +184,7 @@ export class TurnProgress {
 
   #write(text: string): void {
     if (text === '') return;
-    this.#output.write(text);
+    this.#output.write(visibleControls(text));
     this.#atLineStart = text.endsWith('\n');
   }
 
@@ -200,7 +207,10 @@ export class TurnProgress {
     for (const call of this.#running.values()) {
       lines.push(`${frame} ${call.activity} (${formatDuration(now - call.startedAt)})`);
     }
-    return lines.map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
+    return lines.map((line) => {
+      const shown = visibleControls(line);
+      return shown.length > width ? `${shown.slice(0, width - 1)}…` : shown;
+    });
   }
 
   #clear(): void {

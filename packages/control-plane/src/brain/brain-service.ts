@@ -4,6 +4,8 @@ import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkLimit } from '../values/check-limit';
 import { checkStoredText, toStorableText } from '../values/check-stored-value';
+import { checkTags, checkTitle, sameTags, titleTaken, UUID } from './brain-input';
+import type { BrainLimits } from './brain-limits';
 import type {
   BrainHitRecord,
   BrainPageDetails,
@@ -13,18 +15,11 @@ import type {
   RecallRequest,
   RememberRequest,
 } from './brain-record';
+import { capCharacters, iso, PAGE_COLUMNS, type PageRow, toPage } from './brain-rows';
+import { addUsage, freeHistory, lockAgentBrain, readUsage, storedBytes } from './brain-usage';
+import { type BrainPruneRecord, pruneBrain } from './prune-brain';
+import { type HitRow, MAX_COUNTED_TERMS, recallSql } from './recall-sql';
 
-/** Limits on Brain pages. */
-export interface BrainLimits {
-  /** The largest page body, in UTF-8 bytes. */
-  maxPageBytes: number;
-}
-
-/** The largest title, in UTF-8 bytes. */
-const MAX_TITLE_BYTES = 300;
-/** Tags per page, and the largest tag in UTF-8 bytes. */
-const MAX_TAGS = 20;
-const MAX_TAG_BYTES = 64;
 /** The largest query, in UTF-8 bytes: more words than any page search needs. */
 const MAX_QUERY_BYTES = 2048;
 /** Most pages one `recall` returns. */
@@ -33,8 +28,9 @@ const MAX_RECALL_LIMIT = 50;
 const MAX_SNIPPET_CHARACTERS = 300;
 /** Times a write by title is retried when a concurrent write created the same title first. */
 const WRITE_ATTEMPTS = 3;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The first prune after the control plane opens, at most: a daemon restarted often still prunes. */
+const FIRST_PRUNE_MS = 60_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 // The text search configuration of every page and query. Weights: the title says most about a page (A),
 // its tags next (B), its body least per word (D), so a page titled with the query's words ranks first.
@@ -43,163 +39,17 @@ const SEARCH_VECTOR = (title: string, tags: string, body: string) =>
   `setweight(to_tsvector('english', array_to_string(${tags}, ' ')), 'B') || ` +
   `setweight(to_tsvector('english', ${body}), 'D')`;
 
-const HEADLINE_OPTIONS =
-  'MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … ", StartSel="", StopSel=""';
-
-interface HitRow {
-  id: string;
-  title: string;
-  tags: string[];
-  version: number;
-  updated_at: Date;
-  matched_terms: number;
-  rank: number;
-  snippet: string;
-}
-
-/**
- * Terms of a query counted one by one (coordination, rarity, title hits). A longer query's further
- * terms still count in the every-term pass, not in the some-terms one.
- */
-const MAX_COUNTED_TERMS = 16;
-/** Pages ranked with `ts_rank_cd` per query: the best by the cheap signals, whatever matched. */
-const RANKED_CANDIDATES = 100;
-
-/**
- * The recall query over the pages matching `$5` (and `where`): `$1` agent, `$2` the query with every
- * term, `$3` tags, `$4` limit, `$5` the tsquery pages must match, `$6...` each counted term alone, then
- * the same term restricted to the title and tags (weights A and B).
- *
- * Order: pages holding more of the terms first (coordination), whatever the weight of one term in
- * another page's title; then `ts_rank_cd` (title words weigh most, then tags, then the body; normalised
- * by the page's length); then the most recent.
- *
- * The work is bounded for a query of frequent words (thousands of matching pages): each page gets only
- * cheap signals from its search vector in one pass (which terms it holds, which of them in its title or
- * tags, and how rare the terms it holds are among the matching pages: the sum of their inverse document
- * frequencies); `ts_rank_cd` and the snippet run on the best 100 candidates by those
- * signals only. With fewer matching pages than that, every one is ranked.
- */
-function recallSql(terms: number, where: string): string {
-  const counted = Array.from({ length: terms }, (_, index) => index);
-  const held = counted.map((index) => `search @@ $${6 + index}::tsquery AS held_${index}`);
-  const headed = counted.map((index) => `search @@ $${6 + terms + index}::tsquery AS headed_${index}`);
-  const sum = (parts: string[]) => (parts.length === 0 ? '0' : parts.join(' + '));
-  const rarity = counted.map(
-    (index) => `CASE WHEN held_${index} THEN ln((pages + 1.0) / pages_holding_${index}) ELSE 0 END`,
-  );
-  // Materialised, so the rest works on these few columns: a window or join over the rows of the
-  // scan would carry each page's search vector along (and spill it to disk for thousands of pages).
-  return `WITH matched AS MATERIALIZED (
-    SELECT id, updated_at, ${[...held, ...headed].join(', ')}
-    FROM switchyard.brain_pages
-    WHERE agent_id = $1 AND archived_at IS NULL AND tags @> $3::text[] AND search @@ $5::tsquery AND ${where}
-  ), totals AS (
-    SELECT count(*) AS pages${counted.map((index) => `, count(*) FILTER (WHERE held_${index}) AS pages_holding_${index}`).join('')}
-    FROM matched
-  ), signals AS (
-    SELECT id, updated_at,
-           ${sum(counted.map((index) => `held_${index}::int`))} AS matched_terms,
-           ${sum(rarity)} AS rarity,
-           ${sum(counted.map((index) => `headed_${index}::int`))} AS headed_terms
-    FROM matched, totals
-  ), candidates AS (
-    SELECT id, matched_terms FROM signals
-    ORDER BY matched_terms DESC, headed_terms DESC, rarity DESC, updated_at DESC, id
-    LIMIT ${RANKED_CANDIDATES}
-  ), best AS (
-    SELECT p.id, p.title, p.tags, p.body, p.version, p.updated_at, c.matched_terms,
-           ts_rank_cd(p.search, $5::tsquery, 1) AS rank
-    FROM candidates c JOIN switchyard.brain_pages p ON p.id = c.id
-    ORDER BY c.matched_terms DESC, rank DESC, p.updated_at DESC, p.id
-    LIMIT $4
-  )
-  SELECT id, title, tags, version, updated_at, matched_terms, rank,
-         ts_headline('english', body, $5::tsquery, '${HEADLINE_OPTIONS}') AS snippet
-  FROM best ORDER BY matched_terms DESC, rank DESC, updated_at DESC, id`;
-}
-
 /** `'lexeme'` in tsquery text (a doubled quote is a quote inside it): linear, the two branches never overlap. */
 const LEXEME = /'(?:[^']|'')*'/g;
-
-interface PageRow {
-  id: string;
-  agent_id: string;
-  title: string;
-  body: string;
-  tags: string[];
-  version: number;
-  latest_version: number;
-  created_at: Date;
-  updated_at: Date;
-  archived_at: Date | null;
-}
-
-const PAGE_COLUMNS = `id, agent_id, title, body, tags, version, version AS latest_version, created_at, updated_at,
-  archived_at`;
-
-function iso(value: Date): string {
-  return new Date(value).toISOString();
-}
-
-function toPage(row: PageRow): BrainPageRecord {
-  return {
-    pageId: row.id,
-    title: row.title,
-    body: row.body,
-    tags: row.tags,
-    version: row.version,
-    latestVersion: row.latest_version,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-    archivedAt: row.archived_at === null ? null : iso(row.archived_at),
-  };
-}
-
-/** At most `max` characters, cut between code points. */
-function capCharacters(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = /[\uD800-\uDBFF]$/.test(text.slice(0, max)) ? max - 1 : max;
-  return `${text.slice(0, cut)}…`;
-}
-
-function checkTitle(value: unknown): string {
-  if (typeof value !== 'string') throw new ControlPlaneInputError('title', 'must be a string');
-  // A title is one line: any run of whitespace (newlines included) becomes one space.
-  return checkStoredText('title', toStorableText(value).replace(/\s+/g, ' ').trim(), {
-    maxBytes: MAX_TITLE_BYTES,
-  });
-}
-
-function checkTags(value: unknown, field = 'tags'): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new ControlPlaneInputError(field, 'must be an array of strings');
-  if (value.length > MAX_TAGS) {
-    throw new ControlPlaneInputError(
-      field,
-      `has ${value.length} tags; at most ${MAX_TAGS} are kept per page`,
-    );
-  }
-  const tags: string[] = [];
-  for (const [index, tag] of value.entries()) {
-    if (typeof tag !== 'string') throw new ControlPlaneInputError(`${field}[${index}]`, 'must be a string');
-    const normalised = checkStoredText(
-      `${field}[${index}]`,
-      toStorableText(tag).trim().toLowerCase().replace(/\s+/g, '-'),
-      { maxBytes: MAX_TAG_BYTES },
-    );
-    if (!tags.includes(normalised)) tags.push(normalised);
-  }
-  return tags;
-}
-
-function sameTags(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((tag, index) => tag === b[index]);
-}
 
 /** True for PostgreSQL's unique_violation, as pg and PGlite report it. */
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+/** True for PostgreSQL's query_canceled (a `statement_timeout`), as pg reports it. */
+function isQueryCanceled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '57014';
 }
 
 /** Thrown inside a write's transaction when a concurrent write took the title first: the write is retried. */
@@ -215,7 +65,11 @@ class TitleTaken extends Error {}
  * page id is an unknown id. Model-made text never makes a write fail over a character (NUL and lone
  * surrogates become U+FFFD); a field over its limit, an empty title or body, an unknown or forgotten
  * `pageId`, or a title another active page of the agent has is refused with `ControlPlaneInputError`
- * naming the field, before anything is written. A changed page's previous version is kept.
+ * naming the field, before anything is written. A changed page's previous version is kept, and a
+ * forgotten page too, for `retentionDays` (then `prune` removes them). Each agent's Brain is held to a
+ * quota (`maxPagesPerAgent` active pages, `maxBytesPerAgent` stored bytes): a write past it first
+ * removes that agent's oldest history (earlier versions, then forgotten pages), and is refused with
+ * `ControlPlaneInputError` when its active pages alone would pass it.
  *
  * @example
  * await controlPlane.brain.remember({ agentId: 'ada', title: 'Deploys', body: 'Run make deploy.', tags: ['ops'] });
@@ -225,6 +79,8 @@ class TitleTaken extends Error {}
 export class ControlPlaneBrainService {
   readonly #database: Database;
   readonly #limits: BrainLimits;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #pruning: Promise<unknown> | undefined;
 
   /** Use `controlPlane.brain` rather than constructing one. */
   constructor(database: Database, limits: BrainLimits) {
@@ -238,7 +94,8 @@ export class ControlPlaneBrainService {
    * (same title, body and tags) stores nothing and answers `unchanged`.
    *
    * Contract: throws `ControlPlaneInputError` as the class says; the previous version of a changed page
-   * is kept (`getPage({ version })`, `showPage`).
+   * is kept (`getPage({ version })`, `showPage`). One agent's writes run one at a time (a transaction
+   * lock), so two cannot both pass its quota.
    */
   async remember(request: RememberRequest): Promise<BrainWriteRecord> {
     const agentId = checkAgentId(request.agentId);
@@ -259,6 +116,7 @@ export class ControlPlaneBrainService {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.#database.transaction(async (transaction) => {
+          await lockAgentBrain(transaction, agentId);
           if (pageId !== undefined) return this.#rewrite(transaction, pageId, write);
           const { rows } = await transaction.query<{ id: string }>(
             `SELECT id FROM switchyard.brain_pages
@@ -267,6 +125,7 @@ export class ControlPlaneBrainService {
           );
           const existing = rows[0]?.id;
           if (existing !== undefined) return this.#rewrite(transaction, existing, write);
+          await this.#makeRoom(transaction, agentId, storedBytes(body), 1);
           const inserted = await transaction.query<PageRow>(
             `INSERT INTO switchyard.brain_pages (id, agent_id, title, body, tags, search)
              VALUES ($1, $2, $3, $4, $5::text[], ${SEARCH_VECTOR('$3::text', '$5::text[]', '$4::text')})
@@ -277,6 +136,7 @@ export class ControlPlaneBrainService {
           const row = inserted.rows[0];
           // A concurrent write created this title after the SELECT: write again, as a rewrite of it.
           if (row === undefined) throw new TitleTaken();
+          await addUsage(transaction, agentId, 1, storedBytes(body));
           return { status: 'created' as const, page: toPage(row) };
         });
       } catch (error) {
@@ -319,11 +179,15 @@ export class ControlPlaneBrainService {
       );
       if (others[0] !== undefined) throw titleTaken(write.title, others[0].id);
     }
+    // The version this write replaces stays stored, so the new body is what the write adds.
+    await this.#makeRoom(transaction, write.agentId, storedBytes(write.body), 0);
     await transaction.query(
-      `INSERT INTO switchyard.brain_page_versions (page_id, version, title, body, tags, written_at)
-       SELECT id, version, title, body, tags, updated_at FROM switchyard.brain_pages WHERE id = $1`,
+      `INSERT INTO switchyard.brain_page_versions (page_id, version, title, body, tags, written_at, agent_id, replaced_at)
+       SELECT id, version, title, body, tags, updated_at, agent_id, clock_timestamp()
+       FROM switchyard.brain_pages WHERE id = $1`,
       [pageId],
     );
+    await addUsage(transaction, write.agentId, 0, storedBytes(write.body));
     try {
       const updated = await transaction.query<PageRow>(
         `UPDATE switchyard.brain_pages
@@ -341,13 +205,42 @@ export class ControlPlaneBrainService {
   }
 
   /**
+   * Makes room in the agent's quota for `pages` more active pages and `bytes` more stored bytes:
+   * refuses a page past `maxPagesPerAgent`, and frees the agent's oldest history (earlier versions,
+   * then forgotten pages) for bytes past `maxBytesPerAgent`, refusing when that is not enough. Runs
+   * under the agent's lock, in the write's transaction: a refusal rolls the freeing back too.
+   */
+  async #makeRoom(transaction: SqlExecutor, agentId: string, bytes: number, pages: number): Promise<void> {
+    const usage = await readUsage(transaction, agentId);
+    const { maxPagesPerAgent, maxBytesPerAgent, retentionDays } = this.#limits;
+    if (pages > 0 && usage.pages + pages > maxPagesPerAgent) {
+      throw new ControlPlaneInputError(
+        'title',
+        `you have ${usage.pages.toLocaleString('en-US')} page${usage.pages === 1 ? '' : 's'}, the most your Brain keeps (${maxPagesPerAgent.toLocaleString('en-US')}); forget pages you no longer need, or rewrite one of them (pageId) instead of writing a new one`,
+      );
+    }
+    const excess = usage.bytes + bytes - maxBytesPerAgent;
+    if (excess <= 0) return;
+    const freed = await freeHistory(transaction, agentId, excess);
+    if (freed >= excess) return;
+    throw new ControlPlaneInputError(
+      'body',
+      `this page would take your Brain past its quota of ${maxBytesPerAgent.toLocaleString('en-US')} bytes: your pages hold ${(usage.bytes - freed).toLocaleString('en-US')} bytes (each counted as at least 1,024), even without their earlier versions and forgotten pages (kept up to ${retentionDays} days); forget pages you no longer need, or shorten them or this one`,
+    );
+  }
+
+  /**
    * The agent's active pages matching `query`, best first: pages holding more of the query's terms
    * first (every term before some), then by `ts_rank_cd` (title words weigh most, then tags, then the
    * body), then the most recently written. A query of only common words (`the`, `of`) matches nothing.
    *
    * Contract: throws `ControlPlaneInputError` for a bad agent, an empty or oversize query, bad tags or a
-   * limit outside 1 to 50. Work is bounded for any query: its size is capped, `ts_rank_cd` runs on at
-   * most 100 candidates chosen by cheap signals, and snippets are built for the returned pages only.
+   * limit outside 1 to 50, and (field `query`) for a recall stopped by its time limit. Work is bounded
+   * for any query and any pages: the query's size is capped, only the newest `maxRecallRows` matching
+   * pages are considered, `ts_rank_cd` runs on at most 100 candidates chosen by cheap signals, and
+   * snippets come from the returned pages' first 4,096 characters. On PostgreSQL each statement also
+   * runs under `statement_timeout` (`recallTimeoutMs`); PGlite (WebAssembly, one connection) cannot
+   * cancel a statement, so there the caps are the bound.
    */
   async recall(request: RecallRequest): Promise<BrainHitRecord[]> {
     const agentId = checkAgentId(request.agentId);
@@ -355,7 +248,38 @@ export class ControlPlaneBrainService {
     const query = checkStoredText('query', toStorableText(request.query), { maxBytes: MAX_QUERY_BYTES });
     const tags = checkTags(request.tags);
     const limit = checkLimit(request.limit, MAX_RECALL_LIMIT);
-    const { rows: parsed } = await this.#database.query<{ terms: string }>(
+    return this.#withRecallTimeout((executor) => this.#recall(executor, { agentId, query, tags, limit }));
+  }
+
+  /**
+   * Runs a recall's statements under `statement_timeout` on PostgreSQL (in one transaction, so
+   * `SET LOCAL` holds for them and ends with it), and as they are on PGlite, which cannot cancel one.
+   * A statement stopped by the limit becomes a refusal the model can act on.
+   */
+  async #withRecallTimeout<T>(work: (executor: SqlExecutor) => Promise<T>): Promise<T> {
+    if (this.#database.kind !== 'postgres') return work(this.#database);
+    const timeoutMs = this.#limits.recallTimeoutMs;
+    try {
+      return await this.#database.transaction(async (transaction) => {
+        await transaction.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
+        return work(transaction);
+      });
+    } catch (error) {
+      if (!isQueryCanceled(error)) throw error;
+      throw new ControlPlaneInputError(
+        'query',
+        `searching your Brain for this took longer than its ${timeoutMs} ms limit and was stopped; use fewer or rarer words, or tags`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #recall(
+    executor: SqlExecutor,
+    request: { agentId: string; query: string; tags: string[]; limit: number },
+  ): Promise<BrainHitRecord[]> {
+    const { agentId, query, tags, limit } = request;
+    const { rows: parsed } = await executor.query<{ terms: string }>(
       `SELECT websearch_to_tsquery('english', $1)::text AS terms`,
       [query],
     );
@@ -369,7 +293,7 @@ export class ControlPlaneBrainService {
     );
     const inTitle = terms.map((term) => term.replace(LEXEME, (lexeme) => `${lexeme}:AB`));
     const search = (match: string, where: string, count: number) =>
-      this.#database.query<HitRow>(recallSql(terms.length, where), [
+      executor.query<HitRow>(recallSql(terms.length, where, this.#limits.maxRecallRows), [
         agentId,
         everyTerm,
         tags,
@@ -450,12 +374,60 @@ export class ControlPlaneBrainService {
     const agentId = checkAgentId(request.agentId);
     const { pageId } = request;
     if (typeof pageId !== 'string' || !UUID.test(pageId)) return null;
+    // One statement: the page and the agent's count of active pages change together.
     const { rows } = await this.#database.query<PageRow>(
-      `UPDATE switchyard.brain_pages SET archived_at = clock_timestamp()
-       WHERE id = $1 AND agent_id = $2 AND archived_at IS NULL RETURNING ${PAGE_COLUMNS}`,
+      `WITH forgotten AS (
+         UPDATE switchyard.brain_pages SET archived_at = clock_timestamp()
+         WHERE id = $1 AND agent_id = $2 AND archived_at IS NULL RETURNING ${PAGE_COLUMNS}
+       ), counted AS (
+         UPDATE switchyard.brain_usage SET pages = pages - (SELECT count(*) FROM forgotten)
+         WHERE agent_id = $2 AND EXISTS (SELECT 1 FROM forgotten)
+       )
+       SELECT * FROM forgotten`,
       [pageId, agentId],
     );
     return rows[0] === undefined ? null : toPage(rows[0]);
+  }
+
+  /**
+   * Removes, for every agent, the earlier versions replaced and the pages forgotten more than
+   * `retentionDays` before `now` (default: the current time), freeing their bytes in each agent's
+   * quota. The control plane runs it every `pruneIntervalSeconds` while open (see `startPruning`).
+   *
+   * Contract: removes nothing newer than the retention; resolves with what it removed.
+   */
+  async prune(options: { now?: Date } = {}): Promise<BrainPruneRecord> {
+    const now = options.now ?? new Date();
+    return pruneBrain(this.#database, new Date(now.getTime() - this.#limits.retentionDays * DAY_MS));
+  }
+
+  /**
+   * Prunes a minute after it is called (or after `pruneIntervalSeconds`, when shorter), then every
+   * `pruneIntervalSeconds`, until `stopPruning`. The timer does not keep the process alive; a failed
+   * prune goes to `onError` and is tried again at the next interval. `openControlPlane` calls it.
+   */
+  startPruning(onError: (error: unknown) => void): void {
+    if (this.#pruneTimer !== undefined) return;
+    const intervalMs = this.#limits.pruneIntervalSeconds * 1000;
+    const schedule = (delayMs: number) => {
+      this.#pruneTimer = setTimeout(() => {
+        this.#pruning = this.prune()
+          .catch(onError)
+          .finally(() => {
+            this.#pruning = undefined;
+            if (this.#pruneTimer !== undefined) schedule(intervalMs);
+          });
+      }, delayMs);
+      this.#pruneTimer.unref();
+    };
+    schedule(Math.min(FIRST_PRUNE_MS, intervalMs));
+  }
+
+  /** Stops pruning, waiting for a prune under way to end. */
+  async stopPruning(): Promise<void> {
+    clearTimeout(this.#pruneTimer);
+    this.#pruneTimer = undefined;
+    await this.#pruning;
   }
 
   /**
@@ -533,13 +505,4 @@ export class ControlPlaneBrainService {
       ],
     };
   }
-}
-
-function titleTaken(title: string, otherPageId?: string): ControlPlaneInputError {
-  return new ControlPlaneInputError(
-    'title',
-    otherPageId === undefined
-      ? `another of your pages is titled ${JSON.stringify(title)}; choose another title or rewrite that page`
-      : `your page ${otherPageId} is titled ${JSON.stringify(title)}; rewrite that page (pageId ${otherPageId}) or choose another title`,
-  );
 }

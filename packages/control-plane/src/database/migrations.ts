@@ -342,4 +342,47 @@ ALTER TABLE switchyard.approvals ADD COLUMN arguments_head text;
 ALTER TABLE switchyard.approvals ADD COLUMN arguments_tail text;
 `,
   },
+  {
+    version: 11,
+    name: 'the Brain: per-agent usage for quotas, earlier versions dated by their replacement for retention',
+    sql: `
+-- A version's age for retention counts from when it was replaced, not from when it was written: the
+-- replacing version's write, or the page's latest write for the newest one. Its agent is kept with it,
+-- so one agent's versions are found (and pruned oldest first) without a join.
+ALTER TABLE switchyard.brain_page_versions ADD COLUMN agent_id text;
+ALTER TABLE switchyard.brain_page_versions ADD COLUMN replaced_at timestamptz;
+UPDATE switchyard.brain_page_versions v
+SET agent_id = p.agent_id,
+    replaced_at = coalesce(
+      (SELECT n.written_at FROM switchyard.brain_page_versions n
+       WHERE n.page_id = v.page_id AND n.version = v.version + 1),
+      p.updated_at)
+FROM switchyard.brain_pages p WHERE p.id = v.page_id;
+ALTER TABLE switchyard.brain_page_versions ALTER COLUMN agent_id SET NOT NULL;
+ALTER TABLE switchyard.brain_page_versions ALTER COLUMN replaced_at SET NOT NULL;
+CREATE INDEX brain_page_versions_agent_replaced ON switchyard.brain_page_versions (agent_id, replaced_at);
+CREATE INDEX brain_page_versions_replaced ON switchyard.brain_page_versions (replaced_at);
+CREATE INDEX brain_pages_forgotten ON switchyard.brain_pages (archived_at) WHERE archived_at IS NOT NULL;
+CREATE INDEX brain_pages_agent_forgotten ON switchyard.brain_pages (agent_id, archived_at)
+  WHERE archived_at IS NOT NULL;
+
+-- What each agent's Brain holds: its active pages, and the bytes of every body stored for it (pages,
+-- forgotten ones and earlier versions), each counted as at least 1024 bytes. Kept by every write, forget
+-- and prune in the statement or transaction that makes the change.
+CREATE TABLE switchyard.brain_usage (
+  agent_id text PRIMARY KEY,
+  pages integer NOT NULL CHECK (pages >= 0),
+  bytes bigint NOT NULL CHECK (bytes >= 0)
+);
+INSERT INTO switchyard.brain_usage (agent_id, pages, bytes)
+SELECT agent_id, sum(pages)::integer, sum(bytes)::bigint FROM (
+  SELECT agent_id, count(*) FILTER (WHERE archived_at IS NULL) AS pages,
+         sum(greatest(octet_length(body), 1024)) AS bytes
+  FROM switchyard.brain_pages GROUP BY agent_id
+  UNION ALL
+  SELECT agent_id, 0, sum(greatest(octet_length(body), 1024))
+  FROM switchyard.brain_page_versions GROUP BY agent_id
+) stored GROUP BY agent_id;
+`,
+  },
 ];

@@ -1,189 +1,70 @@
-import { readdir } from 'node:fs/promises';
-import { isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
-import { readTextFile } from '../files/read-text-file';
+import { opendir } from 'node:fs/promises';
 import { type AgentHome, resolveAgentHome, resolveExistingInHome } from '../paths/agent-home';
 import { HomePathError } from '../paths/home-path-error';
-import type { LoadedSkills, McpServerDefinition, Skill } from './skill';
+import { parseSkillFile } from './parse-skill-file';
+import { readSkillHead } from './read-skill-head';
+import type { LoadedSkills, Skill, SkillProblem } from './skill';
+import { resolveSkillLimits, type SkillLimits } from './skill-limits';
 
-/** Skill names: lowercase letters, digits and single hyphens, at most 64 characters. */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
-const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX_SKILL_BYTES = 1024 * 1024;
-
-class SkillError extends Error {
-  constructor(
-    readonly line: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function isStringRecord(value: unknown): value is Record<string, string> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.values(value).every((entry) => typeof entry === 'string')
-  );
-}
-
-function parseServer(name: string, raw: unknown, line: number): McpServerDefinition {
-  const where = `mcp.${name}`;
-  if (!SERVER_NAME_PATTERN.test(name)) {
-    throw new SkillError(line, `${where}: a server name uses letters, digits, '_' and '-' only`);
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new SkillError(line, `${where} must be a mapping with command (stdio) or url (HTTP)`);
-  }
-  const entry = raw as Record<string, unknown>;
-  const known = new Set(['description', 'command', 'args', 'env', 'url', 'headers']);
-  const unknown = Object.keys(entry).filter((key) => !known.has(key));
-  if (unknown.length > 0) throw new SkillError(line, `${where}: unknown field ${unknown.join(', ')}`);
-  const server: McpServerDefinition = {};
-  if (entry.description !== undefined) {
-    if (typeof entry.description !== 'string')
-      throw new SkillError(line, `${where}.description must be a string`);
-    server.description = entry.description;
-  }
-  if (entry.command !== undefined) {
-    if (typeof entry.command !== 'string' || entry.command === '') {
-      throw new SkillError(line, `${where}.command must be a non-empty string`);
-    }
-    server.command = entry.command;
-  }
-  if (entry.args !== undefined) {
-    if (!Array.isArray(entry.args) || !entry.args.every((arg) => typeof arg === 'string')) {
-      throw new SkillError(line, `${where}.args must be a list of strings`);
-    }
-    server.args = entry.args as string[];
-  }
-  if (entry.env !== undefined) {
-    if (!isStringRecord(entry.env)) throw new SkillError(line, `${where}.env must map names to strings`);
-    server.env = entry.env;
-  }
-  if (entry.url !== undefined) {
-    if (typeof entry.url !== 'string' || !URL.canParse(entry.url)) {
-      throw new SkillError(line, `${where}.url must be an absolute URL`);
-    }
-    server.url = entry.url;
-  }
-  if (entry.headers !== undefined) {
-    if (!isStringRecord(entry.headers))
-      throw new SkillError(line, `${where}.headers must map names to strings`);
-    server.headers = entry.headers;
-  }
-  if ((server.command === undefined) === (server.url === undefined)) {
-    throw new SkillError(line, `${where} needs exactly one of command (stdio) or url (HTTP)`);
-  }
-  return server;
+/** Options of `loadSkills`. */
+export interface LoadSkillsOptions {
+  /** Bounds on reading (`maxSkills`, `maxFrontMatterBytes`); the projection's are `projectSkills`'. */
+  limits?: Partial<SkillLimits>;
 }
 
 /**
- * Parses a SKILL.md: YAML front matter between `---` lines with `name`, `description` and an
- * optional `mcp` mapping of server definitions. `folder` is the skill's folder name.
- *
- * Contract: throws nothing; every problem comes back with its 1-based line in the file.
+ * The first `max` folder names of `directory` in name order, and how many folders it holds. Read as a
+ * stream, keeping only those `max`: a home with a million folders costs a walk of the entries, never
+ * a list of them all.
  */
-export function parseSkillFile(
-  text: string,
-  folder: string,
-):
-  | { ok: true; value: Omit<Skill, 'path' | 'directory'> }
-  | { ok: false; problems: Array<{ line: number; message: string }> } {
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
-  if (lines[0]?.trim() !== '---') {
-    return {
-      ok: false,
-      problems: [{ line: 1, message: 'SKILL.md must start with YAML front matter: a line with ---' }],
-    };
-  }
-  const close = lines.findIndex(
-    (line, index) => index > 0 && (line.trim() === '---' || line.trim() === '...'),
-  );
-  if (close === -1) {
-    return {
-      ok: false,
-      problems: [{ line: 1, message: 'the front matter is not closed by a line with ---' }],
-    };
-  }
-  // Front matter starts on the file's second line.
-  const offset = 1;
-  const lineCounter = new LineCounter();
-  const document = parseDocument(lines.slice(1, close).join('\n'), { lineCounter, prettyErrors: false });
-  if (document.errors.length > 0) {
-    return {
-      ok: false,
-      problems: document.errors.map((error) => ({
-        line: lineCounter.linePos(error.pos[0]).line + offset,
-        message: `invalid YAML: ${error.message.split('\n')[0]}`,
-      })),
-    };
-  }
-  const lineOfKey = (key: string): number => {
-    if (!isMap(document.contents)) return 1 + offset;
-    const pair = document.contents.items.find((item) => isScalar(item.key) && item.key.value === key);
-    const node = pair?.key as Node | undefined;
-    return node?.range === undefined || node.range === null
-      ? 1 + offset
-      : lineCounter.linePos(node.range[0]).line + offset;
-  };
-  const problems: Array<{ line: number; message: string }> = [];
-  const data = document.toJS() as unknown;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return {
-      ok: false,
-      problems: [{ line: 1 + offset, message: 'the front matter must be a YAML mapping' }],
-    };
-  }
-  const fields = data as Record<string, unknown>;
-  const { name, description, mcp } = fields;
-  if (name === undefined) problems.push({ line: 1 + offset, message: 'name is missing' });
-  else if (typeof name !== 'string' || !SKILL_NAME_PATTERN.test(name) || name.length > 64) {
-    problems.push({
-      line: lineOfKey('name'),
-      message: 'name must be lowercase letters, digits and hyphens (at most 64 characters)',
-    });
-  } else if (name !== folder) {
-    problems.push({ line: lineOfKey('name'), message: `name ${name} must equal its folder name ${folder}` });
-  }
-  if (description === undefined) problems.push({ line: 1 + offset, message: 'description is missing' });
-  else if (typeof description !== 'string' || description.trim() === '' || description.length > 1024) {
-    problems.push({
-      line: lineOfKey('description'),
-      message: 'description must be a non-empty string of at most 1024 characters',
-    });
-  }
-  const servers: Record<string, McpServerDefinition> = {};
-  if (mcp !== undefined && mcp !== null) {
-    if (typeof mcp !== 'object' || Array.isArray(mcp)) {
-      problems.push({ line: lineOfKey('mcp'), message: 'mcp must map server names to server definitions' });
-    } else {
-      const mcpNode = isMap(document.contents) ? document.contents.get('mcp', true) : undefined;
-      for (const [serverName, raw] of Object.entries(mcp)) {
-        let line = lineOfKey('mcp');
-        if (isMap(mcpNode)) {
-          const pair = mcpNode.items.find((item) => isScalar(item.key) && item.key.value === serverName);
-          const range = (pair?.key as Node | undefined)?.range;
-          if (range) line = lineCounter.linePos(range[0]).line + offset;
-        }
-        try {
-          servers[serverName] = parseServer(serverName, raw, line);
-        } catch (error) {
-          if (!(error instanceof SkillError)) throw error;
-          problems.push({ line: error.line, message: error.message });
-        }
-      }
+async function firstFolders(directory: string, max: number): Promise<{ names: string[]; total: number }> {
+  const names: string[] = [];
+  let total = 0;
+  for await (const entry of await opendir(directory, { bufferSize: 64 })) {
+    if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
+    total += 1;
+    const last = names[max - 1];
+    if (last !== undefined && entry.name >= last) continue;
+    let low = 0;
+    let high = names.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((names[middle] as string) < entry.name) low = middle + 1;
+      else high = middle;
     }
+    names.splice(low, 0, entry.name);
+    if (names.length > max) names.pop();
   }
-  if (problems.length > 0) return { ok: false, problems };
-  return {
-    ok: true,
-    value: { name: name as string, description: (description as string).trim(), mcp: servers },
-  };
+  return { names, total };
 }
 
-async function loadFrom(home: AgentHome): Promise<LoadedSkills> {
+/** One folder's Skill, the problems that left it out, or nothing (a folder without SKILL.md). */
+async function loadOne(
+  home: AgentHome,
+  folder: string,
+  limits: SkillLimits,
+): Promise<{ skill: Skill } | { problems: SkillProblem[] } | undefined> {
+  const file = `skills/${folder}/SKILL.md`;
+  try {
+    const head = await readSkillHead(home, file, limits.maxFrontMatterBytes);
+    if (!head.ok) return { problems: [{ file, line: 1, message: head.message }] };
+    const parsed = parseSkillFile(
+      head.text,
+      folder,
+      head.whole ? undefined : { maxBytes: limits.maxFrontMatterBytes, fileBytes: head.fileBytes },
+    );
+    if (!parsed.ok) return { problems: parsed.problems.map((problem) => ({ file, ...problem })) };
+    return { skill: { ...parsed.value, path: file, directory: `skills/${folder}` } };
+  } catch (error) {
+    // A folder without SKILL.md is not a skill (it may hold shared files).
+    if (error instanceof HomePathError && error.code === 'not-found' && error.path === file) return undefined;
+    // Anything else (an unreadable file, a directory named SKILL.md, too many open files) leaves this
+    // Skill out with the reason: one Skill never fails the turn.
+    return { problems: [{ file, line: 1, message: (error as Error).message }] };
+  }
+}
+
+async function loadFrom(home: AgentHome, limits: SkillLimits): Promise<LoadedSkills> {
   const result: LoadedSkills = { skills: [], problems: [] };
   let skillsDirectory: string;
   try {
@@ -196,49 +77,43 @@ async function loadFrom(home: AgentHome): Promise<LoadedSkills> {
     }
     throw error;
   }
-  const folders = (await readdir(skillsDirectory, { withFileTypes: true }))
-    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
-    .map((entry) => entry.name)
-    .sort();
-  for (const folder of folders) {
-    const file = `skills/${folder}/SKILL.md`;
-    let text: string;
-    try {
-      text = (await readTextFile(home, file, MAX_SKILL_BYTES)).text;
-    } catch (error) {
-      if (error instanceof HomePathError) {
-        // A folder without SKILL.md is not a skill (it may hold shared files).
-        if (error.code !== 'not-found' || error.path !== file) {
-          result.problems.push({ file, line: 1, message: error.message });
-        }
-        continue;
-      }
-      throw error;
-    }
-    const parsed = parseSkillFile(text, folder);
-    if (parsed.ok) {
-      result.skills.push({ ...parsed.value, path: file, directory: `skills/${folder}` });
-    } else {
-      for (const problem of parsed.problems) result.problems.push({ file, ...problem });
-    }
+  const { names, total } = await firstFolders(skillsDirectory, limits.maxSkills);
+  for (const folder of names) {
+    const loaded = await loadOne(home, folder, limits);
+    if (loaded === undefined) continue;
+    if ('skill' in loaded) result.skills.push(loaded.skill);
+    else result.problems.push(...loaded.problems);
+  }
+  if (total > names.length) {
+    result.problems.push({
+      file: 'skills',
+      line: 1,
+      message: `${(total - names.length).toLocaleString('en-US')} of its ${total.toLocaleString('en-US')} folders were not read: at most ${limits.maxSkills} Skills are read per turn, the first by folder name (Skill limit maxSkills); the first one left out is after ${names.at(-1)}`,
+    });
   }
   return result;
 }
 
 /**
  * Reads the skills of an agent home: every `skills/<name>/SKILL.md` with YAML front matter
- * (`name`, `description`, optional `mcp` server definitions).
+ * (`name`, `description`, optional `mcp` server definitions), within `limits`: the first `maxSkills`
+ * folders by name, and of each SKILL.md only its first `maxFrontMatterBytes` (the front matter must
+ * close within them). Parsing is linear in what is read (see `parseSkillFile`), so a hostile file costs
+ * at most its capped size, and no file holds the event loop for long.
  *
- * Contract: a malformed skill is left out and reported in `problems` with its file and line; the
- * others still load. A missing `skills` folder gives no skills and no problems. Throws
- * `ComputerToolsConfigError` (field `home`) only when the home itself cannot be resolved.
+ * Contract: a malformed or unreadable skill is left out and reported in `problems` with its file and
+ * line (at most five per file); the others still load. Folders past `maxSkills` are reported in one
+ * problem for the `skills` folder. A missing `skills` folder gives no skills and no problems. Throws
+ * `ComputerToolsConfigError` (field `home`, or `limits.<name>`) only for a home that cannot be
+ * resolved or a bad limit.
  *
  * @example
- * const { skills, problems } = await loadSkills('/srv/agents/ada');
+ * const { skills, problems } = await loadSkills('/srv/agents/ada', { limits: { maxSkills: 50 } });
  * for (const problem of problems) log.warn(`${problem.file}:${problem.line}: ${problem.message}`);
  * await writeMcporterConfig('/srv/agents/ada', skills);
  * const instructions = `${baseInstructions}\n\n${projectSkills(skills)}`;
  */
-export async function loadSkills(home: string): Promise<LoadedSkills> {
-  return loadFrom(resolveAgentHome(home));
+export async function loadSkills(home: string, options: LoadSkillsOptions = {}): Promise<LoadedSkills> {
+  const limits = resolveSkillLimits(options.limits);
+  return loadFrom(resolveAgentHome(home), limits);
 }

@@ -427,5 +427,16 @@ export const ToolManifestSchema = z
       .openapi({ description: 'Counts and sizes over tools' }),
     requestToolsBytes: z.number().int().openapi({ description: 'UTF-8 bytes of the request’s tools array' }),
     requestToolsEntries: z.number().int().openapi({ description: 'Entries of the request’s tools array' }),
+    skills: z
+      .strictObject({
+        loaded: z
+          .array(z.string())
+          .openapi({ description: 'The Skills the turn would project, in folder order' }),
+        skipped: z
+          .array(z.strictObject({ file: z.string(), line: z.number().int(), message: z.string() }))
+          .openapi({ description: 'Skills left out: the file, the line and the reason' }),
+      })
+      .optional()
+      .openapi({ description: 'The agent’s Skills, when its turns read them' }),
   })
   .openapi('ToolManifest');
