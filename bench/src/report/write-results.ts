@@ -23,8 +23,8 @@ import {
 import type { StrictCoverageResult } from '../suites/strict-coverage';
 import { TEST_SUITE_TARGET_SECONDS, type TestSuiteResult } from '../suites/test-suite';
 import { STALL_TARGET_MS, type ToolStallResult } from '../suites/tool-stall';
-import { renderRequestBurstSection } from './request-burst-section';
 import { renderBrainRecallSection } from './brain-recall-section';
+import { renderRequestBurstSection } from './request-burst-section';
 
 /** Everything one `pnpm bench` run measured. */
 export interface BenchResults {
