@@ -44,10 +44,18 @@ function completeCharactersEnd(bytes: Uint8Array, end: number): number {
 
 const format = (value: number) => value.toLocaleString('en-US');
 
+/** Bytes waiting to be written to the sink above which the command's output is paused. */
+const PENDING_HIGH_WATER = 1024 * 1024;
+
 /**
  * Collects a command's output in arrival order. Up to `maxBytes` it keeps everything; beyond that it
  * keeps the first and last halves (cut at line breaks when one is near, never inside a UTF-8
  * character) and streams the full output to a sink in the home, up to `maxSavedBytes`.
+ *
+ * Memory stays bounded however fast a command prints: while more than 1 MiB waits to be written to
+ * the sink, `pause` is called (the caller stops reading the command's pipes, so the command blocks on
+ * its writes), and `resume` once the writes caught up. Past `maxSavedBytes` nothing is written, and
+ * only the tail is kept.
  */
 export class OutputCapture {
   private readonly headLimit: number;
@@ -63,12 +71,21 @@ export class OutputCapture {
   private saved = 0;
   private writes: Promise<void> = Promise.resolve();
   private crossed = false;
+  /** Bytes handed to `save` and not yet written. */
+  private pending = 0;
+  /** Bytes `save` accepted for the sink: past `maxSavedBytes`, chunks are not queued at all. */
+  private queued = 0;
+  private paused = false;
 
   constructor(
     private readonly options: {
       maxBytes: number;
       maxSavedBytes: number;
       openSink: () => Promise<OutputSink>;
+      /** Stop reading the command's output (too much waits for the sink). */
+      pause?: () => void;
+      /** Read it again. */
+      resume?: () => void;
     },
   ) {
     this.headLimit = Math.ceil(options.maxBytes / 2);
@@ -101,17 +118,30 @@ export class OutputCapture {
   }
 
   private save(chunk: Buffer): void {
+    const room = this.options.maxSavedBytes - this.queued;
+    if (room <= 0 || this.sinkError !== undefined) return;
+    // Only what will be written is held: a chunk past the save limit is dropped here, not queued.
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.queued += part.length;
+    this.pending += part.length;
+    if (!this.paused && this.pending > PENDING_HIGH_WATER && this.options.pause !== undefined) {
+      this.paused = true;
+      this.options.pause();
+    }
     this.writes = this.writes.then(async () => {
-      if (this.sinkError !== undefined) return;
       try {
+        if (this.sinkError !== undefined) return;
         this.sink ??= await this.options.openSink();
-        const room = this.options.maxSavedBytes - this.saved;
-        if (room <= 0) return;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         await this.sink.write(part);
         this.saved += part.length;
       } catch (error) {
         this.sinkError = error;
+      } finally {
+        this.pending -= part.length;
+        if (this.paused && this.pending <= PENDING_HIGH_WATER / 4) {
+          this.paused = false;
+          this.options.resume?.();
+        }
       }
     });
   }

@@ -1,15 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { INFO_FD, REPORT_FD } from './bubblewrap';
 import type { CommandRun, ShellOutcome } from './command-run';
+import { INFO_FD, REPORT_FD } from './sandbox-init';
+import { type CommandTotals, type LimitExceeded, SandboxMonitor } from './sandbox-monitor';
 
 /** What watching a sandboxed command needs. */
 export interface SandboxedCommandOptions {
-  /** `bwrap` spawned with `bubblewrapCommandArguments`, fds 3 and 4 as pipes. */
+  /** `bwrap` spawned with `sandboxArguments`, fds 3 and 4 as pipes. */
   child: ChildProcess;
   /** SIGTERM to SIGKILL grace, in ms. */
   graceMs: number;
+  /** The totals the command is held to (`SandboxMonitor`). */
+  totals: CommandTotals;
 }
 
 function kill(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -120,6 +123,14 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
   const extraStreams = [child.stdio[REPORT_FD], child.stdio[INFO_FD]] as (Readable | null | undefined)[];
   let initPid: number | undefined;
   let left = 0;
+  let initReported = false;
+  let exitedYet = false;
+  let wroteBytes: number | undefined;
+  let monitor: SandboxMonitor | undefined;
+  let resolveLimit: (exceeded: LimitExceeded) => void = () => undefined;
+  const limitExceeded = new Promise<LimitExceeded>((resolve) => {
+    resolveLimit = resolve;
+  });
   let resolveInfo: () => void = () => undefined;
   const info = new Promise<void>((resolve) => {
     resolveInfo = resolve;
@@ -142,23 +153,40 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
     // bubblewrap's own JSON, e.g. {"child-pid": 12345, "cgroup-namespace": ...}.
     const match = /"child-pid"\s*:\s*(\d+)/.exec(infoText);
     if (match !== null) {
-      initPid = Number(match[1]);
+      const pid = Number(match[1]);
+      initPid = pid;
       resolveInfo();
+      if (!exitedYet) {
+        monitor = new SandboxMonitor(pid, options.totals, (exceeded) => {
+          // Over a limit there is no grace: the init's death ends the namespace and all in it.
+          kill(pid, 'SIGKILL');
+          resolveLimit(exceeded);
+        });
+      }
     }
   });
   infoStream?.on('error', () => undefined);
-  readLines(child.stdio[REPORT_FD] as Readable | null | undefined, (line) => {
+  const reportStream = child.stdio[REPORT_FD] as Readable | null | undefined;
+  // The init's last line (`wrote N`) comes just before it exits: read to the pipe's end.
+  const reportClosed = new Promise<void>((resolve) => {
+    if (reportStream === null || reportStream === undefined) resolve();
+    else reportStream.once('close', () => resolve());
+  });
+  readLines(reportStream, (line) => {
     const [word, value] = line.split(' ');
     const number = Number(value);
     if (!Number.isInteger(number)) return;
-    if (word === 'exit') resolveShell({ code: number, signal: null });
-    else if (word === 'left') left = number;
+    if (word === 'exit') {
+      initReported = true;
+      resolveShell({ code: number, signal: null });
+    } else if (word === 'left') left = number;
+    else if (word === 'wrote') wroteBytes = number;
   });
 
   const shellEnded = Promise.race([reported, exited]);
-  let exitedYet = false;
   void exited.then(() => {
     exitedYet = true;
+    monitor?.stop();
     resolveInfo();
   });
 
@@ -171,6 +199,7 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       child.kill('SIGKILL');
     }
     await exited;
+    await within(reportClosed, 1_000);
   };
 
   return {
@@ -204,7 +233,10 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       return left;
     },
     dispose: () => {
+      monitor?.stop();
       for (const stream of extraStreams) stream?.destroy();
     },
+    limitExceeded,
+    facts: () => ({ initReported, wroteBytes, peakMemoryBytes: monitor?.peakMemoryBytes }),
   };
 }
