@@ -4,7 +4,13 @@ import path from 'node:path';
 import type { WebSearchProfile } from '@switchyard/tools-web';
 import type { z } from 'zod';
 import { type ConfigFile, configFileSchema } from './config-schema';
-import type { ApprovalPolicy, WorkerCategories, WorkerConfig, WorkerServeConfig } from './worker-config';
+import type {
+  ApprovalPolicy,
+  WorkerAgentComputerConfig,
+  WorkerCategories,
+  WorkerConfig,
+  WorkerServeConfig,
+} from './worker-config';
 import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
 
 /** The file `loadConfig` looks for in the working directory. */
@@ -218,6 +224,32 @@ function resolveApprovals(base: ApprovalsFile | undefined, own?: ApprovalsFile):
   };
 }
 
+/** A read-only path that would show the whole host is refused: the sandbox shows an allowlist. */
+function refuseWholeFileSystem(
+  entries: readonly string[] | undefined,
+  field: string,
+  baseDir: string,
+  issues: WorkerConfigIssue[],
+): void {
+  (entries ?? []).forEach((entry, index) => {
+    if (path.resolve(baseDir, entry) === path.parse(baseDir).root) {
+      issues.push({ field: `${field}[${index}]`, message: 'cannot show the whole file system to commands' });
+    }
+  });
+}
+
+/** `agents.<name>.computer` with its paths resolved against the file's folder. */
+function resolveAgentComputer(
+  computer: NonNullable<NonNullable<ConfigFile['agents']>[string]['computer']>,
+  baseDir: string,
+): WorkerAgentComputerConfig {
+  return {
+    limits: computer.limits ?? {},
+    network: computer.sandbox?.network,
+    readOnlyPaths: (computer.sandbox?.readOnlyPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
+  };
+}
+
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -276,6 +308,12 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
         });
       }
     });
+    refuseWholeFileSystem(
+      sandbox?.readOnlyPaths,
+      'categories.computer.sandbox.readOnlyPaths',
+      baseDir,
+      issues,
+    );
     categories.computer = {
       homeRoot: path.resolve(baseDir, computer.homeRoot ?? '.switchyard/homes'),
       env: computer.env ?? [],
@@ -285,6 +323,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
         mode: sandbox?.mode ?? 'auto',
         network: sandbox?.network ?? 'none',
         hiddenPaths: (sandbox?.hiddenPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
+        readOnlyPaths: (sandbox?.readOnlyPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
       },
     };
   }
@@ -317,6 +356,14 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     }
     categories.mcp = { servers };
   }
+  for (const [name, agent] of Object.entries(file.agents ?? {})) {
+    refuseWholeFileSystem(
+      agent.computer?.sandbox?.readOnlyPaths,
+      `agents.${name}.computer.sandbox.readOnlyPaths`,
+      baseDir,
+      issues,
+    );
+  }
   const turnTimeoutMs = file.limits?.turnTimeoutMs ?? 600_000;
   const serve = resolveServe(file.serve, env, issues, turnTimeoutMs);
   if (issues.length > 0) throw new WorkerConfigError({ issues, source: options.source });
@@ -348,7 +395,12 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     agents: Object.fromEntries(
       Object.entries(file.agents ?? {}).map(([name, agent]) => [
         name,
-        { approvals: resolveApprovals(file.approvals, agent.approvals) },
+        {
+          approvals: resolveApprovals(file.approvals, agent.approvals),
+          ...(agent.computer === undefined
+            ? {}
+            : { computer: resolveAgentComputer(agent.computer, baseDir) }),
+        },
       ]),
     ),
     database: {
