@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import type { CommandSandboxReport } from '../config/command-sandbox';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import type { ToolManifest } from '../tool-manifest';
@@ -74,6 +75,11 @@ export interface DaemonOptions
   toolManifest?: (agent: string) => ToolManifest | Promise<ToolManifest>;
   /** Largest HTTP request body, in bytes. Default 64 KiB. */
   maxBodyBytes?: number;
+  /**
+   * Whether the agents' commands run in the sandbox, as `/healthz` reports it (`watchCommandSandbox`).
+   * Default: not reported.
+   */
+  commandSandbox?: () => CommandSandboxReport;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
   /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */
@@ -363,6 +369,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     agents: options.agents,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     state: reportedState,
+    ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
     version: options.version ?? '0.0.0',
     log,
   });
@@ -403,6 +410,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       checkRequest: (request) => checkHealthRequest(request),
       state: reportedState,
       runningTurns: () => turns.running,
+      ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
     });
     const opened = createAdaptorServer({ fetch: healthApp.fetch }) as Server;
     try {
