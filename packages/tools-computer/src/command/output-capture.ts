@@ -62,7 +62,9 @@ export class OutputCapture {
   private readonly tailLimit: number;
   private chunks: Buffer[] = [];
   private head: Buffer = Buffer.alloc(0);
-  private tail: Buffer = Buffer.alloc(0);
+  /** The last chunks, together at least `tailLimit` bytes once that many arrived (joined at the end). */
+  private tailChunks: Buffer[] = [];
+  private tailBytes = 0;
   private total = 0;
   private newlines = 0;
   private lastByte: number | undefined;
@@ -108,13 +110,27 @@ export class OutputCapture {
       const all = Buffer.concat([...this.chunks, chunk]);
       this.chunks = [];
       this.head = all.subarray(0, this.headLimit);
-      this.tail = Buffer.from(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit)));
+      this.keepTail(Buffer.from(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit))));
       this.save(all);
       return;
     }
-    this.tail = Buffer.concat([this.tail, chunk]);
-    if (this.tail.length > this.tailLimit) this.tail = Buffer.from(this.tail.subarray(-this.tailLimit));
+    this.keepTail(chunk);
     this.save(chunk);
+  }
+
+  /**
+   * Adds a chunk to the tail and drops the oldest chunks no longer needed for its last `tailLimit`
+   * bytes: no copy per chunk (a flood of output must not allocate twice what it prints).
+   */
+  private keepTail(chunk: Buffer): void {
+    this.tailChunks.push(chunk);
+    this.tailBytes += chunk.length;
+    while (
+      this.tailChunks.length > 1 &&
+      this.tailBytes - (this.tailChunks[0]?.length ?? 0) >= this.tailLimit
+    ) {
+      this.tailBytes -= this.tailChunks.shift()?.length ?? 0;
+    }
   }
 
   private save(chunk: Buffer): void {
@@ -164,12 +180,14 @@ export class OutputCapture {
     const headBreak = this.head.lastIndexOf(0x0a);
     if (headBreak >= this.head.length * 0.75) headEnd = headBreak + 1;
     headEnd = completeCharactersEnd(this.head, headEnd);
+    const joined = Buffer.concat(this.tailChunks);
+    const lastBytes = joined.subarray(Math.max(0, joined.length - this.tailLimit));
     let tailStart = 0;
-    const tailBreak = this.tail.indexOf(0x0a);
-    if (tailBreak !== -1 && tailBreak < this.tail.length * 0.25) tailStart = tailBreak + 1;
-    while (tailStart < this.tail.length && isContinuationByte(this.tail[tailStart])) tailStart += 1;
+    const tailBreak = lastBytes.indexOf(0x0a);
+    if (tailBreak !== -1 && tailBreak < lastBytes.length * 0.25) tailStart = tailBreak + 1;
+    while (tailStart < lastBytes.length && isContinuationByte(lastBytes[tailStart])) tailStart += 1;
     const head = this.head.subarray(0, headEnd);
-    const tail = this.tail.subarray(tailStart);
+    const tail = lastBytes.subarray(tailStart);
     const cutBytes = this.total - head.length - tail.length;
     const firstCutLine = countNewlines(head) + 1;
     const lastCutLine = Math.max(

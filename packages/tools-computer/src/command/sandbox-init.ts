@@ -31,7 +31,8 @@ export interface InitLimits {
  * Then it sets the command's rlimits on itself, as hard and soft limits (a command cannot raise
  * them; where the worker's own hard limit is lower, that one is kept), runs the command's shell in
  * the foreground (so the command starts with the signal dispositions it would have unconfined) and
- * reports on fd 3, one line each: `exit N` when the shell ends, `left N` when it left N processes
+ * reports on fd 3, one line each: `ready` when it starts (the sandbox is set up: its `/proc` is the
+ * namespace's, and watching it may begin), `exit N` when the shell ends, `left N` when it left N processes
  * running (those get SIGTERM and SIGCONT and `$1` ms to end), and last `wrote N`: the bytes the
  * command's processes wrote to disk (the kernel's I/O accounting of the init, which holds that of
  * every process it reaped). When the init exits, the kernel kills whatever is left in the
@@ -46,6 +47,7 @@ export const SANDBOX_INIT_SCRIPT = `for fd in /proc/$$/fd/*; do
   case $fd in 0|1|2|3) ;; *) eval "exec $fd>&-" 2>/dev/null ;; esac
 done
 report() { printf '%s\\n' "$1" >&3 2>/dev/null; }
+report ready
 limit() { ulimit -HS "$1" "$2" 2>/dev/null || ulimit -HS "$1" "$(ulimit -H "$1")" 2>/dev/null; }
 limit -u "$3"
 limit -d "$4"

@@ -208,7 +208,12 @@ export class SandboxMonitor {
   private async look(): Promise<void> {
     const sample = await sampleSandbox(this.initPid).catch(() => undefined);
     if (this.stopped) return;
-    if (sample === undefined) return;
+    // A look that found nothing (the sandbox ending, a file gone mid-read) is followed by another:
+    // the owner stops the monitor when the command has ended.
+    if (sample === undefined) {
+      this.schedule(SAMPLE_INTERVAL_MS);
+      return;
+    }
     this.peakMemoryBytes = Math.max(this.peakMemoryBytes, sample.memoryBytes);
     const exceeded = exceededLimit(sample, this.totals);
     if (exceeded !== undefined) {

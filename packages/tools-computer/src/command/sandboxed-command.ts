@@ -153,16 +153,9 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
     // bubblewrap's own JSON, e.g. {"child-pid": 12345, "cgroup-namespace": ...}.
     const match = /"child-pid"\s*:\s*(\d+)/.exec(infoText);
     if (match !== null) {
-      const pid = Number(match[1]);
-      initPid = pid;
+      initPid = Number(match[1]);
       resolveInfo();
-      if (!exitedYet) {
-        monitor = new SandboxMonitor(pid, options.totals, (exceeded) => {
-          // Over a limit there is no grace: the init's death ends the namespace and all in it.
-          kill(pid, 'SIGKILL');
-          resolveLimit(exceeded);
-        });
-      }
+      watch();
     }
   });
   infoStream?.on('error', () => undefined);
@@ -172,7 +165,24 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
     if (reportStream === null || reportStream === undefined) resolve();
     else reportStream.once('close', () => resolve());
   });
+  let ready = false;
+  // Watching starts once the init runs: before, bubblewrap's child is still setting the sandbox up,
+  // and its root (and /proc there) may still be the host's.
+  const watch = () => {
+    const pid = initPid;
+    if (!ready || pid === undefined || monitor !== undefined || exitedYet) return;
+    monitor = new SandboxMonitor(pid, options.totals, (exceeded) => {
+      // Over a limit there is no grace: the init's death ends the namespace and all in it.
+      kill(pid, 'SIGKILL');
+      resolveLimit(exceeded);
+    });
+  };
   readLines(reportStream, (line) => {
+    if (line === 'ready') {
+      ready = true;
+      watch();
+      return;
+    }
     const [word, value] = line.split(' ');
     const number = Number(value);
     if (!Number.isInteger(number)) return;
