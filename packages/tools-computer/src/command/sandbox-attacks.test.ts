@@ -327,11 +327,13 @@ describe.each(workers)('a worker running as $who', ({ uid }) => {
   });
 });
 
-describe('descriptors the worker inherited', () => {
+describe.each(workers)('descriptors a worker running as $who inherited', ({ uid }) => {
   it('never reach a command: only 0 to 2 are open, in the command and in its init', async () => {
     const base = mkdtempSync(path.join(existsSync('/var/tmp') ? '/var/tmp' : '/tmp', 'switchyard-fds-'));
     const home = path.join(base, 'home');
     mkdirSync(home);
+    chmodSync(base, 0o755);
+    if (uid !== undefined) chownSync(home, uid, uid);
     const secret = `secret-${randomUUID()}`;
     writeFileSync(path.join(base, 'hidden.txt'), secret);
     const hostFile = path.join(base, 'host.txt');
@@ -340,7 +342,7 @@ describe('descriptors the worker inherited', () => {
     const writing = openSync(hostFile, 'w');
     // Descriptors 33 and 34 of the worker, as a launcher's `33<hidden 34>host` would leave them
     // (low ones such as 9 may be taken over by Node's own start-up).
-    const worker = CommandWorkerProcess.start({ inherit: { 33: reading, 34: writing } });
+    const worker = CommandWorkerProcess.start({ uid, inherit: { 33: reading, 34: writing } });
     try {
       const { content, details } = await worker.run(
         [

@@ -189,6 +189,8 @@ export class SandboxMonitor {
   private stopped = false;
   /** The most memory seen, in bytes. */
   peakMemoryBytes = 0;
+  /** The disk bytes written as of the last look (what is known when the command is killed before its init reports). */
+  diskBytes = 0;
 
   constructor(
     private readonly initPid: number,
@@ -215,6 +217,7 @@ export class SandboxMonitor {
       return;
     }
     this.peakMemoryBytes = Math.max(this.peakMemoryBytes, sample.memoryBytes);
+    this.diskBytes = Math.max(this.diskBytes, sample.diskBytes);
     const exceeded = exceededLimit(sample, this.totals);
     if (exceeded !== undefined) {
       this.stop();

@@ -247,6 +247,11 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       for (const stream of extraStreams) stream?.destroy();
     },
     limitExceeded,
-    facts: () => ({ initReported, wroteBytes, peakMemoryBytes: monitor?.peakMemoryBytes }),
+    // Killed before its init reported, a command wrote at least what the last look saw.
+    facts: () => ({
+      initReported,
+      wroteBytes: wroteBytes ?? monitor?.diskBytes,
+      peakMemoryBytes: monitor?.peakMemoryBytes,
+    }),
   };
 }

@@ -91,12 +91,12 @@ function startMeasuring(root: string, state: HomeState): Promise<number> {
 
 /**
  * The home's size in bytes as far as it is known: the last measurement plus what was written since.
- * The first call for a home measures it (a walk of the home); later ones wait only for a
- * measurement already under way.
+ * The first call for a home measures it (a walk of the home); later ones never wait for a walk, even
+ * one under way (a large home's walk takes seconds).
  */
 export async function homeUsage(root: string): Promise<number> {
   const state = stateOf(root);
-  if (state.measured === undefined || state.measuring !== undefined) await startMeasuring(root, state);
+  if (state.measured === undefined) await startMeasuring(root, state);
   return (state.measured ?? 0) + state.since;
 }
 
