@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { CommandRun, ShellOutcome } from './command-run';
+import { readInitReports } from './init-reports';
 import { INFO_FD, REPORT_FD } from './sandbox-init';
 import { type CommandTotals, type LimitExceeded, SandboxMonitor } from './sandbox-monitor';
 
@@ -92,30 +93,12 @@ async function namespaceProcesses(initPid: number): Promise<{ all: number[]; she
   return { all, shell };
 }
 
-/** Calls `onLine` for each complete line of a small, trusted control stream. */
-function readLines(stream: Readable | null | undefined, onLine: (line: string) => void): void {
-  if (stream === null || stream === undefined) return;
-  let buffered = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline = buffered.indexOf('\n');
-    while (newline !== -1) {
-      onLine(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-      newline = buffered.indexOf('\n');
-    }
-    // The init writes a few short lines; anything longer is not from it.
-    if (buffered.length > 4096) buffered = '';
-  });
-  stream.on('error', () => undefined);
-}
-
 /**
  * A command inside the bubblewrap sandbox. The sandbox's init (PID 1 of its own PID namespace)
- * reports on fd 3 when the shell ends and how many processes it left; bubblewrap reports the init's
- * pid on fd 4. Stopping sends SIGTERM and SIGCONT to the init's descendants (every process of the
- * namespace) and, after the grace period, SIGKILL to the init: that ends the namespace and every
+ * reports on fd 3 (`readInitReports`); bubblewrap reports the init's pid on fd 4. Once the init runs,
+ * a `SandboxMonitor` holds the command to its totals and kills the init, ending the namespace, when
+ * it goes over one. Stopping sends SIGTERM and SIGCONT to the init's descendants (every process of
+ * the namespace) and, after the grace period, SIGKILL to the init: that ends the namespace and every
  * process in it. No scan of the host's `/proc` is needed.
  */
 export function startSandboxedCommand(options: SandboxedCommandOptions): CommandRun {
@@ -144,27 +127,6 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
     child.once('error', (error) => resolve({ code: null, signal: null, error }));
   });
 
-  let infoText = '';
-  const infoStream = child.stdio[INFO_FD] as Readable | null | undefined;
-  infoStream?.setEncoding('utf8');
-  infoStream?.on('data', (chunk: string) => {
-    if (initPid !== undefined || infoText.length > 4096) return;
-    infoText += chunk;
-    // bubblewrap's own JSON, e.g. {"child-pid": 12345, "cgroup-namespace": ...}.
-    const match = /"child-pid"\s*:\s*(\d+)/.exec(infoText);
-    if (match !== null) {
-      initPid = Number(match[1]);
-      resolveInfo();
-      watch();
-    }
-  });
-  infoStream?.on('error', () => undefined);
-  const reportStream = child.stdio[REPORT_FD] as Readable | null | undefined;
-  // The init's last line (`wrote N`) comes just before it exits: read to the pipe's end.
-  const reportClosed = new Promise<void>((resolve) => {
-    if (reportStream === null || reportStream === undefined) resolve();
-    else reportStream.once('close', () => resolve());
-  });
   let ready = false;
   // Watching starts once the init runs: before, bubblewrap's child is still setting the sandbox up,
   // and its root (and /proc there) may still be the host's.
@@ -177,20 +139,26 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       resolveLimit(exceeded);
     });
   };
-  readLines(reportStream, (line) => {
-    if (line === 'ready') {
+  const { reportClosed } = readInitReports(child, {
+    initPid: (pid) => {
+      initPid = pid;
+      resolveInfo();
+      watch();
+    },
+    ready: () => {
       ready = true;
       watch();
-      return;
-    }
-    const [word, value] = line.split(' ');
-    const number = Number(value);
-    if (!Number.isInteger(number)) return;
-    if (word === 'exit') {
+    },
+    exit: (code) => {
       initReported = true;
-      resolveShell({ code: number, signal: null });
-    } else if (word === 'left') left = number;
-    else if (word === 'wrote') wroteBytes = number;
+      resolveShell({ code, signal: null });
+    },
+    left: (count) => {
+      left = count;
+    },
+    wrote: (bytes) => {
+      wroteBytes = bytes;
+    },
   });
 
   const shellEnded = Promise.race([reported, exited]);
