@@ -137,7 +137,7 @@ export function createEditFileTool(
         const written = await writeFileInHome(settings.home, file.relative, updated, {
           quota: { usedBytes: await homeUsage(settings.home.root), maxBytes: settings.limits.maxHomeBytes },
         });
-        noteHomeWritten(settings.home.root, written.bytes);
+        noteHomeWritten(settings.home.root, written.addedBytes);
         // Text before the first replacement is unchanged, so its line and offsets are the same.
         const [firstLine = 1] = await lineNumbersAt(file.text, [firstIndex], slice);
         const shownFrom = Math.max(1, firstLine - 2);

@@ -56,7 +56,7 @@ export function createWriteFileTool(
         const written = await writeFileInHome(settings.home, path, content, {
           quota: { usedBytes: await homeUsage(settings.home.root), maxBytes: settings.limits.maxHomeBytes },
         });
-        noteHomeWritten(settings.home.root, written.bytes);
+        noteHomeWritten(settings.home.root, written.addedBytes);
         const lines = await countLines(content, new TimeSlice());
         return {
           content: `${written.created ? 'Created' : 'Overwrote'} ${written.relative} (${plural(lines, 'line')}, ${written.bytes} bytes).`,

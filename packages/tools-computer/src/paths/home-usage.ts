@@ -101,13 +101,13 @@ export async function homeUsage(root: string): Promise<number> {
 }
 
 /**
- * Notes `bytes` written into the home (a command's disk writes, a file tool's write; undefined when
- * not known), and walks the home again in the background when the last walk is older than 10 s, so
- * deletions are seen too.
+ * Notes what a write changed in the home's size (a command's disk writes; a file tool's bytes less
+ * those of the file it replaced, negative when it shrank; undefined when not known), and walks the
+ * home again in the background when the last walk is older than 10 s, so deletions are seen too.
  */
 export function noteHomeWritten(root: string, bytes: number | undefined): void {
   const state = stateOf(root);
-  if (bytes !== undefined && bytes > 0) state.since += bytes;
+  if (bytes !== undefined) state.since += bytes;
   if (bytes === 0) return;
   if (performance.now() - state.measuredAt >= REMEASURE_AFTER_MS) {
     void startMeasuring(root, state).catch(() => undefined);

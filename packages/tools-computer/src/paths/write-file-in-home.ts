@@ -18,6 +18,8 @@ export interface WriteFileInHomeResult {
   created: boolean;
   /** Bytes written. */
   bytes: number;
+  /** What the write added to the home: `bytes` less those of the file it replaced (negative when it shrank). */
+  addedBytes: number;
 }
 
 /** Options of `writeFileInHome`. Not public API. */
@@ -73,8 +75,9 @@ export async function writeFileInHome(
   try {
     const existing = end.stats;
     if (existing?.isDirectory()) throw new HomePathError(`${userPath} is a directory.`);
+    const replacedBytes = existing?.isFile() ? existing.size : 0;
     if (hooks.quota !== undefined) {
-      const added = byteLength(content) - (existing?.isFile() ? existing.size : 0);
+      const added = byteLength(content) - replacedBytes;
       const { usedBytes, maxBytes } = hooks.quota;
       if (added > 0 && usedBytes + added > maxBytes) {
         throw new HomePathError(
@@ -123,6 +126,7 @@ export async function writeFileInHome(
       relative: relativeToHome(home, real),
       created: existing === undefined,
       bytes,
+      addedBytes: bytes - replacedBytes,
     };
   } catch (error) {
     await temporary?.close().catch(() => undefined);
