@@ -14,6 +14,7 @@ import { loadSession, type Session, SessionContext } from './session';
 import { ErrorAlert } from './ui/error-alert';
 import { errorText } from './ui/format';
 import { Loading } from './ui/loading';
+import { SandboxBanner } from './ui/sandbox-banner';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
 
@@ -133,6 +134,7 @@ function Shell({
             </button>
           </span>
         </header>
+        <SandboxBanner />
         <main id="main">{children}</main>
       </PendingApprovalsProvider>
     </LiveEventsProvider>

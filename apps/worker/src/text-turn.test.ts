@@ -237,4 +237,34 @@ describe("the computer tools' sandbox", () => {
     expect(text).toContain('mine');
     expect(await readFile(path.join(base, 'homes', 'ada', 'mine.txt'), 'utf8')).toBe('mine\n');
   });
+
+  it("gives an agent its own limits and network (agents.<name>.computer); the others keep the category's", async () => {
+    await mkdir(path.join(base, 'homes', 'builder'), { recursive: true });
+    const config = parseConfig(
+      {
+        categories: { computer: { homeRoot: 'homes', sandbox: 'required', limits: { maxProcesses: 100 } } },
+        agents: { builder: { computer: { limits: { maxProcesses: 64 }, sandbox: { network: 'host' } } } },
+      },
+      { env: {}, baseDir: base },
+    );
+    const runCommandOf = (agent: string) =>
+      buildTextTurnTools({
+        config,
+        agent: resolveAgent(config, agent),
+        services: {},
+        todos: { items: [] },
+      }).find((tool) => tool.name === 'run_command');
+    const builder = runCommandOf('builder');
+    expect(builder?.description).toContain('may run 64 processes and threads at once');
+    expect(builder?.description).toContain('The network is available.');
+    const ada = runCommandOf('ada');
+    expect(ada?.description).toContain('may run 100 processes and threads at once');
+    expect(ada?.description).toContain('There is no network access');
+    // The limit is the command's own, not only the description's (RLIMIT_NPROC in its namespace).
+    const result = await builder?.execute(
+      { command: 'ulimit -u' },
+      { signal: new AbortController().signal, toolCallId: 'call-2', reportProgress: () => undefined },
+    );
+    expect(String(result?.content).split('\n')[0]).toBe('64');
+  });
 });

@@ -18,7 +18,7 @@ import {
   createWorkflowTools,
   type WorkflowService,
 } from '@switchyard/tools-workflow';
-import { commandSandbox } from './config/command-sandbox';
+import { commandSandbox, computerLimitsOf } from './config/command-sandbox';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
@@ -148,8 +148,8 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
       createComputerTools({
         home: agent.home,
         env: computer.env,
-        limits: computer.limits,
-        sandbox: commandSandbox(config),
+        limits: computerLimitsOf(config, agent.id),
+        sandbox: commandSandbox(config, agent.id),
         ...(context.environment === undefined ? {} : { sourceEnv: context.environment }),
       }),
     ),

@@ -1,7 +1,9 @@
 // Overhead of the computer tools against their plain equivalents, measured in the same run:
-// run_command vs a bare `bash -lc` spawn (the cost of tracking and tree cleanup), a sandboxed
-// run_command vs an unsandboxed one (interleaved), the event loop's delay while many commands run,
-// and search_files / list_files vs grep / find over the same generated tree.
+// run_command vs a bare `bash -lc` spawn (the cost of tracking and tree cleanup), what the sandbox
+// and each of its parts add to a command's start (median of 50, interleaved), a sandboxed
+// run_command vs an unsandboxed one (median of 50, interleaved), the event loop's delay while many
+// commands run, search_files / list_files vs grep / find over the same generated tree, and a write
+// at 250, 500 and 1,000 folders deep (path resolution is linear in the depth).
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,7 @@ import { promisify } from 'node:util';
 import { measure, ms, percentile, report } from '@switchyard/bench-kit';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { checkSandbox, createComputerTools } from '../src/index';
+import { measureSandboxCost } from './sandbox-cost';
 
 const run = promisify(execFile);
 const home = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
@@ -69,9 +72,24 @@ try {
   const [sandboxed] = createComputerTools({ home, sandbox: 'required' });
   const unsandboxed = tools.get('run_command');
   if (sandboxed === undefined || unsandboxed === undefined) throw new Error('no run_command');
+  process.stdout.write(
+    '\nsandbox start-up, bubblewrap with one part added at a time (median of 50, interleaved)\n',
+  );
+  const parts = await measureSandboxCost(home, 50);
+  const before = parts.find((row) => row.name.startsWith('before issue 38'))?.medianMs ?? Number.NaN;
+  for (const row of parts) {
+    report(
+      row.name,
+      ms(row.medianMs),
+      Number.isNaN(before)
+        ? ''
+        : `${row.medianMs >= before ? '+' : ''}${ms(row.medianMs - before)} vs before issue 38`,
+    );
+  }
+
   // Interleaved, so both see the same load on a shared machine.
   const times = { sandboxed: [] as number[], unsandboxed: [] as number[] };
-  for (let round = 0; round < 45; round += 1) {
+  for (let round = 0; round < 55; round += 1) {
     for (const [name, tool] of [
       ['unsandboxed', unsandboxed],
       ['sandboxed', sandboxed],
@@ -86,7 +104,7 @@ try {
       [...values].sort((a, b) => a - b),
       0.5,
     );
-  report('run_command true, sandbox off (40 runs, interleaved)', ms(median(times.unsandboxed)));
+  report('run_command true, sandbox off (median of 50, interleaved)', ms(median(times.unsandboxed)));
   report(
     `run_command true, sandboxed (${sandbox.version}, network none)`,
     ms(median(times.sandboxed)),
@@ -153,6 +171,21 @@ try {
 
   const read = await measure(() => call('read_file', { path: 'src/m0/f0.ts' }), { runs: 50 });
   report('read_file 200 lines', ms(read.median));
+
+  // Each level is one lookup in one open folder: the time grows with the depth, not its square.
+  for (const depth of [250, 500, 1_000]) {
+    const deep = `deep${depth}/${Array.from({ length: depth - 1 }, () => 'a').join('/')}`;
+    await call('write_file', { path: `${deep}/notes.txt`, content: 'first\n' });
+    const write = await measure(() => call('write_file', { path: `${deep}/notes.txt`, content: 'hello\n' }), {
+      runs: 10,
+    });
+    const deepRead = await measure(() => call('read_file', { path: `${deep}/notes.txt` }), { runs: 10 });
+    report(
+      `write_file and read_file ${depth.toLocaleString('en-US')} folders deep`,
+      ms(write.median),
+      `read ${ms(deepRead.median)}`,
+    );
+  }
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

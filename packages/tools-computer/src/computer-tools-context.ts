@@ -15,6 +15,33 @@ export interface ComputerToolsLimits {
   maxOutputBytes?: number;
   /** Cut command output is saved in the home up to this many bytes. Default 67 108 864 (64 MiB). */
   maxSavedOutputBytes?: number;
+  /**
+   * Saved outputs kept in `.switchyard/command-output/` of the home: saving another removes the
+   * oldest beyond this many. Default 20.
+   */
+  maxSavedOutputs?: number;
+  /**
+   * Processes and threads a sandboxed command may run at once (the kernel refuses more: `RLIMIT_NPROC`
+   * in the command's user namespace, or a `pids` cgroup for a root worker); reaching it ends the
+   * command ("killed: process limit 512"). Default 512.
+   */
+  maxProcesses?: number;
+  /**
+   * Memory of a sandboxed command: its processes' private memory plus what it keeps in its `/tmp` and
+   * `/dev/shm` (each a tmpfs of this size; each process's data segment is limited to it too, so an
+   * allocation past it fails). Going over it ends the command ("killed: memory limit 1 GiB").
+   * Default 1 073 741 824 (1 GiB); at least 33 554 432 (32 MiB).
+   */
+  maxMemoryBytes?: number;
+  /** CPU time of a sandboxed command, all its processes together, in seconds; going over it ends the command. Default 600. */
+  maxCpuSeconds?: number;
+  /** Open files per process of a sandboxed command (`RLIMIT_NOFILE`). Default 4 096. */
+  maxOpenFiles?: number;
+  /**
+   * The home's disk quota: a sandboxed command that writes more than the room left ends ("killed: disk
+   * quota"), and `write_file`/`edit_file` refuse to grow a home that is over it. Default 2 147 483 648 (2 GiB).
+   */
+  maxHomeBytes?: number;
   /** `read_file`, `edit_file` and `search_files` refuse (or skip) files larger than this. Default 10 MiB. */
   maxFileBytes?: number;
   /** Lines `read_file` returns when the call gives no `limit`, and the most it returns. Default 2 000. */
@@ -52,11 +79,17 @@ export interface ComputerSandboxOptions {
    */
   network?: SandboxNetwork;
   /**
-   * Absolute paths commands must not see at all (an empty folder, or an empty file, is mounted over
-   * each): the folder of all agents' homes, the worker's state directory, its database. The agent's
-   * own home stays visible and writable even when it lies inside one of them.
+   * Absolute paths commands must not see even where they lie inside what the sandbox shows (the
+   * home, `readOnlyPaths`, the folders on the commands' `PATH`): an empty folder, or an empty file,
+   * is mounted over each. Paths outside those are not visible anyway.
    */
   hiddenPaths?: readonly string[];
+  /**
+   * Absolute host paths commands may read (mounted read-only) besides what the sandbox always shows:
+   * the system folders (`/usr` and its links), a minimal `/etc`, the home and the folders on the
+   * commands' `PATH`. Default `[]`.
+   */
+  readOnlyPaths?: readonly string[];
   /** The bubblewrap binary. Default: `bwrap` found on the worker's `PATH`. */
   bwrapPath?: string;
 }

@@ -3,6 +3,7 @@
 export { checkSandbox } from './command/check-sandbox';
 export type { SandboxStatus } from './command/resolve-sandbox';
 export type { RunCommandDetails } from './command/run-command-tool';
+export type { LimitExceeded } from './command/sandbox-monitor';
 export type {
   ComputerSandboxOptions,
   ComputerToolsContext,

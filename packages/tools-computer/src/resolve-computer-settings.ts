@@ -24,6 +24,12 @@ const DEFAULT_LIMITS: Required<ComputerToolsLimits> = {
   killGraceMs: 2_000,
   maxOutputBytes: 16 * 1024,
   maxSavedOutputBytes: 64 * 1024 * 1024,
+  maxSavedOutputs: 20,
+  maxProcesses: 512,
+  maxMemoryBytes: 1024 * 1024 * 1024,
+  maxCpuSeconds: 600,
+  maxOpenFiles: 4096,
+  maxHomeBytes: 2 * 1024 * 1024 * 1024,
   maxFileBytes: 10 * 1024 * 1024,
   maxReadLines: 2_000,
   maxReadBytes: 64 * 1024,
@@ -32,6 +38,18 @@ const DEFAULT_LIMITS: Required<ComputerToolsLimits> = {
   maxSearchMatches: 200,
   maxWalkEntries: 100_000,
   searchTimeoutMs: 10_000,
+};
+
+/**
+ * The smallest values a command can run within: the sandbox's init, bash and one program need a few
+ * processes, descriptors and megabytes (a smaller memory limit fails at bash's start, not at the
+ * model's command).
+ */
+const MINIMUM_LIMITS: Partial<Record<keyof ComputerToolsLimits, number>> = {
+  maxProcesses: 8,
+  maxMemoryBytes: 32 * 1024 * 1024,
+  maxOpenFiles: 32,
+  maxHomeBytes: 1024 * 1024,
 };
 
 function resolveLimits(limits: ComputerToolsLimits | undefined): Required<ComputerToolsLimits> {
@@ -48,6 +66,13 @@ function resolveLimits(limits: ComputerToolsLimits | undefined): Required<Comput
       throw new ComputerToolsConfigError({
         field: `limits.${key}`,
         message: `must be a positive integer, got ${JSON.stringify(value)}`,
+      });
+    }
+    const minimum = MINIMUM_LIMITS[key as keyof ComputerToolsLimits];
+    if (minimum !== undefined && value < minimum) {
+      throw new ComputerToolsConfigError({
+        field: `limits.${key}`,
+        message: `must be at least ${minimum.toLocaleString('en-US')}, got ${value.toLocaleString('en-US')}`,
       });
     }
     resolved[key as keyof ComputerToolsLimits] = value;

@@ -25,6 +25,7 @@ describe('the console in a browser', () => {
     expect(await bed.storedToken(page)).toBeNull();
 
     await page.getByLabel('Bearer or read-only token').fill(BEARER_TOKEN);
+    const health = page.waitForResponse((response) => response.url().endsWith('/healthz'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Turns', level: 1 }).waitFor();
     expect(await page.getByText('Full access').count()).toBe(1);
@@ -32,5 +33,12 @@ describe('the console in a browser', () => {
     // The token is in the tab's storage, never in the address.
     expect(page.url()).not.toContain(BEARER_TOKEN);
     expect(await bed.storedToken(page)).toBe(BEARER_TOKEN);
+    // Its commands run in the sandbox: once /healthz answered, no line says otherwise
+    // (console-sandbox.test.ts shows the line).
+    expect(((await (await health).json()) as { sandbox?: { state: string } }).sandbox?.state).toBe(
+      'sandboxed',
+    );
+    await page.getByRole('heading', { name: 'Turns', level: 1 }).waitFor();
+    expect(await page.locator('output.sandbox-banner').count()).toBe(0);
   });
 });

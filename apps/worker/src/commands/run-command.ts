@@ -43,7 +43,7 @@ export async function runCommand(options: RunCommandOptions, io: CommandIO): Pro
   });
   const endpoint = resolveModelEndpoint(config);
   const agent = resolveAgent(config, options.agent);
-  await checkCommandSandbox(config, (line) => io.stderr.write(`${line}\n`));
+  await checkCommandSandbox(config, (line) => io.stderr.write(`${line}\n`), [agent.id]);
   const telemetry = await startWorkerTelemetry(options.env);
   const trace = options.trace === true ? await startTraceRecorder() : undefined;
   const opened = await openWorkerServices(config);

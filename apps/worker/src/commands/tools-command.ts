@@ -37,7 +37,7 @@ function access(row: ToolManifestRow): string {
  */
 export async function toolsCommand(config: WorkerConfig, options: ToolsCommandOptions, io: CommandIO) {
   const agent = resolveAgent(config, options.agent);
-  const sandbox = commandSandbox(config);
+  const sandbox = commandSandbox(config, agent.id);
   // Probed before the tools are built, so building them reads the answer instead of probing again.
   const sandboxStatus = sandbox === undefined ? undefined : await checkSandbox(sandbox);
   const standIn = existsSync(agent.home)

@@ -21,6 +21,12 @@ const computerLimitsSchema = z.strictObject({
   maxSearchMatches: positiveInt.optional(),
   searchTimeoutMs: milliseconds.optional(),
   maxWalkEntries: positiveInt.optional(),
+  maxSavedOutputs: positiveInt.optional(),
+  maxProcesses: positiveInt.min(8).optional(),
+  maxMemoryBytes: positiveInt.min(32 * 1024 * 1024, 'must be at least 33554432 (32 MiB)').optional(),
+  maxCpuSeconds: positiveInt.optional(),
+  maxOpenFiles: positiveInt.min(32).optional(),
+  maxHomeBytes: positiveInt.min(1024 * 1024, 'must be at least 1048576 (1 MiB)').optional(),
 });
 
 const sandboxModeSchema = z.enum(['auto', 'required', 'off']);
@@ -33,10 +39,25 @@ const sandboxSchema = z.union(
       mode: sandboxModeSchema.optional(),
       network: z.enum(['none', 'host']).optional(),
       hiddenPaths: z.array(z.string().min(1)).optional(),
+      readOnlyPaths: z.array(z.string().min(1)).optional(),
     }),
   ],
-  { error: "must be 'auto', 'required', 'off' or an object { mode, network, hiddenPaths }" },
+  { error: "must be 'auto', 'required', 'off' or an object { mode, network, hiddenPaths, readOnlyPaths }" },
 );
+
+/**
+ * An agent's own command settings (`agents.<name>.computer`): its limits over
+ * `categories.computer.limits` field by field, and its sandbox's network and extra read-only paths.
+ */
+const agentComputerSchema = z.strictObject({
+  limits: computerLimitsSchema.optional(),
+  sandbox: z
+    .strictObject({
+      network: z.enum(['none', 'host']).optional(),
+      readOnlyPaths: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+});
 
 const computerSchema = z.strictObject({
   homeRoot: z.string().min(1).optional(),
@@ -286,7 +307,12 @@ export const configFileSchema = z.strictObject({
     .optional(),
   serve: serveSchema.optional(),
   approvals: approvalsSchema.optional(),
-  agents: z.record(agentNameSchema, z.strictObject({ approvals: approvalsSchema.optional() })).optional(),
+  agents: z
+    .record(
+      agentNameSchema,
+      z.strictObject({ approvals: approvalsSchema.optional(), computer: agentComputerSchema.optional() }),
+    )
+    .optional(),
   database: z
     .strictObject({
       url: z

@@ -1,6 +1,12 @@
 // The worker's configuration: import from here (`./config`) in the CLI and the daemon.
 
-export { checkCommandSandbox, commandSandbox } from './command-sandbox';
+export {
+  type CommandSandboxReport,
+  checkCommandSandbox,
+  commandSandbox,
+  computerLimitsOf,
+  sandboxReport,
+} from './command-sandbox';
 export type { ConfigFile } from './config-schema';
 export {
   CONFIG_FILE_NAME,
@@ -17,6 +23,7 @@ export { type ModelEndpoint, resolveModelEndpoint } from './resolve-model-endpoi
 export type {
   ApprovalDecision,
   ApprovalPolicy,
+  WorkerAgentComputerConfig,
   WorkerCategories,
   WorkerComputerConfig,
   WorkerConfig,

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandSandbox, computerLimitsOf } from './command-sandbox';
 import { loadConfig, parseConfig } from './load-config';
 import { resolveAgent } from './resolve-agent';
 import { resolveModelEndpoint } from './resolve-model-endpoint';
@@ -156,6 +157,26 @@ describe('configuration errors name the field', () => {
     [{ approvals: { approvers: [] } }, 'approvals.approvers', /1/],
     [{ agents: { ops: { approvals: { readOnly: 'never' } } } }, 'agents.ops.approvals.readOnly', /'allow'/],
     [{ agents: { ops: { budget: 1 } } }, 'agents.ops.budget', /not a known field/],
+    [
+      { agents: { ops: { computer: { limits: { maxMemoryBytes: 1024 } } } } },
+      'agents.ops.computer.limits.maxMemoryBytes',
+      /at least 33554432/,
+    ],
+    [
+      { agents: { ops: { computer: { sandbox: { mode: 'off' } } } } },
+      'agents.ops.computer.sandbox.mode',
+      /not a known field/,
+    ],
+    [
+      { categories: { computer: { sandbox: { readOnlyPaths: ['/'] } } } },
+      'categories.computer.sandbox.readOnlyPaths[0]',
+      /whole file system/,
+    ],
+    [
+      { agents: { ops: { computer: { sandbox: { readOnlyPaths: ['/srv', '/'] } } } } },
+      'agents.ops.computer.sandbox.readOnlyPaths[1]',
+      /whole file system/,
+    ],
     [{ serve: { readTokenEnv: 'READ_TOKEN' } }, 'serve.readTokenEnv', /READ_TOKEN, which is not set/],
     [
       { limits: { turnTimeoutMs: 86_400_000 } },
@@ -362,16 +383,61 @@ describe('defaults and environment overrides', () => {
       mode: 'auto',
       network: 'none',
       hiddenPaths: [],
+      readOnlyPaths: [],
     });
     const sandboxOf = (sandbox: unknown) =>
       parseConfig({ categories: { computer: { sandbox } } }, { env: {}, baseDir: '/srv/worker' }).categories
         .computer?.sandbox;
-    expect(sandboxOf('required')).toEqual({ mode: 'required', network: 'none', hiddenPaths: [] });
-    expect(sandboxOf({ network: 'host', hiddenPaths: ['secrets', '/etc/worker'] })).toEqual({
+    expect(sandboxOf('required')).toEqual({
+      mode: 'required',
+      network: 'none',
+      hiddenPaths: [],
+      readOnlyPaths: [],
+    });
+    expect(
+      sandboxOf({ network: 'host', hiddenPaths: ['secrets', '/etc/worker'], readOnlyPaths: ['tools'] }),
+    ).toEqual({
       mode: 'auto',
       network: 'host',
       hiddenPaths: ['/srv/worker/secrets', '/etc/worker'],
+      readOnlyPaths: ['/srv/worker/tools'],
     });
+  });
+
+  it("takes an agent's own command limits and sandbox network (agents.<name>.computer), over the category's", () => {
+    const config = parseConfig(
+      {
+        categories: { computer: { limits: { maxMemoryBytes: 512 * 1024 * 1024, maxProcesses: 256 } } },
+        agents: {
+          builder: {
+            computer: {
+              limits: { maxMemoryBytes: 4 * 1024 * 1024 * 1024, maxHomeBytes: 20 * 1024 * 1024 * 1024 },
+              sandbox: { network: 'host', readOnlyPaths: ['toolchains'] },
+            },
+          },
+        },
+      },
+      { env: {}, baseDir: '/srv/worker' },
+    );
+    expect(config.agents.builder?.computer).toEqual({
+      limits: { maxMemoryBytes: 4 * 1024 * 1024 * 1024, maxHomeBytes: 20 * 1024 * 1024 * 1024 },
+      network: 'host',
+      readOnlyPaths: ['/srv/worker/toolchains'],
+    });
+    expect(computerLimitsOf(config, 'builder')).toEqual({
+      maxMemoryBytes: 4 * 1024 * 1024 * 1024,
+      maxProcesses: 256,
+      maxHomeBytes: 20 * 1024 * 1024 * 1024,
+    });
+    expect(computerLimitsOf(config, 'main')).toEqual({
+      maxMemoryBytes: 512 * 1024 * 1024,
+      maxProcesses: 256,
+    });
+    expect(commandSandbox(config, 'builder')).toMatchObject({
+      network: 'host',
+      readOnlyPaths: ['/srv/worker/toolchains'],
+    });
+    expect(commandSandbox(config, 'main')).toMatchObject({ network: 'none', readOnlyPaths: [] });
   });
 
   it('lets OPENAI_API_KEY, OPENAI_BASE_URL, SWITCHYARD_MODEL and DATABASE_URL override the file', () => {

@@ -10,6 +10,7 @@ import type {
   ApprovalDecision,
   ApprovalPolicy,
   ApprovalTurnSource,
+  WorkerAgentComputerConfig,
   WorkerCategories,
   WorkerConfig,
   WorkerServeConfig,
@@ -282,6 +283,32 @@ function resolveApprovals(
   };
 }
 
+/** A read-only path that would show the whole host is refused: the sandbox shows an allowlist. */
+function refuseWholeFileSystem(
+  entries: readonly string[] | undefined,
+  field: string,
+  baseDir: string,
+  issues: WorkerConfigIssue[],
+): void {
+  (entries ?? []).forEach((entry, index) => {
+    if (path.resolve(baseDir, entry) === path.parse(baseDir).root) {
+      issues.push({ field: `${field}[${index}]`, message: 'cannot show the whole file system to commands' });
+    }
+  });
+}
+
+/** `agents.<name>.computer` with its paths resolved against the file's folder. */
+function resolveAgentComputer(
+  computer: NonNullable<NonNullable<ConfigFile['agents']>[string]['computer']>,
+  baseDir: string,
+): WorkerAgentComputerConfig {
+  return {
+    limits: computer.limits ?? {},
+    network: computer.sandbox?.network,
+    readOnlyPaths: (computer.sandbox?.readOnlyPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
+  };
+}
+
 function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -340,6 +367,12 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
         });
       }
     });
+    refuseWholeFileSystem(
+      sandbox?.readOnlyPaths,
+      'categories.computer.sandbox.readOnlyPaths',
+      baseDir,
+      issues,
+    );
     categories.computer = {
       homeRoot: path.resolve(baseDir, computer.homeRoot ?? '.switchyard/homes'),
       env: computer.env ?? [],
@@ -350,6 +383,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
         mode: sandbox?.mode ?? 'auto',
         network: sandbox?.network ?? 'none',
         hiddenPaths: (sandbox?.hiddenPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
+        readOnlyPaths: (sandbox?.readOnlyPaths ?? []).map((entry) => path.resolve(baseDir, entry)),
       },
     };
   }
@@ -381,6 +415,14 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
           : server;
     }
     categories.mcp = { servers };
+  }
+  for (const [name, agent] of Object.entries(file.agents ?? {})) {
+    refuseWholeFileSystem(
+      agent.computer?.sandbox?.readOnlyPaths,
+      `agents.${name}.computer.sandbox.readOnlyPaths`,
+      baseDir,
+      issues,
+    );
   }
   const turnTimeoutMs = file.limits?.turnTimeoutMs ?? 600_000;
   const serve = resolveServe(file.serve, env, issues, turnTimeoutMs);
@@ -414,7 +456,12 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     agents: Object.fromEntries(
       Object.entries(file.agents ?? {}).map(([name, agent]) => [
         name,
-        { approvals: resolveApprovals(file.approvals, { agent: name, approvals: agent.approvals }) },
+        {
+          approvals: resolveApprovals(file.approvals, { agent: name, approvals: agent.approvals }),
+          ...(agent.computer === undefined
+            ? {}
+            : { computer: resolveAgentComputer(agent.computer, baseDir) }),
+        },
       ]),
     ),
     database: {

@@ -55,6 +55,18 @@ export interface WorkerSandboxConfig {
   network: SandboxNetwork;
   /** More absolute paths commands must not see, besides the worker's own (resolved against the file's folder). */
   hiddenPaths: string[];
+  /** Absolute host paths commands may read besides the system folders (resolved against the file's folder). */
+  readOnlyPaths: string[];
+}
+
+/** `agents.<name>.computer`: one agent's command limits and sandbox, over `categories.computer`. */
+export interface WorkerAgentComputerConfig {
+  /** Its limits, over `categories.computer.limits` field by field. */
+  limits: ComputerToolsLimits;
+  /** Its sandbox's network, when it differs from `categories.computer.sandbox.network`. */
+  network: SandboxNetwork | undefined;
+  /** More read-only paths for its commands (resolved against the file's folder). */
+  readOnlyPaths: string[];
 }
 
 /** `web_fetch` options as the configuration can give them. */
@@ -249,8 +261,11 @@ export interface WorkerConfig {
   serve: WorkerServeConfig;
   /** The approval policy of every agent without its own (`approvals`). */
   approvals: ApprovalPolicy;
-  /** Per-agent settings (`agents.<name>`): an agent's own approval policy, over `approvals` field by field. */
-  agents: Record<string, { approvals: ApprovalPolicy }>;
+  /**
+   * Per-agent settings (`agents.<name>`): an agent's own approval policy, over `approvals` field by
+   * field, and its own command limits and sandbox network (`computer`, absent when not set).
+   */
+  agents: Record<string, { approvals: ApprovalPolicy; computer?: WorkerAgentComputerConfig }>;
   /** The control plane's database. */
   database: {
     /** A PostgreSQL URL (`database.url`, or `DATABASE_URL`); absent: embedded PGlite. */

@@ -12,6 +12,7 @@ import {
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import type { CommandSandboxReport } from '../config/command-sandbox';
 import { httpTraceMiddleware } from '../telemetry/http-trace-middleware';
 import type { ToolManifest } from '../tool-manifest';
 import {
@@ -102,6 +103,8 @@ export interface DaemonHttpApiOptions {
   maxBodyBytes: number;
   /** `serving`, `draining`, or `lock-lost` (the embedded database's lock is gone: no new turns). */
   state(): 'serving' | 'draining' | 'lock-lost';
+  /** Whether the agents' commands run in the sandbox, for `/healthz`; absent: not reported. */
+  commandSandbox?: () => CommandSandboxReport;
   /** How often a stream of a turn running elsewhere, and `/v1/events`, read the records, in ms. Default 1000. */
   recordPollMs?: number;
   /**
@@ -615,7 +618,12 @@ export function createDaemonHttpApi(options: DaemonHttpApiOptions): OpenAPIHono<
     }),
     (c) => {
       const state = options.state();
-      return c.json({ status: state, runningTurns: turns.running }, state === 'serving' ? 200 : 503, json);
+      const sandbox = options.commandSandbox?.();
+      return c.json(
+        { status: state, runningTurns: turns.running, ...(sandbox === undefined ? {} : { sandbox }) },
+        state === 'serving' ? 200 : 503,
+        json,
+      );
     },
   );
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
+import type { CommandSandboxReport } from '../config/command-sandbox';
 import type { RequestRefusal } from './request-guard';
 
 /** What the health listener needs from the daemon. */
@@ -17,6 +18,8 @@ export interface HealthAppOptions {
   state(): 'serving' | 'draining' | 'lock-lost';
   /** The turns running now. */
   runningTurns(): number;
+  /** Whether the agents' commands run in the sandbox; absent: not reported. */
+  commandSandbox?: () => CommandSandboxReport;
 }
 
 type Bindings = { Bindings: Partial<HttpBindings> };
@@ -36,7 +39,7 @@ function fail(
 
 /**
  * The app of the daemon's health listener (`serve.healthPort`): `GET` and `HEAD /healthz` only,
- * answered as the API's own `/healthz` (200 `{ status: "serving", runningTurns }`, 503 while
+ * answered as the API's own `/healthz` (200 `{ status: "serving", runningTurns, sandbox }`, 503 while
  * draining or after the embedded database's lock was lost), without a token and without touching the database.
  *
  * Why a listener of its own: Node accepts one new connection per turn of the event loop on a
@@ -64,7 +67,11 @@ export function createHealthApp(options: HealthAppOptions): Hono<Bindings> {
   app.on(['GET', 'HEAD'], '/healthz', (c) => {
     const state = options.state();
     return c.json(
-      { status: state, runningTurns: options.runningTurns() },
+      {
+        status: state,
+        runningTurns: options.runningTurns(),
+        ...(options.commandSandbox === undefined ? {} : { sandbox: options.commandSandbox() }),
+      },
       state === 'serving' ? 200 : 503,
       NO_STORE,
     );

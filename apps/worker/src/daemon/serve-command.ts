@@ -24,8 +24,11 @@ import {
 } from '../text-turn';
 import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
+import { checkCommandsReachApi } from './check-commands-reach-api';
+import { rootWarning } from './root-warning';
 import { createSkillProblemLog } from './skill-problem-log';
 import { checkTokenForHost, startDaemon } from './start-daemon';
+import { watchCommandSandbox } from './watch-command-sandbox';
 import { workTurnSource } from './work-source';
 
 /** What `switchyard serve` runs with: the configuration, and the flags that override its `serve` section. */
@@ -86,8 +89,10 @@ function checkFlags(options: ServeCommandOptions): void {
  *
  * Contract: throws `WorkerConfigError` naming the flag, variable or field for bad input before
  * anything is opened: no model endpoint (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`, both when both are
- * missing), a non-loopback host without a token (`serve.token`), a bad flag value, a category that
- * refuses its options (`categories.computer.env[0]`).
+ * missing), a non-loopback host without a token (`serve.token`), no token while an agent's commands
+ * could reach the loopback API (network `host`, or no sandbox: `serve.token`), a bad flag value, a
+ * category that refuses its options (`categories.computer.env[0]`). Warns at start-up when the
+ * worker runs as root.
  */
 export async function runServeCommand(
   options: ServeCommandOptions,
@@ -104,7 +109,11 @@ export async function runServeCommand(
   const healthPort = options.healthPort ?? serve.healthPort;
   checkTokenForHost(host, token, serve.tokenVariable);
   // Probed once without blocking (the tools built below reuse the answer); 'required' refuses here.
-  await checkCommandSandbox(config, print);
+  const sandboxes = await checkCommandSandbox(config, print, agents);
+  // A command that can reach the loopback API must not find it tokenless.
+  checkCommandsReachApi({ agents, statuses: sandboxes, token, tokenVariable: serve.tokenVariable });
+  const asRoot = rootWarning(sandboxes);
+  if (asRoot !== undefined) print(asRoot);
   // Every agent's home exists before its first turn, and each enabled category takes its options:
   // a bad configuration fails here, naming the field, not in the first turn.
   for (const agent of turnAgents) {
@@ -152,6 +161,7 @@ export async function runServeCommand(
   const stopQueueMetrics = telemetry === undefined ? undefined : observeQueues(controlPlane);
   let mcp: McpServers | undefined;
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  const sandboxWatch = watchCommandSandbox(config, agents, sandboxes, print);
   try {
     const mcpServers = config.categories.mcp?.servers;
     if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers, callMeta: traceMeta });
@@ -221,9 +231,11 @@ export async function runServeCommand(
         logSkillProblems(agentId, built.skillProblems);
         return built.instructions;
       },
+      commandSandbox: sandboxWatch.report,
       log: print,
     });
   } catch (error) {
+    sandboxWatch.stop();
     stopQueueMetrics?.();
     await mcp?.close();
     await controlPlane.close();
@@ -233,6 +245,7 @@ export async function runServeCommand(
   const signal = await options.stopRequested;
   print(`switchyard serve: ${signal} received`);
   await daemon.stop();
+  sandboxWatch.stop();
   stopQueueMetrics?.();
   await mcp?.close();
   await controlPlane.close();

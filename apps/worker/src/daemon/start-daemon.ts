@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import type { CommandSandboxReport } from '../config/command-sandbox';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import type { ToolManifest } from '../tool-manifest';
@@ -92,6 +93,11 @@ export interface DaemonOptions
    * ends. At least 16 KiB. Default 4 MiB.
    */
   maxEventStreamBytes?: number;
+  /**
+   * Whether the agents' commands run in the sandbox, as `/healthz` reports it (`watchCommandSandbox`).
+   * Default: not reported.
+   */
+  commandSandbox?: () => CommandSandboxReport;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
   /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */
@@ -405,6 +411,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ? {}
       : { maxEventStreamBytes: options.maxEventStreamBytes }),
     state: reportedState,
+    ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
     version: options.version ?? '0.0.0',
     log,
   });
@@ -453,6 +460,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       checkRequest: (request) => checkHealthRequest(request),
       state: reportedState,
       runningTurns: () => turns.running,
+      ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
     });
     const opened = createAdaptorServer({ fetch: healthApp.fetch }) as Server;
     try {

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { LimitExceeded } from './sandbox-monitor';
 
 /** How a command's shell ended. */
 export interface ShellOutcome {
@@ -29,4 +30,21 @@ export interface CommandRun {
   finish(): Promise<number>;
   /** Releases what the run holds (timers, scans, extra pipes). */
   dispose(): void;
+  /**
+   * Resolves when a sandboxed command went over one of its limits; it has been killed then (no grace:
+   * the init, and with it the namespace). Never resolves for an unconfined command.
+   */
+  readonly limitExceeded: Promise<LimitExceeded>;
+  /** After the end: what watching the command found. */
+  facts(): CommandFacts;
+}
+
+/** What watching a command found, once it ended. */
+export interface CommandFacts {
+  /** The sandbox's init reported the shell's end (false: the sandbox did not start, or was killed first). */
+  readonly initReported: boolean;
+  /** Bytes its processes wrote to disk, as the init reported (sandboxed commands). */
+  readonly wroteBytes: number | undefined;
+  /** The most memory seen (private memory plus tmpfs), in bytes, when watched. */
+  readonly peakMemoryBytes: number | undefined;
 }

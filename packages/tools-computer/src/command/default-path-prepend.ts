@@ -67,8 +67,8 @@ export function defaultPathPrepend(): readonly string[] {
 }
 
 /**
- * The folders the bundled `mcporter` runs from. A sandboxed command gets them back read-only when
- * they are hidden (an install under `/tmp` is, by the sandbox's private `/tmp`).
+ * The folders the bundled `mcporter` runs from: a sandboxed command is shown them read-only (the
+ * sandbox shows an allowlist of the host, and these are on the command's `PATH`).
  */
 export function bundledToolDirectories(): readonly string[] {
   return bundledMcporter()?.installDirectories ?? [];

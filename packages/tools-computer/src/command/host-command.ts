@@ -41,5 +41,8 @@ export function startHostCommand(options: HostCommandOptions): CommandRun {
     },
     finish: stopAll,
     dispose: () => tree?.dispose(),
+    // Unconfined commands have no limits of the sandbox's.
+    limitExceeded: new Promise(() => undefined),
+    facts: () => ({ initReported: false, wroteBytes: undefined, peakMemoryBytes: undefined }),
   };
 }

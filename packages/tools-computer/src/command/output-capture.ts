@@ -44,17 +44,27 @@ function completeCharactersEnd(bytes: Uint8Array, end: number): number {
 
 const format = (value: number) => value.toLocaleString('en-US');
 
+/** Bytes waiting to be written to the sink above which the command's output is paused. */
+const PENDING_HIGH_WATER = 1024 * 1024;
+
 /**
  * Collects a command's output in arrival order. Up to `maxBytes` it keeps everything; beyond that it
  * keeps the first and last halves (cut at line breaks when one is near, never inside a UTF-8
  * character) and streams the full output to a sink in the home, up to `maxSavedBytes`.
+ *
+ * Memory stays bounded however fast a command prints: while more than 1 MiB waits to be written to
+ * the sink, `pause` is called (the caller stops reading the command's pipes, so the command blocks on
+ * its writes), and `resume` once the writes caught up. Past `maxSavedBytes` nothing is written, and
+ * only the tail is kept.
  */
 export class OutputCapture {
   private readonly headLimit: number;
   private readonly tailLimit: number;
   private chunks: Buffer[] = [];
   private head: Buffer = Buffer.alloc(0);
-  private tail: Buffer = Buffer.alloc(0);
+  /** The last chunks, together at least `tailLimit` bytes once that many arrived (joined at the end). */
+  private tailChunks: Buffer[] = [];
+  private tailBytes = 0;
   private total = 0;
   private newlines = 0;
   private lastByte: number | undefined;
@@ -63,12 +73,21 @@ export class OutputCapture {
   private saved = 0;
   private writes: Promise<void> = Promise.resolve();
   private crossed = false;
+  /** Bytes handed to `save` and not yet written. */
+  private pending = 0;
+  /** Bytes `save` accepted for the sink: past `maxSavedBytes`, chunks are not queued at all. */
+  private queued = 0;
+  private paused = false;
 
   constructor(
     private readonly options: {
       maxBytes: number;
       maxSavedBytes: number;
       openSink: () => Promise<OutputSink>;
+      /** Stop reading the command's output (too much waits for the sink). */
+      pause?: () => void;
+      /** Read it again. */
+      resume?: () => void;
     },
   ) {
     this.headLimit = Math.ceil(options.maxBytes / 2);
@@ -91,27 +110,54 @@ export class OutputCapture {
       const all = Buffer.concat([...this.chunks, chunk]);
       this.chunks = [];
       this.head = all.subarray(0, this.headLimit);
-      this.tail = Buffer.from(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit)));
+      this.keepTail(Buffer.from(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit))));
       this.save(all);
       return;
     }
-    this.tail = Buffer.concat([this.tail, chunk]);
-    if (this.tail.length > this.tailLimit) this.tail = Buffer.from(this.tail.subarray(-this.tailLimit));
+    this.keepTail(chunk);
     this.save(chunk);
   }
 
+  /**
+   * Adds a chunk to the tail and drops the oldest chunks no longer needed for its last `tailLimit`
+   * bytes: no copy per chunk (a flood of output must not allocate twice what it prints).
+   */
+  private keepTail(chunk: Buffer): void {
+    this.tailChunks.push(chunk);
+    this.tailBytes += chunk.length;
+    while (
+      this.tailChunks.length > 1 &&
+      this.tailBytes - (this.tailChunks[0]?.length ?? 0) >= this.tailLimit
+    ) {
+      this.tailBytes -= this.tailChunks.shift()?.length ?? 0;
+    }
+  }
+
   private save(chunk: Buffer): void {
+    const room = this.options.maxSavedBytes - this.queued;
+    if (room <= 0 || this.sinkError !== undefined) return;
+    // Only what will be written is held: a chunk past the save limit is dropped here, not queued.
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.queued += part.length;
+    this.pending += part.length;
+    if (!this.paused && this.pending > PENDING_HIGH_WATER && this.options.pause !== undefined) {
+      this.paused = true;
+      this.options.pause();
+    }
     this.writes = this.writes.then(async () => {
-      if (this.sinkError !== undefined) return;
       try {
+        if (this.sinkError !== undefined) return;
         this.sink ??= await this.options.openSink();
-        const room = this.options.maxSavedBytes - this.saved;
-        if (room <= 0) return;
-        const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
         await this.sink.write(part);
         this.saved += part.length;
       } catch (error) {
         this.sinkError = error;
+      } finally {
+        this.pending -= part.length;
+        if (this.paused && this.pending <= PENDING_HIGH_WATER / 4) {
+          this.paused = false;
+          this.options.resume?.();
+        }
       }
     });
   }
@@ -134,12 +180,14 @@ export class OutputCapture {
     const headBreak = this.head.lastIndexOf(0x0a);
     if (headBreak >= this.head.length * 0.75) headEnd = headBreak + 1;
     headEnd = completeCharactersEnd(this.head, headEnd);
+    const joined = Buffer.concat(this.tailChunks);
+    const lastBytes = joined.subarray(Math.max(0, joined.length - this.tailLimit));
     let tailStart = 0;
-    const tailBreak = this.tail.indexOf(0x0a);
-    if (tailBreak !== -1 && tailBreak < this.tail.length * 0.25) tailStart = tailBreak + 1;
-    while (tailStart < this.tail.length && isContinuationByte(this.tail[tailStart])) tailStart += 1;
+    const tailBreak = lastBytes.indexOf(0x0a);
+    if (tailBreak !== -1 && tailBreak < lastBytes.length * 0.25) tailStart = tailBreak + 1;
+    while (tailStart < lastBytes.length && isContinuationByte(lastBytes[tailStart])) tailStart += 1;
     const head = this.head.subarray(0, headEnd);
-    const tail = this.tail.subarray(tailStart);
+    const tail = lastBytes.subarray(tailStart);
     const cutBytes = this.total - head.length - tail.length;
     const firstCutLine = countNewlines(head) + 1;
     const lastCutLine = Math.max(

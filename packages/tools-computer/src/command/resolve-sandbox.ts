@@ -24,6 +24,13 @@ export interface SandboxStatus {
   reason?: string;
   /** One line for manifests and logs, e.g. `sandboxed (bubblewrap 0.8.0, network none)`. */
   summary: string;
+  /**
+   * How the kernel holds a sandboxed command to `limits.maxProcesses` (answered by `checkSandbox`):
+   * `rlimit` (`RLIMIT_NPROC` in the command's user namespace), `cgroup` (a root worker's `pids`
+   * cgroup per command), or `watched` (a root worker that can write no `pids` cgroup: the kernel
+   * does not apply `RLIMIT_NPROC` to root, so the limit is only watched, every 200 ms).
+   */
+  processLimit?: 'rlimit' | 'cgroup' | 'watched';
 }
 
 /** Checked sandbox options. */
@@ -34,6 +41,8 @@ export interface SandboxOptions {
   readonly network: SandboxNetwork;
   /** Absolute paths commands must not see. */
   readonly hiddenPaths: readonly string[];
+  /** Absolute host paths commands may read besides the system folders. */
+  readonly readOnlyPaths: readonly string[];
   /** The configured bubblewrap binary; undefined: `bwrap` on `PATH`. */
   readonly bwrapPath: string | undefined;
 }
@@ -50,7 +59,7 @@ export interface ResolvedSandbox {
 
 const MODES: readonly SandboxMode[] = ['auto', 'required', 'off'];
 const NETWORKS: readonly SandboxNetwork[] = ['none', 'host'];
-const KEYS = new Set(['mode', 'network', 'hiddenPaths', 'bwrapPath']);
+const KEYS = new Set(['mode', 'network', 'hiddenPaths', 'readOnlyPaths', 'bwrapPath']);
 
 /**
  * Checks the `sandbox` option of the context and fills in defaults (`auto`, network `none`).
@@ -59,7 +68,8 @@ const KEYS = new Set(['mode', 'network', 'hiddenPaths', 'bwrapPath']);
  * `sandbox.network`, `sandbox.hiddenPaths[2]`, `sandbox.bwrapPath`) for a bad value.
  */
 export function normalizeSandboxOptions(sandbox: ComputerToolsContext['sandbox']): SandboxOptions {
-  if (sandbox === undefined) return { mode: 'auto', network: 'none', hiddenPaths: [], bwrapPath: undefined };
+  const defaults = { network: 'none', hiddenPaths: [], readOnlyPaths: [], bwrapPath: undefined } as const;
+  if (sandbox === undefined) return { mode: 'auto', ...defaults };
   if (typeof sandbox === 'string') {
     if (!MODES.includes(sandbox)) {
       throw new ComputerToolsConfigError({
@@ -67,7 +77,7 @@ export function normalizeSandboxOptions(sandbox: ComputerToolsContext['sandbox']
         message: `must be 'auto', 'required', 'off' or an object, got ${JSON.stringify(sandbox)}`,
       });
     }
-    return { mode: sandbox, network: 'none', hiddenPaths: [], bwrapPath: undefined };
+    return { mode: sandbox, ...defaults };
   }
   if (typeof sandbox !== 'object' || sandbox === null || Array.isArray(sandbox)) {
     throw new ComputerToolsConfigError({
@@ -95,21 +105,8 @@ export function normalizeSandboxOptions(sandbox: ComputerToolsContext['sandbox']
       message: `must be 'none' or 'host', got ${JSON.stringify(network)}`,
     });
   }
-  const hiddenPaths = options.hiddenPaths ?? [];
-  if (!Array.isArray(hiddenPaths)) {
-    throw new ComputerToolsConfigError({
-      field: 'sandbox.hiddenPaths',
-      message: 'must be an array of absolute paths',
-    });
-  }
-  hiddenPaths.forEach((entry: unknown, index) => {
-    if (typeof entry !== 'string' || !path.isAbsolute(entry) || path.resolve(entry) === '/') {
-      throw new ComputerToolsConfigError({
-        field: `sandbox.hiddenPaths[${index}]`,
-        message: `must be an absolute path other than /, got ${JSON.stringify(entry)}`,
-      });
-    }
-  });
+  const hiddenPaths = absolutePaths(options.hiddenPaths, 'hiddenPaths');
+  const readOnlyPaths = absolutePaths(options.readOnlyPaths, 'readOnlyPaths');
   if (
     options.bwrapPath !== undefined &&
     (typeof options.bwrapPath !== 'string' || !path.isAbsolute(options.bwrapPath))
@@ -119,12 +116,27 @@ export function normalizeSandboxOptions(sandbox: ComputerToolsContext['sandbox']
       message: `must be an absolute path, got ${JSON.stringify(options.bwrapPath)}`,
     });
   }
-  return {
-    mode,
-    network,
-    hiddenPaths: hiddenPaths.map((entry) => path.resolve(entry)),
-    bwrapPath: options.bwrapPath,
-  };
+  return { mode, network, hiddenPaths, readOnlyPaths, bwrapPath: options.bwrapPath };
+}
+
+/** A list of absolute paths other than `/`, normalized; throws naming `sandbox.<field>[i]`. */
+function absolutePaths(value: unknown, field: 'hiddenPaths' | 'readOnlyPaths'): string[] {
+  const entries = value ?? [];
+  if (!Array.isArray(entries)) {
+    throw new ComputerToolsConfigError({
+      field: `sandbox.${field}`,
+      message: 'must be an array of absolute paths',
+    });
+  }
+  return entries.map((entry: unknown, index) => {
+    if (typeof entry !== 'string' || !path.isAbsolute(entry) || path.resolve(entry) === '/') {
+      throw new ComputerToolsConfigError({
+        field: `sandbox.${field}[${index}]`,
+        message: `must be an absolute path other than /, got ${JSON.stringify(entry)}`,
+      });
+    }
+    return path.resolve(entry);
+  });
 }
 
 /** The status of `options` given the probe's answer (none when the mode is `off`). */

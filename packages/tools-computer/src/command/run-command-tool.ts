@@ -1,22 +1,28 @@
-import type { ChildProcess, StdioOptions } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { constants, existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type AgentToolResult, defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
-import { openDirectoryInHome } from '../paths/agent-home';
+import { homeUsage, noteHomeWritten } from '../paths/home-usage';
 import type { ComputerSettings } from '../resolve-computer-settings';
-import { bubblewrapCommandArguments, workerCredentialPaths } from './bubblewrap';
+import { type BubblewrapProbe, forgetWorkingProbe, probeBubblewrap } from './bubblewrap';
 import { buildCommandEnvironment } from './command-environment';
+import {
+  type CommandEnd,
+  commandResult,
+  describeEnd,
+  emptyDetails,
+  type RunCommandDetails,
+} from './command-result';
 import type { CommandRun, ShellOutcome } from './command-run';
-import { bundledToolDirectories } from './default-path-prepend';
-import { startHostCommand } from './host-command';
-import { type CapturedOutput, OutputCapture, type OutputSink } from './output-capture';
-import { startSandboxedCommand } from './sandboxed-command';
+import { OutputCapture } from './output-capture';
+import { type CommandTotals, formatBytes, type LimitExceeded } from './sandbox-monitor';
+import { openOutputSink } from './saved-outputs';
+import { startCommand } from './start-command';
 
-/** Where `run_command` saves output it had to cut, relative to the home. */
-export const COMMAND_OUTPUT_DIRECTORY = '.switchyard/command-output';
+export type { RunCommandDetails } from './command-result';
+export { COMMAND_OUTPUT_DIRECTORY } from './saved-outputs';
 
 const schema = z.object({
   command: z.string().describe('The shell command to run with bash, in the agent home.'),
@@ -30,40 +36,8 @@ const schema = z.object({
 /** Parameters of `run_command`. */
 export type RunCommandParams = z.output<typeof schema>;
 
-/** What `run_command` records about a call (`details` of its result). */
-export interface RunCommandDetails {
-  /** The exit code, or null when the command ended by a signal or never started. */
-  exitCode: number | null;
-  /** The signal that ended the shell, if any. */
-  signal: NodeJS.Signals | null;
-  /** Wall time from spawn to the end of the last process, in milliseconds. */
-  durationMs: number;
-  /** The timeout that applied, in milliseconds. */
-  timeoutMs: number;
-  /** The timeout elapsed and the command was stopped. */
-  timedOut: boolean;
-  /** The turn was aborted and the command was stopped. */
-  aborted: boolean;
-  /** Processes that were still running and were stopped (after a timeout, an abort, or left behind). */
-  stoppedProcesses: number;
-  /** Bytes of output (stdout and stderr together). */
-  outputBytes: number;
-  /** The output was cut to its head and tail. */
-  truncated: boolean;
-  /** Where the full output was saved (relative to the home), when it was cut. */
-  savedOutputPath?: string;
-  /** Why the command could not start. */
-  spawnError?: string;
-  /** The command ran inside the bubblewrap sandbox. */
-  sandboxed: boolean;
-}
-
 function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-function seconds(milliseconds: number): string {
-  return `${(milliseconds / 1000).toFixed(1)} s`;
 }
 
 /** The longest part of a command an activity label shows. */
@@ -84,29 +58,6 @@ function shortCommand(command: string): string {
   return `${shown} … (${(trimmed.length - shown.length).toLocaleString('en-US')} more characters)`;
 }
 
-function openOutputSink(settings: ComputerSettings, commandId: string): () => Promise<OutputSink> {
-  return async () => {
-    const directory = await openDirectoryInHome(settings.home, COMMAND_OUTPUT_DIRECTORY);
-    const name = `${new Date().toISOString().replaceAll(':', '-')}-${commandId.slice(0, 8)}.log`;
-    try {
-      const handle = await open(
-        directory.entry(name),
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-        0o600,
-      );
-      return {
-        relative: `${COMMAND_OUTPUT_DIRECTORY}/${name}`,
-        write: async (chunk) => {
-          await handle.write(chunk);
-        },
-        close: () => handle.close(),
-      };
-    } finally {
-      await directory.close();
-    }
-  };
-}
-
 function streamsClosed(child: ChildProcess): Promise<void> {
   const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
   return Promise.all(
@@ -118,39 +69,6 @@ function streamsClosed(child: ChildProcess): Promise<void> {
         }),
     ),
   ).then(() => undefined);
-}
-
-function describeEnd(details: RunCommandDetails): string {
-  if (details.spawnError !== undefined) return `Command failed to start: ${details.spawnError}`;
-  if (details.timedOut) return `Command timed out after ${seconds(details.durationMs)}`;
-  if (details.aborted) return `Command stopped after ${seconds(details.durationMs)}`;
-  if (details.signal !== null)
-    return `Command killed by ${details.signal} after ${seconds(details.durationMs)}`;
-  return `Command exited ${details.exitCode} after ${seconds(details.durationMs)}`;
-}
-
-function resultText(output: CapturedOutput, details: RunCommandDetails, notes: string[]): string {
-  const body = output.totalBytes === 0 ? '(no output)' : output.text.replace(/\n$/, '');
-  const lines = [body, ''];
-  if (details.timedOut) {
-    lines.push(
-      `Timed out after ${seconds(details.timeoutMs)}: the command and all its processes were stopped (SIGTERM, then SIGKILL).`,
-    );
-  } else if (details.aborted) {
-    lines.push('Aborted: the command and all its processes were stopped.');
-  } else if (details.signal !== null) {
-    lines.push(`Killed by signal ${details.signal} after ${seconds(details.durationMs)}.`);
-  } else {
-    lines.push(`Exit code ${details.exitCode} after ${seconds(details.durationMs)}.`);
-  }
-  if (!details.timedOut && !details.aborted && details.stoppedProcesses > 0) {
-    const count = details.stoppedProcesses;
-    lines.push(
-      `Stopped ${count} background process${count === 1 ? '' : 'es'} the command left running: processes do not outlive their command.`,
-    );
-  }
-  lines.push(...notes);
-  return lines.join('\n');
 }
 
 /** The checked timeout, or the result that refuses the call before anything starts. */
@@ -219,16 +137,10 @@ function prepareScript(
   return { environment, script };
 }
 
-/** How a started command ended: the shell's outcome, why it was stopped, what else was stopped. */
-interface CommandEnd {
-  outcome: ShellOutcome;
-  stopReason: 'timeout' | 'abort' | undefined;
-  stoppedProcesses: number;
-}
-
 /** Waits for the shell to end, stopping the whole tree on the timeout or the turn's abort. */
 async function awaitCommandEnd(run: CommandRun, timeoutMs: number, signal: AbortSignal): Promise<CommandEnd> {
-  let stopReason: 'timeout' | 'abort' | undefined;
+  let stopReason: CommandEnd['stopReason'];
+  let limitExceeded: LimitExceeded | undefined;
   let stopTimer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopRequested = new Promise<void>((resolve) => {
@@ -243,6 +155,11 @@ async function awaitCommandEnd(run: CommandRun, timeoutMs: number, signal: Abort
     // The turn may have been aborted while the command was starting.
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+    void run.limitExceeded.then((exceeded) => {
+      stopReason ??= 'limit';
+      limitExceeded ??= exceeded;
+      resolve();
+    });
   });
 
   let outcome: ShellOutcome;
@@ -263,7 +180,12 @@ async function awaitCommandEnd(run: CommandRun, timeoutMs: number, signal: Abort
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
     run.dispose();
   }
-  return { outcome, stopReason, stoppedProcesses };
+  return {
+    outcome,
+    stopReason,
+    ...(stopReason === 'limit' && limitExceeded !== undefined ? { limitExceeded } : {}),
+    stoppedProcesses,
+  };
 }
 
 /**
@@ -290,43 +212,52 @@ async function closePipes(child: ChildProcess, closed: Promise<void>, notes: str
   }
 }
 
-/** Builds the call's result from how the command ended and what it printed. */
-function commandResult(
-  end: CommandEnd,
-  output: CapturedOutput,
-  facts: { durationMs: number; timeoutMs: number; sandboxed: boolean },
-  notes: string[],
-): AgentToolResult<RunCommandDetails> {
-  const { outcome, stopReason, stoppedProcesses } = end;
-  const details: RunCommandDetails = {
-    exitCode: outcome.code,
-    signal: outcome.signal,
-    durationMs: facts.durationMs,
-    timeoutMs: facts.timeoutMs,
-    timedOut: stopReason === 'timeout',
-    aborted: stopReason === 'abort',
-    stoppedProcesses,
-    outputBytes: output.totalBytes,
-    truncated: output.truncated,
-    ...(output.savedPath === undefined ? {} : { savedOutputPath: output.savedPath }),
-    ...(outcome.error === undefined ? {} : { spawnError: outcome.error.message }),
-    sandboxed: facts.sandboxed,
-  };
-  if (outcome.error !== undefined) {
-    return {
-      content: `The command could not be started: ${outcome.error.message}`,
-      isError: true,
-      details,
-    };
+/**
+ * The sandbox this command runs in. Tools created with a working sandbox always use it (a command
+ * is never run unconfined where the sandbox was found working: if it fails, the call fails). Tools
+ * created in mode `auto` without one ask the probe again (it answers at once unless its retry time
+ * has come): a sandbox that became available is used from then on.
+ */
+async function sandboxFor(settings: ComputerSettings, notes: string[]): Promise<BubblewrapProbe | undefined> {
+  const { probe, options } = settings.sandbox;
+  if (probe !== undefined) return probe;
+  if (options.mode !== 'auto') return undefined;
+  const fresh = await probeBubblewrap(options.bwrapPath, options.network);
+  if (!fresh.ok) return undefined;
+  notes.push(
+    'This command ran in the sandbox: bubblewrap works here now (when these tools were made, it did not).',
+  );
+  return fresh;
+}
+
+/** The totals a sandboxed command is held to: its limits, and the room left in the home's quota. */
+async function commandTotals(settings: ComputerSettings, notes: string[]): Promise<CommandTotals> {
+  const { limits } = settings;
+  const used = await homeUsage(settings.home.root);
+  const room = limits.maxHomeBytes - used;
+  if (room <= 0) {
+    notes.push(
+      `The home holds ${formatBytes(used)}, over its disk quota of ${formatBytes(limits.maxHomeBytes)}: delete files (rm); a command that writes to disk is stopped.`,
+    );
   }
   return {
-    content: resultText(output, details, notes),
-    details,
-    ...(details.timedOut || details.aborted ? { isError: true } : {}),
+    maxProcesses: limits.maxProcesses,
+    maxMemoryBytes: limits.maxMemoryBytes,
+    maxCpuSeconds: limits.maxCpuSeconds,
+    maxDiskBytes: Math.max(0, room),
+    homeQuotaBytes: limits.maxHomeBytes,
   };
 }
 
-/** Runs one `run_command` call: check, start, wait (stopping on timeout or abort), collect, report. */
+/** The first line bubblewrap printed about a sandbox it could not set up. */
+function bubblewrapError(text: string): string | undefined {
+  return text
+    .split('\n')
+    .find((line) => line.startsWith('bwrap: '))
+    ?.trim();
+}
+
+/** Runs one `run_command` call: check, start, wait (stopping on timeout, abort or a limit), collect, report. */
 async function runCommand(
   settings: ComputerSettings,
   params: RunCommandParams,
@@ -340,16 +271,36 @@ async function runCommand(
 
   const commandId = randomUUID();
   const { environment, script } = prepareScript(settings, params.command, commandId);
+  const probe = await sandboxFor(settings, notes);
+  const sandboxed = probe !== undefined;
+  // Only a sandboxed command is held to totals (measuring the home's size is a walk of it).
+  const totals = sandboxed ? await commandTotals(settings, notes) : undefined;
   const started = performance.now();
+  let child: ChildProcess | undefined;
   const capture = new OutputCapture({
     maxBytes: limits.maxOutputBytes,
     maxSavedBytes: limits.maxSavedOutputBytes,
-    openSink: openOutputSink(settings, commandId),
+    openSink: openOutputSink(settings.home, commandId, limits.maxSavedOutputs),
+    // Backpressure: while the saved output's writes lag, the command's pipes are not read.
+    pause: () => {
+      child?.stdout?.pause();
+      child?.stderr?.pause();
+    },
+    resume: () => {
+      child?.stdout?.resume();
+      child?.stderr?.resume();
+    },
   });
-  const sandboxed = settings.sandbox.probe !== undefined;
   let run: CommandRun;
   try {
-    run = await startCommand(settings, script, environment, commandId, (chunk) => capture.push(chunk));
+    run = await startCommand(settings, {
+      script,
+      environment,
+      commandId,
+      probe,
+      totals,
+      onOutput: (chunk) => capture.push(chunk),
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {
@@ -358,85 +309,35 @@ async function runCommand(
       details: emptyDetails(timeoutMs, { spawnError: message, sandboxed }),
     };
   }
+  child = run.child;
   const closed = streamsClosed(run.child);
   const end = await awaitCommandEnd(run, timeoutMs, signal);
   await closePipes(run.child, closed, notes);
   const durationMs = performance.now() - started;
   const output = await capture.finish();
-  return commandResult(end, output, { durationMs, timeoutMs, sandboxed }, notes);
-}
-
-function emptyDetails(timeoutMs: number, overrides: Partial<RunCommandDetails>): RunCommandDetails {
-  return {
-    exitCode: null,
-    signal: null,
-    durationMs: 0,
-    timeoutMs,
-    timedOut: false,
-    aborted: false,
-    stoppedProcesses: 0,
-    outputBytes: 0,
-    truncated: false,
-    sandboxed: false,
-    ...overrides,
-  };
-}
-
-let spawnTurns: Promise<void> = Promise.resolve();
-
-/**
- * Resolves when it is this command's turn to spawn. `spawn` blocks the event loop until the child
- * has exec'd (Node forks, and forking copies the page tables: measured here 6 ms at 40 MB RSS,
- * 35 ms at 850 MB, as a daemon with PGlite has), so commands starting together spawn one per
- * event-loop turn instead of stacking those pauses into one.
- */
-function spawnTurn(): Promise<void> {
-  const turn = spawnTurns.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-  spawnTurns = turn;
-  return turn;
-}
-
-/** Spawns the command: `bash -lc` directly, or inside bubblewrap when the sandbox is on. */
-async function startCommand(
-  settings: ComputerSettings,
-  script: string,
-  environment: Record<string, string>,
-  commandId: string,
-  onOutput: (chunk: Buffer) => void,
-): Promise<CommandRun> {
-  const { probe, options } = settings.sandbox;
-  const base = { cwd: settings.home.root, env: environment, detached: true };
-  // Listen at once: when the child exits, Node resumes (and so discards) whatever output nothing
-  // is reading yet.
-  const listen = (child: ChildProcess) => {
-    child.stdout?.on('data', onOutput);
-    child.stderr?.on('data', onOutput);
-    return child;
-  };
-  if (probe?.bwrapPath === undefined) {
-    await spawnTurn();
-    const child = listen(
-      settings.spawn('bash', ['-lc', script], { ...base, stdio: ['ignore', 'pipe', 'pipe'] }),
-    );
-    return startHostCommand({
-      child,
-      marker: `SWITCHYARD_COMMAND_ID=${commandId}`,
-      graceMs: settings.limits.killGraceMs,
-    });
+  const facts = run.facts();
+  if (sandboxed) {
+    const failure =
+      facts.initReported || end.stopReason !== undefined ? undefined : bubblewrapError(output.text);
+    if (failure !== undefined || end.outcome.error !== undefined) {
+      const reason = failure ?? end.outcome.error?.message ?? 'unknown';
+      if (probe.bwrapPath !== undefined)
+        forgetWorkingProbe(probe.bwrapPath, settings.sandbox.options.network, reason);
+      return {
+        content: `The sandbox could not start, so the command did not run (it is never run unconfined instead): ${reason}`,
+        isError: true,
+        details: emptyDetails(timeoutMs, { spawnError: reason, sandboxed, durationMs }),
+      };
+    }
+    noteHomeWritten(settings.home.root, facts.wroteBytes);
+    const peak = facts.peakMemoryBytes ?? 0;
+    if (end.stopReason === undefined && end.outcome.code !== 0 && peak >= limits.maxMemoryBytes * 0.9) {
+      notes.push(
+        `Its memory reached ${formatBytes(peak)} of its ${formatBytes(limits.maxMemoryBytes)} limit: an allocation past the limit fails.`,
+      );
+    }
   }
-  const args = await bubblewrapCommandArguments(probe, {
-    home: settings.home.root,
-    hiddenPaths: [...options.hiddenPaths, ...workerCredentialPaths(settings.home.root)],
-    exposedPaths: [...settings.pathPrepend, path.dirname(process.execPath), ...bundledToolDirectories()],
-    network: options.network,
-    graceMs: settings.limits.killGraceMs,
-    script,
-  });
-  // bubblewrap is started with the command's own environment: inside, /proc/1/environ is readable.
-  const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
-  await spawnTurn();
-  const child = listen(settings.spawn(probe.bwrapPath, args, { ...base, stdio }));
-  return startSandboxedCommand({ child, graceMs: settings.limits.killGraceMs });
+  return commandResult(end, output, { durationMs, timeoutMs, sandboxed }, notes);
 }
 
 /** The sentence of `run_command`'s description that says how commands are confined. */
@@ -449,6 +350,9 @@ function sandboxSentence(settings: ComputerSettings): string {
     'Commands run in a sandbox: your home is the only writable place (plus a private /tmp that is',
     "emptied after each command), the rest of the file system is read-only, other agents' homes are",
     'not visible, and nothing a command starts outlives it.',
+    `Each command may run ${settings.limits.maxProcesses} processes and threads at once, use ${formatBytes(settings.limits.maxMemoryBytes)} of memory`,
+    `(what it keeps in /tmp and /dev/shm included) and ${settings.limits.maxCpuSeconds} s of CPU time; the home holds at most`,
+    `${formatBytes(settings.limits.maxHomeBytes)}. A command that goes over a limit is killed, and the result says which.`,
     status.network === 'none'
       ? 'There is no network access (not even to services on this machine).'
       : 'The network is available.',
@@ -460,8 +364,9 @@ function sandboxSentence(settings: ComputerSettings): string {
  * allowlisted environment, inside the bubblewrap sandbox when it is on; a timeout or an abort stops
  * the whole process tree.
  *
- * Contract: a non-zero exit is a normal result (the model reads the exit code); a timeout, an abort
- * or a command that cannot start is an `isError` result. Never throws for the model's input.
+ * Contract: a non-zero exit is a normal result (the model reads the exit code); a timeout, an abort,
+ * a sandboxed command killed for going over a limit (`details.limitExceeded`, "killed: memory limit
+ * 1 GiB ...") or a command that cannot start is an `isError` result. Never throws for the model's input.
  */
 export function createRunCommandTool(
   settings: ComputerSettings,

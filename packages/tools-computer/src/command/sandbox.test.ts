@@ -225,7 +225,7 @@ describe('the sandbox confines the file system', () => {
     expect(existsSync(`/tmp/private-${marker}`)).toBe(false);
   });
 
-  it("hides other agents' homes, the state directory and the database", async () => {
+  it("shows no other agent's home, state directory or database, with or without hiddenPaths", async () => {
     const secret = `bob-${randomUUID()}`;
     const homes = path.join(base, 'homes');
     mkdirSync(path.join(homes, 'bob'));
@@ -240,18 +240,52 @@ describe('the sandbox confines the file system', () => {
       `echo overwritten > ${homes}/bob/notes.txt || echo write-refused`,
     ].join('; ');
 
-    const { text } = await runSandboxed(command, {
-      sandbox: { mode: 'required', hiddenPaths: [homes, state] },
-    });
-    expect(text.split('\n')[0]).toBe('ada');
-    expect(text).not.toContain(secret);
-    expect(text).toContain('write-refused');
+    for (const sandbox of [
+      { mode: 'required', hiddenPaths: [homes, state] },
+      { mode: 'required' },
+    ] as const) {
+      const { text } = await runSandboxed(command, { sandbox });
+      expect(text.split('\n')[0]).toBe('ada');
+      expect(text).not.toContain(secret);
+      expect(text).toContain('write-refused');
+    }
     expect(readFileSync(path.join(homes, 'bob', 'notes.txt'), 'utf8')).toBe(secret);
     expect(readdirSync(homes).sort()).toEqual(['ada', 'bob']);
+  });
 
-    // Without hiddenPaths the rest of the file system is read-only but visible: bob's notes show.
-    const visible = await runSandboxed(command, { sandbox: { mode: 'required' } });
-    expect(visible.text).toContain(secret);
+  it('shows readOnlyPaths read-only, and covers hiddenPaths inside what it shows (the home included)', async () => {
+    const shared = path.join(base, 'shared');
+    mkdirSync(path.join(shared, 'private'), { recursive: true });
+    writeFileSync(path.join(shared, 'readme.txt'), 'shared notes\n');
+    writeFileSync(path.join(shared, 'private', 'key'), 'shared-secret');
+    mkdirSync(path.join(home, '.state'));
+    writeFileSync(path.join(home, '.state', 'token'), 'home-secret');
+    const command = [
+      `cat ${shared}/readme.txt`,
+      `echo x > ${shared}/new.txt || echo shared-write-refused`,
+      `cat ${shared}/private/key || echo shared-private-hidden`,
+      `cat ${home}/.state/token || echo home-state-hidden`,
+      `touch ${shared}/private/x || echo cover-read-only`,
+    ].join('; ');
+    const { text } = await runSandboxed(command, {
+      sandbox: {
+        mode: 'required',
+        readOnlyPaths: [shared],
+        hiddenPaths: [path.join(shared, 'private'), path.join(home, '.state')],
+      },
+    });
+    expect(text).toContain('shared notes');
+    expect(text).toContain('shared-write-refused');
+    expect(text).toContain('shared-private-hidden');
+    expect(text).toContain('home-state-hidden');
+    expect(text).toContain('cover-read-only');
+    expect(text).not.toContain('shared-secret');
+    expect(text).not.toContain('home-secret');
+    expect(existsSync(path.join(shared, 'new.txt'))).toBe(false);
+
+    // Without readOnlyPaths the folder is not there at all.
+    const { text: unshown } = await runSandboxed(`cat ${shared}/readme.txt || echo not-shown`);
+    expect(unshown).toContain('not-shown');
   });
 });
 

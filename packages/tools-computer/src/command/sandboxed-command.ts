@@ -1,15 +1,19 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { INFO_FD, REPORT_FD } from './bubblewrap';
 import type { CommandRun, ShellOutcome } from './command-run';
+import { readInitReports } from './init-reports';
+import { INFO_FD, REPORT_FD } from './sandbox-init';
+import { type CommandTotals, type LimitExceeded, SandboxMonitor } from './sandbox-monitor';
 
 /** What watching a sandboxed command needs. */
 export interface SandboxedCommandOptions {
-  /** `bwrap` spawned with `bubblewrapCommandArguments`, fds 3 and 4 as pipes. */
+  /** `bwrap` spawned with `sandboxArguments`, fds 3 and 4 as pipes. */
   child: ChildProcess;
   /** SIGTERM to SIGKILL grace, in ms. */
   graceMs: number;
+  /** The totals the command is held to (`SandboxMonitor`). */
+  totals: CommandTotals;
 }
 
 function kill(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -89,30 +93,12 @@ async function namespaceProcesses(initPid: number): Promise<{ all: number[]; she
   return { all, shell };
 }
 
-/** Calls `onLine` for each complete line of a small, trusted control stream. */
-function readLines(stream: Readable | null | undefined, onLine: (line: string) => void): void {
-  if (stream === null || stream === undefined) return;
-  let buffered = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    buffered += chunk;
-    let newline = buffered.indexOf('\n');
-    while (newline !== -1) {
-      onLine(buffered.slice(0, newline));
-      buffered = buffered.slice(newline + 1);
-      newline = buffered.indexOf('\n');
-    }
-    // The init writes a few short lines; anything longer is not from it.
-    if (buffered.length > 4096) buffered = '';
-  });
-  stream.on('error', () => undefined);
-}
-
 /**
  * A command inside the bubblewrap sandbox. The sandbox's init (PID 1 of its own PID namespace)
- * reports on fd 3 when the shell ends and how many processes it left; bubblewrap reports the init's
- * pid on fd 4. Stopping sends SIGTERM and SIGCONT to the init's descendants (every process of the
- * namespace) and, after the grace period, SIGKILL to the init: that ends the namespace and every
+ * reports on fd 3 (`readInitReports`); bubblewrap reports the init's pid on fd 4. Once the init runs,
+ * a `SandboxMonitor` holds the command to its totals and kills the init, ending the namespace, when
+ * it goes over one. Stopping sends SIGTERM and SIGCONT to the init's descendants (every process of
+ * the namespace) and, after the grace period, SIGKILL to the init: that ends the namespace and every
  * process in it. No scan of the host's `/proc` is needed.
  */
 export function startSandboxedCommand(options: SandboxedCommandOptions): CommandRun {
@@ -120,6 +106,14 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
   const extraStreams = [child.stdio[REPORT_FD], child.stdio[INFO_FD]] as (Readable | null | undefined)[];
   let initPid: number | undefined;
   let left = 0;
+  let initReported = false;
+  let exitedYet = false;
+  let wroteBytes: number | undefined;
+  let monitor: SandboxMonitor | undefined;
+  let resolveLimit: (exceeded: LimitExceeded) => void = () => undefined;
+  const limitExceeded = new Promise<LimitExceeded>((resolve) => {
+    resolveLimit = resolve;
+  });
   let resolveInfo: () => void = () => undefined;
   const info = new Promise<void>((resolve) => {
     resolveInfo = resolve;
@@ -133,32 +127,44 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
     child.once('error', (error) => resolve({ code: null, signal: null, error }));
   });
 
-  let infoText = '';
-  const infoStream = child.stdio[INFO_FD] as Readable | null | undefined;
-  infoStream?.setEncoding('utf8');
-  infoStream?.on('data', (chunk: string) => {
-    if (initPid !== undefined || infoText.length > 4096) return;
-    infoText += chunk;
-    // bubblewrap's own JSON, e.g. {"child-pid": 12345, "cgroup-namespace": ...}.
-    const match = /"child-pid"\s*:\s*(\d+)/.exec(infoText);
-    if (match !== null) {
-      initPid = Number(match[1]);
+  let ready = false;
+  // Watching starts once the init runs: before, bubblewrap's child is still setting the sandbox up,
+  // and its root (and /proc there) may still be the host's.
+  const watch = () => {
+    const pid = initPid;
+    if (!ready || pid === undefined || monitor !== undefined || exitedYet) return;
+    monitor = new SandboxMonitor(pid, options.totals, (exceeded) => {
+      // Over a limit there is no grace: the init's death ends the namespace and all in it.
+      kill(pid, 'SIGKILL');
+      resolveLimit(exceeded);
+    });
+  };
+  const { reportClosed } = readInitReports(child, {
+    initPid: (pid) => {
+      initPid = pid;
       resolveInfo();
-    }
-  });
-  infoStream?.on('error', () => undefined);
-  readLines(child.stdio[REPORT_FD] as Readable | null | undefined, (line) => {
-    const [word, value] = line.split(' ');
-    const number = Number(value);
-    if (!Number.isInteger(number)) return;
-    if (word === 'exit') resolveShell({ code: number, signal: null });
-    else if (word === 'left') left = number;
+      watch();
+    },
+    ready: () => {
+      ready = true;
+      watch();
+    },
+    exit: (code) => {
+      initReported = true;
+      resolveShell({ code, signal: null });
+    },
+    left: (count) => {
+      left = count;
+    },
+    wrote: (bytes) => {
+      wroteBytes = bytes;
+    },
   });
 
   const shellEnded = Promise.race([reported, exited]);
-  let exitedYet = false;
   void exited.then(() => {
     exitedYet = true;
+    monitor?.stop();
     resolveInfo();
   });
 
@@ -171,6 +177,7 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       child.kill('SIGKILL');
     }
     await exited;
+    await within(reportClosed, 1_000);
   };
 
   return {
@@ -204,7 +211,15 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
       return left;
     },
     dispose: () => {
+      monitor?.stop();
       for (const stream of extraStreams) stream?.destroy();
     },
+    limitExceeded,
+    // Killed before its init reported, a command wrote at least what the last look saw.
+    facts: () => ({
+      initReported,
+      wroteBytes: wroteBytes ?? monitor?.diskBytes,
+      peakMemoryBytes: monitor?.peakMemoryBytes,
+    }),
   };
 }

@@ -1,5 +1,6 @@
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
+import { homeUsage, noteHomeWritten } from '../paths/home-usage';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
 import { homePathFailure } from './home-path-failure';
@@ -133,7 +134,10 @@ export function createEditFileTool(
           replace_all === true
             ? await replaceEvery(file.text, old_string, new_string, slice)
             : [file.text.slice(0, firstIndex), new_string, file.text.slice(firstIndex + old_string.length)];
-        await writeFileInHome(settings.home, file.relative, updated);
+        const written = await writeFileInHome(settings.home, file.relative, updated, {
+          quota: { usedBytes: await homeUsage(settings.home.root), maxBytes: settings.limits.maxHomeBytes },
+        });
+        noteHomeWritten(settings.home.root, written.addedBytes);
         // Text before the first replacement is unchanged, so its line and offsets are the same.
         const [firstLine = 1] = await lineNumbersAt(file.text, [firstIndex], slice);
         const shownFrom = Math.max(1, firstLine - 2);

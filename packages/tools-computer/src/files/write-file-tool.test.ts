@@ -48,3 +48,19 @@ describe('writing', () => {
     expect(text).toBe('dir is a directory.');
   });
 });
+
+describe("the home's disk quota", () => {
+  it('refuses a write that would take the home past limits.maxHomeBytes, and keeps the file as it was', async () => {
+    temp.write('keep.txt', 'x'.repeat(600 * 1024));
+    const writeFile = tool({ maxHomeBytes: 1024 * 1024 });
+    const { result, text } = await callTool(writeFile, { path: 'big.txt', content: 'y'.repeat(600 * 1024) });
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/^big\.txt was not written: the home holds 0\.6 MiB of its 1\.0 MiB disk quota/);
+    expect(text).toContain('Delete files first');
+    // Replacing a file counts only what it adds: the same size again fits.
+    const replaced = await callTool(writeFile, { path: 'keep.txt', content: 'z'.repeat(600 * 1024) });
+    expect(replaced.result.isError, replaced.text).toBeUndefined();
+    const small = await callTool(writeFile, { path: 'small.txt', content: 'fits' });
+    expect(small.result.isError, small.text).toBeUndefined();
+  });
+});

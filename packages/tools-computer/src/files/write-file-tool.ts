@@ -1,5 +1,6 @@
 import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
+import { homeUsage, noteHomeWritten } from '../paths/home-usage';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
 import { homePathFailure } from './home-path-failure';
@@ -31,8 +32,9 @@ export interface WriteFileDetails {
  * `write_file { path, content }`: creates or replaces a file inside the home, creating parent
  * folders, atomically (temp file and rename).
  *
- * Contract: paths outside the home (including through symlinks) and directories are `isError`
- * results; nothing outside the home is ever written.
+ * Contract: paths outside the home (including through symlinks), directories and a write that
+ * would take the home past `limits.maxHomeBytes` are `isError` results; nothing outside the home is
+ * ever written.
  */
 export function createWriteFileTool(
   settings: ComputerSettings,
@@ -51,7 +53,10 @@ export function createWriteFileTool(
         : `Wrote ${plural(result.details.lines, 'line')} to ${result.details.path}`,
     async execute({ path, content }) {
       try {
-        const written = await writeFileInHome(settings.home, path, content);
+        const written = await writeFileInHome(settings.home, path, content, {
+          quota: { usedBytes: await homeUsage(settings.home.root), maxBytes: settings.limits.maxHomeBytes },
+        });
+        noteHomeWritten(settings.home.root, written.addedBytes);
         const lines = await countLines(content, new TimeSlice());
         return {
           content: `${written.created ? 'Created' : 'Overwrote'} ${written.relative} (${plural(lines, 'line')}, ${written.bytes} bytes).`,

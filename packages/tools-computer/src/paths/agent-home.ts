@@ -1,9 +1,16 @@
-import { constants, type Dirent, existsSync, realpathSync, statSync } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
+import { constants, type Dirent, realpathSync, statSync } from 'node:fs';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
-import { describeFileKind, readFolderFollowing } from './checked-open';
+import { describeFileKind } from './checked-open';
 import { HomePathError } from './home-path-error';
+import {
+  type OpenFolder,
+  openFolderBeneath,
+  type WalkEnd,
+  type WalkOptions,
+  walkBeneath,
+} from './walk-beneath';
 
 /** The agent home, as configured and as its real path. Every file operation is confined to `root`. */
 export interface AgentHome {
@@ -20,8 +27,6 @@ export interface HomeRelativePath {
   /** Path relative to the home, `.` for the home itself; what labels and results show. */
   readonly relative: string;
 }
-
-const hasProcFd = process.platform === 'linux' && existsSync('/proc/self/fd');
 
 /**
  * Resolves the configured home to its real path.
@@ -84,23 +89,43 @@ export function resolveInHome(home: AgentHome, userPath: string): HomeRelativePa
   return { absolute: path.join(home.root, relative), relative: relative === '' ? '.' : relative };
 }
 
-function outsideMessage(userPath: string, real: string, home: AgentHome): string {
-  return `${userPath} resolves through a symlink to ${real}, outside the agent home (${home.given}); file tools only reach files inside it.`;
-}
-
 function describeErrno(userPath: string, error: unknown): HomePathError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') {
     return new HomePathError(`${userPath} does not exist.`, { code: 'not-found', path: userPath });
   }
-  if (code === 'ENOTDIR') return new HomePathError(`${userPath}: a parent of it is not a directory.`);
+  if (code === 'ELOOP') return new HomePathError(`${userPath} changed while it was being opened; try again.`);
   if (code === 'EACCES' || code === 'EPERM') return new HomePathError(`${userPath}: permission denied.`);
-  if (code === 'ELOOP') return new HomePathError(`${userPath}: too many levels of symlinks.`);
   return new HomePathError(`${userPath}: ${(error as Error).message}`);
 }
 
+/** The walk options for `userPath` in `home`, and its components below the home. */
+function walkOf(home: AgentHome, userPath: string): { components: string[]; options: WalkOptions } {
+  const resolved = resolveInHome(home, userPath);
+  return {
+    components: resolved.relative === '.' ? [] : resolved.relative.split(path.sep),
+    options: { userPath, root: home.root, given: home.given },
+  };
+}
+
 /**
- * Resolves a path that must exist to its real path and checks it stays inside the home.
+ * Walks `userPath` inside the home one component at a time (`walkBeneath`): the folder holding its
+ * last component (open: the caller closes it), that component's name and what it is.
+ *
+ * Contract: throws `HomePathError` as `resolveInHome` and `walkBeneath` do.
+ */
+export function walkInHome(
+  home: AgentHome,
+  userPath: string,
+  options: { createParents?: boolean } = {},
+): Promise<WalkEnd> {
+  const walk = walkOf(home, userPath);
+  return walkBeneath(walk.components, { ...walk.options, ...options });
+}
+
+/**
+ * Resolves a path that must exist to its real path inside the home, one component at a time
+ * (`walkBeneath`): symlinks inside the home are followed, nothing outside it is opened.
  *
  * Contract: throws `HomePathError` when it leaves the home (directly or through a symlink) or does
  * not exist.
@@ -109,43 +134,50 @@ export async function resolveExistingInHome(
   home: AgentHome,
   userPath: string,
 ): Promise<HomeRelativePath & { real: string }> {
-  const resolved = resolveInHome(home, userPath);
-  let real: string;
-  try {
-    real = await realpath(resolved.absolute);
-  } catch (error) {
-    throw describeErrno(userPath, error);
+  const { components, options } = walkOf(home, userPath);
+  const end = await walkBeneath(components, options);
+  end.folder.close();
+  if (end.stats === undefined) {
+    throw new HomePathError(`${userPath} does not exist.`, { code: 'not-found', path: userPath });
   }
-  if (!isInside(home.root, real)) throw new HomePathError(outsideMessage(userPath, real, home));
-  return { ...resolved, real };
+  const real = end.name === '' ? end.folder.real : path.join(end.folder.real, end.name);
+  return { absolute: real, relative: relativeToHome(home, real), real };
 }
 
 /**
- * Lists a folder the model named inside the home with one checked open (`readFolderFollowing`): its
- * real path must lie inside the home.
+ * Lists a folder the model named inside the home, resolved by `walkBeneath` and read through its
+ * open descriptor.
  *
- * Contract: throws `HomePathError` as `resolveInHome` does; undefined when the one open cannot tell
- * (no `/proc`, a missing path or not a folder, a real path outside the home): `resolveExistingInHome`
- * and a checked read then say what is wrong.
+ * Contract: throws `HomePathError` as `resolveInHome` does; undefined when the path is missing, is
+ * not a folder or leads outside the home: `resolveExistingInHome` then says what is wrong.
  */
 export async function readFolderInHome(
   home: AgentHome,
   userPath: string,
 ): Promise<{ real: string; entries: Dirent[] } | undefined> {
-  const resolved = resolveInHome(home, userPath);
-  return readFolderFollowing(resolved.absolute, (real) => isInside(home.root, real));
-}
-
-/** The path an open descriptor refers to now (Linux: through /proc), or undefined when unknown. */
-async function pathOfDescriptor(handle: FileHandle): Promise<string | undefined> {
-  if (!hasProcFd) return undefined;
-  const target = await readlink(`/proc/self/fd/${handle.fd}`);
-  return target.endsWith(' (deleted)') ? undefined : target;
+  const { components, options } = walkOf(home, userPath);
+  let folder: OpenFolder;
+  try {
+    folder = await openFolderBeneath(components, options);
+  } catch (error) {
+    if (error instanceof HomePathError) return undefined;
+    throw error;
+  }
+  try {
+    return { real: folder.real, entries: await readdir(folder.entry('.'), { withFileTypes: true }) };
+  } catch {
+    return undefined;
+  } finally {
+    folder.close();
+  }
 }
 
 /**
- * Opens an existing regular file for reading and checks, on the opened descriptor, that the file
- * really lies inside the home, so a symlink swapped in after a check cannot lead outside.
+ * Opens an existing regular file for reading. The path is resolved one component at a time
+ * (`walkBeneath`: symlinks are read, never opened, and followed only inside the home), the last
+ * component is looked at with `lstat` and refused unless it is a regular file (a FIFO, socket or
+ * device is never opened), and then opened through its open folder with `O_NOFOLLOW | O_NONBLOCK`;
+ * `fstat` checks that what was opened is that very file.
  *
  * Contract: throws `HomePathError` for a path outside the home, a missing file, a directory or
  * another non-regular file. The caller closes the handle.
@@ -154,27 +186,15 @@ export async function openFileForRead(
   home: AgentHome,
   userPath: string,
 ): Promise<{ handle: FileHandle; real: string; relative: string; size: number; mode: number }> {
-  const resolved = resolveInHome(home, userPath);
-  let handle: FileHandle;
+  const { components, options } = walkOf(home, userPath);
+  const end = await walkBeneath(components, options);
+  let handle: FileHandle | undefined;
   try {
-    // O_NONBLOCK: opening a FIFO must not hang the turn; the type check below refuses it.
-    handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      // A dangling symlink pointing outside deserves the outside message, not "does not exist".
-      const target = await readlink(resolved.absolute).catch(() => undefined);
-      if (target !== undefined) {
-        const outside = path.resolve(path.dirname(resolved.absolute), target);
-        if (!isInside(home.root, outside)) throw new HomePathError(outsideMessage(userPath, outside, home));
-      }
+    const { stats } = end;
+    if (stats === undefined) {
+      throw new HomePathError(`${userPath} does not exist.`, { code: 'not-found', path: userPath });
     }
-    throw describeErrno(userPath, error);
-  }
-  try {
-    const real = (await pathOfDescriptor(handle)) ?? (await realpath(resolved.absolute));
-    if (!isInside(home.root, real)) throw new HomePathError(outsideMessage(userPath, real, home));
-    const stats = await handle.stat();
-    if (stats.isDirectory()) {
+    if (end.name === '' || stats.isDirectory()) {
       throw new HomePathError(`${userPath} is a directory; use list_files to see what it contains.`);
     }
     if (!stats.isFile()) {
@@ -182,54 +202,44 @@ export async function openFileForRead(
         `${userPath} is ${describeFileKind(stats)}, not a regular file; file tools only read regular files.`,
       );
     }
-    return { handle, real, relative: relativeToHome(home, real), size: stats.size, mode: stats.mode };
-  } catch (error) {
-    await handle.close();
-    throw error;
+    handle = await open(
+      end.folder.entry(end.name),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    ).catch((error: unknown) => {
+      throw describeErrno(userPath, error);
+    });
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.ino !== stats.ino || opened.dev !== stats.dev) {
+      throw new HomePathError(`${userPath} changed while it was being opened; try again.`);
+    }
+    const real = path.join(end.folder.real, end.name);
+    const result = {
+      handle,
+      real,
+      relative: relativeToHome(home, real),
+      size: opened.size,
+      mode: opened.mode,
+    };
+    handle = undefined;
+    return result;
+  } finally {
+    end.folder.close();
+    await handle?.close();
   }
 }
 
 /**
  * Creates a directory and its missing parents inside the home, one component at a time from the
- * home's real path, so no component can lead outside (an existing symlink is followed only when its
- * real path stays inside). Returns the directory's real path.
+ * home's real path (`walkBeneath`), so no component can lead outside (an existing symlink is
+ * followed only when its target stays inside). Returns the directory's real path.
  *
  * Contract: throws `HomePathError` when a component leaves the home or is not a directory.
  */
 export async function ensureDirectoryInHome(home: AgentHome, userPath: string): Promise<string> {
-  const resolved = resolveInHome(home, userPath);
-  let current = home.root;
-  const components = resolved.relative === '.' ? [] : resolved.relative.split(path.sep);
-  for (const component of components) {
-    const next = path.join(current, component);
-    const stats = await lstat(next).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw describeErrno(userPath, error);
-    });
-    if (stats === undefined) {
-      await mkdir(next).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw describeErrno(userPath, error);
-      });
-      const created = await realpath(next);
-      if (!isInside(home.root, created)) throw new HomePathError(outsideMessage(userPath, created, home));
-      current = created;
-      continue;
-    }
-    if (stats.isSymbolicLink()) {
-      const real = await realpath(next).catch((error: unknown) => {
-        throw describeErrno(userPath, error);
-      });
-      if (!isInside(home.root, real)) throw new HomePathError(outsideMessage(userPath, real, home));
-      current = real;
-    } else {
-      current = next;
-    }
-    const kind = await lstat(current);
-    if (!kind.isDirectory()) {
-      throw new HomePathError(`${userPath}: ${relativeToHome(home, current)} is not a directory.`);
-    }
-  }
-  return current;
+  const { components, options } = walkOf(home, userPath);
+  const folder = await openFolderBeneath(components, { ...options, create: true });
+  folder.close();
+  return folder.real;
 }
 
 /**
@@ -247,23 +257,17 @@ export interface ConfinedDirectory {
 }
 
 /**
- * Opens (creating it and its parents when missing) a directory inside the home and checks the
- * opened descriptor is inside the home.
+ * Opens (creating it and its parents when missing) a directory inside the home, resolved one
+ * component at a time (`walkBeneath`).
  *
  * Contract: throws `HomePathError` when the directory leaves the home.
  */
 export async function openDirectoryInHome(home: AgentHome, userPath: string): Promise<ConfinedDirectory> {
-  const real = await ensureDirectoryInHome(home, userPath);
-  const handle = await open(real, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  const opened = await pathOfDescriptor(handle);
-  if (opened !== undefined && !isInside(home.root, opened)) {
-    await handle.close();
-    throw new HomePathError(outsideMessage(userPath, opened, home));
-  }
-  const base = opened === undefined ? real : `/proc/self/fd/${handle.fd}`;
+  const { components, options } = walkOf(home, userPath);
+  const folder = await openFolderBeneath(components, { ...options, create: true });
   return {
-    real: opened ?? real,
-    entry: (name) => path.join(base, name),
-    close: () => handle.close(),
+    real: folder.real,
+    entry: (name) => folder.entry(name),
+    close: async () => folder.close(),
   };
 }

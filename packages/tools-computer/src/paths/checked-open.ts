@@ -1,17 +1,7 @@
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  existsSync,
-  open as openCallback,
-  readlinkSync,
-  type Stats,
-} from 'node:fs';
+import { constants, type Dirent, existsSync, readlinkSync, type Stats } from 'node:fs';
 import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
-import { promisify } from 'node:util';
 
 const hasProcFd = process.platform === 'linux' && existsSync('/proc/self/fd');
-const openDescriptor = promisify(openCallback);
 
 /** Names what a non-regular file is, for messages the model reads. */
 export function describeFileKind(stats: Stats | Dirent): string {
@@ -84,43 +74,6 @@ export async function readDirectoryAt(expected: string): Promise<DirectoryRead> 
     return { problem: 'unreadable' };
   } finally {
     await handle.close();
-  }
-}
-
-/**
- * Lists the folder `absolute` names, symlinks on the way followed, in one open when the kernel can
- * name what was opened (Linux, `/proc/self/fd`): the descriptor's real path is read from it, and the
- * entries are read through it only when `accept` takes that path. One open stands in for a
- * `realpath`, an `lstat` and a checked open, and nothing can be swapped between the check and the
- * read.
- *
- * Contract: never throws; undefined when `/proc/self/fd` is missing, the open fails (missing, not a
- * folder, no permission), `accept` refuses the real path, or the folder cannot be read. The caller
- * then takes the step-by-step path, whose errors say what is wrong.
- */
-export async function readFolderFollowing(
-  absolute: string,
-  accept: (real: string) => boolean,
-): Promise<{ real: string; entries: Dirent[] } | undefined> {
-  if (!hasProcFd) return undefined;
-  let fd: number;
-  try {
-    // A plain descriptor rather than a FileHandle: closing a folder's descriptor cannot block, so it
-    // is closed inline instead of in a thread-pool round trip.
-    fd = await openDescriptor(absolute, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    // Answered from the kernel's dentry cache, as in descriptorIsAt. A folder removed since the open
-    // reads "PATH (deleted)": not a path to accept.
-    const real = readlinkSync(`/proc/self/fd/${fd}`);
-    if (real.endsWith(' (deleted)') || !accept(real)) return undefined;
-    return { real, entries: await readdir(`/proc/self/fd/${fd}`, { withFileTypes: true }) };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, open, realpath, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { type AgentHome, isInside, openDirectoryInHome, relativeToHome, resolveInHome } from './agent-home';
+import { type AgentHome, relativeToHome, walkInHome } from './agent-home';
 import { HomePathError } from './home-path-error';
 
 /** Characters of text encoded and written at a time. */
@@ -18,20 +18,40 @@ export interface WriteFileInHomeResult {
   created: boolean;
   /** Bytes written. */
   bytes: number;
+  /** What the write added to the home: `bytes` less those of the file it replaced (negative when it shrank). */
+  addedBytes: number;
 }
 
-/** Hooks for tests that need to act between the checks and the commit. Not public API. */
+/** Options of `writeFileInHome`. Not public API. */
 export interface WriteFileInHomeHooks {
-  /** Runs after the temp file is written and before it is renamed into place. */
+  /** Runs after the temp file is written and before it is renamed into place (for tests). */
   beforeRename?: () => Promise<void> | void;
+  /**
+   * The home's disk quota: refuse a write that would take the home past `maxBytes` (`usedBytes` is
+   * its size now). What the write adds is its bytes less those of the file it replaces.
+   */
+  quota?: { usedBytes: number; maxBytes: number };
+}
+
+/** Bytes `content` takes in UTF-8, counted piece by piece (never joined). */
+function byteLength(content: string | Uint8Array | readonly string[]): number {
+  if (content instanceof Uint8Array) return content.byteLength;
+  let bytes = 0;
+  for (const piece of typeof content === 'string' ? [content] : content) bytes += Buffer.byteLength(piece);
+  return bytes;
+}
+
+function formatMiB(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
 /**
- * Writes a file inside the home atomically: parents are created inside the home, the content goes
- * to a temp file opened with `O_CREAT | O_EXCL | O_NOFOLLOW` in the checked parent directory, and a
- * rename puts it in place (text may be given in pieces, written in order). A rename replaces a
- * symlink swapped in at the target rather than following it, so a write never lands outside the
- * home. An existing file keeps its mode.
+ * Writes a file inside the home atomically: the path is resolved one component at a time from the
+ * home (`walkBeneath`: missing parents are created, symlinks followed only inside the home, nothing
+ * outside it opened), the content goes to a temp file opened with `O_CREAT | O_EXCL | O_NOFOLLOW`
+ * in the open parent folder, and a rename puts it in place (text may be given in pieces, written in
+ * order). A rename replaces a symlink swapped in at the target rather than following it, so a write
+ * never lands outside the home. An existing file keeps its mode, but never a setuid or setgid bit.
  *
  * Contract: throws `HomePathError` when the path or a parent leaves the home, or the target is a
  * directory; an existing symlink at the target is written through only when it points inside the
@@ -43,28 +63,31 @@ export async function writeFileInHome(
   content: string | Uint8Array | readonly string[],
   hooks: WriteFileInHomeHooks = {},
 ): Promise<WriteFileInHomeResult> {
-  let target = resolveInHome(home, userPath);
-  // Follow a symlink at the target only when its real path stays inside; write to that real path.
-  const existingLink = await lstat(target.absolute).catch(() => undefined);
-  if (existingLink?.isSymbolicLink()) {
-    const real = await realpath(target.absolute).catch(() => undefined);
-    if (real === undefined || !isInside(home.root, real)) {
-      throw new HomePathError(
-        `${userPath} is a symlink pointing outside the agent home (${home.given}); it will not be written through.`,
-      );
-    }
-    target = { absolute: real, relative: relativeToHome(home, real) };
+  const end = await walkInHome(home, userPath, { createParents: true });
+  const { folder, name } = end;
+  if (name === '') {
+    folder.close();
+    throw new HomePathError(`${userPath} is the home directory itself.`);
   }
-  if (target.relative === '.') throw new HomePathError(`${userPath} is the home directory itself.`);
-  const name = path.basename(target.absolute);
-  const directory = await openDirectoryInHome(home, path.dirname(target.absolute));
-  const finalPath = directory.entry(name);
-  const temporaryPath = directory.entry(`.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  const finalPath = folder.entry(name);
+  const temporaryPath = folder.entry(`.${name}.${randomBytes(6).toString('hex')}.tmp`);
   let temporary: FileHandle | undefined;
   try {
-    const existing = await lstat(finalPath).catch(() => undefined);
+    const existing = end.stats;
     if (existing?.isDirectory()) throw new HomePathError(`${userPath} is a directory.`);
-    const mode = existing?.isFile() ? existing.mode & 0o7777 : undefined;
+    const replacedBytes = existing?.isFile() ? existing.size : 0;
+    if (hooks.quota !== undefined) {
+      const added = byteLength(content) - replacedBytes;
+      const { usedBytes, maxBytes } = hooks.quota;
+      if (added > 0 && usedBytes + added > maxBytes) {
+        throw new HomePathError(
+          `${userPath} was not written: the home holds ${formatMiB(usedBytes)} of its ${formatMiB(maxBytes)} disk quota, and this write would add ${formatMiB(added)}. Delete files first (run_command rm).`,
+        );
+      }
+    }
+    // Never a setuid or setgid bit: a file the worker writes must not carry one (a root worker's
+    // would be a setuid-root binary).
+    const mode = existing?.isFile() ? existing.mode & 0o1777 : undefined;
     temporary = await open(
       temporaryPath,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
@@ -97,18 +120,19 @@ export async function writeFileInHome(
     temporary = undefined;
     await hooks.beforeRename?.();
     await rename(temporaryPath, finalPath);
-    const real = path.join(directory.real, name);
+    const real = path.join(folder.real, name);
     return {
       real,
       relative: relativeToHome(home, real),
       created: existing === undefined,
       bytes,
+      addedBytes: bytes - replacedBytes,
     };
   } catch (error) {
     await temporary?.close().catch(() => undefined);
     await unlink(temporaryPath).catch(() => undefined);
     throw error;
   } finally {
-    await directory.close();
+    folder.close();
   }
 }
