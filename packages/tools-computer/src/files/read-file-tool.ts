@@ -3,9 +3,7 @@ import { z } from 'zod';
 import type { ComputerSettings } from '../resolve-computer-settings';
 import { homePathFailure } from './home-path-failure';
 import { plural } from './plural';
-import { readTextBytes } from './read-text-file';
-import { byteOffsetOfLine, countByteLines } from './text-scan';
-import { TimeSlice } from './time-slice';
+import { scanTextLines } from './scan-text-lines';
 
 const schema = z.object({
   path: z.string().describe('File path, relative to your home directory.'),
@@ -83,26 +81,39 @@ export function createReadFileTool(
       if (offset !== undefined && offset < 1)
         return error(`offset must be 1 or more (line numbers start at 1), got ${offset}.`);
       if (limit !== undefined && limit < 1) return error(`limit must be 1 or more, got ${limit}.`);
-      let file: Awaited<ReturnType<typeof readTextBytes>>;
+      const start = offset ?? 1;
+      const wanted = Math.min(limit ?? limits.maxReadLines, limits.maxReadLines);
+      const out: string[] = [];
+      let outBytes = 0;
+      let end = start - 1;
+      let scanned: Awaited<ReturnType<typeof scanTextLines>>;
       try {
-        file = await readTextBytes(settings.home, path, limits.maxFileBytes);
+        // One pass through the file in 64 KiB pieces: lines are counted in the bytes (a newline is
+        // byte 10 in UTF-8) and only the lines shown are decoded. Reading whole files held 10 MB per
+        // call, and a response of 128 parallel calls grew the process by a gigabyte.
+        scanned = await scanTextLines(settings.home, path, limits.maxFileBytes, {
+          from: start,
+          // A shown line keeps at most maxLineLength characters: decoding 4 bytes per character more
+          // than that is always enough to know it was cut.
+          keepBytes: (limits.maxLineLength + 1) * 4,
+          onLine: (bytes) => {
+            const formatted = numberLine(end + 1, lineDecoder.decode(bytes), limits.maxLineLength);
+            outBytes += Buffer.byteLength(formatted) + 1;
+            if (outBytes > limits.maxReadBytes && out.length > 0) return false;
+            out.push(formatted);
+            end += 1;
+            return out.length < wanted;
+          },
+        });
       } catch (caught) {
         return homePathFailure(caught);
       }
-      // Lines are counted and located in the bytes (a newline is byte 10 in UTF-8) and only the
-      // lines shown are decoded: splitting a 10 MB file of short lines took 550 ms, and decoding it
-      // whole 40-150 ms, each in one piece on the shared event loop.
-      // A leading byte order mark is not content (decoding the whole file dropped it).
-      const bom = file.bytes[0] === 0xef && file.bytes[1] === 0xbb && file.bytes[2] === 0xbf;
-      const bytes = bom ? file.bytes.subarray(3) : file.bytes;
-      const slice = new TimeSlice();
-      const totalLines = await countByteLines(bytes, slice);
-      const start = offset ?? 1;
+      const { totalLines, relative } = scanned;
       if (totalLines === 0) {
         return {
-          content: `${file.relative} is empty.`,
+          content: `${relative} is empty.`,
           details: {
-            path: file.relative,
+            path: relative,
             startLine: 0,
             endLine: 0,
             linesRead: 0,
@@ -112,27 +123,7 @@ export function createReadFileTool(
         };
       }
       if (start > totalLines) {
-        return error(`offset ${start} is past the end of ${file.relative}, which has ${totalLines} lines.`);
-      }
-      const wanted = Math.min(limit ?? limits.maxReadLines, limits.maxReadLines);
-      const out: string[] = [];
-      let outBytes = 0;
-      let end = start - 1;
-      let position = await byteOffsetOfLine(bytes, start, slice);
-      // A shown line keeps at most maxLineLength characters: decoding 4 bytes per character more
-      // than that is always enough to know it was cut.
-      const keepBytes = (limits.maxLineLength + 1) * 4;
-      while (out.length < wanted && position !== -1 && position < bytes.length) {
-        const newline = bytes.indexOf(10, position);
-        const lineEnd = newline === -1 ? bytes.length : newline;
-        const raw = bytes.subarray(position, Math.min(lineEnd, position + keepBytes));
-        const line = lineDecoder.decode(raw);
-        const formatted = numberLine(end + 1, line, limits.maxLineLength);
-        outBytes += Buffer.byteLength(formatted) + 1;
-        if (outBytes > limits.maxReadBytes && out.length > 0) break;
-        out.push(formatted);
-        end += 1;
-        position = newline === -1 ? -1 : newline + 1;
+        return error(`offset ${start} is past the end of ${relative}, which has ${totalLines} lines.`);
       }
       const truncated = end < totalLines;
       if (truncated) {
@@ -141,7 +132,7 @@ export function createReadFileTool(
       return {
         content: out.join('\n'),
         details: {
-          path: file.relative,
+          path: relative,
           startLine: start,
           endLine: end,
           linesRead: end - start + 1,

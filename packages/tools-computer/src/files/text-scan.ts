@@ -200,34 +200,3 @@ export async function linesOfPieces(
   if (lines.length < count && started && current !== '') lines.push(current);
   return lines;
 }
-
-/** Bytes stepped over between looks at the clock. */
-const BYTES_PER_CHECK = 1 << 16;
-
-/** The number of lines in UTF-8 bytes, as `countLines` counts them in the decoded text. */
-export async function countByteLines(bytes: Uint8Array, slice: TimeSlice): Promise<number> {
-  if (bytes.length === 0) return 0;
-  let count = 0;
-  for (let from = 0; from < bytes.length; from += BYTES_PER_CHECK) {
-    const to = Math.min(bytes.length, from + BYTES_PER_CHECK);
-    for (let index = from; index < to; index += 1) if (bytes[index] === 10) count += 1;
-    if (slice.due) await slice.yield();
-  }
-  return bytes[bytes.length - 1] === 10 ? count : count + 1;
-}
-
-/** The byte offset where 1-based `line` starts, or -1 when there are fewer lines. */
-export async function byteOffsetOfLine(bytes: Uint8Array, line: number, slice: TimeSlice): Promise<number> {
-  if (line === 1) return bytes.length > 0 ? 0 : -1;
-  let seen = 1;
-  for (let from = 0; from < bytes.length; from += BYTES_PER_CHECK) {
-    const to = Math.min(bytes.length, from + BYTES_PER_CHECK);
-    for (let index = from; index < to; index += 1) {
-      if (bytes[index] !== 10) continue;
-      seen += 1;
-      if (seen === line) return index + 1 < bytes.length ? index + 1 : -1;
-    }
-    if (slice.due) await slice.yield();
-  }
-  return -1;
-}
