@@ -19,7 +19,7 @@ import { buildToolManifest } from '../tool-manifest';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { type DaemonRequest, rawRequest, sendRequest, waitFor } from './__fixtures__/http-client';
 import { toolCallThenAnswer } from './__fixtures__/turn-events';
-import { ToolCallEndEventSchema } from './api/api-schemas';
+import { ToolCallEndEventSchema } from './http/events/event-schemas';
 import { type Daemon, startDaemon } from './start-daemon';
 import { workTurnSource } from './work-source';
 

@@ -7,8 +7,8 @@ import { createAdaptorServer } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from './__fixtures__/http-client';
 import { type ConsoleSite, readConsoleFiles } from './console-files';
-import { createDaemonHttpApi } from './daemon-http-api';
 import { DaemonTurns } from './daemon-turns';
+import { createDaemonHttpApi } from './http/daemon-http-api';
 import { createRequestGuard } from './request-guard';
 
 // The console's files as the daemon answers them, over real HTTP: the API in process with the
