@@ -1,4 +1,3 @@
-import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { DEFAULT_MAX_EVENT_STREAM_BYTES } from '../memory-limits';
 import { type BoundedEventStreamOptions, boundedEventStream } from './bounded-event-stream';
@@ -31,13 +30,6 @@ export function createApiContext(options: DaemonHttpApiOptions): ApiContext {
     pollMs: options.recordPollMs ?? 1000,
     serves: (agent) => agents.includes(agent),
     served: (agent) => (agent === undefined ? [...agents] : [agent]),
-    eventStream: (c, comment, start) =>
-      boundedEventStream({
-        comment,
-        signal: c.req.raw.signal,
-        limitBytes,
-        socket: (c.env as Partial<HttpBindings> | undefined)?.outgoing,
-        start,
-      }),
+    eventStream: (c, comment, start) => boundedEventStream(c, { comment, limitBytes, start }),
   };
 }

@@ -69,11 +69,9 @@ describe('boundedEventStream over real sockets', () => {
   beforeAll(async () => {
     const app = new Hono<{ Bindings: HttpBindings }>();
     app.get('/stream', (c) =>
-      boundedEventStream({
+      boundedEventStream(c, {
         comment: 'test stream',
-        signal: c.req.raw.signal,
         limitBytes: LIMIT,
-        socket: c.env.outgoing,
         // `?grace=short`: the grace period under test; otherwise long enough for a test to read on.
         overflowGraceMs: c.req.query('grace') === 'short' ? GRACE_MS : 60_000,
         start: (writer) => {
@@ -218,6 +216,25 @@ describe('boundedEventStream over real sockets', () => {
     await waitFor('the connection to close', () => closedAt, 10_000);
     expect((closedAt ?? 0) - cutAt).toBeGreaterThanOrEqual(GRACE_MS - 50);
     stalled.socket.destroy();
+  });
+
+  it('stops counting an event larger than the limit once the reader took it: the events after it reach a reader that keeps up', async () => {
+    const opened = writers.length;
+    const reading = readingClient();
+    await waitFor('the stream', () => (writers.length === opened + 1 ? true : undefined));
+    const writer = writers[opened] as EventStreamWriter;
+    const big = eventText(1, 2 * LIMIT);
+    writer.write(big);
+    await reading.read(': test stream\n\n'.length + big.length);
+    // A burst: all but the first wait in the queue while the one before them is handed on.
+    for (let id = 2; id <= 65; id += 1) writer.write(eventText(id, 1024));
+    writer.end();
+    await waitFor('the stream to end', () => (reading.ended() ? true : undefined));
+    const events = parseEvents(reading.text());
+    expect(events.map((event) => event.event)).not.toContain('overflow');
+    expect(events.map((event) => Number(event.id))).toEqual(
+      Array.from({ length: 65 }, (_, index) => index + 1),
+    );
   });
 
   it('replays a log longer than the limit to a reader that reads, then its live events, then ends', async () => {

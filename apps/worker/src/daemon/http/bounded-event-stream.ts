@@ -1,14 +1,13 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Context } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { ReaderQueue } from './reader-queue';
+
 /**
  * How long a stream cut off for its reader has to flush its final event before its connection is
  * closed: long enough for a tab the browser froze for a while to read it when it wakes.
  */
 export const DEFAULT_OVERFLOW_GRACE_MS = 30_000;
-
-/**
- * The most bytes handed to the socket at once (the size of its own buffer): a reader that stops holds
- * at most about this there.
- */
-const CHUNK_BYTES = 16 * 1024;
 
 /** The data of the `overflow` event that ends a stream whose reader fell behind. */
 export interface StreamOverflow {
@@ -24,6 +23,8 @@ export interface StreamOverflow {
 export interface EventStreamSocket {
   /** Bytes written to the response that the socket has not flushed yet. */
   readonly writableLength: number;
+  /** Whether a write was refused until the socket drains (the server then reads nothing more). */
+  readonly writableNeedDrain: boolean;
   /** Closes the connection. */
   destroy(): void;
   once(event: 'close' | 'finish', listener: () => void): unknown;
@@ -53,12 +54,8 @@ export interface EventStreamWriter {
 export interface BoundedEventStreamOptions {
   /** The comment the stream opens with (sent at once, so the client knows the stream is accepted). */
   comment: string;
-  /** The request's signal: the client went away. */
-  signal: AbortSignal;
-  /** The most bytes the stream holds for its reader: queued, plus written to the socket and not flushed. */
+  /** The most bytes the stream holds for its reader: queued, held by the helper, and written to the socket and not flushed. */
   limitBytes: number;
-  /** The response's Node stream: its unflushed bytes count, and it is closed after an overflow. Absent: neither. */
-  socket?: EventStreamSocket | undefined;
   /** How long after an overflow the final event may take to flush before the connection is closed. */
   overflowGraceMs?: number;
   /** Feeds the stream; returns its clean-up, run once when the stream ends or its reader goes away. */
@@ -76,11 +73,176 @@ export function overflowBlock(limitBytes: number): string {
 }
 
 /**
- * A `text/event-stream` response that holds at most `limitBytes` for its reader, however slowly it
- * reads or if it reads nothing at all. The body is pulled: a chunk is made only when the HTTP
- * server asks for one (`@hono/node-server` asks again only after the socket drained), so what a
- * reader has not taken waits in this stream's queue, where it is counted with what the socket has
- * not flushed.
+ * One stream's state: what waits for its reader (`ReaderQueue`), what the streaming helper holds,
+ * and how it ends. `pump` hands chunks to the helper one at a time, awaiting each.
+ */
+class BoundedStream {
+  readonly #options: BoundedEventStreamOptions;
+  readonly #socket: EventStreamSocket | undefined;
+  readonly #queue = new ReaderQueue();
+  /** Bytes of the chunk handed to the helper and not taken yet: its write is pending. */
+  #writing = 0;
+  /**
+   * Bytes of the last chunk the helper took. Its response stream pulls one chunk ahead of the
+   * server: while the socket is backed up (the server waits for it to drain before it reads), that
+   * chunk may still wait there; otherwise the server has it, and it is in the socket's count
+   * (between a drain and the server's next read it is counted nowhere: one chunk, for a moment).
+   */
+  #taken = 0;
+  /** No more writes: the stream closes once the queue is empty. */
+  #ending = false;
+  /** Its reader went away: nothing more is sent. */
+  #closed = false;
+  #cleanUp: (() => void) | undefined;
+  #cleanedUp = false;
+  /** Set while the pump waits for something to send. */
+  #wake: (() => void) | undefined;
+  #graceTimer: NodeJS.Timeout | undefined;
+
+  readonly writer: EventStreamWriter = {
+    write: (text) => {
+      if (this.#ending) return;
+      const bytes = Buffer.byteLength(text);
+      // Something already waits in the queue (not only in the helper or the socket): the reader is
+      // behind. A write into an empty queue is taken whatever its size, so one event larger than
+      // the limit still reaches a reader that keeps up.
+      if (this.#queue.bytes > 0 && this.#held() + bytes > this.#options.limitBytes) {
+        this.#overflow();
+        return;
+      }
+      this.#queue.push(text, bytes);
+      this.#notify();
+    },
+    comment: (text) => {
+      if (this.#ending || this.#queue.waiting) return;
+      this.writer.write(text);
+    },
+    replay: (texts) => {
+      if (this.#ending) return;
+      this.#queue.pushReplay(texts);
+      this.#notify();
+    },
+    end: () => {
+      if (this.#ending) return;
+      this.#ending = true;
+      this.#runCleanUp();
+      this.#notify();
+    },
+  };
+
+  constructor(options: BoundedEventStreamOptions, socket: EventStreamSocket | undefined) {
+    this.#options = options;
+    this.#socket = socket;
+  }
+
+  /** Feeds the helper's stream until the stream ends or its reader goes away. */
+  async run(stream: SSEStreamingApi, signal: AbortSignal): Promise<void> {
+    const finish = () => this.#finish();
+    this.writer.write(`: ${this.#options.comment}\n\n`);
+    if (signal.aborted) {
+      finish();
+      return;
+    }
+    signal.addEventListener('abort', finish, { once: true });
+    stream.onAbort(finish);
+    try {
+      this.#cleanUp = await this.#options.start(this.writer);
+    } catch {
+      // A feed that could not start ends the stream: its reader reconnects.
+      this.writer.end();
+    }
+    // Ended (or gone) while `start` ran: its clean-up is due now.
+    if (this.#ending) this.#runCleanUp();
+    try {
+      await this.#pump(stream);
+    } finally {
+      signal.removeEventListener('abort', finish);
+    }
+  }
+
+  async #pump(stream: SSEStreamingApi): Promise<void> {
+    for (;;) {
+      if (this.#closed) return;
+      const chunk = this.#queue.take();
+      if (chunk === undefined) {
+        if (this.#ending) {
+          this.#closed = true;
+          this.#runCleanUp();
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+        });
+        continue;
+      }
+      this.#writing = chunk.byteLength;
+      // Resolves once the helper took the chunk, which it does only when the server asked for more:
+      // a reader that reads nothing leaves it pending, and what comes meanwhile waits in the queue.
+      await stream.write(chunk);
+      this.#taken = this.#writing;
+      this.#writing = 0;
+      if (stream.aborted) this.#finish();
+    }
+  }
+
+  /** Bytes held for the reader: queued here, held by the helper, and in the socket's buffer. */
+  #held(): number {
+    const socket = this.#socket;
+    const pulledAhead = socket?.writableNeedDrain === true ? this.#taken : 0;
+    return this.#queue.bytes + this.#writing + pulledAhead + (socket?.writableLength ?? 0);
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #runCleanUp(): void {
+    if (this.#cleanedUp || this.#cleanUp === undefined) return;
+    this.#cleanedUp = true;
+    this.#cleanUp();
+  }
+
+  /** Ends the stream at once, dropping what waits: its reader went away. */
+  #finish(): void {
+    clearTimeout(this.#graceTimer);
+    this.#closed = true;
+    this.#ending = true;
+    this.#queue.reset();
+    this.#runCleanUp();
+    this.#notify();
+  }
+
+  #overflow(): void {
+    this.#queue.reset(overflowBlock(this.#options.limitBytes));
+    this.#ending = true;
+    this.#runCleanUp();
+    const socket = this.#socket;
+    if (socket !== undefined) {
+      // A reader that reads nothing never takes the final event either: its connection goes.
+      this.#graceTimer = setTimeout(
+        () => socket.destroy(),
+        this.#options.overflowGraceMs ?? DEFAULT_OVERFLOW_GRACE_MS,
+      );
+      const clear = () => clearTimeout(this.#graceTimer);
+      socket.once('close', clear);
+      socket.once('finish', clear);
+    }
+    this.#notify();
+  }
+}
+
+/**
+ * A `text/event-stream` response through Hono's streaming helper (`streamSSE`) that holds at most
+ * `limitBytes` for its reader, however slowly it reads or if it reads nothing at all. The helper's
+ * `write` resolves only once the server asked for more (`@hono/node-server` asks again only after
+ * the socket drained), and one chunk is written at a time: what a reader has not taken waits in
+ * this stream's queue, where it is counted with what the helper holds and the socket has not
+ * flushed. The response's Node stream (`c.env.outgoing`) is read for its unflushed bytes, and closed
+ * after an overflow; without it (`app.request`) neither. Events are written as the text they were
+ * given, in chunks of whole events, not through `writeSSE`: `/v1/events` formats each message once
+ * for every stream, so what stalled readers hold is mostly shared.
  *
  * Contract: events reach a reader that keeps up in the order written, each whole. Once a reader is
  * `limitBytes` behind, what waits for it is dropped, it gets one `event: overflow` (`StreamOverflow`)
@@ -88,219 +250,21 @@ export function overflowBlock(limitBytes: number): string {
  * closed. The clean-up `start` returns runs once, when the stream ends for any reason.
  *
  * @example
- * return boundedEventStream({
- *   comment: 'switchyard events',
- *   signal: c.req.raw.signal,
- *   limitBytes: 4 * 1024 * 1024,
- *   socket: c.env?.outgoing,
- *   start: (writer) => feed.subscribe((message) => writer.write(blockOf(message))),
- * });
+ * app.get('/v1/events', (c) =>
+ *   boundedEventStream(c, {
+ *     comment: 'switchyard events',
+ *     limitBytes: 4 * 1024 * 1024,
+ *     start: (writer) => feed.subscribe((message) => writer.write(blockOf(message))),
+ *   }),
+ * );
  */
-export function boundedEventStream(options: BoundedEventStreamOptions): Response {
-  const { limitBytes, socket } = options;
-  /** Strings waiting for the reader, and replays (read as they are reached), from `head` on. */
-  let queue: Array<string | Iterator<string>> = [];
-  /** The UTF-8 size of each string in `queue` (0 for a replay). */
-  let sizes: number[] = [];
-  let head = 0;
-  /** Bytes of the strings in `queue`. */
-  let queuedBytes = 0;
-  /** No more writes: the stream closes once the queue is empty. */
-  let ending = false;
-  /** Closed, or its reader went away: nothing more is sent. */
-  let closed = false;
-  let cleanUp: (() => void) | undefined;
-  let cleanedUp = false;
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
-  /** Set while the server waits for a chunk and none is queued. */
-  let waiting: (() => void) | undefined;
-  let graceTimer: NodeJS.Timeout | undefined;
-
-  const runCleanUp = () => {
-    if (cleanedUp || cleanUp === undefined) return;
-    cleanedUp = true;
-    cleanUp();
-  };
-
-  /** Ends the stream at once, dropping what waits: its reader went away. */
-  const finish = () => {
-    clearTimeout(graceTimer);
-    closed = true;
-    ending = true;
-    queue = [];
-    sizes = [];
-    head = 0;
-    queuedBytes = 0;
-    runCleanUp();
-    const resolve = waiting;
-    waiting = undefined;
-    try {
-      controller?.close();
-    } catch {
-      // Cancelled by the server already.
-    }
-    resolve?.();
-  };
-
-  /**
-   * The next chunk for the server (up to `CHUNK_BYTES`, or one longer item), or undefined. Encoded
-   * straight into one buffer: no joined string is made on the way.
-   */
-  const nextChunk = (): Buffer | undefined => {
-    const parts: string[] = [];
-    const lengths: number[] = [];
-    let length = 0;
-    while (head < queue.length && length < CHUNK_BYTES) {
-      const item = queue[head] as string | Iterator<string>;
-      if (typeof item === 'string') {
-        const bytes = sizes[head] ?? 0;
-        parts.push(item);
-        lengths.push(bytes);
-        length += bytes;
-        queuedBytes -= bytes;
-        head += 1;
-        continue;
-      }
-      const next = item.next();
-      if (next.done === true) {
-        head += 1;
-        continue;
-      }
-      const bytes = Buffer.byteLength(next.value);
-      parts.push(next.value);
-      lengths.push(bytes);
-      length += bytes;
-    }
-    // Taken items leave the array now and then, not one by one.
-    if (head > 1024 && head * 2 > queue.length) {
-      queue = queue.slice(head);
-      sizes = sizes.slice(head);
-      head = 0;
-    }
-    if (parts.length === 0) return undefined;
-    const chunk = Buffer.allocUnsafe(length);
-    let offset = 0;
-    parts.forEach((part, index) => {
-      chunk.write(part, offset, 'utf8');
-      offset += lengths[index] ?? 0;
-    });
-    return chunk;
-  };
-
-  /** Hands the server a chunk if it waits for one; closes once everything is out after `end`. */
-  const deliver = () => {
-    if (waiting === undefined || controller === undefined || closed) return;
-    const chunk = nextChunk();
-    if (chunk !== undefined) {
-      const resolve = waiting;
-      waiting = undefined;
-      controller.enqueue(chunk);
-      resolve();
-      return;
-    }
-    if (ending) {
-      const resolve = waiting;
-      waiting = undefined;
-      closed = true;
-      runCleanUp();
-      try {
-        controller.close();
-      } catch {
-        // Cancelled by the server meanwhile.
-      }
-      resolve();
-    }
-  };
-
-  /** Bytes held for the reader: queued here, and in the socket's buffer. */
-  const held = () => queuedBytes + (socket?.writableLength ?? 0);
-
-  const overflow = () => {
-    const block = overflowBlock(limitBytes);
-    queue = [block];
-    queuedBytes = Buffer.byteLength(block);
-    sizes = [queuedBytes];
-    head = 0;
-    ending = true;
-    runCleanUp();
-    if (socket !== undefined) {
-      // A reader that reads nothing never takes the final event either: its connection goes.
-      graceTimer = setTimeout(() => socket.destroy(), options.overflowGraceMs ?? DEFAULT_OVERFLOW_GRACE_MS);
-      const clear = () => clearTimeout(graceTimer);
-      socket.once('close', clear);
-      socket.once('finish', clear);
-    }
-    deliver();
-  };
-
-  const writer: EventStreamWriter = {
-    write(text) {
-      if (ending) return;
-      const bytes = Buffer.byteLength(text);
-      // Something already waits in the queue (not only in the socket): the reader is behind. A
-      // write into an empty queue is taken whatever its size, so one event larger than the limit
-      // still reaches a reader that keeps up.
-      if (queuedBytes > 0 && held() + bytes > limitBytes) {
-        overflow();
-        return;
-      }
-      queue.push(text);
-      sizes.push(bytes);
-      queuedBytes += bytes;
-      deliver();
-    },
-    comment(text) {
-      if (ending || head < queue.length) return;
-      writer.write(text);
-    },
-    replay(texts) {
-      if (ending) return;
-      queue.push(texts);
-      sizes.push(0);
-      deliver();
-    },
-    end() {
-      if (ending) return;
-      ending = true;
-      runCleanUp();
-      deliver();
-    },
-  };
-
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async start(streamController) {
-        controller = streamController;
-        writer.write(`: ${options.comment}\n\n`);
-        if (options.signal.aborted) {
-          finish();
-          return;
-        }
-        options.signal.addEventListener('abort', finish, { once: true });
-        cleanUp = await options.start(writer);
-        // Ended (or gone) while `start` ran: its clean-up is due now.
-        if (ending) runCleanUp();
-      },
-      pull() {
-        if (closed) return;
-        return new Promise<void>((resolve) => {
-          waiting = resolve;
-          deliver();
-        });
-      },
-      cancel() {
-        finish();
-      },
-    },
-    // Nothing is pulled ahead: what the reader has not asked for stays in the counted queue.
-    { highWaterMark: 0 },
-  );
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-    },
-  });
+export function boundedEventStream(c: Context, options: BoundedEventStreamOptions): Response {
+  const socket = (c.env as Partial<HttpBindings> | undefined)?.outgoing as EventStreamSocket | undefined;
+  const stream = new BoundedStream(options, socket);
+  const signal = c.req.raw.signal;
+  const response = streamSSE(c, (sse) => stream.run(sse, signal));
+  // The helper's own headers say `no-cache`: nothing of the API is stored, and the charset is said.
+  response.headers.set('content-type', 'text/event-stream; charset=utf-8');
+  response.headers.set('cache-control', 'no-store');
+  return response;
 }
