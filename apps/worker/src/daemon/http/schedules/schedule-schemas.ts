@@ -20,6 +20,7 @@ export const ScheduleRunSchema = z
   })
   .openapi('ScheduleRun');
 
+/** One schedule of an agent served, with its next fire times and recent runs. */
 export const ScheduleSchema = z
   .strictObject({
     id: z.string(),

@@ -21,6 +21,7 @@ export const ToolManifestRowSchema = z
   })
   .openapi('ToolManifestRow');
 
+/** The tool manifest an agent's next text turn would send, as `switchyard tools --json` prints it. */
 export const ToolManifestSchema = z
   .strictObject({
     agent: z.string(),
