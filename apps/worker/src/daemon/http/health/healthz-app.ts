@@ -6,7 +6,7 @@ import { HealthSchema } from './health-schemas';
 
 /**
  * `GET /healthz` of the API's port: serving (200), or draining or lock-lost (503), with the turns
- * running now. No token; the request guard and load shedding leave it alone (`useMiddlewareChain`).
+ * running now. No token and never shed, but the request guard applies (`useMiddlewareChain`).
  */
 export function createHealthzApp({ options }: ApiContext) {
   const app = createResourceApp();
