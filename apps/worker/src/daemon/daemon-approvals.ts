@@ -6,8 +6,8 @@ import {
 } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import type { ApprovalDecision, ApprovalPolicy, ApprovalTurnSource } from '../config/worker-config';
-import type { ApprovalSchema } from './api/api-schemas';
 import { definedFields } from './defined-fields';
+import type { ApprovalSchema } from './http/approvals/approval-schemas';
 
 /**
  * An approval as the HTTP API and the event streams show it: the document's `Approval` schema

@@ -3,7 +3,7 @@ import { rawRequest, requestJson } from './__fixtures__/http-client';
 import { type FakeModelServe, ServeFolder } from './__fixtures__/serve-folder';
 
 // One case of each kind of bad input through a real `switchyard serve` process serving only agent
-// `ops` (daemon-api-bad-input.test.ts has them all, in process): a tampered cursor, a bad limit, a
+// `ops` (http/bad-input.test.ts has them all, in process): a tampered cursor, a bad limit, a
 // NUL in a prompt and in an approval's reason, and a turn of another agent asked for by its id.
 
 const OTHER_TURN = 'turn_00000000-0000-4000-8000-000000000001';

@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from './__fixtures__/http-client';
-import { type ConsoleSite, readConsoleFiles } from './console-files';
-import { createDaemonHttpApi } from './daemon-http-api';
-import { DaemonTurns } from './daemon-turns';
-import { createRequestGuard } from './request-guard';
+import { rawRequest } from '../../__fixtures__/http-client';
+import { type ConsoleSite, readConsoleFiles } from '../../console-files';
+import { DaemonTurns } from '../../daemon-turns';
+import { createRequestGuard } from '../../request-guard';
+import { createDaemonHttpApi } from '../daemon-http-api';
 
 // The console's files as the daemon answers them, over real HTTP: the API in process with the
 // request guard, on a console folder written here (a page, a hashed script and stylesheet) beside a
@@ -59,32 +59,32 @@ async function serveApi(site: ConsoleSite) {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-describe('the console at / (in process, over HTTP)', () => {
-  let folder: string;
-  let consoleDirectory: string;
-  let api: Awaited<ReturnType<typeof serveApi>>;
+let folder: string;
+let consoleDirectory: string;
+let api: Awaited<ReturnType<typeof serveApi>>;
 
-  beforeAll(async () => {
-    folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-console-'));
-    consoleDirectory = path.join(folder, 'console');
-    await mkdir(path.join(consoleDirectory, 'assets'), { recursive: true });
-    await writeFile(path.join(consoleDirectory, 'index.html'), PAGE);
-    await writeFile(path.join(consoleDirectory, 'assets', 'index-Ab12Cd34.js'), SCRIPT);
-    await writeFile(path.join(consoleDirectory, 'assets', 'index-Ef56Gh78.css'), 'main{color:red}');
-    // Beside the console: reachable only by a path the daemon builds from a request.
-    await writeFile(path.join(folder, 'package.json'), JSON.stringify({ secret: SECRET }));
-    await writeFile(path.join(consoleDirectory, 'assets', '..', '..', 'secret.txt'), SECRET);
-    // Inside the console folder, but not names a build makes: never served.
-    await writeFile(path.join(consoleDirectory, 'assets', '.env'), SECRET);
-    await writeFile(path.join(consoleDirectory, 'assets', 'a:b.js'), SECRET);
-    api = await serveApi(await readConsoleFiles(consoleDirectory));
-  });
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(os.tmpdir(), 'switchyard-console-'));
+  consoleDirectory = path.join(folder, 'console');
+  await mkdir(path.join(consoleDirectory, 'assets'), { recursive: true });
+  await writeFile(path.join(consoleDirectory, 'index.html'), PAGE);
+  await writeFile(path.join(consoleDirectory, 'assets', 'index-Ab12Cd34.js'), SCRIPT);
+  await writeFile(path.join(consoleDirectory, 'assets', 'index-Ef56Gh78.css'), 'main{color:red}');
+  // Beside the console: reachable only by a path the daemon builds from a request.
+  await writeFile(path.join(folder, 'package.json'), JSON.stringify({ secret: SECRET }));
+  await writeFile(path.join(consoleDirectory, 'assets', '..', '..', 'secret.txt'), SECRET);
+  // Inside the console folder, but not names a build makes: never served.
+  await writeFile(path.join(consoleDirectory, 'assets', '.env'), SECRET);
+  await writeFile(path.join(consoleDirectory, 'assets', 'a:b.js'), SECRET);
+  api = await serveApi(await readConsoleFiles(consoleDirectory));
+});
 
-  afterAll(async () => {
-    await api?.close();
-    await rm(folder, { recursive: true, force: true });
-  });
+afterAll(async () => {
+  await api?.close();
+  await rm(folder, { recursive: true, force: true });
+});
 
+describe('the console at / (in process, over HTTP): its files', () => {
   it('answers the page at / and /index.html without a token, with the strict headers and no-cache', async () => {
     for (const pagePath of ['/', '/index.html']) {
       const response = await fetch(`${api.url}${pagePath}`);
@@ -125,7 +125,9 @@ describe('the console at / (in process, over HTTP)', () => {
     expect(script.text).toBe('');
     expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
+});
 
+describe('the console at / (in process, over HTTP): paths, tokens and the document', () => {
   it('never answers a file outside the console, however the path is spelled', async () => {
     const site = await readConsoleFiles(consoleDirectory);
     expect(site.status === 'served' ? [...site.files.keys()] : []).toEqual([

@@ -3,13 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { TOOL_CALL_OUTCOMES } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../version';
-import { createDaemonHttpApi } from '../daemon-http-api';
 import { DaemonTurns } from '../daemon-turns';
+import { createDaemonHttpApi } from './daemon-http-api';
 
 // The OpenAPI document the daemon serves is committed (`apps/worker/openapi.json`): clients type
 // themselves from it (the console generates its types from it at build time). This test keeps it
 // equal to what the code serves. After changing a route:
-//   UPDATE_API_DOCUMENT=1 pnpm exec vitest --run src/daemon/api/openapi-document.test.ts
+//   UPDATE_API_DOCUMENT=1 pnpm exec vitest --run src/daemon/http/openapi-document.test.ts
 const documentFile = fileURLToPath(new URL('../../../openapi.json', import.meta.url));
 
 async function servedDocument(): Promise<Record<string, unknown>> {

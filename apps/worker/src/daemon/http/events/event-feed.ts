@@ -1,6 +1,11 @@
 import type { ApprovalStore, TurnStore } from '@switchyard/control-plane';
-import { approvalView, type DaemonApproval } from '../daemon-approvals';
-import { type DaemonTurnEvent, type DaemonTurnSnapshot, type DaemonTurns, snapshotOf } from '../daemon-turns';
+import { approvalView, type DaemonApproval } from '../../daemon-approvals';
+import {
+  type DaemonTurnEvent,
+  type DaemonTurnSnapshot,
+  type DaemonTurns,
+  snapshotOf,
+} from '../../daemon-turns';
 
 /** One message of `GET /v1/events`. */
 export type FeedMessage =

@@ -56,98 +56,96 @@ function dechunk(raw: Buffer): { body: string; complete: boolean } {
   }
 }
 
-describe('boundedEventStream over real sockets', () => {
-  let server: Server;
-  let port: number;
-  /** The writers of the open streams, in the order they opened. */
-  const writers: EventStreamWriter[] = [];
-  /** Streams whose clean-up ran, by the position their writer has in `writers`. */
-  const cleanedUp = new Set<number>();
-  /** The server side of every connection, in the order they came. */
-  const serverSockets: Socket[] = [];
+let server: Server;
+let port: number;
+/** The writers of the open streams, in the order they opened. */
+const writers: EventStreamWriter[] = [];
+/** Streams whose clean-up ran, by the position their writer has in `writers`. */
+const cleanedUp = new Set<number>();
+/** The server side of every connection, in the order they came. */
+const serverSockets: Socket[] = [];
 
-  beforeAll(async () => {
-    const app = new Hono<{ Bindings: HttpBindings }>();
-    app.get('/stream', (c) =>
-      boundedEventStream({
-        comment: 'test stream',
-        signal: c.req.raw.signal,
-        limitBytes: LIMIT,
-        socket: c.env.outgoing,
-        // `?grace=short`: the grace period under test; otherwise long enough for a test to read on.
-        overflowGraceMs: c.req.query('grace') === 'short' ? GRACE_MS : 60_000,
-        start: (writer) => {
-          const position = writers.push(writer) - 1;
-          return () => cleanedUp.add(position);
-        },
-      }),
-    );
-    server = createAdaptorServer({ fetch: app.fetch }) as Server;
-    server.on('connection', (socket) => serverSockets.push(socket));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  /** A raw client that sends its request and reads nothing until `resume()`. */
-  const stalledClient = (path = '/stream') => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1');
-    socket.pause();
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-    const ended = new Promise<void>((resolve) => socket.once('end', resolve));
-    return {
-      socket,
-      /** Starts reading; resolves with everything it read once the server ended the answer. */
-      resume: async () => {
-        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-        socket.resume();
-        await waitFor(
-          'the answer to end',
-          () => (dechunk(Buffer.concat(chunks)).complete ? true : undefined),
-          20_000,
-        );
-        socket.end();
-        await ended.catch(() => {});
-        return dechunk(Buffer.concat(chunks));
+beforeAll(async () => {
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  app.get('/stream', (c) =>
+    boundedEventStream(c, {
+      comment: 'test stream',
+      limitBytes: LIMIT,
+      // `?grace=short`: the grace period under test; otherwise long enough for a test to read on.
+      overflowGraceMs: c.req.query('grace') === 'short' ? GRACE_MS : 60_000,
+      start: (writer) => {
+        const position = writers.push(writer) - 1;
+        return () => cleanedUp.add(position);
       },
-    };
-  };
+    }),
+  );
+  server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  server.on('connection', (socket) => serverSockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
 
-  /** An HTTP client that reads everything as it comes. */
-  const readingClient = () => {
-    let text = '';
-    let ended = false;
-    let waiting: { length: number; resolve(): void } | undefined;
-    const request = httpRequest({ host: '127.0.0.1', port, path: '/stream' }, (response) => {
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-        if (waiting !== undefined && text.length >= waiting.length) waiting.resolve();
-      });
-      response.on('end', () => {
-        ended = true;
-      });
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A raw client that sends its request and reads nothing until `resume()`. */
+const stalledClient = (path = '/stream') => {
+  const chunks: Buffer[] = [];
+  const socket = connect(port, '127.0.0.1');
+  socket.pause();
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+  const ended = new Promise<void>((resolve) => socket.once('end', resolve));
+  return {
+    socket,
+    /** Starts reading; resolves with everything it read once the server ended the answer. */
+    resume: async () => {
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.resume();
+      await waitFor(
+        'the answer to end',
+        () => (dechunk(Buffer.concat(chunks)).complete ? true : undefined),
+        20_000,
+      );
+      socket.end();
+      await ended.catch(() => {});
+      return dechunk(Buffer.concat(chunks));
+    },
+  };
+};
+
+/** An HTTP client that reads everything as it comes. */
+const readingClient = () => {
+  let text = '';
+  let ended = false;
+  let waiting: { length: number; resolve(): void } | undefined;
+  const request = httpRequest({ host: '127.0.0.1', port, path: '/stream' }, (response) => {
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      text += chunk;
+      if (waiting !== undefined && text.length >= waiting.length) waiting.resolve();
     });
-    request.end();
-    return {
-      text: () => text,
-      ended: () => ended,
-      /** Resolves once it has read at least `length` characters. */
-      read: (length: number) =>
-        text.length >= length
-          ? Promise.resolve()
-          : new Promise<void>((resolve) => {
-              waiting = { length, resolve };
-            }),
-      close: () => request.destroy(),
-    };
+    response.on('end', () => {
+      ended = true;
+    });
+  });
+  request.end();
+  return {
+    text: () => text,
+    ended: () => ended,
+    /** Resolves once it has read at least `length` characters. */
+    read: (length: number) =>
+      text.length >= length
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            waiting = { length, resolve };
+          }),
+    close: () => request.destroy(),
   };
+};
 
+describe('boundedEventStream over real sockets: a reader that reads nothing', () => {
   it('cuts a reader that reads nothing off with one overflow event once it is the limit behind; a reader that reads gets every event', async () => {
     const opened = writers.length;
     const stalled = stalledClient();
@@ -218,6 +216,27 @@ describe('boundedEventStream over real sockets', () => {
     await waitFor('the connection to close', () => closedAt, 10_000);
     expect((closedAt ?? 0) - cutAt).toBeGreaterThanOrEqual(GRACE_MS - 50);
     stalled.socket.destroy();
+  });
+});
+
+describe('boundedEventStream over real sockets: readers that read', () => {
+  it('stops counting an event larger than the limit once the reader took it: the events after it reach a reader that keeps up', async () => {
+    const opened = writers.length;
+    const reading = readingClient();
+    await waitFor('the stream', () => (writers.length === opened + 1 ? true : undefined));
+    const writer = writers[opened] as EventStreamWriter;
+    const big = eventText(1, 2 * LIMIT);
+    writer.write(big);
+    await reading.read(': test stream\n\n'.length + big.length);
+    // A burst: all but the first wait in the queue while the one before them is handed on.
+    for (let id = 2; id <= 65; id += 1) writer.write(eventText(id, 1024));
+    writer.end();
+    await waitFor('the stream to end', () => (reading.ended() ? true : undefined));
+    const events = parseEvents(reading.text());
+    expect(events.map((event) => event.event)).not.toContain('overflow');
+    expect(events.map((event) => Number(event.id))).toEqual(
+      Array.from({ length: 65 }, (_, index) => index + 1),
+    );
   });
 
   it('replays a log longer than the limit to a reader that reads, then its live events, then ends', async () => {

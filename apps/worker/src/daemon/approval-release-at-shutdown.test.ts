@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
+import { waitFor } from './__fixtures__/http-client';
+import { toolCallThenAnswer } from './__fixtures__/turn-events';
+import { API_TEST_BED_OPTIONS, ASK, writeNote, writes } from './http/__fixtures__/api-test-bed';
+import { startDaemon } from './start-daemon';
+
+// A turn waiting for an approval outlives its daemon: at shutdown the daemon lets it go (released,
+// not cancelled), and another daemon on the same control plane (embedded PGlite, the fake Responses
+// server as the model) continues it once the approval is answered from elsewhere; the held call runs
+// once, and the turn's log runs across both processes.
+
+describe('a turn waiting for approval across daemons', () => {
+  let bed: DaemonTestBed;
+
+  beforeAll(async () => {
+    bed = await DaemonTestBed.open(API_TEST_BED_OPTIONS);
+  }, 180_000);
+
+  afterAll(async () => {
+    await bed?.close();
+  }, 180_000);
+
+  it('lets a turn waiting for approval go at shutdown; another daemon continues it once answered, and the call runs once', async () => {
+    const { controlPlane, model } = bed;
+    /** A daemon of the `relay` agent whose calls of write_note ask for approval. */
+    const startRelay = (workerId: string, options: { graceMs?: number } = {}) =>
+      startDaemon({
+        controlPlane,
+        model,
+        agents: ['relay'],
+        port: 0,
+        scheduler: false,
+        heartbeatMs: 200,
+        staleTurnMs: 60_000,
+        ...options,
+        workerId,
+        approvals: { policy: () => ASK, pollMs: 100 },
+        tools: () => [writeNote],
+      });
+    const first = await startRelay('worker_first', { graceMs: 5_000 });
+    const started = await fetch(`${first.url}/v1/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'WRITE relayed-note' }),
+    });
+    const turnId = String(((await started.json()) as { id: string }).id);
+    const [approval] = await waitFor('the approval', async () => {
+      const listed = await controlPlane.approvals.list({ turnId });
+      return listed.length === 1 ? listed : undefined;
+    });
+    const report = await first.stop();
+    expect(report).toMatchObject({ released: 1, cancelled: 0 });
+    const record = await controlPlane.turns.get(turnId);
+    expect(record?.status).toBe('waiting-approval');
+    expect((await controlPlane.approvals.get(approval?.id ?? ''))?.status).toBe('pending');
+
+    const second = await startRelay('worker_second');
+    try {
+      // Not continued while pending; then answered from "another process" (the store directly).
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await controlPlane.turns.get(turnId))?.workerId).toBe('worker_first');
+      await controlPlane.approvals.answer({
+        id: approval?.id ?? '',
+        decision: 'allow',
+        answeredBy: 'cli:test',
+      });
+      const ended = await waitFor('the continued turn to end', async () => {
+        const found = await controlPlane.turns.get(turnId);
+        return found?.status === 'completed' ? found : undefined;
+      });
+      expect(ended).toMatchObject({ workerId: 'worker_second', output: 'Result: wrote relayed-note' });
+      expect(writes.get('relayed-note')).toBe(1);
+      const log = (await controlPlane.turns.events(turnId))?.events as Array<{ type: string }>;
+      const types = log.map((event) => event.type);
+      // The log runs across both processes: the request and hold from the first, the rest from the second.
+      expect(types).toEqual([
+        'turn-start',
+        'model-request-start',
+        'model-request-end',
+        'approval-requested',
+        // The second process's loop starts where the first one's held call waited.
+        'turn-start',
+        'approval-resolved',
+        ...toolCallThenAnswer(types),
+      ]);
+      expect((await controlPlane.approvals.get(approval?.id ?? ''))?.consumedBy).toBe('worker_second');
+    } finally {
+      await second.stop();
+    }
+  });
+});

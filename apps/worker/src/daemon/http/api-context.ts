@@ -1,0 +1,35 @@
+import type { Context } from 'hono';
+import { DEFAULT_MAX_EVENT_STREAM_BYTES } from '../memory-limits';
+import { type BoundedEventStreamOptions, boundedEventStream } from './bounded-event-stream';
+import type { DaemonHttpApiOptions } from './daemon-http-api-options';
+import { type AgentFields, agentFields } from './shared-schemas';
+
+/** What every resource's sub-app is made from: the API's options, and what is derived from them once. */
+export interface ApiContext {
+  /** The API's options, as `createDaemonHttpApi` was given them. */
+  readonly options: DaemonHttpApiOptions;
+  /** The query and body fields checked against the agents served (one set for every resource). */
+  readonly fields: AgentFields;
+  /** How often a stream of a turn running elsewhere, and `/v1/events`, read the records, in ms. */
+  readonly pollMs: number;
+  /** Whether `agent` is one this daemon serves: the API reads and writes only theirs. */
+  serves(agent: string): boolean;
+  /** The agents a list reads: the one its query names, or every agent served. */
+  served(agent: string | undefined): string[];
+  /** An event stream answering `c`, bounded for its reader (`boundedEventStream`). */
+  eventStream(c: Context, comment: string, start: BoundedEventStreamOptions['start']): Response;
+}
+
+/** The context of `options`' sub-apps. */
+export function createApiContext(options: DaemonHttpApiOptions): ApiContext {
+  const { agents } = options;
+  const limitBytes = options.maxEventStreamBytes ?? DEFAULT_MAX_EVENT_STREAM_BYTES;
+  return {
+    options,
+    fields: agentFields(agents),
+    pollMs: options.recordPollMs ?? 1000,
+    serves: (agent) => agents.includes(agent),
+    served: (agent) => (agent === undefined ? [...agents] : [agent]),
+    eventStream: (c, comment, start) => boundedEventStream(c, { comment, limitBytes, start }),
+  };
+}
