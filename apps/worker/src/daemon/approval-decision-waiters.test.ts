@@ -9,60 +9,60 @@ import { ApprovalDecisionWaiters } from './approval-decision-waiters';
 
 const WORKER = 'worker_waiting';
 
+let bed: TestControlPlane;
+let turnNumber = 0;
+
+beforeAll(async () => {
+  bed = await openTestControlPlane();
+});
+
+afterAll(async () => {
+  await bed?.close();
+});
+
+/** A pending approval of a call of a new turn of this worker, expiring after `expiresInMs`. */
+async function pendingApproval(expiresInMs = 60_000): Promise<ApprovalRecord> {
+  turnNumber += 1;
+  const turnId = `turn_waiting_${turnNumber}`;
+  await bed.controlPlane.turns.recordStart({
+    id: turnId,
+    agentId: 'ada',
+    source: 'api',
+    prompt: 'go',
+    workerId: WORKER,
+  });
+  return bed.controlPlane.approvals.request({
+    turnId,
+    workerId: WORKER,
+    callId: 'call_1',
+    callIndex: 1,
+    toolKey: 'write_file',
+    activity: 'Writing',
+    arguments: { path: 'x' },
+    approvers: ['operator'],
+    expiresInMs,
+    checkpoint: {
+      version: 2,
+      items: [],
+      started: [],
+      events: [],
+      iterations: 1,
+      usage: ZERO_USAGE,
+      activeMs: 0,
+    },
+  });
+}
+
+/** Settles with what `promise` resolves to, or `'still waiting'` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 describe('waiting for an approval’s decision (PGlite)', () => {
-  let bed: TestControlPlane;
-  let turnNumber = 0;
-
-  beforeAll(async () => {
-    bed = await openTestControlPlane();
-  });
-
-  afterAll(async () => {
-    await bed?.close();
-  });
-
-  /** A pending approval of a call of a new turn of this worker, expiring after `expiresInMs`. */
-  async function pendingApproval(expiresInMs = 60_000): Promise<ApprovalRecord> {
-    turnNumber += 1;
-    const turnId = `turn_waiting_${turnNumber}`;
-    await bed.controlPlane.turns.recordStart({
-      id: turnId,
-      agentId: 'ada',
-      source: 'api',
-      prompt: 'go',
-      workerId: WORKER,
-    });
-    return bed.controlPlane.approvals.request({
-      turnId,
-      workerId: WORKER,
-      callId: 'call_1',
-      callIndex: 1,
-      toolKey: 'write_file',
-      activity: 'Writing',
-      arguments: { path: 'x' },
-      approvers: ['operator'],
-      expiresInMs,
-      checkpoint: {
-        version: 2,
-        items: [],
-        started: [],
-        events: [],
-        iterations: 1,
-        usage: ZERO_USAGE,
-        activeMs: 0,
-      },
-    });
-  }
-
-  /** Settles with what `promise` resolves to, or `'still waiting'` after `ms`. */
-  function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'still waiting'>((resolve) => {
-      timer = setTimeout(() => resolve('still waiting'), ms);
-    });
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-  }
-
   it('reads a decision made by another process at its next poll', async () => {
     const waiters = new ApprovalDecisionWaiters({ store: bed.controlPlane.approvals, pollMs: 20 });
     const approval = await pendingApproval();
