@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The test command (`pnpm test`): build, type-check, lint, package checks and every package's tests
-# through turbo. With SWITCHYARD_BASE_REF set to a commit that exists, only the packages changed
-# since it and the packages that depend on them are tested (turbo --affected); otherwise everything.
+# The test command (`pnpm test`): build, type-check, lint, package checks, the length check
+# (tooling/check-lengths) and every package's tests through turbo. With SWITCHYARD_BASE_REF set to a
+# commit that exists, only the packages changed since it and the packages that depend on them are
+# tested (turbo --affected); otherwise everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # turbo does not key its cache on the Node version: without this a run under another Node would
@@ -25,6 +26,9 @@ if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null;
   whole=false
   TURBO_SCM_BASE="$base" "${turbo[@]}" build type-check lint check-package test --concurrency=3 --affected "${flags[@]}" ||
     status=$?
+  # The length check reads every package's sources, but --affected picks packages by the files
+  # changed in them: it runs on its own (turbo replays it when no source changed).
+  "${turbo[@]}" check-lengths --filter=@switchyard/check-lengths "${flags[@]}" || status=$?
 else
   echo "test: every package"
   whole=true
@@ -44,11 +48,11 @@ else
       exit "$lane"
     ) &
     worker_lane=$!
-    "${turbo[@]}" type-check lint check-package test --only --concurrency=2 --filter='!@switchyard/worker' "${flags[@]}" ||
-      status=$?
+    "${turbo[@]}" type-check lint check-package check-lengths test --only --concurrency=2 \
+      --filter='!@switchyard/worker' "${flags[@]}" || status=$?
     wait "$worker_lane" || status=$?
   else
-    "${turbo[@]}" lint --concurrency=3 "${flags[@]}" || true
+    "${turbo[@]}" lint check-lengths --concurrency=3 "${flags[@]}" || true
   fi
 fi
 

@@ -37,17 +37,32 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/**
- * The `switchyard` program: every command, its options and its usage (`--help`), parsed with
- * commander. Each action resolves with the command's exit code into `setExitCode`.
- */
-function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Command {
-  const output: OutputConfiguration = {
+/** What each step of `buildProgram` adds its commands with. */
+interface ProgramContext {
+  /** The process: its output, environment and working directory. */
+  io: CliProcess;
+  /** The `switchyard` command. */
+  program: Command;
+  /** Where an action's exit code goes. */
+  setExitCode(code: number): void;
+  /** Loads the configuration (`--config`, else `$SWITCHYARD_CONFIG`, else `./switchyard.config.json`). */
+  config(options: { config?: string }): Promise<WorkerConfig>;
+  /** A subcommand with the options every command takes and the program's output and exit handling. */
+  command(parent: Command, name: string, description: string): Command;
+}
+
+/** The program's output: stdout and stderr of `io`, errors prefixed with `switchyard: `. */
+function outputOf(io: CliProcess): OutputConfiguration {
+  return {
     writeOut: (text) => io.stdout.write(text),
     writeErr: (text) => io.stderr.write(text),
     outputError: (text, write) => write(`switchyard: ${text.replace(/^error: /, '')}`),
   };
-  const program = new Command('switchyard')
+}
+
+/** The `switchyard` command itself: its description, version, help and exit handling. */
+function createRootCommand(output: OutputConfiguration): Command {
+  return new Command('switchyard')
     .description(
       'Switchyard worker: run agent turns with their tools, and the daemon that runs them unattended',
     )
@@ -62,14 +77,17 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       '\nExit codes: 0 success, 1 the command failed, 2 bad usage or configuration.\n' +
         'Every command takes --config PATH (default: $SWITCHYARD_CONFIG, else ./switchyard.config.json).',
     );
+}
 
+/** The context every step uses: the root command, configuration loading and the subcommand factory. */
+function programContextOf(io: CliProcess, setExitCode: (code: number) => void): ProgramContext {
+  const output = outputOf(io);
+  const program = createRootCommand(output);
   const configOptions = (options: { config?: string }): LoadConfigOptions => ({
     ...(options.config === undefined ? {} : { path: options.config }),
     cwd: io.cwd,
     env: io.env,
   });
-  const config = (options: { config?: string }): Promise<WorkerConfig> => loadConfig(configOptions(options));
-  /** A subcommand with the options every command takes and the program's output and exit handling. */
   const command = (parent: Command, name: string, description: string) =>
     parent
       .command(name)
@@ -81,40 +99,48 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
         `(switchyard ${parent === program ? '' : `${parent.name()} `}${name.split(' ')[0]} --help shows its usage)`,
       )
       .exitOverride();
+  return { io, program, setExitCode, config: (options) => loadConfig(configOptions(options)), command };
+}
 
-  type ListCommand = (config: WorkerConfig, options: AgentListOptions, io: CommandIO) => Promise<number>;
-  type ShowCommand = (config: WorkerConfig, id: string, io: CommandIO) => Promise<number>;
-  /**
-   * A group of read-only views of the records in the control plane: `<name> list` of an agent's
-   * records (`--agent`, default the configuration's agent; `--all` when `list.all` says what it adds)
-   * and, for records with ids, `<name> show <id>`. Each `load` imports its command when it runs.
-   */
-  const readOnlyGroup = (view: {
+type ListCommand = (config: WorkerConfig, options: AgentListOptions, io: CommandIO) => Promise<number>;
+type ShowCommand = (config: WorkerConfig, id: string, io: CommandIO) => Promise<number>;
+
+/**
+ * A group of read-only views of the records in the control plane: `<name> list` of an agent's
+ * records (`--agent`, default the configuration's agent; `--all` when `list.all` says what it adds)
+ * and, for records with ids, `<name> show <id>`. Each `load` imports its command when it runs.
+ */
+function addReadOnlyGroup(
+  cli: ProgramContext,
+  view: {
     name: string;
     description: string;
     list: { description: string; all?: string; load: () => Promise<ListCommand> };
     show?: { description: string; load: () => Promise<ShowCommand> };
-  }): Command => {
-    const group = command(program, view.name, view.description);
-    const list = command(group, 'list', view.list.description).option('--agent <name>', 'the agent');
-    if (view.list.all !== undefined) list.option('--all', view.list.all);
-    list.action(async (options: { config?: string; agent?: string; all?: boolean }) => {
-      const run = await view.list.load();
-      const agent = options.agent === undefined ? {} : { agent: options.agent };
-      setExitCode(await run(await config(options), { ...agent, all: options.all === true }, io));
+  },
+): Command {
+  const { io, program, command, config, setExitCode } = cli;
+  const group = command(program, view.name, view.description);
+  const list = command(group, 'list', view.list.description).option('--agent <name>', 'the agent');
+  if (view.list.all !== undefined) list.option('--all', view.list.all);
+  list.action(async (options: { config?: string; agent?: string; all?: boolean }) => {
+    const run = await view.list.load();
+    const agent = options.agent === undefined ? {} : { agent: options.agent };
+    setExitCode(await run(await config(options), { ...agent, all: options.all === true }, io));
+  });
+  const { show } = view;
+  if (show !== undefined) {
+    command(group, 'show <id>', show.description).action(async (id: string, options: { config?: string }) => {
+      const run = await show.load();
+      setExitCode(await run(await config(options), id, io));
     });
-    const { show } = view;
-    if (show !== undefined) {
-      command(group, 'show <id>', show.description).action(
-        async (id: string, options: { config?: string }) => {
-          const run = await show.load();
-          setExitCode(await run(await config(options), id, io));
-        },
-      );
-    }
-    return group;
-  };
+  }
+  return group;
+}
 
+/** `switchyard run <prompt>`: one text turn with live progress. */
+function addRunCommand(cli: ProgramContext): void {
+  const { io, program, command, setExitCode } = cli;
   command(program, 'run <prompt>', 'one text turn with live progress')
     .option('--agent <name>', 'the agent (default: "agent" of the configuration, main)')
     .option('--json', 'print the event stream as JSON lines')
@@ -141,7 +167,11 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
         ),
       );
     });
+}
 
+/** `switchyard tools`: the tool manifest the next text turn would send. */
+function addToolsCommand(cli: ProgramContext): void {
+  const { io, program, command, config, setExitCode } = cli;
   command(program, 'tools', 'the tool manifest the next text turn would send (read-only)')
     .option('--agent <name>', 'the agent')
     .option('--json', 'print the manifest as JSON')
@@ -150,8 +180,12 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       await toolsCommand(await config(options), { agent: options.agent, json: options.json === true }, io);
       setExitCode(0);
     });
+}
 
-  readOnlyGroup({
+/** The read-only views of the records: `schedules`, `workflows`, `turns`, `brain` (with `brain search`). */
+function addReadOnlyViews(cli: ProgramContext): void {
+  const { io, command, config, setExitCode } = cli;
+  addReadOnlyGroup(cli, {
     name: 'schedules',
     description: "an agent's schedules (read-only)",
     list: {
@@ -160,7 +194,7 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       load: async () => (await import('./commands/schedules-command')).schedulesListCommand,
     },
   });
-  readOnlyGroup({
+  addReadOnlyGroup(cli, {
     name: 'workflows',
     description: 'workflows and their tasks (read-only)',
     list: {
@@ -172,7 +206,7 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       load: async () => (await import('./commands/workflows-command')).workflowsShowCommand,
     },
   });
-  readOnlyGroup({
+  addReadOnlyGroup(cli, {
     name: 'turns',
     description: "the daemon's recorded turns (read-only)",
     list: {
@@ -184,7 +218,7 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       load: async () => (await import('./commands/turns-command')).turnsShowCommand,
     },
   });
-  const brain = readOnlyGroup({
+  const brain = addReadOnlyGroup(cli, {
     name: 'brain',
     description: "an agent's Brain: its durable knowledge pages (read-only)",
     list: {
@@ -232,7 +266,11 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
         ),
       );
     });
+}
 
+/** `switchyard approvals list|show|allow|deny`: tool calls of unattended turns held for an answer. */
+function addApprovalsCommands(cli: ProgramContext): void {
+  const { io, program, command, config, setExitCode } = cli;
   const approvals = command(program, 'approvals', 'tool calls of unattended turns held for an answer');
   command(approvals, 'list', 'pending approvals, newest first (every agent unless --agent)')
     .option('--agent <name>', 'only this agent’s')
@@ -272,7 +310,11 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
       setExitCode(await approvalsAnswerCommand(await config(options), { id, decision, ...reason }, io));
     });
   }
+}
 
+/** `switchyard serve`: the daemon. */
+function addServeCommand(cli: ProgramContext): void {
+  const { io, program, command, config, setExitCode } = cli;
   command(program, 'serve', 'the daemon: schedule fires, workflow tasks, background jobs and an HTTP API')
     .option(
       '--agent <name>',
@@ -314,15 +356,32 @@ function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Comm
         ),
       );
     });
+}
 
+/** `switchyard demo`: an offline turn against a scripted fake model. */
+function addDemoCommand(cli: ProgramContext): void {
+  const { io, program, command, setExitCode } = cli;
   command(program, 'demo', 'an offline turn against a scripted fake model')
     .option('--json', 'print the event stream as JSON lines')
     .action(async (options) => {
       const { runDemo } = await import('./demo');
       setExitCode(await runDemo({ ...io, json: options.json === true }));
     });
+}
 
-  return program;
+/**
+ * The `switchyard` program: every command, its options and its usage (`--help`), parsed with
+ * commander. Each action resolves with the command's exit code into `setExitCode`.
+ */
+function buildProgram(io: CliProcess, setExitCode: (code: number) => void): Command {
+  const cli = programContextOf(io, setExitCode);
+  addRunCommand(cli);
+  addToolsCommand(cli);
+  addReadOnlyViews(cli);
+  addApprovalsCommands(cli);
+  addServeCommand(cli);
+  addDemoCommand(cli);
+  return cli.program;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DaemonTurnEvent } from './daemon-turns';
+import type { DaemonTurnEvent } from './daemon-turn-types';
 
 /**
  * A turn's stored events in today's vocabulary. Logs recorded before `tool-call-end` had one closed

@@ -1,4 +1,5 @@
-import { openControlPlane } from '@switchyard/control-plane';
+import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
+import type { ResponsesModel } from '@switchyard/core';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import {
   approvalPolicyOf,
@@ -27,8 +28,8 @@ import { VERSION } from '../version';
 import { checkCommandsReachApi } from './check-commands-reach-api';
 import { rootWarning } from './root-warning';
 import { createSkillProblemLog } from './skill-problem-log';
-import { checkTokenForHost, startDaemon } from './start-daemon';
-import { watchCommandSandbox } from './watch-command-sandbox';
+import { checkTokenForHost, type DaemonOptions, startDaemon } from './start-daemon';
+import { type CommandSandboxWatch, watchCommandSandbox } from './watch-command-sandbox';
 import { workTurnSource } from './work-source';
 
 /** What `switchyard serve` runs with: the configuration, and the flags that override its `serve` section. */
@@ -81,23 +82,30 @@ function checkFlags(options: ServeCommandOptions): void {
   }
 }
 
+/** What `switchyard serve` runs with once its flags and configuration were checked. */
+interface ServePlan {
+  /** The configuration. */
+  config: WorkerConfig;
+  /** The agents whose work this process runs. */
+  agents: readonly string[];
+  /** Where the HTTP API listens. */
+  host: string;
+  /** The bearer token, when set. */
+  token: string | undefined;
+  /** The health port, when set. */
+  healthPort: number | undefined;
+  /** The model every turn talks to. */
+  model: ResponsesModel;
+  /** How each agent's commands run (the start-up probe), for the sandbox watch. */
+  sandboxes: Awaited<ReturnType<typeof checkCommandSandbox>>;
+}
+
 /**
- * `switchyard serve`: opens the control plane, starts the daemon for the agents (their homes created
- * first, as `run` creates them) and runs until `stopRequested` resolves, then drains (running turns
- * finish within the grace period or are cancelled and handed back to their queue) and resolves with
- * exit code 0.
- *
- * Contract: throws `WorkerConfigError` naming the flag, variable or field for bad input before
- * anything is opened: no model endpoint (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`, both when both are
- * missing), a non-loopback host without a token (`serve.token`), no token while an agent's commands
- * could reach the loopback API (network `host`, or no sandbox: `serve.token`), a bad flag value, a
- * category that refuses its options (`categories.computer.env[0]`). Warns at start-up when the
- * worker runs as root.
+ * Checks everything that can be checked before anything is opened: the flags, the model endpoint,
+ * the token for the host, the command sandbox, every agent's home and tool composition; prints each
+ * agent's approval policy; builds the model.
  */
-export async function runServeCommand(
-  options: ServeCommandOptions,
-  print: (line: string) => void,
-): Promise<number> {
+async function prepareServe(options: ServeCommandOptions, print: (line: string) => void): Promise<ServePlan> {
   checkFlags(options);
   const { config } = options;
   const endpoint = resolveModelEndpoint(config);
@@ -124,7 +132,16 @@ export async function runServeCommand(
   for (const agent of agents) {
     print(`switchyard serve: ${describeApprovalPolicy(agent, approvalPolicyOf(config, agent))}`);
   }
-  const model = createWorkerModel(config, endpoint);
+  return { config, agents, host, token, healthPort, model: createWorkerModel(config, endpoint), sandboxes };
+}
+
+/** Opens the control plane with the `serve` section's delivery policy, its errors printed. */
+function openServeControlPlane(
+  options: ServeCommandOptions,
+  print: (line: string) => void,
+): Promise<ControlPlane> {
+  const { config } = options;
+  const { serve } = config;
   const pollingIntervalSeconds = options.pollSeconds ?? serve.pollSeconds;
   const delivery = {
     expireInSeconds: serve.expireSeconds,
@@ -132,124 +149,176 @@ export async function runServeCommand(
     retryDelaySeconds: serve.retryDelaySeconds,
     retryBackoff: serve.retryBackoff,
   };
+  return openControlPlane({
+    environment: {},
+    ...(config.database.url === undefined
+      ? { dataDir: config.database.dataDir }
+      : { databaseUrl: config.database.url }),
+    // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
+    // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
+    turnRequests: { pollingIntervalSeconds, ...delivery },
+    workTurns: { pollingIntervalSeconds, ...delivery },
+    // A daemon keeps its PostgreSQL connections open: a burst of turns never waits for new ones.
+    fixedPool: true,
+    ...(config.categories.brain === undefined ? {} : { brain: config.categories.brain }),
+    onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
+  });
+}
 
-  // Before anything that makes spans: the SDK (only loaded when OTEL_* ask for it) must be the global
-  // provider when the first turn starts.
-  const telemetry = await startWorkerTelemetry(options.environment);
-  if (telemetry !== undefined) print(`switchyard serve: OpenTelemetry export to ${telemetry.endpoint}`);
-  let controlPlane: Awaited<ReturnType<typeof openControlPlane>>;
-  try {
-    controlPlane = await openControlPlane({
-      environment: {},
-      ...(config.database.url === undefined
-        ? { dataDir: config.database.dataDir }
-        : { databaseUrl: config.database.url }),
-      // One delivery policy for both queues: expiry (the safety net, past the turn limit), retries and
-      // their delay; a unit whose process died is handed back by the sweep of interrupted turns.
-      turnRequests: { pollingIntervalSeconds, ...delivery },
-      workTurns: { pollingIntervalSeconds, ...delivery },
-      // A daemon keeps its PostgreSQL connections open: a burst of turns never waits for new ones.
-      fixedPool: true,
-      ...(config.categories.brain === undefined ? {} : { brain: config.categories.brain }),
-      onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
-    });
-  } catch (error) {
-    await telemetry?.shutdown();
-    throw error;
+/** The configured MCP servers, connected (their calls carry the trace), or undefined when none is configured. */
+async function connectServeMcp(config: WorkerConfig): Promise<McpServers | undefined> {
+  const mcpServers = config.categories.mcp?.servers;
+  return mcpServers === undefined
+    ? undefined
+    : connectMcpServers({ servers: mcpServers, callMeta: traceMeta });
+}
+
+/**
+ * The daemon's options from the configuration and the flags: the listener, the limits, the agents'
+ * approval policies, the work sources with the task-turn tools, and the text turns composed exactly
+ * as `switchyard run` composes them.
+ */
+function daemonOptionsOf(
+  options: ServeCommandOptions,
+  plan: ServePlan,
+  controlPlane: ControlPlane,
+  mcp: McpServers | undefined,
+  sandboxWatch: CommandSandboxWatch,
+  print: (line: string) => void,
+): DaemonOptions {
+  const { config, model, agents, host, token, healthPort } = plan;
+  // Every turn reads its agent's Skills again; a Skill left out is logged when its problem appears.
+  const logSkillProblems = createSkillProblemLog(print);
+  const { serve } = config;
+  const webTools = buildTaskTurnWebTools(config);
+  const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
+  return {
+    controlPlane,
+    model,
+    agents,
+    host,
+    port: options.port ?? serve.port,
+    ...(healthPort === undefined ? {} : { healthPort }),
+    ...(serve.maxWaitingWork === undefined ? {} : { maxWaitingWork: serve.maxWaitingWork }),
+    ...(token === undefined ? {} : { token }),
+    ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
+    allowedHosts: serve.allowedHosts,
+    console: serve.console,
+    maxEventStreamBytes: serve.maxEventStreamBytes,
+    maxRetainedTurnBytes: serve.maxRetainedTurnBytes,
+    // `GET /v1/tools`: composed as the turns compose their tools, over the open MCP connections.
+    toolManifest: async (agentId) => {
+      const agent = resolveAgent(config, agentId);
+      const skills = await readSkillManifest(config, agent);
+      const manifest = buildToolManifest({ config, agent, mcp, toolSearch: toolSearchMode(config, model) });
+      return skills === undefined ? manifest : { ...manifest, skills };
+    },
+    // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
+    approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
+    version: VERSION,
+    graceMs: options.graceMs ?? serve.graceMs,
+    heartbeatMs: serve.heartbeatMs,
+    staleTurnMs: serve.staleTurnMs,
+    scheduler: { intervalMs: options.tickMs ?? serve.tickMs },
+    // Workflow tasks and background jobs, with the task-turn tool list: the enabled web tools and,
+    // with the Brain enabled, its read-only tools.
+    sources: [
+      workTurnSource(controlPlane, agents, {
+        ...(webTools === undefined ? {} : { webTools }),
+        ...(brainTools === undefined ? {} : { brainTools }),
+      }),
+    ],
+    maxIterations: config.limits.maxIterations,
+    turnTimeoutMs: config.limits.turnTimeoutMs,
+    ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
+    maxParallelCalls: config.limits.maxParallelCalls,
+    toolSearch: toolSearchMode(config, model),
+    // A home removed while the daemon runs is made again before the agent's next turn.
+    beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
+    // The daemon's text turns are composed exactly as `switchyard run` composes them.
+    tools: ({ agentId }) =>
+      buildTextTurnTools({
+        config,
+        agent: resolveAgent(config, agentId),
+        services: {
+          schedules: controlPlane.schedules,
+          ...tracedWorkServices(controlPlane),
+          brain: controlPlane.brain,
+          ...(mcp === undefined ? {} : { mcp }),
+        },
+        todos: { items: [] },
+        environment: options.environment,
+      }),
+    instructions: async ({ agentId }) => {
+      const built = await buildTextTurnInstructions({ config, agent: resolveAgent(config, agentId) });
+      logSkillProblems(agentId, built.skillProblems);
+      return built.instructions;
+    },
+    commandSandbox: sandboxWatch.report,
+    log: print,
+  };
+}
+
+/** What was opened, closed in the reverse order: the last to open is the first to close. */
+class OpenedInOrder {
+  readonly #closers: Array<() => unknown> = [];
+
+  /** Closes `close` after everything opened later. */
+  add(close: () => unknown): void {
+    this.#closers.push(close);
   }
-  // Queue depth and job age, only when an SDK collects them (a no-op meter never calls back).
-  const stopQueueMetrics = telemetry === undefined ? undefined : observeQueues(controlPlane);
-  let mcp: McpServers | undefined;
-  let daemon: Awaited<ReturnType<typeof startDaemon>>;
-  const sandboxWatch = watchCommandSandbox(config, agents, sandboxes, print);
+
+  /** Closes everything, the last opened first (each awaited before the next). */
+  async closeAll(): Promise<void> {
+    for (let close = this.#closers.pop(); close !== undefined; close = this.#closers.pop()) await close();
+  }
+}
+
+/**
+ * `switchyard serve`: opens the control plane, starts the daemon for the agents (their homes created
+ * first, as `run` creates them) and runs until `stopRequested` resolves, then drains (running turns
+ * finish within the grace period or are cancelled and handed back to their queue) and resolves with
+ * exit code 0.
+ *
+ * Contract: throws `WorkerConfigError` naming the flag, variable or field for bad input before
+ * anything is opened: no model endpoint (`OPENAI_API_KEY`, `SWITCHYARD_MODEL`, both when both are
+ * missing), a non-loopback host without a token (`serve.token`), no token while an agent's commands
+ * could reach the loopback API (network `host`, or no sandbox: `serve.token`), a bad flag value, a
+ * category that refuses its options (`categories.computer.env[0]`). Warns at start-up when the
+ * worker runs as root.
+ */
+export async function runServeCommand(
+  options: ServeCommandOptions,
+  print: (line: string) => void,
+): Promise<number> {
+  const plan = await prepareServe(options, print);
+  // Closed in reverse at the end: the telemetry last, so the spans of the turns that drained are
+  // exported before the process exits.
+  const opened = new OpenedInOrder();
   try {
-    const mcpServers = config.categories.mcp?.servers;
-    if (mcpServers !== undefined) mcp = await connectMcpServers({ servers: mcpServers, callMeta: traceMeta });
-    const webTools = buildTaskTurnWebTools(config);
-    const brainTools = buildTaskTurnBrainTools(config, controlPlane.brain);
-    // Every turn reads its agent's Skills again; a Skill left out is logged when its problem appears.
-    const logSkillProblems = createSkillProblemLog(print);
-    daemon = await startDaemon({
-      controlPlane,
-      model,
-      agents,
-      host,
-      port: options.port ?? serve.port,
-      ...(healthPort === undefined ? {} : { healthPort }),
-      ...(serve.maxWaitingWork === undefined ? {} : { maxWaitingWork: serve.maxWaitingWork }),
-      ...(token === undefined ? {} : { token }),
-      ...(serve.readToken === undefined ? {} : { readToken: serve.readToken }),
-      allowedHosts: serve.allowedHosts,
-      console: serve.console,
-      maxEventStreamBytes: serve.maxEventStreamBytes,
-      maxRetainedTurnBytes: serve.maxRetainedTurnBytes,
-      // `GET /v1/tools`: composed as the turns compose their tools, over the open MCP connections.
-      toolManifest: async (agentId) => {
-        const agent = resolveAgent(config, agentId);
-        const skills = await readSkillManifest(config, agent);
-        const manifest = buildToolManifest({ config, agent, mcp, toolSearch: toolSearchMode(config, model) });
-        return skills === undefined ? manifest : { ...manifest, skills };
-      },
-      // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
-      approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
-      version: VERSION,
-      graceMs: options.graceMs ?? serve.graceMs,
-      heartbeatMs: serve.heartbeatMs,
-      staleTurnMs: serve.staleTurnMs,
-      scheduler: { intervalMs: options.tickMs ?? serve.tickMs },
-      // Workflow tasks and background jobs, with the task-turn tool list: the enabled web tools and,
-      // with the Brain enabled, its read-only tools.
-      sources: [
-        workTurnSource(controlPlane, agents, {
-          ...(webTools === undefined ? {} : { webTools }),
-          ...(brainTools === undefined ? {} : { brainTools }),
-        }),
-      ],
-      maxIterations: config.limits.maxIterations,
-      turnTimeoutMs: config.limits.turnTimeoutMs,
-      ...(config.limits.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: config.limits.toolTimeoutMs }),
-      maxParallelCalls: config.limits.maxParallelCalls,
-      toolSearch: toolSearchMode(config, model),
-      // A home removed while the daemon runs is made again before the agent's next turn.
-      beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
-      // The daemon's text turns are composed exactly as `switchyard run` composes them.
-      tools: ({ agentId }) =>
-        buildTextTurnTools({
-          config,
-          agent: resolveAgent(config, agentId),
-          services: {
-            schedules: controlPlane.schedules,
-            ...tracedWorkServices(controlPlane),
-            brain: controlPlane.brain,
-            ...(mcp === undefined ? {} : { mcp }),
-          },
-          todos: { items: [] },
-          environment: options.environment,
-        }),
-      instructions: async ({ agentId }) => {
-        const built = await buildTextTurnInstructions({ config, agent: resolveAgent(config, agentId) });
-        logSkillProblems(agentId, built.skillProblems);
-        return built.instructions;
-      },
-      commandSandbox: sandboxWatch.report,
-      log: print,
-    });
+    // Before anything that makes spans: the SDK (only loaded when OTEL_* ask for it) must be the global
+    // provider when the first turn starts.
+    const telemetry = await startWorkerTelemetry(options.environment);
+    if (telemetry !== undefined) {
+      print(`switchyard serve: OpenTelemetry export to ${telemetry.endpoint}`);
+      opened.add(() => telemetry.shutdown());
+    }
+    const controlPlane = await openServeControlPlane(options, print);
+    opened.add(() => controlPlane.close());
+    // Queue depth and job age, only when an SDK collects them (a no-op meter never calls back).
+    if (telemetry !== undefined) opened.add(observeQueues(controlPlane));
+    const sandboxWatch = watchCommandSandbox(plan.config, plan.agents, plan.sandboxes, print);
+    opened.add(() => sandboxWatch.stop());
+    const mcp = await connectServeMcp(plan.config);
+    if (mcp !== undefined) opened.add(() => mcp.close());
+    const daemon = await startDaemon(daemonOptionsOf(options, plan, controlPlane, mcp, sandboxWatch, print));
+    opened.add(() => daemon.stop());
   } catch (error) {
-    sandboxWatch.stop();
-    stopQueueMetrics?.();
-    await mcp?.close();
-    await controlPlane.close();
-    await telemetry?.shutdown();
+    await opened.closeAll();
     throw error;
   }
   const signal = await options.stopRequested;
   print(`switchyard serve: ${signal} received`);
-  await daemon.stop();
-  sandboxWatch.stop();
-  stopQueueMetrics?.();
-  await mcp?.close();
-  await controlPlane.close();
-  // Last: the spans of the turns that drained above are exported before the process exits.
-  await telemetry?.shutdown();
+  await opened.closeAll();
   return 0;
 }

@@ -1,0 +1,95 @@
+import type { ApprovalRecord } from '@switchyard/control-plane';
+import { type AgentUsage, ZERO_USAGE } from '@switchyard/core';
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { DaemonTurnEvent, DaemonTurnSnapshot } from './daemon-turn-types';
+import { TurnDeadline } from './turn-deadline';
+
+/**
+ * One turn of this process as the daemon's modules share it: the registry keeps it (`TurnRegistry`),
+ * `DaemonTurns` runs its loop, the approval gate holds its calls (`ApprovalGate`), recovery lets it go
+ * or fills it from a checkpoint (`turn-recovery.ts`). Each field says who writes it.
+ */
+export interface TurnEntry {
+  /** What the API reports; the loop's events update it (`DaemonTurns`). */
+  snapshot: DaemonTurnSnapshot;
+  /** The events so far, text deltas of one request joined (`appendEvent`, through `TurnRegistry.push`). */
+  events: DaemonTurnEvent[];
+  /** Its size in memory's budget once it ended (`TurnRegistry.ended`); 0 while open. */
+  retainedBytes: number;
+  /** Followers of its live events (`TurnRegistry.follow`), cleared when it ends. */
+  listeners: Set<(event: DaemonTurnEvent) => void>;
+  /** Aborts the turn: a cancellation, shutdown, a take-over, a let-go. */
+  controller: AbortController;
+  /** Set right after the entry is created: the turn's final snapshot. */
+  done?: Promise<DaemonTurnSnapshot>;
+  /** The turn's time limit, paused while it waits for an approval. */
+  deadline: TurnDeadline | undefined;
+  /** Its calls held in this process, by item index (the gate). */
+  held: Map<number, ApprovalRecord>;
+  /** Calls of the current response the policy let run, by item index (the gate; cleared per response). */
+  allowed: Set<number>;
+  /** Calls running now, by item index (the loop's events). */
+  inFlight: Set<number>;
+  /** The turn's signal (the loop's). */
+  signal: AbortSignal;
+  /** The latest `transcript()` of a held call (it reads the loop's live state). */
+  transcript?: () => ResponseInputItem[];
+  /** Iterations and usage of the part of the turn another process ran (a continued turn). */
+  offset: { iterations: number; usage: AgentUsage };
+  /** The instructions the loop was given (stored in its checkpoint). */
+  instructions: string | undefined;
+  /** The request's `resumeContext` (stored in its checkpoint). */
+  resumeContext: Record<string, unknown> | undefined;
+  /** Resolves when the turn's unit was detached from its queue (its first held call). */
+  detached: Promise<void>;
+  /** Resolves `detached`. */
+  markDetached(): void;
+  /** Let go at shutdown while it waited, or taken over by another worker: its end is not recorded here. */
+  letGo: 'released' | 'taken-over' | undefined;
+  /** Checkpoint writes, one after another (the gate). */
+  checkpointWrites: Promise<void>;
+}
+
+/** A new open turn with `snapshot`, and a time limit of `turnTimeoutMs` when one is set. */
+export function createTurnEntry(snapshot: DaemonTurnSnapshot, turnTimeoutMs: number | undefined): TurnEntry {
+  const controller = new AbortController();
+  let markDetached: () => void = () => {};
+  const detached = new Promise<void>((resolve) => {
+    markDetached = resolve;
+  });
+  return {
+    snapshot,
+    events: [],
+    retainedBytes: 0,
+    listeners: new Set(),
+    controller,
+    deadline: turnTimeoutMs === undefined ? undefined : new TurnDeadline(turnTimeoutMs),
+    held: new Map(),
+    allowed: new Set(),
+    inFlight: new Set(),
+    signal: controller.signal,
+    offset: { iterations: 0, usage: ZERO_USAGE },
+    instructions: undefined,
+    resumeContext: undefined,
+    detached,
+    markDetached,
+    letGo: undefined,
+    checkpointWrites: Promise.resolve(),
+  };
+}
+
+/** Running or waiting in this process (not let go). */
+export function isOpenTurn(entry: TurnEntry): boolean {
+  return (
+    entry.letGo === undefined &&
+    (entry.snapshot.status === 'running' || entry.snapshot.status === 'waiting-approval')
+  );
+}
+
+/** The signal the turn's loop runs with: its controller's, its time limit's and its source's, whichever aborts first. */
+export function turnSignalOf(entry: TurnEntry, source: AbortSignal | undefined): AbortSignal {
+  const signals = [entry.controller.signal];
+  if (entry.deadline !== undefined) signals.push(entry.deadline.signal);
+  if (source !== undefined) signals.push(source);
+  return signals.length === 1 ? entry.controller.signal : AbortSignal.any(signals);
+}

@@ -1,0 +1,169 @@
+import type { ApprovalStore, ResumableTurn, TurnStore } from '@switchyard/control-plane';
+import { ZERO_USAGE } from '@switchyard/core';
+import type { DaemonApprovalStore } from './daemon-approvals';
+import type { DaemonTurnContext } from './daemon-turn-types';
+import { definedFields } from './defined-fields';
+import { errorMessage } from './error-message';
+import { upgradeRecordedEvents } from './recorded-events';
+import {
+  checkpointOf,
+  type ResumeState,
+  readCheckpoint,
+  resumeKey,
+  type TurnCheckpoint,
+} from './turn-checkpoint';
+import { createTurnEntry, type TurnEntry, turnSignalOf } from './turn-entry';
+import { snapshotOf } from './turn-registry';
+
+// Recovery and claiming: a turn whose process stopped is marked interrupted (its unit handed back to
+// its queue), and a turn left waiting for approval (let go at shutdown, or its process dead) is
+// claimed by one live process once answered and continued there from its checkpoint.
+
+/** A turn claimed from another process, as this one continues it. */
+export interface ContinuedTurn {
+  /** Its entry: snapshot, events, offsets and time spent as its checkpoint has them; `running`. */
+  entry: TurnEntry;
+  /** The context its tools and instructions are built from (`signal` is the entry's). */
+  context: DaemonTurnContext;
+  /** Its checkpoint, or undefined when it is missing or unreadable (the turn cannot go on then). */
+  checkpoint: TurnCheckpoint | undefined;
+}
+
+/**
+ * The entry of a claimed turn, filled from its checkpoint: the snapshot of its record with the
+ * checkpoint's usage and iterations, its events so far (in today's vocabulary), the part another
+ * process ran as the offset, and the time it ran spent from its time limit.
+ */
+export function continuedTurnOf(claimed: ResumableTurn, turnTimeoutMs: number | undefined): ContinuedTurn {
+  const record = claimed.turn;
+  const checkpoint = readCheckpoint(claimed.checkpoint);
+  const entry = createTurnEntry(
+    {
+      ...snapshotOf(record),
+      status: 'running',
+      usage: checkpoint?.usage ?? record.usage,
+      iterations: checkpoint?.iterations ?? record.iterations,
+    },
+    turnTimeoutMs,
+  );
+  entry.events = checkpoint === undefined ? [] : upgradeRecordedEvents(checkpoint.events);
+  entry.offset = { iterations: checkpoint?.iterations ?? 0, usage: checkpoint?.usage ?? ZERO_USAGE };
+  entry.resumeContext = checkpoint?.context;
+  if (checkpoint !== undefined && entry.deadline !== undefined) entry.deadline.spend(checkpoint.activeMs);
+  entry.signal = turnSignalOf(entry, undefined);
+  const context: DaemonTurnContext = {
+    agentId: record.agentId,
+    prompt: record.prompt,
+    source: record.source,
+    ...definedFields(record, ['sourceId', 'attempt']),
+    turnId: record.id,
+    signal: entry.signal,
+  };
+  return { entry, context, checkpoint };
+}
+
+/**
+ * Where a continued turn's loop goes on from: the checkpoint's transcript, its held calls' decisions
+ * by `resumeKey` (each acted on once), the calls let run before with no output, and `instructions`
+ * (the turn's own rebuilt ones, else the checkpoint's). Without a checkpoint: an empty transcript.
+ */
+export function resumeStateOf(
+  claimed: ResumableTurn,
+  checkpoint: TurnCheckpoint | undefined,
+  instructions: string | undefined,
+): ResumeState {
+  if (checkpoint === undefined) {
+    return { items: [], approvals: new Map(), started: new Set(), instructions: undefined };
+  }
+  return {
+    items: checkpoint.items,
+    approvals: new Map(claimed.approvals.map((approval) => [resumeKey(approval), approval])),
+    started: new Set(checkpoint.started),
+    instructions: instructions ?? checkpoint.instructions,
+  };
+}
+
+/** The log line of a turn continued here: which turn, whose, from where, and its approvals' outcomes. */
+export function describeContinuation(claimed: ResumableTurn): string {
+  const record = claimed.turn;
+  const source = `${record.source}${record.sourceId === undefined ? '' : ` ${record.sourceId}`}`;
+  const approvals = claimed.approvals.map((approval) => `${approval.toolKey} ${approval.status}`).join(', ');
+  return `switchyard serve: continuing turn ${record.id} of agent ${record.agentId} (${source}) after its approval${claimed.approvals.length === 1 ? '' : 's'}: ${approvals}`;
+}
+
+/**
+ * Lets a turn waiting for approval go at shutdown: its latest checkpoint (after the writes under
+ * way) is stored and it is marked released, so whichever worker claims it once answered continues
+ * it; here its loop is aborted and its end is not recorded. Resolves false when the records say it is
+ * not this worker's waiting turn (then it is left as it is).
+ *
+ * Contract: never rejects. When the release cannot be written the turn is let go all the same (logged):
+ * it stays waiting in the records and is continued once its heartbeat goes stale.
+ */
+export async function releaseHeldTurn(
+  entry: TurnEntry,
+  options: { store: Pick<DaemonApprovalStore, 'release'>; workerId: string; log?: (line: string) => void },
+): Promise<boolean> {
+  await entry.checkpointWrites;
+  try {
+    const released = await options.store.release({
+      turnId: entry.snapshot.id,
+      workerId: options.workerId,
+      checkpoint: checkpointOf(entry),
+    });
+    if (!released) return false;
+  } catch (error) {
+    options.log?.(`switchyard serve: could not let ${entry.snapshot.id} go: ${errorMessage(error)}`);
+  }
+  entry.letGo = 'released';
+  entry.controller.abort(new Error('the worker shut down while the turn waited for approval'));
+  return true;
+}
+
+/**
+ * Marks the turns of workers that stopped heartbeating `staleAfterMs` ago (died) interrupted, which
+ * hands the unit each one ran back to its queue, and logs which, and what became of each unit. The
+ * turns of `workerId` (this process) are left alone.
+ */
+export async function sweepInterruptedTurns(options: {
+  records: Pick<TurnStore, 'markInterrupted'>;
+  workerId: string;
+  staleAfterMs: number;
+  log: (line: string) => void;
+}): Promise<void> {
+  const marked = await options.records.markInterrupted({
+    staleAfterMs: options.staleAfterMs,
+    exceptWorkerId: options.workerId,
+  });
+  if (marked.length > 0) {
+    const ids = marked.map((record) => record.id).join(', ');
+    options.log(
+      `switchyard serve: marked ${marked.length} turn(s) interrupted (their worker stopped): ${ids}`,
+    );
+  }
+  for (const { id, recovery } of marked) {
+    if (recovery === undefined) continue;
+    options.log(
+      `switchyard serve: recovery: ${recovery.unit} ${recovery.unitId}, attempt ${recovery.attempt} (turn ${id}, previous worker ${recovery.previousWorkerId}): ${recovery.outcome}: ${recovery.description}`,
+    );
+  }
+}
+
+/**
+ * Claims the turns of `agentIds` left waiting for approval by a process that stopped (let go at
+ * shutdown, or not heartbeating for `staleAfterMs`) once they are answered, and continues each here
+ * (`turns.resume`). One process claims a turn, however many look at once.
+ */
+export async function continueAnsweredTurns(options: {
+  store: Pick<ApprovalStore, 'claimResumable'>;
+  turns: { readonly workerId: string; resume(claimed: ResumableTurn): Promise<unknown> };
+  staleAfterMs: number;
+  agentIds: readonly string[];
+}): Promise<void> {
+  const claimed = await options.store.claimResumable({
+    workerId: options.turns.workerId,
+    staleAfterMs: options.staleAfterMs,
+    agentIds: options.agentIds,
+  });
+  for (const turn of claimed) await options.turns.resume(turn);
+}

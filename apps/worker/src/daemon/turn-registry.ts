@@ -1,0 +1,227 @@
+import type { TurnRecord } from '@switchyard/control-plane';
+import type { DaemonTurnEvent, DaemonTurnRecords, DaemonTurnSnapshot } from './daemon-turn-types';
+import { definedFields } from './defined-fields';
+import { DEFAULT_MAX_RETAINED_TURN_BYTES } from './memory-limits';
+import { upgradeRecordedEvents } from './recorded-events';
+import { isOpenTurn, type TurnEntry } from './turn-entry';
+import { appendEvent } from './turn-event-recording';
+
+/** Follows every turn of a process: `event` is undefined when the turn started, was continued or ended. */
+export type TurnObserver = (turn: DaemonTurnSnapshot, event: DaemonTurnEvent | undefined) => void;
+
+/** What a `TurnRegistry` keeps. */
+export interface TurnRegistryOptions {
+  /** Finished turns kept in memory (oldest dropped first). Default 1000. */
+  maxRetainedTurns?: number;
+  /** The most bytes of finished turns kept in memory (`retainedSizeOf`). Default 32 MiB. */
+  maxRetainedTurnBytes?: number;
+  /** The turn records: turns not in memory are read from them. Absent: memory only. */
+  records?: Pick<DaemonTurnRecords, 'get' | 'events'>;
+}
+
+/** The API's snapshot of a recorded turn. */
+export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
+  return {
+    id: record.id,
+    agent: record.agentId,
+    source: record.source,
+    ...definedFields(record, ['sourceId']),
+    status: record.status,
+    output: record.output,
+    usage: record.usage,
+    iterations: record.iterations,
+    createdAt: record.createdAt,
+    ...definedFields(record, ['endedAt', 'error']),
+  };
+}
+
+/**
+ * What an ended turn costs the memory budget: the JSON size of its (joined) event log, its output and
+ * error, measured once when it ends.
+ */
+export function retainedSizeOf(entry: Pick<TurnEntry, 'snapshot' | 'events'>): number {
+  const text = entry.snapshot.output.length + (entry.snapshot.error?.length ?? 0);
+  try {
+    return JSON.stringify(entry.events).length + text;
+  } catch {
+    // A log JSON cannot hold (the records refuse it too): a kilobyte an event, so it still counts.
+    return entry.events.length * 1024 + text;
+  }
+}
+
+/**
+ * The turns of one process in memory: the open ones (running or waiting for approval) and the most
+ * recent finished ones, under a count and a byte budget; their event logs, replayed to a follower
+ * and then streamed live; and everyone observing every turn (the HTTP API's `/v1/events`).
+ *
+ * Contract: an open turn is never dropped, whatever the budget; finished turns are dropped oldest
+ * first, the newest too when it alone is over the byte budget. A turn let go (`letGo`) takes no more
+ * events, and counts as neither open nor finished. An observer that throws is ignored.
+ */
+export class TurnRegistry {
+  readonly #turns = new Map<string, TurnEntry>();
+  readonly #observers = new Set<TurnObserver>();
+  readonly #maxRetained: number;
+  readonly #maxRetainedBytes: number;
+  readonly #records: TurnRegistryOptions['records'];
+
+  constructor(options: TurnRegistryOptions = {}) {
+    this.#maxRetained = options.maxRetainedTurns ?? 1000;
+    this.#maxRetainedBytes = options.maxRetainedTurnBytes ?? DEFAULT_MAX_RETAINED_TURN_BYTES;
+    this.#records = options.records;
+  }
+
+  /** Keeps a new (or continued) turn under its id: observers hear of it at `changed`. */
+  add(entry: TurnEntry): void {
+    this.#turns.set(entry.snapshot.id, entry);
+  }
+
+  /** The turn's entry, or undefined when it is not (or no longer) kept. */
+  entry(id: string): TurnEntry | undefined {
+    return this.#turns.get(id);
+  }
+
+  /** Every turn kept, oldest first (live: a turn kept while this is iterated is visited too). */
+  entries(): IterableIterator<TurnEntry> {
+    return this.#turns.values();
+  }
+
+  /** The open turns (running or waiting in this process, not let go), oldest first. */
+  open(): TurnEntry[] {
+    return [...this.#turns.values()].filter(isOpenTurn);
+  }
+
+  /** Adds an event to a turn's log and hands it to its followers and to every observer. */
+  push(entry: TurnEntry, event: DaemonTurnEvent): void {
+    // A turn let go is another process's now: what its aborted loop does here is not its story.
+    if (entry.letGo !== undefined) return;
+    appendEvent(entry.events, event);
+    for (const listener of entry.listeners) listener(event);
+    this.#notify(entry, event);
+  }
+
+  /**
+   * A turn started, was continued or ended: observers hear of it (with no event), and finished turns
+   * past the budgets are dropped.
+   */
+  changed(entry: TurnEntry): void {
+    this.#notify(entry, undefined);
+    this.#prune();
+  }
+
+  /** A turn's loop ended: its followers are let go and its size in the memory budget is measured. */
+  ended(entry: TurnEntry): void {
+    entry.listeners.clear();
+    entry.retainedBytes = retainedSizeOf(entry);
+  }
+
+  #notify(entry: TurnEntry, event: DaemonTurnEvent | undefined): void {
+    if (this.#observers.size === 0) return;
+    const snapshot = { ...entry.snapshot };
+    for (const observer of this.#observers) {
+      try {
+        observer(snapshot, event);
+      } catch {
+        // An observer's trouble is its own.
+      }
+    }
+  }
+
+  /**
+   * Follows every turn: `observer(snapshot, event)` for each event, and `observer(snapshot, undefined)`
+   * when a turn starts or is continued here and when its end is recorded. Returns an unsubscribe function.
+   */
+  observe(observer: TurnObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  /** Drops the oldest finished turns while more than `maxRetainedTurns` or `maxRetainedTurnBytes` are kept. */
+  #prune(): void {
+    let { turns: finished, bytes } = this.retained();
+    for (const [id, entry] of this.#turns) {
+      if (finished <= this.#maxRetained && bytes <= this.#maxRetainedBytes) break;
+      if (isOpenTurn(entry)) continue;
+      this.#turns.delete(id);
+      finished -= 1;
+      bytes -= entry.retainedBytes;
+    }
+  }
+
+  /** The finished turns kept in memory: how many, and their size as `maxRetainedTurnBytes` counts it. */
+  retained(): { turns: number; bytes: number } {
+    let turns = 0;
+    let bytes = 0;
+    for (const entry of this.#turns.values()) {
+      if (isOpenTurn(entry)) continue;
+      turns += 1;
+      bytes += entry.retainedBytes;
+    }
+    return { turns, bytes };
+  }
+
+  /** The turn's current snapshot from memory, or undefined. */
+  get(id: string): DaemonTurnSnapshot | undefined {
+    const entry = this.#turns.get(id);
+    return entry === undefined ? undefined : { ...entry.snapshot };
+  }
+
+  /**
+   * The turn's snapshot: from memory when this process runs it or ran it recently, else from the
+   * turn records (turns of earlier runs and of other processes on the same database), else undefined.
+   */
+  async find(id: string): Promise<DaemonTurnSnapshot | undefined> {
+    const entry = this.#turns.get(id);
+    if ((entry !== undefined && entry.letGo === undefined) || this.#records === undefined) {
+      return entry === undefined ? undefined : { ...entry.snapshot };
+    }
+    const record = await this.#records.get(id);
+    return record === undefined ? undefined : snapshotOf(record);
+  }
+
+  /** Whether the turn is in memory and this process's own (its events can be followed live). */
+  has(id: string): boolean {
+    const entry = this.#turns.get(id);
+    return entry !== undefined && entry.letGo === undefined;
+  }
+
+  /**
+   * A turn's event log from the records, with the outcomes of calls recorded by an older worker read
+   * as today's (`upgradeRecordedEvents`); undefined when unknown or not recorded.
+   */
+  async recordedEvents(id: string): Promise<DaemonTurnEvent[] | undefined> {
+    const log = await this.#records?.events(id);
+    return log === undefined ? undefined : upgradeRecordedEvents(log.events);
+  }
+
+  /**
+   * Follows a turn kept in memory: `past` is its events so far (text deltas of one request joined),
+   * and while it is open (`live`) `listener` gets each later event as it happens, up to `turn-end`.
+   * Nothing is called back before this returns, so nothing falls between `past` and the first live
+   * event. Undefined for an unknown id.
+   */
+  follow(
+    id: string,
+    listener: (event: DaemonTurnEvent) => void,
+  ): { past: readonly DaemonTurnEvent[]; live: boolean; stop(): void } | undefined {
+    const entry = this.#turns.get(id);
+    if (entry === undefined) return undefined;
+    // A copy of the references: the log's last text delta is replaced as more text is joined to it.
+    const past = entry.events.slice();
+    if (!isOpenTurn(entry)) return { past, live: false, stop: () => {} };
+    entry.listeners.add(listener);
+    return { past, live: true, stop: () => entry.listeners.delete(listener) };
+  }
+
+  /** Snapshots of every turn kept in memory, oldest first. */
+  list(): DaemonTurnSnapshot[] {
+    return [...this.#turns.values()].map((entry) => ({ ...entry.snapshot }));
+  }
+
+  /** How many turns are open (running or waiting for approval in this process). */
+  get running(): number {
+    let count = 0;
+    for (const entry of this.#turns.values()) if (isOpenTurn(entry)) count += 1;
+    return count;
+  }
+}
