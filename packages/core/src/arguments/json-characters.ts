@@ -24,22 +24,27 @@ export const RIGHT_DOUBLE_CURLY = 0x201d;
 export const LEFT_SINGLE_CURLY = 0x2018;
 export const RIGHT_SINGLE_CURLY = 0x2019;
 
+/** `0` to `9`. */
 export function isDigit(code: number): boolean {
   return code >= ZERO && code <= NINE;
 }
 
+/** A letter, `_` or `$`: what an unquoted key or a literal starts with. */
 export function isIdentifierStart(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
 }
 
+/** A letter, digit, `_` or `$`. */
 export function isIdentifierPart(code: number): boolean {
   return isIdentifierStart(code) || isDigit(code);
 }
 
+/** A hexadecimal digit, either case. */
 export function isHex(code: number): boolean {
   return isDigit(code) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
 }
 
+/** A quote the tolerant reader opens a string with: `"`, `'` or a curly quote. */
 export function isQuote(code: number): boolean {
   return (
     code === QUOTE ||
