@@ -55,14 +55,15 @@ function callKey(data: { itemIndex?: unknown; callId?: unknown }): string {
   return typeof data.itemIndex === 'number' ? `item:${data.itemIndex}` : `call:${String(data.callId)}`;
 }
 
-// The id of a refusal of the argument ladder, from the message core wrote for the model
-// (`Could not read the arguments for tool 'x' (invalid-json; nothing was run):`). Linear: no nested
-// quantifiers, and only the first line is read.
+// For events recorded before `tool-call-end` carried `refusal`: the id of a refusal of the argument
+// ladder, from the message core wrote for the model (`Could not read the arguments for tool 'x'
+// (invalid-json; nothing was run):`). Linear: no nested quantifiers, and only the first line is read.
 const REFUSAL = /^Could not read the arguments for tool '[^'\n]*' \(([a-z-]+);/;
 
 /** Why the arguments of an `invalid-arguments` call were refused, as core's kebab-case id. */
 export function refusalOf(end: ToolCallEnd): string | undefined {
   if (end.outcome !== 'invalid-arguments') return undefined;
+  if (typeof end.refusal === 'string') return end.refusal;
   const content = outputText(end);
   return (
     REFUSAL.exec(content.slice(0, content.indexOf('\n') + 1 || content.length))?.[1] ?? 'invalid-arguments'

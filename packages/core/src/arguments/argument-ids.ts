@@ -62,3 +62,8 @@ export type ArgumentRefusalReason = (typeof ARGUMENT_REFUSAL_REASONS)[number];
 
 /** A refusal of the argument ladder itself: every reason but the schema's `invalid-arguments`. */
 export type LadderRefusalReason = Exclude<ArgumentRefusalReason, 'invalid-arguments'>;
+
+/** Appends `repair` unless it is listed already: the ladder reports each repair once, in the order first applied. */
+export function addRepair(repairs: ArgumentRepair[], repair: ArgumentRepair): void {
+  if (!repairs.includes(repair)) repairs.push(repair);
+}

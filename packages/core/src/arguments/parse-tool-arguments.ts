@@ -1,7 +1,8 @@
 import { isPlainObject } from '../shared/is-plain-object';
-import type { ArgumentRepair, LadderRefusalReason } from './argument-ids';
+import { type ArgumentRepair, addRepair, type LadderRefusalReason } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import { LadderRefusal } from './ladder-refusal';
+import { stripFences, stripWrappers } from './ladder-wrappers';
 import { parseTolerantJSON } from './tolerant-json-parser';
 
 export type { ArgumentRepair } from './argument-ids';
@@ -38,11 +39,6 @@ export interface ParseToolArgumentsOptions {
 }
 
 const TRUNCATING_FINISH_REASONS: ReadonlySet<string> = new Set(['length', 'max_output_tokens', 'max_tokens']);
-const TOOL_CALL_OPEN = '<tool_call>';
-const TOOL_CALL_CLOSE = '</tool_call>';
-const PYTHON_TAG = '<|python_tag|>';
-const FENCE = '```';
-const FENCE_LANGUAGE = /^[A-Za-z][\w+.-]*/;
 
 interface LadderContext {
   readonly options: ParseToolArgumentsOptions;
@@ -61,15 +57,12 @@ interface LadderSuccess {
   repairs: ArgumentRepair[];
 }
 
-function addRepair(repairs: ArgumentRepair[], repair: ArgumentRepair): void {
-  if (!repairs.includes(repair)) repairs.push(repair);
-}
-
 function utf8Length(text: string): number {
   if (typeof Buffer !== 'undefined') return Buffer.byteLength(text, 'utf8');
   return new TextEncoder().encode(text).length;
 }
 
+/** Step 1: the size cap, before any parsing. */
 function checkSize(raw: string): void {
   // A UTF-16 code unit is at least one UTF-8 byte and at most three: count only when it matters.
   if (raw.length * 3 <= MAX_TOOL_ARGUMENT_BYTES) return;
@@ -174,160 +167,46 @@ function membersWithin(item: unknown): number {
   return typeof item === 'number' && !Number.isFinite(item) ? NON_FINITE : 0;
 }
 
+const NOT_STRICT: unique symbol = Symbol('not strict JSON');
+
+/**
+ * Step 3: strict `JSON.parse`, refusing the duplicate keys it would silently collapse and the numbers
+ * it reads as ±Infinity (the tolerant reader names where). `colons` is `scanStructure`'s count.
+ */
+function parseStrict(text: string, colons: number, truncatedByLimit: boolean): unknown {
+  if (colons < 0) return NOT_STRICT;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return NOT_STRICT;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const members = countMembers(value);
+    if (members === NON_FINITE) {
+      // The tolerant reader knows where the number is and refuses it by its JSON pointer.
+      parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit });
+      throw new LadderRefusal(
+        'non-finite-number',
+        'A number is not finite (it overflows). Send a smaller number.',
+      );
+    }
+    if (members !== colons) {
+      // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
+      parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit });
+      throw new LadderRefusal(
+        'duplicate-key',
+        'A key appears more than once in an object. Send each key once.',
+      );
+    }
+  }
+  return value;
+}
+
 function describeKind(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
   return `a ${typeof value}`;
-}
-
-function stripWrappers(text: string, repairs: ArgumentRepair[]): string {
-  let result = text;
-  if (result.startsWith(PYTHON_TAG)) {
-    result = result.slice(PYTHON_TAG.length).trim();
-    addRepair(repairs, 'strip-template-wrapper');
-  }
-  if (result.startsWith(TOOL_CALL_OPEN)) {
-    result = result.slice(TOOL_CALL_OPEN.length).trim();
-    if (result.endsWith(TOOL_CALL_CLOSE)) result = result.slice(0, -TOOL_CALL_CLOSE.length).trim();
-    addRepair(repairs, 'strip-template-wrapper');
-  } else if (result.endsWith(TOOL_CALL_CLOSE)) {
-    result = result.slice(0, -TOOL_CALL_CLOSE.length).trim();
-    addRepair(repairs, 'strip-template-wrapper');
-  }
-  return result;
-}
-
-function unclosedFence(context: LadderContext): never {
-  if (context.truncatedByLimit) {
-    throw new LadderRefusal(
-      'truncated',
-      'The arguments were cut off at the output token limit (a code fence was opened but never closed). Nothing was run. Send the call again with shorter arguments.',
-    );
-  }
-  throw new LadderRefusal(
-    'unclosed-code-fence',
-    'The arguments open a ``` code fence that is never closed. Send the JSON object alone, without a code fence.',
-  );
-}
-
-function multipleFences(): never {
-  throw new LadderRefusal(
-    'multiple-code-fences',
-    'The arguments hold more than one ``` code fence, so it is unclear which one is meant. Send one JSON object, without code fences.',
-  );
-}
-
-/**
- * What the first fence of the text, found mid-line at `start` (its backtick run ends at `runEnd`),
- * is. `opens`: it opens a block after a prefix on its line, as in "Action Input: ```json" and a
- * newline (the rest of the line is at most a language tag). `inline`: the same clean prefix, but
- * more text follows on its line (an inline fence in prose). `unknown`: the text before it could
- * hold a JSON value or string (a `{` or `[` anywhere before it, a quote or backtick on its line),
- * so the fence may sit inside one. One scan of the text before it and of its line: linear, and
- * done once (only for the first fence).
- */
-function classifyMidLineFence(text: string, start: number, runEnd: number): 'opens' | 'inline' | 'unknown' {
-  const lineStart = text.lastIndexOf('\n', start) + 1;
-  for (let index = 0; index < start; index += 1) {
-    const code = text.charCodeAt(index);
-    // { [ anywhere before; " ' ` on the fence's own line
-    if (code === 123 || code === 91) return 'unknown';
-    if (index >= lineStart && (code === 34 || code === 39 || code === 96)) return 'unknown';
-  }
-  const lineEnd = text.indexOf('\n', runEnd);
-  if (lineEnd === -1) return 'inline';
-  const rest = text.slice(runEnd, lineEnd);
-  const language = FENCE_LANGUAGE.exec(rest);
-  return rest.slice(language?.[0].length ?? 0).trim() === '' ? 'opens' : 'inline';
-}
-
-interface FenceLines {
-  /** Where the first (at most three) fences that open or close a block end. */
-  ends: number[];
-  /** The text's first fence is an inline one in prose, before any fence that opens or closes a block. */
-  strayBefore: boolean;
-}
-
-/**
- * Where the first three fences that start a line (after optional spaces or tabs) end. Three are
- * enough to know there are too many, so a flood of fences costs no more than three. The first
- * fence of the text also counts when it opens a block after a prefix on its line
- * ("Action Input: ```json"); later mid-line fences are text (a block can only open once).
- */
-function findFenceLines(text: string): FenceLines {
-  const ends: number[] = [];
-  let strayBefore = false;
-  let from = 0;
-  let first = true;
-  while (ends.length < 3) {
-    const start = text.indexOf(FENCE, from);
-    if (start === -1) break;
-    let lineStart = start;
-    while (lineStart > 0 && (text[lineStart - 1] === ' ' || text[lineStart - 1] === '\t')) lineStart -= 1;
-    // Skip the rest of the backtick run: "````" is one fence, not two.
-    from = start + FENCE.length;
-    while (text[from] === '`') from += 1;
-    if (lineStart === 0 || text[lineStart - 1] === '\n') {
-      ends.push(start + FENCE.length);
-    } else if (first) {
-      const kind = classifyMidLineFence(text, start, from);
-      if (kind === 'opens') ends.push(start + FENCE.length);
-      else if (kind === 'inline') strayBefore = true;
-    }
-    first = false;
-  }
-  return { ends, strayBefore };
-}
-
-function stripFences(text: string, repairs: ArgumentRepair[], context: LadderContext): string {
-  const first = text.charCodeAt(0);
-  if (first === 123 || first === 91) {
-    // Line-start fences further in may sit inside a string with raw newlines: only a fence that
-    // ends the input, where no JSON value can end, is stripped.
-    if (!text.endsWith(FENCE)) return text;
-    addRepair(repairs, 'strip-trailing-code-fence');
-    return text.slice(0, -FENCE.length).trimEnd();
-  }
-  if (!text.includes(FENCE)) return text;
-  const { ends: fences, strayBefore } = findFenceLines(text);
-  if (fences.length === 1 && text.startsWith(FENCE) && text.length >= 6 && text.endsWith(FENCE)) {
-    // A one-line fence: ```json {"a": 1}```
-    const inner = text.slice(FENCE.length, -FENCE.length);
-    const language = FENCE_LANGUAGE.exec(inner);
-    addRepair(repairs, 'strip-code-fence');
-    return (
-      language && /^\s/.test(inner.slice(language[0].length)) ? inner.slice(language[0].length) : inner
-    ).trim();
-  }
-  if (fences.length === 0) return text;
-  // An inline fence in prose, then one on its own line: two fences, not an unclosed one (unless the
-  // output was cut, which explains a missing fence better).
-  if (fences.length === 1) {
-    if (strayBefore && !context.truncatedByLimit) multipleFences();
-    unclosedFence(context);
-  }
-  if (fences.length > 2) multipleFences();
-  const [openEnd = 0, closeEnd = 0] = fences;
-  const closeStart = closeEnd - FENCE.length;
-  const closeLineEnd = text.indexOf('\n', closeEnd);
-  const closeInfo = text.slice(closeEnd, closeLineEnd === -1 ? text.length : closeLineEnd);
-  // A second fence line with a language is the opening of another block.
-  if (closeInfo.trim() !== '') multipleFences();
-  const after = closeLineEnd === -1 ? '' : text.slice(closeLineEnd);
-  if (/[[{]/.test(after)) {
-    throw new LadderRefusal(
-      'trailing-content',
-      'After the fenced block there is more text holding "{" or "[". Send exactly one JSON object and nothing else.',
-    );
-  }
-  let body = text.slice(openEnd, closeStart);
-  const language = FENCE_LANGUAGE.exec(body);
-  if (language) body = body.slice(language[0].length);
-  addRepair(
-    repairs,
-    text.slice(0, openEnd - FENCE.length).trim() === '' ? 'strip-code-fence' : 'extract-fenced-block',
-  );
-  return body.trim();
 }
 
 function refuseNotAnObject(value: unknown): never {
@@ -395,39 +274,12 @@ function finish(
   return stage.envelope ? unwrapEnvelope(value, repairs, context) : { value, repairs };
 }
 
-const NOT_STRICT: unique symbol = Symbol('not strict JSON');
-
-/** Strict `JSON.parse`, refusing the duplicate keys it would silently collapse. */
-function parseStrict(text: string, colons: number, context: LadderContext): unknown {
-  if (colons < 0) return NOT_STRICT;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return NOT_STRICT;
-  }
-  if (typeof value === 'object' && value !== null) {
-    const members = countMembers(value);
-    if (members === NON_FINITE) {
-      // The tolerant reader knows where the number is and refuses it by its JSON pointer.
-      parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
-      throw new LadderRefusal(
-        'non-finite-number',
-        'A number is not finite (it overflows). Send a smaller number.',
-      );
-    }
-    if (members !== colons) {
-      // Fewer members than `:` means JSON.parse dropped a duplicate: the tolerant reader names it.
-      parseTolerantJSON(text, { allowRootClose: false, truncatedByLimit: context.truncatedByLimit });
-      throw new LadderRefusal(
-        'duplicate-key',
-        'A key appears more than once in an object. Send each key once.',
-      );
-    }
-  }
-  return value;
-}
-
+/**
+ * The ladder, step by step. The caps (1), nothing (2), strict JSON (3, the fast path clean input
+ * takes alone), the root (10) and the envelope are here; the repairs are in their own files: fences
+ * and wrappers (4 and 5) in `ladder-wrappers.ts`, the tolerant reader (6 to 9) in
+ * `tolerant-json-parser.ts`.
+ */
 function runLadder(raw: string, context: LadderContext, stage: LadderStage): LadderSuccess {
   // Step 1: caps before any parsing.
   checkSize(raw);
@@ -435,7 +287,7 @@ function runLadder(raw: string, context: LadderContext, stage: LadderStage): Lad
   const startsAsObject = raw.charCodeAt(0) === 123;
   if (startsAsObject) {
     // Step 3 first for the common case: an object cannot be step 2's "nothing".
-    const strict = parseStrict(raw, colons, context);
+    const strict = parseStrict(raw, colons, context.truncatedByLimit);
     if (strict !== NOT_STRICT) return finish(strict, [], context, stage);
   }
 
@@ -452,7 +304,7 @@ function runLadder(raw: string, context: LadderContext, stage: LadderStage): Lad
   }
 
   // Step 3: strict JSON, the fast path for clean input.
-  const strict = startsAsObject ? NOT_STRICT : parseStrict(raw, colons, context);
+  const strict = startsAsObject ? NOT_STRICT : parseStrict(raw, colons, context.truncatedByLimit);
   if (strict !== NOT_STRICT) return finish(strict, [], context, stage);
 
   // Steps 4 and 5: a BOM, template wrappers and code fences around the JSON.
@@ -461,13 +313,13 @@ function runLadder(raw: string, context: LadderContext, stage: LadderStage): Lad
   while (/[ \t\r\n]/.test(raw.charAt(leading))) leading += 1;
   if (raw.charCodeAt(leading) === 0xfeff) repairs.push('strip-bom');
   let text = stripWrappers(trimmed, repairs);
-  text = stripFences(text, repairs, context);
+  text = stripFences(text, repairs, context.truncatedByLimit);
   text = stripWrappers(text, repairs);
   // Untouched input keeps its trailing whitespace: a number followed by a space is complete.
   if (repairs.length === 0 || (repairs.length === 1 && repairs[0] === 'strip-bom')) text = raw.trimStart();
 
   if (repairs.length > 0) {
-    const unwrapped = parseStrict(text, scanStructure(text), context);
+    const unwrapped = parseStrict(text, scanStructure(text), context.truncatedByLimit);
     if (unwrapped !== NOT_STRICT) return finish(unwrapped, repairs, context, stage);
   }
 

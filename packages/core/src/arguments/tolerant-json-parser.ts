@@ -1,8 +1,30 @@
 import type { ArgumentRepair } from './argument-ids';
 import { MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
 import { deepEqual } from './deep-equal';
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  DOT,
+  isDigit,
+  isIdentifierPart,
+  isIdentifierStart,
+  isQuote,
+  LINE_FEED,
+  MINUS,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  SLASH,
+  SPACE,
+  TAB,
+  ZERO,
+} from './json-characters';
 import { describePointer, toJSONPointer } from './json-pointer';
 import { LadderRefusal } from './ladder-refusal';
+import { readTolerantString, type StringReaderHost } from './tolerant-json-string';
 
 /** How the tolerant parser treats the end of the input. */
 export interface TolerantParseOptions {
@@ -20,72 +42,10 @@ export interface TolerantParseResult {
   repairs: Set<ArgumentRepair>;
 }
 
-const SPACE = 32;
-const TAB = 9;
-const LINE_FEED = 10;
-const CARRIAGE_RETURN = 13;
-const QUOTE = 34;
-const APOSTROPHE = 39;
-const COMMA = 44;
-const MINUS = 45;
-const DOT = 46;
-const SLASH = 47;
-const ZERO = 48;
-const NINE = 57;
-const COLON = 58;
-const BACKSLASH = 92;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const LEFT_DOUBLE_CURLY = 0x201c;
-const RIGHT_DOUBLE_CURLY = 0x201d;
-const LEFT_SINGLE_CURLY = 0x2018;
-const RIGHT_SINGLE_CURLY = 0x2019;
-
 const OPENER = /[[{]/g;
 /** Beyond this many concatenated copies the input is refused without comparing them. */
 const MAX_CONCATENATED_OBJECTS = 16;
 const LITERALS = ['true', 'false', 'null', 'True', 'False', 'None'];
-
-function isDigit(code: number): boolean {
-  return code >= ZERO && code <= NINE;
-}
-
-function isIdentifierStart(code: number): boolean {
-  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
-}
-
-function isIdentifierPart(code: number): boolean {
-  return isIdentifierStart(code) || isDigit(code);
-}
-
-function isHex(code: number): boolean {
-  return isDigit(code) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102);
-}
-
-function isQuote(code: number): boolean {
-  return (
-    code === QUOTE ||
-    code === APOSTROPHE ||
-    code === LEFT_DOUBLE_CURLY ||
-    code === RIGHT_DOUBLE_CURLY ||
-    code === LEFT_SINGLE_CURLY ||
-    code === RIGHT_SINGLE_CURLY
-  );
-}
-
-const SIMPLE_ESCAPES: Record<string, string> = {
-  '"': '"',
-  '\\': '\\',
-  '/': '/',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  "'": "'",
-};
 
 /** Assigns a member the way `JSON.parse` does: `__proto__` becomes an own property, not the prototype. */
 function defineMember(object: Record<string, unknown>, key: string, value: unknown): void {
@@ -106,15 +66,15 @@ function quoteForMessage(text: string): string {
  * escapes; everything else it cannot read unambiguously is a `LadderRefusal`. Recursion is bounded
  * by `MAX_TOOL_ARGUMENT_DEPTH`.
  */
-class TolerantParser {
-  private position = 0;
+class TolerantParser implements StringReaderHost {
+  position = 0;
   private depth = 0;
   private rootCloseAllowed: boolean;
   private readonly path: (string | number)[] = [];
   readonly repairs = new Set<ArgumentRepair>();
 
   constructor(
-    private readonly text: string,
+    readonly text: string,
     private readonly options: TolerantParseOptions,
   ) {
     this.rootCloseAllowed = options.allowRootClose && !options.truncatedByLimit;
@@ -211,11 +171,11 @@ class TolerantParser {
     return this.position >= this.text.length;
   }
 
-  private where(): string {
+  where(): string {
     return this.path.length === 0 ? '' : ` at ${describePointer(toJSONPointer(this.path))}`;
   }
 
-  private truncated(where: string): never {
+  truncated(where: string): never {
     if (this.options.truncatedByLimit) {
       throw new LadderRefusal(
         'truncated',
@@ -275,7 +235,7 @@ class TolerantParser {
     const code = this.text.charCodeAt(this.position);
     if (code === OPEN_BRACE) return this.parseObject();
     if (code === OPEN_BRACKET) return this.parseArray();
-    if (isQuote(code)) return this.parseString(false);
+    if (isQuote(code)) return readTolerantString(this, false);
     if (code === MINUS || isDigit(code)) return this.parseNumber();
     if (isIdentifierStart(code)) return this.parseWord();
     if (code === COMMA) {
@@ -388,134 +348,10 @@ class TolerantParser {
     while (isDigit(this.text.charCodeAt(this.position))) this.position += 1;
   }
 
-  private parseString(isKey: boolean): string {
-    const { text } = this;
-    const open = text.charCodeAt(this.position);
-    let closeA = QUOTE;
-    let closeB = QUOTE;
-    if (open === APOSTROPHE) {
-      closeA = APOSTROPHE;
-      closeB = APOSTROPHE;
-      this.repairs.add('single-quoted-strings');
-    } else if (open === LEFT_DOUBLE_CURLY || open === RIGHT_DOUBLE_CURLY) {
-      closeA = LEFT_DOUBLE_CURLY;
-      closeB = RIGHT_DOUBLE_CURLY;
-      this.repairs.add('curly-quotes');
-    } else if (open === LEFT_SINGLE_CURLY || open === RIGHT_SINGLE_CURLY) {
-      closeA = LEFT_SINGLE_CURLY;
-      closeB = RIGHT_SINGLE_CURLY;
-      this.repairs.add('curly-quotes');
-    }
-    const where = isKey ? 'inside a key' : 'inside a string';
-    const start = this.position + 1;
-    let index = start;
-    let escapes = 0;
-    let escapedApostrophes = 0;
-    let otherEscape: string | undefined;
-    let invalidEscape: string | undefined;
-    let controls = 0;
-    for (;;) {
-      if (index >= text.length) this.truncated(where);
-      const code = text.charCodeAt(index);
-      if (code === closeA || code === closeB) break;
-      if (code === BACKSLASH) {
-        if (index + 1 >= text.length) this.truncated(where);
-        const next = text.charCodeAt(index + 1);
-        escapes += 1;
-        if (next === QUOTE || next === BACKSLASH || next === closeA || next === closeB) {
-          index += 2;
-        } else if (next === APOSTROPHE) {
-          if (open === QUOTE) escapedApostrophes += 1;
-          index += 2;
-        } else if (next === 117) {
-          let hex = 0;
-          while (hex < 4 && index + 2 + hex < text.length && isHex(text.charCodeAt(index + 2 + hex)))
-            hex += 1;
-          if (hex === 4) {
-            otherEscape ??= text.slice(index, index + 6);
-            index += 6;
-          } else if (index + 2 + hex >= text.length) {
-            this.truncated(where);
-          } else if (hex > 0) {
-            // `\u00e`: a code point with digits missing. Guessing the character, or keeping the text,
-            // would both invent meaning.
-            throw new LadderRefusal(
-              'incomplete-unicode-escape',
-              `The string${this.where()} has an incomplete unicode escape (${text.slice(index, index + 2 + hex)}): \\u needs exactly four hex digits. Send the character itself, or escape a literal backslash as \\\\.`,
-            );
-          } else {
-            invalidEscape ??= text.slice(index, index + 2);
-            index += 2;
-          }
-        } else if (
-          next === SLASH ||
-          next === 98 ||
-          next === 102 ||
-          next === 110 ||
-          next === 114 ||
-          next === 116
-        ) {
-          otherEscape ??= text.slice(index, index + 2);
-          index += 2;
-        } else {
-          invalidEscape ??= String.fromCodePoint(BACKSLASH, text.codePointAt(index + 1) ?? next);
-          index += 2;
-        }
-        continue;
-      }
-      if (code < SPACE) controls += 1;
-      index += 1;
-    }
-    this.position = index + 1;
-    if (invalidEscape !== undefined && otherEscape !== undefined) {
-      throw new LadderRefusal(
-        'ambiguous-escapes',
-        `The string${this.where()} mixes an invalid escape (${invalidEscape}) with a valid one (${otherEscape}), so it is unclear which backslashes are literal. Escape every literal backslash as \\\\.`,
-      );
-    }
-    if (controls > 0) this.repairs.add('escape-control-characters');
-    if (escapedApostrophes > 0) this.repairs.add('escaped-apostrophe');
-    if (invalidEscape !== undefined) this.repairs.add('double-invalid-escapes');
-    if (escapes === 0) return text.slice(start, index);
-    return this.decodeString(start, index);
-  }
-
-  private decodeString(start: number, end: number): string {
-    const { text } = this;
-    let decoded = '';
-    let segment = start;
-    let index = start;
-    while (index < end) {
-      if (text.charCodeAt(index) !== BACKSLASH) {
-        index += 1;
-        continue;
-      }
-      decoded += text.slice(segment, index);
-      const next = text[index + 1] ?? '';
-      const simple = SIMPLE_ESCAPES[next];
-      if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(index + 2, index + 6))) {
-        decoded += String.fromCharCode(Number.parseInt(text.slice(index + 2, index + 6), 16));
-        index += 6;
-      } else if (simple !== undefined) {
-        decoded += simple;
-        index += 2;
-      } else if (next === '\u201c' || next === '\u201d' || next === '\u2018' || next === '\u2019') {
-        decoded += next;
-        index += 2;
-      } else {
-        // An invalid escape in a string with no other escapes: the backslash was meant literally.
-        decoded += `\\${next}`;
-        index += 2;
-      }
-      segment = index;
-    }
-    return decoded + text.slice(segment, end);
-  }
-
   private parseKey(): string {
     const { text } = this;
     const code = text.charCodeAt(this.position);
-    if (isQuote(code)) return this.parseString(true);
+    if (isQuote(code)) return readTolerantString(this, true);
     if (isIdentifierStart(code)) {
       const word = this.peekWord();
       this.position += word.length;

@@ -1,4 +1,4 @@
-import type { ArgumentRepair } from '../arguments/argument-ids';
+import type { ArgumentRefusalReason, ArgumentRepair } from '../arguments/argument-ids';
 import type { ToolResultCut } from '../loop/cap-tool-result';
 import type { ToolSearchMode } from '../schema/collect-tool-schemas';
 import type { AgentToolResult, ToolProgress } from '../tool/worker-agent-tool';
@@ -186,6 +186,18 @@ export interface ToolCallEndEvent {
   isError: boolean;
   /** Repairs the argument ladder made (empty when none). */
   repairs: ArgumentRepair[];
+  /**
+   * With outcome `invalid-arguments`: why the arguments were refused, the `ToolArgumentsError.reason`
+   * (a ladder step's id such as `invalid-json` or `truncated`, or `invalid-arguments` when the schema
+   * refused them). Absent for every other outcome.
+   */
+  refusal?: ArgumentRefusalReason;
+  /**
+   * Present when `beforeToolCall` was asked about the call: what it answered (`deny` also when it
+   * threw or gave no answer) and how long the call waited for it, in milliseconds (an approval's
+   * wait). A call allowed and then cancelled before it started carries `allow`.
+   */
+  approval?: { decision: 'allow' | 'deny'; waitMs: number };
   /**
    * The result recorded as the call's output, as the model sees it (for failures, the error text as
    * `content`; cut to `maxToolResultBytes`, with `details.resultCut`, when it was longer).

@@ -1,10 +1,9 @@
 import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';
 import type { ToolCallEndEvent, ToolCallStartEvent } from '../events/agent-event';
-import { agentToolMap } from '../tool/agent-tool-map';
+import { agentToolMap, toolKey } from '../tool/agent-tool-map';
 import type { AnyWorkerAgentTool, ToolProgress } from '../tool/worker-agent-tool';
-import { DEFAULT_MAX_TOOL_RESULT_BYTES, MIN_TOOL_RESULT_BYTES } from './cap-tool-result';
+import { resolveCallLimits } from './call-limits';
 import { executeToolCall } from './execute-tool-call';
-import { DEFAULT_ABANDON_GRACE_MS } from './run-agent-loop';
 
 /** Options of `runToolCallOnce`. */
 export interface RunToolCallOnceOptions {
@@ -55,21 +54,8 @@ export async function runToolCallOnce(
   rawArguments: string,
   options: RunToolCallOnceOptions = {},
 ): Promise<ToolCallOnceResult> {
-  const { toolTimeoutMs, maxToolResultBytes, abandonGraceMs } = options;
-  if (abandonGraceMs !== undefined && !(Number.isFinite(abandonGraceMs) && abandonGraceMs >= 0)) {
-    throw new TypeError(`runToolCallOnce: abandonGraceMs must be a number >= 0, got ${abandonGraceMs}`);
-  }
-  if (toolTimeoutMs !== undefined && !(Number.isFinite(toolTimeoutMs) && toolTimeoutMs > 0)) {
-    throw new TypeError(`runToolCallOnce: toolTimeoutMs must be a positive number, got ${toolTimeoutMs}`);
-  }
-  if (
-    maxToolResultBytes !== undefined &&
-    !(Number.isSafeInteger(maxToolResultBytes) && maxToolResultBytes >= MIN_TOOL_RESULT_BYTES)
-  ) {
-    throw new TypeError(
-      `runToolCallOnce: maxToolResultBytes must be an integer >= ${MIN_TOOL_RESULT_BYTES}, got ${maxToolResultBytes}`,
-    );
-  }
+  // The same checks and defaults as the loop's, so a call here runs under the limits a turn would give it.
+  const limits = resolveCallLimits('runToolCallOnce', options);
   const tools = agentToolMap([tool]);
   const call: ResponseFunctionToolCall = {
     type: 'function_call',
@@ -81,13 +67,11 @@ export async function runToolCallOnce(
   let start: ToolCallStartEvent | undefined;
   let end: ToolCallEndEvent | undefined;
   const progress: ToolProgress[] = [];
-  await executeToolCall({ call, itemIndex: 0 }, options.finishReason, {
+  await executeToolCall({ call, itemIndex: 0, key: toolKey(call) }, options.finishReason, {
+    ...limits,
     tools,
     signal: options.signal ?? new AbortController().signal,
-    toolTimeoutMs,
     beforeToolCall: undefined,
-    abandonGraceMs: abandonGraceMs ?? DEFAULT_ABANDON_GRACE_MS,
-    maxToolResultBytes: maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
     emit: (event) => {
       if (event.type === 'tool-call-start') start = event;
       else if (event.type === 'tool-call-progress') progress.push(event.progress);

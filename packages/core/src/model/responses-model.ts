@@ -165,6 +165,187 @@ function linkSignal(signal: AbortSignal | undefined): { signal: AbortSignal | un
   return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
 }
 
+/** What every request of one model sends, resolved once by `createResponsesModel`. */
+interface ResponsesSettings {
+  client: ResponsesClient;
+  model: string;
+  /** Each request sends only the new items with `previous_response_id`. */
+  chained: boolean;
+  store: boolean;
+  include: ResponseCreateParamsBase['include'];
+  requestDefaults: ResponsesRequestDefaults;
+  /** The client's base URL, named in the error when the endpoint was not reached. */
+  endpoint: string | undefined;
+}
+
+function checkModelOptions({ client, model, chaining }: ResponsesModelOptions): void {
+  if (typeof client !== 'object' || client === null || typeof client.responses?.create !== 'function') {
+    throw new TypeError('createResponsesModel: client must be an openai SDK client (new OpenAI(...))');
+  }
+  if (typeof model !== 'string' || model === '') {
+    throw new TypeError('createResponsesModel: model must be a non-empty model name');
+  }
+  if (chaining !== undefined && chaining !== 'stateless' && chaining !== 'previous-response-id') {
+    throw new TypeError(
+      `createResponsesModel: chaining must be 'stateless' or 'previous-response-id', got ${JSON.stringify(chaining)}`,
+    );
+  }
+}
+
+function resolveSettings(options: ResponsesModelOptions): ResponsesSettings {
+  const { client, model, chaining = 'stateless', stream: _stream, ...requestDefaults } = options;
+  const chained = chaining === 'previous-response-id';
+  const store = requestDefaults.store ?? chained;
+  // Stateless, the server keeps no reasoning to look up by id: ask for it encrypted, so it can be
+  // replayed with the function calls that depend on it.
+  const reasoningOn =
+    requestDefaults.reasoning !== undefined &&
+    requestDefaults.reasoning !== null &&
+    requestDefaults.reasoning.effort !== 'none';
+  const include =
+    !store && reasoningOn && !requestDefaults.include?.includes('reasoning.encrypted_content')
+      ? [...(requestDefaults.include ?? []), 'reasoning.encrypted_content' as const]
+      : requestDefaults.include;
+  const endpoint = typeof client.baseURL === 'string' ? client.baseURL : undefined;
+  return { client, model, chained, store, include, requestDefaults, endpoint };
+}
+
+function buildBody(settings: ResponsesSettings, request: ModelRequest): ResponseCreateParamsBase {
+  const { requestDefaults, include, model, store } = settings;
+  const sendPending = settings.chained && request.previousResponseId !== undefined;
+  return {
+    ...requestDefaults,
+    ...(include === undefined || include === null ? {} : { include }),
+    model,
+    store,
+    input: (sendPending ? request.items.slice(request.pendingFrom) : request.items) as ResponseInputItem[],
+    ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
+    ...(request.tools.length === 0 ? {} : { tools: request.tools as unknown as Tool[] }),
+    ...(sendPending ? { previous_response_id: request.previousResponseId } : {}),
+  };
+}
+
+/** The response as the loop reads it: its function calls, and its items as the transcript replays them. */
+function toModelResponse(
+  settings: ResponsesSettings,
+  id: string,
+  output: ResponseOutputItem[],
+  incomplete: { reason?: string } | null | undefined,
+  usage: ResponseUsage | undefined,
+): ModelResponse {
+  const functionCalls: ResponseFunctionToolCall[] = [];
+  for (const item of output) {
+    if (item.type !== 'function_call') continue;
+    // Some compatible servers send `namespace: null`; dispatch keys treat absent and null alike.
+    if (item.namespace === null) delete item.namespace;
+    functionCalls.push(item);
+  }
+  return {
+    id,
+    functionCalls,
+    // Without store, a reasoning item can only be replayed with its encrypted content.
+    items: toReplayItems(output, { stateless: !settings.store }),
+    output,
+    finishReason: incomplete?.reason ?? undefined,
+    usage: toUsage(usage),
+  };
+}
+
+async function respondOnce(settings: ResponsesSettings, request: ModelRequest): Promise<ModelResponse> {
+  const { signal } = request;
+  const link = linkSignal(signal);
+  let response: OpenAI.Responses.Response;
+  try {
+    response = await settings.client.responses.create(
+      { ...buildBody(settings, request), stream: false },
+      { signal: link.signal },
+    );
+  } catch (error) {
+    if (signal?.aborted) throw abortError(signal);
+    throw toModelRequestError(error, 'request', settings.endpoint);
+  } finally {
+    link.release();
+  }
+  if (response.status === 'failed') {
+    throw new ModelRequestError({
+      message: `Model response failed: ${response.error?.message ?? 'no reason given'}`,
+    });
+  }
+  const text = response.output_text;
+  if (text) request.onTextDelta(text);
+  return toModelResponse(settings, response.id, response.output, response.incomplete_details, response.usage);
+}
+
+async function respondStreaming(settings: ResponsesSettings, request: ModelRequest): Promise<ModelResponse> {
+  const link = linkSignal(request.signal);
+  try {
+    return await streamResponse(settings, request, link.signal);
+  } finally {
+    link.release();
+  }
+}
+
+/**
+ * Sends the request streaming and reads the stream here: text deltas as they come, each finished
+ * output item, and the final response. A function call's item arrives as `response.output_item.done`.
+ */
+async function streamResponse(
+  settings: ResponsesSettings,
+  request: ModelRequest,
+  requestSignal: AbortSignal | undefined,
+): Promise<ModelResponse> {
+  const { signal, onTextDelta } = request;
+  let body: ReadableStream<Uint8Array> | null;
+  try {
+    // The SDK makes the request (headers, retries, HTTP errors); the stream is read here.
+    const response = await settings.client.responses
+      .create({ ...buildBody(settings, request), stream: true }, { signal: requestSignal })
+      .asResponse();
+    body = response.body;
+  } catch (error) {
+    if (signal?.aborted) throw abortError(signal);
+    throw toModelRequestError(error, 'request', settings.endpoint);
+  }
+  let final: OpenAI.Responses.Response | undefined;
+  const doneItems: ResponseOutputItem[] = [];
+  const onEvent = (event: OpenAI.Responses.ResponseStreamEvent) => {
+    switch (event.type) {
+      case 'response.output_text.delta':
+        onTextDelta(event.delta);
+        break;
+      case 'response.output_item.done':
+        doneItems.push(event.item);
+        break;
+      case 'response.completed':
+      case 'response.incomplete':
+        final = event.response;
+        break;
+      case 'response.failed':
+        throw new ModelRequestError({
+          message: `Model response failed: ${event.response.error?.message ?? 'no reason given'}`,
+        });
+      case 'error':
+        throw new ModelRequestError({ message: `Model stream error: ${event.message}` });
+    }
+  };
+  try {
+    if (body !== null) await readServerSentEvents(body, onEvent, { skipEvent: isUnreadResponseEvent });
+  } catch (error) {
+    if (signal?.aborted) throw abortError(signal);
+    throw toModelRequestError(error, 'stream', settings.endpoint);
+  }
+  if (signal?.aborted) throw abortError(signal);
+  if (final === undefined) {
+    throw new ModelRequestError({
+      message:
+        'Model response stream broke off: the stream ended before response.completed (connection closed early?)',
+    });
+  }
+  // Some compatible servers send the final response without its output; the streamed items have it.
+  const output = final.output.length > 0 ? final.output : doneItems;
+  return toModelResponse(settings, final.id, output, final.incomplete_details, final.usage);
+}
+
 /**
  * Wraps an `openai` SDK client as the model of `runAgentLoop`: one streaming
  * `client.responses.create` per iteration, against api.openai.com or any OpenAI-compatible
@@ -182,161 +363,14 @@ function linkSignal(signal: AbortSignal | undefined): { signal: AbortSignal | un
  * });
  */
 export function createResponsesModel(options: ResponsesModelOptions): ResponsesModel {
-  const { client, model, chaining = 'stateless', stream = true, ...requestDefaults } = options;
-  if (typeof client !== 'object' || client === null || typeof client.responses?.create !== 'function') {
-    throw new TypeError('createResponsesModel: client must be an openai SDK client (new OpenAI(...))');
-  }
-  if (typeof model !== 'string' || model === '') {
-    throw new TypeError('createResponsesModel: model must be a non-empty model name');
-  }
-  if (chaining !== 'stateless' && chaining !== 'previous-response-id') {
-    throw new TypeError(
-      `createResponsesModel: chaining must be 'stateless' or 'previous-response-id', got ${JSON.stringify(chaining)}`,
-    );
-  }
-  const chained = chaining === 'previous-response-id';
-  const store = requestDefaults.store ?? chained;
-  // Stateless, the server keeps no reasoning to look up by id: ask for it encrypted, so it can be
-  // replayed with the function calls that depend on it.
-  const reasoningOn =
-    requestDefaults.reasoning !== undefined &&
-    requestDefaults.reasoning !== null &&
-    requestDefaults.reasoning.effort !== 'none';
-  const include =
-    !store && reasoningOn && !requestDefaults.include?.includes('reasoning.encrypted_content')
-      ? [...(requestDefaults.include ?? []), 'reasoning.encrypted_content' as const]
-      : requestDefaults.include;
-  const endpoint = typeof client.baseURL === 'string' ? client.baseURL : undefined;
-
-  function buildBody(request: ModelRequest): ResponseCreateParamsBase {
-    const sendPending = chained && request.previousResponseId !== undefined;
-    return {
-      ...requestDefaults,
-      ...(include === undefined || include === null ? {} : { include }),
-      model,
-      store,
-      input: (sendPending ? request.items.slice(request.pendingFrom) : request.items) as ResponseInputItem[],
-      ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
-      ...(request.tools.length === 0 ? {} : { tools: request.tools as unknown as Tool[] }),
-      ...(sendPending ? { previous_response_id: request.previousResponseId } : {}),
-    };
-  }
-
-  function finish(
-    id: string,
-    output: ResponseOutputItem[],
-    incomplete: { reason?: string } | null | undefined,
-    usage: ResponseUsage | undefined,
-  ): ModelResponse {
-    const functionCalls: ResponseFunctionToolCall[] = [];
-    for (const item of output) {
-      if (item.type !== 'function_call') continue;
-      // Some compatible servers send `namespace: null`; dispatch keys treat absent and null alike.
-      if (item.namespace === null) delete item.namespace;
-      functionCalls.push(item);
-    }
-    return {
-      id,
-      functionCalls,
-      // Without store, a reasoning item can only be replayed with its encrypted content.
-      items: toReplayItems(output, { stateless: !store }),
-      output,
-      finishReason: incomplete?.reason ?? undefined,
-      usage: toUsage(usage),
-    };
-  }
-
-  async function respondOnce(request: ModelRequest): Promise<ModelResponse> {
-    const { signal } = request;
-    const link = linkSignal(signal);
-    let response: OpenAI.Responses.Response;
-    try {
-      response = await client.responses.create(
-        { ...buildBody(request), stream: false },
-        { signal: link.signal },
-      );
-    } catch (error) {
-      if (signal?.aborted) throw abortError(signal);
-      throw toModelRequestError(error, 'request', endpoint);
-    } finally {
-      link.release();
-    }
-    if (response.status === 'failed') {
-      throw new ModelRequestError({
-        message: `Model response failed: ${response.error?.message ?? 'no reason given'}`,
-      });
-    }
-    const text = response.output_text;
-    if (text) request.onTextDelta(text);
-    return finish(response.id, response.output, response.incomplete_details, response.usage);
-  }
-
-  async function respondStreaming(request: ModelRequest): Promise<ModelResponse> {
-    const { signal } = request;
-    const link = linkSignal(signal);
-    try {
-      return await streamResponse(request, link.signal);
-    } finally {
-      link.release();
-    }
-  }
-
-  async function streamResponse(request: ModelRequest, requestSignal: AbortSignal | undefined) {
-    const { signal, onTextDelta } = request;
-    let body: ReadableStream<Uint8Array> | null;
-    try {
-      // The SDK makes the request (headers, retries, HTTP errors); the stream is read here.
-      const response = await client.responses
-        .create({ ...buildBody(request), stream: true }, { signal: requestSignal })
-        .asResponse();
-      body = response.body;
-    } catch (error) {
-      if (signal?.aborted) throw abortError(signal);
-      throw toModelRequestError(error, 'request', endpoint);
-    }
-    let final: OpenAI.Responses.Response | undefined;
-    const doneItems: ResponseOutputItem[] = [];
-    const onEvent = (event: OpenAI.Responses.ResponseStreamEvent) => {
-      switch (event.type) {
-        case 'response.output_text.delta':
-          onTextDelta(event.delta);
-          break;
-        case 'response.output_item.done':
-          doneItems.push(event.item);
-          break;
-        case 'response.completed':
-        case 'response.incomplete':
-          final = event.response;
-          break;
-        case 'response.failed':
-          throw new ModelRequestError({
-            message: `Model response failed: ${event.response.error?.message ?? 'no reason given'}`,
-          });
-        case 'error':
-          throw new ModelRequestError({ message: `Model stream error: ${event.message}` });
-      }
-    };
-    try {
-      if (body !== null) await readServerSentEvents(body, onEvent, { skipEvent: isUnreadResponseEvent });
-    } catch (error) {
-      if (signal?.aborted) throw abortError(signal);
-      throw toModelRequestError(error, 'stream', endpoint);
-    }
-    if (signal?.aborted) throw abortError(signal);
-    if (final === undefined) {
-      throw new ModelRequestError({
-        message:
-          'Model response stream broke off: the stream ended before response.completed (connection closed early?)',
-      });
-    }
-    // Some compatible servers send the final response without its output; the streamed items have it.
-    const output = final.output.length > 0 ? final.output : doneItems;
-    return finish(final.id, output, final.incomplete_details, final.usage);
-  }
-
+  checkModelOptions(options);
+  const settings = resolveSettings(options);
+  const { stream = true } = options;
   return {
-    model,
-    defaultToolSearch: isOpenAIEndpoint(client.baseURL) ? 'native' : 'client',
-    respond: stream ? respondStreaming : respondOnce,
+    model: settings.model,
+    defaultToolSearch: isOpenAIEndpoint(settings.client.baseURL) ? 'native' : 'client',
+    respond: stream
+      ? (request) => respondStreaming(settings, request)
+      : (request) => respondOnce(settings, request),
   };
 }

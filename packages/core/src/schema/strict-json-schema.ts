@@ -214,6 +214,52 @@ interface ProjectionState {
   moved: string[];
 }
 
+/**
+ * An object schema's part of the projection: closed (`additionalProperties: false`), every property
+ * required, the optional ones made nullable. Records and open objects are refused.
+ */
+function projectObject(
+  node: JSONSchemaObject,
+  path: string[],
+  depth: number,
+  state: ProjectionState,
+  result: JSONSchemaObject,
+): void {
+  const additional = node.additionalProperties;
+  if (additional !== undefined && additional !== false) {
+    refuse(
+      isPlainObject(additional) && Object.keys(additional).length > 0
+        ? `a record (additionalProperties with a schema) at ${pointer(path)} is not supported in strict mode`
+        : `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
+    );
+  }
+  // A nested object that names no properties and does not close itself takes any keys: closing
+  // it would leave the model only `{}`.
+  if (path.length > 0 && !('properties' in node) && additional !== false) {
+    refuse(
+      `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
+    );
+  }
+  if ('propertyNames' in node)
+    refuse(`keyword 'propertyNames' at ${pointer(path)} is not supported in strict mode`);
+  const properties = isPlainObject(node.properties) ? node.properties : {};
+  const required = new Set(Array.isArray(node.required) ? node.required : []);
+  const projected: JSONSchemaObject = {};
+  for (const [name, property] of Object.entries(properties)) {
+    state.properties += 1;
+    if (state.properties > MAX_PROPERTIES) {
+      refuse(`more than ${MAX_PROPERTIES} properties in all exceeds strict mode's limit`);
+    }
+    path.push('properties', name);
+    const child = project(property, path, depth + 1, state);
+    path.length -= 2;
+    projected[name] = required.has(name) ? child : makeNullable(child);
+  }
+  result.properties = projected;
+  result.required = Object.keys(projected);
+  result.additionalProperties = false;
+}
+
 // `path` is one array shared by the whole walk: each call pushes its child's segments before
 // descending and pops them after, so no node copies it (pointers are built only for messages). A
 // refusal throws out of the walk, so a path left unpopped is never read again.
@@ -261,39 +307,7 @@ function project(node: unknown, path: string[], depth: number, state: Projection
 
   const isObject = node.type === 'object' || (node.type === undefined && 'properties' in node);
   if (isObject) {
-    const additional = node.additionalProperties;
-    if (additional !== undefined && additional !== false) {
-      refuse(
-        isPlainObject(additional) && Object.keys(additional).length > 0
-          ? `a record (additionalProperties with a schema) at ${pointer(path)} is not supported in strict mode`
-          : `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
-      );
-    }
-    // A nested object that names no properties and does not close itself takes any keys: closing
-    // it would leave the model only `{}`.
-    if (path.length > 0 && !('properties' in node) && additional !== false) {
-      refuse(
-        `an open object (additional properties allowed) at ${pointer(path)} is not supported in strict mode`,
-      );
-    }
-    if ('propertyNames' in node)
-      refuse(`keyword 'propertyNames' at ${pointer(path)} is not supported in strict mode`);
-    const properties = isPlainObject(node.properties) ? node.properties : {};
-    const required = new Set(Array.isArray(node.required) ? node.required : []);
-    const projected: JSONSchemaObject = {};
-    for (const [name, property] of Object.entries(properties)) {
-      state.properties += 1;
-      if (state.properties > MAX_PROPERTIES) {
-        refuse(`more than ${MAX_PROPERTIES} properties in all exceeds strict mode's limit`);
-      }
-      path.push('properties', name);
-      const child = project(property, path, depth + 1, state);
-      path.length -= 2;
-      projected[name] = required.has(name) ? child : makeNullable(child);
-    }
-    result.properties = projected;
-    result.required = Object.keys(projected);
-    result.additionalProperties = false;
+    projectObject(node, path, depth, state, result);
   } else if ('properties' in node || 'required' in node || 'additionalProperties' in node) {
     refuse(`object keywords on a non-object schema at ${pointer(path)} are not supported in strict mode`);
   }

@@ -49,12 +49,11 @@ import {
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from '@opentelemetry/semantic-conventions/incubating';
-import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
-import type { ArgumentRefusalReason } from '../arguments/argument-ids';
-import type { AgentEvent, AgentUsage } from '../events/agent-event';
-import type { BeforeToolCall } from '../loop/execute-tool-call';
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { AgentEvent, AgentUsage, ToolCallEndEvent } from '../events/agent-event';
+import type { TurnToolCall } from '../loop/execute-tool-call';
+import type { TurnInstrumentation } from '../loop/turn-loop';
 import type { ModelResponse } from '../model/responses-model';
-import { toolKey } from '../tool/agent-tool-map';
 
 /** The instrumentation scope name of core's tracer and meter. */
 export const TELEMETRY_SCOPE_NAME = '@switchyard/core';
@@ -180,11 +179,6 @@ function instrumentsFor(meter: Meter): Instruments {
   return instruments;
 }
 
-interface ToolSpan {
-  span: Span;
-  approvalWaitMs?: number;
-}
-
 function usageAttributes(usage: AgentUsage): Attributes {
   return {
     [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.inputTokens,
@@ -216,19 +210,22 @@ function json(value: unknown): string {
 }
 
 /**
- * A turn's spans and metrics. Core's only instrumentation point: the loop calls it around the model
- * request, around each tool call and with every event, and nothing else in core knows OpenTelemetry.
+ * A turn's spans and metrics: the `TurnInstrumentation` `runAgentLoop` gives its loop, and the only
+ * part of core that knows OpenTelemetry. It wraps the turn, each model request and each dispatched
+ * tool call, and reads the rest from the events: a call's span ends with its `tool-call-end`, whose
+ * `outcome`, `repairs`, `refusal` and `approval` become the span's attributes.
  *
  * Contract: never throws into the loop; without an SDK every span is the API's non-recording span and
  * every attribute object is skipped (`isRecording()`), so a turn pays a few no-op calls.
  */
-export class TurnTelemetry {
+export class TurnTelemetry implements TurnInstrumentation {
   private readonly tracer: Tracer;
   private readonly instruments: Instruments;
   private readonly turnSpan: Span;
   private readonly turnContext: Context;
   private readonly started = performance.now();
-  private readonly toolSpans = new Map<string, ToolSpan>();
+  // Open tool spans by the call's item index, unique within the turn (a `call_id` may not be).
+  private readonly toolSpans = new Map<number, Span>();
   private readonly recordContent: boolean;
   private readonly agentName: string | undefined;
   private readonly model: string;
@@ -269,12 +266,12 @@ export class TurnTelemetry {
   }
 
   /** Runs the turn's body with the turn span active, so work the tools start joins the trace. */
-  runTurn<T>(body: () => Promise<T>): Promise<T> {
+  turn<T>(body: () => Promise<T>): Promise<T> {
     return context.with(this.turnContext, body);
   }
 
   /** Runs one model request inside a `chat` span. */
-  async chat(
+  async modelRequest(
     iteration: number,
     items: readonly ResponseInputItem[],
     request: () => Promise<ModelResponse>,
@@ -346,44 +343,16 @@ export class TurnTelemetry {
    * active while it runs so a tool's own requests (MCP, `web_fetch`) carry the trace out. The span
    * ends with the call's `tool-call-end` event.
    */
-  toolCall<T>(call: ResponseFunctionToolCall, run: () => Promise<T>): Promise<T> {
-    const span = this.startToolSpan(call);
+  toolCall<T>(call: TurnToolCall, run: () => Promise<T>): Promise<T> {
+    const { call: functionCall, itemIndex, key } = call;
+    const span = this.startToolSpan(
+      functionCall.name,
+      functionCall.call_id,
+      itemIndex,
+      key,
+      functionCall.arguments,
+    );
     return context.with(trace.setSpan(this.turnContext, span), run);
-  }
-
-  /** Wraps `beforeToolCall` to time approval waits and record the decision on the call's span. */
-  wrapBeforeToolCall(hook: BeforeToolCall | undefined): BeforeToolCall | undefined {
-    if (hook === undefined) return undefined;
-    return async (request, tool) => {
-      const started = performance.now();
-      let allowed = false;
-      try {
-        const decision = await hook(request, tool);
-        allowed = decision?.allow === true;
-        return decision;
-      } finally {
-        const entry = this.toolSpans.get(request.callId);
-        if (entry !== undefined) {
-          entry.approvalWaitMs = performance.now() - started;
-          if (entry.span.isRecording()) {
-            entry.span.setAttributes({
-              [TELEMETRY_ATTRIBUTES.toolApprovalWaitMs]: entry.approvalWaitMs,
-              [TELEMETRY_ATTRIBUTES.toolApprovalDecision]: allowed ? 'allow' : 'deny',
-            });
-          }
-        }
-      }
-    };
-  }
-
-  /** The ladder or the schema refused a call's arguments. */
-  argumentsRefused(call: ResponseFunctionToolCall, reason: ArgumentRefusalReason): void {
-    const entry = this.toolSpans.get(call.call_id);
-    if (entry?.span.isRecording()) entry.span.setAttribute(TELEMETRY_ATTRIBUTES.toolRefusal, reason);
-    this.instruments.argumentRefusals.add(1, {
-      [TELEMETRY_ATTRIBUTES.refusalStep]: reason,
-      [ATTR_GEN_AI_TOOL_NAME]: call.name,
-    });
   }
 
   /** Sees every event the loop emits: ends tool spans and the turn span. */
@@ -396,41 +365,41 @@ export class TurnTelemetry {
     }
   }
 
-  private startToolSpan(call: ResponseFunctionToolCall): Span {
+  private startToolSpan(
+    name: string,
+    callId: string,
+    itemIndex: number,
+    key: string,
+    rawArguments: string | undefined,
+  ): Span {
     const span = this.tracer.startSpan(
-      `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${call.name}`,
+      `${GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL} ${name}`,
       { kind: SpanKind.INTERNAL },
       this.turnContext,
     );
     if (span.isRecording()) {
       span.setAttributes({
         [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
-        [ATTR_GEN_AI_TOOL_NAME]: call.name,
-        [ATTR_GEN_AI_TOOL_CALL_ID]: call.call_id,
+        [ATTR_GEN_AI_TOOL_NAME]: name,
+        [ATTR_GEN_AI_TOOL_CALL_ID]: callId,
         [ATTR_GEN_AI_TOOL_TYPE]: 'function',
-        [TELEMETRY_ATTRIBUTES.toolKey]: toolKey(call),
+        [TELEMETRY_ATTRIBUTES.toolKey]: key,
       });
-      if (this.recordContent) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, call.arguments);
+      if (this.recordContent && rawArguments !== undefined) {
+        span.setAttribute(ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, rawArguments);
+      }
     }
-    this.toolSpans.set(call.call_id, { span });
+    this.toolSpans.set(itemIndex, span);
     return span;
   }
 
-  private endToolCall(event: Extract<AgentEvent, { type: 'tool-call-end' }>): void {
-    let entry = this.toolSpans.get(event.callId);
-    if (entry === undefined) {
-      // A call the loop never ran (cancelled or skipped) still gets its span, of no length.
-      const call = {
-        call_id: event.callId,
-        name: event.name,
-        ...(event.namespace === undefined ? {} : { namespace: event.namespace }),
-      } as ResponseFunctionToolCall;
-      this.startToolSpan(call);
-      entry = this.toolSpans.get(event.callId) as ToolSpan;
-    }
-    this.toolSpans.delete(event.callId);
-    const { span } = entry;
+  private endToolCall(event: ToolCallEndEvent): void {
     const key = event.namespace === undefined ? event.name : `${event.namespace}.${event.name}`;
+    // A call the loop never ran (cancelled, skipped, a shared call id) still gets its span, of no length.
+    const span =
+      this.toolSpans.get(event.itemIndex) ??
+      this.startToolSpan(event.name, event.callId, event.itemIndex, key, undefined);
+    this.toolSpans.delete(event.itemIndex);
     if (span.isRecording()) {
       span.setAttributes({
         [TELEMETRY_ATTRIBUTES.toolOutcome]: event.outcome,
@@ -438,6 +407,13 @@ export class TurnTelemetry {
         [TELEMETRY_ATTRIBUTES.toolDurationMs]: event.durationMs,
         [TELEMETRY_ATTRIBUTES.toolIsError]: event.isError,
       });
+      if (event.refusal !== undefined) span.setAttribute(TELEMETRY_ATTRIBUTES.toolRefusal, event.refusal);
+      if (event.approval !== undefined) {
+        span.setAttributes({
+          [TELEMETRY_ATTRIBUTES.toolApprovalWaitMs]: event.approval.waitMs,
+          [TELEMETRY_ATTRIBUTES.toolApprovalDecision]: event.approval.decision,
+        });
+      }
       // Every outcome but `completed` is a failure, a tool's own error result (`tool-error`) included.
       if (event.outcome !== 'completed') {
         span.setAttribute(ATTR_ERROR_TYPE, event.outcome);
@@ -446,6 +422,10 @@ export class TurnTelemetry {
       if (this.recordContent) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, json(event.result.content));
     }
     span.end();
+    this.recordToolMetrics(event, key);
+  }
+
+  private recordToolMetrics(event: ToolCallEndEvent, key: string): void {
     this.instruments.toolCallDuration.record(event.durationMs / 1000, {
       [ATTR_GEN_AI_TOOL_NAME]: event.name,
       [TELEMETRY_ATTRIBUTES.toolKey]: key,
@@ -457,11 +437,17 @@ export class TurnTelemetry {
         [ATTR_GEN_AI_TOOL_NAME]: event.name,
       });
     }
+    if (event.refusal !== undefined) {
+      this.instruments.argumentRefusals.add(1, {
+        [TELEMETRY_ATTRIBUTES.refusalStep]: event.refusal,
+        [ATTR_GEN_AI_TOOL_NAME]: event.name,
+      });
+    }
   }
 
   private endTurn(event: Extract<AgentEvent, { type: 'turn-end' }>): void {
     // Spans of calls that never reached their end event (a defect in a hook) still end with the turn.
-    for (const { span } of this.toolSpans.values()) span.end();
+    for (const span of this.toolSpans.values()) span.end();
     this.toolSpans.clear();
     const span = this.turnSpan;
     if (span.isRecording()) {

@@ -31,6 +31,18 @@ export const ToolCallEndEventSchema = z
     durationMs: z.number().openapi({ description: '0 for a call that never started' }),
     isError: z.boolean().openapi({ description: "Always `outcome !== 'completed'`" }),
     repairs: z.array(z.string()),
+    refusal: z.string().optional().openapi({
+      description:
+        'With outcome `invalid-arguments`: why the arguments were refused, core’s ToolArgumentsError.reason (an argument-ladder step such as `invalid-json` or `truncated`, or `invalid-arguments` when the schema refused them). Absent for other outcomes and in logs recorded before it existed.',
+      example: 'truncated',
+    }),
+    approval: z
+      .object({ decision: z.enum(['allow', 'deny']), waitMs: z.number() })
+      .optional()
+      .openapi({
+        description:
+          'Present when the call was put to the approval check (`beforeToolCall`): its decision (`deny` also when the check failed) and how long the call waited for it, in milliseconds. Absent in logs recorded before it existed.',
+      }),
     result: z
       .looseObject({ content: z.union([z.string(), z.array(z.unknown())]) })
       .openapi({ description: 'The result recorded as the call’s output, as the model saw it' }),

@@ -1,0 +1,343 @@
+import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import { addUsage, ZERO_USAGE } from '../events/add-usage';
+import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
+import type { ModelRequest, ModelResponse, ResponsesModel } from '../model/responses-model';
+import { toolKey } from '../tool/agent-tool-map';
+import type { TurnToolSet } from '../tool-search/turn-tool-set';
+import type { CallLimits } from './call-limits';
+import { dispatchToolCalls } from './dispatch';
+import {
+  type BeforeToolCall,
+  executeToolCall,
+  type ToolCallRecord,
+  type ToolCallScope,
+  type TurnToolCall,
+} from './execute-tool-call';
+import { refuseDuplicateCallId, unrunToolCall } from './finish-tool-call';
+import type { AgentRunResult } from './run-agent-loop';
+
+/**
+ * What watches a turn from outside it (core's is `TurnTelemetry`: spans and metrics). The loop runs
+ * the turn, each model request and each tool call it dispatches inside it, and shows it every event
+ * before the run's consumer sees it.
+ *
+ * Contract: an implementation runs what it is given exactly once and settles as it settles, and
+ * `onEvent` never throws: it observes the turn and changes nothing in it.
+ */
+export interface TurnInstrumentation {
+  /** Runs the whole turn, from `turn-start` to `turn-end`. */
+  turn<T>(body: () => Promise<T>): Promise<T>;
+  /** Runs one model request; `items` is the transcript it sends. */
+  modelRequest(
+    iteration: number,
+    items: readonly ResponseInputItem[],
+    request: () => Promise<ModelResponse>,
+  ): Promise<ModelResponse>;
+  /** Runs one dispatched call: lookup, validation, `beforeToolCall` and `execute`, to its `tool-call-end`. */
+  toolCall<T>(call: TurnToolCall, run: () => Promise<T>): Promise<T>;
+  /** Sees every event the turn emits, in order (a call's outcome, approval and refusal are on its `tool-call-end`). */
+  onEvent(event: AgentEvent): void;
+}
+
+/** Where a turn's events go once the instrumentation has seen them: the run's channel. */
+export interface TurnEventSink {
+  /** Takes one event. */
+  push(event: AgentEvent): void;
+  /** No more events: the turn has ended. */
+  close(): void;
+}
+
+/** What the loop proper is given: everything `runAgentLoop` checked, resolved and built. */
+export interface TurnLoopInput {
+  /** The model to send requests to. */
+  model: ResponsesModel;
+  /** The turn's tools: lookup by key, the next request's `tools`, and the tools calls loaded. */
+  tools: TurnToolSet;
+  /** What watches the turn (spans and metrics). */
+  instrumentation: TurnInstrumentation;
+  /** Where events go. */
+  events: TurnEventSink;
+  /** The transcript so far, the input as items: the loop appends to it and it becomes `result.items`. */
+  items: ResponseInputItem[];
+  /** System instructions, sent with every request. */
+  instructions: string | undefined;
+  /** The caller's signal, as each model request takes it (none: the turn is never aborted). */
+  signal: AbortSignal | undefined;
+  /** Most model requests. */
+  maxIterations: number;
+  /** Most calls of one response running at once. */
+  maxParallelCalls: number;
+  /** Every call's limits. */
+  limits: CallLimits;
+  /** The policy hook, when set. */
+  beforeToolCall: BeforeToolCall | undefined;
+}
+
+/** How a turn ends, before `turn-end` is emitted. */
+interface TurnEnding {
+  status: AgentRunStatus;
+  error?: Error;
+}
+
+/**
+ * The loop proper: dispatches the calls without an output (a continued transcript's, then each
+ * response's), sends the next request, records its response, and again, until a response has no
+ * call, a result ends the turn, the turn is aborted, the iterations run out or a request fails.
+ *
+ * Contract: resolves once `turn-end` has been emitted and the events closed; never rejects (a
+ * defect in the loop itself ends the turn `failed`).
+ */
+export function runTurnLoop(input: TurnLoopInput): Promise<AgentRunResult> {
+  const loop = new TurnLoop(input);
+  return input.instrumentation.turn(() => loop.run());
+}
+
+class TurnLoop {
+  readonly #input: TurnLoopInput;
+  // Tools always get a signal; one that never aborts when the turn has none.
+  readonly #signal: AbortSignal;
+  readonly #items: ResponseInputItem[];
+  readonly #scope: ToolCallScope;
+  #usage: AgentUsage = ZERO_USAGE;
+  #iterations = 0;
+  #pendingFrom = 0;
+  #last: ModelResponse | undefined;
+  // The outputs of the calls being dispatched, by item index, as they finish: `transcript()` adds
+  // them (in call order) to the items, which get them only once the whole response is dispatched.
+  #dispatching: readonly TurnToolCall[] = [];
+  readonly #finished = new Map<number, ResponseInputItem.FunctionCallOutput>();
+
+  constructor(input: TurnLoopInput) {
+    this.#input = input;
+    this.#signal = input.signal ?? new AbortController().signal;
+    this.#items = input.items;
+    this.#scope = {
+      ...input.limits,
+      tools: input.tools,
+      signal: this.#signal,
+      beforeToolCall: input.beforeToolCall,
+      emit: this.#emit,
+      recordOutput: (call, output) => {
+        this.#finished.set(call.itemIndex, output);
+      },
+      transcript: () => this.#transcript(),
+    };
+  }
+
+  readonly #emit = (event: AgentEvent): void => {
+    this.#input.instrumentation.onEvent(event);
+    this.#input.events.push(event);
+  };
+
+  async run(): Promise<AgentRunResult> {
+    const { tools } = this.#input;
+    this.#emit({ type: 'turn-start', toolCount: tools.toolCount, toolSearch: tools.toolSearch });
+    let ending: TurnEnding;
+    try {
+      ending = await this.#iterate();
+    } catch (caught) {
+      // Only a defect in the loop itself lands here; the turn still ends with an event.
+      ending = { status: 'failed', error: toError(caught) };
+    }
+    return this.#end(ending);
+  }
+
+  /** Dispatch, request, and again, until one of them ends the turn. */
+  async #iterate(): Promise<TurnEnding> {
+    // A transcript that ends with calls without outputs (a turn continued after its process stopped
+    // while a call waited for approval) has them dispatched before the first request.
+    let calls = pendingFunctionCalls(this.#items);
+    let finishReason: string | undefined;
+    for (;;) {
+      if (calls.length > 0) {
+        const endedByTool = await this.#dispatch(calls, finishReason);
+        if (this.#signal.aborted) return { status: 'aborted' };
+        if (endedByTool) return { status: 'ended-by-tool' };
+      }
+      if (this.#signal.aborted) return { status: 'aborted' };
+      if (this.#iterations >= this.#input.maxIterations) return { status: 'max-iterations' };
+      const appendedFrom = this.#items.length;
+      const response = await this.#request();
+      if (isEnding(response)) return response;
+      // The calls are dispatched as recorded in the transcript, which is what a continued turn
+      // dispatches too: each keeps the index of its item there.
+      calls = pendingFunctionCalls(this.#items, appendedFrom);
+      if (calls.length === 0) {
+        // A final answer cut off is not a completed one: say so, with the reason.
+        return { status: response.finishReason === undefined ? 'completed' : 'incomplete' };
+      }
+      finishReason = response.finishReason;
+    }
+  }
+
+  /**
+   * Runs one response's calls by the dispatch rules, each through the per-call pipeline
+   * (`executeToolCall`), and appends their outputs in call order. True when a result ended the turn.
+   */
+  async #dispatch(calls: readonly TurnToolCall[], finishReason: string | undefined): Promise<boolean> {
+    const { tools, instrumentation, maxParallelCalls } = this.#input;
+    const scope = this.#scope;
+    const signal = this.#signal;
+    let endedByTool = false;
+    this.#dispatching = calls;
+    const shared = sharedCallIds(calls);
+    const records = await dispatchToolCalls<TurnToolCall, ToolCallRecord>(calls, {
+      isParallel: ({ call, key }) => {
+        const tool = tools.get(key);
+        // Unknown tools and refused calls cost nothing, so they never need to wait for a batch.
+        return tool === undefined || shared.has(call.call_id) || tool.executionMode === 'parallel';
+      },
+      run: async (turnCall) => {
+        const sharedBy = shared.get(turnCall.call.call_id);
+        if (sharedBy !== undefined) return refuseDuplicateCallId(turnCall, sharedBy, scope);
+        tools.dispatching(turnCall.key);
+        const record = await instrumentation.toolCall(turnCall, () =>
+          executeToolCall(turnCall, finishReason, scope),
+        );
+        if (record.endsTurn) endedByTool = true;
+        tools.loaded(record.loadsTools);
+        return record;
+      },
+      shouldStop: () => endedByTool || signal.aborted,
+      maxConcurrent: maxParallelCalls,
+      skip: (turnCall) => unrunToolCall(turnCall, signal.aborted ? 'cancelled' : 'skipped', scope),
+    });
+    for (const record of records) this.#items.push(record.output);
+    this.#dispatching = [];
+    this.#finished.clear();
+    return endedByTool;
+  }
+
+  /** Sends the next request and records its response; a failed request gives the turn's ending. */
+  async #request(): Promise<ModelResponse | TurnEnding> {
+    const { model, tools, instrumentation, instructions, signal } = this.#input;
+    const items = this.#items;
+    const requestTools = tools.requestTools();
+    this.#iterations += 1;
+    const iteration = this.#iterations;
+    this.#emit({ type: 'model-request-start', iteration, toolCount: requestTools.length });
+    const request: ModelRequest = {
+      items,
+      pendingFrom: this.#pendingFrom,
+      previousResponseId: this.#last?.id,
+      instructions,
+      tools: requestTools,
+      signal,
+      onTextDelta: (delta: string) => this.#emit({ type: 'text-delta', iteration, delta }),
+    };
+    let response: ModelResponse;
+    try {
+      response = await instrumentation.modelRequest(iteration, items, () => model.respond(request));
+    } catch (caught) {
+      return { status: this.#signal.aborted ? 'aborted' : 'failed', error: toError(caught) };
+    }
+    this.#last = response;
+    this.#usage = addUsage(this.#usage, response.usage);
+    this.#emit({
+      type: 'model-request-end',
+      iteration,
+      responseId: response.id,
+      usage: response.usage,
+      functionCallCount: response.functionCalls.length,
+      ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+    });
+    for (const item of response.items) items.push(item);
+    this.#pendingFrom = items.length;
+    return response;
+  }
+
+  /** Emits `turn-end`, closes the events and gives the run's result. */
+  #end({ status, error: failure }: TurnEnding): AgentRunResult {
+    const error = status === 'aborted' && failure === undefined ? abortError(this.#signal) : failure;
+    const last = this.#last;
+    const usage = this.#usage;
+    const iterations = this.#iterations;
+    const incompleteReason = status === 'incomplete' ? last?.finishReason : undefined;
+    this.#emit({
+      type: 'turn-end',
+      status,
+      iterations,
+      usage: { ...usage },
+      ...(incompleteReason === undefined ? {} : { incompleteReason }),
+      ...(error === undefined ? {} : { error }),
+    });
+    this.#input.events.close();
+    return {
+      status,
+      output: last === undefined ? '' : outputText(last.output),
+      items: this.#items,
+      usage,
+      iterations,
+      ...(last === undefined ? {} : { responseId: last.id }),
+      ...(incompleteReason === undefined ? {} : { incompleteReason }),
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  /** The transcript as a held call's hook sees it: the items, then the outputs of this response so far. */
+  #transcript(): ResponseInputItem[] {
+    const transcript = [...this.#items];
+    for (const call of this.#dispatching) {
+      const output = this.#finished.get(call.itemIndex);
+      if (output !== undefined) transcript.push(output);
+    }
+    return transcript;
+  }
+}
+
+function isEnding(value: ModelResponse | TurnEnding): value is TurnEnding {
+  return 'status' in value;
+}
+
+function toError(caught: unknown): Error {
+  return caught instanceof Error ? caught : new Error(String(caught));
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
+}
+
+function outputText(output: readonly ResponseOutputItem[]): string {
+  let text = '';
+  for (const item of output) {
+    if (item.type !== 'message') continue;
+    for (const part of item.content) if (part.type === 'output_text') text += part.text;
+  }
+  return text;
+}
+
+/**
+ * The function calls of `items[from..]` that have no output yet, in transcript order, each with its
+ * item's index: none for an ordinary input; the held calls (and any call of their response not run
+ * yet) of a turn continued from a stored transcript; every call of a response just appended.
+ *
+ * An output answers the earliest call before it with its `call_id` that has none yet: an endpoint
+ * may reuse a call id in a later response, and that later call is not answered by the earlier
+ * call's output.
+ */
+function pendingFunctionCalls(items: readonly ResponseInputItem[], from = 0): TurnToolCall[] {
+  const unanswered = new Map<string, TurnToolCall[]>();
+  const pending: TurnToolCall[] = [];
+  for (let index = from; index < items.length; index += 1) {
+    const item = items[index] as ResponseInputItem;
+    if (item.type === 'function_call') {
+      const call: TurnToolCall = { call: item, itemIndex: index, key: toolKey(item) };
+      pending.push(call);
+      const waiting = unanswered.get(item.call_id);
+      if (waiting === undefined) unanswered.set(item.call_id, [call]);
+      else waiting.push(call);
+    } else if (item.type === 'function_call_output') {
+      const answered = unanswered.get(item.call_id)?.shift();
+      if (answered !== undefined) pending.splice(pending.indexOf(answered), 1);
+    }
+  }
+  return pending;
+}
+
+/** How many calls of `calls` share each `call_id`, for the ids more than one call has. */
+function sharedCallIds(calls: readonly TurnToolCall[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { call } of calls) counts.set(call.call_id, (counts.get(call.call_id) ?? 0) + 1);
+  for (const [id, count] of counts) if (count === 1) counts.delete(id);
+  return counts;
+}
