@@ -8,7 +8,19 @@ import { type BrainService, createBrainTools } from './index';
 
 const names = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.name);
 
-describePublicApi('@switchyard/tools-brain', publicApi, ['createBrainTools']);
+describePublicApi('@switchyard/tools-brain', {
+  source: new URL('./index.ts', import.meta.url),
+  module: publicApi,
+  runtime: ['createBrainTools'],
+  types: [
+    'BrainHit',
+    'BrainPage',
+    'BrainService',
+    'BrainToolsContext',
+    'BrainToolsMode',
+    'BrainWriteOutcome',
+  ],
+});
 
 /** The tag of the first Brain marker in a result: the kind and this call's 16-digit boundary. */
 function markerTag(content: string): string {
