@@ -1,10 +1,5 @@
-import {
-  type AgentToolResult,
-  type AnyWorkerAgentTool,
-  runToolCallOnce,
-  type ToolProgress,
-  type WorkerAgentTool,
-} from '@switchyard/core';
+import type { AgentToolResult, AnyWorkerAgentTool, ToolProgress, WorkerAgentTool } from '@switchyard/core';
+import { runToolCallOnce } from '@switchyard/core/internal';
 
 /** Options of `runToolCall`. */
 export interface RunToolCallOptions {

@@ -1,4 +1,5 @@
-import { type AnyWorkerAgentTool, agentToolMap, collectToolSchemas } from '@switchyard/core';
+import { type AnyWorkerAgentTool, collectToolSchemas } from '@switchyard/core';
+import { agentToolMap } from '@switchyard/core/internal';
 import { describePublicApi } from '@switchyard/test-support';
 import { callTool as call } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';

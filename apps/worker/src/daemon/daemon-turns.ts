@@ -7,15 +7,13 @@ import {
   type AgentRunStatus,
   type AgentUsage,
   type AnyWorkerAgentTool,
-  addUsage,
   type ResponsesModel,
   runAgentLoop,
   type ToolCallDecision,
   type ToolCallRequest,
   type ToolSearchMode,
-  toolKey,
-  ZERO_USAGE,
 } from '@switchyard/core';
+import { addUsage, toolKey, ZERO_USAGE } from '@switchyard/core/internal';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import type { ApprovalPolicy } from '../config/worker-config';
 import {
