@@ -14,10 +14,11 @@ publint run "${tarball[0]}" --strict
 attw "${tarball[0]}" --profile esm-only --quiet
 tar -xzf "${tarball[0]}" -C "$out"
 node --input-type=module - "$out/package" <<'NODE'
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 const workspace = path.resolve(process.cwd(), '../..');
-const manifests = ['tooling', 'apps'].flatMap((folder) =>
+// Every private package of the workspace (a partial copy of it may lack some of these folders).
+const manifests = ['tooling', 'apps'].filter((folder) => existsSync(path.join(workspace, folder))).flatMap((folder) =>
   readdirSync(path.join(workspace, folder), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => path.join(workspace, folder, entry.name, 'package.json')),
