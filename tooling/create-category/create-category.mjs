@@ -49,7 +49,11 @@ function files(name, versions) {
         },
         dependencies: { '@switchyard/core': 'workspace:^' },
         peerDependencies: { zod: '^4.0.0' },
-        devDependencies: { zod: versions.zod, '@switchyard/testkit': 'workspace:^' },
+        devDependencies: {
+          zod: versions.zod,
+          '@switchyard/test-support': 'workspace:*',
+          '@switchyard/testkit': 'workspace:^',
+        },
         engines: { node: '>=20.19' },
       },
       null,
@@ -69,6 +73,17 @@ export default defineConfig(libraryBuild);
     'src/index.ts': `// Any export added here is public API: keep it named, documented and deliberate.
 
 export { ${creator}, type ${context} } from './create-${name}-tools';
+`,
+    'src/index.test.ts': `import { describePublicApi } from '@switchyard/test-support';
+import * as publicApi from './index';
+
+// Every name the package exports, runtime and types: adding one widens what it must keep stable.
+describePublicApi('${packageName}', {
+  source: new URL('./index.ts', import.meta.url),
+  module: publicApi,
+  runtime: ['${creator}'],
+  types: ['${context}'],
+});
 `,
     [`src/create-${name}-tools.ts`]: `import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { ${toolCreator} } from './${name}-echo-tool';
@@ -136,7 +151,8 @@ describe('${toolName}', () => {
     const [tool] = ${creator}({ prefix: '> ' });
     if (!tool) throw new Error('no tool');
     const call = await runToolCall(tool, '{"text":"hi","times":2}');
-    expect(call.status === 'completed' && call.result.content).toBe('> hi\\n> hi');
+    expect(call.end.outcome).toBe('completed');
+    expect(call.end.result.content).toBe('> hi\\n> hi');
   });
 
   it('refuses bad options naming the field', () => {

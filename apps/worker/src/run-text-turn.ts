@@ -2,11 +2,11 @@ import {
   type AgentRunResult,
   type AgentTelemetryOptions,
   createResponsesModel,
-  isOpenAIEndpoint,
   type ResponsesModel,
   runAgentLoop,
   type ToolSearchMode,
 } from '@switchyard/core';
+import { isOpenAIEndpoint } from '@switchyard/core/internal';
 import OpenAI from 'openai';
 import type { TurnAgent } from './config/resolve-agent';
 import type { ModelEndpoint } from './config/resolve-model-endpoint';

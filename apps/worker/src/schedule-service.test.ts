@@ -1,6 +1,6 @@
 import type { ControlPlane, TurnRequest } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-import { agentToolMap } from '@switchyard/core';
+import { agentToolMap } from '@switchyard/core/internal';
 import { createTestToolContext } from '@switchyard/testkit';
 import { createScheduleTools, type ScheduleService, type ScheduleSummary } from '@switchyard/tools-schedule';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

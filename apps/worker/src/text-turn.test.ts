@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { toolKey } from '@switchyard/core';
+import { toolKey } from '@switchyard/core/internal';
 import type { BrainService } from '@switchyard/tools-brain';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import type { ScheduleService } from '@switchyard/tools-schedule';

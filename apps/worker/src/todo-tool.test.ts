@@ -13,9 +13,9 @@ describe('update_todos', () => {
         { content: 'test it', status: 'pending' },
       ],
     });
-    if (result.status !== 'completed') throw new Error(JSON.stringify(result));
-    expect(result.result.isError).toBeUndefined();
-    expect(result.result.content).toBe(
+    if (result.end.outcome !== 'completed') throw new Error(JSON.stringify(result));
+    expect(result.end.result.isError).toBeUndefined();
+    expect(result.end.result.content).toBe(
       'Todo list (1 of 3 done):\n[x] read the issue\n[~] write the code\n[ ] test it',
     );
     expect(list.items.map((item) => item.content)).toEqual(['read the issue', 'write the code', 'test it']);
@@ -36,8 +36,10 @@ describe('update_todos', () => {
         { content: 'b', status: 'in_progress' },
       ],
     });
-    if (result.status !== 'completed') throw new Error(JSON.stringify(result));
-    expect(result.result).toMatchObject({
+    // The tool's own error result: core's tool-error, nothing thrown.
+    expect(result.end.outcome).toBe('tool-error');
+    expect('thrown' in result).toBe(false);
+    expect(result.end.result).toMatchObject({
       isError: true,
       content: expect.stringMatching(/^2 items are in_progress/),
     });

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { defineWorkerTool, validateToolArguments, type ZodWorkerAgentTool } from '@switchyard/core';
+import { defineWorkerTool, type ZodWorkerAgentTool } from '@switchyard/core';
+import { validateToolArguments } from '@switchyard/core/internal';
 import { jsonrepair } from 'jsonrepair';
 import type { z } from 'zod';
 import { type LadderToolName, ladderSchemas } from './ladder-tools';

@@ -1,4 +1,4 @@
-import { toStrictJSONSchema, zodToJSONSchema } from '@switchyard/core';
+import { toStrictJSONSchema, zodToJSONSchema } from '@switchyard/core/internal';
 import { z } from 'zod';
 import type { BenchTool } from '../runtimes/bench-runtime';
 

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-import { runToolCall } from '@switchyard/testkit';
+import { callTool } from '@switchyard/testkit';
 import { createWebTools, type WebFetchOptions } from '@switchyard/tools-web';
 import type { StallCase, StallCaseSet } from './stall-case';
 
@@ -54,11 +54,8 @@ function close(served: Served): Promise<void> {
 }
 
 /** Throws unless the call ran `execute` and got a result (an `isError` result counts: it is an answer). */
-async function callOnce(tool: AnyWorkerAgentTool, params: Record<string, unknown>): Promise<unknown> {
-  const call = await runToolCall(tool, params);
-  if (call.status === 'threw') throw call.error;
-  if (call.status !== 'completed') throw new Error(`${tool.name}: ${call.status}: ${call.output}`);
-  return call.result;
+function callOnce(tool: AnyWorkerAgentTool, params: Record<string, unknown>): Promise<unknown> {
+  return callTool([tool], tool.name, params);
 }
 
 function webFetchCase(

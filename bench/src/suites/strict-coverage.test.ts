@@ -1,10 +1,6 @@
 import { readFileSync } from 'node:fs';
-import {
-  defineWorkerTool,
-  type JSONSchemaObject,
-  toStrictJSONSchema,
-  validateToolArguments,
-} from '@switchyard/core';
+import { defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
+import { toStrictJSONSchema, validateToolArguments } from '@switchyard/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const corpus = JSON.parse(

@@ -1,10 +1,6 @@
 import { readFileSync } from 'node:fs';
-import {
-  collectToolSchemas,
-  defineWorkerTool,
-  type JSONSchemaObject,
-  toStrictJSONSchema,
-} from '@switchyard/core';
+import { collectToolSchemas, defineWorkerTool, type JSONSchemaObject } from '@switchyard/core';
+import { toStrictJSONSchema } from '@switchyard/core/internal';
 import { heading, report } from '../measure';
 
 interface CorpusServer {

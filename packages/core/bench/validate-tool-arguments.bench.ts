@@ -2,12 +2,8 @@ import { measure, ms, report } from '@switchyard/bench-kit';
 import Ajv from 'ajv';
 import { z } from 'zod';
 import { parseToolArguments } from '../src/arguments/parse-tool-arguments';
-import {
-  defineWorkerTool,
-  MAX_TOOL_ARGUMENT_BYTES,
-  resolveToolParameters,
-  validateToolArguments,
-} from '../src/index';
+import { defineWorkerTool } from '../src/index';
+import { MAX_TOOL_ARGUMENT_BYTES, resolveToolParameters, validateToolArguments } from '../src/internal';
 
 const BATCH = 2000;
 

@@ -2,21 +2,19 @@
 // This entry must not import a test runner (the worker's demo runs it in production): the
 // vitest-based conformance suite is `@switchyard/testkit/conformance` (src/conformance/index.ts).
 
-export { createTestToolContext, type TestToolContext } from './create-test-tool-context';
-export type {
-  FakeFunctionCall,
-  FakeHTTPError,
-  FakeRequest,
-  FakeRequestBody,
-  FakeResponse,
-  FakeResponsesServerOptions,
-  FakeScriptStep,
-} from './fake-server/fake-script';
 export {
+  type FakeFunctionCall,
+  type FakeHTTPError,
+  type FakeRequest,
+  type FakeRequestBody,
+  type FakeResponse,
   type FakeResponsesServer,
+  type FakeResponsesServerOptions,
+  type FakeScriptStep,
   startFakeResponsesServer,
-} from './fake-server/start-fake-responses-server';
-export { toolCallStep } from './fake-server/tool-call-step';
+  toolCallStep,
+} from '@switchyard/fake-responses-server';
+export { createTestToolContext, type TestToolContext } from './create-test-tool-context';
 export {
   type EventLoopMeasurement,
   measureEventLoop,

@@ -1,10 +1,12 @@
-import {
-  type AgentToolResult,
-  type AnyWorkerAgentTool,
-  runToolCallOnce,
-  type ToolProgress,
-  type WorkerAgentTool,
+import type {
+  AgentToolResult,
+  AnyWorkerAgentTool,
+  ToolCallEndEvent,
+  ToolCallStartEvent,
+  ToolProgress,
+  WorkerAgentTool,
 } from '@switchyard/core';
+import { runToolCallOnce } from '@switchyard/core/internal';
 
 /** Options of `runToolCall`. */
 export interface RunToolCallOptions {
@@ -25,91 +27,74 @@ export interface RunToolCallOptions {
   abandonGraceMs?: number;
 }
 
-/** What every call that got past validation carries. */
-interface RanCall<TParams> {
-  /** The validated parameters. */
-  params: TParams;
-  /** Repairs the argument ladder made. */
-  repairs: string[];
-  /** The `describeActivity` label (the tool name when it throws or returns no text, as in a turn). */
-  activity: string;
-  /** Progress reported, in order. */
+/**
+ * What `runToolCall` returns: core's own account of the call, as a turn's events give it (what
+ * core's per-call pipeline returns), plus what `execute` threw.
+ */
+export interface RunToolCallResult {
+  /**
+   * The `tool-call-start` event (`params`, `repairs`, `activity`); absent when `execute` never ran
+   * (invalid arguments, an abort before it could start).
+   */
+  start?: ToolCallStartEvent;
+  /** Progress `execute` reported, in order. */
   progress: ToolProgress[];
+  /**
+   * The `tool-call-end` event: core's `outcome` (`completed` only for a result without `isError`;
+   * a tool's own error result, a throw and a result without content are `tool-error`), the
+   * completed activity label, the repairs, and `result`: what the model reads, capped like the loop
+   * caps it (`details.resultCut` when cut), or the loop's message for a failure.
+   */
+  end: ToolCallEndEvent;
+  /**
+   * What `execute` threw or rejected with. The key is present only when it threw (test it with
+   * `'thrown' in call`): the loop keeps only the message, in the output; a test wants the value.
+   */
+  thrown?: unknown;
 }
 
-/** What `runToolCall` returns. */
-export type RunToolCallResult<TParams, TDetails> =
-  | {
-      /** The arguments did not parse or validate; `execute` did not run. */
-      status: 'invalid-arguments';
-      /** The message the model would read as the call's output. */
-      error: string;
-      /** The same message: every status but `completed` has the `output` the model would read. */
-      output: string;
-    }
-  | (RanCall<TParams> & {
-      /** `execute` returned a result (which may itself have `isError`). */
-      status: 'completed';
-      /**
-       * The result as the model gets it: capped like the loop caps it (`details.resultCut` when
-       * cut), with `details.argumentRepairs` when the ladder repaired the arguments.
-       */
-      result: AgentToolResult<TDetails>;
-      /** The `describeCompletedActivity` label (the activity label when the tool has none or it fails). */
-      completedActivity: string;
-    })
-  | {
-      /** `signal` had aborted before `execute` could start; nothing ran. */
-      status: 'not-run';
-      /** The output the model would read. */
-      output: string;
-    }
-  | (RanCall<TParams> & {
-      /** `execute` threw or rejected (the loop records `Tool '<name>' failed: <message>`). */
-      status: 'threw';
-      /** What it threw. */
-      error: unknown;
-      /** The output the model would read. */
-      output: string;
-    })
-  | (RanCall<TParams> & {
-      /**
-       * `timeout`: it ran past `timeoutMs`; `cancelled`: `signal` aborted while it ran; `invalid-result`:
-       * it returned something without string or array `content`.
-       */
-      status: 'timeout' | 'cancelled' | 'invalid-result';
-      /** The output the model would read. */
-      output: string;
-    });
-
-const noThrow = Symbol('no throw');
+/** A call's result, and whether `execute` returned a value with content (its own result). */
+interface WatchedCall {
+  call: RunToolCallResult;
+  returnedResult: boolean;
+}
 
 /**
  * Runs one call of a tool exactly as a turn does, without a model: core's own per-call pipeline
  * (`runToolCallOnce`), so the argument ladder and validation, the label fallbacks, the timeout,
- * the result-shape check and the result cap are the loop's. The argument string (or an object,
- * sent as its JSON) is what the model would send.
+ * the result-shape check and the result cap are the loop's, and so is the vocabulary of the answer:
+ * `end.outcome` is core's `ToolCallOutcome`. The argument string (or an object, sent as its JSON) is
+ * what the model would send.
  *
  * Contract: never rejects for what the tool or the arguments do: invalid arguments, a throw, a
- * timeout, an abort (before or during `execute`) and a result without content each come back as a `status`. A broken
- * `describeActivity` falls back to the tool name, as in a turn (`describeToolCategory` reports it).
+ * timeout, an abort (before or during `execute`) and a result without content each come back as
+ * `end.outcome`, with the text the model would read in `end.result`; a throw also as `thrown`. A
+ * broken `describeActivity` falls back to the tool name, as in a turn (`describeToolCategory`
+ * reports it).
  *
  * @example
  * const call = await runToolCall(readNote, '{"path": "todo.md"}');
- * expect(call.status).toBe('completed');
+ * expect(call.end.outcome).toBe('completed');
  * const bad = await runToolCall(readNote, '{"path": 5}');
- * expect(bad.status === 'invalid-arguments' && bad.error).toMatch(/path/);
+ * expect(bad.end).toMatchObject({ outcome: 'invalid-arguments', result: { content: expect.stringMatching(/path/) } });
  */
 export async function runToolCall<TParams, TDetails>(
   tool: WorkerAgentTool<TParams, TDetails>,
   rawArguments: string | Record<string, unknown>,
   options: RunToolCallOptions = {},
-): Promise<RunToolCallResult<TParams, TDetails>> {
+): Promise<RunToolCallResult> {
+  return (await runWatched(tool, rawArguments, options)).call;
+}
+
+async function runWatched<TParams, TDetails>(
+  tool: WorkerAgentTool<TParams, TDetails>,
+  rawArguments: string | Record<string, unknown>,
+  options: RunToolCallOptions,
+): Promise<WatchedCall> {
   const raw = typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments);
-  // The loop keeps only a thrown error's message; a test wants the value itself.
-  let thrown: unknown = noThrow;
-  // Whether `execute` returned a result with content: a `tool-error` end is then the tool's own
-  // error result (status `completed`, as a test reads it), else the loop's refusal of the value.
+  let thrown: { value: unknown } | undefined;
+  // Whether `execute` returned a result with content: for `callTool`, which answers the tool's own
+  // `isError` result (core's `tool-error`, as a throw is) and rejects for the rest.
   let returnedResult = false;
   const watched: AnyWorkerAgentTool = {
     ...(tool as AnyWorkerAgentTool),
@@ -119,12 +104,12 @@ export async function runToolCall<TParams, TDetails>(
         returnedResult = hasContent(value);
         return value;
       } catch (error) {
-        thrown = error;
+        thrown = { value: error };
         throw error;
       }
     },
   };
-  const { start, progress, end } = await runToolCallOnce(watched, raw, {
+  const once = await runToolCallOnce(watched, raw, {
     callId: options.toolCallId ?? 'call_test',
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.finishReason === undefined ? {} : { finishReason: options.finishReason }),
@@ -132,39 +117,8 @@ export async function runToolCall<TParams, TDetails>(
     ...(options.maxResultBytes === undefined ? {} : { maxToolResultBytes: options.maxResultBytes }),
     ...(options.abandonGraceMs === undefined ? {} : { abandonGraceMs: options.abandonGraceMs }),
   });
-  const output = typeof end.result.content === 'string' ? end.result.content : '';
-  if (start === undefined) {
-    if (end.outcome === 'invalid-arguments') return { status: 'invalid-arguments', error: output, output };
-    return { status: 'not-run', output };
-  }
-  const ran: RanCall<TParams> = {
-    params: start.params as TParams,
-    repairs: start.repairs,
-    activity: start.activity,
-    progress,
-  };
-  switch (end.outcome) {
-    case 'completed':
-    case 'tool-error':
-      if (end.outcome === 'tool-error' && (thrown !== noThrow || !returnedResult)) {
-        return thrown === noThrow
-          ? { status: 'invalid-result', ...ran, output }
-          : { status: 'threw', ...ran, error: thrown, output };
-      }
-      return {
-        status: 'completed',
-        ...ran,
-        result: end.result as AgentToolResult<TDetails>,
-        completedActivity: end.activity,
-      };
-    case 'timeout':
-    case 'cancelled':
-      return { status: end.outcome, ...ran, output };
-    default:
-      return thrown === noThrow
-        ? { status: 'invalid-result', ...ran, output }
-        : { status: 'threw', ...ran, error: thrown, output };
-  }
+  const call: RunToolCallResult = thrown === undefined ? once : { ...once, thrown: thrown.value };
+  return { call, returnedResult };
 }
 
 function hasContent(value: unknown): boolean {
@@ -177,9 +131,11 @@ function hasContent(value: unknown): boolean {
  * Runs the tool named `name` among `tools` (a category's list) on `params` through `runToolCall`
  * and returns its result: the shortest way for a category's tests to call one of its tools.
  *
- * Contract: rejects, naming the tool, when no tool has that name or the call does not end
- * `completed` (the message carries the output the model would read); a tool's own `isError`
- * result is `completed` and is returned.
+ * Contract: rejects, naming the tool, when no tool has that name or the call does not end with a
+ * result of the tool's own: the message carries core's outcome and the output the model would read
+ * (`read_note ended invalid-arguments: ...`), and the thrown value is the error's `cause` when
+ * `execute` threw. A tool's own `isError` result (outcome `tool-error`) is returned, like a
+ * `completed` one.
  *
  * @example
  * const result = await callTool(createBrainTools({ brain, agentId: 'ada' }), 'remember', { text: 'hi' });
@@ -191,7 +147,15 @@ export async function callTool(
 ): Promise<AgentToolResult<unknown>> {
   const tool = tools.find((candidate) => candidate.name === name);
   if (tool === undefined) throw new Error(`no tool named ${name}`);
-  const outcome = await runToolCall(tool, params);
-  if (outcome.status !== 'completed') throw new Error(`${name} ended ${outcome.status}: ${outcome.output}`);
-  return outcome.result;
+  const { call, returnedResult } = await runWatched(tool, params, {});
+  const { outcome, result } = call.end;
+  const ownResult = outcome === 'completed' || (outcome === 'tool-error' && returnedResult);
+  if (!ownResult) {
+    const output = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
+    throw new Error(
+      `${name} ended ${outcome}: ${output}`,
+      'thrown' in call ? { cause: call.thrown } : undefined,
+    );
+  }
+  return result;
 }

@@ -1,14 +1,27 @@
-import { type AnyWorkerAgentTool, agentToolMap, collectToolSchemas } from '@switchyard/core';
-import { describePublicApi } from '@switchyard/test-support';
+import { type AnyWorkerAgentTool, collectToolSchemas, SwitchyardConfigError } from '@switchyard/core';
+import { agentToolMap } from '@switchyard/core/internal';
+import { describePublicApi, thrownBy } from '@switchyard/test-support';
 import { callTool as call } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
 import { memoryBrain, seededBrainTools } from './__fixtures__/memory-brain';
 import * as publicApi from './index';
-import { type BrainService, createBrainTools } from './index';
+import { type BrainService, BrainToolsConfigError, createBrainTools } from './index';
 
 const names = (tools: AnyWorkerAgentTool[]) => tools.map((tool) => tool.name);
 
-describePublicApi('@switchyard/tools-brain', publicApi, ['createBrainTools']);
+describePublicApi('@switchyard/tools-brain', {
+  source: new URL('./index.ts', import.meta.url),
+  module: publicApi,
+  runtime: ['BrainToolsConfigError', 'createBrainTools'],
+  types: [
+    'BrainHit',
+    'BrainPage',
+    'BrainService',
+    'BrainToolsContext',
+    'BrainToolsMode',
+    'BrainWriteOutcome',
+  ],
+});
 
 /** The tag of the first Brain marker in a result: the kind and this call's 16-digit boundary. */
 function markerTag(content: string): string {
@@ -39,8 +52,13 @@ describe('createBrainTools: modes', () => {
       'recall',
       'get_page',
     ]);
-    expect(() => createBrainTools({ brain: reader, agentId: 'ada', mode: 'read-write' })).toThrow(
-      /^brain: must implement BrainService \(missing remember\)$/,
+    const error = thrownBy(
+      () => createBrainTools({ brain: reader, agentId: 'ada', mode: 'read-write' }),
+      BrainToolsConfigError,
+    );
+    expect(error.field).toBe('brain');
+    expect(error.message).toBe(
+      'Invalid brain tools configuration: brain: must implement BrainService (missing remember)',
     );
   });
 
@@ -57,14 +75,37 @@ describe('createBrainTools: modes', () => {
     ]);
   });
 
-  it('throws at creation naming the field', () => {
+  it('throws BrainToolsConfigError at creation naming the field', () => {
     const brain = memoryBrain();
-    expect(() => createBrainTools({ brain, agentId: 'ada', mode: 'write' as never })).toThrow(
-      /^mode: must be 'read-write' or 'read-only', got "write"$/,
-    );
-    expect(() => createBrainTools({ brain, agentId: ' ', mode: 'read-only' })).toThrow(/^agentId:/);
-    expect(() => createBrainTools({ brain: {} as never, agentId: 'ada', mode: 'read-only' })).toThrow(
-      /^brain: must implement BrainService \(missing recall\)$/,
+    const cases: Array<[() => unknown, string, string]> = [
+      [
+        () => createBrainTools({ brain, agentId: 'ada', mode: 'write' as never }),
+        'mode',
+        `mode: must be 'read-write' or 'read-only', got "write"`,
+      ],
+      [() => createBrainTools({ brain, agentId: ' ', mode: 'read-only' }), 'agentId', 'agentId: must be'],
+      [
+        () => createBrainTools({ brain: {} as never, agentId: 'ada', mode: 'read-only' }),
+        'brain',
+        'brain: must implement BrainService (missing recall)',
+      ],
+    ];
+    for (const [create, field, detail] of cases) {
+      const error = thrownBy(create, BrainToolsConfigError);
+      expect(error.field).toBe(field);
+      expect(error.name).toBe('BrainToolsConfigError');
+      expect(error.message).toContain(`Invalid brain tools configuration: ${detail}`);
+      // Like every category's configuration error, a worker reports it with the others at start-up.
+      expect(SwitchyardConfigError.isInstance(error)).toBe(true);
+    }
+  });
+
+  it('recognises BrainToolsConfigError by its marker, not by instanceof', () => {
+    const error = new BrainToolsConfigError({ field: 'agentId', message: 'must be a non-empty string' });
+    expect(BrainToolsConfigError.isInstance(error)).toBe(true);
+    expect(BrainToolsConfigError.isInstance({ ...error })).toBe(false);
+    expect(BrainToolsConfigError.isInstance(new TypeError('agentId: must be a non-empty string'))).toBe(
+      false,
     );
   });
 });

@@ -1,5 +1,6 @@
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import type { BrainService } from './brain-service';
+import { BrainToolsConfigError } from './errors/brain-tools-config-error';
 import { createForgetTool } from './forget-tool';
 import { createGetPageTool } from './get-page-tool';
 import { createRecallTool } from './recall-tool';
@@ -28,8 +29,8 @@ const WRITE_METHODS = ['remember', 'forget'] as const;
  * Creates the Brain tools of one turn, scoped to `agentId`: `remember`, `recall`, `get_page` and
  * `forget` in `read-write` mode, in that order; `recall` and `get_page` in `read-only` mode.
  *
- * Contract: cheap and free of I/O; throws a `TypeError` naming the field when `brain` lacks a method
- * the mode needs, `agentId` is not a non-empty string, or `mode` is neither mode. The service's
+ * Contract: cheap and free of I/O; throws `BrainToolsConfigError` naming the field (`error.field`) when
+ * `brain` lacks a method the mode needs, `agentId` is not a non-empty string, or `mode` is neither mode. The service's
  * refusals (a page over the size limit, an unknown id) become `isError` results the model can act on.
  * Page text reaches the model inside untrusted-content markers.
  *
@@ -40,17 +41,26 @@ const WRITE_METHODS = ['remember', 'forget'] as const;
 export function createBrainTools(context: BrainToolsContext): AnyWorkerAgentTool[] {
   const mode = context?.mode;
   if (mode !== 'read-write' && mode !== 'read-only') {
-    throw new TypeError(`mode: must be 'read-write' or 'read-only', got ${JSON.stringify(mode)}`);
+    throw new BrainToolsConfigError({
+      field: 'mode',
+      message: `must be 'read-write' or 'read-only', got ${JSON.stringify(mode)}`,
+    });
   }
   const { brain, agentId } = context;
   const needed = mode === 'read-write' ? [...READ_METHODS, ...WRITE_METHODS] : READ_METHODS;
   for (const method of needed) {
     if (typeof brain?.[method] !== 'function') {
-      throw new TypeError(`brain: must implement BrainService (missing ${method})`);
+      throw new BrainToolsConfigError({
+        field: 'brain',
+        message: `must implement BrainService (missing ${method})`,
+      });
     }
   }
   if (typeof agentId !== 'string' || agentId.trim() === '') {
-    throw new TypeError(`agentId: must be a non-empty string, got ${JSON.stringify(agentId)}`);
+    throw new BrainToolsConfigError({
+      field: 'agentId',
+      message: `must be a non-empty string, got ${JSON.stringify(agentId)}`,
+    });
   }
   const recall = createRecallTool(brain, agentId);
   const getPage = createGetPageTool(brain, agentId);

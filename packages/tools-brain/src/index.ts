@@ -2,3 +2,4 @@
 
 export type { BrainHit, BrainPage, BrainService, BrainWriteOutcome } from './brain-service';
 export { type BrainToolsContext, type BrainToolsMode, createBrainTools } from './create-brain-tools';
+export { BrainToolsConfigError } from './errors/brain-tools-config-error';

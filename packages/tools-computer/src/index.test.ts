@@ -1,13 +1,41 @@
 import { describePublicApi } from '@switchyard/test-support';
 import * as publicApi from './index';
 
-describePublicApi('@switchyard/tools-computer', publicApi, [
-  'ComputerToolsConfigError',
-  'DEFAULT_SKILL_LIMITS',
-  'MCPORTER_CONFIG_PATH',
-  'checkSandbox',
-  'createComputerTools',
-  'loadSkills',
-  'projectSkills',
-  'writeMcporterConfig',
-]);
+describePublicApi('@switchyard/tools-computer', {
+  source: new URL('./index.ts', import.meta.url),
+  module: publicApi,
+  runtime: [
+    'ComputerToolsConfigError',
+    'DEFAULT_SKILL_LIMITS',
+    'MCPORTER_CONFIG_PATH',
+    'checkSandbox',
+    'createComputerTools',
+    'loadSkills',
+    'projectSkills',
+    'writeMcporterConfig',
+  ],
+  types: [
+    'ComputerSandboxOptions',
+    'ComputerToolsContext',
+    'ComputerToolsLimits',
+    'EditFileDetails',
+    'ListFilesDetails',
+    'LimitExceeded',
+    'LoadSkillsOptions',
+    'LoadedSkills',
+    'McpServerDefinition',
+    'McporterConfigResult',
+    'ProjectSkillsOptions',
+    'ReadFileDetails',
+    'RunCommandDetails',
+    'SandboxMode',
+    'SandboxNetwork',
+    'SandboxStatus',
+    'SearchFilesDetails',
+    'Skill',
+    'SkillLimits',
+    'SkillProblem',
+    'SpawnFunction',
+    'WriteFileDetails',
+  ],
+});

@@ -24,17 +24,19 @@ describe('arguments through the ladder', () => {
 
   it('validates against the live jsonSchema, bounds included, before the server sees the call', async () => {
     const call = await runToolCall(add(), '{"a": 2000, "b": 1}');
-    expect(call.status).toBe('invalid-arguments');
-    expect(call.status === 'invalid-arguments' && call.error).toMatch(/1000/);
+    expect(call.end.outcome).toBe('invalid-arguments');
+    expect(call.end.result.content).toMatch(/1000/);
   });
 
   it('runs a valid call with its labels', async () => {
     const call = await runToolCall(add(), '{"a": 2, "b": 3}');
     expect(call).toMatchObject({
-      status: 'completed',
-      result: { content: [{ type: 'text', text: '5' }] },
-      activity: 'Calling calc.add',
-      completedActivity: 'Called calc.add',
+      start: { activity: 'Calling calc.add' },
+      end: {
+        outcome: 'completed',
+        result: { content: [{ type: 'text', text: '5' }] },
+        activity: 'Called calc.add',
+      },
     });
   });
 });

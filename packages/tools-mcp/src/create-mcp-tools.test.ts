@@ -4,10 +4,10 @@ import {
   type AgentToolResult,
   type AnyWorkerAgentTool,
   collectToolSchemas,
-  type NamespaceToolSchema,
   type ToolExecutionContext,
   type ToolProgress,
 } from '@switchyard/core';
+import type { NamespaceToolSchema } from '@switchyard/core/internal';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { calcStdio } from './__fixtures__/connect-for-suite';
 import { addInputSchemaFile, calcStdioServer } from './__fixtures__/fixture-paths';

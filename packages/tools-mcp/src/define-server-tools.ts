@@ -1,10 +1,5 @@
-import {
-  type AnyWorkerAgentTool,
-  isPlainObject,
-  type JSONSchemaObject,
-  precompileJSONSchemas,
-  ToolDefinitionError,
-} from '@switchyard/core';
+import { type AnyWorkerAgentTool, type JSONSchemaObject, ToolDefinitionError } from '@switchyard/core';
+import { isPlainObject, precompileJSONSchemas } from '@switchyard/core/internal';
 import type { McpSkippedTool } from './mcp-server-connection';
 import { shownToolName, toWorkerToolName } from './mcp-tool-name';
 import { createMcpWorkerTool, type McpWorkerToolOptions } from './mcp-worker-tool';

@@ -1,4 +1,5 @@
-import { isPlainObject, TOOL_NAME_PATTERN } from '@switchyard/core';
+import { TOOL_NAME_PATTERN } from '@switchyard/core';
+import { isPlainObject } from '@switchyard/core/internal';
 import { z } from 'zod';
 import { McpConfigurationError } from './errors/mcp-configuration-error';
 

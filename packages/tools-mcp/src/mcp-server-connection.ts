@@ -6,12 +6,8 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  type AgentToolResult,
-  type AnyWorkerAgentTool,
-  isPlainObject,
-  type ToolExecutionContext,
-} from '@switchyard/core';
+import type { AgentToolResult, AnyWorkerAgentTool, ToolExecutionContext } from '@switchyard/core';
+import { isPlainObject } from '@switchyard/core/internal';
 import { defineServerTools } from './define-server-tools';
 import { McpConnectionError } from './errors/mcp-connection-error';
 import { McpLimitError } from './errors/mcp-limit-error';

@@ -33,8 +33,8 @@ function tool(name: string): AnyWorkerAgentTool {
 
 async function callsSeen(): Promise<Record<string, number>> {
   const call = await runToolCall(tool('stats'), {});
-  if (call.status !== 'completed') throw new Error(`stats: ${call.status}`);
-  const [part] = call.result.content as Array<{ type: 'text'; text: string }>;
+  if (call.end.outcome !== 'completed') throw new Error(`stats: ${call.end.outcome}`);
+  const [part] = call.end.result.content as Array<{ type: 'text'; text: string }>;
   return JSON.parse(part?.text ?? '{}').calls;
 }
 
@@ -49,15 +49,13 @@ describe('non-finite arguments', () => {
     // delays the loop by hundreds of ms): the refusal is immediate and the loop kept turning.
     expect(elapsedMs).toBeLessThan(3000);
     expect(maxDelayMs).toBeLessThan(3000);
-    expect(refused.status).toBe('invalid-arguments');
-    expect(refused.status === 'invalid-arguments' && refused.error).toContain(
-      '- /value: number is not finite (1e999 overflows)',
-    );
+    expect(refused.end.outcome).toBe('invalid-arguments');
+    expect(refused.end.result.content).toContain('- /value: number is not finite (1e999 overflows)');
     expect((await callsSeen()).echo).toBeUndefined();
     // The same tool with a finite number reaches the server, which sees exactly what was validated.
     const accepted = await runToolCall(tool('echo'), '{"value": 1.5e300}');
-    expect(accepted).toMatchObject({
-      status: 'completed',
+    expect(accepted.end).toMatchObject({
+      outcome: 'completed',
       result: { content: [{ type: 'text', text: '{"value":1.5e+300}' }] },
     });
     expect((await callsSeen()).echo).toBe(1);

@@ -1,5 +1,6 @@
-import { type AnyWorkerAgentTool, agentToolMap, collectToolSchemas } from '@switchyard/core';
-import { runToolCall } from '@switchyard/testkit';
+import { type AnyWorkerAgentTool, collectToolSchemas } from '@switchyard/core';
+import { agentToolMap } from '@switchyard/core/internal';
+import { callTool } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
 import { memoryScheduleService } from './__fixtures__/memory-schedule-service';
 import { createScheduleTools, type ScheduleService, ScheduleToolsConfigError } from './index';
@@ -8,12 +9,9 @@ function toolsFor(service: ScheduleService, agentId: string) {
   const map = agentToolMap(
     createScheduleTools({ scheduleService: service, agentId, defaultTimeZone: 'Europe/Berlin' }),
   );
-  // Through the validated path the loop takes: arguments are checked against the schema first.
-  const call = async (name: string, params: Record<string, unknown>) => {
-    const outcome = await runToolCall(map.get(name) as AnyWorkerAgentTool, params);
-    if (outcome.status !== 'completed') throw new Error(`${name}: ${outcome.status}: ${outcome.output}`);
-    return outcome.result;
-  };
+  // Through the validated path the loop takes: arguments are checked against the schema first; it
+  // throws unless the tool answered (its own isError result included).
+  const call = (name: string, params: Record<string, unknown>) => callTool([...map.values()], name, params);
   return { map, call };
 }
 

@@ -48,4 +48,24 @@ describe('createWebTools: tools exist only where bound', () => {
   });
 });
 
-describePublicApi('@switchyard/tools-web', publicApi, ['WebToolsConfigError', 'checkUrl', 'createWebTools']);
+describePublicApi('@switchyard/tools-web', {
+  source: new URL('./index.ts', import.meta.url),
+  module: publicApi,
+  runtime: ['WebToolsConfigError', 'checkUrl', 'createWebTools'],
+  types: [
+    'BraveSearchProfile',
+    'CheckUrlOptions',
+    'CheckUrlResult',
+    'LookupAddress',
+    'LookupFunction',
+    'SearchProfileBase',
+    'SearxngSearchProfile',
+    'TavilySearchProfile',
+    'WebFetchDetails',
+    'WebFetchOptions',
+    'WebSearchDetails',
+    'WebSearchProfile',
+    'WebSearchResult',
+    'WebToolsContext',
+  ],
+});

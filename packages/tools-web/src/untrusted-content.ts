@@ -1,4 +1,5 @@
-import { createUntrustedMarker, isJsSpace, type UntrustedMarker } from '@switchyard/core';
+import { createUntrustedMarker, type UntrustedMarker } from '@switchyard/core';
+import { isJsSpace } from '@switchyard/core/internal';
 /** The tag name of the markers around web content. */
 export const UNTRUSTED_MARKER = 'untrusted-web-content';
 

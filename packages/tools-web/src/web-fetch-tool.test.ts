@@ -289,11 +289,15 @@ describe('web_fetch through the argument ladder', () => {
       JSON.stringify({ url: `${server.origin}/page`, start_index: null, max_length: null }),
     );
     expect(outcome).toMatchObject({
-      status: 'completed',
-      params: { url: `${server.origin}/page` },
-      activity: `Fetching 127.0.0.1:${server.port}/page`,
-      completedActivity: `Fetched 3 KB from 127.0.0.1:${server.port}`,
-      result: { details: { startIndex: 0, endIndex: 3000 } },
+      start: {
+        params: { url: `${server.origin}/page` },
+        activity: `Fetching 127.0.0.1:${server.port}/page`,
+      },
+      end: {
+        outcome: 'completed',
+        activity: `Fetched 3 KB from 127.0.0.1:${server.port}`,
+        result: { details: { startIndex: 0, endIndex: 3000 } },
+      },
     });
   });
 
@@ -301,7 +305,7 @@ describe('web_fetch through the argument ladder', () => {
     const server = await serve({});
     const { tool } = fetchTool(server);
     const outcome = await runToolCall(tool, { url: `${server.origin}/`, start_index: -1 });
-    expect(outcome.status).toBe('invalid-arguments');
+    expect(outcome.end.outcome).toBe('invalid-arguments');
     expect(server.requests).toEqual([]);
   });
 });

@@ -216,7 +216,7 @@ describe('createTaskTurnTools', () => {
     const service = memoryResultService();
     const tool = createTaskTurnTools({ task, taskResultService: service })[0] as AnyWorkerAgentTool;
     const outcome = await runToolCall(tool, { summary: 5, extra: 1 });
-    expect(outcome.status).toBe('invalid-arguments');
+    expect(outcome.end.outcome).toBe('invalid-arguments');
     expect(service.stored).toEqual([]);
   });
 

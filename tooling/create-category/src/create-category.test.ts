@@ -77,6 +77,7 @@ describe('create-category scaffold', () => {
       workspace,
     );
     expect(output).toMatch(/sample-crm: tool category conformance/);
+    expect(output).toMatch(/public API of @switchyard\/tools-sample-crm/);
     expect(output).toMatch(/Tests\s+\d+ passed/);
     expect(output).not.toMatch(/failed/);
   }, 420_000);

@@ -4,5 +4,6 @@ export {
   collectGarbageOften,
   type ForcedCollections,
 } from './collect-garbage-often';
-export { describePublicApi } from './describe-public-api';
+export { describePublicApi, type PinnedEntry } from './describe-public-api';
+export { type EntryExports, readEntryExports } from './read-entry-exports';
 export { type MarkedErrorClass, rejectionOf, thrownBy } from './thrown-by';

@@ -1,4 +1,4 @@
-import { isOpenAIEndpoint } from '@switchyard/core';
+import { isOpenAIEndpoint } from '@switchyard/core/internal';
 import type { WorkerConfig } from './worker-config';
 import { WorkerConfigError, type WorkerConfigIssue } from './worker-config-error';
 

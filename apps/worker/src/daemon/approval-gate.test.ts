@@ -1,10 +1,6 @@
 import type { ApprovalRecord } from '@switchyard/control-plane';
-import {
-  type AnyWorkerAgentTool,
-  defineWorkerTool,
-  type ToolCallRequest,
-  ZERO_USAGE,
-} from '@switchyard/core';
+import { type AnyWorkerAgentTool, defineWorkerTool, type ToolCallRequest } from '@switchyard/core';
+import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,11 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApprovalRecord } from '@switchyard/control-plane';
-import {
-  type AnyWorkerAgentTool,
-  type ToolCallDecision,
-  type ToolCallRequest,
-  toolKey,
-} from '@switchyard/core';
+import type { AnyWorkerAgentTool, ToolCallDecision, ToolCallRequest } from '@switchyard/core';
+import { toolKey } from '@switchyard/core/internal';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { ApprovalDecisionWaiters } from './approval-decision-waiters';
 import { approvalView, decideByPolicy, denialReason } from './daemon-approvals';

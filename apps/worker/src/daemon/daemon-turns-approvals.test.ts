@@ -1,4 +1,5 @@
-import { createResponsesModel, defineWorkerTool, ZERO_USAGE } from '@switchyard/core';
+import { createResponsesModel, defineWorkerTool } from '@switchyard/core';
+import { ZERO_USAGE } from '@switchyard/core/internal';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';

@@ -5,11 +5,10 @@ import {
   type AgentEvent,
   type AgentRunResult,
   type AnyWorkerAgentTool,
-  addUsage,
   type RunAgentLoopOptions,
   runAgentLoop,
-  ZERO_USAGE,
 } from '@switchyard/core';
+import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import { ApprovalGate } from './approval-gate';
 import type {
   DaemonTurnContext,

@@ -1,5 +1,6 @@
 import type { ApprovalRecord } from '@switchyard/control-plane';
-import { type AgentUsage, ZERO_USAGE } from '@switchyard/core';
+import type { AgentUsage } from '@switchyard/core';
+import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import type { DaemonTurnEvent, DaemonTurnSnapshot } from './daemon-turn-types';
 import { TurnDeadline } from './turn-deadline';

@@ -1,5 +1,5 @@
 import type { ResumableTurn } from '@switchyard/control-plane';
-import { ZERO_USAGE } from '@switchyard/core';
+import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';

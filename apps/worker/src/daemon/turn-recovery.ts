@@ -1,5 +1,5 @@
 import type { ApprovalStore, ResumableTurn, TurnStore } from '@switchyard/control-plane';
-import { ZERO_USAGE } from '@switchyard/core';
+import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { DaemonApprovalStore } from './daemon-approvals';
 import type { DaemonTurnContext } from './daemon-turn-types';
 import { definedFields } from './defined-fields';

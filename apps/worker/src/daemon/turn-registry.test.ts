@@ -1,4 +1,4 @@
-import { ZERO_USAGE } from '@switchyard/core';
+import { ZERO_USAGE } from '@switchyard/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import type { DaemonTurnEvent, DaemonTurnSnapshot } from './daemon-turn-types';

@@ -1,4 +1,4 @@
-import { escapePointerSegment } from '@switchyard/core';
+import { escapePointerSegment } from '@switchyard/core/internal';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 
 function formatBytes(bytes: number): string {

@@ -1,4 +1,5 @@
-import { isPlainObject, type JSONSchemaObject, toJSONPointer, toStrictJSONSchema } from '@switchyard/core';
+import type { JSONSchemaObject } from '@switchyard/core';
+import { isPlainObject, toJSONPointer, toStrictJSONSchema } from '@switchyard/core/internal';
 import { checkStoredJson } from '../values/check-stored-value';
 
 /** Limits of the closed result-schema shapes. */

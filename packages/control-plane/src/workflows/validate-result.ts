@@ -1,4 +1,4 @@
-import { issueFromAjvError } from '@switchyard/core';
+import { issueFromAjvError } from '@switchyard/core/internal';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { checkStoredJson } from '../values/check-stored-value';
 

@@ -2,10 +2,10 @@
 // output item rebuilt as its input type, reasoning kept with the calls that depend on it, and a final
 // response cut off reported as such.
 
+import type { FakeResponse } from '@switchyard/fake-responses-server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineWorkerTool } from '../index';
-import type { FakeResponse } from './__fixtures__/fake-server';
 import { runTurn } from './__fixtures__/loop-test-helpers';
 import { expectRequestTypes, fieldsOutsideRequestTypes } from './__fixtures__/request-body-types';
 import { readFileTool } from './__fixtures__/test-tools';

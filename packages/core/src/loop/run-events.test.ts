@@ -1,11 +1,11 @@
 // Core's loop through the real openai SDK against the fake server: the run object and its events.
 
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/fake-responses-server';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { definitionError } from '../__fixtures__/definition-error';
 import { createResponsesModel, defineWorkerTool, runAgentLoop } from '../index';
-import { type FakeResponsesServer, startFakeResponsesServer } from './__fixtures__/fake-server';
 
 let server: FakeResponsesServer | undefined;
 afterEach(async () => {

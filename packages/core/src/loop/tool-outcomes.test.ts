@@ -1,5 +1,6 @@
 // Core's loop through the real openai SDK against the fake server: what each call's output becomes.
 
+import { startFakeResponsesServer } from '@switchyard/fake-responses-server';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -10,7 +11,6 @@ import {
   runAgentLoop,
   type ToolCallRequest,
 } from '../index';
-import { startFakeResponsesServer } from './__fixtures__/fake-server';
 import { runTurn, toolCallEnds } from './__fixtures__/loop-test-helpers';
 import { bareTool, neverSettles } from './__fixtures__/test-tools';
 

@@ -1,11 +1,10 @@
+import { type AnyWorkerAgentTool, TOOL_NAME_PATTERN } from '@switchyard/core';
 import {
-  type AnyWorkerAgentTool,
   agentToolMap,
   resolveToolParameters,
-  TOOL_NAME_PATTERN,
   toolKey,
   validateToolArguments,
-} from '@switchyard/core';
+} from '@switchyard/core/internal';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTestToolContext } from '../create-test-tool-context';

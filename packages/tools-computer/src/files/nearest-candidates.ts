@@ -1,4 +1,4 @@
-import { isJsSpace } from '@switchyard/core';
+import { isJsSpace } from '@switchyard/core/internal';
 import { countLines, offsetOfLine } from './text-scan';
 import type { TimeSlice } from './time-slice';
 

@@ -1,4 +1,4 @@
-import { raceAbort } from '@switchyard/core';
+import { raceAbort } from '@switchyard/core/internal';
 import { Agent, type buildConnector, fetch as undiciFetch } from 'undici';
 import { checkUrlWithPolicy } from '../guard/check-url';
 import type { GuardPolicy } from '../guard/guard-policy';

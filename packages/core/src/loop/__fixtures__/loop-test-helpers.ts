@@ -1,3 +1,5 @@
+import type { FakeScriptStep } from '@switchyard/fake-responses-server';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/fake-responses-server';
 import OpenAI from 'openai';
 import { afterEach } from 'vitest';
 import {
@@ -8,8 +10,6 @@ import {
   type RunAgentLoopOptions,
   runAgentLoop,
 } from '../../index';
-import type { FakeScriptStep } from './fake-server';
-import { type FakeResponsesServer, startFakeResponsesServer } from './fake-server';
 import { expectRequestTypes } from './request-body-types';
 
 const servers: FakeResponsesServer[] = [];
