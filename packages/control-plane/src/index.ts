@@ -10,12 +10,12 @@ export type {
   RequestApprovalRequest,
   ResumableTurn,
 } from './approvals/approval-record';
+export type { ApprovalStore } from './approvals/approval-store';
 export {
   APPROVAL_INLINE_ARGUMENT_BYTES,
   APPROVAL_MAX_ARGUMENT_BYTES,
   APPROVAL_PREVIEW_BYTES,
-  type ApprovalStore,
-} from './approvals/approval-store';
+} from './approvals/stored-arguments';
 export type { BrainOptions } from './brain/brain-limits';
 export type {
   BrainHitRecord,
