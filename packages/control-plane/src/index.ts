@@ -77,7 +77,8 @@ export type {
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
-export type { DetachedTurnEnd, TurnStore } from './turns/turn-store';
+export type { TurnStore } from './turns/turn-store';
+export type { DetachedTurnEnd } from './turns/turn-unit-hooks';
 export type {
   CreateBackgroundJobRequest,
   CreateWorkflowRequest,

@@ -1,6 +1,5 @@
-import type { DetachUnit } from './approvals/approval-store';
 import type { TurnRequestQueue } from './turn-requests/turn-request-queue';
-import type { HandBackUnit, SettleDetachedUnit } from './turns/turn-store';
+import type { DetachUnit, HandBackUnit, SettleDetachedUnit } from './turns/turn-unit-hooks';
 import type { WorkTurnQueue } from './workflows/work-turn-queue';
 
 /** What the turn and approval stores do to the unit a turn runs, each inside the caller's transaction. */

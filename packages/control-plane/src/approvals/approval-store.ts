@@ -1,9 +1,10 @@
-import type { Database, SqlExecutor } from '../database/database';
+import type { Database } from '../database/database';
 import { CURSOR_TIME, checkPageCursor, checkPageLimit, cutPage } from '../database/page-rows';
 import { type ChangesOptions, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
-import { type InterruptedTurnFacts, TURN_COLUMNS, toTurnRecord } from '../turns/turn-store';
+import { TURN_COLUMNS, toTurnRecord } from '../turns/turn-rows';
+import type { DetachUnit } from '../turns/turn-unit-hooks';
 import { checkStoredText } from '../values/check-stored-value';
 import type {
   AnswerApprovalOutcome,
@@ -24,15 +25,6 @@ import {
 import { checkHeldCall, checkTurnId, shortText } from './check-held-call';
 import { lockHoldingTurn, recordApproval, recordedApproval, unitToDetach } from './hold-call';
 import { checkCheckpoint } from './stored-arguments';
-
-/**
- * Internal: detaches the unit a turn runs (task, job, schedule run) from its queue job inside the
- * caller's transaction; resolves undefined when done, or why the turn's attempt no longer runs it.
- */
-export type DetachUnit = (
-  transaction: SqlExecutor,
-  turn: InterruptedTurnFacts,
-) => Promise<string | undefined>;
 
 const APPROVAL_ID = /^approval_[0-9a-f-]{36}$/;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'allowed', 'denied', 'expired', 'cancelled']);

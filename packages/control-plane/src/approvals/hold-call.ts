@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import type { TurnSource } from '../turns/turn-record';
-import type { InterruptedTurnFacts } from '../turns/turn-store';
+import type { InterruptedTurnFacts } from '../turns/turn-unit-hooks';
 import type { ApprovalRecord } from './approval-record';
 import { APPROVAL_COLUMNS, type ApprovalRow, toApprovalRecord } from './approval-rows';
 import type { HeldCall } from './check-held-call';

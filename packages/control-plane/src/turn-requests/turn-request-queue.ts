@@ -3,7 +3,7 @@ import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
 import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 

@@ -1,4 +1,4 @@
-import type { DetachedTurnEnd } from './turn-store';
+import type { DetachedTurnEnd } from './turn-unit-hooks';
 
 // How both queues read the end of a turn that ran detached from its unit's job (`settleDetached`).
 

@@ -5,7 +5,7 @@ import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
 import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
 import { checkResultSchema } from './check-result-schema';
 import { TASK_REFERENCE } from './check-workflow-spec';
