@@ -23,6 +23,27 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof ti
   }
 }
 
+/**
+ * Runs `execute` and waits at most `ms` for it to settle: its result, what it threw, or `timedOut`.
+ * It starts in a microtask, so a signal aborted right after this call is aborted when it starts.
+ */
+function executeWithin(
+  tool: AnyWorkerAgentTool,
+  params: unknown,
+  context: ReturnType<typeof createTestToolContext>,
+  ms: number,
+): Promise<{ result: unknown } | { error: unknown } | typeof timedOut> {
+  return within(
+    Promise.resolve()
+      .then(() => tool.execute(params, context))
+      .then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      ),
+    ms,
+  );
+}
+
 /** Why a result would not reach the model intact, or undefined when it would. */
 function resultProblem(key: string, result: unknown): string | undefined {
   const content = (result as { content?: unknown } | null)?.content;
@@ -52,14 +73,9 @@ export async function abortProblems(
   const problems: string[] = [];
   for (const [tool, params] of toolsWithParams(tools, options, problems)) {
     const context = createTestToolContext({ toolCallId: `call_abort_${tool.name}` });
-    const running = Promise.resolve()
-      .then(() => tool.execute(params[0], context))
-      .then(
-        () => 'settled',
-        () => 'settled',
-      );
+    const running = executeWithin(tool, params[0], context, abortTimeoutMs);
     context.controller.abort(new Error('conformance check: aborted'));
-    if ((await within(running, abortTimeoutMs)) === timedOut) {
+    if ((await running) === timedOut) {
       problems.push(
         `tool '${toolKey(tool)}': execute did not settle within ${abortTimeoutMs} ms of its signal aborting`,
       );
@@ -78,22 +94,14 @@ export async function roundTripProblems(
   for (const [tool, params] of toolsWithParams(tools, options, problems)) {
     const key = toolKey(tool);
     const context = createTestToolContext({ toolCallId: `call_${tool.name}` });
-    const outcome = await within(
-      Promise.resolve()
-        .then(() => tool.execute(params[0], context))
-        // A throw is a failure the loop records as an error output: nothing to serialise.
-        .then(
-          (result) => ({ result }),
-          () => undefined,
-        ),
-      executeTimeoutMs,
-    );
+    const outcome = await executeWithin(tool, params[0], context, executeTimeoutMs);
     if (outcome === timedOut) {
       context.controller.abort();
       problems.push(`tool '${key}': execute did not finish within ${executeTimeoutMs} ms`);
       continue;
     }
-    if (outcome === undefined) continue;
+    // A throw is a failure the loop records as an error output: nothing to serialise.
+    if ('error' in outcome) continue;
     const problem = resultProblem(key, outcome.result);
     if (problem !== undefined) problems.push(problem);
   }
@@ -114,15 +122,7 @@ export async function generatedExecuteProblems(
     const key = toolKey(tool);
     for (const [index, params] of generatedParams(tool, propertyRuns, executeRuns, seed).entries()) {
       const context = createTestToolContext({ toolCallId: `call_generated_${index}_${tool.name}` });
-      const outcome = await within(
-        Promise.resolve()
-          .then(() => tool.execute(params, context))
-          .then(
-            (result) => ({ result }),
-            (error: unknown) => ({ error }),
-          ),
-        executeTimeoutMs,
-      );
+      const outcome = await executeWithin(tool, params, context, executeTimeoutMs);
       if (outcome === timedOut) {
         context.controller.abort();
         problems.push(
