@@ -60,6 +60,7 @@ export type {
   TurnRequestQueue,
   TurnRequestWorkOptions,
 } from './turn-requests/turn-request-queue';
+export type { DetachedTurnEnd } from './turns/detached-turn-end';
 export type {
   InterruptedTurnRecord,
   ListTurnsOptions,
@@ -78,7 +79,6 @@ export type {
   TurnUsage,
 } from './turns/turn-record';
 export type { TurnStore } from './turns/turn-store';
-export type { DetachedTurnEnd } from './turns/turn-unit-hooks';
 export type {
   CreateBackgroundJobRequest,
   CreateWorkflowRequest,

@@ -12,6 +12,5 @@ export type {
   WebSearchProfile,
   WebSearchResult,
 } from './search/search-types';
-export type { WebFetchDetails } from './web-fetch-details';
-export type { WebFetchOptions } from './web-fetch-tool';
+export type { WebFetchDetails, WebFetchOptions } from './web-fetch-tool';
 export type { WebSearchDetails } from './web-search-tool';

@@ -4,7 +4,7 @@ import type { RenderedPage } from './fetch/render-page';
 import type { RenderOutcome } from './fetch/render-pool';
 import { formatSize, truncate } from './format-size';
 import { webContentMarker, wrapUntrusted } from './untrusted-content';
-import type { WebFetchDetails } from './web-fetch-details';
+import type { WebFetchDetails } from './web-fetch-tool';
 
 /** Title characters shown in the marker's `title` attribute (a page controls its title). */
 const MAX_TITLE_LENGTH = 300;

@@ -8,8 +8,7 @@ import { type LocalServer, startLocalServer } from './__fixtures__/local-server'
 import { loopbackOnlyConnector } from './__fixtures__/loopback-only-connector';
 import { readMarked } from './__fixtures__/read-marked';
 import { closeRenderThreads } from './fetch/render-pool';
-import type { WebFetchDetails } from './web-fetch-details';
-import { createWebFetchTool, MAX_BODY_BYTES } from './web-fetch-tool';
+import { createWebFetchTool, MAX_BODY_BYTES, type WebFetchDetails } from './web-fetch-tool';
 
 const KB_240 = 240 * 1024;
 const MB_5 = 5 * 1024 * 1024;

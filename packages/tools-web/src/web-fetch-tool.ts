@@ -6,9 +6,9 @@ import { extraHeaders } from './fetch/extra-headers';
 import { FetchFailure } from './fetch/fetch-failure';
 import { type FetchedPage, type FetchLimits, fetchPage } from './fetch/fetch-page';
 import { renderFetchedPage } from './fetch/render-fetched-page';
+import type { RenderFormat } from './fetch/render-page';
 import { formatSize, truncate } from './format-size';
 import { compileGuardPolicy, type GuardOptions, type GuardPolicy } from './guard/guard-policy';
-import type { WebFetchDetails } from './web-fetch-details';
 import { pageResult, renderFailureResult } from './web-fetch-result';
 
 /** Options of `web_fetch` (`createWebTools({ fetch: { ... } })`). */
@@ -41,6 +41,39 @@ export interface WebFetchOptions extends GuardOptions {
    * that breaks these rules, or a function that throws, is left out.
    */
   requestHeaders?: () => Record<string, string> | undefined;
+}
+
+/** What a `web_fetch` result carries in `details` (for logs; the model sees `content`). */
+export interface WebFetchDetails {
+  /** The URL the model asked for. */
+  url: string;
+  /** The URL the content came from, after redirects (absent when the fetch failed). */
+  finalUrl?: string;
+  /** Redirects followed. */
+  redirects?: string[];
+  /** HTTP status of the final response. */
+  status?: number;
+  /** Media type of the body. */
+  mediaType?: string;
+  /** Body bytes after decompression. */
+  bytes?: number;
+  /** Characters of converted content in all. */
+  totalLength?: number;
+  /** First character returned. */
+  startIndex?: number;
+  /** One past the last character returned. */
+  endIndex?: number;
+  /** The page title, for HTML. */
+  title?: string;
+  /**
+   * What the body was read as: `markdown` (HTML converted), `html-text` (HTML as plain text, when
+   * the conversion missed its deadline or failed), `json` or `text`.
+   */
+  format?: RenderFormat;
+  /** Why HTML was read as plain text instead of Markdown (or JSON shown as it came), when it was. */
+  conversionFallback?: string;
+  /** Why the fetch failed, when it did. */
+  failure?: FetchFailure['kind'] | 'render';
 }
 
 /** The defaults, as the README states them. */

@@ -8,8 +8,8 @@ import {
   QueueConsumer,
   retriesLeftAfter,
 } from '../queues/queue-consumer';
-import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
+import { type DetachedTurnEnd, isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
+import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../database/database';
-import type { TurnEndStatus, TurnRecovery, TurnSource } from './turn-record';
+import type { DetachedTurnEnd } from './detached-turn-end';
+import type { TurnRecovery, TurnSource } from './turn-record';
 
 // What the turn and approval stores ask of the queue that owns the unit a turn runs (a workflow
 // task, a background job, a schedule run), each inside the caller's transaction: `openControlPlane`
@@ -30,16 +31,6 @@ export type HandBackUnit = (
   transaction: SqlExecutor,
   turn: InterruptedTurnFacts,
 ) => Promise<UnitHandBack | undefined>;
-
-/** How a detached unit's turn ended: what settles the unit (`SettleDetachedUnit`). */
-export interface DetachedTurnEnd {
-  /** How the loop ended the turn. */
-  status: TurnEndStatus;
-  /** The turn's final text (a job without a result schema stores it). */
-  output: string;
-  /** Why it failed or was aborted. */
-  error?: string;
-}
 
 /**
  * Internal: settles the unit of a turn that ran detached from its queue job (a call of it was held
