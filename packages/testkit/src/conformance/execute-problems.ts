@@ -24,24 +24,27 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof ti
 }
 
 /**
- * Runs `execute` and waits at most `ms` for it to settle: its result, what it threw, or `timedOut`.
- * It starts in a microtask, so a signal aborted right after this call is aborted when it starts.
+ * Runs `execute` in a fresh context (call id `toolCallId`) and waits at most `ms` for it to settle:
+ * its result, what it threw, or `timedOut`, after which its signal is aborted so it can stop. With
+ * `abortWith`, the signal is aborted with that reason as soon as the call is made: `execute` starts
+ * in a microtask, so it already sees it aborted.
  */
-function executeWithin(
+async function executeWithin(
   tool: AnyWorkerAgentTool,
   params: unknown,
-  context: ReturnType<typeof createTestToolContext>,
-  ms: number,
+  call: { toolCallId: string; ms: number; abortWith?: Error },
 ): Promise<{ result: unknown } | { error: unknown } | typeof timedOut> {
-  return within(
-    Promise.resolve()
-      .then(() => tool.execute(params, context))
-      .then(
-        (result) => ({ result }),
-        (error: unknown) => ({ error }),
-      ),
-    ms,
-  );
+  const context = createTestToolContext({ toolCallId: call.toolCallId });
+  const running = Promise.resolve()
+    .then(() => tool.execute(params, context))
+    .then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+  if (call.abortWith !== undefined) context.controller.abort(call.abortWith);
+  const outcome = await within(running, call.ms);
+  if (outcome === timedOut) context.controller.abort();
+  return outcome;
 }
 
 /** Why a result would not reach the model intact, or undefined when it would. */
@@ -72,9 +75,11 @@ export async function abortProblems(
 ): Promise<string[]> {
   const problems: string[] = [];
   for (const [tool, params] of toolsWithParams(tools, options, problems)) {
-    const context = createTestToolContext({ toolCallId: `call_abort_${tool.name}` });
-    const running = executeWithin(tool, params[0], context, abortTimeoutMs);
-    context.controller.abort(new Error('conformance check: aborted'));
+    const running = executeWithin(tool, params[0], {
+      toolCallId: `call_abort_${tool.name}`,
+      ms: abortTimeoutMs,
+      abortWith: new Error('conformance check: aborted'),
+    });
     if ((await running) === timedOut) {
       problems.push(
         `tool '${toolKey(tool)}': execute did not settle within ${abortTimeoutMs} ms of its signal aborting`,
@@ -93,10 +98,11 @@ export async function roundTripProblems(
   const problems: string[] = [];
   for (const [tool, params] of toolsWithParams(tools, options, problems)) {
     const key = toolKey(tool);
-    const context = createTestToolContext({ toolCallId: `call_${tool.name}` });
-    const outcome = await executeWithin(tool, params[0], context, executeTimeoutMs);
+    const outcome = await executeWithin(tool, params[0], {
+      toolCallId: `call_${tool.name}`,
+      ms: executeTimeoutMs,
+    });
     if (outcome === timedOut) {
-      context.controller.abort();
       problems.push(`tool '${key}': execute did not finish within ${executeTimeoutMs} ms`);
       continue;
     }
@@ -121,10 +127,9 @@ export async function generatedExecuteProblems(
   for (const tool of tools) {
     const key = toolKey(tool);
     for (const [index, params] of generatedParams(tool, propertyRuns, executeRuns, seed).entries()) {
-      const context = createTestToolContext({ toolCallId: `call_generated_${index}_${tool.name}` });
-      const outcome = await executeWithin(tool, params, context, executeTimeoutMs);
+      const toolCallId = `call_generated_${index}_${tool.name}`;
+      const outcome = await executeWithin(tool, params, { toolCallId, ms: executeTimeoutMs });
       if (outcome === timedOut) {
-        context.controller.abort();
         problems.push(
           `tool '${key}': execute(${shortJSON(params)}) did not finish within ${executeTimeoutMs} ms`,
         );

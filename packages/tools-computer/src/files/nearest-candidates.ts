@@ -78,7 +78,7 @@ export async function nearestCandidates(
   if (totalLines === 0) return [];
   const similarities = await windowSimilarities(text, target, windowLines, totalLines, slice);
   const candidates: Candidate[] = [];
-  for (const start of await pickBestWindows(similarities, totalLines, windowLines, count, slice)) {
+  for (const start of await pickBestWindows(similarities, count, slice)) {
     const from = await offsetOfLine(text, start + 1, slice);
     const lastStart = await offsetOfLine(text, Math.min(totalLines, start + windowLines), slice);
     const newline = text.indexOf('\n', lastStart);

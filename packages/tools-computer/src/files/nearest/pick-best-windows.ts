@@ -12,16 +12,15 @@ const MIN_SIMILARITY = 0.3;
  */
 export async function pickBestWindows(
   similarities: SimilarityBlocks,
-  totalLines: number,
-  windowLines: number,
   count: number,
   slice: TimeSlice,
 ): Promise<number[]> {
+  const { windows, windowLines } = similarities;
   const chosen: number[] = [];
   while (chosen.length < count) {
     let best = -1;
     let bestSimilarity = MIN_SIMILARITY;
-    for (let start = 0; start < totalLines; start += 1) {
+    for (let start = 0; start < windows; start += 1) {
       if (start % CHARACTERS_PER_CHECK === 0 && slice.due) await slice.yield();
       const similarity = similarities.get(start);
       if (similarity < bestSimilarity || (similarity === bestSimilarity && best !== -1)) continue;

@@ -8,6 +8,13 @@ const BLOCK_SIZE = 1 << 16;
 export class SimilarityBlocks {
   readonly #blocks: Float32Array[] = [];
 
+  constructor(
+    /** Windows in all: one starts at each line of the text. */
+    readonly windows: number,
+    /** Lines each window spans (fewer at the end of the text). */
+    readonly windowLines: number,
+  ) {}
+
   /** The similarity of the window starting at line `start` (0-based), 0 when none was set. */
   get(start: number): number {
     return this.#blocks[start >>> 16]?.[start & 0xffff] ?? 0;

@@ -24,7 +24,7 @@ export async function windowSimilarities(
   const bigrams = new SharedBigrams(target);
   const scanner = new CollapsedLineScanner(text, bigrams, slice);
   const window = new LineWindow(text, windowLines, bigrams, scanner);
-  const similarities = new SimilarityBlocks();
+  const similarities = new SimilarityBlocks(totalLines, windowLines);
   for (let start = 0; start < totalLines; start += 1) {
     const end = Math.min(totalLines, start + windowLines);
     // Awaited only when a line was scanned in stretches: an await per line would cost more than the scan.
