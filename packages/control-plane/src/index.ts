@@ -10,12 +10,12 @@ export type {
   RequestApprovalRequest,
   ResumableTurn,
 } from './approvals/approval-record';
+export type { ApprovalStore } from './approvals/approval-store';
 export {
   APPROVAL_INLINE_ARGUMENT_BYTES,
   APPROVAL_MAX_ARGUMENT_BYTES,
   APPROVAL_PREVIEW_BYTES,
-  type ApprovalStore,
-} from './approvals/approval-store';
+} from './approvals/stored-arguments';
 export type { BrainOptions } from './brain/brain-limits';
 export type {
   BrainHitRecord,
@@ -60,6 +60,7 @@ export type {
   TurnRequestQueue,
   TurnRequestWorkOptions,
 } from './turn-requests/turn-request-queue';
+export type { DetachedTurnEnd } from './turns/detached-turn-end';
 export type {
   InterruptedTurnRecord,
   ListTurnsOptions,
@@ -77,7 +78,7 @@ export type {
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
-export type { DetachedTurnEnd, TurnStore } from './turns/turn-store';
+export type { TurnStore } from './turns/turn-store';
 export type {
   CreateBackgroundJobRequest,
   CreateWorkflowRequest,

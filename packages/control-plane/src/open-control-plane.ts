@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
-import { ApprovalStore, type DetachUnit } from './approvals/approval-store';
-import { type BrainOptions, resolveBrainLimits } from './brain/brain-limits';
+import { ApprovalStore } from './approvals/approval-store';
+import type { BrainOptions } from './brain/brain-limits';
 import { ControlPlaneBrainService } from './brain/brain-service';
 import { rememberControlPlaneDatabase } from './database/control-plane-database';
 import type { DataDirLockLoss } from './database/data-dir-lock';
@@ -8,16 +8,15 @@ import type { Database } from './database/database';
 import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
 import { runMigrations } from './database/run-migrations';
-import { ControlPlaneConfigError } from './errors/control-plane-config-error';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { type QueueDepth, queueDepths } from './queues/queue-depths';
+import { type ControlPlaneSettings, resolveControlPlaneSettings } from './resolve-control-plane-settings';
 import { resolveDatabaseTarget } from './resolve-database-target';
-import { checkAgentId } from './schedules/agent-id';
+import { routeTurnUnits } from './route-turn-units';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
-import { type HandBackUnit, type SettleDetachedUnit, TurnStore } from './turns/turn-store';
-import { positive, whole } from './values/check-option';
+import { TurnStore } from './turns/turn-store';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
 import { type WorkTurnOptions, WorkTurnQueue } from './workflows/work-turn-queue';
@@ -124,17 +123,6 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-function flag(field: string, value: boolean | undefined, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') {
-    throw new ControlPlaneConfigError({ field, message: `must be true or false, got ${String(value)}` });
-  }
-  return value;
-}
-
-/** pg-boss refuses an expiry of 24 hours or more. */
-const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
-
 /**
  * Opens the control plane: an embedded PGlite database in `dataDir`, or the PostgreSQL server of
  * `databaseUrl` / `DATABASE_URL`. Both run the same migrations and queries, and pg-boss 10 queues.
@@ -156,81 +144,8 @@ const MAX_EXPIRE_SECONDS = 24 * 60 * 60 - 1;
  */
 export async function openControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const target = resolveDatabaseTarget(options, options.environment);
-  const agentId = options.agentId === undefined ? undefined : checkAgentId(options.agentId, 'agentId');
-  const limits = {
-    minimumIntervalSeconds: positive(
-      'schedules.minimumIntervalSeconds',
-      options.schedules?.minimumIntervalSeconds,
-      300,
-    ),
-    maxSchedulesPerAgent: positive(
-      'schedules.maxSchedulesPerAgent',
-      options.schedules?.maxSchedulesPerAgent,
-      25,
-    ),
-    maxPromptBytes: positive('schedules.maxPromptBytes', options.schedules?.maxPromptBytes, 16 * 1024),
-  };
-  const delivery = {
-    expireInSeconds: whole(
-      'turnRequests.expireInSeconds',
-      options.turnRequests?.expireInSeconds,
-      900,
-      1,
-      MAX_EXPIRE_SECONDS,
-    ),
-    retryLimit: whole('turnRequests.retryLimit', options.turnRequests?.retryLimit, 3, 0),
-    retryDelaySeconds: whole(
-      'turnRequests.retryDelaySeconds',
-      options.turnRequests?.retryDelaySeconds,
-      10,
-      0,
-    ),
-    retryBackoff: flag('turnRequests.retryBackoff', options.turnRequests?.retryBackoff, false),
-    pollingIntervalSeconds: positive(
-      'turnRequests.pollingIntervalSeconds',
-      options.turnRequests?.pollingIntervalSeconds,
-      2,
-      0.5,
-    ),
-  };
-  const workTurnOptions = {
-    expireInSeconds: whole(
-      'workTurns.expireInSeconds',
-      options.workTurns?.expireInSeconds,
-      900,
-      1,
-      MAX_EXPIRE_SECONDS,
-    ),
-    retryLimit: whole('workTurns.retryLimit', options.workTurns?.retryLimit, 2, 0),
-    retryDelaySeconds: whole('workTurns.retryDelaySeconds', options.workTurns?.retryDelaySeconds, 5, 0),
-    retryBackoff: flag('workTurns.retryBackoff', options.workTurns?.retryBackoff, false),
-    pollingIntervalSeconds: positive(
-      'workTurns.pollingIntervalSeconds',
-      options.workTurns?.pollingIntervalSeconds,
-      2,
-      0.5,
-    ),
-    cancelCheckIntervalMs: positive(
-      'workTurns.cancelCheckIntervalMs',
-      options.workTurns?.cancelCheckIntervalMs,
-      1000,
-      10,
-    ),
-  };
-  const workflowLimits = {
-    maxConcurrentTasks: positive('workflows.maxConcurrentTasks', options.workflows?.maxConcurrentTasks, 4),
-    maxPromptBytes: positive('workflows.maxPromptBytes', options.workflows?.maxPromptBytes, 64 * 1024),
-  };
-  const maxValueBytes = positive('maxValueBytes', options.maxValueBytes, 1024 * 1024);
-  const brainLimits = resolveBrainLimits(options.brain);
-  const maintenanceIntervalSeconds = positive(
-    'maintenanceIntervalSeconds',
-    options.maintenanceIntervalSeconds,
-    30,
-  );
-  const onError = options.onError ?? (() => {});
-  const maxConnections = whole('maxConnections', options.maxConnections, 10);
-
+  const settings = resolveControlPlaneSettings(options);
+  const { agentId, maxValueBytes, onError } = settings;
   let reportLockLost: (loss: DataDirLockLoss) => void = () => {};
   const lockLost = new Promise<DataDirLockLoss>((resolve) => {
     reportLockLost = resolve;
@@ -238,57 +153,19 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   const database: Database =
     target.kind === 'postgres'
       ? await openPostgresDatabase(target.url, {
-          maxConnections,
+          maxConnections: settings.maxConnections,
           fixed: options.fixedPool === true,
         })
       : await openPgliteDatabase(target.dataDir, { onLockLost: (loss) => reportLockLost(loss) });
-  let boss: PgBoss | undefined;
-  try {
-    await runMigrations(database);
-    boss = new PgBoss({
-      db: database,
-      schema: 'pgboss',
-      migrate: true,
-      supervise: true,
-      schedule: false,
-      maintenanceIntervalSeconds,
-    });
-    boss.on('error', onError);
-    await boss.start();
-  } catch (error) {
-    await boss?.stop({ graceful: false, wait: true }).catch(() => {});
-    await database.close().catch(() => {});
-    throw error;
-  }
-  const startedBoss = boss;
-  const turnRequests = new TurnRequestQueue(startedBoss, database, delivery, agentId);
+  const boss = await startQueues(database, settings);
+  const turnRequests = new TurnRequestQueue(boss, database, settings.turnRequests, agentId);
   const scheduler = new ScheduleTicker(database, turnRequests, onError);
-  const schedules = new ControlPlaneScheduleService(database, limits, {
+  const schedules = new ControlPlaneScheduleService(database, settings.schedules, {
     onCreated: (owner) => turnRequests.ensureQueue(owner),
   });
-  const workTurns = new WorkTurnQueue(
-    startedBoss,
-    database,
-    workTurnOptions,
-    agentId,
-    maxValueBytes,
-    onError,
-  );
-  // An interrupted turn's unit goes back to its own queue, in the transaction that marks the turn.
-  const handBack: HandBackUnit = (transaction, turn) =>
-    turn.source === 'schedule'
-      ? turnRequests.handBackInterrupted(transaction, turn)
-      : workTurns.handBackInterrupted(transaction, turn);
-  // A turn whose call is held detaches its unit from the queue job; its end settles the unit.
-  const detachUnit: DetachUnit = (transaction, turn) =>
-    turn.source === 'schedule'
-      ? turnRequests.detachUnit(transaction, turn)
-      : workTurns.detachUnit(transaction, turn);
-  const settleDetached: SettleDetachedUnit = (transaction, turn, end) =>
-    turn.source === 'schedule'
-      ? turnRequests.settleDetached(transaction, turn, end)
-      : workTurns.settleDetached(transaction, turn, end);
-  const brain = new ControlPlaneBrainService(database, brainLimits);
+  const workTurns = new WorkTurnQueue(boss, database, settings.workTurns, agentId, maxValueBytes, onError);
+  const units = routeTurnUnits(turnRequests, workTurns);
+  const brain = new ControlPlaneBrainService(database, settings.brain);
   brain.startPruning(onError);
   let closing: Promise<void> | undefined;
   const controlPlane: ControlPlane = {
@@ -297,12 +174,12 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     scheduler,
     turnRequests,
     work: new WorkStore(database, maxValueBytes, (request) => workTurns.submitResult(request)),
-    workflows: new ControlPlaneWorkflowService(database, workTurns, workflowLimits),
-    backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, workflowLimits),
+    workflows: new ControlPlaneWorkflowService(database, workTurns, settings.workflows),
+    backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, settings.workflows),
     workTurns,
-    turns: new TurnStore(database, maxValueBytes, handBack, settleDetached),
+    turns: new TurnStore(database, maxValueBytes, units.handBack, units.settleDetached),
     brain,
-    approvals: new ApprovalStore(database, detachUnit),
+    approvals: new ApprovalStore(database, units.detachUnit),
     idempotency: new IdempotencyStore(database, maxValueBytes),
     queueDepths: () => queueDepths(database),
     lockLost,
@@ -312,7 +189,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
         await turnRequests.stop();
         await workTurns.stop();
         await brain.stopPruning();
-        await startedBoss.stop({ graceful: true, wait: true, timeout: 30_000 });
+        await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
         await database.close();
       })();
       return closing;
@@ -320,4 +197,30 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
   };
   rememberControlPlaneDatabase(controlPlane, database);
   return controlPlane;
+}
+
+/**
+ * Migrates the database and starts pg-boss on it. When either fails, pg-boss is stopped and the
+ * database closed before the error is rethrown: a failed open leaves nothing running.
+ */
+async function startQueues(database: Database, settings: ControlPlaneSettings): Promise<PgBoss> {
+  let boss: PgBoss | undefined;
+  try {
+    await runMigrations(database);
+    boss = new PgBoss({
+      db: database,
+      schema: 'pgboss',
+      migrate: true,
+      supervise: true,
+      schedule: false,
+      maintenanceIntervalSeconds: settings.maintenanceIntervalSeconds,
+    });
+    boss.on('error', settings.onError);
+    await boss.start();
+    return boss;
+  } catch (error) {
+    await boss?.stop({ graceful: false, wait: true }).catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
 }

@@ -4,6 +4,7 @@ import { defaultPathPrepend } from './command/default-path-prepend';
 import { normalizeSandboxOptions, type ResolvedSandbox, resolveSandbox } from './command/resolve-sandbox';
 import type { ComputerToolsContext, ComputerToolsLimits, SpawnFunction } from './computer-tools-context';
 import { ComputerToolsConfigError } from './errors/computer-tools-config-error';
+import { mergePositiveLimits } from './merge-positive-limits';
 import { type AgentHome, resolveAgentHome } from './paths/agent-home';
 
 /** The checked settings every computer tool shares. */
@@ -53,30 +54,10 @@ const MINIMUM_LIMITS: Partial<Record<keyof ComputerToolsLimits, number>> = {
 };
 
 function resolveLimits(limits: ComputerToolsLimits | undefined): Required<ComputerToolsLimits> {
-  if (limits !== undefined && (typeof limits !== 'object' || limits === null)) {
-    throw new ComputerToolsConfigError({ field: 'limits', message: 'must be an object' });
-  }
-  const resolved = { ...DEFAULT_LIMITS };
-  for (const [key, value] of Object.entries(limits ?? {})) {
-    if (!(key in DEFAULT_LIMITS)) {
-      throw new ComputerToolsConfigError({ field: `limits.${key}`, message: 'is not a known limit' });
-    }
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-      throw new ComputerToolsConfigError({
-        field: `limits.${key}`,
-        message: `must be a positive integer, got ${JSON.stringify(value)}`,
-      });
-    }
-    const minimum = MINIMUM_LIMITS[key as keyof ComputerToolsLimits];
-    if (minimum !== undefined && value < minimum) {
-      throw new ComputerToolsConfigError({
-        field: `limits.${key}`,
-        message: `must be at least ${minimum.toLocaleString('en-US')}, got ${value.toLocaleString('en-US')}`,
-      });
-    }
-    resolved[key as keyof ComputerToolsLimits] = value;
-  }
+  const resolved = mergePositiveLimits<Required<ComputerToolsLimits>>(limits, DEFAULT_LIMITS, {
+    noun: 'limit',
+    minimums: MINIMUM_LIMITS,
+  });
   if (resolved.defaultTimeoutMs > resolved.maxTimeoutMs) {
     throw new ComputerToolsConfigError({
       field: 'limits.defaultTimeoutMs',

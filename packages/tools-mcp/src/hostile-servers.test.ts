@@ -5,11 +5,12 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import type { AgentToolResult, AnyWorkerAgentTool, ToolExecutionContext } from '@switchyard/core';
+import type { AgentToolResult, AnyWorkerAgentTool } from '@switchyard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostileHttpServer, hostileStdioServer } from './__fixtures__/fixture-paths';
 import { ATTACK_BOUNDS, type AttackMeasurement, measureAttack } from './__fixtures__/measure-attack';
 import { runOnFakeModel } from './__fixtures__/run-on-fake-model';
+import { CALL_CONTEXT, resultText } from './__fixtures__/tool-call';
 import { connectMcpServers, type McpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
 import { McpConnectionError } from './errors/mcp-connection-error';
@@ -17,17 +18,7 @@ import type { McpServerCommonConfig, McpServerConfig } from './mcp-server-config
 
 const MiB = 1024 * 1024;
 
-const context: ToolExecutionContext = {
-  signal: new AbortController().signal,
-  toolCallId: 'call_1',
-  reportProgress: () => {},
-};
-
-function text(result: AgentToolResult): string {
-  return typeof result.content === 'string'
-    ? result.content
-    : result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
-}
+const text = (result: AgentToolResult) => resultText(result, (part) => `[${part.type}]`);
 
 // The loop bound is on what this process held it for (`maxBusyMs`, its main thread's own run time
 // between two turns of a 5 ms timer): 250 ms. `monitorEventLoopDelay`'s figure adds the time spent
@@ -101,11 +92,11 @@ function find(servers: McpServers, name: string): AnyWorkerAgentTool {
 }
 
 async function add(servers: McpServers): Promise<string> {
-  return text(await find(servers, 'add').execute({ a: 20, b: 22 }, context));
+  return text(await find(servers, 'add').execute({ a: 20, b: 22 }, CALL_CONTEXT));
 }
 
 async function stats(servers: McpServers): Promise<{ pid: number; received: Record<string, number> }> {
-  return JSON.parse(text(await find(servers, 'stats').execute({}, context)));
+  return JSON.parse(text(await find(servers, 'stats').execute({}, CALL_CONTEXT)));
 }
 
 async function serverPid(servers: McpServers): Promise<number> {
@@ -136,7 +127,7 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
     const servers = await connect(transport, 'none');
     const pid = await serverPid(servers);
     const measured = await measureAttack(() =>
-      find(servers, 'huge_result').execute({ bytes: 8 * MiB }, context),
+      find(servers, 'huge_result').execute({ bytes: 8 * MiB }, CALL_CONTEXT),
     );
     expectBounded(measured);
     expect(measured.value).toMatchObject({ isError: true, details: { failure: 'over-budget' } });
@@ -151,7 +142,7 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
 
   it('ends a message without end within its limit', async () => {
     const servers = await connect(transport, 'none');
-    const measured = await measureAttack(() => find(servers, 'endless_message').execute({}, context));
+    const measured = await measureAttack(() => find(servers, 'endless_message').execute({}, CALL_CONTEXT));
     expectBounded(measured);
     expect(measured.value.isError).toBe(true);
     expect(text(measured.value)).toMatch(/MCP server 'hostile' sent a (message|server-sent event)/);
@@ -212,18 +203,20 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
 
   it('refuses images and parts past maxResultBytes, counted as the model would receive them', async () => {
     const servers = await connect(transport, 'none');
-    const image = await measureAttack(() => find(servers, 'image').execute({ bytes: 3 * MiB }, context));
+    const image = await measureAttack(() => find(servers, 'image').execute({ bytes: 3 * MiB }, CALL_CONTEXT));
     expectBounded(image);
     expect(image.value).toMatchObject({ isError: true, details: { failure: 'over-budget' } });
     expect(text(image.value)).toMatch(
       /^The result of hostile\.image would reach the model with 3145804 bytes beyond its text \(1 image and 1 content parts\), over MCP server 'hostile''s maxResultBytes of 2097152/,
     );
-    const parts = await measureAttack(() => find(servers, 'many_parts').execute({ count: 100_000 }, context));
+    const parts = await measureAttack(() =>
+      find(servers, 'many_parts').execute({ count: 100_000 }, CALL_CONTEXT),
+    );
     expectBounded(parts);
     expect(parts.value).toMatchObject({ isError: true, details: { failure: 'over-budget' } });
     expect(text(parts.value)).toContain('(0 images and 100000 content parts)');
     // Within the limit an image passes.
-    expect(await find(servers, 'image').execute({ bytes: 1024 }, context)).toMatchObject({
+    expect(await find(servers, 'image').execute({ bytes: 1024 }, CALL_CONTEXT)).toMatchObject({
       content: [{ type: 'image', mimeType: 'image/png' }],
     });
   });
@@ -235,7 +228,7 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
       find(servers, 'progress_storm').execute(
         { count: 2000 },
         {
-          ...context,
+          ...CALL_CONTEXT,
           reportProgress: (progress) => {
             messages.push(progress.message?.length ?? 0);
           },
@@ -256,7 +249,7 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
       find(servers, 'progress_forever').execute(
         {},
         {
-          ...context,
+          ...CALL_CONTEXT,
           reportProgress: () => {
             reports += 1;
           },
@@ -308,7 +301,7 @@ describe('a hostile MCP server over stdio', () => {
   it('stops a server whose oversized message answers no request, naming the limit', async () => {
     const servers = await connect('stdio', 'none');
     const measured = await measureAttack(() =>
-      find(servers, 'huge_notification').execute({ bytes: 6 * MiB }, context),
+      find(servers, 'huge_notification').execute({ bytes: 6 * MiB }, CALL_CONTEXT),
     );
     expectBounded(measured);
     expect(measured.value).toMatchObject({ isError: true, details: { failure: 'server-exited' } });
@@ -342,7 +335,7 @@ describe('a hostile MCP server over streamable HTTP', () => {
     const servers = await connectMcpServers({ servers: { hostile: { url } } });
     cleanups.push(() => servers.close());
     const measured = await measureAttack(() =>
-      find(servers, 'huge_result').execute({ bytes: 8 * MiB }, context),
+      find(servers, 'huge_result').execute({ bytes: 8 * MiB }, CALL_CONTEXT),
     );
     expectBounded(measured);
     expect(measured.value).toMatchObject({ isError: true, details: { failure: 'over-budget' } });

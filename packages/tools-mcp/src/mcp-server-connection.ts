@@ -8,9 +8,21 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentToolResult, AnyWorkerAgentTool, ToolExecutionContext } from '@switchyard/core';
 import { isPlainObject } from '@switchyard/core/internal';
+import { callMetaFrom } from './call-meta';
 import { defineServerTools } from './define-server-tools';
+import { errorMessage } from './error-message';
 import { McpConnectionError } from './errors/mcp-connection-error';
 import { McpLimitError } from './errors/mcp-limit-error';
+import {
+  callCancelled,
+  callFailed,
+  callOverBudget,
+  callPastDeadline,
+  callTimedOut,
+  serverLostDuringCall,
+  serversClosed,
+  serverUnavailable,
+} from './mcp-call-results';
 import type { ResolvedMcpServerConfig } from './mcp-server-config';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
 import { createProgressReporter } from './progress-reporter';
@@ -60,10 +72,6 @@ function serverDescription(text: string | undefined): string | undefined {
     : `${text.slice(0, MAX_SERVER_DESCRIPTION_CHARACTERS)}…`;
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * One configured MCP server: its client, its current worker tools, and what happens when it dies.
  * Internal: the public handle is `McpServers`.
@@ -107,24 +115,6 @@ export class McpServerConnection {
     this.name = name;
     this.config = config;
     this.clientInfo = clientInfo;
-  }
-
-  /** The caller's `_meta` entries for one call: string values only; never throws. */
-  private metaForCall(): Record<string, string> | undefined {
-    if (this.callMeta === undefined) return undefined;
-    let given: unknown;
-    try {
-      given = this.callMeta();
-    } catch {
-      return undefined;
-    }
-    if (typeof given !== 'object' || given === null) return undefined;
-    const meta: Record<string, string> = {};
-    for (const [key, value] of Object.entries(given)) {
-      // progressToken is the SDK's own: it sets it for progress reports.
-      if (typeof value === 'string' && key !== 'progressToken') meta[key] = value;
-    }
-    return Object.keys(meta).length === 0 ? undefined : meta;
   }
 
   /** Where the server stands now. */
@@ -216,15 +206,11 @@ export class McpServerConnection {
   ): Promise<AgentToolResult<McpToolCallDetails>> {
     const details: McpToolCallDetails = { server: this.name, tool: mcpName };
     const label = `${this.name}.${mcpName}`;
-    if (context.signal.aborted) return this.cancelled(label, details, context.signal);
+    if (context.signal.aborted) return callCancelled(label, details, context.signal);
     const client = await this.usableClient(context.signal);
-    if (context.signal.aborted) return this.cancelled(label, details, context.signal);
+    if (context.signal.aborted) return callCancelled(label, details, context.signal);
     if (client === undefined) {
-      return {
-        isError: true,
-        content: `MCP server '${this.name}' is unavailable: ${this.downReason}. Its tools cannot be called in this session.`,
-        details: { ...details, failure: 'server-unavailable' },
-      };
+      return serverUnavailable(details, this.downReason);
     }
     const generation = this.generation;
     // One controller per call, fired by the turn's signal or by `lose()`. (AbortSignal.any would do,
@@ -240,7 +226,7 @@ export class McpServerConnection {
       call.abort(new Error(`the call passed its callDeadlineMs of ${this.config.callDeadlineMs}`));
     }, this.config.callDeadlineMs);
     try {
-      const meta = this.metaForCall();
+      const meta = callMetaFrom(this.callMeta);
       const request = { name: mcpName, arguments: params, ...(meta === undefined ? {} : { _meta: meta }) };
       const result = await client.callTool(request, undefined, {
         signal: call.signal,
@@ -250,29 +236,11 @@ export class McpServerConnection {
       });
       return toAgentToolResult(result, details, { maxResultBytes: this.config.maxResultBytes });
     } catch (error) {
-      if (context.signal.aborted) return this.cancelled(label, details, context.signal);
-      if (pastDeadline) {
-        return {
-          isError: true,
-          content: `The call to ${label} did not finish within MCP server '${this.name}''s callDeadlineMs of ${this.config.callDeadlineMs} ms, whatever progress it reported; it was cancelled.`,
-          details: { ...details, failure: 'timeout' },
-        };
-      }
+      if (context.signal.aborted) return callCancelled(label, details, context.signal);
+      if (pastDeadline) return callPastDeadline(label, details, this.config.callDeadlineMs);
       const limit = limitErrorOf(error, this.name);
-      if (limit !== undefined && this.client === client) {
-        return {
-          isError: true,
-          content: `The call to ${label} failed: ${limit.message}. The server's other tools are unaffected; ask it for less (a narrower query, a page, a smaller size) if the tool allows.`,
-          details: { ...details, failure: 'over-budget' },
-        };
-      }
-      if (this.state === 'closed') {
-        return {
-          isError: true,
-          content: `The call to ${label} did not complete: the MCP servers were closed.`,
-          details: { ...details, failure: 'server-unavailable' },
-        };
-      }
+      if (limit !== undefined && this.client === client) return callOverBudget(label, details, limit);
+      if (this.state === 'closed') return serversClosed(label, details);
       // An HTTP request that fails below MCP (fetch failed, session gone): is the server still there?
       if (this.config.kind === 'http' && !(error instanceof McpError)) await this.checkAlive(generation);
       if (
@@ -280,28 +248,12 @@ export class McpServerConnection {
         (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) ||
         client !== this.client
       ) {
-        const what =
-          this.config.kind === 'stdio'
-            ? 'exited during the call to'
-            : 'became unreachable during the call to';
-        return {
-          isError: true,
-          content: `MCP server '${this.name}' ${what} ${label} (${this.downReason}); the call did not complete and may or may not have taken effect.${this.stderrNote()}`,
-          details: { ...details, failure: 'server-exited' },
-        };
+        return serverLostDuringCall(label, details, this.config.kind, this.downReason, this.stderrNote());
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        return {
-          isError: true,
-          content: `The call to ${label} timed out after ${this.config.callTimeoutMs} ms without a result.`,
-          details: { ...details, failure: 'timeout' },
-        };
+        return callTimedOut(label, details, this.config.callTimeoutMs);
       }
-      return {
-        isError: true,
-        content: `Calling ${label} failed: ${errorMessage(error)}`,
-        details: { ...details, failure: 'protocol-error' },
-      };
+      return callFailed(label, details, error);
     } finally {
       clearTimeout(deadline);
       this.inflight.delete(call);
@@ -485,18 +437,5 @@ export class McpServerConnection {
   private stderrNote(): string {
     const tail = this.stderrTail.trim();
     return tail === '' ? '' : `\nLast stderr output of the server:\n${tail}`;
-  }
-
-  private cancelled(
-    label: string,
-    details: McpToolCallDetails,
-    signal: AbortSignal,
-  ): AgentToolResult<McpToolCallDetails> {
-    const reason = signal.reason === undefined ? '' : ` (${errorMessage(signal.reason)})`;
-    return {
-      isError: true,
-      content: `The call to ${label} was cancelled${reason}.`,
-      details: { ...details, failure: 'cancelled' },
-    };
   }
 }

@@ -1,28 +1,17 @@
-import type { AgentToolResult, AnyWorkerAgentTool, ToolExecutionContext } from '@switchyard/core';
+import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { rejectionOf } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { calcStdio } from './__fixtures__/connect-for-suite';
+import { CALL_CONTEXT, resultText } from './__fixtures__/tool-call';
 import { connectMcpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
 import { McpConfigurationError } from './errors/mcp-configuration-error';
 import { McpConnectionError } from './errors/mcp-connection-error';
 
-const context: ToolExecutionContext = {
-  signal: new AbortController().signal,
-  toolCallId: 'call_1',
-  reportProgress: () => {},
-};
-
 function find(tools: AnyWorkerAgentTool[], name: string): AnyWorkerAgentTool {
   const tool = tools.find((candidate) => candidate.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
   return tool;
-}
-
-function text(result: AgentToolResult): string {
-  return typeof result.content === 'string'
-    ? result.content
-    : result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
 const connectError = (run: () => Promise<unknown>) => rejectionOf(run, McpConnectionError);
@@ -37,30 +26,30 @@ describe('a server that dies mid-call', () => {
       const crash = find(tools, 'crash');
       const add = find(tools, 'add');
 
-      const died = await crash.execute({}, context);
+      const died = await crash.execute({}, CALL_CONTEXT);
       expect(died.isError).toBe(true);
       expect(died.details).toEqual({ server: 'calc', tool: 'crash', failure: 'server-exited' });
-      expect(text(died)).toContain("MCP server 'calc' exited during the call to calc.crash");
+      expect(resultText(died)).toContain("MCP server 'calc' exited during the call to calc.crash");
       expect(crash.describeCompletedActivity?.({}, died)).toBe('calc.crash failed: server unavailable');
       expect(servers.status('calc')).toBe('unavailable');
 
       // The first call after the death starts a restart; aborting that call does not wait for it.
       const controller = new AbortController();
-      const waiting = add.execute({ a: 2, b: 2 }, { ...context, signal: controller.signal });
+      const waiting = add.execute({ a: 2, b: 2 }, { ...CALL_CONTEXT, signal: controller.signal });
       controller.abort(new Error('turn aborted'));
       expect(await waiting).toMatchObject({ isError: true, details: { failure: 'cancelled' } });
 
       // The next call gets the restarted server; the tool objects stay the same.
-      expect(await add.execute({ a: 2, b: 2 }, context)).toMatchObject({
+      expect(await add.execute({ a: 2, b: 2 }, CALL_CONTEXT)).toMatchObject({
         content: [{ type: 'text', text: '4' }],
       });
       expect(servers.status('calc')).toBe('connected');
       for (const [index, tool] of createMcpTools({ servers }).entries()) expect(tool).toBe(tools[index]);
 
-      expect((await crash.execute({}, context)).details?.failure).toBe('server-exited');
-      const unavailable = await add.execute({ a: 2, b: 2 }, context);
+      expect((await crash.execute({}, CALL_CONTEXT)).details?.failure).toBe('server-exited');
+      const unavailable = await add.execute({ a: 2, b: 2 }, CALL_CONTEXT);
       expect(unavailable).toMatchObject({ isError: true, details: { failure: 'server-unavailable' } });
-      expect(text(unavailable)).toBe(
+      expect(resultText(unavailable)).toBe(
         "MCP server 'calc' is unavailable: its process exited. Its tools cannot be called in this session.",
       );
       expect(servers.status('calc')).toBe('unavailable');
@@ -76,9 +65,9 @@ describe('a server that dies mid-call', () => {
     });
     const add = find(createMcpTools({ servers }), 'add');
     await servers.close();
-    const result = await add.execute({ a: 1, b: 1 }, context);
+    const result = await add.execute({ a: 1, b: 1 }, CALL_CONTEXT);
     expect(result).toMatchObject({ isError: true, details: { failure: 'server-unavailable' } });
-    expect(text(result)).toContain('the MCP servers were closed');
+    expect(resultText(result)).toContain('the MCP servers were closed');
   });
 });
 

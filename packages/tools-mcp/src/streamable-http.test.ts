@@ -1,22 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import type { AgentToolResult, ToolExecutionContext } from '@switchyard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcHttpServer } from './__fixtures__/fixture-paths';
+import { CALL_CONTEXT, resultText } from './__fixtures__/tool-call';
 import { connectMcpServers, type McpServers } from './connect-mcp-servers';
 import { createMcpTools } from './create-mcp-tools';
-
-const context: ToolExecutionContext = {
-  signal: new AbortController().signal,
-  toolCallId: 'call_1',
-  reportProgress: () => {},
-};
-
-function text(result: AgentToolResult): string {
-  return typeof result.content === 'string'
-    ? result.content
-    : result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-}
 
 async function startHttpServer(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [calcHttpServer], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -84,17 +72,17 @@ describe('streamable HTTP servers', () => {
   it('round-trips a call and sends the configured headers', async () => {
     const tools = createMcpTools({ servers });
     const add = tools.find((tool) => tool.name === 'add');
-    expect(await add?.execute({ a: 20, b: 22 }, context)).toMatchObject({
+    expect(await add?.execute({ a: 20, b: 22 }, CALL_CONTEXT)).toMatchObject({
       content: [{ type: 'text', text: '42' }],
     });
     const stats = tools.find((tool) => tool.name === 'stats');
-    const seen = JSON.parse(text((await stats?.execute({}, context)) ?? { content: '{}' }));
+    const seen = JSON.parse(resultText((await stats?.execute({}, CALL_CONTEXT)) ?? { content: '{}' }));
     expect(seen.authorization).toBe('Bearer test-token');
   });
 
   it('maps an isError result over HTTP too', async () => {
     const fail = createMcpTools({ servers }).find((tool) => tool.name === 'fail');
-    const result = await fail?.execute({ reason: 'remote' }, context);
+    const result = await fail?.execute({ reason: 'remote' }, CALL_CONTEXT);
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'failed: remote' }] });
   });
 });
@@ -107,16 +95,16 @@ describe('an HTTP server that dies mid-call', () => {
     });
     try {
       const tools = createMcpTools({ servers: remote });
-      const died = await tools.find((tool) => tool.name === 'crash')?.execute({}, context);
+      const died = await tools.find((tool) => tool.name === 'crash')?.execute({}, CALL_CONTEXT);
       expect(died).toMatchObject({ isError: true, details: { failure: 'server-exited' } });
-      expect(text(died ?? { content: '' })).toContain(
+      expect(resultText(died ?? { content: '' })).toContain(
         "MCP server 'remote' became unreachable during the call to remote.crash",
       );
       expect(remote.status('remote')).toBe('unavailable');
       // The one restart attempt fails too: the server is gone.
-      const after = await tools.find((tool) => tool.name === 'add')?.execute({ a: 1, b: 1 }, context);
+      const after = await tools.find((tool) => tool.name === 'add')?.execute({ a: 1, b: 1 }, CALL_CONTEXT);
       expect(after).toMatchObject({ isError: true, details: { failure: 'server-unavailable' } });
-      expect(text(after ?? { content: '' })).toContain('restarting it failed');
+      expect(resultText(after ?? { content: '' })).toContain('restarting it failed');
     } finally {
       await remote.close();
       await stop(dying);

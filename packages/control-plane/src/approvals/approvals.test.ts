@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
 import { until } from '../__fixtures__/until';
 import { startWorkflow, summaryTask, uniqueTurnId } from '../__fixtures__/work-fixtures';
-import type { WorkTurn, WorkTurnContext } from '../index';
+import type { TurnEndStatus, WorkTurn, WorkTurnContext } from '../index';
 
 type WorkflowTaskTurn = Extract<WorkTurn, { kind: 'workflow-task' }>;
 
@@ -60,6 +60,9 @@ for (const backend of testBackends) {
       });
       return id;
     };
+    /** Records how a turn ended (no usage), as the daemon does when the loop returns. */
+    const endTurn = (id: string, status: TurnEndStatus, output = '', iterations = 1) =>
+      suite.controlPlane.turns.recordEnd({ id, status, output, usage: ZERO, iterations });
     const hold = (turnId: string, callId: string, expiresInMs = 60_000) =>
       suite.controlPlane.approvals.request({
         turnId,
@@ -158,13 +161,7 @@ for (const backend of testBackends) {
       });
       expect(await suite.controlPlane.approvals.consume({ id: approval.id, workerId: P })).toBeUndefined();
       expect((await suite.controlPlane.turns.get(turnId))?.status).toBe('running');
-      await suite.controlPlane.turns.recordEnd({
-        id: turnId,
-        status: 'completed',
-        output: 'ok',
-        usage: ZERO,
-        iterations: 1,
-      });
+      await endTurn(turnId, 'completed', 'ok');
     });
 
     it('keys a held call by its item in the transcript: one call, one approval, exactly its arguments', async () => {
@@ -212,13 +209,7 @@ for (const backend of testBackends) {
         status: 'pending',
       });
       expect([pendingLater?.id, pendingFirst?.id]).toEqual([later.id, first.id]);
-      await suite.controlPlane.turns.recordEnd({
-        id: turnId,
-        status: 'completed',
-        output: '',
-        usage: ZERO,
-        iterations: 1,
-      });
+      await endTurn(turnId, 'completed');
     });
 
     it('stores large arguments whole: lists show their size, head and tail, and get has them all', async () => {
@@ -271,13 +262,7 @@ for (const backend of testBackends) {
         /^arguments: cannot be stored whole for an operator to see/,
       );
       await expect(refuse({ command: 'a\u0000b' })).rejects.toThrow(/^arguments: .*NUL/);
-      await suite.controlPlane.turns.recordEnd({
-        id: turnId,
-        status: 'completed',
-        output: '',
-        usage: ZERO,
-        iterations: 1,
-      });
+      await endTurn(turnId, 'completed');
     });
 
     it('expires an unanswered approval as a denial, and cancels the pending ones of a turn that ended', async () => {
@@ -298,13 +283,7 @@ for (const backend of testBackends) {
         },
       });
       expect(await suite.controlPlane.approvals.expireDue()).toEqual([]);
-      await suite.controlPlane.turns.recordEnd({
-        id: turnId,
-        status: 'aborted',
-        output: '',
-        usage: ZERO,
-        iterations: 1,
-      });
+      await endTurn(turnId, 'aborted');
       expect(await suite.controlPlane.approvals.get(later.id)).toMatchObject({
         status: 'cancelled',
         reason: 'the turn ended before it was answered',
@@ -412,15 +391,7 @@ for (const backend of testBackends) {
           result: { summary: 'deployed once' },
         }),
       ).toEqual({ status: 'stored' });
-      expect(
-        await suite.controlPlane.turns.recordEnd({
-          id: turnId,
-          status: 'ended-by-tool',
-          output: '',
-          usage: ZERO,
-          iterations: 2,
-        }),
-      ).toBe(true);
+      expect(await endTurn(turnId, 'ended-by-tool', '', 2)).toBe(true);
       const shown = await suite.controlPlane.workflows.showWorkflow({
         agentId: 'ada',
         workflowId: workflow.id,
@@ -447,13 +418,7 @@ for (const backend of testBackends) {
       ]);
       const quiet = await until('quiet to hold', async () => turnsByAttempt.get('quiet#1'), Boolean);
       const broken = await until('broken to hold', async () => turnsByAttempt.get('broken#1'), Boolean);
-      await suite.controlPlane.turns.recordEnd({
-        id: quiet ?? '',
-        status: 'completed',
-        output: 'no result',
-        usage: ZERO,
-        iterations: 1,
-      });
+      await endTurn(quiet ?? '', 'completed', 'no result');
       await suite.controlPlane.turns.recordEnd({
         id: broken ?? '',
         status: 'failed',
@@ -544,13 +509,7 @@ for (const backend of testBackends) {
         iterations: 0,
         error: 'stop it',
       });
-      await suite.controlPlane.turns.recordEnd({
-        id: apiTurn,
-        status: 'aborted',
-        output: '',
-        usage: ZERO,
-        iterations: 0,
-      });
+      await endTurn(apiTurn, 'aborted', '', 0);
       expect((await suite.controlPlane.turns.get(id))?.cancelRequested).toBeUndefined();
     });
 
@@ -590,13 +549,7 @@ for (const backend of testBackends) {
       await expect(suite.controlPlane.turns.page({ source: 'web' as 'api' })).rejects.toThrow(/^source: /);
       const changes = await suite.controlPlane.turns.changes({ since, agentIds: ['pager'] });
       expect(changes.turns.map((turn) => turn.id)).toEqual(ids);
-      await suite.controlPlane.turns.recordEnd({
-        id: ids[2] ?? '',
-        status: 'completed',
-        output: '',
-        usage: ZERO,
-        iterations: 1,
-      });
+      await endTurn(ids[2] ?? '', 'completed');
       const later = await suite.controlPlane.turns.changes({ since: changes.now, agentIds: ['pager'] });
       expect(later.turns.at(-1)).toMatchObject({ id: ids[2], status: 'completed' });
       // Anything else is a change from the very instant of `now`, given again rather than lost.

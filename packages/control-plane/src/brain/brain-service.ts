@@ -15,17 +15,15 @@ import type {
   RecallRequest,
   RememberRequest,
 } from './brain-record';
-import { capCharacters, iso, PAGE_COLUMNS, type PageRow, toPage } from './brain-rows';
+import { iso, PAGE_COLUMNS, type PageRow, toPage } from './brain-rows';
 import { addUsage, freeHistory, lockAgentBrain, readUsage, storedBytes } from './brain-usage';
 import { type BrainPruneRecord, pruneBrain } from './prune-brain';
-import { type HitRow, MAX_COUNTED_TERMS, recallSql } from './recall-sql';
+import { searchPages } from './search-pages';
 
 /** The largest query, in UTF-8 bytes: more words than any page search needs. */
 const MAX_QUERY_BYTES = 2048;
 /** Most pages one `recall` returns. */
 const MAX_RECALL_LIMIT = 50;
-/** Longest snippet, in characters: `ts_headline` bounds words, not their length. */
-const MAX_SNIPPET_CHARACTERS = 300;
 /** Times a write by title is retried when a concurrent write created the same title first. */
 const WRITE_ATTEMPTS = 3;
 /** The first prune after the control plane opens, at most: a daemon restarted often still prunes. */
@@ -38,9 +36,6 @@ const SEARCH_VECTOR = (title: string, tags: string, body: string) =>
   `setweight(to_tsvector('english', ${title}), 'A') || ` +
   `setweight(to_tsvector('english', array_to_string(${tags}, ' ')), 'B') || ` +
   `setweight(to_tsvector('english', ${body}), 'D')`;
-
-/** `'lexeme'` in tsquery text (a doubled quote is a quote inside it): linear, the two branches never overlap. */
-const LEXEME = /'(?:[^']|'')*'/g;
 
 /** True for PostgreSQL's unique_violation, as pg and PGlite report it. */
 function isUniqueViolation(error: unknown): boolean {
@@ -248,7 +243,9 @@ export class ControlPlaneBrainService {
     const query = checkStoredText('query', toStorableText(request.query), { maxBytes: MAX_QUERY_BYTES });
     const tags = checkTags(request.tags);
     const limit = checkLimit(request.limit, MAX_RECALL_LIMIT);
-    return this.#withRecallTimeout((executor) => this.#recall(executor, { agentId, query, tags, limit }));
+    return this.#withRecallTimeout((executor) =>
+      searchPages(executor, { agentId, query, tags, limit }, this.#limits.maxRecallRows),
+    );
   }
 
   /**
@@ -272,57 +269,6 @@ export class ControlPlaneBrainService {
         { cause: error },
       );
     }
-  }
-
-  async #recall(
-    executor: SqlExecutor,
-    request: { agentId: string; query: string; tags: string[]; limit: number },
-  ): Promise<BrainHitRecord[]> {
-    const { agentId, query, tags, limit } = request;
-    const { rows: parsed } = await executor.query<{ terms: string }>(
-      `SELECT websearch_to_tsquery('english', $1)::text AS terms`,
-      [query],
-    );
-    const everyTerm = parsed[0]?.terms ?? '';
-    if (everyTerm === '') return [];
-    // A query that excludes a word (`!`) is taken as it is: "some of its terms" would turn the
-    // exclusion into an alternative. Otherwise its terms (a word, or a quoted phrase) count one by one.
-    const terms = (everyTerm.includes('!') ? [everyTerm] : everyTerm.split(' & ')).slice(
-      0,
-      MAX_COUNTED_TERMS,
-    );
-    const inTitle = terms.map((term) => term.replace(LEXEME, (lexeme) => `${lexeme}:AB`));
-    const search = (match: string, where: string, count: number) =>
-      executor.query<HitRow>(recallSql(terms.length, where, this.#limits.maxRecallRows), [
-        agentId,
-        everyTerm,
-        tags,
-        count,
-        match,
-        ...terms,
-        ...inTitle,
-      ]);
-    // Pages holding every term, found through the GIN index: usually few. (The condition is true for
-    // them all; it only gives `$2` its type.)
-    const every = (await search(everyTerm, '$2::tsquery IS NOT NULL', limit)).rows;
-    // Too few: pages holding some of the terms come next, so a question asked in other words than the
-    // page's still finds it.
-    const some =
-      every.length < limit && terms.length > 1
-        ? (await search(terms.join(' | '), 'NOT search @@ $2::tsquery', limit - every.length)).rows
-        : [];
-    const hit = (row: HitRow, everyTerm: boolean): BrainHitRecord => ({
-      pageId: row.id,
-      title: row.title,
-      tags: row.tags,
-      snippet: capCharacters(row.snippet.trim(), MAX_SNIPPET_CHARACTERS),
-      version: row.version,
-      updatedAt: iso(row.updated_at),
-      matchedTerms: row.matched_terms,
-      everyTerm,
-      rank: Number(row.rank),
-    });
-    return [...every.map((row) => hit(row, true)), ...some.map((row) => hit(row, false))];
   }
 
   /**

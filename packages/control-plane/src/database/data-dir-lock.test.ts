@@ -229,21 +229,28 @@ describe('where no OS lock can be taken', () => {
 });
 
 describe.runIf(onLinux)('a lost lock', () => {
-  function watched(): { losses: DataDirLockLoss[]; options: Parameters<typeof lockDataDir>[1] } {
+  function watched(): {
+    losses: DataDirLockLoss[];
+    options: Parameters<typeof lockDataDir>[1];
+    /** Waits (5 s at most) until a loss is reported. */
+    lost: () => Promise<unknown>;
+  } {
     const losses: DataDirLockLoss[] = [];
-    return { losses, options: { checkIntervalMs: 50, onLost: (loss) => losses.push(loss) } };
+    const lost = () =>
+      until(
+        'the loss',
+        async () => losses.length,
+        (count) => count > 0,
+        5_000,
+      );
+    return { losses, options: { checkIntervalMs: 50, onLost: (loss) => losses.push(loss) }, lost };
   }
 
   it('is reported once when its lock process is killed, and the directory is then free', async () => {
-    const { losses, options } = watched();
+    const { losses, options, lost } = watched();
     const taken = await lock(options);
     process.kill(taken.lockPid, 'SIGKILL');
-    await until(
-      'the loss',
-      async () => losses.length,
-      (count) => count > 0,
-      5_000,
-    );
+    await lost();
     expect(losses[0]?.dataDir).toBe(dataDir);
     expect(losses[0]?.message).toContain(`its lock process ${taken.lockPid} (flock) exited (signal SIGKILL)`);
     // Nothing held it any more: another process gets in.
@@ -264,24 +271,14 @@ describe.runIf(onLinux)('a lost lock', () => {
     const first = await lock(replaced.options);
     await rename(dataDir, `${dataDir}.moved`);
     await mkdir(dataDir);
-    await until(
-      'the loss',
-      async () => replaced.losses.length,
-      (count) => count > 0,
-      5_000,
-    );
+    await replaced.lost();
     expect(replaced.losses[0]?.message).toContain(`${dataDir} was replaced`);
     await first.release();
 
     const removed = watched();
     await lock(removed.options);
     await rm(dataDir, { recursive: true });
-    await until(
-      'the loss',
-      async () => removed.losses.length,
-      (count) => count > 0,
-      5_000,
-    );
+    await removed.lost();
     expect(removed.losses[0]?.message).toContain(`${dataDir} was removed`);
   });
 

@@ -65,6 +65,19 @@ export function retriesLeftAfter(policy: QueuePolicy, attempt: number): number {
   return Math.max(0, policy.retryLimit - attempt);
 }
 
+/**
+ * Why a unit fails for good when the worker running attempt `attempt`, its last, stopped (its
+ * heartbeat went stale).
+ */
+export function lastAttemptReason(policy: QueuePolicy, attempt: number): string {
+  return `the worker running attempt ${attempt} stopped (its heartbeat went stale), and that was the last of the ${policy.retryLimit + 1} attempts allowed (retryLimit ${policy.retryLimit})`;
+}
+
+/** What the hand-back of attempt `attempt` says of the next one, which starts after `delaySeconds`. */
+export function handedBackDescription(attempt: number, delaySeconds: number): string {
+  return `handed back to its queue: attempt ${attempt + 1} starts ${delaySeconds === 0 ? 'at once' : `in ${delaySeconds} s`} on any live worker`;
+}
+
 /** The advisory lock key every queue creation takes (a fixed number of Switchyard's own). */
 const CREATE_QUEUE_LOCK = 0x5377_7951;
 

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
-import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
-import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import {
+  handBackDelaySeconds,
+  handedBackDescription,
+  lastAttemptReason,
+  QueueConsumer,
+  retriesLeftAfter,
+} from '../queues/queue-consumer';
+import { type DetachedTurnEnd, isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
+import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 
@@ -249,7 +255,7 @@ export class TurnRequestQueue {
     }
     await this.#consumer.cancel(transaction, run.agent_id, run.job_id);
     if (turn.attempt > this.#options.retryLimit) {
-      const reason = `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale), and that was the last of the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit})`;
+      const reason = lastAttemptReason(this.#options, turn.attempt);
       await transaction.query(
         "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1",
         [runId, reason],
@@ -337,7 +343,7 @@ export class TurnRequestQueue {
     return {
       outcome: 'requeued',
       retryAt: new Date(times[0]?.at ?? Date.now()).toISOString(),
-      description: `${label} handed back to its queue: attempt ${turn.attempt + 1} starts ${delay === 0 ? 'at once' : `in ${delay} s`} on any live worker`,
+      description: `${label} ${handedBackDescription(turn.attempt, delay)}`,
     };
   }
 

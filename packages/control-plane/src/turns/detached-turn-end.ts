@@ -1,4 +1,14 @@
-import type { DetachedTurnEnd } from './turn-store';
+import type { TurnEndStatus } from './turn-record';
+
+/** How a detached unit's turn ended: what settles the unit (`SettleDetachedUnit`). */
+export interface DetachedTurnEnd {
+  /** How the loop ended the turn. */
+  status: TurnEndStatus;
+  /** The turn's final text (a job without a result schema stores it). */
+  output: string;
+  /** Why it failed or was aborted. */
+  error?: string;
+}
 
 // How both queues read the end of a turn that ran detached from its unit's job (`settleDetached`).
 

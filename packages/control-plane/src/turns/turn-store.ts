@@ -1,9 +1,10 @@
-import type { Database, SqlExecutor } from '../database/database';
+import type { Database } from '../database/database';
 import { CURSOR_TIME, checkPageCursor, checkPageLimit, cutPage } from '../database/page-rows';
 import { type ChangesOptions, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
-import { checkStoredText, toStorableJson, toStorableText } from '../values/check-stored-value';
+import { checkStoredText, toStorableText } from '../values/check-stored-value';
+import { capText, fitEvents } from './stored-turn-text';
 import type {
   InterruptedTurnRecord,
   ListTurnsOptions,
@@ -11,63 +12,13 @@ import type {
   RecordTurnStartRequest,
   TurnChanges,
   TurnCursor,
-  TurnEndStatus,
   TurnEventLog,
   TurnHeartbeat,
   TurnRecord,
-  TurnRecordStatus,
-  TurnRecovery,
   TurnSource,
-  TurnUsage,
 } from './turn-record';
-
-/** What the hand-back of an interrupted turn's unit is told about the turn. */
-export interface InterruptedTurnFacts {
-  /** The turn's agent. */
-  agentId: string;
-  /** Where it came from. */
-  source: TurnSource;
-  /** Its source's id (`workflowId/taskId`, a job id, a schedule run id). */
-  sourceId: string;
-  /** The attempt it ran. */
-  attempt: number;
-  /** The worker that ran it. */
-  workerId: string;
-}
-
-/** What a hand-back reports: the recovery, less what the turn itself says. */
-export type UnitHandBack = Omit<TurnRecovery, 'attempt' | 'previousWorkerId'>;
-
-/**
- * Internal: hands an interrupted turn's unit back to its queue (or parks it as failed), inside the
- * transaction that marks the turn interrupted; undefined when the turn's source has no unit.
- */
-export type HandBackUnit = (
-  transaction: SqlExecutor,
-  turn: InterruptedTurnFacts,
-) => Promise<UnitHandBack | undefined>;
-
-/** How a detached unit's turn ended: what settles the unit (`SettleDetachedUnit`). */
-export interface DetachedTurnEnd {
-  /** How the loop ended the turn. */
-  status: TurnEndStatus;
-  /** The turn's final text (a job without a result schema stores it). */
-  output: string;
-  /** Why it failed or was aborted. */
-  error?: string;
-}
-
-/**
- * Internal: settles the unit of a turn that ran detached from its queue job (a call of it was held
- * for approval), inside the transaction recording the turn's end: a finished turn completes the
- * unit as the queue's consumer would have; any other end hands it back for its next attempt, or
- * fails it when it had none left. Only while the turn's attempt is still the unit's running one.
- */
-export type SettleDetachedUnit = (
-  transaction: SqlExecutor,
-  turn: InterruptedTurnFacts,
-  end: DetachedTurnEnd,
-) => Promise<void>;
+import { recordOfTurnRow, TURN_COLUMNS, type TurnRow, USAGE_FIELDS } from './turn-rows';
+import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
@@ -88,38 +39,6 @@ const STATUSES: ReadonlySet<string> = new Set([
   'waiting-approval',
   'interrupted',
 ]);
-const USAGE_FIELDS = [
-  'inputTokens',
-  'cachedInputTokens',
-  'outputTokens',
-  'reasoningTokens',
-  'totalTokens',
-] as const;
-
-interface TurnRow {
-  id: string;
-  agent_id: string;
-  source: TurnSource;
-  source_id: string | null;
-  attempt: number | null;
-  prompt: string;
-  status: TurnRecordStatus;
-  output: string;
-  usage: Partial<TurnUsage>;
-  iterations: number;
-  error: string | null;
-  events_dropped: number;
-  worker_id: string;
-  created_at: Date;
-  ended_at: Date | null;
-  heartbeat_at: Date;
-  updated_at: Date;
-  cancel_requested: string | null;
-}
-
-/** The columns of a `TurnRecord`, for queries of other stores that return turns. */
-export const TURN_COLUMNS = `id, agent_id, source, source_id, attempt, prompt, status, output, usage, iterations, error,
-  events_dropped, worker_id, created_at, ended_at, heartbeat_at, updated_at, cancel_requested`;
 const COLUMNS = TURN_COLUMNS;
 
 /** What `recordEnd` sets: $2 status, $3 output, $4 usage, $5 iterations, $6 error, $7 events, $8 dropped. */
@@ -132,38 +51,6 @@ const CANCEL_PENDING_APPROVALS = `UPDATE switchyard.approvals
      SET status = 'cancelled', reason = 'the turn ended before it was answered',
          decided_at = clock_timestamp(), updated_at = clock_timestamp()
    WHERE status = 'pending'`;
-
-/** A row of `TURN_COLUMNS` as a `TurnRecord`. */
-export function toTurnRecord(row: unknown): TurnRecord {
-  return toRecord(row as TurnRow);
-}
-
-function toRecord(row: TurnRow): TurnRecord {
-  const usage = {} as TurnUsage;
-  for (const field of USAGE_FIELDS) usage[field] = Number(row.usage[field] ?? 0);
-  return {
-    id: row.id,
-    agentId: row.agent_id,
-    source: row.source,
-    ...(row.source_id === null ? {} : { sourceId: row.source_id }),
-    ...(row.attempt === null ? {} : { attempt: row.attempt }),
-    prompt: row.prompt,
-    status: row.status,
-    output: row.output,
-    usage,
-    iterations: row.iterations,
-    ...(row.error === null ? {} : { error: row.error }),
-    eventsDropped: row.events_dropped,
-    workerId: row.worker_id,
-    createdAt: row.created_at.toISOString(),
-    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
-    heartbeatAt: row.heartbeat_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    ...(row.cancel_requested === null || row.ended_at !== null
-      ? {}
-      : { cancelRequested: row.cancel_requested }),
-  };
-}
 
 function checkTurnId(value: unknown, field = 'id'): string {
   if (typeof value !== 'string' || !TURN_ID.test(value)) {
@@ -180,35 +67,6 @@ function checkCount(field: string, value: unknown): number {
     throw new ControlPlaneInputError(field, `must be an integer >= 0, got ${String(value)}`);
   }
   return value;
-}
-
-/** Cuts `text` to at most `maxBytes` of UTF-8, on a character boundary, saying so at the end. */
-function capText(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const note = '\n[truncated: over the stored size limit]';
-  const cut = Buffer.from(text, 'utf8').subarray(0, Math.max(0, maxBytes - Buffer.byteLength(note)));
-  // A cut inside a multi-byte character decodes to U+FFFD; drop that partial character.
-  return `${cut.toString('utf8').replace(/\uFFFD$/, '')}${note}`;
-}
-
-/**
- * The event log as stored JSON text, at most `maxBytes`: when the whole log is over, events are left
- * out of the middle (the start and the end of a turn say the most) and counted.
- */
-function fitEvents(events: readonly unknown[], maxBytes: number): { json: string; dropped: number } {
-  const parts = events.map((event) => toStorableJson(event) ?? 'null');
-  const sizes = parts.map((part) => Buffer.byteLength(part, 'utf8') + 1);
-  const total = sizes.reduce((sum, size) => sum + size, 1);
-  if (total <= maxBytes) return { json: `[${parts.join(',')}]`, dropped: 0 };
-  const budget = Math.floor((maxBytes - 2) / 2);
-  let head = 0;
-  for (let used = 0; head < parts.length && used + (sizes[head] ?? 0) <= budget; head += 1)
-    used += sizes[head] ?? 0;
-  let tail = parts.length;
-  for (let used = 0; tail > head && used + (sizes[tail - 1] ?? 0) <= budget; tail -= 1)
-    used += sizes[tail - 1] ?? 0;
-  const kept = [...parts.slice(0, head), ...parts.slice(tail)];
-  return { json: `[${kept.join(',')}]`, dropped: parts.length - kept.length };
 }
 
 /**
@@ -278,7 +136,7 @@ export class TurnStore {
     );
     const row = rows[0];
     if (row === undefined) throw new ControlPlaneInputError('id', `turn '${id}' is already recorded`);
-    return toRecord(row);
+    return recordOfTurnRow(row);
   }
 
   /**
@@ -431,7 +289,7 @@ export class TurnStore {
       [id, text],
     );
     const row = rows[0];
-    return row === undefined ? this.get(id) : toRecord(row);
+    return row === undefined ? this.get(id) : recordOfTurnRow(row);
   }
 
   /**
@@ -445,7 +303,7 @@ export class TurnStore {
    */
   async changes(options: ChangesOptions): Promise<TurnChanges> {
     const { rows, now } = await readChanges<TurnRow>(this.#database, 'switchyard.turns', COLUMNS, options);
-    return { turns: rows.map(toRecord), now };
+    return { turns: rows.map(recordOfTurnRow), now };
   }
 
   /**
@@ -493,7 +351,7 @@ export class TurnStore {
         );
         const row = rows[0];
         if (row === undefined) return undefined;
-        const turn: InterruptedTurnRecord = toRecord(row);
+        const turn: InterruptedTurnRecord = recordOfTurnRow(row);
         if (this.#handBack === undefined || row.source_id === null || row.attempt === null) return turn;
         const handedBack = await this.#handBack(transaction, {
           agentId: row.agent_id,
@@ -521,7 +379,7 @@ export class TurnStore {
       [id],
     );
     const row = rows[0];
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : recordOfTurnRow(row);
   }
 
   /** One turn's stored event log (empty while it runs), or undefined for an unknown id. */
@@ -583,6 +441,6 @@ export class TurnStore {
       ],
     );
     const { rows: page, next } = cutPage(rows, limit);
-    return { turns: page.map(toRecord), ...(next === undefined ? {} : { next }) };
+    return { turns: page.map(recordOfTurnRow), ...(next === undefined ? {} : { next }) };
   }
 }

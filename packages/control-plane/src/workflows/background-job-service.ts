@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { JSONSchemaObject } from '@switchyard/core';
 import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
@@ -6,7 +5,7 @@ import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText } from '../values/check-stored-value';
 import { checkTraceParent } from '../values/check-trace-parent';
 import { checkResultSchema } from './check-result-schema';
-import { checkAgentMayStart, insertUnlessStarted, startedRecord, startIdempotencyKey } from './start-work';
+import { checkAgentMayStart, startedRecord, startIdempotencyKey, storeStartOnce } from './start-work';
 import type { WorkOrigin } from './work-turn';
 import type { WorkTurnQueue } from './work-turn-queue';
 
@@ -112,19 +111,18 @@ export class ControlPlaneBackgroundJobService {
     const traceParent = checkTraceParent(request.traceParent);
     const key = startIdempotencyKey(request.idempotencyKey, 'job');
     await this.#workTurns.ensureQueue(agentId);
-    const id = randomUUID();
-    const storedId = await this.#database.transaction(async (transaction) => {
-      const started = await insertUnlessStarted(
-        transaction,
-        { table: 'switchyard.background_jobs', id, key },
-        `INSERT INTO switchyard.background_jobs (id, agent_id, kind, payload, idempotency_key, trace_parent)
-         VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-        [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent],
-      );
-      if (started !== null) return started;
-      await this.#workTurns.enqueue(transaction, agentId, { kind: 'background-job', jobId: id });
-      return id;
-    });
+    const storedId = await storeStartOnce(
+      this.#database,
+      'switchyard.background_jobs',
+      key,
+      (id) => ({
+        text: `INSERT INTO switchyard.background_jobs (id, agent_id, kind, payload, idempotency_key, trace_parent)
+               VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+        values: [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent],
+      }),
+      (transaction, id) =>
+        this.#workTurns.enqueue(transaction, agentId, { kind: 'background-job', jobId: id }),
+    );
     return startedRecord(await this.checkBackgroundJob({ agentId, jobId: storedId }));
   }
 

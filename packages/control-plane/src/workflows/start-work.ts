@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SqlExecutor } from '../database/database';
+import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText } from '../values/check-stored-value';
@@ -35,23 +35,33 @@ export function startIdempotencyKey(idempotencyKey: string | undefined, prefix: 
 }
 
 /**
- * Runs the INSERT of a start, whose statement ends `ON CONFLICT (idempotency_key) DO NOTHING
- * RETURNING id`: null when it stored the new row, else the id already stored under `key` in
- * `table` (a repeated call returns the work it started first), or `id` should that row be gone.
+ * Stores a start once under its idempotency key and queues its work, in one transaction: `insert`
+ * gives the statement storing the new row under a fresh id (it ends `ON CONFLICT (idempotency_key)
+ * DO NOTHING RETURNING id`), and `queue` queues the work of a row it stored. Returns that id; when
+ * `key` was stored already, queues nothing and returns the id stored under it in `table` (a repeated
+ * call returns the work it started first), or the fresh id should that row be gone.
  */
-export async function insertUnlessStarted(
-  transaction: SqlExecutor,
-  insert: { table: string; id: string; key: string },
-  text: string,
-  values: readonly unknown[],
-): Promise<string | null> {
-  const { rows } = await transaction.query(text, values);
-  if (rows.length > 0) return null;
-  const { rows: existing } = await transaction.query<{ id: string }>(
-    `SELECT id FROM ${insert.table} WHERE idempotency_key = $1`,
-    [insert.key],
-  );
-  return existing[0]?.id ?? insert.id;
+export async function storeStartOnce(
+  database: Database,
+  table: string,
+  key: string,
+  insert: (id: string) => { text: string; values: readonly unknown[] },
+  queue: (transaction: SqlExecutor, id: string) => Promise<void>,
+): Promise<string> {
+  const id = randomUUID();
+  return database.transaction(async (transaction) => {
+    const { text, values } = insert(id);
+    const { rows } = await transaction.query(text, values);
+    if (rows.length === 0) {
+      const { rows: existing } = await transaction.query<{ id: string }>(
+        `SELECT id FROM ${table} WHERE idempotency_key = $1`,
+        [key],
+      );
+      return existing[0]?.id ?? id;
+    }
+    await queue(transaction, id);
+    return id;
+  });
 }
 
 /**

@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { JSONSchemaObject } from '@switchyard/core';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import { handBackDelaySeconds, QueueConsumer, retriesLeftAfter } from '../queues/queue-consumer';
-import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { DetachedTurnEnd, InterruptedTurnFacts, UnitHandBack } from '../turns/turn-store';
+import {
+  handBackDelaySeconds,
+  handedBackDescription,
+  lastAttemptReason,
+  QueueConsumer,
+  retriesLeftAfter,
+} from '../queues/queue-consumer';
+import { type DetachedTurnEnd, isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
+import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
-import { checkResultSchema } from './check-result-schema';
-import { TASK_REFERENCE } from './check-workflow-spec';
-import { dispatchWorkflow, type EnqueueWorkTurn } from './dispatch-workflow';
+import { claimWorkUnit } from './claim-work-unit';
+import type { EnqueueWorkTurn } from './dispatch-workflow';
 import { InterruptionWatch } from './interruption-watch';
 import type { QueuedWork } from './queued-work';
 import {
@@ -19,13 +23,16 @@ import {
   submitTaskResult,
   type UnitStorage,
 } from './unit-results';
-import type {
-  SubmitResultOutcome,
-  SubmitResultRequest,
-  WorkTurn,
-  WorkTurnHandler,
-  WorkTurnOutcome,
-} from './work-turn';
+import type { SubmitResultOutcome, SubmitResultRequest, WorkTurnHandler, WorkTurnOutcome } from './work-turn';
+import {
+  failLockedUnit,
+  isUuid,
+  lockWorkUnit,
+  markUnitQueued,
+  recordUnitJob,
+  unitIdOf,
+  unitOfTurn,
+} from './work-unit-rows';
 
 /** How work turns (workflow tasks, background jobs) are delivered. */
 export interface WorkTurnOptions {
@@ -57,23 +64,9 @@ export interface WorkTurnWorkOptions {
   concurrency?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The pg-boss queue of one agent's work turns. */
 export function workTurnQueueName(agentId: string): string {
   return `switchyard.work-turns.${agentId}`;
-}
-
-/**
- * jsonb does not keep key order, and strict mode compares the schema it is sent with its canonical
- * projection key by key: so a stored schema is put back in canonical order before a turn sees it.
- */
-function canonical(schema: JSONSchemaObject): JSONSchemaObject;
-function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null;
-function canonical(schema: JSONSchemaObject | null): JSONSchemaObject | null {
-  if (schema === null) return null;
-  const checked = checkResultSchema(schema);
-  return checked.ok ? checked.schema : schema;
 }
 
 /**
@@ -128,17 +121,7 @@ export class WorkTurnQueue {
   readonly enqueue: EnqueueWorkTurn = async (transaction, agentId, data, options = {}) => {
     const id = randomUUID();
     await this.#consumer.insert(transaction, [{ id, agentId, data, ...options }]);
-    if (data.kind === 'workflow-task') {
-      await transaction.query(
-        'UPDATE switchyard.workflow_tasks SET job_id = $3 WHERE workflow_id = $1 AND task_id = $2',
-        [data.workflowId, data.taskId, id],
-      );
-    } else {
-      await transaction.query('UPDATE switchyard.background_jobs SET job_id = $2 WHERE id = $1', [
-        data.jobId,
-        id,
-      ]);
-    }
+    await recordUnitJob(transaction, data, id);
   };
 
   /**
@@ -170,85 +153,9 @@ export class WorkTurnQueue {
     return ids;
   }
 
-  /**
-   * Marks the unit running as its next attempt, when `jobId` still carries it (a unit handed back
-   * has a new job: a late delivery of the old one claims nothing).
-   */
-  async #claim(work: QueuedWork, jobId: string): Promise<{ turn: WorkTurn; attempt: number } | undefined> {
-    if (work.kind === 'background-job') {
-      const { rows } = await this.#database.query<{
-        agent_id: string;
-        payload: { prompt: string; resultSchema: JSONSchemaObject | null };
-        attempts: number;
-        trace_parent: string | null;
-      }>(
-        `UPDATE switchyard.background_jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
-         WHERE id = $1 AND status IN ('queued', 'running') AND (job_id IS NULL OR job_id = $2)
-         RETURNING agent_id, payload, attempts, trace_parent`,
-        [work.jobId, jobId],
-      );
-      const row = rows[0];
-      if (row === undefined) return undefined;
-      return {
-        attempt: row.attempts,
-        turn: {
-          kind: 'background-job',
-          agentId: row.agent_id,
-          jobId: work.jobId,
-          prompt: row.payload.prompt,
-          resultSchema: canonical(row.payload.resultSchema ?? null),
-          ...(row.trace_parent === null ? {} : { traceParent: row.trace_parent }),
-        },
-      };
-    }
-    return this.#database.transaction(async (transaction) => {
-      const { rows } = await transaction.query<{
-        agent_id: string;
-        name: string;
-        prompt: string;
-        result_schema: JSONSchemaObject;
-        depends_on: string[];
-        attempts: number;
-        trace_parent: string | null;
-      }>(
-        `UPDATE switchyard.workflow_tasks t
-            SET status = 'running', attempts = t.attempts + 1, started_at = coalesce(t.started_at, clock_timestamp())
-           FROM switchyard.workflows w
-          WHERE t.workflow_id = $1 AND t.task_id = $2 AND w.id = t.workflow_id
-            AND w.status = 'running' AND t.status IN ('queued', 'running')
-            AND (t.job_id IS NULL OR t.job_id = $3)
-          RETURNING w.agent_id, w.name, t.prompt, t.result_schema, t.depends_on, t.attempts, w.trace_parent`,
-        [work.workflowId, work.taskId, jobId],
-      );
-      const row = rows[0];
-      if (row === undefined) return undefined;
-      const { rows: results } = await transaction.query<{ task_id: string; result: unknown }>(
-        'SELECT task_id, result FROM switchyard.task_results WHERE workflow_id = $1 AND task_id = ANY($2::text[])',
-        [work.workflowId, row.depends_on],
-      );
-      const byTask = new Map(results.map((result) => [result.task_id, result.result]));
-      const prompt = row.prompt.replace(TASK_REFERENCE, (whole, id: string) =>
-        byTask.has(id) ? JSON.stringify(byTask.get(id)) : whole,
-      );
-      return {
-        attempt: row.attempts,
-        turn: {
-          kind: 'workflow-task',
-          agentId: row.agent_id,
-          workflowId: work.workflowId,
-          workflowName: row.name,
-          taskId: work.taskId,
-          prompt,
-          resultSchema: canonical(row.result_schema),
-          ...(row.trace_parent === null ? {} : { traceParent: row.trace_parent }),
-        },
-      };
-    });
-  }
-
   async #deliver(job: PgBoss.Job<QueuedWork>, handler: WorkTurnHandler): Promise<void> {
     const work = job.data;
-    const claimed = await this.#claim(work, job.id);
+    const claimed = await claimWorkUnit(this.#database, work, job.id);
     // Finished, failed or cancelled meanwhile, a duplicate delivery, or a job that no longer carries
     // its unit: acknowledge, run nothing.
     if (claimed === undefined) return;
@@ -332,7 +239,7 @@ export class WorkTurnQueue {
       throw new ControlPlaneInputError('attempt', `must be an integer >= 1, got ${String(attempt)}`);
     }
     if (target?.kind === 'background-job') {
-      if (typeof target.jobId !== 'string' || !UUID.test(target.jobId)) {
+      if (typeof target.jobId !== 'string' || !isUuid(target.jobId)) {
         throw new ControlPlaneInputError('target.jobId', 'must be a job id (a UUID)');
       }
       return this.#database.transaction((transaction) =>
@@ -342,23 +249,12 @@ export class WorkTurnQueue {
     if (target?.kind !== 'workflow-task') {
       throw new ControlPlaneInputError('target', "must be a 'workflow-task' or 'background-job' target");
     }
-    if (typeof target.workflowId !== 'string' || !UUID.test(target.workflowId)) {
+    if (typeof target.workflowId !== 'string' || !isUuid(target.workflowId)) {
       throw new ControlPlaneInputError('target.workflowId', 'must be a workflow id (a UUID)');
     }
     return this.#database.transaction((transaction) =>
       submitTaskResult(transaction, this.#storage, target, request.result, attempt),
     );
-  }
-
-  /** The unit a turn record names (`source`, `sourceId`), or undefined when it names none of this queue's. */
-  #unitOf(turn: Pick<InterruptedTurnFacts, 'source' | 'sourceId'>): QueuedWork | undefined {
-    if (turn.source === 'job')
-      return UUID.test(turn.sourceId) ? { kind: 'background-job', jobId: turn.sourceId } : undefined;
-    if (turn.source !== 'task') return undefined;
-    const slash = turn.sourceId.indexOf('/');
-    const workflowId = turn.sourceId.slice(0, slash);
-    if (slash === -1 || !UUID.test(workflowId)) return undefined;
-    return { kind: 'workflow-task', workflowId, taskId: turn.sourceId.slice(slash + 1) };
   }
 
   /**
@@ -371,56 +267,12 @@ export class WorkTurnQueue {
    * longer the unit's running one (cancelled, failed, handed to another attempt).
    */
   async detachUnit(transaction: SqlExecutor, turn: InterruptedTurnFacts): Promise<string | undefined> {
-    const work = this.#unitOf(turn);
+    const work = unitOfTurn(turn);
     if (work === undefined) return undefined;
-    if (work.kind === 'background-job') {
-      const { rows } = await transaction.query<{
-        status: string;
-        attempts: number;
-        job_id: string | null;
-        agent_id: string;
-      }>(
-        'SELECT status, attempts, job_id, agent_id FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE',
-        [work.jobId],
-      );
-      const job = rows[0];
-      const closed =
-        job === undefined ? 'it no longer exists' : settledReason(job.status, job.attempts, turn.attempt);
-      if (closed !== undefined || job === undefined) return `job ${work.jobId} ${closed}`;
-      if (job.job_id !== null) await this.#consumer.cancel(transaction, job.agent_id, job.job_id);
-      await transaction.query('UPDATE switchyard.background_jobs SET job_id = $2 WHERE id = $1', [
-        work.jobId,
-        randomUUID(),
-      ]);
-      return undefined;
-    }
-    const label = `task ${work.workflowId}/${work.taskId}`;
-    const { rows: workflows } = await transaction.query<{ status: string; agent_id: string }>(
-      'SELECT status, agent_id FROM switchyard.workflows WHERE id = $1 FOR UPDATE',
-      [work.workflowId],
-    );
-    const { rows: tasks } = await transaction.query<{
-      status: string;
-      attempts: number;
-      job_id: string | null;
-    }>(
-      'SELECT status, attempts, job_id FROM switchyard.workflow_tasks WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE',
-      [work.workflowId, work.taskId],
-    );
-    const workflow = workflows[0];
-    const task = tasks[0];
-    if (workflow === undefined || task === undefined) return `${label} no longer exists`;
-    const closed = settledReason(
-      workflow.status === 'running' ? task.status : `${task.status} (its workflow is ${workflow.status})`,
-      task.attempts,
-      turn.attempt,
-    );
-    if (closed !== undefined) return `${label} ${closed}`;
-    if (task.job_id !== null) await this.#consumer.cancel(transaction, workflow.agent_id, task.job_id);
-    await transaction.query(
-      'UPDATE switchyard.workflow_tasks SET job_id = $3 WHERE workflow_id = $1 AND task_id = $2',
-      [work.workflowId, work.taskId, randomUUID()],
-    );
+    const unit = await lockWorkUnit(transaction, work, turn.attempt);
+    if (unit.settled !== undefined) return `${unit.label} ${unit.settled}`;
+    if (unit.jobId !== null) await this.#consumer.cancel(transaction, unit.agentId, unit.jobId);
+    await recordUnitJob(transaction, work, randomUUID());
     return undefined;
   }
 
@@ -436,7 +288,7 @@ export class WorkTurnQueue {
     turn: InterruptedTurnFacts,
     end: DetachedTurnEnd,
   ): Promise<void> {
-    const work = this.#unitOf(turn);
+    const work = unitOfTurn(turn);
     if (work === undefined) return;
     // Finished without an accepted result: the unit fails (a schema-less job stores the text).
     if (isFinishedTurnEnd(end)) {
@@ -499,114 +351,22 @@ export class WorkTurnQueue {
     transaction: SqlExecutor,
     turn: InterruptedTurnFacts,
   ): Promise<UnitHandBack | undefined> {
-    if (turn.source === 'job') {
-      if (!UUID.test(turn.sourceId)) return undefined;
-      return this.#handBackJob(transaction, turn.sourceId, turn);
+    const work = unitOfTurn(turn);
+    if (work === undefined) return undefined;
+    const handBack = { unit: work.kind, unitId: unitIdOf(work) };
+    const unit = await lockWorkUnit(transaction, work, turn.attempt);
+    if (unit.settled !== undefined) {
+      return { ...handBack, outcome: 'settled', description: `${unit.label} ${unit.settled}` };
     }
-    if (turn.source !== 'task') return undefined;
-    const slash = turn.sourceId.indexOf('/');
-    const workflowId = turn.sourceId.slice(0, slash);
-    if (slash === -1 || !UUID.test(workflowId)) return undefined;
-    return this.#handBackTask(transaction, workflowId, turn.sourceId.slice(slash + 1), turn);
-  }
-
-  async #handBackTask(
-    transaction: SqlExecutor,
-    workflowId: string,
-    taskId: string,
-    turn: InterruptedTurnFacts,
-  ): Promise<UnitHandBack> {
-    const unit = { unit: 'workflow-task' as const, unitId: `${workflowId}/${taskId}` };
-    const label = `task ${unit.unitId}`;
-    const { rows: workflows } = await transaction.query<{ status: string; agent_id: string }>(
-      'SELECT status, agent_id FROM switchyard.workflows WHERE id = $1 FOR UPDATE',
-      [workflowId],
-    );
-    const { rows: tasks } = await transaction.query<{
-      status: string;
-      attempts: number;
-      job_id: string | null;
-    }>(
-      `SELECT status, attempts, job_id FROM switchyard.workflow_tasks
-       WHERE workflow_id = $1 AND task_id = $2 FOR UPDATE`,
-      [workflowId, taskId],
-    );
-    const workflow = workflows[0];
-    const task = tasks[0];
-    if (workflow === undefined || task === undefined) {
-      return { ...unit, outcome: 'settled', description: `${label} no longer exists` };
-    }
-    const settled = settledReason(
-      workflow.status === 'running' ? task.status : `${task.status} (its workflow is ${workflow.status})`,
-      task.attempts,
-      turn.attempt,
-    );
-    if (settled !== undefined) return { ...unit, outcome: 'settled', description: `${label} ${settled}` };
-    const agentId = workflow.agent_id;
-    if (task.job_id !== null) await this.#consumer.cancel(transaction, agentId, task.job_id);
+    if (unit.jobId !== null) await this.#consumer.cancel(transaction, unit.agentId, unit.jobId);
     if (turn.attempt > this.#options.retryLimit) {
-      const reason = this.#lastAttemptReason(turn.attempt);
-      await transaction.query(
-        `UPDATE switchyard.workflow_tasks SET status = 'failed', error = $3, finished_at = clock_timestamp()
-         WHERE workflow_id = $1 AND task_id = $2`,
-        [workflowId, taskId, reason],
-      );
-      await dispatchWorkflow(transaction, workflowId, this.enqueue);
-      return { ...unit, outcome: 'failed', description: `${label} failed: ${reason}` };
+      const reason = lastAttemptReason(this.#options, turn.attempt);
+      await failLockedUnit(transaction, work, reason, this.enqueue);
+      return { ...handBack, outcome: 'failed', description: `${unit.label} failed: ${reason}` };
     }
-    await transaction.query(
-      "UPDATE switchyard.workflow_tasks SET status = 'queued' WHERE workflow_id = $1 AND task_id = $2",
-      [workflowId, taskId],
-    );
-    const next = await this.#requeue(
-      transaction,
-      agentId,
-      { kind: 'workflow-task', workflowId, taskId },
-      turn,
-    );
-    return { ...unit, outcome: 'requeued', ...next, description: `${label} ${next.description}` };
-  }
-
-  async #handBackJob(
-    transaction: SqlExecutor,
-    jobId: string,
-    turn: InterruptedTurnFacts,
-  ): Promise<UnitHandBack> {
-    const unit = { unit: 'background-job' as const, unitId: jobId };
-    const label = `job ${jobId}`;
-    const { rows } = await transaction.query<{
-      status: string;
-      attempts: number;
-      job_id: string | null;
-      agent_id: string;
-    }>('SELECT status, attempts, job_id, agent_id FROM switchyard.background_jobs WHERE id = $1 FOR UPDATE', [
-      jobId,
-    ]);
-    const job = rows[0];
-    if (job === undefined) return { ...unit, outcome: 'settled', description: `${label} no longer exists` };
-    const settled = settledReason(job.status, job.attempts, turn.attempt);
-    if (settled !== undefined) return { ...unit, outcome: 'settled', description: `${label} ${settled}` };
-    if (job.job_id !== null) await this.#consumer.cancel(transaction, job.agent_id, job.job_id);
-    if (turn.attempt > this.#options.retryLimit) {
-      const reason = this.#lastAttemptReason(turn.attempt);
-      await transaction.query(
-        `UPDATE switchyard.background_jobs SET status = 'failed', error = $2, updated_at = now(), finished_at = now()
-         WHERE id = $1`,
-        [jobId, reason],
-      );
-      return { ...unit, outcome: 'failed', description: `${label} failed: ${reason}` };
-    }
-    await transaction.query(
-      "UPDATE switchyard.background_jobs SET status = 'queued', updated_at = now() WHERE id = $1",
-      [jobId],
-    );
-    const next = await this.#requeue(transaction, job.agent_id, { kind: 'background-job', jobId }, turn);
-    return { ...unit, outcome: 'requeued', ...next, description: `${label} ${next.description}` };
-  }
-
-  #lastAttemptReason(attempt: number): string {
-    const allowed = this.#options.retryLimit + 1;
-    return `the worker running attempt ${attempt} stopped (its heartbeat went stale), and that was the last of the ${allowed} attempts allowed (retryLimit ${this.#options.retryLimit})`;
+    await markUnitQueued(transaction, work);
+    const next = await this.#requeue(transaction, unit.agentId, work, turn);
+    return { ...handBack, outcome: 'requeued', ...next, description: `${unit.label} ${next.description}` };
   }
 
   /** Enqueues the unit's next attempt with the hand-back delay and the retries it has left. */
@@ -627,7 +387,7 @@ export class WorkTurnQueue {
     );
     return {
       retryAt: new Date(rows[0]?.at ?? Date.now()).toISOString(),
-      description: `handed back to its queue: attempt ${turn.attempt + 1} starts ${delay === 0 ? 'at once' : `in ${delay} s`} on any live worker`,
+      description: handedBackDescription(turn.attempt, delay),
     };
   }
 
@@ -635,11 +395,4 @@ export class WorkTurnQueue {
   async stop(): Promise<void> {
     await this.#consumer.stop();
   }
-}
-
-/** Why a unit is not handed back (it ended, or another attempt took it), or undefined to hand it back. */
-function settledReason(status: string, attempts: number, attempt: number): string | undefined {
-  if (attempts !== attempt) return `not handed back: attempt ${attempts} had already taken it over`;
-  if (status !== 'running') return `not handed back: it is ${status}`;
-  return undefined;
 }

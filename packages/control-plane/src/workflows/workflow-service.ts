@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import type { Database } from '../database/database';
+import type { Database, SqlExecutor } from '../database/database';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkTraceParent } from '../values/check-trace-parent';
 import { checkWorkflowSpec, type WorkflowSpec } from './check-workflow-spec';
 import { dispatchWorkflow } from './dispatch-workflow';
-import { checkAgentMayStart, insertUnlessStarted, startedRecord, startIdempotencyKey } from './start-work';
+import { checkAgentMayStart, startedRecord, startIdempotencyKey, storeStartOnce } from './start-work';
 import type { WorkOrigin } from './work-turn';
 import type { WorkTurnQueue } from './work-turn-queue';
 
@@ -103,31 +102,34 @@ export class ControlPlaneWorkflowService {
     const traceParent = checkTraceParent(request.traceParent);
     const key = startIdempotencyKey(request.idempotencyKey, 'workflow');
     await this.#workTurns.ensureQueue(agentId);
-    const id = randomUUID();
-    const storedId = await this.#database.transaction(async (transaction) => {
-      const started = await insertUnlessStarted(
-        transaction,
-        { table: 'switchyard.workflows', id, key },
-        `INSERT INTO switchyard.workflows
-           (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks, trace_parent)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-        [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks, traceParent],
-      );
-      if (started !== null) return started;
-      // Lock before dispatching, as every other dispatch does.
-      await transaction.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [id]);
-      for (const [position, task] of spec.tasks.entries()) {
-        await transaction.query(
-          `INSERT INTO switchyard.workflow_tasks
-             (workflow_id, task_id, input, position, prompt, result_schema, depends_on)
-           VALUES ($1, $2, '{}'::jsonb, $3, $4, $5::jsonb, $6::text[])`,
-          [id, task.id, position, task.prompt, JSON.stringify(task.resultSchema), task.dependsOn],
-        );
-      }
-      await dispatchWorkflow(transaction, id, this.#workTurns.enqueue);
-      return id;
-    });
+    const storedId = await storeStartOnce(
+      this.#database,
+      'switchyard.workflows',
+      key,
+      (id) => ({
+        text: `INSERT INTO switchyard.workflows
+                 (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks, trace_parent)
+               VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+        values: [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks, traceParent],
+      }),
+      (transaction, id) => this.#queueTasks(transaction, id, spec),
+    );
     return startedRecord(await this.showWorkflow({ agentId, workflowId: storedId }));
+  }
+
+  /** Stores a new workflow's tasks and queues those that depend on nothing. */
+  async #queueTasks(transaction: SqlExecutor, id: string, spec: WorkflowSpec): Promise<void> {
+    // Lock before dispatching, as every other dispatch does.
+    await transaction.query('SELECT 1 FROM switchyard.workflows WHERE id = $1 FOR UPDATE', [id]);
+    for (const [position, task] of spec.tasks.entries()) {
+      await transaction.query(
+        `INSERT INTO switchyard.workflow_tasks
+           (workflow_id, task_id, input, position, prompt, result_schema, depends_on)
+         VALUES ($1, $2, '{}'::jsonb, $3, $4, $5::jsonb, $6::text[])`,
+        [id, task.id, position, task.prompt, JSON.stringify(task.resultSchema), task.dependsOn],
+      );
+    }
+    await dispatchWorkflow(transaction, id, this.#workTurns.enqueue);
   }
 
   /** One of the agent's workflows with every task's status, result and error; null when it has none with that id. */

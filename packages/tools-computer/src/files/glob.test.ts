@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { compileGlob, type GlobOptions, GlobWorkLimitError, MAX_GLOB_ALTERNATIVES } from './glob';
+import { compileGlob, type GlobOptions } from './glob';
+import { MAX_GLOB_ALTERNATIVES } from './glob/glob-limits';
+import { GlobWorkLimitError } from './glob/glob-work-limit-error';
 
 function glob(pattern: string, options: GlobOptions = {}) {
   const compiled = compileGlob(pattern, options);

@@ -6,7 +6,8 @@ import { readFolderInHome, relativeToHome, resolveExistingInHome } from '../path
 import { describeFileKind } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
-import { compileGlob, GlobWorkLimitError } from './glob';
+import { compileGlob } from './glob';
+import { GlobWorkLimitError } from './glob/glob-work-limit-error';
 import { homePathFailure } from './home-path-failure';
 import { plural } from './plural';
 import { TimeSlice } from './time-slice';

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { type DirectoryRead, readDirectoryAt } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
-import type { CompiledGlob, GlobState } from './glob';
+import type { CompiledGlob, GlobState } from './glob/compiled-glob';
 import type { TimeSlice } from './time-slice';
 
 /** One entry met while walking. */

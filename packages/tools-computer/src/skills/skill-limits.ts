@@ -1,4 +1,5 @@
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
+import { mergePositiveLimits } from '../merge-positive-limits';
 
 /**
  * Bounds on what an agent home's Skills cost a turn. A Skill file may have been written by a model, so
@@ -41,23 +42,7 @@ const MIN_BYTES_PER_SKILL = 1024;
  * `maxBytes`.
  */
 export function resolveSkillLimits(limits: Partial<SkillLimits> | undefined): SkillLimits {
-  if (limits !== undefined && (typeof limits !== 'object' || limits === null)) {
-    throw new ComputerToolsConfigError({ field: 'limits', message: 'must be an object' });
-  }
-  const resolved: SkillLimits = { ...DEFAULT_SKILL_LIMITS };
-  for (const [key, value] of Object.entries(limits ?? {})) {
-    if (!(key in DEFAULT_SKILL_LIMITS)) {
-      throw new ComputerToolsConfigError({ field: `limits.${key}`, message: 'is not a known Skill limit' });
-    }
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      throw new ComputerToolsConfigError({
-        field: `limits.${key}`,
-        message: `must be a positive integer, got ${JSON.stringify(value)}`,
-      });
-    }
-    resolved[key as keyof SkillLimits] = value;
-  }
+  const resolved = mergePositiveLimits<SkillLimits>(limits, DEFAULT_SKILL_LIMITS, { noun: 'Skill limit' });
   if (resolved.maxBytesPerSkill < MIN_BYTES_PER_SKILL || resolved.maxBytesPerSkill > resolved.maxBytes) {
     throw new ComputerToolsConfigError({
       field: 'limits.maxBytesPerSkill',

@@ -1,5 +1,5 @@
 import { raceAbort } from '@switchyard/core/internal';
-import { Agent, type buildConnector, fetch as undiciFetch } from 'undici';
+import { Agent, type buildConnector, type Response, fetch as undiciFetch } from 'undici';
 import { checkUrlWithPolicy } from '../guard/check-url';
 import type { GuardPolicy } from '../guard/guard-policy';
 import { ConnectRefusedError, createGuardedConnector } from '../guard/guarded-connector';
@@ -119,88 +119,120 @@ export async function fetchPage(
         signal: deadline.signal,
         headers: { ...options.extraHeaders, 'user-agent': limits.userAgent, accept: ACCEPT },
       });
-      const location = response.headers.get('location');
-      if (REDIRECT_STATUSES.has(response.status) && location !== null) {
-        await response.body?.cancel().catch(() => {});
-        if (hop >= limits.maxRedirects) {
-          throw new FetchFailure(
-            'redirects',
-            `stopped after ${limits.maxRedirects} redirects (last to ${location})`,
-            {
-              redirects,
-            },
-          );
-        }
-        let next: string;
-        try {
-          next = new URL(location, current).href;
-        } catch {
-          throw new FetchFailure(
-            'refused',
-            `redirect to an invalid URL ${JSON.stringify(location.slice(0, 200))}`,
-          );
-        }
+      const next = await redirectTarget(response, current, hop, limits.maxRedirects, redirects);
+      if (next !== undefined) {
         redirects.push(next);
         current = next;
         continue;
       }
-      if (response.status < 200 || response.status > 299) {
-        await response.body?.cancel().catch(() => {});
-        throw new FetchFailure(
-          'http-status',
-          `${current} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
-          { status: response.status },
-        );
-      }
-      const contentType = parseContentType(response.headers.get('content-type'));
-      const kind = contentKind(contentType.mediaType);
-      if (kind === undefined) {
-        await response.body?.cancel().catch(() => {});
-        throw new FetchFailure(
-          'content-type',
-          contentType.mediaType === ''
-            ? `${current} sent no Content-Type; web_fetch reads only HTML, text and JSON`
-            : `${current} is ${contentType.mediaType}; web_fetch reads only HTML, text/* and JSON`,
-          { mediaType: contentType.mediaType },
-        );
-      }
-      const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes, {
-        shared: true,
-      });
-      if (!complete) {
-        throw new FetchFailure(
-          'too-large',
-          `the response body of ${current} is larger than the ${limits.maxBodyBytes}-byte limit (counted after decompression); it was not read further`,
-          { maxBodyBytes: limits.maxBodyBytes },
-        );
-      }
-      const charset = contentType.charset ?? (kind === 'html' ? sniffHtmlCharset(data) : undefined);
-      return {
-        requestedUrl,
-        url: current,
-        redirects,
-        status: response.status,
-        mediaType: contentType.mediaType,
-        kind,
-        body: data,
-        ...(charset === undefined ? {} : { charset }),
-        bytes,
-      };
+      return { requestedUrl, url: current, redirects, ...(await readResponse(response, current, limits)) };
     }
   } catch (error) {
-    if (FetchFailure.isInstance(error)) throw error;
-    if (signal.aborted) throw new FetchFailure('aborted', 'the fetch was cancelled');
-    if (deadline.timedOut) {
-      throw new FetchFailure('timeout', `${current} did not finish within ${limits.timeoutMs} ms`, {
-        timeoutMs: limits.timeoutMs,
-      });
-    }
-    const refused = findCause(error, ConnectRefusedError.isInstance);
-    if (refused)
-      throw new FetchFailure('refused', `refused at connect: ${refused.reason}`, { blockedUrl: current });
-    throw new FetchFailure('network', `could not fetch ${current}: ${describeNetworkError(error)}`);
+    throw fetchFailureOf(error, current, limits, signal.aborted, deadline.timedOut);
   } finally {
     deadline.clear();
     agent.destroy().catch(() => {});
   }
+}
+
+/**
+ * Where a redirect response leads, or undefined when `response` is not a redirect (its body is
+ * dropped when it is one).
+ *
+ * Contract: throws `FetchFailure` (`redirects`) past `maxRedirects`, (`refused`) for an invalid `Location`.
+ */
+async function redirectTarget(
+  response: Response,
+  current: string,
+  hop: number,
+  maxRedirects: number,
+  redirects: readonly string[],
+): Promise<string | undefined> {
+  const location = response.headers.get('location');
+  if (!REDIRECT_STATUSES.has(response.status) || location === null) return undefined;
+  await response.body?.cancel().catch(() => {});
+  if (hop >= maxRedirects) {
+    throw new FetchFailure('redirects', `stopped after ${maxRedirects} redirects (last to ${location})`, {
+      redirects,
+    });
+  }
+  try {
+    return new URL(location, current).href;
+  } catch {
+    throw new FetchFailure('refused', `redirect to an invalid URL ${JSON.stringify(location.slice(0, 200))}`);
+  }
+}
+
+/**
+ * Reads the final response of a fetch: a 2xx of a media type `web_fetch` reads, its body within
+ * `maxBodyBytes`.
+ *
+ * Contract: throws `FetchFailure` (`http-status`, `content-type` or `too-large`) otherwise, the body
+ * dropped or not read further.
+ */
+async function readResponse(
+  response: Response,
+  current: string,
+  limits: FetchLimits,
+): Promise<Omit<FetchedPage, 'requestedUrl' | 'url' | 'redirects'>> {
+  if (response.status < 200 || response.status > 299) {
+    await response.body?.cancel().catch(() => {});
+    throw new FetchFailure(
+      'http-status',
+      `${current} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      { status: response.status },
+    );
+  }
+  const contentType = parseContentType(response.headers.get('content-type'));
+  const kind = contentKind(contentType.mediaType);
+  if (kind === undefined) {
+    await response.body?.cancel().catch(() => {});
+    throw new FetchFailure(
+      'content-type',
+      contentType.mediaType === ''
+        ? `${current} sent no Content-Type; web_fetch reads only HTML, text and JSON`
+        : `${current} is ${contentType.mediaType}; web_fetch reads only HTML, text/* and JSON`,
+      { mediaType: contentType.mediaType },
+    );
+  }
+  const { data, bytes, complete } = await readCappedBody(response.body, limits.maxBodyBytes, {
+    shared: true,
+  });
+  if (!complete) {
+    throw new FetchFailure(
+      'too-large',
+      `the response body of ${current} is larger than the ${limits.maxBodyBytes}-byte limit (counted after decompression); it was not read further`,
+      { maxBodyBytes: limits.maxBodyBytes },
+    );
+  }
+  const charset = contentType.charset ?? (kind === 'html' ? sniffHtmlCharset(data) : undefined);
+  return {
+    status: response.status,
+    mediaType: contentType.mediaType,
+    kind,
+    body: data,
+    ...(charset === undefined ? {} : { charset }),
+    bytes,
+  };
+}
+
+/** What a failed fetch of `current` is, as the `FetchFailure` the caller sees. */
+function fetchFailureOf(
+  error: unknown,
+  current: string,
+  limits: FetchLimits,
+  aborted: boolean,
+  timedOut: boolean,
+): FetchFailure {
+  if (FetchFailure.isInstance(error)) return error;
+  if (aborted) return new FetchFailure('aborted', 'the fetch was cancelled');
+  if (timedOut) {
+    return new FetchFailure('timeout', `${current} did not finish within ${limits.timeoutMs} ms`, {
+      timeoutMs: limits.timeoutMs,
+    });
+  }
+  const refused = findCause(error, ConnectRefusedError.isInstance);
+  if (refused)
+    return new FetchFailure('refused', `refused at connect: ${refused.reason}`, { blockedUrl: current });
+  return new FetchFailure('network', `could not fetch ${current}: ${describeNetworkError(error)}`);
 }
