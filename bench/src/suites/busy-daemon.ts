@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type FakeRequest, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
+import { daemonJson, listTurns } from '../daemon/daemon-requests';
 import {
   type LatencySummary,
   medianRun,
@@ -16,20 +17,17 @@ import {
   summariseLatency,
 } from '../daemon/daemon-stats';
 import type { FloorJob, FloorResult } from '../daemon/floor-process';
+import { listFilesScript } from '../daemon/list-files-script';
+import { pollHealth } from '../daemon/poll-health';
+import { mainThreadSchedule, processCpuMs } from '../daemon/process-cpu';
+import { sampleRss } from '../daemon/sample-rss';
 import {
   type DaemonDatabase,
-  daemonJson,
   type LoopDelay,
-  listFilesScript,
-  listTurns,
-  mainThreadSchedule,
-  pollHealth,
-  processCpuMs,
   type ServeDaemon,
-  sampleRss,
   startServeDaemon,
-  startThrowawayPostgres,
 } from '../daemon/serve-daemon';
+import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
 import { heading, median, report } from '../measure';
 import { runBareLoop } from '../runtimes/openai-sdk-loop-runtime';
 

@@ -1,15 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { type FakeRequest, type FakeResponse, startFakeResponsesServer } from '@switchyard/testkit';
+import { daemonJson } from '../daemon/daemon-requests';
 import { perSecond, ratio } from '../daemon/daemon-stats';
-import {
-  BENCH_AGENT,
-  daemonJson,
-  processCpuMs,
-  type ServeDaemon,
-  startServeDaemon,
-  startThrowawayPostgres,
-} from '../daemon/serve-daemon';
+import { processCpuMs } from '../daemon/process-cpu';
+import { BENCH_AGENT, type ServeDaemon, startServeDaemon } from '../daemon/serve-daemon';
+import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
 import { heading, report } from '../measure';
 
 /** CPU milliseconds so far of the fleet's processes, the PostgreSQL server and this process. */

@@ -2,16 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { startFakeResponsesServer } from '@switchyard/testkit';
+import { daemonJson, listTurns } from '../daemon/daemon-requests';
 import { percentile } from '../daemon/daemon-stats';
+import { listFilesScript } from '../daemon/list-files-script';
 import { type BurstAnswer, postBurst } from '../daemon/post-burst';
-import {
-  type DaemonDatabase,
-  daemonJson,
-  listFilesScript,
-  listTurns,
-  startServeDaemon,
-  startThrowawayPostgres,
-} from '../daemon/serve-daemon';
+import { type DaemonDatabase, startServeDaemon } from '../daemon/serve-daemon';
+import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
 import { heading, report } from '../measure';
 
 /** Issue 37's target: every request of the burst answered `202` or `503`, none reset. */

@@ -1,7 +1,9 @@
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import { startFakeResponsesServer } from '@switchyard/testkit';
-import { daemonJson, type ServeDaemon, sampleRss, startServeDaemon } from '../daemon/serve-daemon';
+import { daemonJson } from '../daemon/daemon-requests';
+import { sampleRss } from '../daemon/sample-rss';
+import { type ServeDaemon, startServeDaemon } from '../daemon/serve-daemon';
 import { heading, median, report } from '../measure';
 
 /** The target of issue 37 (item 4): what 40 stalled readers during 24 large-output turns add, bytes. */
