@@ -3,11 +3,12 @@
 // it), its RSS from /proc, and the readings of the monitors preloaded into it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseVmRss } from './daemon-stats';
+import { readMonitor } from './read-monitor';
 
 /** The worker's built CLI (`@switchyard/worker` is a workspace dev dependency: turbo builds it before `bench`). */
 export const CLI_PATH = fileURLToPath(
@@ -15,10 +16,6 @@ export const CLI_PATH = fileURLToPath(
 );
 const LOOP_DELAY_MONITOR = fileURLToPath(new URL('./loop-delay-monitor.mjs', import.meta.url));
 const HEAP_MONITOR = fileURLToPath(new URL('./heap-monitor.mjs', import.meta.url));
-
-/** How long a daemon may take to listen, and a monitor to answer. */
-const LISTEN_TIMEOUT_MS = 120_000;
-const MONITOR_TIMEOUT_MS = 30_000;
 
 /** What the daemon's event loop was late by since the previous reading (see `loop-delay-monitor.mjs`). */
 export interface LoopDelay {
@@ -182,6 +179,9 @@ function spawnServe(options: ServeDaemonOptions, folder: ServeFolder): ChildProc
   );
 }
 
+/** How long a daemon may take to listen. */
+const LISTEN_TIMEOUT_MS = 120_000;
+
 /**
  * Collects the child's stderr for good and resolves with the API's URL once it logged that it
  * listens (and, with a health listener, that line too: it comes right after the API's).
@@ -215,30 +215,8 @@ function waitForListening(
   return { log: () => log, url };
 }
 
-/**
- * Asks a monitor preloaded into the daemon for a reading (SIGUSR2) and waits until its file holds
- * reading number `sequence` or a later one.
- *
- * Contract: rejects when no such reading comes within 30 s.
- */
-async function readMonitor<Reading extends { sequence: number }>(
-  child: ChildProcess,
-  file: string,
-  sequence: number,
-  failure: () => string,
-): Promise<Reading> {
-  child.kill('SIGUSR2');
-  const deadline = Date.now() + MONITOR_TIMEOUT_MS;
-  for (;;) {
-    const seen = await readFile(file, 'utf8').then(
-      (text) => JSON.parse(text) as Reading,
-      () => undefined,
-    );
-    if (seen !== undefined && seen.sequence >= sequence) return seen;
-    if (Date.now() > deadline) throw new Error(failure());
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** How long a monitor may take to answer. */
+const MONITOR_TIMEOUT_MS = 30_000;
 
 /** A loop-delay monitor's reading as it writes it (`null` without a sample). */
 interface LoopDelayReading {
@@ -280,12 +258,10 @@ function serveDaemonHandle(
       if (options.loopDelay !== true)
         throw new Error('loopDelay(): the daemon was started without the monitor');
       loopDelayReadings += 1;
-      const seen = await readMonitor<LoopDelayReading>(
-        child,
-        folder.loopDelayFile,
-        loopDelayReadings,
-        () => `the loop-delay monitor did not answer in 30 s:\n${log()}`,
-      );
+      const seen = await readMonitor<LoopDelayReading>(child, folder.loopDelayFile, loopDelayReadings, {
+        timeoutMs: MONITOR_TIMEOUT_MS,
+        failure: () => `the loop-delay monitor did not answer in 30 s:\n${log()}`,
+      });
       return {
         samples: seen.samples,
         p50Ms: seen.p50Ms ?? Number.NaN,
@@ -296,12 +272,10 @@ function serveDaemonHandle(
     liveHeap: async () => {
       if (options.heap !== true) throw new Error('liveHeap(): the daemon was started without the monitor');
       heapReadings += 1;
-      const seen = await readMonitor<HeapReading>(
-        child,
-        folder.heapFile,
-        heapReadings,
-        () => `the heap monitor did not answer in 30 s:\n${log()}`,
-      );
+      const seen = await readMonitor<HeapReading>(child, folder.heapFile, heapReadings, {
+        timeoutMs: MONITOR_TIMEOUT_MS,
+        failure: () => `the heap monitor did not answer in 30 s:\n${log()}`,
+      });
       if (!seen.collected) throw new Error('liveHeap(): the daemon has no gc() (--expose-gc)');
       return { heapUsed: seen.heapUsed, external: seen.external };
     },

@@ -10,7 +10,7 @@ import type { DaemonDatabase, LoopDelay, ServeDaemon } from '../daemon/serve-dae
 import { startServeDaemon } from '../daemon/serve-daemon';
 import { type FloorProcess, runFloorLevel, startFloorProcess } from '../daemon/start-floor-process';
 import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
-import { heading, median, report } from '../measure';
+import { heading, machineNow, median, report } from '../measure';
 import { runBareLoop } from '../runtimes/openai-sdk-loop-runtime';
 
 /** Targets from issue 23. */
@@ -374,10 +374,7 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
     await fake.close().catch(() => {});
   }
   return {
-    date: new Date().toISOString(),
-    node: process.version,
-    cores: os.cpus().length,
-    load: [before, os.loadavg()[0] ?? Number.NaN],
+    ...machineNow(before),
     calls,
     repeats,
     modelMs: run.modelMs,
