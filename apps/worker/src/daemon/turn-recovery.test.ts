@@ -3,6 +3,7 @@ import { ZERO_USAGE } from '@switchyard/core';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { firstIterationCheckpoint, requestWriteApproval } from './__fixtures__/held-call';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
 import {
   continueAnsweredTurns,
@@ -46,28 +47,17 @@ async function recordTurn(workerId: string, prompt = 'write'): Promise<string> {
 }
 
 /** A checkpoint of a turn after its first iteration, nothing let run yet. */
-const FIRST_ITERATION = {
-  version: 2,
-  items: transcript,
-  started: [],
-  events: [],
-  iterations: 1,
-  usage: ZERO_USAGE,
-  activeMs: 0,
-};
+const FIRST_ITERATION = firstIterationCheckpoint(transcript);
 
 /** Holds the write_file call (item 2) of `turnId`, a turn of `workerId`, with `checkpoint`. */
 function holdWriteCall(turnId: string, workerId: string, checkpoint: unknown) {
-  return bed.controlPlane.approvals.request({
+  return requestWriteApproval(bed.controlPlane.approvals, {
     turnId,
     workerId,
     callId: 'call_write',
     callIndex: 2,
-    toolKey: 'write_file',
     activity: 'Writing b',
     arguments: { path: 'b' },
-    approvers: ['operator'],
-    expiresInMs: 60_000,
     checkpoint,
   });
 }
