@@ -1,6 +1,6 @@
 import type { ApprovalRecord } from '@switchyard/control-plane';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { describe, expect, it } from 'vitest';
+import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import { requestWriteApproval } from './__fixtures__/held-call';
 import { ApprovalDecisionWaiters } from './approval-decision-waiters';
 
@@ -9,16 +9,8 @@ import { ApprovalDecisionWaiters } from './approval-decision-waiters';
 
 const WORKER = 'worker_waiting';
 
-let bed: TestControlPlane;
+const bed = testControlPlaneForSuite();
 let turnNumber = 0;
-
-beforeAll(async () => {
-  bed = await openTestControlPlane();
-});
-
-afterAll(async () => {
-  await bed?.close();
-});
 
 /** A pending approval of a call of a new turn of this worker, expiring after `expiresInMs`. */
 async function pendingApproval(expiresInMs = 60_000): Promise<ApprovalRecord> {

@@ -1,8 +1,8 @@
 import type { ResumableTurn } from '@switchyard/control-plane';
 import { ZERO_USAGE } from '@switchyard/core';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { describe, expect, it } from 'vitest';
+import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import { firstIterationCheckpoint, requestWriteApproval } from './__fixtures__/held-call';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
 import {
@@ -28,16 +28,8 @@ const transcript: ResponseInputItem[] = [
   { type: 'function_call', call_id: 'call_write', name: 'write_file', arguments: '{"path":"b"}' },
 ];
 
-let bed: TestControlPlane;
+const bed = testControlPlaneForSuite();
 let turnNumber = 0;
-
-beforeAll(async () => {
-  bed = await openTestControlPlane();
-});
-
-afterAll(async () => {
-  await bed?.close();
-});
 
 async function recordTurn(workerId: string, prompt = 'write'): Promise<string> {
   turnNumber += 1;
