@@ -3,25 +3,22 @@
 // only their sections of RESULTS.md; without it every suite runs and the whole file is rewritten.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { renderLadderSection } from './report/argument-ladder-section';
 import { renderBrainRecallSection } from './report/brain-recall-section';
+import { renderBusyDaemonSection } from './report/busy-daemon-section';
+import { renderGrowingFleetSection } from './report/growing-fleet-section';
+import { renderOverheadSection } from './report/overhead-section';
 import { overheadSvg } from './report/overhead-svg';
+import { renderParallelSection } from './report/parallel-batch-section';
 import { renderRequestBurstSection } from './report/request-burst-section';
-import {
-  renderBusyDaemonSection,
-  renderGrowingFleetSection,
-  renderLadderSection,
-  renderOverheadSection,
-  renderParallelSection,
-  renderResults,
-  renderSchemaSection,
-  renderStalledReadersSection,
-  renderStrictCoverageSection,
-  renderTestSuiteSection,
-  renderToolStallSection,
-  SUITE_NAMES,
-  type SuiteName,
-  updateSections,
-} from './report/write-results';
+import { renderSchemaSection } from './report/schema-bytes-section';
+import { renderStalledReadersSection } from './report/stalled-readers-section';
+import { renderStrictCoverageSection } from './report/strict-coverage-section';
+import { SUITE_NAMES, type SuiteName } from './report/suite-names';
+import { renderTestSuiteSection } from './report/test-suite-section';
+import { renderToolStallSection } from './report/tool-stall-section';
+import { updateSections } from './report/update-sections';
+import { renderResults } from './report/write-results';
 import { aiSdkRuntime } from './runtimes/ai-sdk-runtime';
 import { openaiAgentsRuntime } from './runtimes/openai-agents-runtime';
 import { openaiSdkLoopRuntime } from './runtimes/openai-sdk-loop-runtime';

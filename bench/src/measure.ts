@@ -1,4 +1,5 @@
 /** Benchmark helpers: interleaved timing of several contenders, robust statistics, aligned report lines. */
+import os from 'node:os';
 
 /** Timings of one contender. */
 export interface Timings {
@@ -126,4 +127,22 @@ export function report(label: string, figure: string, comparison?: string): void
   process.stdout.write(
     `  ${label.padEnd(56)} ${figure.padStart(12)}${comparison === undefined ? '' : `   ${comparison}`}\n`,
   );
+}
+
+/**
+ * Where and when a suite ran, as its section of RESULTS.md states it: the date (now), Node's
+ * version, the cores, and the 1-minute load average when the suite began (`loadBefore`) and now.
+ */
+export function machineNow(loadBefore: number): {
+  date: string;
+  node: string;
+  cores: number;
+  load: [before: number, after: number];
+} {
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    cores: os.cpus().length,
+    load: [loadBefore, os.loadavg()[0] ?? Number.NaN],
+  };
 }

@@ -16,65 +16,83 @@ function pascal(name) {
     .join('');
 }
 
-function files(name, versions) {
+/** The names a category's files use, from its name (`crm-sync`). */
+function namesOf(name) {
   const Name = pascal(name);
   const snake = name.replaceAll('-', '_');
-  const packageName = `@switchyard/tools-${name}`;
-  const creator = `create${Name}Tools`;
-  const context = `${Name}ToolsContext`;
-  const toolName = `${snake}_echo`;
-  const toolCreator = `create${Name}EchoTool`;
   return {
-    'package.json': `${JSON.stringify(
-      {
-        name: packageName,
-        version: '0.1.0',
-        description: `Switchyard ${name} tools`,
-        type: 'module',
-        sideEffects: false,
-        license: 'MIT',
-        exports: {
-          './package.json': './package.json',
-          '.': { types: './dist/index.d.ts', import: './dist/index.js' },
-        },
-        main: './dist/index.js',
-        types: './dist/index.d.ts',
-        files: ['dist', 'CHANGELOG.md', 'README.md'],
-        scripts: {
-          build: 'tsup',
-          'type-check': 'tsc --noEmit',
-          lint: 'biome check .',
-          test: 'vitest --run',
-          'check-package': 'bash ../../scripts/check-package.sh',
-        },
-        dependencies: { '@switchyard/core': 'workspace:^' },
-        peerDependencies: { zod: '^4.0.0' },
-        devDependencies: {
-          zod: versions.zod,
-          '@switchyard/test-support': 'workspace:*',
-          '@switchyard/testkit': 'workspace:^',
-        },
-        engines: { node: '>=20.19' },
+    name,
+    Name,
+    packageName: `@switchyard/tools-${name}`,
+    creator: `create${Name}Tools`,
+    context: `${Name}ToolsContext`,
+    toolName: `${snake}_echo`,
+    toolCreator: `create${Name}EchoTool`,
+  };
+}
+
+/** `package.json`: the package as every category's, depending on core, testing with the testkit. */
+function packageJson({ name, packageName }, versions) {
+  return `${JSON.stringify(
+    {
+      name: packageName,
+      version: '0.1.0',
+      description: `Switchyard ${name} tools`,
+      type: 'module',
+      sideEffects: false,
+      license: 'MIT',
+      exports: {
+        './package.json': './package.json',
+        '.': { types: './dist/index.d.ts', import: './dist/index.js' },
       },
-      null,
-      2,
-    )}\n`,
-    'tsconfig.json': `{
+      main: './dist/index.js',
+      types: './dist/index.d.ts',
+      files: ['dist', 'CHANGELOG.md', 'README.md'],
+      scripts: {
+        build: 'tsup',
+        'type-check': 'tsc --noEmit',
+        lint: 'biome check .',
+        test: 'vitest --run',
+        'check-package': 'bash ../../scripts/check-package.sh',
+      },
+      dependencies: { '@switchyard/core': 'workspace:^' },
+      peerDependencies: { zod: '^4.0.0' },
+      devDependencies: {
+        zod: versions.zod,
+        '@switchyard/test-support': 'workspace:*',
+        '@switchyard/testkit': 'workspace:^',
+      },
+      engines: { node: '>=20.19' },
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+const TSCONFIG = `{
   "extends": "../../tsconfig.base.json",
   "compilerOptions": { "noEmit": true },
   "include": ["src", "*.config.ts"]
 }
-`,
-    'tsup.config.ts': `import { defineConfig } from 'tsup';
+`;
+
+const TSUP_CONFIG = `import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.base';
 
 export default defineConfig(libraryBuild);
-`,
-    'src/index.ts': `// Any export added here is public API: keep it named, documented and deliberate.
+`;
+
+/** `src/index.ts`: the public entry, the creator and its context. */
+function indexSource({ name, creator, context }) {
+  return `// Any export added here is public API: keep it named, documented and deliberate.
 
 export { ${creator}, type ${context} } from './create-${name}-tools';
-`,
-    'src/index.test.ts': `import { describePublicApi } from '@switchyard/test-support';
+`;
+}
+
+/** `src/index.test.ts`: the entry's runtime and type names, pinned. */
+function indexTestSource({ packageName, creator, context }) {
+  return `import { describePublicApi } from '@switchyard/test-support';
 import * as publicApi from './index';
 
 // Every name the package exports, runtime and types: adding one widens what it must keep stable.
@@ -84,8 +102,12 @@ describePublicApi('${packageName}', {
   runtime: ['${creator}'],
   types: ['${context}'],
 });
-`,
-    [`src/create-${name}-tools.ts`]: `import type { AnyWorkerAgentTool } from '@switchyard/core';
+`;
+}
+
+/** `src/create-<name>-tools.ts`: the creator, its context and its option check. */
+function creatorSource({ name, creator, context, toolCreator }) {
+  return `import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { ${toolCreator} } from './${name}-echo-tool';
 
 /** What \`${creator}\` needs from the turn. Declare services here as interfaces; the worker passes them in. */
@@ -108,8 +130,12 @@ export function ${creator}(context: ${context} = {}): AnyWorkerAgentTool[] {
   }
   return [${toolCreator}(context)];
 }
-`,
-    [`src/${name}-echo-tool.ts`]: `import { defineWorkerTool } from '@switchyard/core';
+`;
+}
+
+/** `src/<name>-echo-tool.ts`: the example tool. */
+function echoToolSource({ name, context, toolName, toolCreator }) {
+  return `import { defineWorkerTool } from '@switchyard/core';
 import { z } from 'zod';
 import type { ${context} } from './create-${name}-tools';
 
@@ -136,8 +162,12 @@ export function ${toolCreator}(context: ${context}) {
     },
   });
 }
-`,
-    [`src/create-${name}-tools.test.ts`]: `import { runToolCall } from '@switchyard/testkit';
+`;
+}
+
+/** `src/create-<name>-tools.test.ts`: the conformance suite and the example tool's tests. */
+function testSource({ name, creator, toolName }) {
+  return `import { runToolCall } from '@switchyard/testkit';
 import { describeToolCategory } from '@switchyard/testkit/conformance';
 import { describe, expect, it } from 'vitest';
 import { ${creator} } from './index';
@@ -159,8 +189,12 @@ describe('${toolName}', () => {
     expect(() => ${creator}({ prefix: 3 as never })).toThrow(/prefix/);
   });
 });
-`,
-    'README.md': `# ${packageName}
+`;
+}
+
+/** `README.md`: install, options, tools, an example. */
+function readme({ name, packageName, creator, toolName }) {
+  return `# ${packageName}
 
 Switchyard ${name} tools.
 
@@ -187,13 +221,36 @@ import { ${creator} } from '${packageName}';
 
 const tools = [...${creator}({ prefix: '> ' })];
 \`\`\`
-`,
-    [`../../.changeset/tools-${name}-initial.md`]: `---
+`;
+}
+
+/** The changeset of the first release. */
+function changeset({ name, packageName }) {
+  return `---
 "${packageName}": minor
 ---
 
 First release of the ${name} tool category.
-`,
+`;
+}
+
+/**
+ * Every file of a new category package by its path from the package's folder (the changeset's
+ * path leads out of it, to the repository's `.changeset/`); `versions.zod` is the zod its tests use.
+ */
+function categoryFiles(name, versions) {
+  const names = namesOf(name);
+  return {
+    'package.json': packageJson(names, versions),
+    'tsconfig.json': TSCONFIG,
+    'tsup.config.ts': TSUP_CONFIG,
+    'src/index.ts': indexSource(names),
+    'src/index.test.ts': indexTestSource(names),
+    [`src/create-${name}-tools.ts`]: creatorSource(names),
+    [`src/${name}-echo-tool.ts`]: echoToolSource(names),
+    [`src/create-${name}-tools.test.ts`]: testSource(names),
+    'README.md': readme(names),
+    [`../../.changeset/tools-${name}-initial.md`]: changeset(names),
   };
 }
 
@@ -244,7 +301,7 @@ export function createCategory(root, requestedName) {
     throw new Error(`create-category: ${path.relative(root, directory)} already exists`);
   const corePackage = JSON.parse(readFileSync(path.join(root, 'packages', 'core', 'package.json'), 'utf8'));
   const versions = { zod: corePackage.devDependencies.zod };
-  for (const [file, content] of Object.entries(files(name, versions))) {
+  for (const [file, content] of Object.entries(categoryFiles(name, versions))) {
     const target = path.join(directory, file);
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, content);

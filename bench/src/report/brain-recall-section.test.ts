@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrainRecallBackend } from '../suites/brain-recall';
 import { renderBrainRecallSection } from './brain-recall-section';
-import { updateSections } from './write-results';
+import { updateSections } from './update-sections';
 
 const figures = (median: number) => ({ median, p90: median * 2, p99: median * 3, max: median * 4 });
 const backend = (name: BrainRecallBackend['backend'], median: number): BrainRecallBackend => ({

@@ -1,7 +1,7 @@
 import type { BrainRecallResult } from '../suites/brain-recall';
 import { RECALL_LIMIT } from '../suites/brain-recall';
+import { msTenth } from './report-format';
 
-const msTenth = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : '-');
 const integer = new Intl.NumberFormat('en-US');
 
 /** The `brain-recall` section of RESULTS.md (with its markers). */

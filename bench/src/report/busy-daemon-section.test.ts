@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BusyDaemonResult, BusyDaemonRow } from '../suites/busy-daemon';
-import { renderBusyDaemonSection, updateSections } from './write-results';
+import { renderBusyDaemonSection } from './busy-daemon-section';
+import { updateSections } from './update-sections';
 
 const row = (turns: number, turnsPerSecond: number, floor: number, healthP50Ms: number): BusyDaemonRow => ({
   turns,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GrowingFleetResult, GrowingFleetRow } from '../suites/growing-fleet';
-import { renderGrowingFleetSection } from './write-results';
+import { renderGrowingFleetSection } from './growing-fleet-section';
 
 const row = (
   processes: number,

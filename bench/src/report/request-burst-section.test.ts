@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestBurstResult, RequestBurstRow } from '../suites/request-burst';
 import { burstMeetsTarget, renderRequestBurstSection } from './request-burst-section';
-import { updateSections } from './write-results';
+import { updateSections } from './update-sections';
 
 const row = (overrides: Partial<RequestBurstRow> = {}): RequestBurstRow => ({
   backend: 'pglite',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StalledReadersResult, StalledReadersRun } from '../suites/stalled-readers';
-import { renderStalledReadersSection } from './write-results';
+import { renderStalledReadersSection } from './stalled-readers-section';
 
 const MB = 2 ** 20;
 

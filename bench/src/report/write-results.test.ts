@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { OverheadResult, OverheadRow, ToolVariant } from '../suites/loop-overhead';
 import type { ToolStallResult } from '../suites/tool-stall';
-import { renderOverheadSection, renderToolStallSection, updateSections } from './write-results';
+import { renderOverheadSection } from './overhead-section';
+import { renderToolStallSection } from './tool-stall-section';
+import { updateSections } from './update-sections';
 
 const stall = (delay: number): ToolStallResult => ({
   runs: 3,

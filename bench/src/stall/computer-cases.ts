@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
-import { createComputerTools } from '@switchyard/tools-computer';
+import { type ComputerToolsLimits, createComputerTools } from '@switchyard/tools-computer';
 import type { StallCase, StallCaseSet } from './stall-case';
 
 const WIDE_FILES = 20_000;
@@ -15,9 +15,8 @@ const DEEP_LEVELS = 300;
 const LONG_NAMES = 400;
 const BIG_LINES = 5_000_000;
 
-/** Builds the corpus in a temporary home and returns the computer tools' stall cases. */
-export async function createComputerStallCases(): Promise<StallCaseSet> {
-  const home = mkdtempSync(path.join(tmpdir(), 'switchyard-stall-'));
+/** Writes the corpus into `home`: long names, a wide folder, a deep chain, FIFOs, large files. */
+function writeStallCorpus(home: string): void {
   const write = (relative: string, content: string) => {
     const file = path.join(home, relative);
     mkdirSync(path.dirname(file), { recursive: true });
@@ -40,33 +39,40 @@ export async function createComputerStallCases(): Promise<StallCaseSet> {
   write('code/code.ts', codeLine.repeat(Math.ceil(360_000 / codeLine.length)));
   write('many.txt', 'a\n'.repeat(40_000));
   write('evil.txt', `${'a'.repeat(40)}!\n`);
+}
 
-  const tools = new Map<string, AnyWorkerAgentTool>(
-    createComputerTools({ home }).map((tool) => [tool.name, tool]),
-  );
-  // A short search deadline keeps the catastrophic-regex case from taking the default 10 s.
-  const shortDeadline = new Map<string, AnyWorkerAgentTool>(
-    createComputerTools({ home, limits: { searchTimeoutMs: 2_000 } }).map((tool) => [tool.name, tool]),
-  );
-  const call = (name: string, args: Record<string, unknown>, from = tools) => {
-    const tool = from.get(name);
-    if (tool?.schema === undefined) throw new Error(`no Zod tool ${name}`);
-    // Arguments are validated by the tool's schema first, as the agent loop does.
-    return tool.execute(tool.schema.parse(args), {
-      signal: new AbortController().signal,
-      toolCallId: 'stall',
-      reportProgress: () => undefined,
-    });
-  };
-  const stall = (tool: string, name: string, args: Record<string, unknown>, setup?: () => Promise<void>) =>
-    ({
+/** The computer tools of `home` by name (with `limits`, when given). */
+function toolsOf(home: string, limits?: ComputerToolsLimits): Map<string, AnyWorkerAgentTool> {
+  return new Map(
+    createComputerTools({ home, ...(limits === undefined ? {} : { limits }) }).map((tool) => [
+      tool.name,
       tool,
-      name,
-      run: () => call(tool, args),
-      ...(setup === undefined ? {} : { setup }),
-    }) satisfies StallCase;
+    ]),
+  );
+}
 
-  const cases: StallCase[] = [
+/** Calls a tool of `tools` as the agent loop does: its arguments validated by the tool's schema first. */
+function callTool(tools: Map<string, AnyWorkerAgentTool>, name: string, args: Record<string, unknown>) {
+  const tool = tools.get(name);
+  if (tool?.schema === undefined) throw new Error(`no Zod tool ${name}`);
+  return tool.execute(tool.schema.parse(args), {
+    signal: new AbortController().signal,
+    toolCallId: 'stall',
+    reportProgress: () => undefined,
+  });
+}
+
+/** A case that calls one tool of the home with these arguments (after `setup`, when given). */
+type Stall = (
+  tool: string,
+  name: string,
+  args: Record<string, unknown>,
+  setup?: () => Promise<void>,
+) => StallCase;
+
+/** Pathological globs over long names, a wide folder and a deep chain. */
+function listFilesCases(stall: Stall): StallCase[] {
+  return [
     stall('list_files', `*a*a*a*a*b vs ${LONG_NAMES} names of 200-250 chars`, {
       pattern: '*a*a*a*a*b',
       path: 'names',
@@ -92,6 +98,16 @@ export async function createComputerStallCases(): Promise<StallCaseSet> {
       },
     ),
     stall('list_files', `**/x down a ${DEEP_LEVELS}-level tree`, { pattern: '**/x', path: 'd' }),
+  ];
+}
+
+/**
+ * Searches with a pathological glob, on FIFOs, over a large file, a wide folder and a deep chain,
+ * and a catastrophic regular expression (with a short search deadline, `shortDeadline`, so it does
+ * not take the default 10 s).
+ */
+function searchFilesCases(stall: Stall, shortDeadline: Map<string, AnyWorkerAgentTool>): StallCase[] {
+  return [
     stall('search_files', 'glob *a*a*a*a*a*b over the whole home', {
       pattern: 'needle',
       glob: '*a*a*a*a*a*b',
@@ -101,7 +117,7 @@ export async function createComputerStallCases(): Promise<StallCaseSet> {
     {
       tool: 'search_files',
       name: '^(a+)+$ (catastrophic) on a 41-char line, 2 s deadline',
-      run: () => call('search_files', { pattern: '^(a+)+$', path: 'evil.txt' }, shortDeadline),
+      run: () => callTool(shortDeadline, 'search_files', { pattern: '^(a+)+$', path: 'evil.txt' }),
     },
     stall('search_files', `x in a 10 MB file of ${BIG_LINES.toLocaleString('en-US')} lines`, {
       pattern: 'x',
@@ -112,6 +128,12 @@ export async function createComputerStallCases(): Promise<StallCaseSet> {
       path: 'wide',
     }),
     stall('search_files', `needle down a ${DEEP_LEVELS}-level tree`, { pattern: 'needle', path: 'd' }),
+  ];
+}
+
+/** Reads, edits and writes of large files and FIFOs, and a command with a large output. */
+function fileAndCommandCases(stall: Stall, home: string): StallCase[] {
+  return [
     stall('read_file', `last lines of a 10 MB file of ${BIG_LINES.toLocaleString('en-US')} lines`, {
       path: 'big/lines.txt',
       offset: BIG_LINES - 1,
@@ -149,6 +171,24 @@ export async function createComputerStallCases(): Promise<StallCaseSet> {
       content: 'y\n'.repeat(BIG_LINES),
     }),
     stall('run_command', 'seq 1 2000000 (14 MB of output)', { command: 'seq 1 2000000' }),
+  ];
+}
+
+/** Builds the corpus in a temporary home and returns the computer tools' stall cases. */
+export async function createComputerStallCases(): Promise<StallCaseSet> {
+  const home = mkdtempSync(path.join(tmpdir(), 'switchyard-stall-'));
+  writeStallCorpus(home);
+  const tools = toolsOf(home);
+  const stall: Stall = (tool, name, args, setup) => ({
+    tool,
+    name,
+    run: () => callTool(tools, tool, args),
+    ...(setup === undefined ? {} : { setup }),
+  });
+  const cases = [
+    ...listFilesCases(stall),
+    ...searchFilesCases(stall, toolsOf(home, { searchTimeoutMs: 2_000 })),
+    ...fileAndCommandCases(stall, home),
   ];
   return {
     category: 'computer',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ControlPlane, ControlPlaneInputError, openControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
-import { startThrowawayPostgres } from '../daemon/serve-daemon';
+import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
 import { heading, median, ms, report } from '../measure';
 import { type BrainCorpus, brainCorpus } from '../scenarios/brain-corpus';
 

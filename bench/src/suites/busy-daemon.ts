@@ -1,36 +1,16 @@
-import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { type FakeRequest, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
-import {
-  type LatencySummary,
-  medianRun,
-  mostConcurrent,
-  msPer,
-  percentile,
-  perSecond,
-  ratio,
-  rssPerTurn,
-  summariseLatency,
-} from '../daemon/daemon-stats';
-import type { FloorJob, FloorResult } from '../daemon/floor-process';
-import {
-  type DaemonDatabase,
-  daemonJson,
-  type LoopDelay,
-  listFilesScript,
-  listTurns,
-  mainThreadSchedule,
-  pollHealth,
-  processCpuMs,
-  type ServeDaemon,
-  sampleRss,
-  startServeDaemon,
-  startThrowawayPostgres,
-} from '../daemon/serve-daemon';
-import { heading, median, report } from '../measure';
+import { daemonJson } from '../daemon/daemon-requests';
+import { type LatencySummary, medianRun, perSecond, ratio, summariseLatency } from '../daemon/daemon-stats';
+import { listFilesScript } from '../daemon/list-files-script';
+import { type DaemonLevel, runDaemonLevel } from '../daemon/run-daemon-level';
+import type { DaemonDatabase, LoopDelay, ServeDaemon } from '../daemon/serve-daemon';
+import { startServeDaemon } from '../daemon/serve-daemon';
+import { type FloorProcess, runFloorLevel, startFloorProcess } from '../daemon/start-floor-process';
+import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
+import { heading, machineNow, median, report } from '../measure';
 import { runBareLoop } from '../runtimes/openai-sdk-loop-runtime';
 
 /** Targets from issue 23. */
@@ -143,64 +123,9 @@ export interface BusyDaemonResult {
   backends: BusyDaemonBackend[];
 }
 
-const FLOOR_FILE = fileURLToPath(new URL('../daemon/floor-process.ts', import.meta.url));
-const BENCH_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const HOME_FILES: Record<string, string> = Object.fromEntries(
   Array.from({ length: 8 }, (_, index) => [`note-${index}.md`, `# Note ${index}\n\nSome text.\n`]),
 );
-
-/** The floor's process: one per daemon, living as long as it. */
-interface FloorProcess {
-  /** Its process id. */
-  readonly pid: number;
-  /** Runs one level's turns in the process and returns what it measured. */
-  run(job: FloorJob): Promise<FloorResult>;
-  /** Ends the process (closes its standard input) and waits for it. */
-  stop(): Promise<void>;
-}
-
-/** Starts the floor in a process of its own (`floor-process.ts`), which runs one job per line. */
-function startFloorProcess(): FloorProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', FLOOR_FILE], {
-    cwd: BENCH_DIR,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOOR_PROCESS: '1' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const waiting: Array<{ resolve: (result: FloorResult) => void; reject: (error: Error) => void }> = [];
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    for (let newline = stdout.indexOf('\n'); newline !== -1; newline = stdout.indexOf('\n')) {
-      const line = stdout.slice(0, newline);
-      stdout = stdout.slice(newline + 1);
-      waiting.shift()?.resolve(JSON.parse(line) as FloorResult);
-    }
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code) => {
-      for (const job of waiting.splice(0)) {
-        job.reject(new Error(`floor process exited ${String(code)}: ${stderr.slice(0, 500)}`));
-      }
-      resolve();
-    });
-  });
-  return {
-    pid: child.pid ?? -1,
-    run: (job) =>
-      new Promise<FloorResult>((resolve, reject) => {
-        waiting.push({ resolve, reject });
-        child.stdin?.write(`${JSON.stringify(job)}\n`);
-      }),
-    stop: async () => {
-      child.stdin?.end();
-      await exited;
-    },
-  };
-}
 
 /** The model's own time for one turn's script: its requests answered back to back to one client, no tool work. */
 async function modelTime(baseURL: string, tools: FunctionTool[], runs: number): Promise<number> {
@@ -235,150 +160,6 @@ async function waitForTurnEnd(
   }
 }
 
-/** What one daemon level measured (the floor's figures are added beside it). */
-export type DaemonLevel = Omit<
-  BusyDaemonRow,
-  'floorTurnsPerSecond' | 'floorRatio' | 'runRatios' | 'floorLatency' | 'cpu'
-> & {
-  /** The daemon's CPU per completed turn (the floor's fields are added by the caller). */
-  cpu: Pick<
-    TurnCpu,
-    'daemonMs' | 'daemonThreadMs' | 'daemonThreadRunning' | 'daemonThreadWaiting' | 'postgresMs'
-  >;
-};
-
-/**
- * Starts `turns` API turns at once on a running daemon (started with `loopDelay`) and measures
- * them: from outside, throughput, turn times, RSS while they run and `/healthz` latency; from
- * `/proc`, the CPU time of the daemon (and of the PostgreSQL server, `serverCpuMs`) over the level;
- * from the preloaded monitor, the event-loop delay over the level.
- */
-export async function runDaemonLevel(
-  daemon: ServeDaemon,
-  turns: number,
-  modelMs: number,
-  options: { serverCpuMs?: () => number; timeoutMs?: number } = {},
-): Promise<DaemonLevel> {
-  const timeoutMs = options.timeoutMs ?? 300_000;
-  const idle = daemon.rss() ?? 0;
-  // Starts the level's event-loop histogram over.
-  await daemon.loopDelay();
-  const cpuBefore = processCpuMs(daemon.pid);
-  const threadBefore = mainThreadSchedule(daemon.pid);
-  const serverBefore = options.serverCpuMs?.() ?? Number.NaN;
-  const health = pollHealth(daemon.url, 50);
-  const healthPort =
-    daemon.healthUrl === undefined ? undefined : pollHealth(new URL(daemon.healthUrl).origin, 50);
-  const rss = sampleRss(() => daemon.rss(), 100);
-  const startWall = Date.now();
-  const postedAt = new Map<string, number>();
-  await Promise.all(
-    Array.from({ length: turns }, async (_, index) => {
-      const sent = Date.now();
-      const turn: { id: string } = await daemonJson(`${daemon.url}/v1/turns`, {
-        body: { prompt: `busy turn ${index}` },
-        expect: 202,
-      });
-      postedAt.set(turn.id, sent);
-    }),
-  );
-  // Every turn is running once its POST was answered: wait for a /healthz answer given after that
-  // saying none is left.
-  const answersAfterPosts = health.latencies.length + 1;
-  const deadline = Date.now() + timeoutMs;
-  while (!(health.latencies.length > answersAfterPosts && health.running === 0)) {
-    if (Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  const cpuMs = processCpuMs(daemon.pid) - cpuBefore;
-  const threadAfter = mainThreadSchedule(daemon.pid);
-  const serverMs = (options.serverCpuMs?.() ?? Number.NaN) - serverBefore;
-  const peak = rss.stop();
-  await health.stop();
-  await healthPort?.stop();
-  const loopDelay = await daemon.loopDelay();
-  const records = (await listTurns(daemon.url)).filter((turn) => postedAt.has(turn.id));
-  const ended = records.filter((turn) => turn.endedAt !== undefined);
-  const completed = records.filter((turn) => turn.status === 'completed');
-  const lastEnd = Math.max(...ended.map((turn) => Date.parse(turn.endedAt ?? '')));
-  // The level's wall time is the throughput's: first POST to the last recorded end.
-  const levelMs = lastEnd - startWall;
-  const threadMs = threadAfter.runMs - threadBefore.runMs;
-  const turnMs = ended.map((turn) => Date.parse(turn.endedAt ?? '') - (postedAt.get(turn.id) ?? Number.NaN));
-  // From the records (created to ended): a daemon busy enough answers /healthz too rarely to see its peak.
-  const mostRunning = Math.max(
-    health.mostRunning,
-    mostConcurrent(
-      ended.map((turn) => [Date.parse(turn.createdAt), Date.parse(turn.endedAt ?? '')] as const),
-    ),
-  );
-  const problems: string[] = [];
-  if (completed.length !== turns) {
-    const statuses = new Map<string, number>();
-    for (const turn of records) statuses.set(turn.status, (statuses.get(turn.status) ?? 0) + 1);
-    const errors = [
-      ...new Set(records.flatMap((turn) => (turn.error === undefined ? [] : [turn.error.split('\n')[0]]))),
-    ];
-    problems.push(
-      `${turns - completed.length} of ${turns} turns not completed (${[...statuses].map(([status, count]) => `${status} ${count}`).join(', ')}; ${errors.slice(0, 2).join('; ')})`,
-    );
-  }
-  return {
-    turns,
-    completed: completed.length,
-    turnsPerSecond: perSecond(completed.length, lastEnd - startWall),
-    latency: summariseLatency(turnMs, modelMs),
-    rssPerTurnBytes: rssPerTurn(peak, idle, mostRunning),
-    peakRssBytes: peak,
-    mostRunning,
-    healthP50Ms: percentile(health.latencies, 50),
-    healthP99Ms: percentile(health.latencies, 99),
-    healthMaxMs: Math.max(...health.latencies),
-    healthSamples: health.latencies.length,
-    healthPort: {
-      p50Ms: percentile(healthPort?.latencies ?? [], 50),
-      p99Ms: percentile(healthPort?.latencies ?? [], 99),
-      maxMs: healthPort === undefined ? Number.NaN : Math.max(...healthPort.latencies),
-      samples: healthPort?.latencies.length ?? 0,
-    },
-    loopDelay,
-    cpu: {
-      daemonMs: msPer(cpuMs, completed.length),
-      daemonThreadMs: msPer(threadMs, completed.length),
-      daemonThreadRunning: levelMs > 0 ? threadMs / levelMs : Number.NaN,
-      daemonThreadWaiting: levelMs > 0 ? (threadAfter.waitMs - threadBefore.waitMs) / levelMs : Number.NaN,
-      postgresMs: msPer(serverMs, completed.length),
-    },
-    problems,
-  };
-}
-
-/** Runs one floor job and reads the floor process's CPU time around it. */
-async function runFloorLevel(
-  floorProcess: FloorProcess,
-  job: FloorJob,
-): Promise<{
-  result: FloorResult;
-  cpu: Pick<TurnCpu, 'floorMs' | 'floorThreadMs' | 'floorThreadRunning' | 'floorThreadWaiting'>;
-}> {
-  const cpuBefore = processCpuMs(floorProcess.pid);
-  const threadBefore = mainThreadSchedule(floorProcess.pid);
-  const result = await floorProcess.run(job);
-  const threadAfter = mainThreadSchedule(floorProcess.pid);
-  const threadMs = threadAfter.runMs - threadBefore.runMs;
-  const done = result.turnMs.length;
-  const share = (ms: number) => (result.elapsedMs > 0 ? ms / result.elapsedMs : Number.NaN);
-  return {
-    result,
-    cpu: {
-      floorMs: msPer(processCpuMs(floorProcess.pid) - cpuBefore, done),
-      floorThreadMs: msPer(threadMs, done),
-      floorThreadRunning: share(threadMs),
-      floorThreadWaiting: share(threadAfter.waitMs - threadBefore.waitMs),
-    },
-  };
-}
-
 /** Options of the busy-daemon benchmark. */
 export interface BusyDaemonOptions {
   /** Concurrency levels (default 50, 200, 500). */
@@ -393,13 +174,173 @@ export interface BusyDaemonOptions {
   nodeArguments?: readonly string[];
 }
 
+/** What every backend's run shares: the fake model, the settings, and the model's own time once known. */
+interface BusyRun {
+  /** The fake Responses server's `/v1` URL. */
+  baseURL: string;
+  /** The daemon's tools array, as the fake model first saw it (for the floor's requests). */
+  tools: () => FunctionTool[] | undefined;
+  levels: readonly number[];
+  repeats: number;
+  nodeArguments: readonly string[] | undefined;
+  /** The model's own time for one turn's script, measured after the first warm-up; NaN until then. */
+  modelMs: number;
+}
+
+/** A backend's database for the daemon: PGlite in its folder, or a throw-away PostgreSQL cluster. */
+type BackendDatabase =
+  | { database: DaemonDatabase; serverCpuMs?: () => number; stop?: () => Promise<void> }
+  | { skipped: string };
+
+async function startBackendDatabase(backend: 'pglite' | 'postgres'): Promise<BackendDatabase> {
+  if (backend === 'pglite') return { database: { kind: 'pglite' } };
+  const postgres = await startThrowawayPostgres();
+  if ('skipped' in postgres) return postgres;
+  return {
+    database: { kind: 'postgres', url: postgres.url },
+    serverCpuMs: postgres.cpuMs,
+    stop: postgres.stop,
+  };
+}
+
+/** One turn alone, POST to its recorded end, ms. Throws unless it completed. */
+async function warmUp(daemon: ServeDaemon): Promise<number> {
+  const sent = Date.now();
+  const warm: { id: string } = await daemonJson(`${daemon.url}/v1/turns`, {
+    body: { prompt: 'warm-up turn' },
+    expect: 202,
+  });
+  const warmEnd = await waitForTurnEnd(daemon.url, warm.id, 60_000);
+  if (warmEnd.status !== 'completed')
+    throw new Error(`the warm-up turn ended ${warmEnd.status}:\n${daemon.log()}`);
+  return Date.parse(warmEnd.endedAt ?? '') - sent;
+}
+
+/** Where one level runs: the daemon, its floor and what the run shares. */
+interface LevelPlace {
+  daemon: ServeDaemon;
+  floorProcess: FloorProcess;
+  serverCpuMs: (() => number) | undefined;
+  run: BusyRun;
+  tools: FunctionTool[];
+}
+
+/**
+ * One run of a level: the floor's turns and the daemon's, in the order `run` gives (alternating,
+ * so neither side always runs on the machine the other just left), side by side.
+ */
+async function runLevelOnce(
+  place: LevelPlace,
+  turns: number,
+  run: number,
+): Promise<Omit<BusyDaemonRow, 'runRatios'>> {
+  const { daemon, floorProcess, serverCpuMs } = place;
+  const { modelMs } = place.run;
+  const floorJob = { baseURL: place.run.baseURL, turns, home: daemon.home, tools: place.tools };
+  const level = () =>
+    runDaemonLevel(daemon, turns, modelMs, serverCpuMs === undefined ? {} : { serverCpuMs });
+  let floorRun: Awaited<ReturnType<typeof runFloorLevel>>;
+  let measured: DaemonLevel;
+  if (run % 2 === 0) {
+    floorRun = await runFloorLevel(floorProcess, floorJob);
+    measured = await level();
+  } else {
+    measured = await level();
+    floorRun = await runFloorLevel(floorProcess, floorJob);
+  }
+  const floor = floorRun.result;
+  const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
+  const failures = floor.failures.filter((failure) => failure !== '');
+  return {
+    ...measured,
+    floorTurnsPerSecond,
+    floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
+    floorLatency: summariseLatency(floor.turnMs, modelMs),
+    cpu: { ...measured.cpu, ...floorRun.cpu },
+    problems: [
+      ...measured.problems,
+      ...(floor.failures.length === 0
+        ? []
+        : [`floor: ${floor.failures.length} turns failed: ${failures.join('; ')}`]),
+    ],
+  };
+}
+
+/** A level's row: its runs (`repeats` of them), the one with the median ratio to the floor shown. */
+async function runLevel(place: LevelPlace, backend: string, turns: number): Promise<BusyDaemonRow> {
+  const runs: Array<Omit<BusyDaemonRow, 'runRatios'>> = [];
+  for (let run = 0; run < place.run.repeats; run += 1) runs.push(await runLevelOnce(place, turns, run));
+  const runRatios = runs.map((run) => run.floorRatio);
+  const row: BusyDaemonRow = {
+    ...medianRun(runs, (run) => run.floorRatio),
+    runRatios,
+    // A problem in any run is reported, not only in the one shown.
+    problems: [...new Set(runs.flatMap((run) => run.problems))],
+  };
+  report(
+    `${backend} ${turns} turns: turns/s (floor), p50, healthz p50/max, loop delay p99, thread CPU a turn`,
+    `${row.turnsPerSecond.toFixed(1)}/s`,
+    `${row.floorRatio.toFixed(2)}x (runs ${runRatios.map((value) => value.toFixed(2)).join(', ')}) of ${row.floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms, ${row.loopDelay.p99Ms.toFixed(0)} ms, ${row.cpu.daemonThreadMs.toFixed(1)} ms (floor ${row.cpu.floorThreadMs.toFixed(1)} ms)${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
+  );
+  return row;
+}
+
+/**
+ * One backend: its daemon started (with its floor beside it, living as long as it, so both reach
+ * each level with the same history), idle RSS, one turn alone, then every level.
+ */
+async function runBackend(backend: 'pglite' | 'postgres', run: BusyRun): Promise<BusyDaemonBackend> {
+  const database = await startBackendDatabase(backend);
+  if ('skipped' in database) {
+    report(`${backend}`, 'skipped', database.skipped);
+    const none = { idleRssBytes: Number.NaN, startMs: Number.NaN, oneTurnMs: Number.NaN, rows: [] };
+    return { backend, skipped: database.skipped, ...none };
+  }
+  try {
+    const started = performance.now();
+    const daemon = await startServeDaemon({
+      baseURL: run.baseURL,
+      database: database.database,
+      homeFiles: HOME_FILES,
+      // Probes on a port of their own beside the API's: what an operator's liveness probe sees.
+      serve: { healthPort: 0 },
+      loopDelay: true,
+      ...(run.nodeArguments === undefined ? {} : { nodeArguments: run.nodeArguments }),
+    });
+    const startMs = performance.now() - started;
+    const floorProcess = startFloorProcess();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const idleRssBytes = daemon.rss() ?? Number.NaN;
+      // Warm-up: one turn alone (and the daemon's tools array for the floor).
+      const oneTurnMs = await warmUp(daemon);
+      const tools = run.tools();
+      if (tools === undefined) throw new Error('the fake model saw no tools array');
+      if (Number.isNaN(run.modelMs)) run.modelMs = await modelTime(run.baseURL, tools, 20);
+      report(
+        `${backend}: idle RSS, one turn`,
+        `${(idleRssBytes / 2 ** 20).toFixed(0)} MB`,
+        `${oneTurnMs} ms`,
+      );
+      const place = { daemon, floorProcess, serverCpuMs: database.serverCpuMs, run, tools };
+      const rows: BusyDaemonRow[] = [];
+      for (const turns of run.levels) rows.push(await runLevel(place, backend, turns));
+      return { backend, idleRssBytes, startMs, oneTurnMs, rows };
+    } finally {
+      await floorProcess.stop();
+      await daemon.stop();
+    }
+  } finally {
+    await database.stop?.();
+  }
+}
+
 /**
  * One `switchyard serve` process per backend with the testkit's fake model; at each level, N
  * concurrent API turns of `calls` `list_files` calls each, then a text answer; beside it the same N
  * turns through the bare openai-SDK loop in a process of its own against the same fake model.
  */
 export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyDaemonResult> {
-  const levels = options.levels ?? [50, 200, 500];
   const calls = options.calls ?? 5;
   const repeats = options.repeats ?? 3;
   if (!Number.isInteger(repeats) || repeats < 1)
@@ -416,130 +357,27 @@ export async function busyDaemon(options: BusyDaemonOptions = {}): Promise<BusyD
     },
   });
   heading(`Busy daemon: N concurrent API turns of ${calls} list_files calls (load ${before.toFixed(1)})`);
+  const run: BusyRun = {
+    baseURL: fake.baseURL,
+    tools: () => tools,
+    levels: options.levels ?? [50, 200, 500],
+    repeats,
+    nodeArguments: options.nodeArguments,
+    modelMs: Number.NaN,
+  };
   const backends: BusyDaemonBackend[] = [];
-  let modelMs = Number.NaN;
   try {
     for (const backend of options.backends ?? (['pglite', 'postgres'] as const)) {
-      let database: DaemonDatabase = { kind: 'pglite' };
-      let stopPostgres: (() => Promise<void>) | undefined;
-      let serverCpuMs: (() => number) | undefined;
-      if (backend === 'postgres') {
-        const postgres = await startThrowawayPostgres();
-        if ('skipped' in postgres) {
-          backends.push({
-            backend,
-            skipped: postgres.skipped,
-            idleRssBytes: Number.NaN,
-            startMs: Number.NaN,
-            oneTurnMs: Number.NaN,
-            rows: [],
-          });
-          report(`${backend}`, 'skipped', postgres.skipped);
-          continue;
-        }
-        database = { kind: 'postgres', url: postgres.url };
-        stopPostgres = postgres.stop;
-        serverCpuMs = postgres.cpuMs;
-      }
-      const started = performance.now();
-      const daemon = await startServeDaemon({
-        baseURL: fake.baseURL,
-        database,
-        homeFiles: HOME_FILES,
-        // Probes on a port of their own beside the API's: what an operator's liveness probe sees.
-        serve: { healthPort: 0 },
-        loopDelay: true,
-        ...(options.nodeArguments === undefined ? {} : { nodeArguments: options.nodeArguments }),
-      });
-      const startMs = performance.now() - started;
-      // The floor lives as long as the daemon, so both reach each level with the same history.
-      const floorProcess = startFloorProcess();
-      try {
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
-        const idleRssBytes = daemon.rss() ?? Number.NaN;
-        // Warm-up: one turn alone (and the daemon's tools array for the floor).
-        const sent = Date.now();
-        const warm: { id: string } = await daemonJson(`${daemon.url}/v1/turns`, {
-          body: { prompt: 'warm-up turn' },
-          expect: 202,
-        });
-        const warmEnd = await waitForTurnEnd(daemon.url, warm.id, 60_000);
-        const oneTurnMs = Date.parse(warmEnd.endedAt ?? '') - sent;
-        if (warmEnd.status !== 'completed')
-          throw new Error(`the warm-up turn ended ${warmEnd.status}:\n${daemon.log()}`);
-        if (tools === undefined) throw new Error('the fake model saw no tools array');
-        if (Number.isNaN(modelMs)) modelMs = await modelTime(fake.baseURL, tools, 20);
-        report(
-          `${backend}: idle RSS, one turn`,
-          `${(idleRssBytes / 2 ** 20).toFixed(0)} MB`,
-          `${oneTurnMs} ms`,
-        );
-        const rows: BusyDaemonRow[] = [];
-        for (const turns of levels) {
-          const runs: Array<Omit<BusyDaemonRow, 'runRatios'>> = [];
-          for (let run = 0; run < repeats; run += 1) {
-            // Alternating order, so neither side always runs on the machine the other just left.
-            const floorJob = { baseURL: fake.baseURL, turns, home: daemon.home, tools };
-            const level = () =>
-              runDaemonLevel(daemon, turns, modelMs, serverCpuMs === undefined ? {} : { serverCpuMs });
-            let floorRun: Awaited<ReturnType<typeof runFloorLevel>>;
-            let measured: DaemonLevel;
-            if (run % 2 === 0) {
-              floorRun = await runFloorLevel(floorProcess, floorJob);
-              measured = await level();
-            } else {
-              measured = await level();
-              floorRun = await runFloorLevel(floorProcess, floorJob);
-            }
-            const floor = floorRun.result;
-            const floorTurnsPerSecond = perSecond(floor.turnMs.length, floor.elapsedMs);
-            const failures = floor.failures.filter((failure) => failure !== '');
-            runs.push({
-              ...measured,
-              floorTurnsPerSecond,
-              floorRatio: ratio(measured.turnsPerSecond, floorTurnsPerSecond),
-              floorLatency: summariseLatency(floor.turnMs, modelMs),
-              cpu: { ...measured.cpu, ...floorRun.cpu },
-              problems: [
-                ...measured.problems,
-                ...(floor.failures.length === 0
-                  ? []
-                  : [`floor: ${floor.failures.length} turns failed: ${failures.join('; ')}`]),
-              ],
-            });
-          }
-          const runRatios = runs.map((run) => run.floorRatio);
-          const row: BusyDaemonRow = {
-            ...medianRun(runs, (run) => run.floorRatio),
-            runRatios,
-            // A problem in any run is reported, not only in the one shown.
-            problems: [...new Set(runs.flatMap((run) => run.problems))],
-          };
-          rows.push(row);
-          report(
-            `${backend} ${turns} turns: turns/s (floor), p50, healthz p50/max, loop delay p99, thread CPU a turn`,
-            `${row.turnsPerSecond.toFixed(1)}/s`,
-            `${row.floorRatio.toFixed(2)}x (runs ${runRatios.map((value) => value.toFixed(2)).join(', ')}) of ${row.floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms, ${row.loopDelay.p99Ms.toFixed(0)} ms, ${row.cpu.daemonThreadMs.toFixed(1)} ms (floor ${row.cpu.floorThreadMs.toFixed(1)} ms)${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
-          );
-        }
-        backends.push({ backend, idleRssBytes, startMs, oneTurnMs, rows });
-      } finally {
-        await floorProcess.stop();
-        await daemon.stop();
-        await stopPostgres?.();
-      }
+      backends.push(await runBackend(backend, run));
     }
   } finally {
     await fake.close().catch(() => {});
   }
   return {
-    date: new Date().toISOString(),
-    node: process.version,
-    cores: os.cpus().length,
-    load: [before, os.loadavg()[0] ?? Number.NaN],
+    ...machineNow(before),
     calls,
     repeats,
-    modelMs,
+    modelMs: run.modelMs,
     backends,
   };
 }

@@ -2,17 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { startFakeResponsesServer } from '@switchyard/testkit';
+import { daemonJson, listTurns } from '../daemon/daemon-requests';
 import { percentile } from '../daemon/daemon-stats';
+import { listFilesScript } from '../daemon/list-files-script';
 import { type BurstAnswer, postBurst } from '../daemon/post-burst';
-import {
-  type DaemonDatabase,
-  daemonJson,
-  listFilesScript,
-  listTurns,
-  startServeDaemon,
-  startThrowawayPostgres,
-} from '../daemon/serve-daemon';
-import { heading, report } from '../measure';
+import { type DaemonDatabase, startServeDaemon } from '../daemon/serve-daemon';
+import { startThrowawayPostgres } from '../daemon/throwaway-postgres';
+import { heading, machineNow, report } from '../measure';
 
 /** Issue 37's target: every request of the burst answered `202` or `503`, none reset. */
 export const REQUEST_BURST_TARGET = { requests: 2000 } as const;
@@ -287,10 +283,7 @@ export async function requestBurst(options: RequestBurstOptions = {}): Promise<R
     await fake.close();
   }
   return {
-    date: new Date().toISOString(),
-    node: process.version,
-    cores: os.cpus().length,
-    load: [before, os.loadavg()[0] ?? Number.NaN],
+    ...machineNow(before),
     somaxconn: readSomaxconn(),
     calls,
     rows,

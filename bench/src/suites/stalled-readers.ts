@@ -1,8 +1,10 @@
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import { startFakeResponsesServer } from '@switchyard/testkit';
-import { daemonJson, type ServeDaemon, sampleRss, startServeDaemon } from '../daemon/serve-daemon';
-import { heading, median, report } from '../measure';
+import { daemonJson } from '../daemon/daemon-requests';
+import { sampleRss } from '../daemon/sample-rss';
+import { type ServeDaemon, startServeDaemon } from '../daemon/serve-daemon';
+import { heading, machineNow, median, report } from '../measure';
 
 /** The target of issue 37 (item 4): what 40 stalled readers during 24 large-output turns add, bytes. */
 export const STALLED_READERS_TARGET_BYTES = 100 * 1024 * 1024;
@@ -314,10 +316,7 @@ export async function stalledReaders(options: StalledReadersOptions = {}): Promi
     await fake.close();
   }
   return {
-    date: new Date().toISOString(),
-    node: process.version,
-    cores: os.cpus().length,
-    load: [before, os.loadavg()[0] ?? Number.NaN],
+    ...machineNow(before),
     turns,
     textBytes,
     deltas,

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderTestSuiteSection } from '../report/write-results';
+import { renderTestSuiteSection } from '../report/test-suite-section';
 import {
   readTestSuiteRecord,
   readTestSuiteRun,

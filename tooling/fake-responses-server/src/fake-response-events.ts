@@ -49,24 +49,7 @@ export function buildFakeResponse(
   let outputCharacters = 0;
   const push = (event: Json) => events.push({ ...event, sequence_number: events.length });
 
-  const base: Json = {
-    id,
-    object: 'response',
-    created_at: 1_700_000_000 + number,
-    model: request.body.model ?? 'fake-model',
-    instructions: request.body.instructions ?? null,
-    tools: request.body.tools ?? [],
-    tool_choice: 'auto',
-    parallel_tool_calls: true,
-    temperature: null,
-    top_p: null,
-    metadata: {},
-    previous_response_id: request.body.previous_response_id ?? null,
-    store: request.body.store ?? true,
-    text: { format: { type: 'text' } },
-    error: null,
-    incomplete_details: null,
-  };
+  const base = responseBase(request, id, number);
   push({ type: 'response.created', response: { ...base, status: 'in_progress', output: [] } });
   push({ type: 'response.in_progress', response: { ...base, status: 'in_progress', output: [] } });
 
@@ -167,6 +150,42 @@ export function buildFakeResponse(
     });
   });
 
+  const { response, finalType } = finalResponse(step, base, output, bodyBytes, outputCharacters);
+  if (step.cut === 'mid-arguments' && cutAt === undefined) cutAt = events.length;
+  if (step.cut !== 'before-completed') push({ type: finalType, response });
+  return { events, response, cutAt };
+}
+
+/** The fields every event's response shares, echoed from the request as the API does. */
+function responseBase(request: FakeRequest, id: string, number: number): Json {
+  return {
+    id,
+    object: 'response',
+    created_at: 1_700_000_000 + number,
+    model: request.body.model ?? 'fake-model',
+    instructions: request.body.instructions ?? null,
+    tools: request.body.tools ?? [],
+    tool_choice: 'auto',
+    parallel_tool_calls: true,
+    temperature: null,
+    top_p: null,
+    metadata: {},
+    previous_response_id: request.body.previous_response_id ?? null,
+    store: request.body.store ?? true,
+    text: { format: { type: 'text' } },
+    error: null,
+    incomplete_details: null,
+  };
+}
+
+/** The finished response (usage counted from the request's and the output's size) and its final event's type. */
+function finalResponse(
+  step: FakeResponse,
+  base: Json,
+  output: Json[],
+  bodyBytes: number,
+  outputCharacters: number,
+): { response: Json; finalType: string } {
   const usage = {
     input_tokens: step.usage?.inputTokens ?? Math.ceil(bodyBytes / 4),
     input_tokens_details: { cached_tokens: step.usage?.cachedInputTokens ?? 0 },
@@ -186,9 +205,7 @@ export function buildFakeResponse(
   };
   const finalType =
     step.failed !== undefined ? 'response.failed' : incomplete ? 'response.incomplete' : 'response.completed';
-  if (step.cut === 'mid-arguments' && cutAt === undefined) cutAt = events.length;
-  if (step.cut !== 'before-completed') push({ type: finalType, response });
-  return { events, response, cutAt };
+  return { response, finalType };
 }
 
 function inProgress(item: Json): Json {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildFakeResponse } from './fake-response-events';
+import { type BuiltFakeResponse, buildFakeResponse } from './fake-response-events';
 import type {
   FakeHTTPError,
   FakeRequest,
@@ -215,34 +215,7 @@ export async function startFakeResponsesServer(
     }
     // A step function may have taken long enough for the client to leave.
     if (response.destroyed) return;
-    const built = buildFakeResponse(step, request, Buffer.byteLength(text));
-    if (body.stream !== true) {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ ...built.response, output_text: outputText(built.response) }));
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const stop = step.cut === 'mid-arguments' ? (built.cutAt ?? built.events.length) : built.events.length;
-    if (step.eventDelayMs !== undefined && step.eventDelayMs > 0) {
-      for (let index = 0; index < stop; index += 1) {
-        const event = built.events[index] as { type: string };
-        response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-        if (!(await waitUnlessClosed(response, step.eventDelayMs))) return;
-      }
-      if (step.cut === 'mid-arguments') response.socket?.destroy();
-      else response.end();
-      return;
-    }
-    let chunk = '';
-    for (let index = 0; index < stop; index += 1) {
-      const event = built.events[index] as { type: string };
-      chunk += `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-    }
-    if (step.cut === 'mid-arguments') {
-      response.write(chunk, () => response.socket?.destroy());
-      return;
-    }
-    response.end(chunk);
+    await sendFakeResponse(response, step, buildFakeResponse(step, request, Buffer.byteLength(text)), body);
   }
 
   const server = createServer((incoming, response) => {
@@ -286,6 +259,42 @@ export async function startFakeResponsesServer(
       }
     },
   };
+}
+
+/** Answers with a built response: its JSON, or its events as a stream (paced, or cut where the step asks). */
+async function sendFakeResponse(
+  response: ServerResponse,
+  step: FakeResponse,
+  built: BuiltFakeResponse,
+  body: FakeRequestBody,
+): Promise<void> {
+  if (body.stream !== true) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ ...built.response, output_text: outputText(built.response) }));
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const stop = step.cut === 'mid-arguments' ? (built.cutAt ?? built.events.length) : built.events.length;
+  if (step.eventDelayMs !== undefined && step.eventDelayMs > 0) {
+    for (let index = 0; index < stop; index += 1) {
+      const event = built.events[index] as { type: string };
+      response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      if (!(await waitUnlessClosed(response, step.eventDelayMs))) return;
+    }
+    if (step.cut === 'mid-arguments') response.socket?.destroy();
+    else response.end();
+    return;
+  }
+  let chunk = '';
+  for (let index = 0; index < stop; index += 1) {
+    const event = built.events[index] as { type: string };
+    chunk += `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  }
+  if (step.cut === 'mid-arguments') {
+    response.write(chunk, () => response.socket?.destroy());
+    return;
+  }
+  response.end(chunk);
 }
 
 function outputText(response: Record<string, unknown>): string {

@@ -54,6 +54,62 @@ function byNewest(a: Turn, b: Turn): number {
   return Date.parse(b.createdAt) - Date.parse(a.createdAt);
 }
 
+/** The filters of the turns page: the agent, the status and the source. */
+function TurnFilters({
+  filters,
+  onChange,
+}: {
+  filters: Filters;
+  onChange(name: keyof Filters, value: string): void;
+}) {
+  return (
+    <form class="filters" onSubmit={(event) => event.preventDefault()}>
+      <AgentFilter
+        value={filters.agent ?? ''}
+        onChange={(agent) => onChange('agent', agent)}
+        any="All agents"
+      />
+      {FILTERS.map(({ name, label, options }) => (
+        <SelectFilter
+          key={name}
+          label={label}
+          any={`Any ${name}`}
+          options={options}
+          value={filters[name] ?? ''}
+          onChange={(value) => onChange(name, value)}
+        />
+      ))}
+    </form>
+  );
+}
+
+/** The turns shown, one row each, their durations as of `now`. */
+function TurnsTable({ turns, now }: { turns: readonly Turn[]; now: number }) {
+  return (
+    <table class="list turns">
+      <caption class="visually-hidden">Turns, newest first</caption>
+      <TableHead columns={COLUMNS} />
+      <tbody>
+        {turns.map((turn) => (
+          <tr key={turn.id}>
+            <td class="id">
+              <Link href={`/turns/${turn.id}`}>{turn.id}</Link>
+            </td>
+            <td>{turn.agent}</td>
+            <td>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</td>
+            <td>
+              <StatusText status={turn.status} />
+            </td>
+            <td>{formatTime(turn.createdAt)}</td>
+            <td class="number">{formatDuration(turnDuration(turn, now))}</td>
+            <td class="number">{formatCount(turn.usage.totalTokens)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** `#/turns`: the turns of the agents served, newest first, filtered, paged and kept live. */
 export function TurnsPage() {
   const live = useLiveState();
@@ -141,49 +197,13 @@ export function TurnsPage() {
           <StreamStateText state={live.state} error={live.error} />
         </output>
       </div>
-      <form class="filters" onSubmit={(event) => event.preventDefault()}>
-        <AgentFilter
-          value={filters.agent ?? ''}
-          onChange={(agent) => setFilter('agent', agent)}
-          any="All agents"
-        />
-        {FILTERS.map(({ name, label, options }) => (
-          <SelectFilter
-            key={name}
-            label={label}
-            any={`Any ${name}`}
-            options={options}
-            value={filters[name] ?? ''}
-            onChange={(value) => setFilter(name, value)}
-          />
-        ))}
-      </form>
+      <TurnFilters filters={filters} onChange={setFilter} />
       <ErrorAlert error={error} />
       {turns === undefined ? (
         <Loading error={error} text="Loading turns…" />
       ) : (
         <>
-          <table class="list turns">
-            <caption class="visually-hidden">Turns, newest first</caption>
-            <TableHead columns={COLUMNS} />
-            <tbody>
-              {turns.map((turn) => (
-                <tr key={turn.id}>
-                  <td class="id">
-                    <Link href={`/turns/${turn.id}`}>{turn.id}</Link>
-                  </td>
-                  <td>{turn.agent}</td>
-                  <td>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</td>
-                  <td>
-                    <StatusText status={turn.status} />
-                  </td>
-                  <td>{formatTime(turn.createdAt)}</td>
-                  <td class="number">{formatDuration(turnDuration(turn, now))}</td>
-                  <td class="number">{formatCount(turn.usage.totalTokens)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <TurnsTable turns={turns} now={now} />
           {turns.length === 0 ? <p class="hint">No turns recorded{filtersText(filters)}.</p> : null}
           {cursor === undefined ? null : (
             <button type="button" onClick={loadMore} disabled={loadingMore}>

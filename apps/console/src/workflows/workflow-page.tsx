@@ -105,7 +105,6 @@ export function WorkflowPage({ id }: { id: string }) {
   }
 
   const done = workflow.tasks.filter((task) => task.status === 'completed').length;
-  const chosen = workflow.tasks.find((task) => task.id === selected);
   const cancel = () =>
     cancelling.run(unwrap(api.POST('/v1/workflows/{id}/cancel', { params: { path: { id } } })), setWorkflow);
 
@@ -115,22 +114,7 @@ export function WorkflowPage({ id }: { id: string }) {
         <Link href="/workflows">Workflows</Link>
       </p>
       <h1 id="page-title">Workflow {workflow.name}</h1>
-      <Facts columns>
-        <Fact label="Status">
-          <StatusText status={workflow.status} />
-        </Fact>
-        <Fact label="Agent">{workflow.agent}</Fact>
-        <Fact label="Tasks done">
-          {done} of {workflow.tasks.length}
-        </Fact>
-        <Fact label="Started">{formatTime(workflow.createdAt)}</Fact>
-        {workflow.finishedAt === null ? null : (
-          <Fact label="Finished">{formatTime(workflow.finishedAt)}</Fact>
-        )}
-        <Fact label="Id">
-          <code>{workflow.id}</code>
-        </Fact>
-      </Facts>
+      <WorkflowFacts workflow={workflow} done={done} />
       {canWrite && workflow.status === 'running' ? (
         <p>
           <button type="button" class="danger" disabled={cancelling.busy} onClick={cancel}>
@@ -140,33 +124,71 @@ export function WorkflowPage({ id }: { id: string }) {
       ) : null}
       <ErrorAlert context="Could not cancel: " error={cancelling.error} />
       <ErrorAlert context="Could not refresh: " error={loadError} />
-      <div class="graph-and-details">
-        <div class="graph-pane">
-          <TaskGraph
-            name={`Task graph of workflow ${workflow.name}`}
-            tasks={workflow.tasks}
-            selected={selected}
-            onSelect={setSelected}
-          />
-          <h2 class="visually-hidden">Tasks</h2>
-          <ul class="task-list" aria-label="Tasks">
-            {workflow.tasks.map((task) => (
-              <li key={task.id}>
-                {task.id}: {task.status}
-                {task.dependsOn.length === 0 ? '' : ` (after ${task.dependsOn.join(', ')})`}
-              </li>
-            ))}
-          </ul>
-        </div>
-        <aside class="task-details" aria-label="Task details" aria-live="polite">
-          {chosen === undefined ? (
-            <p class="hint">Select a task in the graph to see its details.</p>
-          ) : (
-            <TaskDetails task={chosen} turnId={turnOf.get(chosen.id)} />
-          )}
-        </aside>
-      </div>
+      <WorkflowTasks workflow={workflow} selected={selected} onSelect={setSelected} turnOf={turnOf} />
     </section>
+  );
+}
+
+/** The workflow's facts: status, agent, progress, times and id. */
+function WorkflowFacts({ workflow, done }: { workflow: Workflow; done: number }) {
+  return (
+    <Facts columns>
+      <Fact label="Status">
+        <StatusText status={workflow.status} />
+      </Fact>
+      <Fact label="Agent">{workflow.agent}</Fact>
+      <Fact label="Tasks done">
+        {done} of {workflow.tasks.length}
+      </Fact>
+      <Fact label="Started">{formatTime(workflow.createdAt)}</Fact>
+      {workflow.finishedAt === null ? null : <Fact label="Finished">{formatTime(workflow.finishedAt)}</Fact>}
+      <Fact label="Id">
+        <code>{workflow.id}</code>
+      </Fact>
+    </Facts>
+  );
+}
+
+/** The task graph (a task chosen in it), the tasks as a list, and the chosen task's details. */
+function WorkflowTasks({
+  workflow,
+  selected,
+  onSelect,
+  turnOf,
+}: {
+  workflow: Workflow;
+  selected: string | undefined;
+  onSelect(id: string): void;
+  turnOf: ReadonlyMap<string, string>;
+}) {
+  const chosen = workflow.tasks.find((task) => task.id === selected);
+  return (
+    <div class="graph-and-details">
+      <div class="graph-pane">
+        <TaskGraph
+          name={`Task graph of workflow ${workflow.name}`}
+          tasks={workflow.tasks}
+          selected={selected}
+          onSelect={onSelect}
+        />
+        <h2 class="visually-hidden">Tasks</h2>
+        <ul class="task-list" aria-label="Tasks">
+          {workflow.tasks.map((task) => (
+            <li key={task.id}>
+              {task.id}: {task.status}
+              {task.dependsOn.length === 0 ? '' : ` (after ${task.dependsOn.join(', ')})`}
+            </li>
+          ))}
+        </ul>
+      </div>
+      <aside class="task-details" aria-label="Task details" aria-live="polite">
+        {chosen === undefined ? (
+          <p class="hint">Select a task in the graph to see its details.</p>
+        ) : (
+          <TaskDetails task={chosen} turnId={turnOf.get(chosen.id)} />
+        )}
+      </aside>
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 import { type ControlPlane, type ControlPlaneOptions, openControlPlane } from '@switchyard/control-plane';
 import { createPgliteDatabase, type TestDatabase } from '@switchyard/test-databases';
+import { afterAll, beforeAll } from 'vitest';
 
 /** What `openControlPlane` takes besides where its database is and the environment (none here). */
 export type TestControlPlaneOptions = Omit<ControlPlaneOptions, 'dataDir' | 'databaseUrl' | 'environment'>;
@@ -40,6 +41,35 @@ export async function openTestControlPlane(
       } finally {
         await database.dispose();
       }
+    },
+  };
+}
+
+/**
+ * A control plane on embedded PGlite opened before the tests of the file (or of the `describe`
+ * block it is called in) and closed after them: its fields can be read in hooks and tests, once it
+ * is open.
+ */
+export function testControlPlaneForSuite(
+  options: TestControlPlaneOptions = {},
+): Pick<TestControlPlane, 'controlPlane' | 'database'> {
+  let opened: TestControlPlane | undefined;
+  beforeAll(async () => {
+    opened = await openTestControlPlane(options);
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  const current = () => {
+    if (opened === undefined) throw new Error('the test control plane is read before it was opened');
+    return opened;
+  };
+  return {
+    get controlPlane() {
+      return current().controlPlane;
+    },
+    get database() {
+      return current().database;
     },
   };
 }

@@ -7,19 +7,19 @@ export {
   computerLimitsOf,
   sandboxReport,
 } from './command-sandbox';
+export type { ConfigEnvironment } from './config-environment';
 export type { ConfigFile } from './config-schema';
 export {
   CONFIG_FILE_NAME,
-  type ConfigEnvironment,
   DEFAULT_INSTRUCTIONS,
   type LoadConfigOptions,
   loadConfig,
   type ParseConfigOptions,
   parseConfig,
-  SERVE_TOKEN_VARIABLE,
 } from './load-config';
 export { approvalPolicyOf, resolveAgent, type TurnAgent } from './resolve-agent';
 export { type ModelEndpoint, resolveModelEndpoint } from './resolve-model-endpoint';
+export { SERVE_TOKEN_VARIABLE } from './resolve-serve';
 export type {
   ApprovalDecision,
   ApprovalPolicy,

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
+import { thrownBy } from '@switchyard/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandSandbox, computerLimitsOf } from './command-sandbox';
 import { loadConfig, parseConfig } from './load-config';
@@ -9,15 +10,8 @@ import { resolveAgent } from './resolve-agent';
 import { resolveModelEndpoint } from './resolve-model-endpoint';
 import { WorkerConfigError } from './worker-config-error';
 
-function errorOf(run: () => unknown): WorkerConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (WorkerConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a WorkerConfigError');
-}
+/** The `WorkerConfigError` that `run` throws. */
+const errorOf = (run: () => unknown) => thrownBy(run, WorkerConfigError);
 
 describe('configuration errors name the field', () => {
   it.each([

@@ -1,7 +1,7 @@
 import type { ApprovalRecord } from '@switchyard/control-plane';
-import { ZERO_USAGE } from '@switchyard/core/internal';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { describe, expect, it } from 'vitest';
+import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
+import { requestWriteApproval } from './__fixtures__/held-call';
 import { ApprovalDecisionWaiters } from './approval-decision-waiters';
 
 // Held calls waiting for their decisions, on a real control plane (PGlite): answered by any process
@@ -9,16 +9,8 @@ import { ApprovalDecisionWaiters } from './approval-decision-waiters';
 
 const WORKER = 'worker_waiting';
 
-let bed: TestControlPlane;
+const bed = testControlPlaneForSuite();
 let turnNumber = 0;
-
-beforeAll(async () => {
-  bed = await openTestControlPlane();
-});
-
-afterAll(async () => {
-  await bed?.close();
-});
 
 /** A pending approval of a call of a new turn of this worker, expiring after `expiresInMs`. */
 async function pendingApproval(expiresInMs = 60_000): Promise<ApprovalRecord> {
@@ -31,25 +23,14 @@ async function pendingApproval(expiresInMs = 60_000): Promise<ApprovalRecord> {
     prompt: 'go',
     workerId: WORKER,
   });
-  return bed.controlPlane.approvals.request({
+  return requestWriteApproval(bed.controlPlane.approvals, {
     turnId,
     workerId: WORKER,
     callId: 'call_1',
     callIndex: 1,
-    toolKey: 'write_file',
     activity: 'Writing',
     arguments: { path: 'x' },
-    approvers: ['operator'],
     expiresInMs,
-    checkpoint: {
-      version: 2,
-      items: [],
-      started: [],
-      events: [],
-      iterations: 1,
-      usage: ZERO_USAGE,
-      activeMs: 0,
-    },
   });
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import { parseConfig } from '../config/load-config';
+import { requestWriteApproval } from './__fixtures__/held-call';
 import { ApprovalGate } from './approval-gate';
 import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
@@ -118,25 +119,13 @@ async function decidedApproval(
   decision: 'allow' | 'deny',
   workerId = WORKER,
 ): Promise<ApprovalRecord> {
-  const approval = await bed.controlPlane.approvals.request({
+  const approval = await requestWriteApproval(bed.controlPlane.approvals, {
     turnId: entry.snapshot.id,
     workerId,
     callId: 'call_1',
     callIndex: 1,
-    toolKey: 'write_file',
     activity: 'Writing',
     arguments: params,
-    approvers: ['operator'],
-    expiresInMs: 60_000,
-    checkpoint: {
-      version: 2,
-      items: [],
-      started: [],
-      events: [],
-      iterations: 1,
-      usage: ZERO_USAGE,
-      activeMs: 0,
-    },
   });
   const answer = await bed.controlPlane.approvals.answer({ id: approval.id, decision, answeredBy: 'test' });
   return answer?.approval as ApprovalRecord;

@@ -1,5 +1,4 @@
 import { createResponsesModel, defineWorkerTool } from '@switchyard/core';
-import { ZERO_USAGE } from '@switchyard/core/internal';
 import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
 import { parseConfig } from '../config/load-config';
+import { firstIterationCheckpoint, requestWriteApproval } from './__fixtures__/held-call';
 import { DaemonTurns } from './daemon-turns';
 
 // The approval gate continuing a turn another worker left waiting, on a real control plane (PGlite)
@@ -64,25 +64,14 @@ describe('the approval gate of a continued turn', () => {
       { type: 'message', role: 'user', content: 'write' },
       { type: 'function_call', call_id: 'call_1', name: 'write_file', arguments: JSON.stringify(sent) },
     ];
-    const checkpoint = {
-      version: 2,
-      items,
-      started: [],
-      events: [],
-      iterations: 1,
-      usage: ZERO_USAGE,
-      activeMs: 0,
-    };
-    const approval = await controlPlane.approvals.request({
+    const checkpoint = firstIterationCheckpoint(items);
+    const approval = await requestWriteApproval(controlPlane.approvals, {
       turnId,
       workerId: DEAD,
       callId: 'call_1',
       callIndex: 1,
-      toolKey: 'write_file',
       activity: 'Writing',
       arguments: approved,
-      approvers: ['operator'],
-      expiresInMs: 60_000,
       checkpoint,
     });
     await controlPlane.approvals.answer({ id: approval.id, decision: 'allow', answeredBy: 'test' });

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '@switchyard/core';
 import { ZERO_USAGE } from '@switchyard/core/internal';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { describe, expect, it } from 'vitest';
+import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import type { DaemonTurnEvent, DaemonTurnRecords, DaemonTurnSnapshot } from './daemon-turn-types';
 import {
   appendEvent,
@@ -92,15 +92,7 @@ describe('the operator log line of a turn', () => {
 });
 
 describe('recording how a turn ended (the turn records on PGlite)', () => {
-  let bed: TestControlPlane;
-
-  beforeAll(async () => {
-    bed = await openTestControlPlane();
-  });
-
-  afterAll(async () => {
-    await bed?.close();
-  });
+  const bed = testControlPlaneForSuite();
 
   async function runningTurn(id: string): Promise<DaemonTurnSnapshot> {
     const record = await bed.controlPlane.turns.recordStart({

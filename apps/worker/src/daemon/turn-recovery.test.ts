@@ -1,8 +1,9 @@
 import type { ResumableTurn } from '@switchyard/control-plane';
 import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { describe, expect, it } from 'vitest';
+import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
+import { firstIterationCheckpoint, requestWriteApproval } from './__fixtures__/held-call';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
 import {
   continueAnsweredTurns,
@@ -27,16 +28,8 @@ const transcript: ResponseInputItem[] = [
   { type: 'function_call', call_id: 'call_write', name: 'write_file', arguments: '{"path":"b"}' },
 ];
 
-let bed: TestControlPlane;
+const bed = testControlPlaneForSuite();
 let turnNumber = 0;
-
-beforeAll(async () => {
-  bed = await openTestControlPlane();
-});
-
-afterAll(async () => {
-  await bed?.close();
-});
 
 async function recordTurn(workerId: string, prompt = 'write'): Promise<string> {
   turnNumber += 1;
@@ -45,24 +38,29 @@ async function recordTurn(workerId: string, prompt = 'write'): Promise<string> {
   return id;
 }
 
+/** A checkpoint of a turn after its first iteration, nothing let run yet. */
+const FIRST_ITERATION = firstIterationCheckpoint(transcript);
+
+/** Holds the write_file call (item 2) of `turnId`, a turn of `workerId`, with `checkpoint`. */
+function holdWriteCall(turnId: string, workerId: string, checkpoint: unknown) {
+  return requestWriteApproval(bed.controlPlane.approvals, {
+    turnId,
+    workerId,
+    callId: 'call_write',
+    callIndex: 2,
+    activity: 'Writing b',
+    arguments: { path: 'b' },
+    checkpoint,
+  });
+}
+
 /**
  * A turn of the dead worker held on its write_file call (item 2) with `checkpoint`, answered
  * `decision` (or left pending), let go.
  */
 async function leftWaiting(checkpoint: unknown, decision?: 'allow' | 'deny'): Promise<string> {
   const turnId = await recordTurn(DEAD);
-  const approval = await bed.controlPlane.approvals.request({
-    turnId,
-    workerId: DEAD,
-    callId: 'call_write',
-    callIndex: 2,
-    toolKey: 'write_file',
-    activity: 'Writing b',
-    arguments: { path: 'b' },
-    approvers: ['operator'],
-    expiresInMs: 60_000,
-    checkpoint,
-  });
+  const approval = await holdWriteCall(turnId, DEAD, checkpoint);
   if (decision !== undefined) {
     await bed.controlPlane.approvals.answer({ id: approval.id, decision, answeredBy: 'test' });
   }
@@ -85,22 +83,19 @@ describe('the turns of a worker that stopped (PGlite)', () => {
     const dead = await recordTurn(DEAD);
     const own = await recordTurn(WORKER);
     const lines: string[] = [];
-    await sweepInterruptedTurns({
-      records: bed.controlPlane.turns,
-      workerId: WORKER,
-      staleAfterMs: 0,
-      log: (line) => lines.push(line),
-    });
+    const sweep = () =>
+      sweepInterruptedTurns({
+        records: bed.controlPlane.turns,
+        workerId: WORKER,
+        staleAfterMs: 0,
+        log: (line) => lines.push(line),
+      });
+    await sweep();
     expect((await bed.controlPlane.turns.get(dead))?.status).toBe('interrupted');
     expect((await bed.controlPlane.turns.get(own))?.status).toBe('running');
     expect(lines).toEqual([`switchyard serve: marked 1 turn(s) interrupted (their worker stopped): ${dead}`]);
     // Nothing stale is left: nothing more is said.
-    await sweepInterruptedTurns({
-      records: bed.controlPlane.turns,
-      workerId: WORKER,
-      staleAfterMs: 0,
-      log: (line) => lines.push(line),
-    });
+    await sweep();
     expect(lines).toHaveLength(1);
   });
 });
@@ -175,63 +170,44 @@ describe('a turn claimed from a worker that let it go (PGlite)', () => {
 });
 
 describe('claiming answered turns (PGlite)', () => {
-  it('continues each answered turn once, and none still waiting for an answer', async () => {
-    const checkpoint = {
-      version: 2,
-      items: transcript,
-      started: [],
-      events: [],
-      iterations: 1,
-      usage: ZERO_USAGE,
-      activeMs: 0,
-    };
-    const answered = await leftWaiting(checkpoint, 'allow');
-    const unanswered = await leftWaiting(checkpoint);
+  /** This worker's turns, noting the id of each turn it is given to continue. */
+  function resumingTurns() {
     const resumed: string[] = [];
-    const turns = {
+    return {
+      resumed,
       workerId: WORKER,
       resume: async (claimed: ResumableTurn) => resumed.push(claimed.turn.id),
     };
-    await continueAnsweredTurns({
+  }
+
+  /** Claims and continues the answered turns of `agentIds`. */
+  function continueFor(turns: ReturnType<typeof resumingTurns>, agentIds: string[]) {
+    return continueAnsweredTurns({
       store: bed.controlPlane.approvals,
       turns,
       staleAfterMs: 60_000,
-      agentIds: [AGENT],
+      agentIds,
     });
+  }
+
+  it('continues each answered turn once, and none still waiting for an answer', async () => {
+    const answered = await leftWaiting(FIRST_ITERATION, 'allow');
+    const unanswered = await leftWaiting(FIRST_ITERATION);
+    const turns = resumingTurns();
+    const { resumed } = turns;
+    await continueFor(turns, [AGENT]);
     expect(resumed).toEqual([answered]);
     expect((await bed.controlPlane.turns.get(answered))?.workerId).toBe(WORKER);
-    await continueAnsweredTurns({
-      store: bed.controlPlane.approvals,
-      turns,
-      staleAfterMs: 60_000,
-      agentIds: [AGENT],
-    });
+    await continueFor(turns, [AGENT]);
     expect(resumed).toEqual([answered]);
     expect((await bed.controlPlane.turns.get(unanswered))?.status).toBe('waiting-approval');
   });
 
   it('claims only the turns of the agents it is given', async () => {
-    const checkpoint = {
-      version: 2,
-      items: transcript,
-      started: [],
-      events: [],
-      iterations: 1,
-      usage: ZERO_USAGE,
-      activeMs: 0,
-    };
-    const answered = await leftWaiting(checkpoint, 'allow');
-    const resumed: string[] = [];
-    const turns = {
-      workerId: WORKER,
-      resume: async (claimed: ResumableTurn) => resumed.push(claimed.turn.id),
-    };
-    await continueAnsweredTurns({
-      store: bed.controlPlane.approvals,
-      turns,
-      staleAfterMs: 60_000,
-      agentIds: ['bob'],
-    });
+    const answered = await leftWaiting(FIRST_ITERATION, 'allow');
+    const turns = resumingTurns();
+    const { resumed } = turns;
+    await continueFor(turns, ['bob']);
     expect(resumed).toEqual([]);
     expect((await bed.controlPlane.turns.get(answered))?.workerId).toBe(DEAD);
   });
@@ -241,26 +217,7 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
   /** A turn of this worker waiting on its held write_file call, as its entry. */
   async function heldHere(): Promise<TurnEntry> {
     const turnId = await recordTurn(WORKER);
-    const approval = await bed.controlPlane.approvals.request({
-      turnId,
-      workerId: WORKER,
-      callId: 'call_write',
-      callIndex: 2,
-      toolKey: 'write_file',
-      activity: 'Writing b',
-      arguments: { path: 'b' },
-      approvers: ['operator'],
-      expiresInMs: 60_000,
-      checkpoint: {
-        version: 2,
-        items: transcript,
-        started: [],
-        events: [],
-        iterations: 1,
-        usage: ZERO_USAGE,
-        activeMs: 0,
-      },
-    });
+    const approval = await holdWriteCall(turnId, WORKER, FIRST_ITERATION);
     const entry = createTurnEntry(
       {
         id: turnId,

@@ -1,6 +1,6 @@
 import { ZERO_USAGE } from '@switchyard/core/internal';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestControlPlane, type TestControlPlane } from '../__fixtures__/test-control-plane';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import type { DaemonTurnEvent, DaemonTurnSnapshot } from './daemon-turn-types';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
 import { retainedSizeOf, TurnRegistry } from './turn-registry';
@@ -142,10 +142,9 @@ describe('following and observing turns', () => {
 });
 
 describe('turns read from the records (PGlite)', () => {
-  let bed: TestControlPlane;
+  const bed = testControlPlaneForSuite();
 
   beforeAll(async () => {
-    bed = await openTestControlPlane();
     const { turns } = bed.controlPlane;
     await turns.recordStart({
       id: 'turn_elsewhere',
@@ -163,10 +162,6 @@ describe('turns read from the records (PGlite)', () => {
       // As an older worker recorded a tool's own error result.
       events: [{ type: 'tool-call-end', outcome: 'completed', isError: true, callId: 'call_1' }],
     });
-  });
-
-  afterAll(async () => {
-    await bed?.close();
   });
 
   it('finds a turn not in memory in the records, and one in memory without reading them', async () => {

@@ -1,16 +1,7 @@
+import { thrownBy } from '@switchyard/test-support';
 import { describe, expect, it } from 'vitest';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { resolveWaitingWorkBound } from './waiting-work-bound';
-
-function thrownBy(run: () => unknown): WorkerConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (WorkerConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a WorkerConfigError');
-}
 
 describe('the bound of waiting work (serve.maxWaitingWork)', () => {
   it('defaults to 1000, with the rest of the open-file limit for client connections', () => {
@@ -35,7 +26,7 @@ describe('the bound of waiting work (serve.maxWaitingWork)', () => {
 
   it('refuses a value that is not a whole number from 1 to 100000, or that the limit has no room for, naming the field', () => {
     for (const value of [0, -1, 1.5, 100_001, Number.NaN]) {
-      const error = thrownBy(() => resolveWaitingWorkBound(value, 1_048_576));
+      const error = thrownBy(() => resolveWaitingWorkBound(value, 1_048_576), WorkerConfigError);
       expect(error.issues).toEqual([
         {
           field: 'serve.maxWaitingWork',
@@ -43,7 +34,7 @@ describe('the bound of waiting work (serve.maxWaitingWork)', () => {
         },
       ]);
     }
-    const error = thrownBy(() => resolveWaitingWorkBound(1000, 1024));
+    const error = thrownBy(() => resolveWaitingWorkBound(1000, 1024), WorkerConfigError);
     expect(error.issues[0]?.field).toBe('serve.maxWaitingWork');
     expect(error.issues[0]?.message).toMatch(
       /^1000 does not fit in this process's open-file limit of 1024 \(ulimit -n\).* so at most 192; lower it, or raise the limit/,

@@ -49,6 +49,11 @@ function start(id: string, activity: string, isDestructive = false, itemIndex = 
   };
 }
 
+/** A turn that failed with `error` after one iteration, nothing said. */
+function failedTurn(error: Error): AgentRunResult {
+  return { status: 'failed', output: '', items: [], usage, iterations: 1, error };
+}
+
 function harness(interactive: boolean) {
   let output = '';
   let clock = 0;
@@ -137,14 +142,7 @@ describe('plain progress (not a TTY)', () => {
     advance(3_200);
     progress.handle(end('a', 'Command exited 1 after 3.2 s', 3_200, { content: 'exit 1', isError: true }));
     progress.handle({ type: 'turn-end', status: 'failed', iterations: 1, usage, error: new Error('boom') });
-    progress.finish({
-      status: 'failed',
-      output: '',
-      items: [],
-      usage,
-      iterations: 1,
-      error: new Error('boom'),
-    });
+    progress.finish(failedTurn(new Error('boom')));
     expect(take()).toBe(
       'Running tests.\n… Running `npm test`\n✗ Command exited 1 after 3.2 s (3.2 s): tool-error: exit 1\n' +
         '✗ failed: boom · 1 iteration · 1 tool call (1 failed) · 1,234 tokens (1,200 in, 34 out) · 3.2 s\n',
@@ -213,14 +211,7 @@ describe("the model's control characters", () => {
     progress.handle({ type: 'text-delta', iteration: 1, delta: hostile });
     progress.handle(start('a', `Running \`${hostile}\``));
     progress.handle(end('a', 'Command failed', 10, { content: `boom ${hostile}`, isError: true }));
-    progress.finish({
-      status: 'failed',
-      output: '',
-      items: [],
-      usage,
-      iterations: 1,
-      error: new Error(hostile),
-    });
+    progress.finish(failedTurn(new Error(hostile)));
     const output = take();
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
     expect(output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

@@ -1,30 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { ControlPlane } from '@switchyard/control-plane';
-import { defineWorkerTool } from '@switchyard/core';
 import { toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { promptOf } from '../../__fixtures__/scripted-model';
 import { summaryTask } from '../../__fixtures__/summary-schema';
 import { parseConfig } from '../../config/load-config';
 import { DaemonTestBed } from '../__fixtures__/daemon-test-bed';
 import { rawRequest, requestJson, waitFor } from '../__fixtures__/http-client';
 import type { Daemon } from '../start-daemon';
+import { writeNote } from './__fixtures__/api-test-bed';
 
 // Input a client should never have sent, through the daemon's HTTP API in process on embedded PGlite:
 // tampered list cursors, bad limits, and text no database can store in every text field of a body.
 // Each is a 400 naming the field, never a 500. And a daemon answers 404 for the turns, approvals and
 // workflows of agents it does not serve, leaving them as they were.
-
-const writeNote = defineWorkerTool({
-  name: 'write_note',
-  description: 'Write a note.',
-  schema: z.object({ name: z.string() }),
-  executionMode: 'sequential',
-  isDestructive: true,
-  describeActivity: ({ name }) => `Writing ${name}`,
-  execute: ({ name }) => ({ content: `wrote ${name}` }),
-});
 
 const policy = parseConfig({ approvals: { destructive: 'ask' } }, { env: {} }).approvals;
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
