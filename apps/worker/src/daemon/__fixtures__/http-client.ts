@@ -73,6 +73,20 @@ export function rawRequest(
   });
 }
 
+/** The body of a raw HTTP/1.1 answer with chunked transfer coding, and whether its last chunk came. */
+export function dechunk(raw: Buffer): { body: string; complete: boolean } {
+  let at = raw.indexOf('\r\n\r\n') + 4;
+  const parts: Buffer[] = [];
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    if (lineEnd === -1) return { body: Buffer.concat(parts).toString('utf8'), complete: false };
+    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+    if (size === 0) return { body: Buffer.concat(parts).toString('utf8'), complete: true };
+    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
 /** Sends a request to the daemon (with `token` as its bearer token) and parses its JSON answer. */
 export async function requestJson(
   url: string,

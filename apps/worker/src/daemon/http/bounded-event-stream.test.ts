@@ -5,7 +5,7 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverSentEventsOf, waitFor } from '../__fixtures__/http-client';
+import { dechunk, serverSentEventsOf, waitFor } from '../__fixtures__/http-client';
 import { boundedEventStream, type EventStreamWriter } from './bounded-event-stream';
 
 // The stream over real sockets, served by @hono/node-server as the daemon serves it: a raw `net`
@@ -35,20 +35,6 @@ function parseEvents(body: string): Array<{ id: string | undefined; event: strin
   return serverSentEventsOf(body).flatMap(({ id, event, data }) =>
     event === undefined ? [] : [{ id, event, data }],
   );
-}
-
-/** The body of a raw HTTP/1.1 answer with chunked transfer coding, and whether its last chunk came. */
-function dechunk(raw: Buffer): { body: string; complete: boolean } {
-  let at = raw.indexOf('\r\n\r\n') + 4;
-  const parts: Buffer[] = [];
-  for (;;) {
-    const lineEnd = raw.indexOf('\r\n', at);
-    if (lineEnd === -1) return { body: Buffer.concat(parts).toString('utf8'), complete: false };
-    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
-    if (size === 0) return { body: Buffer.concat(parts).toString('utf8'), complete: true };
-    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
-    at = lineEnd + 2 + size + 2;
-  }
 }
 
 let server: Server;
