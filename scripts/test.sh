@@ -25,6 +25,13 @@ if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null;
   whole=false
   TURBO_SCM_BASE="$base" "${turbo[@]}" build type-check lint check-package test --concurrency=3 --affected "${flags[@]}" ||
     status=$?
+  # The console's browser tests run against the worker's build, but the console cannot depend on the
+  # worker's package (the worker bundles the console's), so --affected does not count it among the
+  # worker's dependents: when the worker is affected and the console is not, its tests run here.
+  affected=$(TURBO_SCM_BASE="$base" pnpm exec turbo ls --affected --output=json)
+  if grep -q '"name": "@switchyard/worker"' <<<"$affected" && ! grep -q '"name": "@switchyard/console"' <<<"$affected"; then
+    "${turbo[@]}" test --filter=@switchyard/console "${flags[@]}" || status=$?
+  fi
 else
   echo "test: every package"
   whole=true
