@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import { startFakeResponsesServer } from '@switchyard/testkit';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { daemonJson } from '../daemon/daemon-requests';
 import { sampleRss } from '../daemon/sample-rss';
 import { type ServeDaemon, startServeDaemon } from '../daemon/serve-daemon';
@@ -143,20 +144,14 @@ function openReadingReader(url: string) {
   const controller = new AbortController();
   let deltas = 0;
   let cutOff = false;
-  let rest = '';
   const done = (async () => {
     const response = await fetch(`${url}/v1/events`, { signal: controller.signal });
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body as ReadableStream<Uint8Array>) {
-      rest += decoder.decode(chunk, { stream: true });
-      let end = rest.indexOf('\n\n');
-      while (end !== -1) {
-        const block = rest.slice(0, end);
-        rest = rest.slice(end + 2);
-        end = rest.indexOf('\n\n');
-        if (block.includes('\nevent: overflow\n')) cutOff = true;
-        else if (block.includes('"type":"text-delta"')) deltas += 1;
-      }
+    const messages = (response.body as ReadableStream<Uint8Array>)
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream());
+    for await (const message of messages) {
+      if (message.event === 'overflow') cutOff = true;
+      else if (message.data.includes('"type":"text-delta"')) deltas += 1;
     }
   })().catch(() => {});
   return {

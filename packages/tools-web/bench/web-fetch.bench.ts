@@ -7,7 +7,7 @@ import { measure, ms, report } from '@switchyard/bench-kit';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { loopbackOnlyConnector } from '../src/__fixtures__/loopback-only-connector';
 import { htmlToMarkdown } from '../src/fetch/html-to-markdown';
-import { closeRenderThreads } from '../src/fetch/render-pool';
+import { closeRenderThreads, renderInWorker } from '../src/fetch/render-pool';
 import { checkUrl } from '../src/guard/check-url';
 import { classifyAddress } from '../src/guard/classify-address';
 import { createWebFetchTool } from '../src/web-fetch-tool';
@@ -105,6 +105,52 @@ report(
   ms(coldTimes[2] ?? Number.NaN),
   'median of 5; from source, through tsx',
 );
+
+// Deadlines: a render that misses its conversion deadline (its thread is stopped), then an ordinary
+// page at once, as web_fetch's fallback or the next fetch would: how long the stopped render takes
+// to come back, and how long the page after it waits for a thread and renders. Two renders at once
+// (the pool's most) stall the same way, then one page follows.
+report('render deadlines (500 ms conversion deadline, render pool)', 'median', 'worst');
+const body = new TextEncoder().encode(page);
+const nested = new TextEncoder().encode('<div>'.repeat(100_000));
+const render = (source: Uint8Array, conversionTimeoutMs: number) =>
+  renderInWorker(
+    { kind: 'html', mode: 'full', body: source, url, startIndex: 0, maxLength: 100_000 },
+    { conversionTimeoutMs, signal: new AbortController().signal },
+  );
+await closeRenderThreads();
+await render(body, 30_000);
+const stopped: number[] = [];
+const after: number[] = [];
+const pairStopped: number[] = [];
+const deadlineDelay = monitorEventLoopDelay({ resolution: 5 });
+deadlineDelay.enable();
+for (let index = 0; index < 7; index += 1) {
+  let started = performance.now();
+  const outcome = await render(nested, 500);
+  stopped.push(performance.now() - started);
+  if (outcome.ok || outcome.failure !== 'conversion-timeout')
+    throw new Error('the nested page did not time out');
+  started = performance.now();
+  if (!(await render(body, 30_000)).ok) throw new Error('the page after the deadline failed');
+  after.push(performance.now() - started);
+  started = performance.now();
+  await Promise.all([render(nested, 500), render(nested, 500)]);
+  pairStopped.push(performance.now() - started);
+  // Let the pool settle (threads replaced) before the next round.
+  await render(body, 30_000);
+}
+deadlineDelay.disable();
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+report('  a render stopped at its deadline, back after', ms(median(stopped)), ms(Math.max(...stopped)));
+report('  the next page, right after it', ms(median(after)), ms(Math.max(...after)));
+report(
+  '  two renders stopped at once, both back after',
+  ms(median(pairStopped)),
+  ms(Math.max(...pairStopped)),
+);
+report('  longest event-loop block meanwhile', ms(deadlineDelay.max / 1e6));
 await closeRenderThreads();
 
 server.close();

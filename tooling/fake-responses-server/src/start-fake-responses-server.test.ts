@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { createParser } from 'eventsource-parser';
 import OpenAI, { APIUserAbortError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeScriptStep } from './fake-script';
@@ -23,16 +24,12 @@ async function post(body: Record<string, unknown>) {
 }
 
 function parseSSE(text: string): Array<{ event: string; data: Record<string, unknown> }> {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return {
-        event: eventLine?.slice('event: '.length) ?? '',
-        data: JSON.parse(dataLine?.slice('data: '.length) ?? ''),
-      };
-    });
+  const events: Array<{ event: string; data: Record<string, unknown> }> = [];
+  const parser = createParser({
+    onEvent: ({ event, data }) => events.push({ event: event ?? '', data: JSON.parse(data) }),
+  });
+  parser.feed(text);
+  return events;
 }
 
 describe('fake Responses server: wire format', () => {

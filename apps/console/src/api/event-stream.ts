@@ -1,3 +1,4 @@
+import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
 import { ApiError, authHeaders, type Schema } from './client';
 
 /** One server-sent event: its `event:` type and its parsed `data:` JSON. */
@@ -12,7 +13,8 @@ export type StreamOverflow = Schema<'StreamOverflowEvent'>;
 /**
  * Reads the daemon's server-sent events at `path` and calls `onEvent` for each, until the stream
  * ends or `signal` aborts. `EventSource` cannot send the bearer token in a header, so this reads the
- * stream through `fetch`.
+ * stream through `fetch`, and parses it with `eventsource-parser`'s stream (the parser core reads the
+ * model's stream with).
  *
  * Contract: resolves when the server ends the stream or `signal` aborts, with the daemon's `overflow`
  * event when that is how it ended the stream (the reader fell behind and missed what came after; it
@@ -42,23 +44,19 @@ export async function readEventStream(
     );
   }
   onOpen?.();
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = '';
+  const reader = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   let overflow: StreamOverflow | undefined;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return overflow;
-      buffered += value;
-      // Blocks end with a blank line; a partial block waits for the next chunk.
-      for (let end = buffered.indexOf('\n\n'); end !== -1; end = buffered.indexOf('\n\n')) {
-        const block = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        const event = parseBlock(block);
-        // The daemon's last word on this stream: it ends right after it.
-        if (event?.type === 'overflow') overflow = event.data as StreamOverflow;
-        else if (event !== undefined) onEvent(event);
-      }
+      const event = parseMessage(value);
+      // The daemon's last word on this stream: it ends right after it.
+      if (event?.type === 'overflow') overflow = event.data as StreamOverflow;
+      else if (event !== undefined) onEvent(event);
     }
   } catch (error) {
     if (signal.aborted) return undefined;
@@ -68,20 +66,10 @@ export async function readEventStream(
   }
 }
 
-function parseBlock(block: string): StreamEvent | undefined {
-  let type = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'event') type = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (data.length === 0) return undefined;
+/** An event with its data parsed; a message whose data is not JSON is skipped, as before. */
+function parseMessage(message: EventSourceMessage): StreamEvent | undefined {
   try {
-    return { type, data: JSON.parse(data.join('\n')) };
+    return { type: message.event ?? 'message', data: JSON.parse(message.data) };
   } catch {
     return undefined;
   }

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../__fixtures__/scripted-model';
-import { readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
+import {
+  dechunk,
+  readEventStream,
+  requestJson,
+  serverSentEventsOf,
+  waitFor,
+} from './__fixtures__/http-client';
 import { type FakeModelServe, ServeFolder } from './__fixtures__/serve-folder';
 
 // `switchyard serve` as a child process on a fresh PGlite folder, with the fake model streaming large
@@ -36,29 +42,17 @@ function bigText(prompt: string): string {
 
 /** The events of an SSE text, `id` included. */
 function parseBlocks(text: string) {
-  const events: Array<{ id: number | undefined; event: string; data: Record<string, unknown> }> = [];
-  for (const block of text.split('\n\n')) {
-    const event = /^event: (.+)$/m.exec(block)?.[1];
-    const data = /^data: (.+)$/m.exec(block)?.[1];
-    if (event === undefined || data === undefined) continue;
-    const id = /^id: (\d+)$/m.exec(block)?.[1];
-    events.push({ id: id === undefined ? undefined : Number(id), event, data: JSON.parse(data) });
-  }
-  return events;
-}
-
-/** The body of a raw HTTP/1.1 answer with chunked transfer coding, and whether its last chunk came. */
-function dechunk(raw: Buffer): { body: string; complete: boolean } {
-  let at = raw.indexOf('\r\n\r\n') + 4;
-  const parts: Buffer[] = [];
-  for (;;) {
-    const lineEnd = raw.indexOf('\r\n', at);
-    if (lineEnd === -1) return { body: Buffer.concat(parts).toString('utf8'), complete: false };
-    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
-    if (size === 0) return { body: Buffer.concat(parts).toString('utf8'), complete: true };
-    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
-    at = lineEnd + 2 + size + 2;
-  }
+  return serverSentEventsOf(text).flatMap(({ id, event, data }) =>
+    event === undefined
+      ? []
+      : [
+          {
+            id: id === undefined ? undefined : Number(id),
+            event,
+            data: JSON.parse(data) as Record<string, unknown>,
+          },
+        ],
+  );
 }
 
 /**

@@ -55,6 +55,16 @@ describe('render threads', () => {
     expect(after).toMatchObject({ ok: true, page: { format: 'html-text', totalLength: 0 } });
   });
 
+  it('counts a render’s conversion deadline from when a thread takes it, not while it waits for one', async () => {
+    const occupied = { conversionTimeoutMs: 2_000, ...open() };
+    // Both threads are busy for 2 s; the third render waits that long, longer than its own deadline.
+    const busy = [renderInWorker(request(NESTED), occupied), renderInWorker(request(NESTED), occupied)];
+    const waited = await renderInWorker(request(NORMAL), { conversionTimeoutMs: 1_500, ...open() });
+    expect(waited).toMatchObject({ ok: true, page: { format: 'markdown', title: 'T' } });
+    for (const outcome of await Promise.all(busy))
+      expect(outcome).toMatchObject({ failure: 'conversion-timeout' });
+  });
+
   it('ends a running render when its signal fires, and a queued one as well', async () => {
     const controller = new AbortController();
     const options = { conversionTimeoutMs: 60_000, signal: controller.signal };

@@ -1,7 +1,8 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import type { RenderedPage, RenderRequest } from './render-page';
+import type { RenderTask } from './render-worker';
 
 /** How a render ended: the page, or why there is none. */
 export type RenderOutcome =
@@ -35,58 +36,29 @@ export interface RenderOptions {
 /** Threads at most: two renders run at once, more wait (their deadlines run while they wait). */
 export const MAX_RENDER_THREADS = 2;
 /**
- * A second thread is stopped after this long idle; the last one stays (unref'd), so pages fetched
- * minutes apart do not each pay a thread start (about a second of loading linkedom, Readability and
- * turndown on a loaded machine).
+ * Threads kept loaded when idle: one, so pages fetched minutes apart do not each pay a thread start
+ * (about a second of loading linkedom, Readability and turndown on a loaded machine); one stopped
+ * at a deadline is replaced at once. A second starts when two renders want a thread at once and
+ * stops after `IDLE_MS` unused. Keeping both loaded would spare a render right after a deadline
+ * that thread start, for about 80 MB more resident memory in every idle process (measured from
+ * source). Idle threads never keep the process alive (piscina unrefs a thread without a task).
  */
+const MIN_RENDER_THREADS = 1;
+/** How long a second thread may stay unused before it is stopped. */
 const IDLE_MS = 30_000;
 /** Heap of one render thread: a page that needs more fails that render, not the process. */
 export const RENDER_THREAD_HEAP_MB = 512;
 
-// Started with `eval` so one path serves both layouts: from dist/ the entry is the built
-// render-worker.js; from src/ (tests, benchmarks) it is render-worker.ts, which needs tsx's loader.
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsx) (await import(workerData.tsx)).register();
-  await import(workerData.entry);
-})();
-`;
-
-function workerEntry(): { entry: string; tsx?: string } {
+/**
+ * The threads' entry. From dist/ it is the built render-worker.js; from src/ (tests, benchmarks) the
+ * worker must load TypeScript, and tsx's loader registered in this thread does not reach it, so a
+ * small module registers tsx in the thread first (render-worker-from-source.mjs, never built).
+ */
+function workerEntry(): string {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return { entry: new URL('./render-worker.js', here).href };
-  return {
-    entry: new URL('./render-worker.ts', here).href,
-    tsx: pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href,
-  };
-}
-
-interface Job {
-  readonly id: number;
-  readonly request: RenderRequest;
-  readonly options: RenderOptions;
-  readonly resolve: (outcome: RenderOutcome) => void;
-  readonly onAbort: () => void;
-  thread?: Thread;
-  timer?: ReturnType<typeof setTimeout>;
-  settled: boolean;
-}
-
-interface Thread {
-  readonly worker: Worker;
-  ready: boolean;
-  job?: Job;
-  idleTimer?: ReturnType<typeof setTimeout>;
-  gone: boolean;
-}
-
-interface WorkerReply {
-  ready?: true;
-  id?: number;
-  ok?: boolean;
-  page?: RenderedPage;
-  message?: string;
+  return fileURLToPath(
+    new URL(here.endsWith('.ts') ? './render-worker-from-source.mjs' : './render-worker.js', here),
+  );
 }
 
 function describeWorkerError(error: unknown): string {
@@ -97,197 +69,106 @@ function describeWorkerError(error: unknown): string {
   return `the renderer failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+/** Why a render's piscina task was aborted, when it was this module that aborted it. */
+type EndReason = Extract<RenderOutcome, { ok: false }>;
+
 /**
- * Long-lived worker threads that render fetched pages, so that no page, however it is built, can
- * block the event loop that runs every agent's turn: a render that misses its deadline has its
- * thread terminated, and the next render gets a new one. Threads start on demand (at most
- * `MAX_RENDER_THREADS`; while one renders, a spare is started) and keep the process alive only
- * while rendering; one stays warm, any other stops after 30 s idle.
+ * Long-lived worker threads that render fetched pages (a piscina pool), so that no page, however it
+ * is built, can block the event loop that runs every agent's turn: a render that misses its deadline
+ * is aborted, and piscina terminates its thread (and starts another when none is left).
+ *
+ * Piscina owns the threads, the queue and termination; this owns the deadline, which starts when a
+ * thread takes the render (the task's first act is to say so on a port of its own), and turns each
+ * way a render can end into a `RenderOutcome`.
  */
 class RenderPool {
-  private readonly threads: Thread[] = [];
-  private readonly queue: Job[] = [];
-  private nextId = 1;
+  private readonly pool: Piscina<RenderTask, RenderedPage>;
+  /** Every render in flight: `close` ends them. */
+  private readonly renders = new Set<(reason: EndReason) => void>();
+  /** Renders queued or waiting for a thread to load: a thread that cannot load fails them. */
+  private readonly waiting = new Set<(reason: EndReason) => void>();
   /** Threads started so far (tests check that a normal page reuses one). */
   started = 0;
 
-  /** Threads alive now. */
-  get alive(): number {
-    return this.threads.length;
+  constructor() {
+    this.pool = new Piscina<RenderTask, RenderedPage>({
+      filename: workerEntry(),
+      minThreads: MIN_RENDER_THREADS,
+      maxThreads: MAX_RENDER_THREADS,
+      idleTimeout: IDLE_MS,
+      resourceLimits: { maxOldGenerationSizeMb: RENDER_THREAD_HEAP_MB },
+    });
+    this.pool.on('workerCreate', () => {
+      this.started += 1;
+    });
+    // A thread that failed with no render on it: it could not load. Starting another for the same
+    // renders would fail the same way, so they fail now instead of waiting for their signal.
+    this.pool.on('error', (error: unknown) => {
+      const message = `could not start the renderer: ${describeWorkerError(error)}`;
+      for (const end of [...this.waiting]) end({ ok: false, failure: 'worker', message });
+    });
   }
 
-  run(request: RenderRequest, options: RenderOptions): Promise<RenderOutcome> {
+  /** Threads alive now. */
+  get alive(): number {
+    return this.pool.threads.length;
+  }
+
+  async run(request: RenderRequest, options: RenderOptions): Promise<RenderOutcome> {
     if (options.signal.aborted) {
-      return Promise.resolve({ ok: false, failure: 'aborted', message: 'cancelled before rendering' });
+      return { ok: false, failure: 'aborted', message: 'cancelled before rendering' };
     }
-    return new Promise<RenderOutcome>((resolve) => {
-      const job: Job = {
-        id: this.nextId++,
-        request,
-        options,
-        resolve,
-        settled: false,
-        onAbort: () => this.abort(job),
-      };
-      options.signal.addEventListener('abort', job.onAbort, { once: true });
-      this.queue.push(job);
-      this.pump();
+    const controller = new AbortController();
+    let ended: EndReason | undefined;
+    const end = (reason: EndReason) => {
+      if (ended !== undefined) return;
+      ended = reason;
+      controller.abort();
+    };
+    const onAbort = () => end({ ok: false, failure: 'aborted', message: 'the render was cancelled' });
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const { port1: started, port2: startedInThread } = new MessageChannel();
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    started.once('message', () => {
+      this.waiting.delete(end);
+      const { conversionTimeoutMs } = options;
+      deadline = setTimeout(
+        () =>
+          end({
+            ok: false,
+            failure: 'conversion-timeout',
+            message: `rendering took longer than ${conversionTimeoutMs} ms`,
+          }),
+        conversionTimeoutMs,
+      );
     });
+    this.renders.add(end);
+    this.waiting.add(end);
+    try {
+      // The body is not transferred: the caller keeps it for a fallback render. A body in a
+      // SharedArrayBuffer (as fetchPage reads it) is shared, not copied.
+      const page = await this.pool.run(
+        { request, started: startedInThread },
+        { transferList: [startedInThread], signal: controller.signal },
+      );
+      return { ok: true, page };
+    } catch (error) {
+      return ended ?? { ok: false, failure: 'worker', message: describeWorkerError(error) };
+    } finally {
+      this.renders.delete(end);
+      this.waiting.delete(end);
+      clearTimeout(deadline);
+      started.close();
+      options.signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /** Stops every thread and fails every render in flight (for tests and shutdown). */
   async close(): Promise<void> {
-    for (const job of this.queue.splice(0)) {
-      this.settle(job, { ok: false, failure: 'aborted', message: 'the renderer was closed' });
+    for (const end of [...this.renders]) {
+      end({ ok: false, failure: 'aborted', message: 'the renderer was closed' });
     }
-    await Promise.all(
-      this.threads.splice(0).map((thread) => {
-        thread.gone = true;
-        if (thread.job) {
-          this.settle(thread.job, { ok: false, failure: 'aborted', message: 'the renderer was closed' });
-        }
-        clearTimeout(thread.idleTimer);
-        return thread.worker.terminate();
-      }),
-    );
-  }
-
-  private pump(): void {
-    while (this.queue.length > 0) {
-      const idle = this.threads.find((thread) => thread.ready && thread.job === undefined);
-      if (idle !== undefined) {
-        this.assign(idle, this.queue.shift() as Job);
-        continue;
-      }
-      const starting = this.threads.filter((thread) => !thread.ready).length;
-      if (starting < this.queue.length && this.threads.length < MAX_RENDER_THREADS) {
-        this.start();
-        continue;
-      }
-      return;
-    }
-  }
-
-  private start(): void {
-    this.started += 1;
-    const worker = new Worker(BOOTSTRAP, {
-      eval: true,
-      workerData: workerEntry(),
-      resourceLimits: { maxOldGenerationSizeMb: RENDER_THREAD_HEAP_MB },
-    });
-    // Idle threads never keep the process alive; a busy one does (see assign).
-    worker.unref();
-    const thread: Thread = { worker, ready: false, gone: false };
-    this.threads.push(thread);
-    worker.on('message', (reply: WorkerReply) => this.receive(thread, reply));
-    worker.on('error', (error: unknown) => this.lose(thread, describeWorkerError(error)));
-    worker.on('exit', (code) => this.lose(thread, `the renderer exited (code ${code})`));
-  }
-
-  private assign(thread: Thread, job: Job): void {
-    clearTimeout(thread.idleTimer);
-    thread.job = job;
-    job.thread = thread;
-    thread.worker.ref();
-    job.timer = setTimeout(() => {
-      this.settle(job, {
-        ok: false,
-        failure: 'conversion-timeout',
-        message: `rendering took longer than ${job.options.conversionTimeoutMs} ms`,
-      });
-      this.stop(thread);
-    }, job.options.conversionTimeoutMs);
-    // Not transferred: the caller keeps the body for a fallback render. A body in a
-    // SharedArrayBuffer (as fetchPage reads it) is shared, not copied.
-    thread.worker.postMessage({ id: job.id, request: job.request });
-    // A spare, so that a render stopped at its deadline falls back (or the next fetch starts)
-    // without waiting for a thread to load; it stops again after IDLE_MS unused.
-    const spare = this.threads.some((other) => other !== thread && other.job === undefined);
-    if (!spare && this.threads.length < MAX_RENDER_THREADS) this.start();
-  }
-
-  /** A thread without work: it no longer keeps the process alive, and a second one stops soon. */
-  private idle(thread: Thread): void {
-    thread.worker.unref();
-    clearTimeout(thread.idleTimer);
-    thread.idleTimer = setTimeout(() => {
-      if (this.threads.length > 1 && thread.job === undefined) this.stop(thread);
-    }, IDLE_MS);
-    thread.idleTimer.unref();
-  }
-
-  private receive(thread: Thread, reply: WorkerReply): void {
-    // A stopped thread may still deliver a message before it is gone: its work was abandoned.
-    if (thread.gone) return;
-    if (reply.ready === true) {
-      thread.ready = true;
-      this.pump();
-      if (thread.job === undefined) this.idle(thread);
-      return;
-    }
-    const job = thread.job;
-    if (job === undefined || reply.id !== job.id) return;
-    thread.job = undefined;
-    this.settle(
-      job,
-      reply.ok === true && reply.page !== undefined
-        ? { ok: true, page: reply.page }
-        : { ok: false, failure: 'worker', message: `the renderer failed: ${reply.message ?? 'no reason'}` },
-    );
-    this.idle(thread);
-    this.pump();
-  }
-
-  /** A thread failed or exited: its render fails, and a thread that never started fails the queue. */
-  private lose(thread: Thread, message: string): void {
-    if (thread.gone) return;
-    thread.gone = true;
-    clearTimeout(thread.idleTimer);
-    this.remove(thread);
-    if (thread.job !== undefined) this.settle(thread.job, { ok: false, failure: 'worker', message });
-    if (!thread.ready) {
-      // It could not even load: starting another for the same queue would fail the same way.
-      for (const job of this.queue.splice(0)) {
-        this.settle(job, {
-          ok: false,
-          failure: 'worker',
-          message: `could not start the renderer: ${message}`,
-        });
-      }
-    }
-    this.pump();
-  }
-
-  private abort(job: Job): void {
-    const index = this.queue.indexOf(job);
-    if (index !== -1) this.queue.splice(index, 1);
-    this.settle(job, { ok: false, failure: 'aborted', message: 'the render was cancelled' });
-    const { thread } = job;
-    if (thread !== undefined && thread.job === job) this.stop(thread);
-  }
-
-  /** Terminates a thread (its work is abandoned); the next render starts a new one. */
-  private stop(thread: Thread): void {
-    if (thread.gone) return;
-    thread.gone = true;
-    clearTimeout(thread.idleTimer);
-    this.remove(thread);
-    thread.job = undefined;
-    void thread.worker.terminate();
-    this.pump();
-  }
-
-  private remove(thread: Thread): void {
-    const index = this.threads.indexOf(thread);
-    if (index !== -1) this.threads.splice(index, 1);
-  }
-
-  private settle(job: Job, outcome: RenderOutcome): void {
-    if (job.settled) return;
-    job.settled = true;
-    clearTimeout(job.timer);
-    job.options.signal.removeEventListener('abort', job.onAbort);
-    job.resolve(outcome);
+    await this.pool.destroy();
   }
 }
 

@@ -1,23 +1,19 @@
-// The entry of the worker threads that render fetched pages (see render-pool.ts). It answers one
-// request at a time; the pool terminates the thread when a request misses its deadline.
-import { parentPort } from 'node:worker_threads';
-import { type RenderRequest, renderPage } from './render-page';
+// The entry of the render threads (see render-pool.ts): piscina calls the default export with one
+// render at a time; the pool terminates the thread when a render misses its deadline.
+import type { MessagePort } from 'node:worker_threads';
+import { type RenderedPage, type RenderRequest, renderPage } from './render-page';
 
-/** A request from the pool. */
-interface RenderMessage {
-  id: number;
+/** A render, as the pool sends it. */
+export interface RenderTask {
+  /** What to render. */
   request: RenderRequest;
+  /** Told once the thread has taken the render: its deadline starts then, not while it waited. */
+  started: MessagePort;
 }
 
-const port = parentPort;
-if (port === null) throw new Error('render-worker.ts runs only as a worker thread');
-port.on('message', ({ id, request }: RenderMessage) => {
-  try {
-    port.postMessage({ id, ok: true, page: renderPage(request) });
-  } catch (error) {
-    // renderPage does not throw; an out-of-memory error or a defect still gets an answer.
-    port.postMessage({ id, ok: false, message: error instanceof Error ? error.message : String(error) });
-  }
-});
-// Everything above is loaded: requests from now on are timed from when they are sent.
-port.postMessage({ ready: true });
+/** Renders one page (`renderPage` does not throw; an error here still rejects the pool's task). */
+export default function renderInThread({ request, started }: RenderTask): RenderedPage {
+  started.postMessage(null);
+  started.close();
+  return renderPage(request);
+}

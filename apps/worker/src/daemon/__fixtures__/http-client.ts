@@ -1,4 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 
 /** A JSON answer: status, headers and parsed body. */
 export interface JsonAnswer {
@@ -71,6 +73,20 @@ export function rawRequest(
   });
 }
 
+/** The body of a raw HTTP/1.1 answer with chunked transfer coding, and whether its last chunk came. */
+export function dechunk(raw: Buffer): { body: string; complete: boolean } {
+  let at = raw.indexOf('\r\n\r\n') + 4;
+  const parts: Buffer[] = [];
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    if (lineEnd === -1) return { body: Buffer.concat(parts).toString('utf8'), complete: false };
+    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
+    if (size === 0) return { body: Buffer.concat(parts).toString('utf8'), complete: true };
+    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
 /** Sends a request to the daemon (with `token` as its bearer token) and parses its JSON answer. */
 export async function requestJson(
   url: string,
@@ -90,21 +106,32 @@ export interface SseEvent {
   data: Record<string, unknown>;
 }
 
-/** Reads a server-sent event stream to its end. */
+/**
+ * The messages of a server-sent-event text read whole (a body already read, or what a reader had read
+ * when it stopped), parsed by `eventsource-parser` as every event stream is read here; an event cut
+ * off at the end of the text is left out, as the standard says.
+ */
+export function serverSentEventsOf(text: string): EventSourceMessage[] {
+  const messages: EventSourceMessage[] = [];
+  createParser({ onEvent: (message) => messages.push(message) }).feed(text);
+  return messages;
+}
+
+/** Reads a server-sent event stream to its end: its named events, each with its data parsed. */
 export async function readEventStream(url: string, token?: string): Promise<SseEvent[]> {
   const response = await fetch(
     url,
     token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
   );
-  if (response.status !== 200) throw new Error(`events: HTTP ${response.status}: ${await response.text()}`);
-  const text = await response.text();
+  if (response.status !== 200 || response.body === null) {
+    throw new Error(`events: HTTP ${response.status}: ${await response.text()}`);
+  }
   const events: SseEvent[] = [];
-  for (const block of text.split('\n\n')) {
-    const event = /^event: (.+)$/m.exec(block)?.[1];
-    const data = /^data: (.+)$/m.exec(block)?.[1];
-    if (event !== undefined && data !== undefined) {
-      events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-    }
+  const messages = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream());
+  for await (const { event, data } of messages) {
+    if (event !== undefined) events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
   }
   return events;
 }

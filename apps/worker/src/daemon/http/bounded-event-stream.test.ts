@@ -5,7 +5,7 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../__fixtures__/http-client';
+import { dechunk, serverSentEventsOf, waitFor } from '../__fixtures__/http-client';
 import { boundedEventStream, type EventStreamWriter } from './bounded-event-stream';
 
 // The stream over real sockets, served by @hono/node-server as the daemon serves it: a raw `net`
@@ -32,28 +32,9 @@ function eventText(id: number, size: number): string {
 
 /** The events of an SSE body: each `id`, `event` and raw `data`. */
 function parseEvents(body: string): Array<{ id: string | undefined; event: string; data: string }> {
-  const events = [];
-  for (const block of body.split('\n\n')) {
-    const event = /^event: (.+)$/m.exec(block)?.[1];
-    const data = /^data: (.*)$/m.exec(block)?.[1];
-    if (event === undefined || data === undefined) continue;
-    events.push({ id: /^id: (.+)$/m.exec(block)?.[1], event, data });
-  }
-  return events;
-}
-
-/** The body of a raw HTTP/1.1 answer with chunked transfer coding, and whether its last chunk came. */
-function dechunk(raw: Buffer): { body: string; complete: boolean } {
-  let at = raw.indexOf('\r\n\r\n') + 4;
-  const parts: Buffer[] = [];
-  for (;;) {
-    const lineEnd = raw.indexOf('\r\n', at);
-    if (lineEnd === -1) return { body: Buffer.concat(parts).toString('utf8'), complete: false };
-    const size = Number.parseInt(raw.subarray(at, lineEnd).toString('latin1'), 16);
-    if (size === 0) return { body: Buffer.concat(parts).toString('utf8'), complete: true };
-    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
-    at = lineEnd + 2 + size + 2;
-  }
+  return serverSentEventsOf(body).flatMap(({ id, event, data }) =>
+    event === undefined ? [] : [{ id, event, data }],
+  );
 }
 
 let server: Server;

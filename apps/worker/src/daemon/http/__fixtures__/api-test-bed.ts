@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { defineWorkerTool, type ResponsesModel } from '@switchyard/core';
 import { type FakeRequest, toolCallStep } from '@switchyard/testkit';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import OpenAPIBackend from 'openapi-backend';
 import { expect } from 'vitest';
 import { z } from 'zod';
@@ -12,7 +13,7 @@ import { resolveAgent } from '../../../config/resolve-agent';
 import type { ApprovalPolicy } from '../../../config/worker-config';
 import { buildToolManifest } from '../../../tool-manifest';
 import { DaemonTestBed, type DaemonTestBedOptions } from '../../__fixtures__/daemon-test-bed';
-import { type DaemonRequest, sendRequest } from '../../__fixtures__/http-client';
+import { type DaemonRequest, sendRequest, serverSentEventsOf } from '../../__fixtures__/http-client';
 import type { Daemon } from '../../start-daemon';
 import { workTurnSource } from '../../work-source';
 import { ToolCallEndEventSchema } from '../events/event-schemas';
@@ -69,30 +70,22 @@ export const writeNote = defineWorkerTool({
 export async function openEvents(url: string, token: string) {
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>)
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   const read = async (until: (event: { event: string; data: Record<string, unknown> }) => boolean) => {
     const events: Array<{ event: string; data: Record<string, unknown> }> = [];
-    const decoder = new TextDecoder();
-    let buffer = '';
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return events;
-      buffer += decoder.decode(value, { stream: true });
-      let end = buffer.indexOf('\n\n');
-      while (end !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        end = buffer.indexOf('\n\n');
-        const event = /^event: (.+)$/m.exec(block)?.[1];
-        const data = /^data: (.+)$/m.exec(block)?.[1];
-        if (event === undefined || data === undefined) continue;
-        const parsed = { event, data: JSON.parse(data) as Record<string, unknown> };
-        events.push(parsed);
-        if (until(parsed)) {
-          // Not awaited: the server keeps the stream open; the connection is closed under it.
-          reader.cancel().catch(() => {});
-          return events;
-        }
+      if (value.event === undefined) continue;
+      const parsed = { event: value.event, data: JSON.parse(value.data) as Record<string, unknown> };
+      events.push(parsed);
+      if (until(parsed)) {
+        // Not awaited: the server keeps the stream open; the connection is closed under it.
+        reader.cancel().catch(() => {});
+        return events;
       }
     }
   };
@@ -101,9 +94,9 @@ export async function openEvents(url: string, token: string) {
 
 /** The `tool-call-end` events of a whole event stream's text, each checked against the API's schema. */
 export function toolCallEndsOf(stream: string) {
-  return [...stream.matchAll(/^event: tool-call-end\ndata: (.+)$/gm)].map((match) =>
-    ToolCallEndEventSchema.parse(JSON.parse(match[1] ?? 'null')),
-  );
+  return serverSentEventsOf(stream)
+    .filter((message) => message.event === 'tool-call-end')
+    .map((message) => ToolCallEndEventSchema.parse(JSON.parse(message.data)));
 }
 
 /** The fake model: `TASK x` submits a result, `WRITE x` writes a note, anything else is echoed. */

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { type FakeRequest, type FakeResponse, toolCallStep } from '@switchyard/testkit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { promptOf } from '../__fixtures__/scripted-model';
-import { requestJson, waitFor } from '../daemon/__fixtures__/http-client';
-import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN } from './console-browser';
+import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN } from './__fixtures__/console-browser';
+import { requestJson, waitFor } from './__fixtures__/daemon-requests';
+import { promptOf } from './__fixtures__/model-requests';
 
 // The console's turns and approvals pages in a real chromium against a real `switchyard serve` child
 // on PGlite with the fake model: a turn started through the API appears in the list live and its tool
@@ -182,7 +182,7 @@ describe('the console: turns and approvals', () => {
       ),
     ).toBe(true);
     // What ran is exactly what was shown and stored: the whole content, tail included.
-    const written = await readFile(path.join(bed.daemon.folder.path, 'homes', 'console', 'big.txt'), 'utf8');
+    const written = await readFile(path.join(bed.daemon.folder, 'homes', 'console', 'big.txt'), 'utf8');
     expect(written).toBe(BIG_CONTENT);
   });
 
@@ -318,7 +318,7 @@ describe('the console: turns and approvals', () => {
       await route.fulfill({ status: 204 });
     });
     const held = page.evaluate(() => {
-      // The page's own global, typed here without the DOM library the worker does not load.
+      // The page's own global, typed here without the DOM library the tests do not load.
       const Request = (
         globalThis as unknown as {
           XMLHttpRequest: new () => { open(method: string, url: string, async: boolean): void; send(): void };

@@ -2,21 +2,26 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FakeResponsesServer, FakeResponsesServerOptions } from '@switchyard/testkit';
+import {
+  type FakeResponsesServer,
+  type FakeResponsesServerOptions,
+  startFakeResponsesServer,
+} from '@switchyard/testkit';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { ServeFolder } from '../daemon/__fixtures__/serve-folder';
+import { ServeDaemon } from './serve-daemon';
 
 /** The browser the console tests drive: Debian's `chromium` unless `SWITCHYARD_CHROMIUM` names another. */
 export const chromiumPath = process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium';
 
 /**
  * Where `screenshot(name)` writes `<name>.png`. With `SWITCHYARD_UPDATE_SCREENSHOTS=1`: the worker's
- * docs (`docs/console`, committed and linked from its README); otherwise a folder under the system's
- * temporary folder, so an ordinary run does not rewrite committed images with new ids and times.
+ * docs (`apps/worker/docs/console`, committed and linked from the worker's README, which is where a
+ * reader of the daemon looks for them); otherwise a folder under the system's temporary folder, so an
+ * ordinary run does not rewrite committed images with new ids and times.
  */
 export const screenshotFolder =
   process.env.SWITCHYARD_UPDATE_SCREENSHOTS === '1'
-    ? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/console')
+    ? fileURLToPath(new URL('../../../worker/docs/console', import.meta.url))
     : path.join(os.tmpdir(), 'switchyard-console-screenshots');
 
 /** The bearer token of the daemon with tokens (any 16 or more characters will do for a test). */
@@ -42,24 +47,18 @@ export interface ConsoleBrowserOptions {
   agents?: string[];
 }
 
-/** A daemon the browser talks to. */
-export interface ConsoleDaemon {
-  /** Its URL, `http://127.0.0.1:<port>` (the console is at `/`). */
-  url: string;
-  /** Its folder (configuration, agent homes, PGlite data). */
-  folder: ServeFolder;
-}
-
 // Quick timings so that what a test waits for happens within a second or so.
 const TIMINGS = { heartbeatMs: 200, staleTurnMs: 5_000, pollSeconds: 0.5, tickMs: 200, graceMs: 1_000 };
 
 /**
  * The console's browser-test bed: a headless chromium (playwright-core, the system binary), a real
- * `switchyard serve` child on a fresh PGlite database with the testkit's fake model, with a bearer and a
- * read-only token; on request a second daemon without tokens on loopback (`openDaemon()`).
+ * `switchyard serve` child (`ServeDaemon`: the worker's built CLI) on a fresh PGlite database with the
+ * testkit's fake model, with a bearer and a read-only token; on request a second daemon without tokens
+ * on loopback (`openDaemon()`).
  *
  * Contract: `start` resolves once the daemon listens and the browser runs; `close` closes every page,
- * the browser, stops the daemons and removes their folders, whatever failed before. One per test file.
+ * the browser, stops the daemons, removes their folders and closes the fake model, whatever failed
+ * before. One per test file.
  *
  * @example
  * const bed = await ConsoleBrowser.start({ prefix: 'console-turns', script: () => ({ text: 'ok' }) });
@@ -69,14 +68,14 @@ const TIMINGS = { heartbeatMs: 200, staleTurnMs: 5_000, pollSeconds: 0.5, tickMs
  * await bed.close();
  */
 export class ConsoleBrowser {
-  #open: Promise<ConsoleDaemon> | undefined;
+  #open: Promise<ServeDaemon> | undefined;
   readonly #contexts: BrowserContext[] = [];
 
   private constructor(
     /** The browser. */
     readonly browser: Browser,
     /** The daemon with tokens (`BEARER_TOKEN`, `READ_ONLY_TOKEN`). */
-    readonly daemon: ConsoleDaemon,
+    readonly daemon: ServeDaemon,
     /** The fake model both daemons talk to. */
     readonly model: FakeResponsesServer,
     private readonly options: ConsoleBrowserOptions,
@@ -84,19 +83,18 @@ export class ConsoleBrowser {
 
   /** Starts the daemon with tokens and the browser. */
   static async start(options: ConsoleBrowserOptions): Promise<ConsoleBrowser> {
-    const folder = await ServeFolder.create(options.prefix, 'pglite');
-    let browser: Browser | undefined;
+    const model = await startFakeResponsesServer({ script: options.script });
+    let daemon: ServeDaemon | undefined;
     try {
-      const model = await folder.startFakeModel({ script: options.script });
-      const url = await startDaemon(folder, model, options, {
+      daemon = await startDaemon(options.prefix, model, options, {
         SWITCHYARD_SERVE_TOKEN: BEARER_TOKEN,
         SWITCHYARD_READ_TOKEN: READ_ONLY_TOKEN,
       });
-      browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-      return new ConsoleBrowser(browser, { url, folder }, model, options);
+      const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+      return new ConsoleBrowser(browser, daemon, model, options);
     } catch (error) {
-      await browser?.close();
-      await folder.remove(10_000);
+      await daemon?.stop();
+      await model.close();
       throw error;
     }
   }
@@ -110,16 +108,8 @@ export class ConsoleBrowser {
    * A second daemon, without tokens, on loopback (its own folder and PGlite database, the same fake
    * model), started on the first call.
    */
-  openDaemon(): Promise<ConsoleDaemon> {
-    this.#open ??= (async () => {
-      const folder = await ServeFolder.create(`${this.options.prefix}-open`, 'pglite');
-      try {
-        return { url: await startDaemon(folder, this.model, this.options, {}), folder };
-      } catch (error) {
-        await folder.remove(10_000);
-        throw error;
-      }
-    })();
+  openDaemon(): Promise<ServeDaemon> {
+    this.#open ??= startDaemon(`${this.options.prefix}-open`, this.model, this.options, {});
     return this.#open;
   }
 
@@ -145,7 +135,7 @@ export class ConsoleBrowser {
     return page;
   }
 
-  /** Writes the page as `apps/worker/docs/console/<name>.png` (the viewport, 1366x768). */
+  /** Writes the page as `<screenshotFolder>/<name>.png` (the viewport, 1366x768). */
   async screenshot(page: Page, name: string): Promise<string> {
     await mkdir(screenshotFolder, { recursive: true });
     const file = path.join(screenshotFolder, `${name}.png`);
@@ -155,7 +145,7 @@ export class ConsoleBrowser {
 
   /** The token the page's tab keeps (`sessionStorage`), or null. */
   storedToken(page: Page): Promise<string | null> {
-    // The page's own global, typed here without the DOM library the worker does not load.
+    // The page's own global, typed here without the DOM library the tests do not load (they run in Node).
     return page.evaluate(() =>
       (
         globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }
@@ -168,33 +158,32 @@ export class ConsoleBrowser {
     await Promise.allSettled(this.#contexts.map((context) => context.close()));
     await this.browser.close().catch(() => {});
     const open = await this.#open?.catch(() => undefined);
-    await Promise.all([this.daemon.folder.remove(10_000), open?.folder.remove(10_000)]);
+    await Promise.all([this.daemon.stop(), open?.stop()]);
+    await this.model.close();
   }
 }
 
-async function startDaemon(
-  folder: ServeFolder,
+function startDaemon(
+  prefix: string,
   model: { baseURL: string },
   options: ConsoleBrowserOptions,
   tokens: Record<string, string>,
-): Promise<string> {
+): Promise<ServeDaemon> {
   const { serve, ...settings } = options.settings ?? {};
-  const config = await folder.writeConfig({
-    categories: { computer: { homeRoot: path.join(folder.path, 'homes') }, workflow: {} },
-    ...settings,
-    serve: {
-      agents: options.agents ?? ['console'],
-      port: 0,
-      ...TIMINGS,
-      ...('SWITCHYARD_READ_TOKEN' in tokens ? { readTokenEnv: 'SWITCHYARD_READ_TOKEN' } : {}),
-      ...(serve as Record<string, unknown> | undefined),
-    },
+  return ServeDaemon.start({
+    prefix,
+    modelURL: model.baseURL,
+    environment: tokens,
+    settings: (folder) => ({
+      categories: { computer: { homeRoot: path.join(folder, 'homes') }, workflow: {} },
+      ...settings,
+      serve: {
+        agents: options.agents ?? ['console'],
+        port: 0,
+        ...TIMINGS,
+        ...('SWITCHYARD_READ_TOKEN' in tokens ? { readTokenEnv: 'SWITCHYARD_READ_TOKEN' } : {}),
+        ...(serve as Record<string, unknown> | undefined),
+      },
+    }),
   });
-  const { url } = await folder.startOnFakeModel(
-    model,
-    ['--config', config],
-    { OPENAI_API_KEY: 'test', ...tokens },
-    { cwd: folder.path },
-  );
-  return url;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEARER_TOKEN, ConsoleBrowser } from './console-browser';
+import { BEARER_TOKEN, ConsoleBrowser } from './__fixtures__/console-browser';
 
 // The console as `switchyard serve` serves it, in a real chromium: the page loads, asks for the token
 // (the daemon has one), refuses a wrong one, signs in with the bearer token and shows the Turns page.

@@ -1,10 +1,25 @@
 import { toolCallStep } from '@switchyard/testkit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
-import { summaryDiamond, summaryTask } from '../__fixtures__/summary-schema';
-import { requestJson, waitFor } from '../daemon/__fixtures__/http-client';
-import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN, VIEWPORT } from './console-browser';
+import { BEARER_TOKEN, ConsoleBrowser, READ_ONLY_TOKEN, VIEWPORT } from './__fixtures__/console-browser';
+import { requestJson, waitFor } from './__fixtures__/daemon-requests';
+import { isTaskTurn, outputsOf, promptOf } from './__fixtures__/model-requests';
+
+/** The result schema of every task here: one required `summary` string. */
+const SUMMARY_SCHEMA = {
+  type: 'object',
+  properties: { summary: { type: 'string' } },
+  required: ['summary'],
+  additionalProperties: false,
+};
+
+/** A task of a workflow spec whose result is a summary, started once the tasks it `dependsOn` have theirs. */
+const task = (id: string, prompt: string, dependsOn?: string[]) => ({
+  id,
+  prompt,
+  resultSchema: SUMMARY_SCHEMA,
+  ...(dependsOn === undefined ? {} : { dependsOn }),
+});
 
 // An operator far from the schedules' zone, so the schedules page must convert their times.
 const OPERATOR_ZONE = 'America/New_York';
@@ -74,12 +89,12 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
       body: {
         name: 'release-check',
         // publish waits for lint and test, which wait for fetch.
-        tasks: summaryDiamond(
-          ['fetch', 'Fetch the release notes'],
-          ['lint', 'Lint the change log'],
-          ['test', 'Run the checks'],
-          ['publish', 'HOLD: publish once lint and test pass'],
-        ),
+        tasks: [
+          task('fetch', 'Fetch the release notes'),
+          task('lint', 'Lint the change log', ['fetch']),
+          task('test', 'Run the checks', ['fetch']),
+          task('publish', 'HOLD: publish once lint and test pass', ['lint', 'test']),
+        ],
       },
     });
     expect(started.status).toBe(201);
@@ -148,7 +163,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     await page.getByRole('button', { name: 'Add a task' }).click();
     await page.getByLabel('Id of task 2').fill('two');
     await page.getByLabel('Prompt of task 2').fill('Second');
-    await page.getByLabel('Result schema of task 2').fill(JSON.stringify(summaryTask('x', 'y').resultSchema));
+    await page.getByLabel('Result schema of task 2').fill(JSON.stringify(SUMMARY_SCHEMA));
     await page.getByLabel('Depends on (task 2)').fill('one, missing');
     await page.getByRole('button', { name: 'Start workflow' }).click();
     const dependsOn = page.getByLabel('Depends on (task 2)');
@@ -165,7 +180,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
 
   it('cancels a running workflow from its page', async () => {
     const started = await api('/v1/workflows', {
-      body: { name: 'long-haul', tasks: [summaryTask('wait', 'STALL: this never answers')] },
+      body: { name: 'long-haul', tasks: [task('wait', 'STALL: this never answers')] },
     });
     await page.goto(`${url}/#/workflows/${started.body.id as string}`);
     const graph = page.getByRole('figure', { name: 'Task graph of workflow long-haul' });
@@ -178,7 +193,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
 
   it('hides the start form and the cancel button from the read-only token', async () => {
     const started = await api('/v1/workflows', {
-      body: { name: 'watched', tasks: [summaryTask('wait', 'STALL: this never answers')] },
+      body: { name: 'watched', tasks: [task('wait', 'STALL: this never answers')] },
     });
     const reader = await bed.signedInPage(READ_ONLY_TOKEN);
     await reader.getByText('Read-only').waitFor();

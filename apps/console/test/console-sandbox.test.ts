@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEARER_TOKEN, ConsoleBrowser } from './console-browser';
+import { BEARER_TOKEN, ConsoleBrowser } from './__fixtures__/console-browser';
 
 // A daemon whose commands are not sandboxed says so on every page of the console, with its reason
 // (from /healthz); a sandboxed one shows nothing (console-smoke.test.ts).
