@@ -374,6 +374,16 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
       expect(() => readFileSync(path.join(home, 'started'))).toThrow(/ENOENT/);
     });
 
+    it('refuses a command holding a NUL character and runs none of it', async () => {
+      // In the sandbox's NUL-separated options, what follows one would be read as options of its own.
+      const { result } = await run({ command: 'echo ran > ran\0--bind\0/\0/host\0' });
+      expect(result).toMatchObject({
+        isError: true,
+        content: 'The command contains a NUL character (\\0), which no shell command can hold: remove it.',
+      });
+      expect(existsSync(path.join(home, 'ran'))).toBe(false);
+    });
+
     it('lowers a timeout above the maximum and says so', async () => {
       const { text, result } = await run(
         { command: 'true', timeout_ms: 10_000 },
