@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rmdirSync } from 'node:fs';
 import { mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -177,6 +178,27 @@ export class CommandCgroup {
     return path.join(this.folder, 'cgroup.procs');
   }
 
+  /**
+   * Moves the process `pid` (and its threads) into the cgroup; the children it forks afterwards are
+   * in it from their start. The kernel may wait for an RCU grace period here (tens of milliseconds
+   * on cgroup v1), on a thread of libuv's pool, not the event loop.
+   *
+   * Contract: throws the file system's error when the process cannot be moved.
+   */
+  async join(pid: number): Promise<void> {
+    await writeFile(this.processesFile, String(pid));
+  }
+
+  /**
+   * Allows `maxProcesses` tasks from now on (a fork past it fails with EAGAIN; tasks already in
+   * the cgroup stay).
+   *
+   * Contract: throws the file system's error when the limit cannot be written.
+   */
+  async limit(maxProcesses: number): Promise<void> {
+    await writeFile(path.join(this.folder, 'pids.max'), String(maxProcesses));
+  }
+
   /** Whether a fork was refused for reaching `pids.max` (`pids.events`: `max N`). */
   async limitReached(): Promise<boolean> {
     const events = await readFile(path.join(this.folder, 'pids.events'), 'utf8').catch(() => '');
@@ -198,6 +220,26 @@ export class CommandCgroup {
         if (code === 'ENOENT') return;
         if (code !== 'EBUSY') return;
         await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+  }
+
+  /**
+   * Removes the cgroup without returning to the event loop (for a process that is exiting), waiting
+   * up to `waitMs` for its last process to leave it; true when it is gone.
+   */
+  removeNow(waitMs: number): boolean {
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const until = performance.now() + waitMs;
+    for (;;) {
+      try {
+        rmdirSync(this.folder);
+        return true;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return true;
+        if (code !== 'EBUSY' || performance.now() >= until) return false;
+        Atomics.wait(pause, 0, 0, 1);
       }
     }
   }
