@@ -81,7 +81,7 @@ try {
     report(
       row.name,
       ms(row.medianMs),
-      Number.isNaN(before)
+      Number.isNaN(before) || row.part === true
         ? ''
         : `${row.medianMs >= before ? '+' : ''}${ms(row.medianMs - before)} vs before issue 38`,
     );

@@ -18,6 +18,8 @@ import { privilegeBitFilter } from '../src/command/seccomp-filter';
 export interface SandboxCostRow {
   name: string;
   medianMs: number;
+  /** Not a command's start (a part of one, timed alone): nothing to compare with the layout before issue 38. */
+  part?: boolean;
 }
 
 // The init before issue 38 (POSIX sh: no descriptors closed, no limits), kept here to measure against.
@@ -139,7 +141,7 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
   });
   const today = [...options, ...SANDBOX_COMMAND];
   const cgroupParent = await pidsCgroupParent();
-  type Variant = { name: string; run: () => Promise<number> };
+  type Variant = { name: string; run: () => Promise<number>; part?: boolean };
   const variants: Variant[] = [
     { name: 'no sandbox: bash -lc true', run: () => timeSpawn('bash', ['-lc', 'true'], home, undefined) },
     {
@@ -165,6 +167,24 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
     },
   ];
   if (cgroupParent !== undefined) {
+    variants.push({
+      name: 'moving a process into a new pids cgroup (cgroup.procs), alone: what a parked bwrap pays ahead',
+      part: true,
+      run: async () => {
+        const cgroup = await CommandCgroup.create(cgroupParent, 1);
+        const sleeper = spawn('sleep', ['10'], { stdio: 'ignore' });
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          const started = performance.now();
+          await cgroup.join(sleeper.pid as number);
+          return performance.now() - started;
+        } finally {
+          sleeper.kill('SIGKILL');
+          await new Promise((resolve) => sleeper.once('exit', resolve));
+          await cgroup.remove();
+        }
+      },
+    });
     variants.push({
       name: '+ a pids cgroup per command (root), joined by a sh that then execs bwrap (issue 38)',
       run: async () => {
@@ -212,6 +232,7 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
   }
   return variants.map((variant, index) => ({
     name: variant.name,
+    ...(variant.part === true ? { part: true } : {}),
     medianMs: percentile(
       [...(times[index] ?? [])].sort((a, b) => a - b),
       0.5,

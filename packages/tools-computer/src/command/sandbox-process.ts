@@ -43,8 +43,9 @@ export function encodeOptions(options: readonly string[]): Buffer {
  * reading its options on descriptor 6, which it reads to the pipe's end before doing anything
  * else (no mount, no fork yet). For a root worker it is already in a `pids` cgroup of its own that
  * allows it alone (`pids.max` 1), moved there by the worker before it is handed out: the kernel's
- * wait on that move (an RCU grace period on cgroup v1, 14 ms measured) is paid ahead of the
- * command, and nothing the command starts can be outside the cgroup.
+ * wait on that move (an RCU grace period where the hierarchy does not favour dynamic changes: 14 ms
+ * measured on cgroup v1) is paid ahead of the command, and nothing the command starts can be
+ * outside the cgroup.
  *
  * It is spawned with an empty environment and `/` as its folder: the command's environment reaches
  * the init as `--setenv` options, and a parked process keeps no agent's folder busy.
