@@ -20,7 +20,18 @@ export interface SandboxCostRow {
   medianMs: number;
   /** Not a command's start (a part of one, timed alone): nothing to compare with the layout before issue 38. */
   part?: boolean;
+  /**
+   * The median, over the rounds, of this variant's time minus the layout before issue 38's in the
+   * same round: on a loaded machine steadier than the difference of the two medians.
+   */
+  medianOverBeforeMs?: number;
 }
+
+const median = (values: readonly number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 // The init before issue 38 (POSIX sh: no descriptors closed, no limits), kept here to measure against.
 const PREVIOUS_INIT = `exec 4>&-
@@ -230,12 +241,15 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
       if (round >= 5) times[index]?.push(elapsed);
     }
   }
-  return variants.map((variant, index) => ({
-    name: variant.name,
-    ...(variant.part === true ? { part: true } : {}),
-    medianMs: percentile(
-      [...(times[index] ?? [])].sort((a, b) => a - b),
-      0.5,
-    ),
-  }));
+  const before = times[variants.findIndex((variant) => variant.name.startsWith('before issue 38'))] ?? [];
+  return variants.map((variant, index) => {
+    const own = times[index] ?? [];
+    return {
+      name: variant.name,
+      medianMs: median(own),
+      ...(variant.part === true
+        ? { part: true }
+        : { medianOverBeforeMs: median(own.map((time, round) => time - (before[round] ?? Number.NaN))) }),
+    };
+  });
 }
