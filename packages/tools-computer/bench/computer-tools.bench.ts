@@ -76,14 +76,16 @@ try {
     '\nsandbox start-up, bubblewrap with one part added at a time (median of 50, interleaved)\n',
   );
   const parts = await measureSandboxCost(home, 50);
+  // `ms` prints a value under 1 ms in µs, a negative one included.
+  const signed = (value: number) => `${value >= 0 ? '+' : '-'}${ms(Math.abs(value))}`;
   const before = parts.find((row) => row.name.startsWith('before issue 38'))?.medianMs ?? Number.NaN;
   for (const row of parts) {
     report(
       row.name,
       ms(row.medianMs),
-      Number.isNaN(before)
+      Number.isNaN(before) || row.medianOverBeforeMs === undefined
         ? ''
-        : `${row.medianMs >= before ? '+' : ''}${ms(row.medianMs - before)} vs before issue 38`,
+        : `${signed(row.medianMs - before)} vs before issue 38 (round by round: ${signed(row.medianOverBeforeMs)})`,
     );
   }
 

@@ -1,21 +1,37 @@
 // What the sandbox costs a command to start, and what each of its parts adds: bubblewrap started
 // with one argument list after another, from the layout before issue 38 to the whole of today's,
 // interleaved round by round so that every variant sees the same load on a shared machine. Each
-// runs `true` through the login shell, as run_command does, and is timed from spawn to exit.
+// runs `true` through the login shell, as run_command does, and is timed from spawn to exit; the
+// last ones, as run_command starts a sandbox, from taking a bubblewrap to its exit.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { percentile } from '@switchyard/bench-kit';
 import { findBubblewrap } from '../src/command/bubblewrap';
 import { hostViewArguments } from '../src/command/host-view';
 import { CommandCgroup, pidsCgroupParent } from '../src/command/process-cgroup';
-import { namespaceArguments, sandboxArguments } from '../src/command/sandbox-arguments';
+import { namespaceArguments, sandboxOptions } from '../src/command/sandbox-arguments';
+import { SANDBOX_COMMAND } from '../src/command/sandbox-init';
+import { parkSandboxProcess, type SandboxProcess, takeSandboxProcess } from '../src/command/sandbox-process';
 import { privilegeBitFilter } from '../src/command/seccomp-filter';
 
 /** One variant's median over the rounds, in ms. */
 export interface SandboxCostRow {
   name: string;
   medianMs: number;
+  /** Not a command's start (a part of one, timed alone): nothing to compare with the layout before issue 38. */
+  part?: boolean;
+  /**
+   * The median, over the rounds, of this variant's time minus the layout before issue 38's in the
+   * same round: on a loaded machine steadier than the difference of the two medians.
+   */
+  medianOverBeforeMs?: number;
 }
+
+const median = (values: readonly number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 // The init before issue 38 (POSIX sh: no descriptors closed, no limits), kept here to measure against.
 const PREVIOUS_INIT = `exec 4>&-
@@ -94,6 +110,25 @@ function timeSpawn(
 }
 
 /**
+ * Hands `sandbox` its options, as run_command does (then `afterLaunch`: parking the next), and
+ * resolves on its exit with the time since `started`.
+ */
+async function timeLaunch(
+  started: number,
+  sandbox: SandboxProcess,
+  launch: { options: readonly string[]; filter: Buffer; afterLaunch?: () => void },
+): Promise<number> {
+  sandbox.child.stdout?.resume();
+  sandbox.child.stderr?.resume();
+  await sandbox.launch(launch.options, launch.filter, LIMITS.maxProcesses);
+  launch.afterLaunch?.();
+  const { code, error } = await sandbox.exited;
+  await sandbox.cgroup?.remove();
+  if (code !== 0) throw new Error(`bwrap exited ${code}${error === undefined ? '' : `: ${error.message}`}`);
+  return performance.now() - started;
+}
+
+/**
  * Runs every variant `rounds` times, interleaved, after 5 warm-up rounds; resolves with each
  * variant's median.
  */
@@ -104,7 +139,7 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
     throw new Error('the sandbox cost needs bubblewrap on x64 or arm64');
   const view = hostViewArguments();
   const sized = ['--size', String(LIMITS.maxMemoryBytes), '--tmpfs', '/dev/shm', '--remount-ro', '/dev'];
-  const today = await sandboxArguments({
+  const options = await sandboxOptions({
     home,
     hiddenPaths: [],
     exposedPaths: [path.dirname(process.execPath)],
@@ -112,10 +147,12 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
     namespaces: NAMESPACES,
     graceMs: 0,
     script: 'true',
+    environment: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: home },
     limits: LIMITS,
   });
+  const today = [...options, ...SANDBOX_COMMAND];
   const cgroupParent = await pidsCgroupParent();
-  type Variant = { name: string; run: () => Promise<number> };
+  type Variant = { name: string; run: () => Promise<number>; part?: boolean };
   const variants: Variant[] = [
     { name: 'no sandbox: bash -lc true', run: () => timeSpawn('bash', ['-lc', 'true'], home, undefined) },
     {
@@ -142,7 +179,25 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
   ];
   if (cgroupParent !== undefined) {
     variants.push({
-      name: '+ a pids cgroup per command (root workers)',
+      name: 'moving a process into a new pids cgroup (cgroup.procs), alone: what a parked bwrap pays ahead',
+      part: true,
+      run: async () => {
+        const cgroup = await CommandCgroup.create(cgroupParent, 1);
+        const sleeper = spawn('sleep', ['10'], { stdio: 'ignore' });
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          const started = performance.now();
+          await cgroup.join(sleeper.pid as number);
+          return performance.now() - started;
+        } finally {
+          sleeper.kill('SIGKILL');
+          await new Promise((resolve) => sleeper.once('exit', resolve));
+          await cgroup.remove();
+        }
+      },
+    });
+    variants.push({
+      name: '+ a pids cgroup per command (root), joined by a sh that then execs bwrap (issue 38)',
       run: async () => {
         const cgroup = await CommandCgroup.create(cgroupParent, LIMITS.maxProcesses + 1);
         try {
@@ -158,6 +213,27 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
       },
     });
   }
+  const cgroupNote = cgroupParent === undefined ? '' : ', in its pids cgroup';
+  variants.push(
+    {
+      name: `bwrap started when its command starts${cgroupNote}, options on a pipe`,
+      run: async () => {
+        const started = performance.now();
+        return timeLaunch(started, await takeSandboxProcess(spawn, bwrap, false), { options, filter });
+      },
+    },
+    {
+      name: `bwrap parked ahead${cgroupNote}, options on a pipe (run_command)`,
+      run: async () => {
+        const started = performance.now();
+        return timeLaunch(started, await takeSandboxProcess(spawn, bwrap, true), {
+          options,
+          filter,
+          afterLaunch: () => parkSandboxProcess(spawn, bwrap),
+        });
+      },
+    },
+  );
   const times = variants.map(() => [] as number[]);
   for (let round = 0; round < rounds + 5; round += 1) {
     for (const [index, variant] of variants.entries()) {
@@ -165,11 +241,15 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
       if (round >= 5) times[index]?.push(elapsed);
     }
   }
-  return variants.map((variant, index) => ({
-    name: variant.name,
-    medianMs: percentile(
-      [...(times[index] ?? [])].sort((a, b) => a - b),
-      0.5,
-    ),
-  }));
+  const before = times[variants.findIndex((variant) => variant.name.startsWith('before issue 38'))] ?? [];
+  return variants.map((variant, index) => {
+    const own = times[index] ?? [];
+    return {
+      name: variant.name,
+      medianMs: median(own),
+      ...(variant.part === true
+        ? { part: true }
+        : { medianOverBeforeMs: median(own.map((time, round) => time - (before[round] ?? Number.NaN))) }),
+    };
+  });
 }

@@ -15,6 +15,11 @@ export interface ComputerSettings {
   readonly pathPrepend: readonly string[];
   readonly limits: Readonly<Required<ComputerToolsLimits>>;
   readonly spawn: SpawnFunction;
+  /**
+   * Whether each sandboxed command takes a bubblewrap started ahead of it and parks one for the
+   * next (`sandbox-process.ts`): with Node's own `spawn` only, not with one the context gives.
+   */
+  readonly parkSandboxes: boolean;
   /** Whether commands run in the bubblewrap sandbox, and its options. */
   readonly sandbox: ResolvedSandbox;
 }
@@ -111,6 +116,7 @@ export function resolveComputerSettings(context: ComputerToolsContext): Computer
     pathPrepend: [...pathPrepend],
     limits,
     spawn: context.spawn ?? nodeSpawn,
+    parkSandboxes: context.spawn === undefined,
     sandbox,
   };
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
+import { INIT_ENVIRONMENT_PREFIX } from './sandbox-init';
 
 /** Names a command always gets from the worker's environment (HOME is set to the agent home). */
 export const BASE_ENVIRONMENT_NAMES: readonly string[] = ['PATH', 'LANG', 'TERM'];
@@ -17,7 +18,8 @@ const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Checks the configured allowlist additions.
  *
  * Contract: throws `ComputerToolsConfigError` (field `env[i]`) for a name that is not a variable
- * name, looks like a secret, or is managed by the tools (`HOME`).
+ * name, looks like a secret, or is managed by the tools (`HOME`, and `SWITCHYARD_INIT_*`: the
+ * sandbox's init takes its own values from those).
  */
 export function assertAllowedEnvironmentNames(names: readonly unknown[]): void {
   names.forEach((name, index) => {
@@ -34,7 +36,7 @@ export function assertAllowedEnvironmentNames(names: readonly unknown[]): void {
         message: `${name} looks like a secret; secret-looking variables never reach commands`,
       });
     }
-    if (MANAGED_NAMES.has(name)) {
+    if (MANAGED_NAMES.has(name) || name.startsWith(INIT_ENVIRONMENT_PREFIX)) {
       throw new ComputerToolsConfigError({ field, message: `${name} is set by the computer tools` });
     }
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { rmdirSync } from 'node:fs';
+import { mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** One line of `/proc/self/mountinfo`: where a file system is mounted, its type and options. */
@@ -79,6 +80,46 @@ async function works(parent: string): Promise<boolean> {
   }
 }
 
+/** `switchyard-<pid>-<8 hex>`, as `CommandCgroup.create` names a cgroup (`-probe-` for `works`). */
+const COMMAND_CGROUP_NAME = /^switchyard-(?:probe-)?(\d+)-[0-9a-f]{8}$/;
+
+/** Whether a process of this pid exists (in this PID namespace). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the empty cgroups under `parent` that workers which no longer run left behind (a worker
+ * killed while a command ran cannot remove its command's cgroup), made at least `minimumAgeMs`
+ * ago: the age keeps a cgroup that a worker of another PID namespace (whose pid means nothing
+ * here) has just made, and not yet joined, out of reach. A cgroup that still holds a process is
+ * never removed: the kernel refuses (EBUSY).
+ *
+ * Contract: never throws; resolves with how many it removed.
+ */
+export async function removeStaleCgroups(parent: string, minimumAgeMs = 60_000): Promise<number> {
+  let removed = 0;
+  const names = await readdir(parent).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(COMMAND_CGROUP_NAME.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || processExists(pid)) continue;
+    const folder = path.join(parent, name);
+    try {
+      if (Date.now() - (await stat(folder)).ctimeMs < minimumAgeMs) continue;
+      await rmdir(folder);
+      removed += 1;
+    } catch {
+      // Still in use, or already gone.
+    }
+  }
+  return removed;
+}
+
 let parentSearch: Promise<string | undefined> | undefined;
 
 /**
@@ -90,12 +131,18 @@ let parentSearch: Promise<string | undefined> | undefined;
  *
  * Why only for root: the kernel does not apply `RLIMIT_NPROC` to uid 0, and a root worker's
  * sandboxed commands run as uid 0 (without capabilities) in their user namespace.
+ *
+ * Once found, the empty cgroups that stopped workers left there are removed in the background
+ * (`removeStaleCgroups`).
  */
 export function pidsCgroupParent(): Promise<string | undefined> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return Promise.resolve(undefined);
   parentSearch ??= (async () => {
     for (const folder of await candidates().catch(() => [])) {
-      if (await works(folder)) return folder;
+      if (await works(folder)) {
+        void removeStaleCgroups(folder);
+        return folder;
+      }
     }
     return undefined;
   })();
@@ -131,6 +178,27 @@ export class CommandCgroup {
     return path.join(this.folder, 'cgroup.procs');
   }
 
+  /**
+   * Moves the process `pid` (and its threads) into the cgroup; the children it forks afterwards are
+   * in it from their start. The kernel may wait for an RCU grace period here (tens of milliseconds
+   * on cgroup v1), on a thread of libuv's pool, not the event loop.
+   *
+   * Contract: throws the file system's error when the process cannot be moved.
+   */
+  async join(pid: number): Promise<void> {
+    await writeFile(this.processesFile, String(pid));
+  }
+
+  /**
+   * Allows `maxProcesses` tasks from now on (a fork past it fails with EAGAIN; tasks already in
+   * the cgroup stay).
+   *
+   * Contract: throws the file system's error when the limit cannot be written.
+   */
+  async limit(maxProcesses: number): Promise<void> {
+    await writeFile(path.join(this.folder, 'pids.max'), String(maxProcesses));
+  }
+
   /** Whether a fork was refused for reaching `pids.max` (`pids.events`: `max N`). */
   async limitReached(): Promise<boolean> {
     const events = await readFile(path.join(this.folder, 'pids.events'), 'utf8').catch(() => '');
@@ -152,6 +220,26 @@ export class CommandCgroup {
         if (code === 'ENOENT') return;
         if (code !== 'EBUSY') return;
         await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+  }
+
+  /**
+   * Removes the cgroup without returning to the event loop (for a process that is exiting), waiting
+   * up to `waitMs` for its last process to leave it; true when it is gone.
+   */
+  removeNow(waitMs: number): boolean {
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const until = performance.now() + waitMs;
+    for (;;) {
+      try {
+        rmdirSync(this.folder);
+        return true;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return true;
+        if (code !== 'EBUSY' || performance.now() >= until) return false;
+        Atomics.wait(pause, 0, 0, 1);
       }
     }
   }

@@ -120,29 +120,32 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
         calls.push(args);
         return spawn(...args);
       }) as SpawnFunction;
-      const { text } = await run({ command: 'echo via-spawn' }, { spawn: recording });
+      const { text } = await run(
+        { command: 'echo via-spawn; env | cut -d= -f1 | sort' },
+        { spawn: recording },
+      );
       expect(text).toContain('via-spawn');
+      expect(calls).toHaveLength(1);
       const [file, args, options] = calls[0] ?? [];
+      // What the command's shell sees, but for the names bash sets itself.
+      const names = text
+        .split('\n')
+        .slice(1)
+        .filter((line) => /^[A-Z_]+$/.test(line) && !['PWD', 'SHLVL', '_'].includes(line));
+      expect(names).toEqual(['HOME', 'LANG', 'PATH', 'SWITCHYARD_COMMAND_ID', 'TERM']);
       if (sandbox === 'off') {
         expect(file).toBe('bash');
         expect((args as string[])[0]).toBe('-lc');
+        expect(options).toMatchObject({ cwd: home, detached: true });
+        expect(Object.keys((options as { env: object }).env).sort()).toEqual(names);
       } else {
-        // bubblewrap itself gets the command's environment, not the worker's. A root worker's
-        // command first joins its own pids cgroup: a POSIX shell that then becomes bwrap.
-        const bwrap = file === '/bin/sh' ? (args as string[])[3] : file;
-        if (file === '/bin/sh') expect((args as string[])[2]).toMatch(/\/cgroup\.procs$/);
-        expect(bwrap).toMatch(/\/bwrap$/);
-        expect(args).toEqual(expect.arrayContaining(['--unshare-pid', '--unshare-net', '--as-pid-1']));
-        expect((args as string[]).some((arg) => arg.includes('echo via-spawn'))).toBe(true);
+        // bubblewrap is started before its command is known: with no environment at all, in /,
+        // its options (the command's environment among them) to come on descriptor 6.
+        expect(file).toMatch(/\/bwrap$/);
+        expect((args as string[]).slice(0, 4)).toEqual(['--args', '6', '--', 'bash']);
+        expect((args as string[]).some((arg) => arg.includes('echo via-spawn'))).toBe(false);
+        expect(options).toMatchObject({ cwd: '/', detached: true, env: {} });
       }
-      expect(options).toMatchObject({ cwd: home, detached: true });
-      expect(Object.keys((options as { env: object }).env).sort()).toEqual([
-        'HOME',
-        'LANG',
-        'PATH',
-        'SWITCHYARD_COMMAND_ID',
-        'TERM',
-      ]);
     });
 
     it('keeps the event loop turning while many commands spawn at once', async () => {
@@ -372,6 +375,16 @@ describe.each(modes)('run_command $name', ({ sandbox }) => {
         content: 'The command was not started: the turn was aborted.',
       });
       expect(() => readFileSync(path.join(home, 'started'))).toThrow(/ENOENT/);
+    });
+
+    it('refuses a command holding a NUL character and runs none of it', async () => {
+      // In the sandbox's NUL-separated options, what follows one would be read as options of its own.
+      const { result } = await run({ command: 'echo ran > ran\0--bind\0/\0/host\0' });
+      expect(result).toMatchObject({
+        isError: true,
+        content: 'The command contains a NUL character (\\0), which no shell command can hold: remove it.',
+      });
+      expect(existsSync(path.join(home, 'ran'))).toBe(false);
     });
 
     it('lowers a timeout above the maximum and says so', async () => {

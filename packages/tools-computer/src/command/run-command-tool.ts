@@ -103,6 +103,16 @@ function checkRunRequest(
       },
     };
   }
+  if (params.command.includes('\0')) {
+    // No command line or environment can hold one, and the sandbox's options are NUL-separated.
+    return {
+      refused: {
+        content: 'The command contains a NUL character (\\0), which no shell command can hold: remove it.',
+        isError: true,
+        details: emptyDetails(timeoutMs, { spawnError: 'NUL character in the command' }),
+      },
+    };
+  }
   if (signal.aborted) {
     return {
       refused: {

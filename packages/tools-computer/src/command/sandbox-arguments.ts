@@ -2,7 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxNetwork } from '../computer-tools-context';
 import { hostViewArguments, SYSTEM_FOLDERS } from './host-view';
-import { INFO_FD, type InitLimits, initCommand, SECCOMP_FD } from './sandbox-init';
+import { INFO_FD, type InitLimits, initEnvironment, SANDBOX_COMMAND, SECCOMP_FD } from './sandbox-init';
 
 /** How bubblewrap starts the sandbox here, as the probe found it. */
 export interface NamespaceOptions {
@@ -116,24 +116,33 @@ export interface SandboxCommandLayout {
   readonly graceMs: number;
   /** The shell script run with `bash -lc`. */
   readonly script: string;
+  /** The command's environment (bubblewrap itself has none: it is set with `--setenv`). */
+  readonly environment: Readonly<Record<string, string>>;
   /** The rlimits, and the size of `/tmp` and `/dev/shm`. */
   readonly limits: InitLimits;
 }
 
+/** `--setenv` for each variable, in order. */
+function environmentArguments(variables: Iterable<readonly [string, string]>): string[] {
+  return [...variables].flatMap(([name, value]) => ['--setenv', name, value]);
+}
+
 /**
- * bubblewrap's arguments for one command: an allowlist of the host, never the host minus a list.
- * Read-only: the system folders and a minimal `/etc` (`hostViewArguments`), the folders the
- * command's PATH needs and `readOnlyPaths`. Writable: the home, and a private `/tmp` and `/dev/shm`
- * of `limits.maxMemoryBytes` each. New `/dev` and `/proc`. The root itself is an empty read-only
- * tmpfs, so nothing else of the host exists inside: no other home, no socket folder (`/run`,
- * `/var/run`), no host mount in `/proc/self/mountinfo`. Every namespace is new but the network's
- * when `host`; no capability; the seccomp filter on fd 5; the init (`SANDBOX_INIT_SCRIPT`) as PID 1.
+ * bubblewrap's options for one command (what it reads on `ARGS_FD`; it runs `SANDBOX_COMMAND`): an
+ * allowlist of the host, never the host minus a list. Read-only: the system folders and a minimal
+ * `/etc` (`hostViewArguments`), the folders the command's PATH needs and `readOnlyPaths`. Writable:
+ * the home, and a private `/tmp` and `/dev/shm` of `limits.maxMemoryBytes` each. New `/dev` and
+ * `/proc`. The root itself is an empty read-only tmpfs, so nothing else of the host exists inside:
+ * no other home, no socket folder (`/run`, `/var/run`), no host mount in `/proc/self/mountinfo`.
+ * Every namespace is new but the network's when `host`; no capability; the seccomp filter on fd 5;
+ * the init (`SANDBOX_INIT_SCRIPT`) as PID 1, with the command's environment and then the init's
+ * own values (`initEnvironment`, its completion mark the very last option).
  *
  * Mount order matters: what is shown, then the home over it, then the hidden paths that lie inside
  * what is shown, then the PATH's folders that lie inside a hidden path again, and last the root
  * made read-only.
  */
-export async function sandboxArguments(layout: SandboxCommandLayout): Promise<string[]> {
+export async function sandboxOptions(layout: SandboxCommandLayout): Promise<string[]> {
   const shown = [...new Set([...layout.exposedPaths, ...layout.readOnlyPaths])].filter(
     (entry) =>
       path.isAbsolute(entry) &&
@@ -171,12 +180,15 @@ export async function sandboxArguments(layout: SandboxCommandLayout): Promise<st
     String(INFO_FD),
     '--chdir',
     layout.home,
-    '--',
-    ...initCommand(layout.graceMs, layout.script, layout.limits),
+    ...environmentArguments(Object.entries(layout.environment)),
+    ...environmentArguments(initEnvironment(layout.graceMs, layout.script, layout.limits)),
   ];
 }
 
-/** The probe's arguments: the same sandbox without a home, its seccomp filter on standard input, running `true`. */
+/**
+ * The probe's command line: the same sandbox without a home, its seccomp filter on standard input,
+ * running `true` (its options on the command line, not on a pipe).
+ */
 export function probeArguments(namespaces: NamespaceOptions): string[] {
   const limits: InitLimits = {
     maxProcesses: 64,
@@ -195,7 +207,7 @@ export function probeArguments(namespaces: NamespaceOptions): string[] {
     '--as-pid-1',
     '--chdir',
     '/',
-    '--',
-    ...initCommand(0, 'true', limits),
+    ...environmentArguments(initEnvironment(0, 'true', limits)),
+    ...SANDBOX_COMMAND,
   ];
 }

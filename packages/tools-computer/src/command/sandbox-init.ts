@@ -4,6 +4,12 @@ export const REPORT_FD = 3;
 export const INFO_FD = 4;
 /** bubblewrap reads the seccomp filter from here (`--seccomp`), and closes it. */
 export const SECCOMP_FD = 5;
+/**
+ * bubblewrap reads its options from here (`--args`), NUL-separated, to the pipe's end, before it
+ * does anything else; then it closes it. Only options come this way: the command bubblewrap runs
+ * (`SANDBOX_COMMAND`) is on its command line, the same for every command.
+ */
+export const ARGS_FD = 6;
 
 /** The limits the init sets on itself before it starts the command (inherited by every process). */
 export interface InitLimits {
@@ -39,10 +45,22 @@ export interface InitLimits {
  * namespace. Builtins only after the limits, but for `sleep` in the grace loop: a command that
  * spent its process limit leaves the init no fork, and the loop then just ends.
  *
- * Arguments: `$1` grace ms, `$2` the `bash -lc` script, `$3` processes, `$4` memory KiB, `$5` open
- * files, `$6` CPU seconds.
+ * Its values come in its environment (`initEnvironment`), set by bubblewrap's `--setenv`: its
+ * command line is fixed, so that a bubblewrap can be started before its command is known. It runs
+ * nothing unless `SWITCHYARD_INIT_COMPLETE` (the last of them) is set: bubblewrap took its options
+ * to the end of the pipe, and a worker that died while writing them leaves an incomplete list. It
+ * moves them into `$1` grace ms, `$2` the `bash -lc` script, `$3` processes, `$4` memory KiB, `$5`
+ * open files, `$6` CPU seconds, and removes them from the environment the command's shell gets.
  */
-export const SANDBOX_INIT_SCRIPT = `for fd in /proc/$$/fd/*; do
+export const SANDBOX_INIT_SCRIPT = `[ "$SWITCHYARD_INIT_COMPLETE" = 1 ] || {
+  printf '%s\\n' 'switchyard-sandbox-init: its values did not all arrive' >&2
+  exit 125
+}
+set -- "$SWITCHYARD_INIT_GRACE_MS" "$SWITCHYARD_INIT_SCRIPT" "$SWITCHYARD_INIT_PROCESSES" \\
+  "$SWITCHYARD_INIT_MEMORY_KIB" "$SWITCHYARD_INIT_OPEN_FILES" "$SWITCHYARD_INIT_CPU_SECONDS"
+unset SWITCHYARD_INIT_COMPLETE SWITCHYARD_INIT_GRACE_MS SWITCHYARD_INIT_SCRIPT SWITCHYARD_INIT_PROCESSES \\
+  SWITCHYARD_INIT_MEMORY_KIB SWITCHYARD_INIT_OPEN_FILES SWITCHYARD_INIT_CPU_SECONDS
+for fd in /proc/$$/fd/*; do
   fd=\${fd##*/}
   case $fd in 0|1|2|3) ;; *) eval "exec $fd>&-" 2>/dev/null ;; esac
 done
@@ -92,20 +110,35 @@ report "wrote $((written - cancelled))"
 exit "$status"
 `;
 
-/** The init's command line after bubblewrap's `--`. */
-export function initCommand(graceMs: number, script: string, limits: InitLimits): string[] {
+/**
+ * What bubblewrap runs, after its options: the init, with a command line that is the same for every
+ * command (its values come in `initEnvironment`).
+ */
+export const SANDBOX_COMMAND: readonly string[] = [
+  '--',
+  'bash',
+  '--norc',
+  '--noprofile',
+  '-c',
+  SANDBOX_INIT_SCRIPT,
+  'switchyard-sandbox-init',
+];
+
+/** Names of the init's values in its environment; configuring one for commands is refused. */
+export const INIT_ENVIRONMENT_PREFIX = 'SWITCHYARD_INIT_';
+
+/**
+ * The init's values, as `[name, value]` pairs in the order bubblewrap is to set them:
+ * `SWITCHYARD_INIT_COMPLETE` last, so that it is set only when every option before it arrived.
+ */
+export function initEnvironment(graceMs: number, script: string, limits: InitLimits): [string, string][] {
   return [
-    'bash',
-    '--norc',
-    '--noprofile',
-    '-c',
-    SANDBOX_INIT_SCRIPT,
-    'switchyard-sandbox-init',
-    String(graceMs),
-    script,
-    String(limits.maxProcesses),
-    String(Math.floor(limits.maxMemoryBytes / 1024)),
-    String(limits.maxOpenFiles),
-    String(limits.maxCpuSeconds),
+    ['SWITCHYARD_INIT_GRACE_MS', String(graceMs)],
+    ['SWITCHYARD_INIT_SCRIPT', script],
+    ['SWITCHYARD_INIT_PROCESSES', String(limits.maxProcesses)],
+    ['SWITCHYARD_INIT_MEMORY_KIB', String(Math.floor(limits.maxMemoryBytes / 1024))],
+    ['SWITCHYARD_INIT_OPEN_FILES', String(limits.maxOpenFiles)],
+    ['SWITCHYARD_INIT_CPU_SECONDS', String(limits.maxCpuSeconds)],
+    ['SWITCHYARD_INIT_COMPLETE', '1'],
   ];
 }

@@ -20,17 +20,34 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 /**
  * A `bwrap` that works only while `marker` exists, as bubblewrap does where namespaces come and go
- * (a kernel setting changed, a package installed or removed). Each test writes its own, so each has
- * its own probe cache entry.
+ * (a kernel setting changed, a package installed or removed). Like bubblewrap, one started with
+ * `--args` (parked ahead of its command) fails only once its options have come: that is when it
+ * would make the namespaces. Each test writes its own, so each has its own probe cache entry.
  */
 function switchableBubblewrap(marker: string): string {
   const real = findBubblewrap(process.env.PATH);
   if (real === undefined) throw new Error('these tests need bubblewrap');
   const file = path.join(base, 'bin', 'bwrap');
+  const options = path.join(base, 'bin', 'options');
   mkdirSync(path.dirname(file), { recursive: true });
+  const refuse = `[ -e '${marker}' ] || { echo 'bwrap: creating new namespace failed: Operation not permitted' >&2; exit 1; }`;
   writeFileSync(
     file,
-    `#!/bin/sh\n[ -e '${marker}' ] || { echo 'bwrap: creating new namespace failed: Operation not permitted' >&2; exit 1; }\nexec '${real}' "$@"\n`,
+    [
+      '#!/bin/sh',
+      // Descriptor 6: where run_command's bubblewrap reads its options.
+      'if [ "$1" = --args ] && [ "$2" = 6 ]; then',
+      `  cat <&6 > '${options}'.$$`,
+      `  ${refuse}`,
+      `  exec 6< '${options}'.$$`,
+      `  rm -f '${options}'.$$`,
+      '  shift 2',
+      `  exec '${real}' --args 6 "$@"`,
+      'fi',
+      refuse,
+      `exec '${real}' "$@"`,
+      '',
+    ].join('\n'),
   );
   chmodSync(file, 0o755);
   return file;

@@ -8,8 +8,10 @@ import { type CommandTotals, type LimitExceeded, SandboxMonitor } from './sandbo
 
 /** What watching a sandboxed command needs. */
 export interface SandboxedCommandOptions {
-  /** `bwrap` spawned with `sandboxArguments`, fds 3 and 4 as pipes. */
+  /** `bwrap` running `SANDBOX_COMMAND`, fds 3 and 4 as pipes. */
   child: ChildProcess;
+  /** How `child` ended, listened to from its spawn (a `SandboxProcess`'s `exited`). */
+  exited: Promise<ShellOutcome>;
   /** SIGTERM to SIGKILL grace, in ms. */
   graceMs: number;
   /** The totals the command is held to (`SandboxMonitor`). */
@@ -122,10 +124,7 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
   const reported = new Promise<ShellOutcome>((resolve) => {
     resolveShell = resolve;
   });
-  const exited = new Promise<ShellOutcome>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', (error) => resolve({ code: null, signal: null, error }));
-  });
+  const { exited } = options;
 
   let ready = false;
   // Watching starts once the init runs: before, bubblewrap's child is still setting the sandbox up,
