@@ -128,6 +128,22 @@ async function timeLaunch(
   return performance.now() - started;
 }
 
+/** Moves a sleeping process into a new pids cgroup: the time of the write to `cgroup.procs` alone. */
+async function timeCgroupMove(cgroupParent: string): Promise<number> {
+  const cgroup = await CommandCgroup.create(cgroupParent, 1);
+  const sleeper = spawn('sleep', ['10'], { stdio: 'ignore' });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = performance.now();
+    await cgroup.join(sleeper.pid as number);
+    return performance.now() - started;
+  } finally {
+    sleeper.kill('SIGKILL');
+    await new Promise((resolve) => sleeper.once('exit', resolve));
+    await cgroup.remove();
+  }
+}
+
 /**
  * Runs every variant `rounds` times, interleaved, after 5 warm-up rounds; resolves with each
  * variant's median.
@@ -181,20 +197,7 @@ export async function measureSandboxCost(home: string, rounds = 50): Promise<San
     variants.push({
       name: 'moving a process into a new pids cgroup (cgroup.procs), alone: what a parked bwrap pays ahead',
       part: true,
-      run: async () => {
-        const cgroup = await CommandCgroup.create(cgroupParent, 1);
-        const sleeper = spawn('sleep', ['10'], { stdio: 'ignore' });
-        try {
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          const started = performance.now();
-          await cgroup.join(sleeper.pid as number);
-          return performance.now() - started;
-        } finally {
-          sleeper.kill('SIGKILL');
-          await new Promise((resolve) => sleeper.once('exit', resolve));
-          await cgroup.remove();
-        }
-      },
+      run: () => timeCgroupMove(cgroupParent),
     });
     variants.push({
       name: '+ a pids cgroup per command (root), joined by a sh that then execs bwrap (issue 38)',
