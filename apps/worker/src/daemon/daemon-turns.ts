@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type Context as OtelContext, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { ApprovalRecord, ResumableTurn } from '@switchyard/control-plane';
+import type { ApprovalRecord, ResumableTurn, TurnRecord } from '@switchyard/control-plane';
 import {
   type AgentEvent,
   type AgentRunResult,
   type AnyWorkerAgentTool,
   type RunAgentLoopOptions,
   runAgentLoop,
+  type TurnJournal,
 } from '@switchyard/core';
 import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import { ApprovalGate } from './approval-gate';
@@ -24,7 +25,7 @@ import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
 import { describeUnfinishedTurn, recordTurnEnd, serialiseEvent } from './turn-event-recording';
 import { continuedTurnOf, describeContinuation, releaseHeldTurn, resumeStateOf } from './turn-recovery';
-import { type TurnObserver, TurnRegistry } from './turn-registry';
+import { snapshotOf, type TurnObserver, TurnRegistry } from './turn-registry';
 
 // The daemon's turns are four rooms: the registry of live and retained turns (turn-registry.ts), the
 // approval gate (approval-gate.ts), recovery and claiming (turn-recovery.ts) and event recording
@@ -201,6 +202,38 @@ export class DaemonTurns {
   }
 
   /**
+   * Continues a turn whose worker stopped mid-turn, claimed by this process
+   * (`turns.claimInterrupted`): from its prompt and its journal, so recorded model responses are
+   * replayed (not asked for again), recorded outputs reused (not run again), and a call started with
+   * no output recorded is in doubt. Its tools and instructions are built again as for a new turn.
+   *
+   * Contract: resolves with the turn's id and a promise of its final snapshot (never rejects); a
+   * turn whose cancellation was asked for is ended `aborted` without a model request.
+   */
+  resumeInterrupted(record: TurnRecord): { id: string; done: Promise<DaemonTurnSnapshot> } {
+    const entry = createTurnEntry({ ...snapshotOf(record), status: 'running' }, this.#options.turnTimeoutMs);
+    entry.signal = turnSignalOf(entry, undefined);
+    this.#registry.add(entry);
+    if (record.cancelRequested !== undefined) entry.controller.abort(new Error(record.cancelRequested));
+    else if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
+    const context: DaemonTurnContext = {
+      agentId: record.agentId,
+      prompt: record.prompt,
+      source: record.source,
+      ...definedFields(record, ['sourceId', 'attempt']),
+      turnId: record.id,
+      signal: entry.signal,
+    };
+    const done = this.#run(entry, context, { tools: undefined, instructions: undefined, resume: undefined });
+    entry.done = done;
+    this.#registry.changed(entry);
+    this.#options.log?.(
+      `switchyard serve: resuming turn ${record.id} of agent ${record.agentId} from its journal (its worker ${record.workerId === this.workerId ? 'restarted' : 'stopped'}; resumed ${record.resumedCount} time(s))`,
+    );
+    return { id: record.id, done };
+  }
+
+  /**
    * Follows every turn of this process: `observer(snapshot, event)` for each event, and
    * `observer(snapshot, undefined)` when a turn starts or is continued here and when its end is
    * recorded. Returns an unsubscribe function.
@@ -218,7 +251,12 @@ export class DaemonTurns {
           ? plan.resume.instructions
           : (plan.instructions ?? (await this.#options.instructions?.(context)));
       entry.instructions = instructions;
-      const run = runAgentLoop(this.#loopOptions(entry, context, tools, instructions, plan.resume));
+      const journal = await this.#journalOf(entry, context, plan.resume);
+      const run = runAgentLoop({
+        ...this.#loopOptions(entry, context, tools, instructions, plan.resume),
+        turnId: context.turnId,
+        ...(journal === undefined ? {} : { journal }),
+      });
       for await (const event of run) this.#onEvent(entry, event);
       this.#onResult(entry, await run.result());
     } catch (error) {
@@ -234,6 +272,37 @@ export class DaemonTurns {
       });
     }
     return this.#end(entry);
+  }
+
+  /**
+   * The turn's journal, with what earlier attempts recorded (a resumed turn, a unit's next attempt).
+   * A turn continued after an approval from its checkpoint goes on from the checkpoint's transcript
+   * instead: its steps are recorded numbered after the checkpoint's.
+   */
+  async #journalOf(
+    entry: TurnEntry,
+    context: DaemonTurnContext,
+    resume: ResumeState | undefined,
+  ): Promise<TurnJournal | undefined> {
+    const journals = this.#options.journals;
+    if (journals === undefined || this.#records === undefined) return undefined;
+    const started = performance.now();
+    const opened = await journals.open({ turnId: context.turnId, workerId: this.workerId });
+    const { journal } = opened;
+    if (resume !== undefined) {
+      const offset = entry.offset.iterations;
+      return {
+        response: (response) => journal.response({ ...response, iteration: response.iteration + offset }),
+        callStarted: (call) => journal.callStarted(call),
+        callFinished: (call) => journal.callFinished(call),
+      };
+    }
+    if (opened.recorded === undefined) return journal;
+    const { responses, started: calls, outputs } = opened.counts;
+    this.#options.log?.(
+      `switchyard serve: turn ${context.turnId} goes on from its journal: ${responses} model response(s) and ${outputs} tool output(s) recorded, ${calls - outputs} call(s) in doubt (read in ${Math.round(performance.now() - started)} ms)`,
+    );
+    return { ...journal, recorded: opened.recorded };
   }
 
   /** The loop's options for one turn: the daemon's limits, the turn's telemetry, and the gate when there are approvals. */

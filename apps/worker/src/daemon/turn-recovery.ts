@@ -1,4 +1,4 @@
-import type { ApprovalStore, ResumableTurn, TurnStore } from '@switchyard/control-plane';
+import type { ApprovalStore, ResumableTurn, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { DaemonApprovalStore } from './daemon-approvals';
 import type { DaemonTurnContext } from './daemon-turn-types';
@@ -147,6 +147,27 @@ export async function sweepInterruptedTurns(options: {
       `switchyard serve: recovery: ${recovery.unit} ${recovery.unitId}, attempt ${recovery.attempt} (turn ${id}, previous worker ${recovery.previousWorkerId}): ${recovery.outcome}: ${recovery.description}`,
     );
   }
+}
+
+/**
+ * Takes over the API turns of `agentIds` whose worker stopped heartbeating `staleAfterMs` ago and
+ * resumes each here from its journal (`turns.resumeInterrupted`). One process takes a turn, however
+ * many look at once; the turns of this process are left alone.
+ */
+export async function resumeInterruptedTurns(options: {
+  records: Pick<TurnStore, 'claimInterrupted'>;
+  turns: { readonly workerId: string; resumeInterrupted(record: TurnRecord): unknown };
+  staleAfterMs: number;
+  agentIds: readonly string[];
+}): Promise<void> {
+  const claimed = await options.records.claimInterrupted({
+    staleAfterMs: options.staleAfterMs,
+    workerId: options.turns.workerId,
+    exceptWorkerId: options.turns.workerId,
+    agentIds: options.agentIds,
+    sources: ['api'],
+  });
+  for (const record of claimed) options.turns.resumeInterrupted(record);
 }
 
 /**

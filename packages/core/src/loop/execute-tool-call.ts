@@ -155,7 +155,9 @@ export async function executeToolCall(
     const decided = await decide(turnCall, tool, params, repairs, scope, inDoubt);
     approval = decided.approval;
     if (decided.denial !== undefined) {
-      const result = { content: decided.denial, isError: true };
+      // A call in doubt the hook did not let run again: the model reads why its effect is unknown.
+      const content = rerunnable ? decided.denial : `${IN_DOUBT_MESSAGE} (${decided.denial})`;
+      const result = { content, isError: true };
       const outcome = rerunnable ? 'denied' : 'in-doubt';
       return finishToolCall({ call: turnCall, scope, outcome, result, repairs, approval, inDoubt });
     }

@@ -160,10 +160,11 @@ describe('a turn journal', () => {
       outputs: [],
     };
     const runs: string[] = [];
+    // Continued as a turn of another id (a unit's next attempt): the keys are the first attempt's.
     const { result, events, server } = await runTurn([{ text: 'all done' }], {
       tools: tools(runs),
       journal: memoryJournal(recorded).journal,
-      turnId: 'turn_8',
+      turnId: 'turn_9',
     });
     expect(result.status).toBe('completed');
     expect(runs).toEqual(['look a turn_8:1', 'charge c turn_8:3']);
@@ -203,6 +204,29 @@ describe('a turn journal', () => {
     ]);
     expect(runs).toEqual(['write b turn_9:2', 'charge c turn_9:3']);
     expect(toolCallEnds(events).map((end) => end.outcome)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('reports a call in doubt that beforeToolCall refuses as in doubt, with its reason', async () => {
+    const original = memoryJournal();
+    await runTurn(TWO_STEPS, { tools: tools([]), journal: original.journal, turnId: 'turn_10' });
+    const recorded: RecordedTurn = {
+      responses: original.kept.responses.slice(0, 1),
+      started: original.kept.started.slice(0, 2),
+      outputs: original.kept.outputs.slice(0, 1),
+    };
+    const runs: string[] = [];
+    const { events, server } = await runTurn([{ text: 'all done' }], {
+      tools: tools(runs),
+      journal: memoryJournal(recorded).journal,
+      turnId: 'turn_10',
+      beforeToolCall: (call) =>
+        call.inDoubt === true ? { allow: false, reason: 'the policy reports it' } : { allow: true },
+    });
+    expect(runs).toEqual(['charge c turn_10:3']);
+    expect(toolCallEnds(events).map((end) => end.outcome)).toEqual(['completed', 'in-doubt', 'completed']);
+    const output = String(server.requests[0]?.functionCallOutputs[1]?.output);
+    expect(output).toMatch(/^Not run again: the worker running this turn stopped/);
+    expect(output).toContain('(Tool call denied: the policy reports it)');
   });
 
   it('stops a turn whose journal cannot be written, running nothing it could not record', async () => {

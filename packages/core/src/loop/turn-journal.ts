@@ -112,6 +112,11 @@ export class JournalReplay {
     return this.#outputs.get(itemIndex);
   }
 
+  /** The idempotency key an earlier attempt ran the call at `itemIndex` with, if one started it. */
+  startedKey(itemIndex: number): string | undefined {
+    return this.#started.get(itemIndex)?.idempotencyKey;
+  }
+
   /** Whether the call at `itemIndex` was started and never finished: its effect is unknown. */
   inDoubt(itemIndex: number): boolean {
     return this.#started.has(itemIndex) && !this.#outputs.has(itemIndex);

@@ -127,7 +127,10 @@ class TurnLoop {
     this.#items = input.items;
     this.#replay = new JournalReplay(input.journal?.recorded);
     const { journal, turnId } = input;
-    const idempotencyKey = (call: TurnToolCall) => `${turnId}:${call.itemIndex}`;
+    // An earlier attempt's key when it started the call (a unit's next attempt is a turn of its own
+    // id): the same key on every attempt.
+    const idempotencyKey = (call: TurnToolCall) =>
+      this.#replay.startedKey(call.itemIndex) ?? `${turnId}:${call.itemIndex}`;
     this.#scope = {
       ...input.limits,
       tools: input.tools,
