@@ -242,19 +242,19 @@ describe('web_fetch: failures become error results', () => {
 
 describe('web_fetch: the time limit under frequent garbage collection', () => {
   it('ends a render that outlasts what is left of timeoutMs, however often the heap is collected', async () => {
-    // Half a megabyte of paragraphs: seconds of conversion in the render thread, well past the
-    // limit, and well inside the conversion limit. Node 20 collects an AbortSignal.timeout that
+    // A megabyte of paragraphs: seconds of conversion in the render thread, well past the limit
+    // (which leaves a loaded machine time to fetch it first), and well inside the conversion limit. Node 20 collects an AbortSignal.timeout that
     // only an AbortSignal.any refers to before it fires: then the render ran to its end.
     const paragraph = '<p>Some words in a paragraph, with <a href="/x">a link</a> and <b>bold</b>.</p>';
-    const body = `<html><body>${paragraph.repeat(7_000)}</body></html>`;
+    const body = `<html><body>${paragraph.repeat(14_000)}</body></html>`;
     const server = await serve({ '/long': { type: 'text/html', body } });
-    const { tool } = fetchTool(server, { timeoutMs: 1_200, conversionTimeoutMs: 120_000 });
+    const { tool } = fetchTool(server, { timeoutMs: 2_500, conversionTimeoutMs: 120_000 });
     const collections = collectGarbageOften();
     try {
       const result = await tool.execute({ url: `${server.origin}/long` }, createTestToolContext());
       // Fetched (its size is known), then stopped while rendering.
       expect(result).toMatchObject({ isError: true, details: { failure: 'timeout', bytes: body.length } });
-      expect(result.content).toContain('could not be read within the 1200 ms limit');
+      expect(result.content).toContain('could not be read within the 2500 ms limit');
     } finally {
       collections.stop();
     }

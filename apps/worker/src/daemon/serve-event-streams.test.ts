@@ -19,7 +19,14 @@ import { type FakeModelServe, ServeFolder } from './__fixtures__/serve-folder';
 const LIMIT = 256 * 1024;
 const TURNS = 6;
 const CHARACTERS = 2 * 1024 * 1024;
-const DELTAS = 512;
+const DELTAS = 64;
+/**
+ * The fake model's pause between events: a 2 MiB answer streams in 32 KiB deltas over about 1.3 s
+ * instead of at once, so the reader that reads keeps up even when a loaded machine does not schedule
+ * it for a few hundred milliseconds (at once, such a pause let the daemon get the limit ahead of it,
+ * and cut it off too).
+ */
+const EVENT_DELAY_MS = 20;
 
 /**
  * How many of the turns a reader that reads nothing is certainly cut off by: the kernel takes in up
@@ -116,7 +123,7 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
       script: (request) => {
         const prompt = promptOf(request);
         return prompt.startsWith('BIG ')
-          ? { text: bigText(prompt), textChunks: DELTAS }
+          ? { text: bigText(prompt), textChunks: DELTAS, eventDelayMs: EVENT_DELAY_MS }
           : { text: `Echo: ${prompt}` };
       },
       // Room for about two of the turns in memory: the earlier ones are read from the records.
@@ -148,6 +155,9 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
           `turn ${index} to end in the feed`,
           () => {
             const text = reader.text();
+            if (text.includes('event: overflow')) {
+              throw new Error(`the reader that reads was cut off with an overflow event (turn ${index})`);
+            }
             const at = text.indexOf(completed);
             return at !== -1 && text.indexOf('\n\n', at) !== -1 ? true : undefined;
           },

@@ -28,7 +28,9 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
       },
       settings: {
         categories: { computer: { homeRoot: 'homes' } },
-        limits: { turnTimeoutMs: 4_000 },
+        // Room for the held turn (its approval expires after 1 s, then one more request) on a loaded
+        // machine, well under the slow answer's 30 s.
+        limits: { turnTimeoutMs: 10_000 },
         approvals: { destructive: 'ask', expiresInSeconds: 1 },
       },
       process: { nodeArguments: ['--expose-gc', '--import', collectGarbageOften] },
@@ -53,7 +55,7 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
     // Without an owned timer the turn would wait the model's 30 s and complete.
     expect(ended).toMatchObject({
       status: 'aborted',
-      error: 'the turn ran longer than its limit of 4000 ms (limits.turnTimeoutMs)',
+      error: 'the turn ran longer than its limit of 10000 ms (limits.turnTimeoutMs)',
     });
   });
 
