@@ -22,6 +22,22 @@ export interface CreateRequest {
   create(resourceId: string | undefined, takenOver: boolean): Promise<StoredAnswer>;
 }
 
+/** How a key's claim that gives no answer is refused: still being answered, or used with another body. */
+const KEY_REFUSALS = {
+  'in-progress': {
+    status: 409,
+    code: 'idempotency_key_in_use',
+    message: 'Idempotency-Key: a request with this key is still being answered; send it again after 1 s',
+    headers: { 'retry-after': '1' },
+  },
+  mismatch: {
+    status: 422,
+    code: 'idempotency_key_reused',
+    message: 'Idempotency-Key: this key was used with another request body; a new request needs a new key',
+    headers: {},
+  },
+} as const;
+
 /** The request's `Idempotency-Key`, or undefined without one; a bad one is a 400 naming the header. */
 function idempotencyKeyOf(c: Context): string | undefined {
   const header = readIdempotencyKey(c.req.header('idempotency-key'));
@@ -62,22 +78,9 @@ export async function answerCreate(
           create: request.create,
           ...(options.log === undefined ? {} : { log: options.log }),
         });
-  if (outcome.kind === 'in-progress') {
-    throw new HttpError(
-      409,
-      'idempotency_key_in_use',
-      'Idempotency-Key: a request with this key is still being answered; send it again after 1 s',
-      ['Idempotency-Key'],
-      { 'retry-after': '1' },
-    );
-  }
-  if (outcome.kind === 'mismatch') {
-    throw new HttpError(
-      422,
-      'idempotency_key_reused',
-      'Idempotency-Key: this key was used with another request body; a new request needs a new key',
-      ['Idempotency-Key'],
-    );
+  if (outcome.kind !== 'answer') {
+    const refusal = KEY_REFUSALS[outcome.kind];
+    throw new HttpError(refusal.status, refusal.code, refusal.message, ['Idempotency-Key'], refusal.headers);
   }
   const { answer } = outcome;
   return c.body(answer.body, answer.status as 202, {
