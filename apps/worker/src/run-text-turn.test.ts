@@ -1,23 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './__fixtures__/run-cli';
+import { describe, expect, it } from 'vitest';
+import { openForSuite } from './__fixtures__/open-for-suite';
+import { openCliBed, runCli } from './__fixtures__/run-cli';
 
-let root: string;
-let fake: FakeResponsesServer;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), 'switchyard-turn-limit-'));
-  fake = await startFakeResponsesServer({ script: [] });
-});
-
-afterAll(async () => {
-  await fake?.close();
-  await rm(root, { recursive: true, force: true });
-});
+const bed = openForSuite(() => openCliBed('switchyard-turn-limit-'));
 
 const collectGarbageOften = fileURLToPath(
   new URL('./__fixtures__/collect-garbage-often.mjs', import.meta.url),
@@ -25,6 +13,7 @@ const collectGarbageOften = fileURLToPath(
 
 describe('switchyard run: the turn limit', () => {
   it('ends a turn at limits.turnTimeoutMs while the process collects garbage every few milliseconds', async () => {
+    const { root, fake } = bed();
     // Node 20 collects an AbortSignal.timeout that only an AbortSignal.any refers to before it fires:
     // then the turn waits for the model's answer, 20 s later, and completes.
     const cwd = await mkdtemp(path.join(root, 'w-'));

@@ -1,9 +1,36 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
 import { expect } from 'vitest';
 
 /** The built CLI (`pnpm build` first: the worker's turbo `test` task depends on its `build`). */
 export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** Where CLI tests run `switchyard`: a fresh temporary folder, and the fake model it talks to. */
+export interface CliBed {
+  /** A folder of its own under the system's temporary folder, removed at `close`. */
+  root: string;
+  /** A fake Responses server with nothing scripted yet (`reset` scripts it). */
+  fake: FakeResponsesServer;
+  close(): Promise<void>;
+}
+
+/** Opens a `CliBed` whose folder's name starts with `prefix` (see `openForSuite`). */
+export async function openCliBed(prefix: string): Promise<CliBed> {
+  const root = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const fake = await startFakeResponsesServer({ script: [] });
+  return {
+    root,
+    fake,
+    close: async () => {
+      await fake.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
 
 /** What a finished `switchyard` child process printed. */
 export interface CliRun {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openForSuite } from '../__fixtures__/open-for-suite';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
 import { waitFor } from './__fixtures__/http-client';
 import { toolCallThenAnswer } from './__fixtures__/turn-events';
@@ -11,18 +12,10 @@ import { startDaemon } from './start-daemon';
 // once, and the turn's log runs across both processes.
 
 describe('a turn waiting for approval across daemons', () => {
-  let bed: DaemonTestBed;
-
-  beforeAll(async () => {
-    bed = await DaemonTestBed.open(API_TEST_BED_OPTIONS);
-  }, 180_000);
-
-  afterAll(async () => {
-    await bed?.close();
-  }, 180_000);
+  const bed = openForSuite(() => DaemonTestBed.open(API_TEST_BED_OPTIONS));
 
   it('lets a turn waiting for approval go at shutdown; another daemon continues it once answered, and the call runs once', async () => {
-    const { controlPlane, model } = bed;
+    const { controlPlane, model } = bed();
     /** A daemon of the `relay` agent whose calls of write_note ask for approval. */
     const startRelay = (workerId: string, options: { graceMs?: number } = {}) =>
       startDaemon({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openForSuite } from '../__fixtures__/open-for-suite';
 import { promptOf } from '../__fixtures__/scripted-model';
 import {
   dechunk,
@@ -9,7 +10,7 @@ import {
   serverSentEventsOf,
   waitFor,
 } from './__fixtures__/http-client';
-import { type FakeModelServe, ServeFolder } from './__fixtures__/serve-folder';
+import { ServeFolder } from './__fixtures__/serve-folder';
 
 // `switchyard serve` as a child process on a fresh PGlite folder, with the fake model streaming large
 // answers in many deltas: a `/v1/events` reader that reads nothing is cut off with one overflow event
@@ -116,25 +117,23 @@ function feedReader(url: string) {
 }
 
 describe('switchyard serve: event streams bounded per reader (embedded PGlite, fake model)', () => {
-  let served: FakeModelServe;
-
-  beforeAll(async () => {
-    served = await ServeFolder.serveOnFakeModel('event-streams', {
-      script: (request) => {
-        const prompt = promptOf(request);
-        return prompt.startsWith('BIG ')
-          ? { text: bigText(prompt), textChunks: DELTAS, eventDelayMs: EVENT_DELAY_MS }
-          : { text: `Echo: ${prompt}` };
-      },
-      // Room for about two of the turns in memory: the earlier ones are read from the records.
-      settings: { serve: { maxEventStreamBytes: LIMIT, maxRetainedTurnBytes: 10 * 1024 * 1024 } },
-    });
-  }, 180_000);
-
-  afterAll(() => served?.folder.remove(), 120_000);
+  const served = openForSuite(
+    () =>
+      ServeFolder.serveOnFakeModel('event-streams', {
+        script: (request) => {
+          const prompt = promptOf(request);
+          return prompt.startsWith('BIG ')
+            ? { text: bigText(prompt), textChunks: DELTAS, eventDelayMs: EVENT_DELAY_MS }
+            : { text: `Echo: ${prompt}` };
+        },
+        // Room for about two of the turns in memory: the earlier ones are read from the records.
+        settings: { serve: { maxEventStreamBytes: LIMIT, maxRetainedTurnBytes: 10 * 1024 * 1024 } },
+      }),
+    { close: (opened) => opened.folder.remove() },
+  );
 
   it('cuts a /v1/events reader that reads nothing off with an overflow event; a reader that reads gets every delta', async () => {
-    const { url } = served;
+    const { url } = served();
     const stalled = await stalledFeedReader(url);
     const reader = feedReader(url);
     const ids: string[] = [];

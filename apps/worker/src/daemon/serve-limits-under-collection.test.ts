@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { toolCallStep } from '@switchyard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openForSuite } from '../__fixtures__/open-for-suite';
 import { outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
 import { requestJson, waitFor } from './__fixtures__/http-client';
-import type { FakeModelServe } from './__fixtures__/serve-folder';
 import { ServeFolder } from './__fixtures__/serve-folder';
 
 // A real `switchyard serve` process that collects garbage every 5 ms (node --expose-gc and a preloaded
@@ -16,38 +16,34 @@ const collectGarbageOften = fileURLToPath(
 );
 
 describe('switchyard serve under garbage collections every few milliseconds', () => {
-  let served: FakeModelServe;
-
-  beforeAll(async () => {
-    served = await ServeFolder.serveOnFakeModel('limits-gc', {
-      script: (request) => {
-        const prompt = promptOf(request);
-        if (prompt === 'SLOW') return { text: 'an answer that comes too late', delayMs: 30_000 };
-        if (request.functionCallOutputs.length > 0) return { text: 'noted' };
-        return toolCallStep('write_file', { path: 'held.txt', content: 'never written\n' });
-      },
-      settings: {
-        categories: { computer: { homeRoot: 'homes' } },
-        // Room for the held turn (its approval expires after 1 s, then one more request) on a loaded
-        // machine, well under the slow answer's 30 s.
-        limits: { turnTimeoutMs: 10_000 },
-        approvals: { destructive: 'ask', expiresInSeconds: 1 },
-      },
-      process: { nodeArguments: ['--expose-gc', '--import', collectGarbageOften] },
-    });
-  });
-
-  afterAll(async () => {
-    await served?.folder.remove(10_000);
-  });
+  const served = openForSuite(
+    () =>
+      ServeFolder.serveOnFakeModel('limits-gc', {
+        script: (request) => {
+          const prompt = promptOf(request);
+          if (prompt === 'SLOW') return { text: 'an answer that comes too late', delayMs: 30_000 };
+          if (request.functionCallOutputs.length > 0) return { text: 'noted' };
+          return toolCallStep('write_file', { path: 'held.txt', content: 'never written\n' });
+        },
+        settings: {
+          categories: { computer: { homeRoot: 'homes' } },
+          // Room for the held turn (its approval expires after 1 s, then one more request) on a
+          // loaded machine, well under the slow answer's 30 s.
+          limits: { turnTimeoutMs: 10_000 },
+          approvals: { destructive: 'ask', expiresInSeconds: 1 },
+        },
+        process: { nodeArguments: ['--expose-gc', '--import', collectGarbageOften] },
+      }),
+    { close: (opened) => opened.folder.remove(10_000) },
+  );
 
   it('ends a turn at limits.turnTimeoutMs', async () => {
-    const started = await requestJson(`${served.url}/v1/turns`, { body: { prompt: 'SLOW' } });
+    const started = await requestJson(`${served().url}/v1/turns`, { body: { prompt: 'SLOW' } });
     expect(started.status).toBe(202);
     const ended = await waitFor(
       'the slow turn to end',
       async () => {
-        const answer = await requestJson(`${served.url}/v1/turns/${String(started.body.id)}`);
+        const answer = await requestJson(`${served().url}/v1/turns/${String(started.body.id)}`);
         return answer.body.status === 'running' ? undefined : answer.body;
       },
       60_000,
@@ -60,28 +56,28 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
   });
 
   it('denies a held call once its approval expires, and the model reads why', async () => {
-    const started = await requestJson(`${served.url}/v1/turns`, { body: { prompt: 'WRITE' } });
+    const started = await requestJson(`${served().url}/v1/turns`, { body: { prompt: 'WRITE' } });
     expect(started.status).toBe(202);
     const id = String(started.body.id);
     const ended = await waitFor(
       'the held turn to end',
       async () => {
-        const answer = await requestJson(`${served.url}/v1/turns/${id}`);
+        const answer = await requestJson(`${served().url}/v1/turns/${id}`);
         const status = answer.body.status;
         return status === 'running' || status === 'waiting-approval' ? undefined : answer.body;
       },
       60_000,
     );
     expect(ended).toMatchObject({ status: 'completed', output: 'noted' });
-    const approvals = await requestJson(`${served.url}/v1/approvals?status=expired&turn=${id}`);
+    const approvals = await requestJson(`${served().url}/v1/approvals?status=expired&turn=${id}`);
     expect(approvals.body.approvals).toMatchObject([{ toolKey: 'write_file', status: 'expired' }]);
-    expect(outputsOfPrompt(served.fake.requests, 'WRITE').join('\n')).toContain('its approval expired');
+    expect(outputsOfPrompt(served().fake.requests, 'WRITE').join('\n')).toContain('its approval expired');
   });
 
   it('ran under forced collections', async () => {
-    const code = await served.serve.terminate(10_000);
+    const code = await served().serve.terminate(10_000);
     expect(code).toBe(0);
-    const collections = Number(/forced garbage collections: (\d+)/.exec(served.serve.log)?.[1]);
+    const collections = Number(/forced garbage collections: (\d+)/.exec(served().serve.log)?.[1]);
     expect(collections).toBeGreaterThan(0);
   });
 });

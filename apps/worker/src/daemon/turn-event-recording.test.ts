@@ -132,6 +132,22 @@ describe('recording how a turn ended (the turn records on PGlite)', () => {
     };
   }
 
+  /**
+   * Records the end of a new running turn `id` through records that fail the first `failures`
+   * writes, retrying after `retryDelaysMs`: how many writes it tried, and the lines it logged.
+   */
+  async function recordThroughFlakyRecords(id: string, failures: number, retryDelaysMs: number[]) {
+    const snapshot = await runningTurn(id);
+    const flaky = flakyRecords(failures);
+    const lines: string[] = [];
+    await recordTurnEnd(
+      flaky.records,
+      { snapshot, events: [] },
+      { retryDelaysMs, log: (line) => lines.push(line) },
+    );
+    return { attempts: flaky.attempts(), lines };
+  }
+
   it('stores the status, output, usage and the log with its deltas joined', async () => {
     const snapshot = await runningTurn('turn_recorded');
     const events = [delta(1, 'Hello'), delta(1, ' there')];
@@ -143,29 +159,15 @@ describe('recording how a turn ended (the turn records on PGlite)', () => {
   });
 
   it('retries a write that failed, after each of the delays, until it is stored', async () => {
-    const snapshot = await runningTurn('turn_retried');
-    const flaky = flakyRecords(2);
-    const lines: string[] = [];
-    await recordTurnEnd(
-      flaky.records,
-      { snapshot, events: [] },
-      { retryDelaysMs: [5, 5, 5], log: (line) => lines.push(line) },
-    );
-    expect(flaky.attempts()).toBe(3);
+    const { attempts, lines } = await recordThroughFlakyRecords('turn_retried', 2, [5, 5, 5]);
+    expect(attempts).toBe(3);
     expect(lines).toEqual([]);
     expect((await bed.controlPlane.turns.get('turn_retried'))?.status).toBe('completed');
   });
 
   it('gives up after the last retry, says so, and leaves the record running (it is swept as interrupted later)', async () => {
-    const snapshot = await runningTurn('turn_unrecorded');
-    const flaky = flakyRecords(10);
-    const lines: string[] = [];
-    await recordTurnEnd(
-      flaky.records,
-      { snapshot, events: [] },
-      { retryDelaysMs: [5, 5], log: (line) => lines.push(line) },
-    );
-    expect(flaky.attempts()).toBe(3);
+    const { attempts, lines } = await recordThroughFlakyRecords('turn_unrecorded', 10, [5, 5]);
+    expect(attempts).toBe(3);
     expect(lines).toEqual([
       'switchyard serve: could not record the end of turn_unrecorded (completed): Error: Connection terminated unexpectedly',
     ]);

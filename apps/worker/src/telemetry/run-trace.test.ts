@@ -1,26 +1,15 @@
 // `switchyard run --trace` as a real child process against the fake model server.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type FakeResponsesServer, startFakeResponsesServer } from '@switchyard/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectSucceeded, runCli } from '../__fixtures__/run-cli';
+import { describe, expect, it } from 'vitest';
+import { openForSuite } from '../__fixtures__/open-for-suite';
+import { expectSucceeded, openCliBed, runCli } from '../__fixtures__/run-cli';
 
-let root: string;
-let fake: FakeResponsesServer;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), 'switchyard-trace-'));
-  fake = await startFakeResponsesServer({ script: [] });
-});
-
-afterAll(async () => {
-  await fake?.close();
-  await rm(root, { recursive: true, force: true });
-});
+const bed = openForSuite(() => openCliBed('switchyard-trace-'));
 
 describe('switchyard run --trace', () => {
   it("prints the turn's span tree with durations after the summary", async () => {
+    const { root, fake } = bed();
     await writeFile(
       path.join(root, 'switchyard.config.json'),
       JSON.stringify({ categories: { computer: { homeRoot: 'homes' } } }),

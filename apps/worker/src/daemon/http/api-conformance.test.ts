@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openForSuite } from '../../__fixtures__/open-for-suite';
 import { summarySchema } from '../../__fixtures__/summary-schema';
 import { resolveAgent } from '../../config/resolve-agent';
 import { buildToolManifest } from '../../tool-manifest';
@@ -19,22 +20,14 @@ import {
 // until every operation of the document was exercised. The tests run in order on one daemon: the
 // turns started for the approvals are the ones the turns' paging reads.
 
-let api: ApiTestBed;
+const api = openForSuite(() => ApiTestBed.open());
 /** The turn whose held call was denied, and the one cancelled while it waited: the turns paged. */
 let turnId: string;
 let doomedId: string;
 
-beforeAll(async () => {
-  api = await ApiTestBed.open();
-}, 180_000);
-
-afterAll(async () => {
-  await api?.close();
-}, 180_000);
-
 describe('the daemon’s HTTP API: the document and every request’s checks', () => {
   it('serves a valid OpenAPI 3.1 document; /healthz, the tokens and the framework’s own failures answer as it says', async () => {
-    const { call, daemon, openapi, document } = api;
+    const { call, daemon, openapi, document } = api();
     const validity = await new Validator().validate(document as never);
     expect(validity).toEqual({ valid: true });
 
@@ -73,7 +66,7 @@ describe('the daemon’s HTTP API: the document and every request’s checks', (
 
 describe('the daemon’s HTTP API: approvals', () => {
   it('holds a destructive call for its approval, and a denial reaches the model; the turn’s events show the hold', async () => {
-    const { call, daemon, checked } = api;
+    const { call, daemon, checked } = api();
     // A destructive call asks: the turn waits, its approval is listed, a denial reaches the model.
     const started = await call('startTurn', '/v1/turns', { body: { prompt: 'WRITE denied-note' } });
     expect(started.status).toBe(202);
@@ -135,7 +128,7 @@ describe('the daemon’s HTTP API: approvals', () => {
   });
 
   it('expires an unanswered approval as a denial the model reads', async () => {
-    const { call } = api;
+    const { call } = api();
     // An unanswered approval expires as a denial the model reads.
     const hasty = await call('startTurn', '/v1/turns', {
       body: { prompt: 'WRITE late-note', agent: 'hasty' },
@@ -157,7 +150,7 @@ describe('the daemon’s HTTP API: approvals', () => {
 
 describe('the daemon’s HTTP API: turns', () => {
   it('replays a turn recorded by an older worker in today’s outcomes, its stored log unchanged; 404 for no turn', async () => {
-    const { call, daemon, controlPlane } = api;
+    const { call, daemon, controlPlane } = api();
     // A turn recorded by an older worker: a tool's error result and a throw ended `completed` with
     // isError and `error`; replayed, both are `tool-error`, and the stored log is left as it was.
     const legacyId = 'turn_recorded-before-one-outcome-set';
@@ -215,7 +208,7 @@ describe('the daemon’s HTTP API: turns', () => {
   });
 
   it('cancels a waiting turn (202, its approval cancelled), then answers 409', async () => {
-    const { call } = api;
+    const { call } = api();
     // Cancelling a waiting turn: 202, its approval cancelled, and then 409.
     const doomed = await call('startTurn', '/v1/turns', { body: { prompt: 'WRITE cancelled-note' } });
     doomedId = String(doomed.body.id);
@@ -235,7 +228,7 @@ describe('the daemon’s HTTP API: turns', () => {
   });
 
   it('pages the turns with the cursor, one per page, none twice; refuses a bad status or cursor', async () => {
-    const { call } = api;
+    const { call } = api();
     // Paging: one turn per page, each page's cursor leads to the next, no turn twice.
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -259,7 +252,7 @@ describe('the daemon’s HTTP API: turns', () => {
 
 describe('the daemon’s HTTP API: workflows', () => {
   it('checks a workflow as the workflow tool does, then starts, lists, reads and cancels it', async () => {
-    const { call } = api;
+    const { call } = api();
     // Workflows: the spec is checked as the workflow tool's is, then started, listed, read, cancelled.
     const refused = await call('startWorkflow', '/v1/workflows', {
       body: {
@@ -297,7 +290,7 @@ describe('the daemon’s HTTP API: workflows', () => {
 
 describe('the daemon’s HTTP API: events', () => {
   it('answers the live feed as an event stream; another method is a 405 naming the one allowed', async () => {
-    const { daemon, checked } = api;
+    const { daemon, checked } = api();
     // The live feed answers as an event stream.
     const feed = new AbortController();
     const feedAnswer = await fetch(`${daemon.url}/v1/events`, {
@@ -319,7 +312,7 @@ describe('the daemon’s HTTP API: events', () => {
 
 describe('the daemon’s HTTP API: session', () => {
   it('says which token was used and the agents served', async () => {
-    const { call } = api;
+    const { call } = api();
     // What the console reads first: which token was used, the agents served.
     expect((await call('getSession', '/v1/session')).body).toEqual({
       access: 'full',
@@ -334,7 +327,7 @@ describe('the daemon’s HTTP API: session', () => {
 
 describe('the daemon’s HTTP API: schedules', () => {
   it('lists the schedules with their recent runs, the turn a fire ran included', async () => {
-    const { call, controlPlane } = api;
+    const { call, controlPlane } = api();
     // Schedules with their recent runs: one fires (ticked by hand) and the daemon runs its turn.
     const schedule = await controlPlane.schedules.createSchedule({
       agentId: 'hasty',
@@ -395,7 +388,7 @@ describe('the daemon’s HTTP API: schedules', () => {
 
 describe('the daemon’s HTTP API: tools', () => {
   it('answers the manifest the agent’s next text turn would send, as `switchyard tools --json` prints it', async () => {
-    const { call } = api;
+    const { call } = api();
     // The manifest the agent's next text turn would send, the same as `switchyard tools --json`.
     const manifest = await call('listTools', '/v1/tools?agent=hasty', { token: READ_TOKEN });
     expect(manifest.status).toBe(200);
@@ -418,7 +411,7 @@ describe('the daemon’s HTTP API: tools', () => {
 
 describe('the daemon’s HTTP API: the whole document', () => {
   it('had every operation exercised by the tests above', async () => {
-    const { checked, openapi } = api;
+    const { checked, openapi } = api();
     // Every operation of the document was exercised.
     const operations = openapi.getOperations().map((operation) => operation.operationId);
     expect([...checked].toSorted()).toEqual(operations.toSorted());

@@ -28,6 +28,17 @@ export class HttpError extends SwitchyardError {
   }
 }
 
+/**
+ * The 503 (`lock_lost`) of a daemon that lost the lock on its embedded database: it takes no new
+ * `work` (`turns`, `work`), and its log says why.
+ */
+export const lockLostError = (work: string): HttpError =>
+  new HttpError(
+    503,
+    'lock_lost',
+    `the daemon lost the lock on its embedded database and takes no new ${work}: see its log`,
+  );
+
 /** `tasks[0].id` from a Zod issue path. */
 function fieldOf(path: readonly PropertyKey[]): string {
   let field = '';

@@ -1,9 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
 import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
-import type { Hono } from 'hono';
-import { HttpError, validationError } from './http-error';
+import { validationError } from './http-error';
 import { readJsonBody } from './middleware-chain';
-import { BODY_ERRORS, COMMON_ERRORS, SHARED_ERRORS } from './shared-error-responses';
+import { BODY_ERRORS, COMMON_ERRORS, RETRY_AFTER_HEADER, SHARED_ERRORS } from './shared-error-responses';
 import { ErrorSchema, IdempotencyKeyHeaderSchema, IdParamSchema } from './shared-schemas';
 
 // How the resources' sub-apps declare their routes: each builder gives a route the errors every
@@ -128,34 +127,17 @@ export const createRouteOf = <B extends z.ZodType, R extends RouteConfig['respon
   );
 
 /**
- * Registers on `app` the `GET` of one resource named by the `{id}` in its path: 200 with what `find`
- * gives (`ok` describes it), or the 404 `notFound` that `find` throws (see `found`).
+ * A `POST` that starts work from a JSON body of `body` (a `createRouteOf`, with its `Idempotency-Key`):
+ * `started.status` with what it started (`Location` names it), or 503 with `Retry-After`, for the
+ * reasons `unavailable` gives (over the bound of waiting work, and whatever else stops it).
  */
-export function registerGetById<S extends z.ZodType>(
-  app: OpenAPIHono<ApiBindings>,
+export const startRouteOf = <B extends z.ZodType, S extends z.ZodType>(
   text: RouteText,
-  notFound: SharedErrorRef,
-  ok: { description: string; schema: S },
-  find: (id: string) => Promise<z.input<S>>,
-): void {
-  app.openapi(idRoute('get', text, notFound, { 200: jsonResponse(ok.description, ok.schema) }), async (c) =>
-    c.json(await find(c.req.valid('param').id), 200, NO_STORE),
-  );
-}
-
-/**
- * Answers another method on each of `paths` (Hono's `:id` form) with 405 naming the methods it
- * takes (`Allow`). Registered after the paths' own routes.
- */
-export function refuseOtherMethods(
-  app: Hono<ApiBindings>,
-  paths: ReadonlyArray<readonly [path: string, allowed: readonly string[]]>,
-): void {
-  for (const [path, allowed] of paths) {
-    app.all(path, () => {
-      throw new HttpError(405, 'method_not_allowed', `use ${allowed.join(' or ')}`, undefined, {
-        allow: allowed.join(', '),
-      });
-    });
-  }
-}
+  body: B,
+  started: { status: 201 | 202; description: string; schema: S },
+  unavailable: string,
+) =>
+  createRouteOf(text, body, {
+    [started.status]: locatedResponse(started.description, started.schema),
+    503: { ...errorResponse(unavailable), headers: RETRY_AFTER_HEADER },
+  });

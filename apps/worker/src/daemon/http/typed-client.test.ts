@@ -1,7 +1,8 @@
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import createClient from 'openapi-fetch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { paths } from '../../../../console/src/api/openapi-types';
+import { openForSuite } from '../../__fixtures__/open-for-suite';
 import { summarySchema } from '../../__fixtures__/summary-schema';
 import { waitFor } from '../__fixtures__/http-client';
 import { ApiTestBed, openEvents, READ_TOKEN, TOKEN } from './__fixtures__/api-test-bed';
@@ -12,18 +13,10 @@ import { ApiTestBed, openEvents, READ_TOKEN, TOKEN } from './__fixtures__/api-te
 // the result stored once.
 
 describe('the daemon’s HTTP API through a client typed from its document', () => {
-  let api: ApiTestBed;
-
-  beforeAll(async () => {
-    api = await ApiTestBed.open();
-  }, 180_000);
-
-  afterAll(async () => {
-    await api?.close();
-  }, 180_000);
+  const api = openForSuite(() => ApiTestBed.open());
 
   it('a client typed from the document starts a workflow, follows events, answers the approval and reads the stored result', async () => {
-    const { daemon, controlPlane } = api;
+    const { daemon, controlPlane } = api();
     const client = createClient<paths>({
       baseUrl: daemon.url,
       headers: { authorization: `Bearer ${TOKEN}` },

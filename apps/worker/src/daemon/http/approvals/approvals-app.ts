@@ -9,11 +9,9 @@ import {
   errorResponse,
   jsonBody,
   jsonResponse,
-  listRoute,
   NO_STORE,
-  refuseOtherMethods,
-  registerGetById,
 } from '../route-builders';
+import { refuseOtherMethods, registerGetById, registerList } from '../route-registrars';
 import { BODY_ERRORS, SHARED_ERRORS } from '../shared-error-responses';
 import { IdParamSchema } from '../shared-schemas';
 import {
@@ -88,18 +86,16 @@ export function createApprovalsApp(context: ApiContext) {
   const { controlPlane } = context.options;
   const app = createResourceApp();
 
-  app.openapi(
-    listRoute(
-      {
-        operationId: 'listApprovals',
-        path: '/v1/approvals',
-        summary: 'Approvals of held calls of the agents served, newest first (default: pending ones)',
-      },
-      approvalsQuerySchema(context.fields),
-      jsonResponse('A page of approvals', ApprovalListSchema),
-    ),
-    async (c) => {
-      const query = c.req.valid('query');
+  registerList(
+    app,
+    {
+      operationId: 'listApprovals',
+      path: '/v1/approvals',
+      summary: 'Approvals of held calls of the agents served, newest first (default: pending ones)',
+    },
+    approvalsQuerySchema(context.fields),
+    { description: 'A page of approvals', schema: ApprovalListSchema },
+    async (query) => {
       // A bad cursor is refused before anything expires.
       const paging = pageOf(query);
       await controlPlane.approvals.expireDue();
@@ -111,11 +107,7 @@ export function createApprovalsApp(context: ApiContext) {
           ...paging,
         })
         .catch(refusedQuery);
-      return c.json(
-        { approvals: page.approvals.map(approvalView), ...nextCursorOf(page.next) },
-        200,
-        NO_STORE,
-      );
+      return { approvals: page.approvals.map(approvalView), ...nextCursorOf(page.next) };
     },
   );
 

@@ -1,7 +1,8 @@
 import { type Context, Hono } from 'hono';
 import type { ConsoleSite } from '../../console-files';
 import { HttpError } from '../http-error';
-import { type ApiBindings, refuseOtherMethods } from '../route-builders';
+import type { ApiBindings } from '../route-builders';
+import { refuseOtherMethods } from '../route-registrars';
 import { isConsolePath } from './console-paths';
 
 /**

@@ -1,5 +1,6 @@
 import type { ApiContext } from '../api-context';
-import { createResourceApp, eventStreamResponse, listRoute, refuseOtherMethods } from '../route-builders';
+import { createResourceApp, eventStreamResponse, listRoute } from '../route-builders';
+import { refuseOtherMethods } from '../route-registrars';
 import { EventFeed, feedMessageText, type NumberedFeedMessage } from './event-feed';
 import { eventsQuerySchema } from './event-schemas';
 

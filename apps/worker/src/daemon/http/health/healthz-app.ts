@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { ApiContext } from '../api-context';
-import { createResourceApp, jsonResponse, NO_STORE, refuseOtherMethods } from '../route-builders';
+import { createResourceApp, jsonResponse, NO_STORE } from '../route-builders';
+import { refuseOtherMethods } from '../route-registrars';
 import { COMMON_ERRORS } from '../shared-error-responses';
 import { HealthSchema } from './health-schemas';
 

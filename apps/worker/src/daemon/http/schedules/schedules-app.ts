@@ -1,7 +1,8 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import { definedFields } from '../../defined-fields';
 import type { ApiContext } from '../api-context';
-import { createResourceApp, jsonResponse, listRoute, NO_STORE, refuseOtherMethods } from '../route-builders';
+import { createResourceApp } from '../route-builders';
+import { refuseOtherMethods, registerList } from '../route-registrars';
 import { ScheduleListSchema, schedulesQuerySchema } from './schedule-schemas';
 
 /** The schedules of `agent` (every one with `all`), each with its newest runs (at most 10). */
@@ -39,26 +40,24 @@ async function schedulesOf(schedules: ControlPlane['schedules'], agent: string, 
 export function createSchedulesApp(context: ApiContext) {
   const { controlPlane } = context.options;
   const app = createResourceApp();
-  app.openapi(
-    listRoute(
-      {
-        operationId: 'listSchedules',
-        path: '/v1/schedules',
-        summary: 'The schedules of the agents served, with their next fire times and recent runs',
-        description:
-          'What `switchyard schedules list` reads: active schedules, or every one with `all=true`, newest first per agent. `runs` come from the control plane’s run ledger (one row per schedule slot that fired, however often it was delivered), newest first, at most 10, each with the newest turn that ran it.',
-      },
-      schedulesQuerySchema(context.fields),
-      jsonResponse('Schedules', ScheduleListSchema),
-    ),
-    async (c) => {
-      const query = c.req.valid('query');
+  registerList(
+    app,
+    {
+      operationId: 'listSchedules',
+      path: '/v1/schedules',
+      summary: 'The schedules of the agents served, with their next fire times and recent runs',
+      description:
+        'What `switchyard schedules list` reads: active schedules, or every one with `all=true`, newest first per agent. `runs` come from the control plane’s run ledger (one row per schedule slot that fired, however often it was delivered), newest first, at most 10, each with the newest turn that ran it.',
+    },
+    schedulesQuerySchema(context.fields),
+    { description: 'Schedules', schema: ScheduleListSchema },
+    async (query) => {
       const lists = await Promise.all(
         context
           .served(query.agent)
           .map((agent) => schedulesOf(controlPlane.schedules, agent, query.all === 'true')),
       );
-      return c.json({ items: lists.flat() }, 200, NO_STORE);
+      return { items: lists.flat() };
     },
   );
   refuseOtherMethods(app, [['/v1/schedules', ['GET']]]);

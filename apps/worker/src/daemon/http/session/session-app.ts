@@ -1,6 +1,7 @@
 import { checkBearerToken } from '../../check-bearer-token';
 import type { ApiContext } from '../api-context';
-import { createResourceApp, jsonResponse, listRoute, NO_STORE, refuseOtherMethods } from '../route-builders';
+import { createResourceApp, jsonResponse, listRoute, NO_STORE } from '../route-builders';
+import { refuseOtherMethods } from '../route-registrars';
 import { SessionQuerySchema, SessionSchema } from './session-schemas';
 
 /** The session's sub-app: `GET /v1/session`, who the caller is to this daemon and what it serves. */

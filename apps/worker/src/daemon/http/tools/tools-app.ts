@@ -6,8 +6,8 @@ import {
   errorResponse,
   jsonResponse,
   NO_STORE,
-  refuseOtherMethods,
 } from '../route-builders';
+import { refuseOtherMethods } from '../route-registrars';
 import { BODY_ERRORS } from '../shared-error-responses';
 import { ToolManifestSchema, toolsQuerySchema } from './tool-schemas';
 

@@ -3,22 +3,12 @@ import { ControlPlaneInputError, type StoredAnswer } from '@switchyard/control-p
 import { type DaemonTurnSnapshot, snapshotOf } from '../../daemon-turns';
 import { definedFields } from '../../defined-fields';
 import type { ApiContext } from '../api-context';
-import { found, HttpError } from '../http-error';
-import { answerCreate } from '../idempotent-answer';
+import { found, HttpError, lockLostError } from '../http-error';
+import { type CreateRequest, registerStartRoute } from '../idempotent-answer';
 import { nextCursorOf, pageOf, refusedQuery } from '../paging';
-import {
-  createResourceApp,
-  createRouteOf,
-  errorResponse,
-  idRoute,
-  jsonResponse,
-  listRoute,
-  locatedResponse,
-  NO_STORE,
-  refuseOtherMethods,
-  registerGetById,
-} from '../route-builders';
-import { RETRY_AFTER_HEADER, SHARED_ERRORS } from '../shared-error-responses';
+import { createResourceApp, errorResponse, idRoute, jsonResponse, NO_STORE } from '../route-builders';
+import { refuseOtherMethods, registerGetById, registerList } from '../route-registrars';
+import { SHARED_ERRORS } from '../shared-error-responses';
 import { registerTurnEvents } from './turn-events-route';
 import { TurnListSchema, TurnSchema, turnRequestSchemas } from './turn-schemas';
 
@@ -58,11 +48,7 @@ async function startTurn(
   }
   if (started === undefined) {
     throw options.state() === 'lock-lost'
-      ? new HttpError(
-          503,
-          'lock_lost',
-          'the daemon lost the lock on its embedded database and takes no new turns: see its log',
-        )
+      ? lockLostError('turns')
       : new HttpError(503, 'draining', 'the daemon is shutting down and takes no new turns');
   }
   const snapshot = turns.get(started.id);
@@ -71,48 +57,39 @@ async function startTurn(
   return snapshot;
 }
 
-/** Registers `POST /v1/turns`: record and start a turn, once per `Idempotency-Key`. */
-function registerStartTurn(
-  app: ReturnType<typeof createResourceApp>,
-  context: ApiContext,
-  requestSchema: ReturnType<typeof turnRequestSchemas>['turnRequest'],
-): void {
+/** `POST /v1/turns` in the document, with the body `requestSchema`. */
+const startTurnRoute = (requestSchema: ReturnType<typeof turnRequestSchemas>['turnRequest']) => ({
+  text: {
+    operationId: 'startTurn',
+    path: '/v1/turns',
+    summary: 'Start a turn',
+    description:
+      'Send an `Idempotency-Key` header to start one turn however often the request is retried, from any process on the same database.',
+  },
+  body: requestSchema,
+  started: {
+    status: 202 as const,
+    description: 'Recorded and started; `Location` names it',
+    schema: TurnSchema,
+  },
+  unavailable:
+    'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), draining, the embedded database’s lock was lost, or the turn could not be recorded: nothing runs',
+});
+
+/** `POST /v1/turns`: record and start a turn of `body.agent` (or the default agent), once per key. */
+function turnStart(context: ApiContext, body: { agent?: string | undefined; prompt: string }): CreateRequest {
   const { options } = context;
-  app.openapi(
-    createRouteOf(
-      {
-        operationId: 'startTurn',
-        path: '/v1/turns',
-        summary: 'Start a turn',
-        description:
-          'Send an `Idempotency-Key` header to start one turn however often the request is retried, from any process on the same database.',
-      },
-      requestSchema,
-      {
-        202: locatedResponse('Recorded and started; `Location` names it', TurnSchema),
-        503: {
-          ...errorResponse(
-            'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), draining, the embedded database’s lock was lost, or the turn could not be recorded: nothing runs',
-          ),
-          headers: RETRY_AFTER_HEADER,
-        },
-      },
-    ),
-    async (c) => {
-      const body = c.req.valid('json');
-      const request = { agent: body.agent ?? options.defaultAgent, prompt: body.prompt };
-      return answerCreate(c, options, {
-        agent: request.agent,
-        operation: 'start-turn',
-        newResourceId: () => `turn_${randomUUID()}`,
-        create: async (turnId, takenOver) => {
-          // A claim continued from a process that died (or is slow) after recording the turn: that turn.
-          const recorded = turnId !== undefined && takenOver ? await options.turns.find(turnId) : undefined;
-          return turnAnswer(recorded ?? (await startTurn(context, request, turnId)));
-        },
-      }) as never;
+  const request = { agent: body.agent ?? options.defaultAgent, prompt: body.prompt };
+  return {
+    agent: request.agent,
+    operation: 'start-turn',
+    newResourceId: () => `turn_${randomUUID()}`,
+    create: async (turnId, takenOver) => {
+      // A claim continued from a process that died (or is slow) after recording the turn: that turn.
+      const recorded = turnId !== undefined && takenOver ? await options.turns.find(turnId) : undefined;
+      return turnAnswer(recorded ?? (await startTurn(context, request, turnId)));
     },
-  );
+  };
 }
 
 /**
@@ -124,20 +101,18 @@ export function createTurnsApp(context: ApiContext) {
   const { turns, controlPlane } = options;
   const schemas = turnRequestSchemas(context.fields);
   const app = createResourceApp();
-  registerStartTurn(app, context, schemas.turnRequest);
+  registerStartRoute(app, options, startTurnRoute(schemas.turnRequest), (body) => turnStart(context, body));
 
-  app.openapi(
-    listRoute(
-      {
-        operationId: 'listTurns',
-        path: '/v1/turns',
-        summary: 'Recorded turns of the agents served, newest first',
-      },
-      schemas.turnsQuery,
-      jsonResponse('A page of turns', TurnListSchema),
-    ),
-    async (c) => {
-      const query = c.req.valid('query');
+  registerList(
+    app,
+    {
+      operationId: 'listTurns',
+      path: '/v1/turns',
+      summary: 'Recorded turns of the agents served, newest first',
+    },
+    schemas.turnsQuery,
+    { description: 'A page of turns', schema: TurnListSchema },
+    async (query) => {
       const page = await controlPlane.turns
         .page({
           agentIds: context.served(query.agent),
@@ -145,14 +120,10 @@ export function createTurnsApp(context: ApiContext) {
           ...pageOf(query),
         })
         .catch(refusedQuery);
-      return c.json(
-        {
-          turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
-          ...nextCursorOf(page.next),
-        },
-        200,
-        NO_STORE,
-      );
+      return {
+        turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
+        ...nextCursorOf(page.next),
+      };
     },
   );
 

@@ -2,21 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
 import { type ControlPlane, ControlPlaneInputError, type StoredAnswer } from '@switchyard/control-plane';
 import type { ApiContext } from '../api-context';
-import { HttpError } from '../http-error';
-import { answerCreate } from '../idempotent-answer';
-import {
-  createResourceApp,
-  createRouteOf,
-  errorResponse,
-  idRoute,
-  jsonResponse,
-  listRoute,
-  locatedResponse,
-  NO_STORE,
-  refuseOtherMethods,
-  registerGetById,
-} from '../route-builders';
-import { RETRY_AFTER_HEADER, SHARED_ERRORS } from '../shared-error-responses';
+import { HttpError, lockLostError } from '../http-error';
+import { type CreateRequest, registerStartRoute } from '../idempotent-answer';
+import { createResourceApp, idRoute, jsonResponse, NO_STORE } from '../route-builders';
+import { refuseOtherMethods, registerGetById, registerList } from '../route-registrars';
+import { SHARED_ERRORS } from '../shared-error-responses';
 import { WorkflowListSchema, WorkflowSchema, workflowRequestSchemas } from './workflow-schemas';
 
 type WorkflowRecord = NonNullable<Awaited<ReturnType<ControlPlane['workflows']['showWorkflow']>>>;
@@ -63,53 +53,38 @@ async function startWorkflow(
   };
 }
 
-/** Registers `POST /v1/workflows`: store and start a workflow, once per `Idempotency-Key`. */
-function registerStartWorkflow(
-  app: ReturnType<typeof createResourceApp>,
-  context: ApiContext,
-  requestSchema: ReturnType<typeof workflowRequestSchemas>['workflowRequest'],
-): void {
+/** `POST /v1/workflows` in the document, with the body `requestSchema`. */
+const startWorkflowRoute = (requestSchema: ReturnType<typeof workflowRequestSchemas>['workflowRequest']) => ({
+  text: {
+    operationId: 'startWorkflow',
+    path: '/v1/workflows',
+    summary: 'Start a workflow (checked as the workflow tool checks it)',
+    description:
+      'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried, from any process on the same database.',
+  },
+  body: requestSchema,
+  started: {
+    status: 201 as const,
+    description: 'Stored and started; `Location` names it',
+    schema: WorkflowSchema,
+  },
+  unavailable:
+    'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), or the embedded database’s lock was lost: nothing is started',
+});
+
+/** `POST /v1/workflows`: store and start the workflow `body` asks for, once per key; 503 after the lock was lost. */
+function workflowStart(context: ApiContext, body: WorkflowRequest): CreateRequest {
   const { options } = context;
-  app.openapi(
-    createRouteOf(
-      {
-        operationId: 'startWorkflow',
-        path: '/v1/workflows',
-        summary: 'Start a workflow (checked as the workflow tool checks it)',
-        description:
-          'Tasks without dependsOn start at once, in parallel; each runs as a task turn and stores a result matching its resultSchema. Send an `Idempotency-Key` header to start one workflow however often the request is retried, from any process on the same database.',
-      },
-      requestSchema,
-      {
-        201: locatedResponse('Stored and started; `Location` names it', WorkflowSchema),
-        503: {
-          ...errorResponse(
-            'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), or the embedded database’s lock was lost: nothing is started',
-          ),
-          headers: RETRY_AFTER_HEADER,
-        },
-      },
-    ),
-    async (c) => {
-      if (options.state() === 'lock-lost') {
-        throw new HttpError(
-          503,
-          'lock_lost',
-          'the daemon lost the lock on its embedded database and takes no new work: see its log',
-        );
-      }
-      const body = c.req.valid('json');
-      const agent = body.agent ?? options.defaultAgent;
-      return answerCreate(c, options, {
-        agent,
-        operation: 'start-workflow',
-        newResourceId: () => `api-key:${randomUUID()}`,
-        // The resource id is the key the workflow is stored under: a continued claim that starts it
-        // again gets the workflow stored first (the workflows' unique idempotency key).
-        create: (workflowKey) => startWorkflow(context, agent, body, workflowKey),
-      }) as never;
-    },
-  );
+  if (options.state() === 'lock-lost') throw lockLostError('work');
+  const agent = body.agent ?? options.defaultAgent;
+  return {
+    agent,
+    operation: 'start-workflow',
+    newResourceId: () => `api-key:${randomUUID()}`,
+    // The resource id is the key the workflow is stored under: a continued claim that starts it
+    // again gets the workflow stored first (the workflows' unique idempotency key).
+    create: (workflowKey) => startWorkflow(context, agent, body, workflowKey),
+  };
 }
 
 /** The workflows' sub-app: start, list, read and cancel the workflows of the agents served. */
@@ -127,20 +102,20 @@ export function createWorkflowsApp(context: ApiContext) {
     throw new HttpError(404, 'not_found', `no workflow '${id}'`);
   };
 
-  registerStartWorkflow(app, context, schemas.workflowRequest);
+  registerStartRoute(app, context.options, startWorkflowRoute(schemas.workflowRequest), (body) =>
+    workflowStart(context, body),
+  );
 
-  app.openapi(
-    listRoute(
-      {
-        operationId: 'listWorkflows',
-        path: '/v1/workflows',
-        summary: 'Recent workflows of the agents served, newest first (50 per agent)',
-      },
-      schemas.workflowsQuery,
-      jsonResponse('Workflows', WorkflowListSchema),
-    ),
-    async (c) => {
-      const query = c.req.valid('query');
+  registerList(
+    app,
+    {
+      operationId: 'listWorkflows',
+      path: '/v1/workflows',
+      summary: 'Recent workflows of the agents served, newest first (50 per agent)',
+    },
+    schemas.workflowsQuery,
+    { description: 'Workflows', schema: WorkflowListSchema },
+    async (query) => {
       const lists = await Promise.all(
         context.served(query.agent).map(async (agent) =>
           (await controlPlane.workflows.listWorkflows({ agentId: agent })).map((summary) => ({
@@ -150,7 +125,7 @@ export function createWorkflowsApp(context: ApiContext) {
         ),
       );
       const workflows = lists.flat().toSorted((a, b) => b.createdAt.localeCompare(a.createdAt));
-      return c.json({ workflows }, 200, NO_STORE);
+      return { workflows };
     },
   );
 
