@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Context as OtelContext, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { ApprovalRecord, ResumableTurn, TurnRecord } from '@switchyard/control-plane';
-import {
-  type AgentEvent,
-  type AgentRunResult,
-  type AnyWorkerAgentTool,
-  type RunAgentLoopOptions,
-  runAgentLoop,
-  type TurnJournal,
-} from '@switchyard/core';
+import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
 import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import { ApprovalGate } from './approval-gate';
 import type {
@@ -24,8 +16,16 @@ import { errorMessage } from './error-message';
 import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
 import { describeUnfinishedTurn, recordTurnEnd, serialiseEvent } from './turn-event-recording';
-import { continuedTurnOf, describeContinuation, releaseHeldTurn, resumeStateOf } from './turn-recovery';
-import { snapshotOf, type TurnObserver, TurnRegistry } from './turn-registry';
+import { openTurnJournal } from './turn-journal';
+import { loopOptionsOf } from './turn-loop-options';
+import {
+  continuedTurnOf,
+  describeContinuation,
+  interruptedTurnOf,
+  releaseHeldTurn,
+  resumeStateOf,
+} from './turn-recovery';
+import { type TurnObserver, TurnRegistry } from './turn-registry';
 
 // The daemon's turns are four rooms: the registry of live and retained turns (turn-registry.ts), the
 // approval gate (approval-gate.ts), recovery and claiming (turn-recovery.ts) and event recording
@@ -49,11 +49,6 @@ export { snapshotOf } from './turn-registry';
 
 /** This process's id in the turn records: every daemon in the process shares it. */
 export const PROCESS_WORKER_ID = `worker_${randomUUID()}`;
-
-/** A context whose span is the remote one a stored `traceparent` names (the SDK's propagator reads it). */
-function parentFromTraceParent(traceParent: string): OtelContext {
-  return propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
-}
 
 /** What `#run` builds a turn's loop from: its own tools and instructions, or a continued turn's state. */
 interface TurnPlan {
@@ -211,19 +206,10 @@ export class DaemonTurns {
    * turn whose cancellation was asked for is ended `aborted` without a model request.
    */
   resumeInterrupted(record: TurnRecord): { id: string; done: Promise<DaemonTurnSnapshot> } {
-    const entry = createTurnEntry({ ...snapshotOf(record), status: 'running' }, this.#options.turnTimeoutMs);
-    entry.signal = turnSignalOf(entry, undefined);
+    const { entry, context } = interruptedTurnOf(record, this.#options.turnTimeoutMs);
     this.#registry.add(entry);
     if (record.cancelRequested !== undefined) entry.controller.abort(new Error(record.cancelRequested));
     else if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
-    const context: DaemonTurnContext = {
-      agentId: record.agentId,
-      prompt: record.prompt,
-      source: record.source,
-      ...definedFields(record, ['sourceId', 'attempt']),
-      turnId: record.id,
-      signal: entry.signal,
-    };
     const done = this.#run(entry, context, { tools: undefined, instructions: undefined, resume: undefined });
     entry.done = done;
     this.#registry.changed(entry);
@@ -251,9 +237,24 @@ export class DaemonTurns {
           ? plan.resume.instructions
           : (plan.instructions ?? (await this.#options.instructions?.(context)));
       entry.instructions = instructions;
-      const journal = await this.#journalOf(entry, context, plan.resume);
+      const journal = await openTurnJournal({
+        ...definedFields(this.#options, ['journals', 'log']),
+        records: this.#records,
+        workerId: this.workerId,
+        entry,
+        turnId: context.turnId,
+        resume: plan.resume,
+      });
       const run = runAgentLoop({
-        ...this.#loopOptions(entry, context, tools, instructions, plan.resume),
+        ...loopOptionsOf({
+          options: this.#options,
+          gate: this.#gate,
+          entry,
+          context,
+          tools,
+          instructions,
+          resume: plan.resume,
+        }),
         turnId: context.turnId,
         ...(journal === undefined ? {} : { journal }),
       });
@@ -272,76 +273,6 @@ export class DaemonTurns {
       });
     }
     return this.#end(entry);
-  }
-
-  /**
-   * The turn's journal, with what earlier attempts recorded (a resumed turn, a unit's next attempt).
-   * A turn continued after an approval from its checkpoint goes on from the checkpoint's transcript
-   * instead: its steps are recorded numbered after the checkpoint's.
-   */
-  async #journalOf(
-    entry: TurnEntry,
-    context: DaemonTurnContext,
-    resume: ResumeState | undefined,
-  ): Promise<TurnJournal | undefined> {
-    const journals = this.#options.journals;
-    if (journals === undefined || this.#records === undefined) return undefined;
-    const started = performance.now();
-    const opened = await journals.open({ turnId: context.turnId, workerId: this.workerId });
-    const { journal } = opened;
-    if (resume !== undefined) {
-      const offset = entry.offset.iterations;
-      return {
-        response: (response) => journal.response({ ...response, iteration: response.iteration + offset }),
-        callStarted: (call) => journal.callStarted(call),
-        callFinished: (call) => journal.callFinished(call),
-      };
-    }
-    if (opened.recorded === undefined) return journal;
-    const { responses, started: calls, outputs } = opened.counts;
-    this.#options.log?.(
-      `switchyard serve: turn ${context.turnId} goes on from its journal: ${responses} model response(s) and ${outputs} tool output(s) recorded, ${calls - outputs} call(s) in doubt (read in ${Math.round(performance.now() - started)} ms)`,
-    );
-    return { ...journal, recorded: opened.recorded };
-  }
-
-  /** The loop's options for one turn: the daemon's limits, the turn's telemetry, and the gate when there are approvals. */
-  #loopOptions(
-    entry: TurnEntry,
-    context: DaemonTurnContext,
-    tools: readonly AnyWorkerAgentTool[],
-    instructions: string | undefined,
-    resume: ResumeState | undefined,
-  ): RunAgentLoopOptions {
-    const options = this.#options;
-    const maxIterations =
-      options.maxIterations === undefined
-        ? undefined
-        : Math.max(1, options.maxIterations - entry.offset.iterations);
-    const gate = this.#gate;
-    return {
-      model: options.model,
-      tools,
-      input: resume?.items ?? context.prompt,
-      signal: context.signal,
-      telemetry: {
-        agentName: context.agentId,
-        attributes: {
-          'switchyard.turn.id': context.turnId,
-          'switchyard.turn.source': context.source,
-          ...(context.sourceId === undefined ? {} : { 'switchyard.turn.source_id': context.sourceId }),
-        },
-        ...(context.traceParent === undefined
-          ? {}
-          : { parentContext: parentFromTraceParent(context.traceParent) }),
-      },
-      ...(instructions === undefined ? {} : { instructions }),
-      ...(maxIterations === undefined ? {} : { maxIterations }),
-      ...definedFields(options, ['toolTimeoutMs', 'maxParallelCalls', 'toolSearch']),
-      ...(gate === undefined
-        ? {}
-        : { beforeToolCall: (call, tool) => gate.beforeToolCall(entry, call, tool, resume) }),
-    };
   }
 
   /** One event of the turn's loop: the snapshot and the calls under way follow it, then it is logged and streamed. */

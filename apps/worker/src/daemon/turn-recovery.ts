@@ -63,6 +63,28 @@ export function continuedTurnOf(claimed: ResumableTurn, turnTimeoutMs: number | 
 }
 
 /**
+ * The entry and context of an API turn whose worker stopped mid-turn, taken over here to be resumed
+ * from its journal: its record's snapshot, `running` again, with a fresh time limit (its journal's
+ * replayed steps fill its events and usage again).
+ */
+export function interruptedTurnOf(
+  record: TurnRecord,
+  turnTimeoutMs: number | undefined,
+): { entry: TurnEntry; context: DaemonTurnContext } {
+  const entry = createTurnEntry({ ...snapshotOf(record), status: 'running' }, turnTimeoutMs);
+  entry.signal = turnSignalOf(entry, undefined);
+  const context: DaemonTurnContext = {
+    agentId: record.agentId,
+    prompt: record.prompt,
+    source: record.source,
+    ...definedFields(record, ['sourceId', 'attempt']),
+    turnId: record.id,
+    signal: entry.signal,
+  };
+  return { entry, context };
+}
+
+/**
  * Where a continued turn's loop goes on from: the checkpoint's transcript, its held calls' decisions
  * by `resumeKey` (each acted on once), the calls let run before with no output, and `instructions`
  * (the turn's own rebuilt ones, else the checkpoint's). Without a checkpoint: an empty transcript.
