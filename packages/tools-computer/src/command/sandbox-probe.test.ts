@@ -34,10 +34,13 @@ function switchableBubblewrap(marker: string): string {
   writeFileSync(
     file,
     [
-      '#!/bin/sh',
-      // Descriptor 6: where run_command's bubblewrap reads its options.
+      '#!/bin/bash',
+      // Descriptor 6: where run_command's bubblewrap reads its options. A parked one may not fork
+      // until they come (its cgroup allows it one process until then): the first is read by the
+      // shell itself, and only then the rest by cat.
       'if [ "$1" = --args ] && [ "$2" = 6 ]; then',
-      `  cat <&6 > '${options}'.$$`,
+      "  IFS= read -r -d '' -u 6 first",
+      `  { printf '%s\\0' "$first"; cat <&6; } > '${options}'.$$`,
       `  ${refuse}`,
       `  exec 6< '${options}'.$$`,
       `  rm -f '${options}'.$$`,

@@ -118,9 +118,12 @@ export class SandboxProcess {
     // A pipe bubblewrap closed (it ended, or read the filter) must not throw in the worker.
     for (const stream of child.stdio) stream?.on('error', () => undefined);
     if (cgroup === undefined || child.pid === undefined) {
-      // Without a pid the spawn failed (its `error` event says why): no process to move.
+      // Without a pid the spawn failed (its `error` event says why, on the next tick): listened to
+      // before anything is awaited, or the worker would die of an unhandled `error` (a root worker
+      // whose bubblewrap was removed). No process to move.
+      const sandbox = new SandboxProcess(child, undefined);
       if (cgroup !== undefined) await cgroup.remove();
-      return new SandboxProcess(child, undefined);
+      return sandbox;
     }
     const sandbox = new SandboxProcess(child, cgroup);
     try {
