@@ -228,7 +228,12 @@ describe("the computer tools' sandbox", () => {
           'echo mine > mine.txt && cat mine.txt',
         ].join('; '),
       },
-      { signal: new AbortController().signal, toolCallId: 'call-1', reportProgress: () => undefined },
+      {
+        signal: new AbortController().signal,
+        toolCallId: 'call-1',
+        idempotencyKey: 'turn_test:1',
+        reportProgress: () => undefined,
+      },
     );
     const text = String(result?.content);
     expect(result?.details).toMatchObject({ sandboxed: true });
@@ -263,7 +268,12 @@ describe("the computer tools' sandbox", () => {
     // The limit is the command's own, not only the description's (RLIMIT_NPROC in its namespace).
     const result = await builder?.execute(
       { command: 'ulimit -u' },
-      { signal: new AbortController().signal, toolCallId: 'call-2', reportProgress: () => undefined },
+      {
+        signal: new AbortController().signal,
+        toolCallId: 'call-2',
+        idempotencyKey: 'turn_test:1',
+        reportProgress: () => undefined,
+      },
     );
     expect(String(result?.content).split('\n')[0]).toBe('64');
   });

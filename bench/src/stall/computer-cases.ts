@@ -58,6 +58,7 @@ function callTool(tools: Map<string, AnyWorkerAgentTool>, name: string, args: Re
   return tool.execute(tool.schema.parse(args), {
     signal: new AbortController().signal,
     toolCallId: 'stall',
+    idempotencyKey: 'turn_test:1',
     reportProgress: () => undefined,
   });
 }

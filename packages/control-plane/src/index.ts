@@ -31,6 +31,7 @@ export type { BrainPruneRecord } from './brain/prune-brain';
 export type { DataDirLockLoss } from './database/data-dir-lock';
 export { ControlPlaneConfigError } from './errors/control-plane-config-error';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
+export { TurnJournalFencedError } from './errors/turn-journal-fenced-error';
 export type {
   ClaimIdempotencyKeyRequest,
   IdempotencyClaim,
@@ -61,6 +62,7 @@ export type {
   TurnRequestWorkOptions,
 } from './turn-requests/turn-request-queue';
 export type { DetachedTurnEnd } from './turns/detached-turn-end';
+export type { OpenedTurnJournal, TurnJournalStore } from './turns/turn-journal-store';
 export type {
   InterruptedTurnRecord,
   ListTurnsOptions,

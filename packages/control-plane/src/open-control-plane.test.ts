@@ -58,6 +58,7 @@ for (const backend of testBackends) {
           'schedule_runs',
           'schedules',
           'task_results',
+          'turn_journal',
           'turns',
           'workflow_tasks',
           'workflows',

@@ -16,6 +16,7 @@ import { routeTurnUnits } from './route-turn-units';
 import { ControlPlaneScheduleService, type ScheduleLimits } from './schedules/schedule-service';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { type TurnRequestOptions, TurnRequestQueue } from './turn-requests/turn-request-queue';
+import { TurnJournalStore } from './turns/turn-journal-store';
 import { TurnStore } from './turns/turn-store';
 import { WorkStore } from './work/work-store';
 import { ControlPlaneBackgroundJobService } from './workflows/background-job-service';
@@ -90,6 +91,11 @@ export interface ControlPlane {
    * `markInterrupted` hands an interrupted turn's unit back to its queue.
    */
   readonly turns: TurnStore;
+  /**
+   * Each turn's journal (core's `TurnJournal`): its model responses and tool calls, written before the
+   * turn moves on, read back when a turn whose worker stopped is resumed (`open`, `read`).
+   */
+  readonly journals: TurnJournalStore;
   /**
    * Each agent's Brain: knowledge pages with their versions and full-text recall. The `BrainService`
    * for `createBrainTools({ brain, agentId, mode })` of `@switchyard/tools-brain`.
@@ -178,6 +184,8 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, settings.workflows),
     workTurns,
     turns: new TurnStore(database, maxValueBytes, units.handBack, units.settleDetached),
+    // A response holds the model's whole answer: room for large ones, still bounded.
+    journals: new TurnJournalStore(database, Math.max(16 * 1024 * 1024, 4 * maxValueBytes)),
     brain,
     approvals: new ApprovalStore(database, units.detachUnit),
     idempotency: new IdempotencyStore(database, maxValueBytes),

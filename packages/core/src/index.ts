@@ -36,6 +36,7 @@ export {
   type RunAgentLoopOptions,
   runAgentLoop,
 } from './loop/run-agent-loop';
+export type { RecordedTurn, TurnJournal } from './loop/turn-journal';
 export {
   createResponsesModel,
   type ResponsesModel,

@@ -41,6 +41,7 @@ export {
   runToolCallOnce,
   type ToolCallOnceResult,
 } from './loop/run-tool-call-once';
+export type { JournalCallOutput, JournalCallStart, JournalResponse } from './loop/turn-journal';
 export { isOpenAIEndpoint } from './model/is-openai-endpoint';
 export type {
   ModelRequest,

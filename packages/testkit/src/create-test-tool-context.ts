@@ -17,7 +17,7 @@ export interface TestToolContext extends ToolExecutionContext {
  * expect(context.progress).toEqual([]);
  */
 export function createTestToolContext(
-  options: { toolCallId?: string; signal?: AbortSignal } = {},
+  options: { toolCallId?: string; signal?: AbortSignal; idempotencyKey?: string } = {},
 ): TestToolContext {
   const controller = new AbortController();
   const progress: ToolProgress[] = [];
@@ -26,6 +26,8 @@ export function createTestToolContext(
     progress,
     signal: options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal,
     toolCallId: options.toolCallId ?? 'call_test',
+    // What a turn gives a call: `<turnId>:<itemIndex>`, the same on every attempt.
+    idempotencyKey: options.idempotencyKey ?? `turn_test:${options.toolCallId ?? 'call_test'}`,
     reportProgress: (report) => {
       progress.push(report);
     },

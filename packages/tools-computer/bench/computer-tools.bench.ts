@@ -34,6 +34,7 @@ const tools = new Map<string, AnyWorkerAgentTool>(
 const context = {
   signal: new AbortController().signal,
   toolCallId: 'bench',
+  idempotencyKey: 'turn_test:1',
   reportProgress: () => undefined,
 };
 const call = (name: string, params: Record<string, unknown>) => {

@@ -6,7 +6,12 @@ import { calcStdioServer } from '../src/__fixtures__/fixture-paths';
 import { connectMcpServers, createMcpTools } from '../src/index';
 import { createMcpWorkerTool } from '../src/mcp-worker-tool';
 
-const context = { signal: new AbortController().signal, toolCallId: 'bench', reportProgress: () => {} };
+const context = {
+  signal: new AbortController().signal,
+  toolCallId: 'bench',
+  idempotencyKey: 'turn_test:1',
+  reportProgress: () => {},
+};
 const server = { command: process.execPath, args: [calcStdioServer] };
 
 report('MCP tools, the calc fixture server over stdio', 'median', 'ratio');

@@ -17,7 +17,12 @@ import { McpConfigurationError } from './errors/mcp-configuration-error';
 import type { McpToolCallDetails } from './mcp-tool-result';
 
 function context(signal = new AbortController().signal, progress: ToolProgress[] = []): ToolExecutionContext {
-  return { signal, toolCallId: 'call_1', reportProgress: (update) => progress.push(update) };
+  return {
+    signal,
+    toolCallId: 'call_1',
+    idempotencyKey: 'turn_test:1',
+    reportProgress: (update) => progress.push(update),
+  };
 }
 
 function find(tools: AnyWorkerAgentTool[], namespace: string, name: string): AnyWorkerAgentTool {

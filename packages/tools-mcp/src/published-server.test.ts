@@ -18,6 +18,7 @@ const everythingServer = path.join(
 const context = (): ToolExecutionContext => ({
   signal: new AbortController().signal,
   toolCallId: 'call_1',
+  idempotencyKey: 'turn_test:1',
   reportProgress: () => {},
 });
 

@@ -67,7 +67,12 @@ const tool = createWebFetchTool(
   { allowedTargets: [`127.0.0.1:${port}`], defaultMaxLength: 100_000 },
   { connector },
 );
-const context = { signal: new AbortController().signal, toolCallId: 'bench', reportProgress: () => {} };
+const context = {
+  signal: new AbortController().signal,
+  toolCallId: 'bench',
+  idempotencyKey: 'bench:1',
+  reportProgress: () => {},
+};
 const guardedText = await measure(() => tool.execute({ url: textUrl }, context), { runs: 100, warmup: 10 });
 // The event loop's longest block while web_fetch converts the page: what every other agent's turn
 // on the same loop waits for.

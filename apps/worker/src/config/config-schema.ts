@@ -199,6 +199,7 @@ const serveSchema = z.strictObject({
   pollSeconds: z.number().min(0.5).max(3_600).optional(),
   heartbeatMs: milliseconds.optional(),
   staleTurnMs: milliseconds.optional(),
+  resumeApiTurns: z.boolean().optional(),
   // pg-boss keeps expiry, retries and delays as whole seconds; it refuses an expiry of a day or more.
   expireSeconds: z.number().int().min(1).max(86_399).optional(),
   retryLimit: z.number().int().min(0).max(100).optional(),
@@ -260,6 +261,7 @@ const approvalsSchema = z.strictObject({
     .max(30 * 24 * 60 * 60)
     .optional(),
   approvers: z.array(z.string().trim().min(1).max(200)).min(1).optional(),
+  inDoubt: z.enum(['report', 'ask'], { error: "must be 'report' or 'ask'" }).optional(),
 });
 
 const agentNameSchema = z

@@ -149,6 +149,8 @@ describe('configuration errors name the field', () => {
     [{ approvals: { tools: { 'bad key!': 'ask' } } }, 'approvals.tools.bad key!', /tool key/],
     [{ approvals: { expiresInSeconds: 0 } }, 'approvals.expiresInSeconds', /1/],
     [{ approvals: { approvers: [] } }, 'approvals.approvers', /1/],
+    [{ approvals: { inDoubt: 'rerun' } }, 'approvals.inDoubt', /'report' or 'ask'/],
+    [{ serve: { resumeApiTurns: 'yes' } }, 'serve.resumeApiTurns', /boolean/],
     [{ agents: { ops: { approvals: { readOnly: 'never' } } } }, 'agents.ops.approvals.readOnly', /'allow'/],
     [{ agents: { ops: { budget: 1 } } }, 'agents.ops.budget', /not a known field/],
     [
@@ -217,7 +219,14 @@ describe('approval policies and the read-only token', () => {
       {
         approvals: { destructive: 'ask', tools: { 'calc.add': 'deny' }, expiresInSeconds: 600 },
         agents: {
-          ops: { approvals: { destructive: 'deny', tools: { submit_result: 'ask' }, approvers: ['sre'] } },
+          ops: {
+            approvals: {
+              destructive: 'deny',
+              tools: { submit_result: 'ask' },
+              approvers: ['sre'],
+              inDoubt: 'ask',
+            },
+          },
         },
       },
       { env: {} },
@@ -234,6 +243,7 @@ describe('approval policies and the read-only token', () => {
       tools: { 'calc.add': 'deny' },
       expiresInSeconds: 600,
       approvers: ['operator'],
+      inDoubt: 'report',
       origins: { destructive: every('approvals.destructive'), readOnly: 'default' },
     });
     expect(config.agents.ops?.approvals).toEqual({
@@ -242,6 +252,7 @@ describe('approval policies and the read-only token', () => {
       tools: { 'calc.add': 'deny', submit_result: 'ask' },
       expiresInSeconds: 600,
       approvers: ['sre'],
+      inDoubt: 'ask',
       origins: { destructive: every('agents.ops.approvals.destructive'), readOnly: 'default' },
     });
   });
@@ -487,6 +498,7 @@ describe('the serve section', () => {
       pollSeconds: 2,
       heartbeatMs: 10_000,
       staleTurnMs: 60_000,
+      resumeApiTurns: true,
       // The queues' expiry follows the turn limit (600 s by default), a minute past it.
       expireSeconds: 660,
       retryLimit: 2,
@@ -509,6 +521,7 @@ describe('the serve section', () => {
       pollSeconds: 0.5,
       heartbeatMs: 2_000,
       staleTurnMs: 20_000,
+      resumeApiTurns: false,
       expireSeconds: 900,
       retryLimit: 4,
       retryDelaySeconds: 0,

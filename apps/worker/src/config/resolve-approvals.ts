@@ -54,6 +54,7 @@ export function resolveApprovals(
     tools: { ...(base?.tools ?? {}), ...(ownSection?.tools ?? {}) },
     expiresInSeconds: ownSection?.expiresInSeconds ?? base?.expiresInSeconds ?? 3_600,
     approvers: ownSection?.approvers ?? base?.approvers ?? ['operator'],
+    inDoubt: ownSection?.inDoubt ?? base?.inDoubt ?? 'report',
     origins: {
       destructive: destructiveOrigins,
       readOnly:

@@ -116,6 +116,7 @@ export function resolveServe(
     pollSeconds: serve?.pollSeconds ?? 2,
     heartbeatMs,
     staleTurnMs,
+    resumeApiTurns: serve?.resumeApiTurns ?? true,
     expireSeconds,
     retryLimit: serve?.retryLimit ?? 2,
     retryDelaySeconds: serve?.retryDelaySeconds ?? 5,

@@ -173,6 +173,12 @@ export interface WorkerServeConfig {
    */
   staleTurnMs: number;
   /**
+   * An API turn whose worker stopped is taken over by a live one and resumed from its journal
+   * (`serve.resumeApiTurns`, default true); false: it is marked interrupted. A unit's turn (a schedule
+   * fire, a workflow task, a job) always resumes, as its unit's next attempt.
+   */
+  resumeApiTurns: boolean;
+  /**
    * The queues' safety net: a delivery still running after this long counts as lost and is delivered
    * again, in seconds (default: `limits.turnTimeoutMs` plus 60 s, so a live turn is never redelivered).
    */
@@ -228,6 +234,12 @@ export interface ApprovalPolicy {
   expiresInSeconds: number;
   /** Who may answer, recorded with each approval (default `["operator"]`). */
   approvers: string[];
+  /**
+   * A call in doubt in a resumed turn (its worker stopped after starting it, before its output was
+   * recorded) of a tool neither read-only nor idempotent: `report` (default) does not run it again
+   * and the model reads that its effect is unknown; `ask` holds it for an operator's answer.
+   */
+  inDoubt: 'report' | 'ask';
   /**
    * The configuration field that set each decision of `destructive` and `readOnly`
    * (`approvals.destructive`, `agents.ops.approvals.destructive.schedule`, ...), or `default`: named

@@ -81,6 +81,17 @@ export class ApprovalGate {
       if (resumed !== undefined) return resumed;
     }
     const policy = this.#options.approvals.policy(entry.snapshot.agent);
+    if (call.inDoubt === true && !tool.isReadOnly && tool.idempotent !== true) {
+      // Its effect is unknown: run again only if an operator says so.
+      if (policy.inDoubt !== 'ask') {
+        return {
+          allow: false,
+          reason: `agent ${entry.snapshot.agent} reports calls in doubt without running them again (approvals.inDoubt: report)`,
+        };
+      }
+      const held = await this.#hold(entry, call, tool, key, policy);
+      return 'allow' in held ? held : this.#actOn(entry, held, call, key);
+    }
     const { decision, field } = decideByPolicy(policy, tool, key, entry.snapshot.source);
     if (decision === 'deny') {
       return {

@@ -97,6 +97,11 @@ export interface DaemonOptions
    * running is marked at start-up.
    */
   staleTurnMs?: number;
+  /**
+   * Resume an API turn whose worker stopped from its journal, here (claimed once its heartbeat is
+   * `staleTurnMs` old, at once on embedded PGlite); false: mark it interrupted. Default true.
+   */
+  resumeApiTurns?: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1']);

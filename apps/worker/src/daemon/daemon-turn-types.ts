@@ -1,4 +1,4 @@
-import type { TurnRecord, TurnStore } from '@switchyard/control-plane';
+import type { TurnJournalStore, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import type {
   AgentEvent,
   AgentRunStatus,
@@ -150,6 +150,12 @@ export interface DaemonTurnRunnerOptions {
   records?: DaemonTurnRecords;
   /** This process's id in the turn records (default: `PROCESS_WORKER_ID`, one per process). */
   workerId?: string;
+  /**
+   * The turns' journals (the control plane's `journals`), with `records`: every turn records each
+   * model response and tool call before it moves on, and a turn whose worker stopped continues from
+   * them (`resumeInterrupted`, and a unit's next attempt). Absent: no journal.
+   */
+  journals?: Pick<TurnJournalStore, 'open'>;
   /** Receives one-line messages: each turn that did not finish, and recording problems. Default: none. */
   log?: (line: string) => void;
   /** Approval policies of held calls. Absent: every validated call runs. */

@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Context as OtelContext, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { ApprovalRecord, ResumableTurn } from '@switchyard/control-plane';
-import {
-  type AgentEvent,
-  type AgentRunResult,
-  type AnyWorkerAgentTool,
-  type RunAgentLoopOptions,
-  runAgentLoop,
-} from '@switchyard/core';
+import type { ApprovalRecord, ResumableTurn, TurnRecord } from '@switchyard/control-plane';
+import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
 import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import { ApprovalGate } from './approval-gate';
 import type {
@@ -23,7 +16,15 @@ import { errorMessage } from './error-message';
 import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
 import { describeUnfinishedTurn, recordTurnEnd, serialiseEvent } from './turn-event-recording';
-import { continuedTurnOf, describeContinuation, releaseHeldTurn, resumeStateOf } from './turn-recovery';
+import { openTurnJournal } from './turn-journal';
+import { loopOptionsOf } from './turn-loop-options';
+import {
+  continuedTurnOf,
+  describeContinuation,
+  interruptedTurnOf,
+  releaseHeldTurn,
+  resumeStateOf,
+} from './turn-recovery';
 import { type TurnObserver, TurnRegistry } from './turn-registry';
 
 // The daemon's turns are four rooms: the registry of live and retained turns (turn-registry.ts), the
@@ -48,11 +49,6 @@ export { snapshotOf } from './turn-registry';
 
 /** This process's id in the turn records: every daemon in the process shares it. */
 export const PROCESS_WORKER_ID = `worker_${randomUUID()}`;
-
-/** A context whose span is the remote one a stored `traceparent` names (the SDK's propagator reads it). */
-function parentFromTraceParent(traceParent: string): OtelContext {
-  return propagation.extract(ROOT_CONTEXT, { traceparent: traceParent });
-}
 
 /** What `#run` builds a turn's loop from: its own tools and instructions, or a continued turn's state. */
 interface TurnPlan {
@@ -201,6 +197,29 @@ export class DaemonTurns {
   }
 
   /**
+   * Continues a turn whose worker stopped mid-turn, claimed by this process
+   * (`turns.claimInterrupted`): from its prompt and its journal, so recorded model responses are
+   * replayed (not asked for again), recorded outputs reused (not run again), and a call started with
+   * no output recorded is in doubt. Its tools and instructions are built again as for a new turn.
+   *
+   * Contract: resolves with the turn's id and a promise of its final snapshot (never rejects); a
+   * turn whose cancellation was asked for is ended `aborted` without a model request.
+   */
+  resumeInterrupted(record: TurnRecord): { id: string; done: Promise<DaemonTurnSnapshot> } {
+    const { entry, context } = interruptedTurnOf(record, this.#options.turnTimeoutMs);
+    this.#registry.add(entry);
+    if (record.cancelRequested !== undefined) entry.controller.abort(new Error(record.cancelRequested));
+    else if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
+    const done = this.#run(entry, context, { tools: undefined, instructions: undefined, resume: undefined });
+    entry.done = done;
+    this.#registry.changed(entry);
+    this.#options.log?.(
+      `switchyard serve: resuming turn ${record.id} of agent ${record.agentId} from its journal (its worker ${record.workerId === this.workerId ? 'restarted' : 'stopped'}; resumed ${record.resumedCount} time(s))`,
+    );
+    return { id: record.id, done };
+  }
+
+  /**
    * Follows every turn of this process: `observer(snapshot, event)` for each event, and
    * `observer(snapshot, undefined)` when a turn starts or is continued here and when its end is
    * recorded. Returns an unsubscribe function.
@@ -218,7 +237,27 @@ export class DaemonTurns {
           ? plan.resume.instructions
           : (plan.instructions ?? (await this.#options.instructions?.(context)));
       entry.instructions = instructions;
-      const run = runAgentLoop(this.#loopOptions(entry, context, tools, instructions, plan.resume));
+      const journal = await openTurnJournal({
+        ...definedFields(this.#options, ['journals', 'log']),
+        records: this.#records,
+        workerId: this.workerId,
+        entry,
+        turnId: context.turnId,
+        resume: plan.resume,
+      });
+      const run = runAgentLoop({
+        ...loopOptionsOf({
+          options: this.#options,
+          gate: this.#gate,
+          entry,
+          context,
+          tools,
+          instructions,
+          resume: plan.resume,
+        }),
+        turnId: context.turnId,
+        ...(journal === undefined ? {} : { journal }),
+      });
       for await (const event of run) this.#onEvent(entry, event);
       this.#onResult(entry, await run.result());
     } catch (error) {
@@ -234,45 +273,6 @@ export class DaemonTurns {
       });
     }
     return this.#end(entry);
-  }
-
-  /** The loop's options for one turn: the daemon's limits, the turn's telemetry, and the gate when there are approvals. */
-  #loopOptions(
-    entry: TurnEntry,
-    context: DaemonTurnContext,
-    tools: readonly AnyWorkerAgentTool[],
-    instructions: string | undefined,
-    resume: ResumeState | undefined,
-  ): RunAgentLoopOptions {
-    const options = this.#options;
-    const maxIterations =
-      options.maxIterations === undefined
-        ? undefined
-        : Math.max(1, options.maxIterations - entry.offset.iterations);
-    const gate = this.#gate;
-    return {
-      model: options.model,
-      tools,
-      input: resume?.items ?? context.prompt,
-      signal: context.signal,
-      telemetry: {
-        agentName: context.agentId,
-        attributes: {
-          'switchyard.turn.id': context.turnId,
-          'switchyard.turn.source': context.source,
-          ...(context.sourceId === undefined ? {} : { 'switchyard.turn.source_id': context.sourceId }),
-        },
-        ...(context.traceParent === undefined
-          ? {}
-          : { parentContext: parentFromTraceParent(context.traceParent) }),
-      },
-      ...(instructions === undefined ? {} : { instructions }),
-      ...(maxIterations === undefined ? {} : { maxIterations }),
-      ...definedFields(options, ['toolTimeoutMs', 'maxParallelCalls', 'toolSearch']),
-      ...(gate === undefined
-        ? {}
-        : { beforeToolCall: (call, tool) => gate.beforeToolCall(entry, call, tool, resume) }),
-    };
   }
 
   /** One event of the turn's loop: the snapshot and the calls under way follow it, then it is logged and streamed. */

@@ -219,6 +219,7 @@ function daemonOptionsOf(
     graceMs: options.graceMs ?? serve.graceMs,
     heartbeatMs: serve.heartbeatMs,
     staleTurnMs: serve.staleTurnMs,
+    resumeApiTurns: serve.resumeApiTurns,
     scheduler: { intervalMs: options.tickMs ?? serve.tickMs },
     // Workflow tasks and background jobs, with the task-turn tool list: the enabled web tools and,
     // with the Brain enabled, its read-only tools.

@@ -196,10 +196,12 @@ describe('switchyard serve: Idempotency-Key (embedded PGlite)', () => {
     expect(again.text).toBe(firstAnswer);
     expect(model.turns.get('once only')).toBe(1);
 
-    // The dead process's turn was recorded: the retry answers with it (interrupted at start-up).
+    // The dead process's turn was recorded: the retry answers with it, resumed at start-up from its
+    // (empty) journal, as it is now.
     const continued = await post(url, '/v1/turns', bodyBytes('claimed and recorded'), key);
     expect(continued.status).toBe(202);
-    expect(JSON.parse(continued.text)).toMatchObject({ id: deadTurn, status: 'interrupted' });
+    expect(JSON.parse(continued.text)).toMatchObject({ id: deadTurn });
+    expect(['running', 'completed']).toContain(JSON.parse(continued.text).status);
     // Its turn was never recorded: the retry starts it, under the id the claim fixed, once.
     const started = await post(url, '/v1/turns', bodyBytes('claimed only'), deadKeyNoTurn);
     expect(started.status).toBe(202);
@@ -212,7 +214,11 @@ describe('switchyard serve: Idempotency-Key (embedded PGlite)', () => {
       ),
     );
     expect(model.turns.get('claimed only')).toBe(1);
-    expect(model.turns.has('claimed and recorded')).toBe(false);
+    await waitFor('the resumed turn to end', async () =>
+      (await recordedTurns(url)).find((entry) => entry.id === deadTurn && entry.status === 'completed'),
+    );
+    // Resumed once, by this process: one model request for it, not one per retry.
+    expect(model.turns.get('claimed and recorded')).toBe(1);
     expect(serve?.log).toMatch(/Idempotency-Key 'no-turn-[^']+' of agent ada: continuing an earlier claim/);
   });
 });

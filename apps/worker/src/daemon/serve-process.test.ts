@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import { queryControlPlane } from '@switchyard/control-plane/testing';
 import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
@@ -178,8 +177,9 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     }
   });
 
-  it('marks a turn cut off by SIGKILL interrupted when the next process starts', async () => {
-    const args = serveArgs(path.join(folder.path, 'switchyard.config.json'));
+  it('with serve.resumeApiTurns false, marks an API turn cut off by SIGKILL interrupted when the next process starts', async () => {
+    // Resumed from its journal by default (serve-durable-turns.test.ts): here the operator turned that off.
+    const args = serveArgs(await writeConfig(folder, { resumeApiTurns: false }));
     const environment = { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' };
     const killed = folder.start(args, environment);
     const url = await killed.ready;

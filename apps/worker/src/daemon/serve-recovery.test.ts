@@ -276,7 +276,12 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: serve processes recover 
       },
       60_000,
     );
-    expect(['aborted', 'ended-by-tool', 'completed']).toContain(ended.status);
+    // Its journal refuses the late response (the turn is not its to go on with), so it stops there;
+    // a heartbeat that told it first aborts it.
+    expect(['aborted', 'failed']).toContain(ended.status);
+    if (ended.status === 'failed') {
+      expect(ended.error).toMatch(/journal could not be written: .*no longer running on worker/);
+    }
     const slowShown = await cp.workflows.showWorkflow({ agentId: AGENT, workflowId: slow.id });
     expect(slowShown?.tasks[0]).toMatchObject({
       status: 'completed',

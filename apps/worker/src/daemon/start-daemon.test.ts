@@ -384,6 +384,8 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
         scheduler: false,
         heartbeatMs: 100,
         staleTurnMs: 1_000,
+        // Marked, not resumed (serve-durable-turns.test.ts resumes them, the default).
+        resumeApiTurns: false,
         log: (line) => logs.push(line),
       });
       try {

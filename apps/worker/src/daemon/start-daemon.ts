@@ -15,7 +15,7 @@ import { createDaemonHttpApi } from './http/daemon-http-api';
 import { LoadShedder } from './load-shedder';
 import { readOpenFileLimit } from './open-file-limit';
 import { stopWorkOnLockLost } from './stop-work-on-lock-lost';
-import { continueAnsweredTurns, sweepInterruptedTurns } from './turn-recovery';
+import { continueAnsweredTurns, resumeInterruptedTurns, sweepInterruptedTurns } from './turn-recovery';
 import { resolveWaitingWorkBound, type WaitingWorkBound } from './waiting-work-bound';
 import { type RunDaemonTurn, scheduleFireSource, type WorkSource } from './work-source';
 
@@ -73,6 +73,7 @@ function createTurns(options: DaemonOptions, sources: readonly WorkSource[]): Da
   return new DaemonTurns({
     ...turnOptions,
     records: options.controlPlane.turns,
+    journals: options.controlPlane.journals,
     ...(options.approvals === undefined
       ? {}
       : {
@@ -135,8 +136,23 @@ function recoveryOf(
   return {
     staleTurnMs,
     othersStaleMs,
-    sweepInterrupted: (staleAfterMs) =>
-      sweepInterruptedTurns({ records: controlPlane.turns, workerId: turns.workerId, staleAfterMs, log }),
+    sweepInterrupted: async (staleAfterMs) => {
+      // API turns of this daemon's agents first: taken over and resumed here, not marked.
+      if (options.resumeApiTurns !== false && status.state === 'serving') {
+        await resumeInterruptedTurns({
+          records: controlPlane.turns,
+          turns,
+          staleAfterMs,
+          agentIds: options.agents,
+        });
+      }
+      await sweepInterruptedTurns({
+        records: controlPlane.turns,
+        workerId: turns.workerId,
+        staleAfterMs,
+        log,
+      });
+    },
     continueAnswered: async () => {
       if (options.approvals === undefined || status.state !== 'serving') return;
       await continueAnsweredTurns({

@@ -1,4 +1,4 @@
-import type { ApprovalStore, ResumableTurn, TurnStore } from '@switchyard/control-plane';
+import type { ApprovalStore, ResumableTurn, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import { ZERO_USAGE } from '@switchyard/core/internal';
 import type { DaemonApprovalStore } from './daemon-approvals';
 import type { DaemonTurnContext } from './daemon-turn-types';
@@ -60,6 +60,28 @@ export function continuedTurnOf(claimed: ResumableTurn, turnTimeoutMs: number | 
     signal: entry.signal,
   };
   return { entry, context, checkpoint };
+}
+
+/**
+ * The entry and context of an API turn whose worker stopped mid-turn, taken over here to be resumed
+ * from its journal: its record's snapshot, `running` again, with a fresh time limit (its journal's
+ * replayed steps fill its events and usage again).
+ */
+export function interruptedTurnOf(
+  record: TurnRecord,
+  turnTimeoutMs: number | undefined,
+): { entry: TurnEntry; context: DaemonTurnContext } {
+  const entry = createTurnEntry({ ...snapshotOf(record), status: 'running' }, turnTimeoutMs);
+  entry.signal = turnSignalOf(entry, undefined);
+  const context: DaemonTurnContext = {
+    agentId: record.agentId,
+    prompt: record.prompt,
+    source: record.source,
+    ...definedFields(record, ['sourceId', 'attempt']),
+    turnId: record.id,
+    signal: entry.signal,
+  };
+  return { entry, context };
 }
 
 /**
@@ -147,6 +169,27 @@ export async function sweepInterruptedTurns(options: {
       `switchyard serve: recovery: ${recovery.unit} ${recovery.unitId}, attempt ${recovery.attempt} (turn ${id}, previous worker ${recovery.previousWorkerId}): ${recovery.outcome}: ${recovery.description}`,
     );
   }
+}
+
+/**
+ * Takes over the API turns of `agentIds` whose worker stopped heartbeating `staleAfterMs` ago and
+ * resumes each here from its journal (`turns.resumeInterrupted`). One process takes a turn, however
+ * many look at once; the turns of this process are left alone.
+ */
+export async function resumeInterruptedTurns(options: {
+  records: Pick<TurnStore, 'claimInterrupted'>;
+  turns: { readonly workerId: string; resumeInterrupted(record: TurnRecord): unknown };
+  staleAfterMs: number;
+  agentIds: readonly string[];
+}): Promise<void> {
+  const claimed = await options.records.claimInterrupted({
+    staleAfterMs: options.staleAfterMs,
+    workerId: options.turns.workerId,
+    exceptWorkerId: options.turns.workerId,
+    agentIds: options.agentIds,
+    sources: ['api'],
+  });
+  for (const record of claimed) options.turns.resumeInterrupted(record);
 }
 
 /**

@@ -385,4 +385,27 @@ SELECT agent_id, sum(pages)::integer, sum(bytes)::bigint FROM (
 ) stored GROUP BY agent_id;
 `,
   },
+  {
+    version: 12,
+    name: 'a journal per turn: its model responses and tool calls, recorded before the turn moves on',
+    sql: `
+-- Append-only: a model response (position: its step), a call about to run and a call's output
+-- (position: the call's item in the transcript). The entry is JSON text, not jsonb, so that what is
+-- replayed is exactly what was recorded (jsonb cannot hold a \\u0000 escape). A turn resumed after
+-- its worker stopped reads them back; its rows go with it.
+CREATE TABLE switchyard.turn_journal (
+  turn_id text NOT NULL REFERENCES switchyard.turns (id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('response', 'call-start', 'call-output')),
+  position integer NOT NULL CHECK (position >= 0),
+  entry text NOT NULL,
+  recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (turn_id, kind, position)
+);
+-- How often a turn was resumed from its journal, and when last.
+ALTER TABLE switchyard.turns ADD COLUMN resumed_count integer NOT NULL DEFAULT 0;
+ALTER TABLE switchyard.turns ADD COLUMN resumed_at timestamptz;
+-- A unit's next attempt finds the interrupted one before it.
+CREATE INDEX turns_unit_attempt ON switchyard.turns (source, source_id, attempt) WHERE source_id IS NOT NULL;
+`,
+  },
 ];

@@ -73,6 +73,13 @@ export interface TurnRecord {
   updatedAt: string;
   /** Why its cancellation was asked for (`requestCancel`), while it has not ended yet. */
   cancelRequested?: string;
+  /**
+   * How many times a worker took it over after its worker stopped and resumed it from its journal
+   * (`claimInterrupted`); 0 for a turn that ran in one go.
+   */
+  resumedCount: number;
+  /** When it was last resumed (ISO 8601); absent when it never was. */
+  resumedAt?: string;
 }
 
 /** What `recordStart` takes: the record's `agentId`, `source`, `sourceId` and `prompt`, and these. */

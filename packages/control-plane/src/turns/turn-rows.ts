@@ -29,11 +29,14 @@ export interface TurnRow {
   heartbeat_at: Date;
   updated_at: Date;
   cancel_requested: string | null;
+  resumed_count: number;
+  resumed_at: Date | null;
 }
 
 /** The columns of a `TurnRecord`, for queries of other stores that return turns. */
 export const TURN_COLUMNS = `id, agent_id, source, source_id, attempt, prompt, status, output, usage, iterations, error,
-  events_dropped, worker_id, created_at, ended_at, heartbeat_at, updated_at, cancel_requested`;
+  events_dropped, worker_id, created_at, ended_at, heartbeat_at, updated_at, cancel_requested, resumed_count,
+  resumed_at`;
 
 /** A row of `TURN_COLUMNS` as a `TurnRecord` (for queries of other stores, whose rows are untyped). */
 export function toTurnRecord(row: unknown): TurnRecord {
@@ -65,5 +68,9 @@ export function recordOfTurnRow(row: TurnRow): TurnRecord {
     ...(row.cancel_requested === null || row.ended_at !== null
       ? {}
       : { cancelRequested: row.cancel_requested }),
+    resumedCount: row.resumed_count ?? 0,
+    ...(row.resumed_at === null || row.resumed_at === undefined
+      ? {}
+      : { resumedAt: row.resumed_at.toISOString() }),
   };
 }

@@ -371,6 +371,48 @@ export class TurnStore {
     return marked;
   }
 
+  /**
+   * Takes over the running turns of `sources` for `agentIds` whose worker stopped heartbeating
+   * `staleAfterMs` ago (`0` with `exceptWorkerId`: every running turn of other workers, for a
+   * database one process can open): each becomes `workerId`'s, heartbeating now, its `resumedCount`
+   * one more, for that worker to resume from its journal. One process takes a turn, however many look
+   * at once.
+   *
+   * Contract: returns the turns taken (at most 100 per call; the next call takes the rest); turns of
+   * `exceptWorkerId` and of other sources or agents are left alone (`markInterrupted` ends those).
+   */
+  async claimInterrupted(options: {
+    staleAfterMs: number;
+    workerId: string;
+    agentIds: readonly string[];
+    sources: readonly TurnSource[];
+    exceptWorkerId?: string;
+  }): Promise<TurnRecord[]> {
+    const staleAfterMs = checkCount('staleAfterMs', options.staleAfterMs);
+    const workerId = checkStoredText('workerId', options.workerId, { maxBytes: 200 });
+    const agentIds = options.agentIds.map((agentId) => checkAgentId(agentId));
+    for (const source of options.sources) {
+      if (!SOURCES.has(source)) throw new ControlPlaneInputError('sources', `unknown source ${source}`);
+    }
+    if (agentIds.length === 0 || options.sources.length === 0) return [];
+    const { rows } = await this.#database.query<TurnRow>(
+      `UPDATE switchyard.turns
+          SET worker_id = $3, heartbeat_at = clock_timestamp(), updated_at = clock_timestamp(),
+              resumed_count = resumed_count + 1, resumed_at = clock_timestamp()
+        WHERE id IN (
+          SELECT id FROM switchyard.turns
+           WHERE status = 'running' AND heartbeat_at <= clock_timestamp() - $1 * interval '1 millisecond'
+             AND ($2::text IS NULL OR worker_id <> $2)
+             AND agent_id = ANY($4::text[]) AND source = ANY($5::text[])
+           ORDER BY heartbeat_at, id LIMIT ${SWEEP_BATCH}
+           FOR UPDATE SKIP LOCKED)
+          AND status = 'running'
+        RETURNING ${COLUMNS}`,
+      [staleAfterMs, options.exceptWorkerId ?? null, workerId, agentIds, [...options.sources]],
+    );
+    return rows.map(recordOfTurnRow);
+  }
+
   /** One turn's record, or undefined for an unknown id. */
   async get(id: string): Promise<TurnRecord | undefined> {
     if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;

@@ -45,6 +45,8 @@ export type AgentRunStatus =
  * - `skipped`: an earlier call of the same response ended the turn; nothing ran.
  * - `duplicate-call-id`: another call of the same response has the same `call_id` (an endpoint or a
  *   gateway numbered them so), so no output could be told apart from the other's; none of them ran.
+ * - `in-doubt`: an earlier attempt of the turn started the call and stopped before recording its
+ *   output, so whether it took effect is unknown; it was not run again.
  *
  * Event logs recorded before this set existed may hold `completed` with `isError: true` (a tool's
  * error result) or `error` (execute threw): both read as `tool-error`.
@@ -62,6 +64,7 @@ export const TOOL_CALL_OUTCOMES = [
   'unknown-tool',
   'skipped',
   'duplicate-call-id',
+  'in-doubt',
 ] as const;
 
 /** The turn started. */
@@ -82,6 +85,11 @@ export interface ModelRequestStartEvent {
   iteration: number;
   /** Entries in the request's `tools` array (a namespace counts once). */
   toolCount: number;
+  /**
+   * Present (`true`) when the turn's journal already held this step's response (a resumed turn): it
+   * is replayed from there, and no request is sent.
+   */
+  replayed?: true;
 }
 
 /** A piece of the model's output text, as it streams. */
@@ -108,6 +116,8 @@ export interface ModelRequestEndEvent {
   functionCallCount: number;
   /** `incomplete_details.reason` when the response is incomplete, e.g. `max_output_tokens`. */
   finishReason?: string;
+  /** Present (`true`) when the response came from the turn's journal, not from a request. */
+  replayed?: true;
 }
 
 /** A validated, allowed tool call is starting. */
@@ -212,6 +222,17 @@ export interface ToolCallEndEvent {
    * `abandonGraceMs` ran out: the loop stopped waiting for it, and it may still be running.
    */
   abandoned?: true;
+  /**
+   * Present (`true`) when the output came from the turn's journal (a resumed turn reuses what an
+   * earlier attempt recorded): nothing ran.
+   */
+  replayed?: true;
+  /**
+   * Present (`true`) when an earlier attempt had started the call and stopped before recording its
+   * output, so its effect is unknown. A read-only or idempotent tool runs again; any other call is
+   * not run again (outcome `in-doubt`) unless `beforeToolCall` allowed it.
+   */
+  inDoubt?: true;
 }
 
 /** The turn ended. Always the last event. */

@@ -30,6 +30,12 @@ export interface ToolCallRequest {
   /** Repairs the argument ladder made. */
   repairs: ArgumentRepair[];
   /**
+   * Present (`true`) when an earlier attempt of the turn (its journal says) started this call and
+   * stopped before recording its output, so whether it took effect is unknown. For a tool neither
+   * read-only nor idempotent, allowing it runs it again; denying it gives it the `in-doubt` outcome.
+   */
+  inDoubt?: true;
+  /**
    * The turn's transcript as a later request would continue from it, taken when called: the input,
    * every response's items (this call's response included, so its function calls are there) and the
    * outputs recorded so far, those of this response's calls that have already finished included. A
@@ -69,6 +75,8 @@ export interface TurnToolCall {
 export interface ToolCallRecord {
   /** The `function_call_output` item appended to the transcript. */
   output: ResponseInputItem.FunctionCallOutput;
+  /** The call's `tool-call-end` event, as emitted. */
+  end: ToolCallEndEvent;
   /** The result asked to end the turn. */
   endsTurn: boolean;
   /** The completed result's `loadsTools` (empty for any other outcome): the loop loads them. */
@@ -89,6 +97,13 @@ export interface ToolCallScope extends CallLimits {
   recordOutput(call: TurnToolCall, output: ResponseInputItem.FunctionCallOutput): void;
   /** The transcript a held call's hook may store (see `ToolCallRequest.transcript`). */
   transcript(): ResponseInputItem[];
+  /** The call's `context.idempotencyKey`: the same on every attempt of the turn. */
+  idempotencyKey(call: TurnToolCall): string;
+  /**
+   * Runs right before `execute` (the journal records the call as started); when it rejects, the call
+   * does not run and gets a `cancelled` output saying why (the loop ends the turn).
+   */
+  beforeExecute?(call: TurnToolCall): Promise<void>;
 }
 
 type Approval = NonNullable<ToolCallEndEvent['approval']>;
@@ -113,6 +128,7 @@ export async function executeToolCall(
   turnCall: TurnToolCall,
   finishReason: string | undefined,
   scope: ToolCallScope,
+  inDoubt = false,
 ): Promise<ToolCallRecord> {
   if (scope.signal.aborted) return unrunToolCall(turnCall, 'cancelled', scope);
   // 1. Look up.
@@ -130,20 +146,53 @@ export async function executeToolCall(
     return finishToolCall({ call: turnCall, scope, outcome: 'invalid-arguments', result, refusal: reason });
   }
   const { params, repairs } = validation;
+  // A call whose earlier start left no output runs again only where that cannot repeat an effect,
+  // or where the policy hook (an operator) allows it.
+  const rerunnable = !inDoubt || tool.isReadOnly || tool.idempotent === true;
   // 3. Decide.
   let approval: Approval | undefined;
   if (scope.beforeToolCall !== undefined) {
-    const decided = await decide(turnCall, tool, params, repairs, scope);
+    const decided = await decide(turnCall, tool, params, repairs, scope, inDoubt);
     approval = decided.approval;
     if (decided.denial !== undefined) {
-      const result = { content: decided.denial, isError: true };
-      return finishToolCall({ call: turnCall, scope, outcome: 'denied', result, repairs, approval });
+      // A call in doubt the hook did not let run again: the model reads why its effect is unknown.
+      const content = rerunnable ? decided.denial : `${IN_DOUBT_MESSAGE} (${decided.denial})`;
+      const result = { content, isError: true };
+      const outcome = rerunnable ? 'denied' : 'in-doubt';
+      return finishToolCall({ call: turnCall, scope, outcome, result, repairs, approval, inDoubt });
     }
     if (scope.signal.aborted) return unrunToolCall(turnCall, 'cancelled', scope, approval);
+  } else if (!rerunnable) {
+    return finishToolCall({
+      call: turnCall,
+      scope,
+      outcome: 'in-doubt',
+      result: { content: IN_DOUBT_MESSAGE, isError: true },
+      repairs,
+      inDoubt,
+    });
   }
   // 4. Run, then 5. finish.
-  return runTool(turnCall, tool, params, repairs, approval, scope);
+  if (scope.beforeExecute !== undefined) {
+    try {
+      await scope.beforeExecute(turnCall);
+    } catch (error) {
+      const content = `cancelled: the call was not run because the turn's journal could not record it (${errorMessage(error)})`;
+      return finishToolCall({
+        call: turnCall,
+        scope,
+        outcome: 'cancelled',
+        result: { content, isError: true },
+        approval,
+      });
+    }
+  }
+  return runTool(turnCall, tool, params, repairs, approval, scope, inDoubt);
 }
+
+/** What the model reads for a call in doubt that was not run again. */
+export const IN_DOUBT_MESSAGE =
+  'Not run again: the worker running this turn stopped while this call was running, before its result was recorded, so it may or may not have taken effect. Check its effect before calling it again.';
 
 function refuseUnknownTool(turnCall: TurnToolCall, scope: ToolCallScope): ToolCallRecord {
   const known = [...scope.tools.keys()];
@@ -173,6 +222,7 @@ async function decide(
   params: unknown,
   repairs: ArgumentRepair[],
   scope: ToolCallScope,
+  inDoubt: boolean,
 ): Promise<Decided> {
   const hook = scope.beforeToolCall as BeforeToolCall;
   const started = performance.now();
@@ -187,6 +237,7 @@ async function decide(
         params,
         rawArguments: call.arguments,
         repairs,
+        ...(inDoubt ? { inDoubt: true as const } : {}),
         transcript: scope.transcript,
       },
       tool,
@@ -211,6 +262,7 @@ async function runTool(
   repairs: ArgumentRepair[],
   approval: Approval | undefined,
   scope: ToolCallScope,
+  inDoubt: boolean,
 ): Promise<ToolCallRecord> {
   const { call, itemIndex } = turnCall;
   const activity = label(() => tool.describeActivity(params), tool.name);
@@ -242,6 +294,7 @@ async function runTool(
     approval,
     durationMs: performance.now() - started,
     abandoned,
+    inDoubt,
   });
 }
 
@@ -258,11 +311,12 @@ interface Execution {
  * turn) until it settles, but not past the grace: then it is abandoned.
  */
 async function executeUnderCallSignal(
-  { call, itemIndex }: TurnToolCall,
+  turnCall: TurnToolCall,
   tool: AnyWorkerAgentTool,
   params: unknown,
   scope: ToolCallScope,
 ): Promise<Execution> {
+  const { call, itemIndex } = turnCall;
   const { toolTimeoutMs, abandonGraceMs, emit } = scope;
   const callSignal = new CallSignal(
     scope.signal,
@@ -273,6 +327,7 @@ async function executeUnderCallSignal(
   const context = {
     signal,
     toolCallId: call.call_id,
+    idempotencyKey: scope.idempotencyKey(turnCall),
     maxResultBytes: scope.maxToolResultBytes,
     reportProgress: (progress: ToolProgress) => {
       try {

@@ -4,6 +4,7 @@ import type { ToolCallEndEvent, ToolCallOutcome } from '../events/agent-event';
 import type { AgentToolResult, ToolResultContentPart } from '../tool/worker-agent-tool';
 import { capToolResult } from './cap-tool-result';
 import type { ToolCallRecord, ToolCallScope, TurnToolCall } from './execute-tool-call';
+import type { JournalCallOutput } from './turn-journal';
 
 /** What `finishToolCall` needs of the scope: where the output goes, and its cap. */
 export type FinishScope = Pick<ToolCallScope, 'emit' | 'recordOutput' | 'maxToolResultBytes'>;
@@ -30,6 +31,8 @@ export interface FinishArguments {
   durationMs?: number;
   /** The call was abandoned after its signal fired. */
   abandoned?: boolean;
+  /** An earlier attempt of the turn started the call and never recorded its output. */
+  inDoubt?: boolean;
 }
 
 function toOutput(content: AgentToolResult['content']): ResponseInputItem.FunctionCallOutput['output'] {
@@ -72,6 +75,7 @@ export function finishToolCall({
   approval,
   durationMs = 0,
   abandoned = false,
+  inDoubt = false,
 }: FinishArguments): ToolCallRecord {
   // `completed` here means `execute` returned (its flags count, as they always did); the event says
   // whether the returned result was a failure, so `outcome` alone tells success from failure.
@@ -99,7 +103,7 @@ export function finishToolCall({
     output: toOutput(result.content),
   };
   scope.recordOutput(turnCall, output);
-  scope.emit({
+  const end: ToolCallEndEvent = {
     type: 'tool-call-end',
     callId: call.call_id,
     itemIndex,
@@ -116,8 +120,43 @@ export function finishToolCall({
     ...(cut === undefined ? {} : { resultCut: cut }),
     endsTurn,
     ...(abandoned ? { abandoned: true } : {}),
+    ...(inDoubt ? { inDoubt: true } : {}),
+  };
+  scope.emit(end);
+  return { output, end, endsTurn, loadsTools };
+}
+
+/**
+ * The output an earlier attempt recorded, reused by a resumed turn: recorded in the transcript and
+ * `tool-call-end` emitted again (marked `replayed`), and nothing run.
+ */
+export function reuseRecordedOutput(
+  turnCall: TurnToolCall,
+  recorded: JournalCallOutput,
+  scope: FinishScope,
+): ToolCallRecord {
+  const { output } = recorded;
+  scope.recordOutput(turnCall, output);
+  const end: ToolCallEndEvent = {
+    ...recorded.end,
+    result: { content: fromOutput(output.output), isError: recorded.end.isError },
+    replayed: true,
+  };
+  scope.emit(end);
+  return { output, end, endsTurn: recorded.endsTurn, loadsTools: recorded.loadsTools };
+}
+
+/** A recorded output's content as a result's: its text, or its parts as the model read them. */
+function fromOutput(output: ResponseInputItem.FunctionCallOutput['output']): AgentToolResult['content'] {
+  if (typeof output === 'string') return output;
+  return output.map((part): ToolResultContentPart => {
+    if (part.type === 'input_text') return { type: 'text', text: part.text };
+    if (part.type === 'input_image' && typeof part.image_url === 'string') {
+      const match = /^data:([^;,]+);base64,(.*)$/s.exec(part.image_url);
+      if (match !== null) return { type: 'image', mimeType: match[1] as string, data: match[2] as string };
+    }
+    return { type: 'text', text: '[a part of the recorded output]' };
   });
-  return { output, endsTurn, loadsTools };
 }
 
 /** The output given to a call that was never run: the turn was aborted, or an earlier call ended it. */

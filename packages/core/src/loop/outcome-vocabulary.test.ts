@@ -110,7 +110,33 @@ describe('one outcome vocabulary', () => {
       ['pending', 'cancelled'],
     ]);
 
-    const all = [...toolCallEnds(first.events), ...toolCallEnds(second.events)];
+    // A resumed turn whose journal says `remove` started and never finished: in doubt, not run again.
+    const third = await runTurn([{ text: 'done' }], {
+      tools: [remove],
+      input: [
+        { type: 'message', role: 'user', content: 'Hello' },
+        { type: 'function_call', call_id: 'doubtful', name: 'remove', arguments: '{}' },
+      ],
+      journal: {
+        recorded: {
+          responses: [],
+          started: [{ itemIndex: 1, callId: 'doubtful', key: 'remove', idempotencyKey: 'turn:1' }],
+          outputs: [],
+        },
+        response: async () => {},
+        callStarted: async () => {},
+        callFinished: async () => {},
+      },
+    });
+    expect(toolCallEnds(third.events).map((event) => [event.callId, event.outcome])).toEqual([
+      ['doubtful', 'in-doubt'],
+    ]);
+
+    const all = [
+      ...toolCallEnds(first.events),
+      ...toolCallEnds(second.events),
+      ...toolCallEnds(third.events),
+    ];
     // Every value of the set has a path that produces it, and nothing outside the set is produced.
     expect(new Set(all.map((event) => event.outcome))).toEqual(new Set(TOOL_CALL_OUTCOMES));
     for (const event of all)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
@@ -9,6 +10,7 @@ import { createTurnToolSet } from '../tool-search/turn-tool-set';
 import { type CallLimits, resolveCallLimits } from './call-limits';
 import { EventChannel } from './event-channel';
 import type { BeforeToolCall } from './execute-tool-call';
+import type { TurnJournal } from './turn-journal';
 import { runTurnLoop } from './turn-loop';
 
 /** Options of `runAgentLoop`. */
@@ -54,6 +56,19 @@ export interface RunAgentLoopOptions {
   toolSearch?: ToolSearchMode;
   /** Policy hook after validation, before `execute`: allow, or deny with a reason the model reads. */
   beforeToolCall?: BeforeToolCall;
+  /**
+   * Where each step is recorded before the loop moves on (each model response before its calls run,
+   * each call before `execute` and its output before the loop goes on), and what earlier attempts
+   * recorded (`journal.recorded`): a turn continued with the same `input` and `turnId` replays the
+   * recorded responses (no request), reuses the recorded outputs (nothing runs), and treats a call
+   * recorded as started without an output as in doubt (see `TurnJournal`). Default: none.
+   */
+  journal?: TurnJournal;
+  /**
+   * The turn's id, the stable part of each call's `context.idempotencyKey` (`<turnId>:<itemIndex>`):
+   * give the same one to every attempt of a turn. Default: a random id per run.
+   */
+  turnId?: string;
   /**
    * Most UTF-8 bytes of text one tool result may put before the model (default 65 536, at least
    * 1 024). Longer text keeps its head and tail with a note between saying how much was cut; the
@@ -135,6 +150,18 @@ function checkOptions(options: RunAgentLoopOptions): CallLimits {
     );
   }
   checkTelemetryOptions(options.telemetry);
+  if (options.turnId !== undefined && (typeof options.turnId !== 'string' || options.turnId === '')) {
+    throw new TypeError('runAgentLoop: turnId must be a non-empty string');
+  }
+  const { journal } = options;
+  if (
+    journal !== undefined &&
+    (typeof journal?.response !== 'function' ||
+      typeof journal.callStarted !== 'function' ||
+      typeof journal.callFinished !== 'function')
+  ) {
+    throw new TypeError('runAgentLoop: journal must have response, callStarted and callFinished methods');
+  }
   if (options.beforeToolCall !== undefined && typeof options.beforeToolCall !== 'function') {
     throw new TypeError('runAgentLoop: beforeToolCall must be a function');
   }
@@ -217,6 +244,8 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     maxParallelCalls: options.maxParallelCalls ?? DEFAULT_MAX_PARALLEL_CALLS,
     limits,
     beforeToolCall: options.beforeToolCall,
+    journal: options.journal,
+    turnId: options.turnId ?? `run_${randomUUID()}`,
   });
   return {
     [Symbol.asyncIterator]: () => events.iterator(),

@@ -78,6 +78,8 @@ export async function runToolCallOnce(
       else if (event.type === 'tool-call-end') end = event;
     },
     recordOutput: () => {},
+    // One call on its own: the key is its call id's (what a turn would give it is `<turnId>:<item>`).
+    idempotencyKey: () => `once:${call.call_id}`,
     transcript: () => [],
   });
   // executeToolCall emits exactly one tool-call-end for every call it is given.

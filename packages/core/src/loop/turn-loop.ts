@@ -13,8 +13,9 @@ import {
   type ToolCallScope,
   type TurnToolCall,
 } from './execute-tool-call';
-import { refuseDuplicateCallId, unrunToolCall } from './finish-tool-call';
+import { refuseDuplicateCallId, reuseRecordedOutput, unrunToolCall } from './finish-tool-call';
 import type { AgentRunResult } from './run-agent-loop';
+import { JournalReplay, type JournalResponse, type TurnJournal } from './turn-journal';
 
 /**
  * What watches a turn from outside it (core's is `TurnTelemetry`: spans and metrics). The loop runs
@@ -27,11 +28,15 @@ import type { AgentRunResult } from './run-agent-loop';
 export interface TurnInstrumentation {
   /** Runs the whole turn, from `turn-start` to `turn-end`. */
   turn<T>(body: () => Promise<T>): Promise<T>;
-  /** Runs one model request; `items` is the transcript it sends. */
+  /**
+   * Runs one model request; `items` is the transcript it sends. `replayed`: the response comes from
+   * the turn's journal, and no request is sent.
+   */
   modelRequest(
     iteration: number,
     items: readonly ResponseInputItem[],
     request: () => Promise<ModelResponse>,
+    replayed?: boolean,
   ): Promise<ModelResponse>;
   /** Runs one dispatched call: lookup, validation, `beforeToolCall` and `execute`, to its `tool-call-end`. */
   toolCall<T>(call: TurnToolCall, run: () => Promise<T>): Promise<T>;
@@ -71,6 +76,10 @@ export interface TurnLoopInput {
   limits: CallLimits;
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
+  /** Where each step is recorded before the loop moves on, and what earlier attempts recorded. */
+  journal: TurnJournal | undefined;
+  /** The turn's id, the stable part of every call's `context.idempotencyKey`. */
+  turnId: string;
 }
 
 /** How a turn ends, before `turn-end` is emitted. */
@@ -102,6 +111,11 @@ class TurnLoop {
   #iterations = 0;
   #pendingFrom = 0;
   #last: ModelResponse | undefined;
+  /** The last response's output text (the turn's output). */
+  #lastText = '';
+  readonly #replay: JournalReplay;
+  /** Why the journal could not be written, once it could not: the turn ends `failed` with it. */
+  #journalFailure: Error | undefined;
   // The outputs of the calls being dispatched, by item index, as they finish: `transcript()` adds
   // them (in call order) to the items, which get them only once the whole response is dispatched.
   #dispatching: readonly TurnToolCall[] = [];
@@ -111,6 +125,12 @@ class TurnLoop {
     this.#input = input;
     this.#signal = input.signal ?? new AbortController().signal;
     this.#items = input.items;
+    this.#replay = new JournalReplay(input.journal?.recorded);
+    const { journal, turnId } = input;
+    // An earlier attempt's key when it started the call (a unit's next attempt is a turn of its own
+    // id): the same key on every attempt.
+    const idempotencyKey = (call: TurnToolCall) =>
+      this.#replay.startedKey(call.itemIndex) ?? `${turnId}:${call.itemIndex}`;
     this.#scope = {
       ...input.limits,
       tools: input.tools,
@@ -121,7 +141,34 @@ class TurnLoop {
         this.#finished.set(call.itemIndex, output);
       },
       transcript: () => this.#transcript(),
+      idempotencyKey,
+      ...(journal === undefined
+        ? {}
+        : {
+            beforeExecute: (call: TurnToolCall) =>
+              this.#journaled(
+                journal.callStarted({
+                  itemIndex: call.itemIndex,
+                  callId: call.call.call_id,
+                  key: call.key,
+                  idempotencyKey: idempotencyKey(call),
+                }),
+              ),
+          }),
     };
+  }
+
+  /** Awaits a journal write; a failed one is kept (the turn ends with it) and rethrown. */
+  async #journaled(write: Promise<void>): Promise<void> {
+    try {
+      await write;
+    } catch (caught) {
+      const error = toError(caught);
+      this.#journalFailure ??= new Error(`the turn's journal could not be written: ${error.message}`, {
+        cause: error,
+      });
+      throw error;
+    }
   }
 
   readonly #emit = (event: AgentEvent): void => {
@@ -151,6 +198,7 @@ class TurnLoop {
     for (;;) {
       if (calls.length > 0) {
         const endedByTool = await this.#dispatch(calls, finishReason);
+        if (this.#journalFailure !== undefined) return { status: 'failed', error: this.#journalFailure };
         if (this.#signal.aborted) return { status: 'aborted' };
         if (endedByTool) return { status: 'ended-by-tool' };
       }
@@ -191,9 +239,14 @@ class TurnLoop {
         const sharedBy = shared.get(turnCall.call.call_id);
         if (sharedBy !== undefined) return refuseDuplicateCallId(turnCall, sharedBy, scope);
         tools.dispatching(turnCall.key);
-        const record = await instrumentation.toolCall(turnCall, () =>
-          executeToolCall(turnCall, finishReason, scope),
-        );
+        const recorded = this.#replay.output(turnCall.itemIndex);
+        const record =
+          recorded !== undefined
+            ? reuseRecordedOutput(turnCall, recorded, scope)
+            : await instrumentation.toolCall(turnCall, () =>
+                executeToolCall(turnCall, finishReason, scope, this.#replay.inDoubt(turnCall.itemIndex)),
+              );
+        if (recorded === undefined) await this.#recordOutput(turnCall, record);
         if (record.endsTurn) endedByTool = true;
         tools.loaded(record.loadsTools);
         return record;
@@ -208,6 +261,29 @@ class TurnLoop {
     return endedByTool;
   }
 
+  /**
+   * Records a call's output in the journal before the loop goes on (a call cancelled by an abort is
+   * not recorded: a resumed turn dispatches it again). A failed write stops the turn after this batch.
+   */
+  async #recordOutput(turnCall: TurnToolCall, record: ToolCallRecord): Promise<void> {
+    const { journal } = this.#input;
+    if (journal === undefined || record.end.outcome === 'cancelled' || this.#journalFailure !== undefined)
+      return;
+    const { result: _result, ...end } = record.end;
+    await this.#journaled(
+      journal.callFinished({
+        itemIndex: turnCall.itemIndex,
+        callId: turnCall.call.call_id,
+        output: record.output,
+        end,
+        endsTurn: record.endsTurn,
+        loadsTools: record.loadsTools,
+      }),
+    ).catch(() => {
+      // Kept in #journalFailure: the turn ends after this batch.
+    });
+  }
+
   /** Sends the next request and records its response; a failed request gives the turn's ending. */
   async #request(): Promise<ModelResponse | TurnEnding> {
     const { model, tools, instrumentation, instructions, signal } = this.#input;
@@ -215,6 +291,8 @@ class TurnLoop {
     const requestTools = tools.requestTools();
     this.#iterations += 1;
     const iteration = this.#iterations;
+    const recorded = this.#replay.response(iteration);
+    if (recorded !== undefined) return this.#replayResponse(recorded, requestTools.length);
     this.#emit({ type: 'model-request-start', iteration, toolCount: requestTools.length });
     const request: ModelRequest = {
       items,
@@ -231,7 +309,52 @@ class TurnLoop {
     } catch (caught) {
       return { status: this.#signal.aborted ? 'aborted' : 'failed', error: toError(caught) };
     }
+    const text = outputText(response.output);
+    const journal = this.#input.journal;
+    if (journal !== undefined) {
+      // Recorded before its calls run: a resumed turn replays it rather than paying for it again.
+      try {
+        await this.#journaled(
+          journal.response({
+            iteration,
+            id: response.id,
+            items: response.items,
+            text,
+            usage: response.usage,
+            ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+          }),
+        );
+      } catch {
+        return { status: 'failed', error: this.#journalFailure };
+      }
+    }
+    return this.#accept(iteration, response, text, false);
+  }
+
+  /**
+   * A step an earlier attempt recorded: its response, from the journal, without a request (its text
+   * as one delta, its events marked `replayed`).
+   */
+  async #replayResponse(recorded: JournalResponse, toolCount: number): Promise<ModelResponse> {
+    const { iteration } = recorded;
+    this.#emit({ type: 'model-request-start', iteration, toolCount, replayed: true });
+    const response: ModelResponse = {
+      id: recorded.id,
+      items: recorded.items,
+      functionCalls: recorded.items.filter((item) => item.type === 'function_call'),
+      output: [],
+      usage: recorded.usage,
+      finishReason: recorded.finishReason,
+    };
+    await this.#input.instrumentation.modelRequest(iteration, this.#items, async () => response, true);
+    if (recorded.text !== '') this.#emit({ type: 'text-delta', iteration, delta: recorded.text });
+    return this.#accept(iteration, response, recorded.text, true);
+  }
+
+  /** A response received or replayed: counted, announced, and its items appended to the transcript. */
+  #accept(iteration: number, response: ModelResponse, text: string, replayed: boolean): ModelResponse {
     this.#last = response;
+    this.#lastText = text;
     this.#usage = addUsage(this.#usage, response.usage);
     this.#emit({
       type: 'model-request-end',
@@ -240,9 +363,10 @@ class TurnLoop {
       usage: response.usage,
       functionCallCount: response.functionCalls.length,
       ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+      ...(replayed ? { replayed: true } : {}),
     });
-    for (const item of response.items) items.push(item);
-    this.#pendingFrom = items.length;
+    for (const item of response.items) this.#items.push(item);
+    this.#pendingFrom = this.#items.length;
     return response;
   }
 
@@ -264,7 +388,7 @@ class TurnLoop {
     this.#input.events.close();
     return {
       status,
-      output: last === undefined ? '' : outputText(last.output),
+      output: this.#lastText,
       items: this.#items,
       usage,
       iterations,

@@ -85,6 +85,13 @@ export const TELEMETRY_ATTRIBUTES = {
   toolDurationMs: 'switchyard.tool.duration_ms',
   /** The tool's result was an error the model reads. */
   toolIsError: 'switchyard.tool.is_error',
+  /**
+   * A resumed turn's step or call taken from its journal (`true`): nothing was requested or run for it
+   * (its tokens and duration counted when it first happened).
+   */
+  replayed: 'switchyard.replayed',
+  /** A call an earlier attempt started without recording its output (`true`): its effect is unknown. */
+  toolInDoubt: 'switchyard.tool.in_doubt',
   /** One repair step (metric attribute). */
   repairStep: 'switchyard.repair.step',
   /** The ladder step or check that refused the arguments (metric attribute). */
@@ -275,6 +282,7 @@ export class TurnTelemetry implements TurnInstrumentation {
     iteration: number,
     items: readonly ResponseInputItem[],
     request: () => Promise<ModelResponse>,
+    replayed = false,
   ): Promise<ModelResponse> {
     const span = this.tracer.startSpan(
       `${GEN_AI_OPERATION_NAME_VALUE_CHAT} ${this.model}`,
@@ -288,6 +296,7 @@ export class TurnTelemetry implements TurnInstrumentation {
         [ATTR_GEN_AI_PROVIDER_NAME]: GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
         [ATTR_GEN_AI_REQUEST_MODEL]: this.model,
         [TELEMETRY_ATTRIBUTES.modelIteration]: iteration,
+        ...(replayed ? { [TELEMETRY_ATTRIBUTES.replayed]: true } : {}),
       });
       if (this.recordContent) span.setAttribute(ATTR_GEN_AI_INPUT_MESSAGES, json(items));
     }
@@ -326,6 +335,8 @@ export class TurnTelemetry implements TurnInstrumentation {
       if (this.recordContent) span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, json(response.output));
     }
     span.end();
+    // A replayed step's request and tokens were measured when the earlier attempt made it.
+    if (replayed) return response;
     this.instruments.operationDuration.record((performance.now() - started) / 1000, base);
     this.instruments.tokenUsage.record(response.usage.inputTokens, {
       ...base,
@@ -408,6 +419,8 @@ export class TurnTelemetry implements TurnInstrumentation {
         [TELEMETRY_ATTRIBUTES.toolIsError]: event.isError,
       });
       if (event.refusal !== undefined) span.setAttribute(TELEMETRY_ATTRIBUTES.toolRefusal, event.refusal);
+      if (event.replayed === true) span.setAttribute(TELEMETRY_ATTRIBUTES.replayed, true);
+      if (event.inDoubt === true) span.setAttribute(TELEMETRY_ATTRIBUTES.toolInDoubt, true);
       if (event.approval !== undefined) {
         span.setAttributes({
           [TELEMETRY_ATTRIBUTES.toolApprovalWaitMs]: event.approval.waitMs,
@@ -422,7 +435,8 @@ export class TurnTelemetry implements TurnInstrumentation {
       if (this.recordContent) span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, json(event.result.content));
     }
     span.end();
-    this.recordToolMetrics(event, key);
+    // A replayed call's duration and outcome were measured when it ran.
+    if (event.replayed !== true) this.recordToolMetrics(event, key);
   }
 
   private recordToolMetrics(event: ToolCallEndEvent, key: string): void {

@@ -76,7 +76,12 @@ describe('BM25 ranking', () => {
 });
 
 describe('the tool_search tool', () => {
-  const context = { signal: new AbortController().signal, toolCallId: 'call', reportProgress: () => {} };
+  const context = {
+    signal: new AbortController().signal,
+    toolCallId: 'call',
+    idempotencyKey: 'turn:0',
+    reportProgress: () => {},
+  };
 
   async function search(rawArguments: string, loaded: ReadonlySet<string> = new Set()) {
     const searchTool = createClientToolSearchTool(tools, loaded);

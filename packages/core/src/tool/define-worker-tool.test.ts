@@ -43,6 +43,7 @@ function external(overrides: Partial<JSONSchemaWorkerToolDefinition> = {}): JSON
 const context: ToolExecutionContext = {
   signal: new AbortController().signal,
   toolCallId: 'call_1',
+  idempotencyKey: 'turn_1:1',
   reportProgress: () => {},
 };
 

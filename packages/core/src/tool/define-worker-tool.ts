@@ -39,6 +39,11 @@ interface WorkerToolDefinitionBase<TParams, TDetails> {
   isReadOnly?: boolean;
   /** Default false. */
   isDestructive?: boolean;
+  /**
+   * Running it again with the same `context.idempotencyKey` has no further effect (it passes the key
+   * on to what it changes): a resumed turn may run it again when its outcome is unknown. Default false.
+   */
+  idempotent?: boolean;
   /** A short label while the call runs, e.g. "Reading notes/todo.md". Must not throw. */
   describeActivity(params: TParams): string;
   /** A label that replaces the activity label when done. Must not throw. */
@@ -168,6 +173,7 @@ const DEFINITION_CHECKS: readonly DefinitionCheck[] = [
   optionalBoolean('deferLoading'),
   optionalBoolean('isReadOnly'),
   optionalBoolean('isDestructive'),
+  optionalBoolean('idempotent'),
   {
     field: 'namespace',
     fails: ({ namespace }) =>
@@ -307,6 +313,7 @@ export function defineWorkerTool<TSchema extends z.ZodType<Record<string, unknow
     executionMode,
     isReadOnly,
     isDestructive,
+    ...(definition.idempotent === undefined ? {} : { idempotent: definition.idempotent }),
     describeActivity: definition.describeActivity,
     ...(definition.describeCompletedActivity === undefined
       ? {}

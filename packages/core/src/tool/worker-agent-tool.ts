@@ -68,6 +68,12 @@ export interface ToolExecutionContext {
   signal: AbortSignal;
   /** The id of the function call being executed. */
   toolCallId: string;
+  /**
+   * A key for this call that stays the same when a resumed turn runs it again (the turn's id and the
+   * call's place in it): pass it as the idempotency key of an external API the tool calls, so that a
+   * call run twice (its worker stopped before its output was recorded) takes effect once.
+   */
+  idempotencyKey: string;
   /** Report progress on long work. Never throws. */
   reportProgress: (progress: ToolProgress) => void;
   /**
@@ -102,6 +108,12 @@ interface WorkerAgentToolBase<TParams, TDetails> {
   readonly isReadOnly: boolean;
   /** The tool may change or destroy state outside the turn (files, processes, remote systems). */
   readonly isDestructive: boolean;
+  /**
+   * Running it again with the same `context.idempotencyKey` has no further effect: a resumed turn
+   * runs such a call again when an earlier attempt stopped before recording its output (a call of
+   * any other tool that is not read-only is reported in doubt instead). Default false.
+   */
+  readonly idempotent?: boolean;
   /** A short label while the call runs, e.g. "Reading notes/todo.md". */
   describeActivity(params: TParams): string;
   /** A label that replaces the activity label when done, e.g. "Read 120 lines of notes/todo.md". */

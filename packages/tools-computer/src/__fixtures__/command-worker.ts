@@ -29,6 +29,7 @@ for await (const line of lines) {
       {
         signal: new AbortController().signal,
         toolCallId: `fixture-${request.id}`,
+        idempotencyKey: 'turn_test:1',
         reportProgress: () => undefined,
       },
     );

@@ -14,7 +14,12 @@ const runCommand = createComputerTools({ home, sandbox })[0];
 if (runCommand === undefined) throw new Error('no run_command');
 const result = await runCommand.execute(
   { command },
-  { signal: new AbortController().signal, toolCallId: 'fixture', reportProgress: () => undefined },
+  {
+    signal: new AbortController().signal,
+    toolCallId: 'fixture',
+    idempotencyKey: 'turn_test:1',
+    reportProgress: () => undefined,
+  },
 );
 process.stdout.write(
   JSON.stringify({ content: result.content, details: result.details, parked: await parkedSandboxes() }),

@@ -4,6 +4,7 @@ import type { AgentToolResult, ToolExecutionContext, ToolResultContentPart } fro
 export const CALL_CONTEXT: ToolExecutionContext = {
   signal: new AbortController().signal,
   toolCallId: 'call_1',
+  idempotencyKey: 'turn_test:1',
   reportProgress: () => {},
 };
 

@@ -1,0 +1,156 @@
+import type { RecordedTurn } from '@switchyard/core';
+import { testBackends } from '@switchyard/test-databases';
+import { describe, expect, it } from 'vitest';
+import { useControlPlane } from '../__fixtures__/control-plane-suite';
+import { uniqueTurnId } from '../__fixtures__/work-fixtures';
+import { TurnJournalFencedError } from '../index';
+
+// Turn journals on a real database: what is written is read back exactly; only the worker whose turn
+// it is can write; a unit's next attempt after an interruption starts from the interrupted one's.
+
+const usage = { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2, reasoningTokens: 0, totalTokens: 5 };
+
+function response(iteration: number, text: string): RecordedTurn['responses'][number] {
+  return {
+    iteration,
+    id: `resp_${iteration}`,
+    items: [{ type: 'function_call', call_id: `call_${iteration}`, name: 'note', arguments: text }],
+    text,
+    usage,
+  };
+}
+
+for (const backend of testBackends) {
+  describe.runIf(backend.available)(`${backend.title}: turn journals`, () => {
+    const suite = useControlPlane(backend);
+
+    const recordTurn = async (
+      workerId: string,
+      unit?: { source: 'job'; sourceId: string; attempt: number },
+    ) => {
+      const id = uniqueTurnId('journal');
+      await suite.controlPlane.turns.recordStart({
+        id,
+        agentId: 'ada',
+        source: unit?.source ?? 'api',
+        ...(unit === undefined ? {} : { sourceId: unit.sourceId, attempt: unit.attempt }),
+        prompt: 'p',
+        workerId,
+      });
+      return id;
+    };
+
+    it('reads back exactly what was written, characters a database refuses elsewhere included', async () => {
+      const turnId = await recordTurn('worker-a');
+      const { journal, recorded } = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-a' });
+      expect(recorded).toBeUndefined();
+      // A NUL and a lone surrogate: jsonb refuses the first, and neither may come back changed.
+      const awkward = 'a\u0000b\ud800c';
+      await journal.response(response(1, awkward));
+      await journal.callStarted({
+        itemIndex: 2,
+        callId: 'call_1',
+        key: 'note',
+        idempotencyKey: `${turnId}:2`,
+      });
+      await journal.callFinished({
+        itemIndex: 2,
+        callId: 'call_1',
+        output: { type: 'function_call_output', call_id: 'call_1', output: awkward },
+        end: {
+          type: 'tool-call-end',
+          callId: 'call_1',
+          itemIndex: 2,
+          toolName: 'note',
+          outcome: 'completed',
+          durationMs: 4,
+        } as never,
+        endsTurn: false,
+        loadsTools: [],
+      });
+      // Written twice (a call in doubt started again): the first stays.
+      await journal.callStarted({ itemIndex: 2, callId: 'call_1', key: 'other', idempotencyKey: 'x' });
+      const read = await suite.controlPlane.journals.read(turnId);
+      expect(read.responses).toEqual([response(1, awkward)]);
+      expect(read.started).toEqual([
+        { itemIndex: 2, callId: 'call_1', key: 'note', idempotencyKey: `${turnId}:2` },
+      ]);
+      expect(read.outputs[0]?.output).toEqual({
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: awkward,
+      });
+      const reopened = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-a' });
+      expect(reopened.counts).toEqual({ responses: 1, started: 1, outputs: 1 });
+    });
+
+    it('refuses the writes of a worker whose turn another took over, and of an ended turn', async () => {
+      const turnId = await recordTurn('worker-slow');
+      const slow = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-slow' });
+      await slow.journal.response(response(1, 'first'));
+      const claimed = await suite.controlPlane.turns.claimInterrupted({
+        staleAfterMs: 0,
+        workerId: 'worker-new',
+        exceptWorkerId: 'worker-new',
+        agentIds: ['ada'],
+        sources: ['api'],
+      });
+      expect(claimed.find((turn) => turn.id === turnId)).toMatchObject({
+        workerId: 'worker-new',
+        resumedCount: 1,
+        resumedAt: expect.any(String),
+      });
+      // Claimed once: a second look finds it is the new worker's own.
+      const again = await suite.controlPlane.turns.claimInterrupted({
+        staleAfterMs: 0,
+        workerId: 'worker-other',
+        exceptWorkerId: 'worker-new',
+        agentIds: ['ada'],
+        sources: ['api'],
+      });
+      expect(again.map((turn) => turn.id)).not.toContain(turnId);
+      const late = slow.journal.response(response(2, 'late'));
+      await expect(late).rejects.toSatisfy((error) => TurnJournalFencedError.isInstance(error));
+      await expect(late).rejects.toThrow(/no longer running on worker worker-slow/);
+      const taken = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-new' });
+      expect(taken.recorded?.responses.map((entry) => entry.text)).toEqual(['first']);
+      await taken.journal.response(response(2, 'second'));
+      await suite.controlPlane.turns.recordEnd({
+        id: turnId,
+        status: 'completed',
+        output: 'done',
+        usage,
+        iterations: 2,
+        events: [],
+      });
+      await expect(taken.journal.response(response(3, 'after the end'))).rejects.toThrow(/no longer running/);
+      expect((await suite.controlPlane.journals.read(turnId)).responses.map((entry) => entry.text)).toEqual([
+        'first',
+        'second',
+      ]);
+    });
+
+    it("starts a unit's next attempt from the interrupted attempt's journal, and a retry after a failure afresh", async () => {
+      const sourceId = `job-${Date.now()}`;
+      const first = await recordTurn('worker-dead', { source: 'job', sourceId, attempt: 1 });
+      const dead = await suite.controlPlane.journals.open({ turnId: first, workerId: 'worker-dead' });
+      await dead.journal.response(response(1, 'paid once'));
+      await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'worker-live' });
+      const second = await recordTurn('worker-live', { source: 'job', sourceId, attempt: 2 });
+      const resumed = await suite.controlPlane.journals.open({ turnId: second, workerId: 'worker-live' });
+      expect(resumed.recorded?.responses.map((entry) => entry.text)).toEqual(['paid once']);
+      await suite.controlPlane.turns.recordEnd({
+        id: second,
+        status: 'failed',
+        output: '',
+        usage,
+        iterations: 1,
+        error: 'the tool failed',
+        events: [],
+      });
+      const third = await recordTurn('worker-live', { source: 'job', sourceId, attempt: 3 });
+      const fresh = await suite.controlPlane.journals.open({ turnId: third, workerId: 'worker-live' });
+      expect(fresh.recorded).toBeUndefined();
+    });
+  });
+}

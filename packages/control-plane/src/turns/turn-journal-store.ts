@@ -1,0 +1,145 @@
+import type { RecordedTurn, TurnJournal } from '@switchyard/core';
+import type { Database } from '../database/database';
+import { ControlPlaneInputError } from '../errors/control-plane-input-error';
+import { TurnJournalFencedError } from '../errors/turn-journal-fenced-error';
+import { checkStoredText } from '../values/check-stored-value';
+
+type JournalKind = 'response' | 'call-start' | 'call-output';
+
+const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** What `open` gives a turn: the journal to pass to `runAgentLoop`, and what an earlier attempt left. */
+export interface OpenedTurnJournal {
+  /** Writes this worker's entries; each write fails once the turn is no longer this worker's. */
+  journal: TurnJournal;
+  /** Entries of earlier attempts (this turn's, or the interrupted attempt `resumeFrom` names). */
+  recorded: RecordedTurn | undefined;
+  /** How many entries were found: responses, calls started, outputs. */
+  counts: { responses: number; started: number; outputs: number };
+}
+
+/**
+ * The control plane's turn journals (core's `TurnJournal`): one append-only table, rows keyed by turn,
+ * kind and position (a response's step, a call's item index), each entry the JSON text the loop gave,
+ * so a resume replays exactly what was recorded.
+ *
+ * Contract: a write lands only while the turn is `running` or `waiting-approval` on the worker that
+ * writes it (a worker taken for dead cannot add to a turn another worker resumed): otherwise it
+ * rejects with `TurnJournalFencedError`, which ends that worker's run of the turn. Writing an entry
+ * that is there already (an in-doubt call started again) keeps the first. An entry over
+ * `maxEntryBytes` rejects naming its size.
+ */
+export class TurnJournalStore {
+  readonly #database: Database;
+  readonly #maxEntryBytes: number;
+
+  constructor(database: Database, maxEntryBytes: number) {
+    this.#database = database;
+    this.#maxEntryBytes = maxEntryBytes;
+  }
+
+  /**
+   * The journal of turn `turnId` as worker `workerId` runs it, with what earlier attempts recorded.
+   * A unit's attempt (a turn with `attempt` > 1) whose previous attempt was interrupted (its worker
+   * stopped) gets that turn's entries copied to its own first, in one statement, so it goes on where
+   * that one stopped.
+   *
+   * @example
+   * const { journal, recorded } = await controlPlane.journals.open({ turnId, workerId });
+   * const run = runAgentLoop({ model, tools, input, turnId, journal: { ...journal, recorded } });
+   */
+  async open(options: { turnId: string; workerId: string }): Promise<OpenedTurnJournal> {
+    const turnId = checkId('turnId', options.turnId);
+    const workerId = checkStoredText('workerId', options.workerId, { maxBytes: 200 });
+    await this.#database.query(
+      `INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
+       SELECT t.id, j.kind, j.position, j.entry
+         FROM switchyard.turns t
+         JOIN switchyard.turns p
+           ON p.source = t.source AND p.source_id = t.source_id AND p.attempt = t.attempt - 1
+          AND p.status = 'interrupted'
+         JOIN switchyard.turn_journal j ON j.turn_id = p.id
+        WHERE t.id = $1 AND t.attempt > 1
+       ON CONFLICT DO NOTHING`,
+      [turnId],
+    );
+    const recorded = await this.read(turnId);
+    const counts = {
+      responses: recorded.responses.length,
+      started: recorded.started.length,
+      outputs: recorded.outputs.length,
+    };
+    const empty = counts.responses + counts.started + counts.outputs === 0;
+    const append = (kind: JournalKind, position: number, entry: unknown) =>
+      this.#append(turnId, workerId, kind, position, entry);
+    return {
+      journal: {
+        response: (entry) => append('response', entry.iteration, entry),
+        callStarted: (entry) => append('call-start', entry.itemIndex, entry),
+        callFinished: (entry) => append('call-output', entry.itemIndex, entry),
+      },
+      recorded: empty ? undefined : recorded,
+      counts,
+    };
+  }
+
+  /** Everything recorded for turn `turnId`, in order (responses by step, calls by item). */
+  async read(turnId: string): Promise<RecordedTurn> {
+    const id = checkId('turnId', turnId);
+    const { rows } = await this.#database.query<{ kind: JournalKind; entry: string }>(
+      `SELECT kind, entry FROM switchyard.turn_journal WHERE turn_id = $1 ORDER BY kind, position`,
+      [id],
+    );
+    const responses: RecordedTurn['responses'][number][] = [];
+    const started: RecordedTurn['started'][number][] = [];
+    const outputs: RecordedTurn['outputs'][number][] = [];
+    for (const row of rows) {
+      const entry = JSON.parse(row.entry);
+      if (row.kind === 'response') responses.push(entry);
+      else if (row.kind === 'call-start') started.push(entry);
+      else outputs.push(entry);
+    }
+    return { responses, started, outputs };
+  }
+
+  async #append(
+    turnId: string,
+    workerId: string,
+    kind: JournalKind,
+    position: number,
+    entry: unknown,
+  ): Promise<void> {
+    if (!Number.isSafeInteger(position) || position < 0) {
+      throw new ControlPlaneInputError('position', `must be an integer >= 0, got ${String(position)}`);
+    }
+    const text = JSON.stringify(entry);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > this.#maxEntryBytes) {
+      throw new ControlPlaneInputError(
+        'entry',
+        `a ${kind} entry of ${bytes} bytes is over the journal's limit of ${this.#maxEntryBytes} bytes`,
+      );
+    }
+    // The write and the check that the turn is still this worker's are one statement.
+    const { rows } = await this.#database.query<{ turn_id: string }>(
+      `WITH owner AS (
+         SELECT id FROM switchyard.turns
+          WHERE id = $1 AND worker_id = $2 AND status IN ('running', 'waiting-approval')
+       ), written AS (
+         INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
+         SELECT id, $3, $4, $5 FROM owner
+         ON CONFLICT DO NOTHING RETURNING turn_id
+       )
+       SELECT id AS turn_id FROM owner`,
+      [turnId, workerId, kind, position, text],
+    );
+    if (rows.length === 0) throw new TurnJournalFencedError(turnId, workerId);
+  }
+}
+
+function checkId(field: string, value: unknown): string {
+  if (typeof value !== 'string' || !TURN_ID.test(value)) {
+    throw new ControlPlaneInputError(field, `must be a turn id, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
