@@ -200,6 +200,7 @@ const serveSchema = z.strictObject({
   heartbeatMs: milliseconds.optional(),
   staleTurnMs: milliseconds.optional(),
   resumeApiTurns: z.boolean().optional(),
+  journal: z.boolean().optional(),
   // pg-boss keeps expiry, retries and delays as whole seconds; it refuses an expiry of a day or more.
   expireSeconds: z.number().int().min(1).max(86_399).optional(),
   retryLimit: z.number().int().min(0).max(100).optional(),

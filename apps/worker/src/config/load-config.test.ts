@@ -151,6 +151,7 @@ describe('configuration errors name the field', () => {
     [{ approvals: { approvers: [] } }, 'approvals.approvers', /1/],
     [{ approvals: { inDoubt: 'rerun' } }, 'approvals.inDoubt', /'report' or 'ask'/],
     [{ serve: { resumeApiTurns: 'yes' } }, 'serve.resumeApiTurns', /boolean/],
+    [{ serve: { journal: 1 } }, 'serve.journal', /boolean/],
     [{ agents: { ops: { approvals: { readOnly: 'never' } } } }, 'agents.ops.approvals.readOnly', /'allow'/],
     [{ agents: { ops: { budget: 1 } } }, 'agents.ops.budget', /not a known field/],
     [
@@ -499,6 +500,7 @@ describe('the serve section', () => {
       heartbeatMs: 10_000,
       staleTurnMs: 60_000,
       resumeApiTurns: true,
+      journal: true,
       // The queues' expiry follows the turn limit (600 s by default), a minute past it.
       expireSeconds: 660,
       retryLimit: 2,
@@ -522,6 +524,7 @@ describe('the serve section', () => {
       heartbeatMs: 2_000,
       staleTurnMs: 20_000,
       resumeApiTurns: false,
+      journal: false,
       expireSeconds: 900,
       retryLimit: 4,
       retryDelaySeconds: 0,

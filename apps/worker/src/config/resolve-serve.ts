@@ -117,6 +117,7 @@ export function resolveServe(
     heartbeatMs,
     staleTurnMs,
     resumeApiTurns: serve?.resumeApiTurns ?? true,
+    journal: serve?.journal ?? true,
     expireSeconds,
     retryLimit: serve?.retryLimit ?? 2,
     retryDelaySeconds: serve?.retryDelaySeconds ?? 5,

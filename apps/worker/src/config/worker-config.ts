@@ -179,6 +179,12 @@ export interface WorkerServeConfig {
    */
   resumeApiTurns: boolean;
   /**
+   * Write each turn's journal (`serve.journal`, default true): what a turn resumes from after its
+   * worker stopped. false: no journal, so a turn cut off by a crash is marked interrupted and a unit's
+   * next attempt starts afresh (`resumeApiTurns` has no effect).
+   */
+  journal: boolean;
+  /**
    * The queues' safety net: a delivery still running after this long counts as lost and is delivered
    * again, in seconds (default: `limits.turnTimeoutMs` plus 60 s, so a live turn is never redelivered).
    */

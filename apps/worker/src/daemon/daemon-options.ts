@@ -102,6 +102,11 @@ export interface DaemonOptions
    * `staleTurnMs` old, at once on embedded PGlite); false: mark it interrupted. Default true.
    */
   resumeApiTurns?: boolean;
+  /**
+   * Write each turn's journal in the control plane (default true). false: no journal, and no API turn
+   * is resumed (`resumeApiTurns` is ignored): a turn cut off by a crash is marked interrupted.
+   */
+  journal?: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1']);

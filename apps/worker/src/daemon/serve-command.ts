@@ -220,6 +220,7 @@ function daemonOptionsOf(
     heartbeatMs: serve.heartbeatMs,
     staleTurnMs: serve.staleTurnMs,
     resumeApiTurns: serve.resumeApiTurns,
+    journal: serve.journal,
     scheduler: { intervalMs: options.tickMs ?? serve.tickMs },
     // Workflow tasks and background jobs, with the task-turn tool list: the enabled web tools and,
     // with the Brain enabled, its read-only tools.

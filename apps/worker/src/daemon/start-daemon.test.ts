@@ -364,6 +364,33 @@ describe('startDaemon (embedded PGlite, fake Responses server over HTTP)', () =>
       expect(replayed.map((event) => event.data)).toEqual(stored);
     });
 
+    it('journals each response and call before moving on, and nothing with journal false', async () => {
+      const lookUpEnded = async (on: Daemon, token?: string) => {
+        const started = await requestJson(`${on.url}/v1/turns`, {
+          body: { prompt: 'look up wren' },
+          ...(token === undefined ? {} : { token }),
+        });
+        const id = String(started.body.id);
+        await recordOnceItHas('the end to be recorded', id, (found) => found.status === 'completed');
+        return id;
+      };
+      const journaled = await controlPlane.journals.read(await lookUpEnded(daemon));
+      expect(journaled.responses.map((response) => response.iteration)).toEqual([1, 2]);
+      expect(journaled.started).toMatchObject([{ key: 'look_up', itemIndex: 1 }]);
+      expect(journaled.outputs).toMatchObject([
+        { itemIndex: 1, output: { type: 'function_call_output', output: 'wren: a small bird' } },
+      ]);
+      const unjournaled = await bed.startDaemon({
+        agents: ['ada'],
+        port: 0,
+        token: TOKEN,
+        scheduler: false,
+        journal: false,
+      });
+      const none = await controlPlane.journals.read(await lookUpEnded(unjournaled, TOKEN));
+      expect(none).toEqual({ responses: [], started: [], outputs: [] });
+    });
+
     it('follows a turn running in another daemon until it ends, then sends its recorded events', async () => {
       const started = await requestJson(`${daemon.url}/v1/turns`, { body: { prompt: 'look up robin' } });
       const id = String(started.body.id);

@@ -73,7 +73,7 @@ function createTurns(options: DaemonOptions, sources: readonly WorkSource[]): Da
   return new DaemonTurns({
     ...turnOptions,
     records: options.controlPlane.turns,
-    journals: options.controlPlane.journals,
+    ...(options.journal === false ? {} : { journals: options.controlPlane.journals }),
     ...(options.approvals === undefined
       ? {}
       : {
@@ -138,7 +138,7 @@ function recoveryOf(
     othersStaleMs,
     sweepInterrupted: async (staleAfterMs) => {
       // API turns of this daemon's agents first: taken over and resumed here, not marked.
-      if (options.resumeApiTurns !== false && status.state === 'serving') {
+      if (options.resumeApiTurns !== false && options.journal !== false && status.state === 'serving') {
         await resumeInterruptedTurns({
           records: controlPlane.turns,
           turns,
