@@ -96,6 +96,26 @@ for (const backend of testBackends) {
         expect(Date.parse(created.nextFireTimes[0] ?? '')).toBe(Date.parse(runAt));
       });
 
+      it('creates one schedule per create key, however often the create is run', async () => {
+        const runAt = new Date(Date.now() + 3_600_000).toISOString();
+        const request = {
+          agentId: 'ada',
+          name: 'keyed',
+          prompt: 'Once.',
+          runAt,
+          idempotencyKey: 'tool:turn_k:3',
+        };
+        const first = await suite.controlPlane.schedules.createSchedule(request);
+        const again = await suite.controlPlane.schedules.createSchedule(request);
+        expect(again.id).toBe(first.id);
+        const listed = await suite.controlPlane.schedules.listSchedules({ agentId: 'ada' });
+        expect(listed.filter((schedule) => schedule.name === 'keyed')).toHaveLength(1);
+        await expect(
+          suite.controlPlane.schedules.createSchedule({ ...request, agentId: 'bob' }),
+        ).rejects.toThrow(/idempotencyKey: belongs to another agent/);
+        await suite.controlPlane.schedules.cancelSchedule({ agentId: 'ada', scheduleId: first.id });
+      });
+
       it('scopes list and cancel to the calling agent', async () => {
         const mine = await createSchedule('bob', 'digest', 'Send the digest.', {
           cron: '30 7 * * 1-5',

@@ -113,6 +113,8 @@ describe('createBrainTools: modes', () => {
 describe('remember', () => {
   it('creates, updates (keeping the previous version) and reports an unchanged page', async () => {
     const { brain, tools } = await seededBrainTools('read-write');
+    // The same write again changes nothing: a call run again after a crash stores the page once.
+    expect(tools.find((tool) => tool.name === 'remember')?.idempotent).toBe(true);
     const created = await call(tools, 'remember', { title: 'Deploys', body: 'make deploy', tags: ['Ops'] });
     expect(created.content).toBe('Created page p1 "Deploys" (version 1).');
     expect(created.details).toEqual({ status: 'created', pageId: 'p1', title: 'Deploys', version: 1 });

@@ -41,6 +41,9 @@ export function createRememberTool(brain: BrainService, agentId: string) {
       'again, since the new text replaces the old; the previous version is kept. Find pages with recall.',
     schema,
     executionMode: 'sequential',
+    // Writing the same page again changes nothing (the Brain answers `unchanged`, no new version):
+    // a call run again after its worker stopped stores the page once.
+    idempotent: true,
     describeActivity: ({ title }) => `Remembering "${shortTitle(title)}"`,
     describeCompletedActivity: ({ title }, result) =>
       result.isError ? `Could not remember "${shortTitle(title)}"` : `Remembered "${shortTitle(title)}"`,

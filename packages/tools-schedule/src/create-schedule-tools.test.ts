@@ -104,6 +104,8 @@ describe('create_schedule', () => {
         prompt: 'Send the digest.',
         cron: '0 9 * * *',
         timeZone: 'Europe/Berlin',
+        // The call's key: a create run again after its worker stopped creates one schedule.
+        idempotencyKey: expect.stringMatching(/^tool:./),
       },
     ]);
     expect(result.content).toContain('- digest (id s1): cron "0 9 * * *" in Europe/Berlin');

@@ -111,10 +111,13 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
       'schedule limit apply.',
     schema: createScheduleParameters,
     executionMode: 'sequential',
+    // Created under the call's key: run again (its worker stopped before its output was recorded),
+    // it answers with the schedule it created.
+    idempotent: true,
     describeActivity: ({ name }) => `Scheduling ${name}`,
     describeCompletedActivity: ({ name }, result) =>
       result.isError ? `Could not schedule ${name}` : `Scheduled ${name}`,
-    execute: async ({ name, prompt, cron, timeZone, runAt }) => {
+    execute: async ({ name, prompt, cron, timeZone, runAt }, { idempotencyKey }) => {
       const hasCron = cron !== undefined && cron.trim() !== '';
       const hasRunAt = runAt !== undefined && runAt.trim() !== '';
       if (hasCron === hasRunAt) {
@@ -133,6 +136,7 @@ export function createScheduleTools(context: ScheduleToolsContext): AnyWorkerAge
           prompt,
           ...(hasCron ? { cron } : { runAt }),
           timeZone: timeZone ?? defaultTimeZone,
+          idempotencyKey: `tool:${idempotencyKey}`,
         });
       } catch (error) {
         return failure('create the schedule', error);

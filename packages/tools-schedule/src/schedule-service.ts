@@ -34,6 +34,11 @@ export interface ScheduleCreateRequest {
   timeZone?: string;
   /** A one-shot ISO 8601 time; without an offset it is read in `timeZone`. */
   runAt?: string;
+  /**
+   * The create's key: a second create with the same key creates nothing and answers with the
+   * schedule the first created (`create_schedule` passes its call's `idempotencyKey`).
+   */
+  idempotencyKey?: string;
 }
 
 /**

@@ -61,13 +61,16 @@ export function createBackgroundJobTools(context: BackgroundJobToolsContext): An
       'result later with check_background_job.',
     schema: startJobSchema,
     executionMode: 'sequential',
+    // Started under the call's key: run again, it answers with the job it started.
+    idempotent: true,
     describeActivity: () => 'Starting a background job',
-    execute: ({ prompt, resultSchema }) =>
+    execute: ({ prompt, resultSchema }, { idempotencyKey }) =>
       callService(
         'start the background job',
         () =>
           service.startBackgroundJob({
             agentId,
+            idempotencyKey: `tool:${idempotencyKey}`,
             prompt,
             ...(resultSchema === undefined ? {} : { resultSchema: resultSchema as JSONSchemaObject }),
           }),

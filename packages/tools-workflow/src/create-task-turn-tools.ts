@@ -131,6 +131,8 @@ export function createTaskTurnTools(context: TaskTurnToolsContext): AnyWorkerAge
       jsonSchema: resultSchema,
       strict: true,
       executionMode: 'sequential',
+      // The unit's result is stored once: run again, it answers `already stored`.
+      idempotent: true,
       describeActivity: () => 'Submitting the result',
       describeCompletedActivity: (_params, result) =>
         result.isError ? 'Result not stored' : 'Submitted the result',

@@ -80,15 +80,19 @@ export function createWorkflowTools(context: WorkflowToolsContext): AnyWorkerAge
       'Returns the workflow id; follow it with show_workflow.',
     schema: workflowSchema,
     executionMode: 'sequential',
+    // Started under the call's key: run again (its worker stopped before its output was recorded),
+    // it answers with the workflow it started.
+    idempotent: true,
     describeActivity: ({ name, tasks }) => `Starting workflow ${name} (${tasks.length} tasks)`,
     describeCompletedActivity: ({ name }, result) =>
       result.isError ? `Could not start workflow ${name}` : `Started workflow ${name}`,
-    execute: ({ name, tasks }) =>
+    execute: ({ name, tasks }, { idempotencyKey }) =>
       callService(
         'start the workflow',
         () =>
           service.startWorkflow({
             agentId,
+            idempotencyKey: `tool:${idempotencyKey}`,
             spec: {
               name,
               tasks: tasks.map((task) => ({

@@ -86,6 +86,12 @@ export interface WorkflowService {
     agentId: string;
     spec: WorkflowSpec;
     origin?: WorkTarget;
+    /**
+     * The start's key: a second start with the same key starts nothing and answers with the workflow
+     * the first started (the tool passes its call's `idempotencyKey`, so a call run again after its
+     * worker stopped starts one workflow).
+     */
+    idempotencyKey?: string;
   }): Promise<WorkflowDetails>;
   /** One workflow with each task's status, result and error. */
   showWorkflow(request: { agentId: string; workflowId: string }): Promise<WorkflowDetails | null>;
@@ -128,6 +134,8 @@ export interface BackgroundJobService {
     prompt: string;
     resultSchema?: JSONSchemaObject;
     origin?: WorkTarget;
+    /** The start's key: a second start with the same key answers with the job the first started. */
+    idempotencyKey?: string;
   }): Promise<BackgroundJobSummary>;
   /** A job's status and result. */
   checkBackgroundJob(request: { agentId: string; jobId: string }): Promise<BackgroundJobSummary | null>;

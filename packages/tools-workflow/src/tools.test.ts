@@ -51,6 +51,25 @@ describe('createWorkflowTools', () => {
     );
   });
 
+  it("starts under the call's idempotency key, so a call run again after a crash starts nothing new", async () => {
+    const service = memoryWorkflowService();
+    const [start] = createWorkflowTools({ workflowService: service, agentId: 'ada' });
+    if (start === undefined) throw new Error('no workflow tool');
+    expect(start.idempotent).toBe(true);
+    await runToolCall(start, {
+      name: 'once',
+      tasks: [{ id: 'a', prompt: 'p', resultSchema }],
+    });
+    expect(service.calls).toMatchObject([{ agentId: 'ada', idempotencyKey: 'tool:once:call_test' }]);
+    const jobs = createBackgroundJobTools({ backgroundJobService: memoryJobService(), agentId: 'ada' });
+    expect(jobs[0]?.idempotent).toBe(true);
+    const submit = createTaskTurnTools({
+      task: { kind: 'workflow-task', workflowId: 'w1', taskId: 'a', resultSchema },
+      taskResultService: memoryResultService(),
+    }).find((tool) => tool.name === 'submit_result');
+    expect(submit?.idempotent).toBe(true);
+  });
+
   it('starts, shows, lists and cancels, scoped to the calling agent', async () => {
     const service = memoryWorkflowService();
     const ada = createWorkflowTools({ workflowService: service, agentId: 'ada' });

@@ -408,4 +408,13 @@ ALTER TABLE switchyard.turns ADD COLUMN resumed_at timestamptz;
 CREATE INDEX turns_unit_attempt ON switchyard.turns (source, source_id, attempt) WHERE source_id IS NOT NULL;
 `,
   },
+  {
+    version: 13,
+    name: "a schedule's create key, so a create run again creates one schedule",
+    sql: `
+ALTER TABLE switchyard.schedules ADD COLUMN idempotency_key text;
+CREATE UNIQUE INDEX schedules_idempotency_key ON switchyard.schedules (idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+`,
+  },
 ];

@@ -38,6 +38,12 @@ export interface CreateScheduleRequest {
   timeZone?: string | null;
   /** A one-shot ISO 8601 time; without an offset it is read in `timeZone`. */
   runAt?: string | null;
+  /**
+   * The create's key (at most 500 bytes): a second create with the same key creates nothing and
+   * answers with the schedule the first created (the schedule tool passes its call's
+   * `idempotencyKey`, so a call run again after its worker stopped creates one schedule).
+   */
+  idempotencyKey?: string;
 }
 
 /** One fire of a schedule, from the run ledger: one row per (schedule, slot), however often it was delivered. */

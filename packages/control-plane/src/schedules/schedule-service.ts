@@ -59,6 +59,10 @@ export class ControlPlaneScheduleService {
     const agentId = checkAgentId(request.agentId);
     const name = checkStoredText('name', request.name, { maxBytes: MAX_NAME_BYTES }).trim();
     const prompt = checkStoredText('prompt', request.prompt, { maxBytes: this.#limits.maxPromptBytes });
+    const key =
+      request.idempotencyKey === undefined
+        ? null
+        : checkStoredText('idempotencyKey', request.idempotencyKey, { maxBytes: 500 });
     const now = this.#now();
     const timing = parseScheduleTiming(request, {
       now,
@@ -73,6 +77,17 @@ export class ControlPlaneScheduleService {
       await transaction.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.schedules:' || $1))", [
         agentId,
       ]);
+      if (key !== null) {
+        const { rows: created } = await transaction.query<ScheduleRow>(
+          `SELECT ${SCHEDULE_COLUMNS} FROM switchyard.schedules WHERE idempotency_key = $1`,
+          [key],
+        );
+        const earlier = created[0];
+        if (earlier !== undefined && earlier.agent_id !== agentId) {
+          throw new ControlPlaneInputError('idempotencyKey', 'belongs to another agent');
+        }
+        if (earlier !== undefined) return earlier;
+      }
       const { rows: counts } = await transaction.query<{ count: number }>(
         "SELECT count(*)::int AS count FROM switchyard.schedules WHERE agent_id = $1 AND status = 'active'",
         [agentId],
@@ -85,8 +100,9 @@ export class ControlPlaneScheduleService {
         );
       }
       const { rows } = await transaction.query<ScheduleRow>(
-        `INSERT INTO switchyard.schedules (id, agent_id, name, prompt, kind, cron, time_zone, run_at, next_fire_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+        `INSERT INTO switchyard.schedules
+           (id, agent_id, name, prompt, kind, cron, time_zone, run_at, next_fire_at, idempotency_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
          ON CONFLICT (agent_id, name) WHERE status = 'active' DO NOTHING
          RETURNING ${SCHEDULE_COLUMNS}`,
         [
@@ -99,6 +115,7 @@ export class ControlPlaneScheduleService {
           timing.timeZone,
           timing.kind === 'once' ? timing.runAt : null,
           firstFire,
+          key,
         ],
       );
       const created = rows[0];
