@@ -24,7 +24,7 @@ export const ToolCallEndEventSchema = z
     namespace: z.string().optional(),
     outcome: z.enum(TOOL_CALL_OUTCOMES).openapi({
       description:
-        'How the call ended. `completed`: execute returned a result without isError (the only success). `tool-error`: the tool returned an error result, threw, or returned nothing usable. `invalid-arguments`, `denied`, `unknown-tool`, `skipped` (an earlier call of the response ended the turn), `duplicate-call-id` (another call of the response had the same call id): nothing ran. `timeout`, `cancelled` (the turn was aborted). Turns recorded before this set existed are sent with their `completed`-with-isError and `error` outcomes read as `tool-error`.',
+        'How the call ended. `completed`: execute returned a result without isError (the only success). `tool-error`: the tool returned an error result, threw, or returned nothing usable. `invalid-arguments`, `denied`, `unknown-tool`, `skipped` (an earlier call of the response ended the turn), `duplicate-call-id` (another call of the response had the same call id): nothing ran. `in-doubt`: a resumed turn found the call started by its stopped worker with no output recorded, and did not run it again (its effect is unknown). `timeout`, `cancelled` (the turn was aborted). Turns recorded before this set existed are sent with their `completed`-with-isError and `error` outcomes read as `tool-error`.',
       example: 'tool-error',
     }),
     activity: z.string().openapi({ example: 'Read 120 lines of notes/todo.md' }),
@@ -48,6 +48,14 @@ export const ToolCallEndEventSchema = z
       .openapi({ description: 'The result recorded as the call’s output, as the model saw it' }),
     resultCut: z.unknown().optional(),
     endsTurn: z.boolean(),
+    replayed: z.literal(true).optional().openapi({
+      description:
+        'Present when the output came from the turn’s journal: a resumed turn reused what its stopped worker recorded, and nothing ran.',
+    }),
+    inDoubt: z.literal(true).optional().openapi({
+      description:
+        'Present when the turn’s stopped worker had started the call and recorded no output: a read-only or idempotent tool ran again, any other ended `in-doubt` (or was put to an operator with `approvals.inDoubt: ask`).',
+    }),
   })
   .openapi('ToolCallEndEvent');
 
