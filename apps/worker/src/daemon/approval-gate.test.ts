@@ -161,6 +161,57 @@ describe('the policy in front of each call (PGlite)', () => {
   });
 });
 
+describe('calls in doubt in a resumed turn (PGlite)', () => {
+  const inDoubt = (tool: AnyWorkerAgentTool, params: unknown) => ({
+    ...callOf(tool, params),
+    inDoubt: true as const,
+  });
+
+  it('reports a call in doubt without running it again by default, and lets a read-only one run', async () => {
+    const entry = await recordedTurn();
+    expect(await gate.beforeToolCall(entry, inDoubt(writeFile, { path: 'a' }), writeFile, noResume)).toEqual({
+      allow: false,
+      reason: 'agent gate reports calls in doubt without running them again (approvals.inDoubt: report)',
+    });
+    expect(await gate.beforeToolCall(entry, inDoubt(readFile, { path: 'a' }), readFile, noResume)).toEqual({
+      allow: true,
+    });
+    expect(entry.events).toEqual([]);
+  });
+
+  it('holds a call in doubt for an operator with approvals.inDoubt ask, whatever its tool’s own policy', async () => {
+    const asking = new ApprovalGate({
+      approvals: {
+        store: bed.controlPlane.approvals,
+        // Destructive calls run at once here: only being in doubt holds this one.
+        policy: () =>
+          parseConfig({ approvals: { destructive: 'allow', inDoubt: 'ask' } }, { env: {} }).approvals,
+        pollMs: 60_000,
+      },
+      workerId: WORKER,
+      records: bed.controlPlane.turns,
+      push: (entry, event) => registry.push(entry, event),
+    });
+    try {
+      const entry = await recordedTurn();
+      const decision = asking.beforeToolCall(entry, inDoubt(writeFile, { path: 'b' }), writeFile, noResume);
+      await entry.detached;
+      const requested = entry.events[0];
+      if (requested?.type !== 'approval-requested') throw new Error('no approval-requested event');
+      const answer = await bed.controlPlane.approvals.answer({
+        id: requested.approval.id,
+        decision: 'deny',
+        answeredBy: 'test',
+      });
+      asking.notifyDecision(answer?.approval as ApprovalRecord);
+      expect(await decision).toMatchObject({ allow: false });
+      entry.deadline?.dispose();
+    } finally {
+      asking.stop();
+    }
+  });
+});
+
 describe('a held call (PGlite)', () => {
   it('waits, its turn waiting-approval and its time limit paused, until allowed; then it runs, taken by this worker', async () => {
     const entry = await recordedTurn();
