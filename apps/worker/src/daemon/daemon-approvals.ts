@@ -6,7 +6,7 @@ import {
 } from '@switchyard/control-plane';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import type { ApprovalDecision, ApprovalPolicy, ApprovalTurnSource } from '../config/worker-config';
-import { definedFields } from './defined-fields';
+import { definedFields, pickedFields } from './defined-fields';
 import type { ApprovalSchema } from './http/approvals/approval-schemas';
 
 /**
@@ -18,25 +18,19 @@ export type DaemonApproval = z.infer<typeof ApprovalSchema>;
 /** The API's view of a stored approval. */
 export function approvalView(record: ApprovalRecord): DaemonApproval {
   return {
-    id: record.id,
-    turnId: record.turnId,
-    callId: record.callId,
+    ...pickedFields(record, ['id', 'turnId', 'callId']),
     ...definedFields(record, ['callIndex']),
     agent: record.agentId,
-    source: record.source,
-    toolKey: record.toolKey,
-    activity: record.activity,
+    ...pickedFields(record, ['source', 'toolKey', 'activity']),
     // Large arguments travel whole only on their own route: lists and events carry a head and tail.
     ...(record.argumentsBytes > APPROVAL_INLINE_ARGUMENT_BYTES || record.arguments === undefined
       ? {}
       : { arguments: record.arguments }),
-    argumentsBytes: record.argumentsBytes,
-    ...(record.argumentsPreview === undefined ? {} : { argumentsPreview: record.argumentsPreview }),
-    approvers: record.approvers,
-    status: record.status,
+    ...pickedFields(record, ['argumentsBytes']),
+    ...definedFields(record, ['argumentsPreview']),
+    ...pickedFields(record, ['approvers', 'status']),
     ...definedFields(record, ['reason', 'answeredBy']),
-    createdAt: record.createdAt,
-    expiresAt: record.expiresAt,
+    ...pickedFields(record, ['createdAt', 'expiresAt']),
     ...definedFields(record, ['decidedAt', 'consumedAt']),
   };
 }

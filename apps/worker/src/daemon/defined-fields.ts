@@ -13,3 +13,10 @@ export function definedFields<T extends object, K extends keyof T>(
   }
   return picked;
 }
+
+/** The fields `keys` of `source`, as they are: a record's required fields as the API sends them. */
+export function pickedFields<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
+  const picked = {} as Pick<T, K>;
+  for (const key of keys) picked[key] = source[key];
+  return picked;
+}

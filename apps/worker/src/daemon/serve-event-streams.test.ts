@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { openForSuite } from '../__fixtures__/open-for-suite';
 import { promptOf } from '../__fixtures__/scripted-model';
 import {
   dechunk,
@@ -10,7 +9,7 @@ import {
   serverSentEventsOf,
   waitFor,
 } from './__fixtures__/http-client';
-import { ServeFolder } from './__fixtures__/serve-folder';
+import { serveForSuite } from './__fixtures__/serve-folder';
 
 // `switchyard serve` as a child process on a fresh PGlite folder, with the fake model streaming large
 // answers in many deltas: a `/v1/events` reader that reads nothing is cut off with one overflow event
@@ -117,20 +116,16 @@ function feedReader(url: string) {
 }
 
 describe('switchyard serve: event streams bounded per reader (embedded PGlite, fake model)', () => {
-  const served = openForSuite(
-    () =>
-      ServeFolder.serveOnFakeModel('event-streams', {
-        script: (request) => {
-          const prompt = promptOf(request);
-          return prompt.startsWith('BIG ')
-            ? { text: bigText(prompt), textChunks: DELTAS, eventDelayMs: EVENT_DELAY_MS }
-            : { text: `Echo: ${prompt}` };
-        },
-        // Room for about two of the turns in memory: the earlier ones are read from the records.
-        settings: { serve: { maxEventStreamBytes: LIMIT, maxRetainedTurnBytes: 10 * 1024 * 1024 } },
-      }),
-    { close: (opened) => opened.folder.remove() },
-  );
+  const served = serveForSuite('event-streams', {
+    script: (request) => {
+      const prompt = promptOf(request);
+      return prompt.startsWith('BIG ')
+        ? { text: bigText(prompt), textChunks: DELTAS, eventDelayMs: EVENT_DELAY_MS }
+        : { text: `Echo: ${prompt}` };
+    },
+    // Room for about two of the turns in memory: the earlier ones are read from the records.
+    settings: { serve: { maxEventStreamBytes: LIMIT, maxRetainedTurnBytes: 10 * 1024 * 1024 } },
+  });
 
   it('cuts a /v1/events reader that reads nothing off with an overflow event; a reader that reads gets every delta', async () => {
     const { url } = served();

@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { toolCallStep } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
-import { openForSuite } from '../__fixtures__/open-for-suite';
 import { outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
 import { requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeFolder } from './__fixtures__/serve-folder';
+import { serveForSuite } from './__fixtures__/serve-folder';
 
 // A real `switchyard serve` process that collects garbage every 5 ms (node --expose-gc and a preloaded
 // fixture): the load under which a limit that nothing owns is collected before it fires (Node 20
@@ -16,26 +15,23 @@ const collectGarbageOften = fileURLToPath(
 );
 
 describe('switchyard serve under garbage collections every few milliseconds', () => {
-  const served = openForSuite(
-    () =>
-      ServeFolder.serveOnFakeModel('limits-gc', {
-        script: (request) => {
-          const prompt = promptOf(request);
-          if (prompt === 'SLOW') return { text: 'an answer that comes too late', delayMs: 30_000 };
-          if (request.functionCallOutputs.length > 0) return { text: 'noted' };
-          return toolCallStep('write_file', { path: 'held.txt', content: 'never written\n' });
-        },
-        settings: {
-          categories: { computer: { homeRoot: 'homes' } },
-          // Room for the held turn (its approval expires after 1 s, then one more request) on a
-          // loaded machine, well under the slow answer's 30 s.
-          limits: { turnTimeoutMs: 10_000 },
-          approvals: { destructive: 'ask', expiresInSeconds: 1 },
-        },
-        process: { nodeArguments: ['--expose-gc', '--import', collectGarbageOften] },
-      }),
-    { close: (opened) => opened.folder.remove(10_000) },
-  );
+  const served = serveForSuite('limits-gc', {
+    script: (request) => {
+      const prompt = promptOf(request);
+      if (prompt === 'SLOW') return { text: 'an answer that comes too late', delayMs: 30_000 };
+      if (request.functionCallOutputs.length > 0) return { text: 'noted' };
+      return toolCallStep('write_file', { path: 'held.txt', content: 'never written\n' });
+    },
+    settings: {
+      categories: { computer: { homeRoot: 'homes' } },
+      // Room for the held turn (its approval expires after 1 s, then one more request) on a
+      // loaded machine, well under the slow answer's 30 s.
+      limits: { turnTimeoutMs: 10_000 },
+      approvals: { destructive: 'ask', expiresInSeconds: 1 },
+    },
+    process: { nodeArguments: ['--expose-gc', '--import', collectGarbageOften] },
+    removeTimeoutMs: 10_000,
+  });
 
   it('ends a turn at limits.turnTimeoutMs', async () => {
     const started = await requestJson(`${served().url}/v1/turns`, { body: { prompt: 'SLOW' } });

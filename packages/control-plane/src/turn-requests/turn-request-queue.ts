@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
-import {
-  handBackDelaySeconds,
-  handedBackDescription,
-  lastAttemptReason,
-  QueueConsumer,
-  retriesLeftAfter,
-} from '../queues/queue-consumer';
-import { type DetachedTurnEnd, isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
+import { ConsumedQueue } from '../queues/consumed-queue';
+import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
+import type {
+  DetachUnit,
+  HandBackUnit,
+  InterruptedTurnFacts,
+  SettleDetachedUnit,
+} from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
 import type { TurnRequest, TurnRequestHandler } from './turn-request';
 
@@ -61,11 +60,7 @@ export function turnRequestQueueName(agentId: string): string {
  * delivery of an already completed run, or of a job that no longer carries it (the run was handed
  * back with a new one), is acknowledged without calling the handler.
  */
-export class TurnRequestQueue {
-  readonly #database: Database;
-  readonly #options: Required<TurnRequestOptions>;
-  readonly #consumer: QueueConsumer<TurnRequest>;
-
+export class TurnRequestQueue extends ConsumedQueue<TurnRequest, Required<TurnRequestOptions>> {
   /** Use `controlPlane.turnRequests` rather than constructing one. */
   constructor(
     boss: PgBoss,
@@ -73,25 +68,17 @@ export class TurnRequestQueue {
     options: Required<TurnRequestOptions>,
     defaultAgentId: string | undefined,
   ) {
-    this.#database = database;
-    this.#options = options;
-    this.#consumer = new QueueConsumer(boss, {
+    super(boss, options, {
       database,
       queueName: turnRequestQueueName,
       contents: 'turn requests',
-      policy: options,
       defaultAgentId,
     });
   }
 
-  /** Creates the agent's queue once per process (idempotent in the database too). */
-  ensureQueue(agentId: string): Promise<void> {
-    return this.#consumer.ensureQueue(agentId);
-  }
-
   /** Enqueues turn requests inside the caller's transaction, each with its run id as the job id. */
   async enqueue(transaction: SqlExecutor, requests: readonly TurnRequest[]): Promise<void> {
-    await this.#consumer.insert(
+    await this.consumer.insert(
       transaction,
       requests.map((request) => ({ id: request.runId, agentId: request.agentId, data: request })),
     );
@@ -113,14 +100,14 @@ export class TurnRequestQueue {
    * });
    */
   async work(handler: TurnRequestHandler, options: TurnRequestWorkOptions = {}): Promise<string> {
-    const agentId = this.#consumer.agentFor(options.agentId);
-    return this.#consumer.startWorker(agentId, (job) => this.#deliver(job, handler));
+    const agentId = this.consumer.agentFor(options.agentId);
+    return this.consumer.startWorker(agentId, (job) => this.#deliver(job, handler));
   }
 
   async #deliver(job: PgBoss.Job<TurnRequest>, handler: TurnRequestHandler): Promise<void> {
     const request = job.data;
     // A run handed back has a new job: a late delivery of the old one (its id is the run's) claims nothing.
-    const { rows } = await this.#database.query<{ attempts: number }>(
+    const { rows } = await this.database.query<{ attempts: number }>(
       `UPDATE switchyard.schedule_runs
            SET status = 'running', attempts = attempts + 1, started_at = clock_timestamp(), error = NULL
            WHERE id = $1 AND status <> 'completed' AND coalesce(job_id, id) = $2
@@ -131,14 +118,13 @@ export class TurnRequestQueue {
     // Already completed (a duplicate delivery) or not in the ledger: acknowledge, run nothing.
     if (claimed === undefined) return;
     const attempt = claimed.attempts;
-    if (attempt > this.#options.retryLimit + 1) {
-      // Only a lost delivery (its worker died unrecorded, the job expired) gets here.
+    if (attempt > this.options.retryLimit + 1) {
       await this.#settle(
-        this.#database,
+        this.database,
         request.runId,
         attempt,
         'failed',
-        `attempt ${attempt} would exceed the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit}): an earlier attempt's worker stopped`,
+        this.lostDeliveryReason(attempt),
         job.id,
       );
       return;
@@ -147,12 +133,12 @@ export class TurnRequestQueue {
       await handler(request, { attempt, jobId: job.id });
     } catch (error) {
       // Rethrown (for pg-boss to retry) only while this attempt still owns the run.
-      if (await this.#settle(this.#database, request.runId, attempt, 'failed', errorText(error), job.id))
+      if (await this.#settle(this.database, request.runId, attempt, 'failed', errorText(error), job.id))
         throw error;
       return;
     }
     // A turn that held a call detached its run from this job: the turn's end settles it, not this.
-    await this.#settle(this.#database, request.runId, attempt, 'completed', null, job.id);
+    await this.#settle(this.database, request.runId, attempt, 'completed', null, job.id);
   }
 
   /**
@@ -186,20 +172,20 @@ export class TurnRequestQueue {
    *
    * Contract: resolves undefined when detached (or already), or why not.
    */
-  async detachUnit(transaction: SqlExecutor, turn: InterruptedTurnFacts): Promise<string | undefined> {
+  readonly detachUnit: DetachUnit = async (transaction, turn) => {
     if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return undefined;
     const run = await this.#lockRun(transaction, turn.sourceId);
     const label = `schedule run ${turn.sourceId}`;
     if (run === undefined) return `${label} no longer exists`;
     if (run.attempts !== turn.attempt) return `${label} was taken over by attempt ${run.attempts}`;
     if (run.status !== 'running') return `${label} is ${run.status}`;
-    await this.#consumer.cancel(transaction, run.agent_id, run.job_id);
+    await this.consumer.cancel(transaction, run.agent_id, run.job_id);
     await transaction.query('UPDATE switchyard.schedule_runs SET job_id = $2 WHERE id = $1', [
       turn.sourceId,
       randomUUID(),
     ]);
     return undefined;
-  }
+  };
 
   /**
    * Internal: settles the run of a schedule turn that ran detached from its queue job, inside the
@@ -208,23 +194,19 @@ export class TurnRequestQueue {
    * same way), else handed back for its next attempt (or failed, out of
    * attempts). Only while the turn's attempt is still the run's running one.
    */
-  async settleDetached(
-    transaction: SqlExecutor,
-    turn: InterruptedTurnFacts,
-    end: DetachedTurnEnd,
-  ): Promise<void> {
+  readonly settleDetached: SettleDetachedUnit = async (transaction, turn, end) => {
     if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return;
     if (isFinishedTurnEnd(end)) {
       await this.#settle(transaction, turn.sourceId, turn.attempt, 'completed', null, undefined);
       return;
     }
     const why = turnEndReason(end);
-    if (turn.attempt > this.#options.retryLimit) {
+    if (turn.attempt > this.options.retryLimit) {
       await this.#settle(transaction, turn.sourceId, turn.attempt, 'failed', why, undefined);
       return;
     }
     await this.#requeue(transaction, turn, why);
-  }
+  };
 
   /**
    * Internal: hands the run of an interrupted schedule turn (its worker stopped heartbeating) back to
@@ -233,10 +215,7 @@ export class TurnRequestQueue {
    * configured delay and backoff for later ones), or, with no attempt left, the run fails with the
    * reason. Only while the turn's attempt is still the running one: anything else is `settled`.
    */
-  async handBackInterrupted(
-    transaction: SqlExecutor,
-    turn: InterruptedTurnFacts,
-  ): Promise<UnitHandBack | undefined> {
+  readonly handBackInterrupted: HandBackUnit = async (transaction, turn) => {
     if (turn.source !== 'schedule' || !UUID.test(turn.sourceId)) return undefined;
     const runId = turn.sourceId;
     const unit = { unit: 'schedule-run' as const, unitId: runId };
@@ -253,9 +232,9 @@ export class TurnRequestQueue {
     if (run.status !== 'running') {
       return { ...unit, outcome: 'settled', description: `${label} not handed back: it is ${run.status}` };
     }
-    await this.#consumer.cancel(transaction, run.agent_id, run.job_id);
-    if (turn.attempt > this.#options.retryLimit) {
-      const reason = lastAttemptReason(this.#options, turn.attempt);
+    await this.consumer.cancel(transaction, run.agent_id, run.job_id);
+    if (turn.attempt > this.options.retryLimit) {
+      const reason = this.lastAttemptReason(turn.attempt);
       await transaction.query(
         "UPDATE switchyard.schedule_runs SET status = 'failed', error = $2 WHERE id = $1",
         [runId, reason],
@@ -270,7 +249,7 @@ export class TurnRequestQueue {
         `the worker running attempt ${turn.attempt} stopped (its heartbeat went stale)`,
       )),
     };
-  }
+  };
 
   /**
    * Locks a schedule run for the rest of the transaction and reads what deciding its fate needs: its
@@ -315,7 +294,7 @@ export class TurnRequestQueue {
         outcome: 'settled',
         description: `${label} not handed back: it is not running attempt ${turn.attempt}`,
       };
-    const delay = handBackDelaySeconds(this.#options, turn.attempt);
+    const { description, ...job } = this.handBackOf(turn.attempt);
     const jobId = randomUUID();
     const request: TurnRequest = {
       runId,
@@ -326,29 +305,23 @@ export class TurnRequestQueue {
       slot: new Date(run.slot).toISOString(),
       idempotencyKey: run.idempotency_key,
     };
-    await this.#consumer.insert(transaction, [
+    await this.consumer.insert(transaction, [
       {
         id: jobId,
         agentId: run.agent_id,
         data: request,
-        startAfterSeconds: delay,
-        retryLimit: retriesLeftAfter(this.#options, turn.attempt),
+        ...job,
       },
     ]);
     const { rows: times } = await transaction.query<{ at: Date }>(
       `UPDATE switchyard.schedule_runs SET status = 'enqueued', job_id = $2, error = $3 WHERE id = $1
        RETURNING clock_timestamp() + $4 * interval '1 second' AS at`,
-      [runId, jobId, why, delay],
+      [runId, jobId, why, job.startAfterSeconds],
     );
     return {
       outcome: 'requeued',
       retryAt: new Date(times[0]?.at ?? Date.now()).toISOString(),
-      description: `${label} ${handedBackDescription(turn.attempt, delay)}`,
+      description: `${label} ${description}`,
     };
-  }
-
-  /** Stops every consumer this process started and waits for running handlers to finish. */
-  async stop(): Promise<void> {
-    await this.#consumer.stop();
   }
 }

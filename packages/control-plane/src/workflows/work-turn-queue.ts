@@ -2,15 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { Database, SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import {
-  handBackDelaySeconds,
-  handedBackDescription,
-  lastAttemptReason,
-  QueueConsumer,
-  retriesLeftAfter,
-} from '../queues/queue-consumer';
-import { type DetachedTurnEnd, isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
-import type { InterruptedTurnFacts, UnitHandBack } from '../turns/turn-unit-hooks';
+import { ConsumedQueue } from '../queues/consumed-queue';
+import { isFinishedTurnEnd, turnEndReason } from '../turns/detached-turn-end';
+import type {
+  DetachUnit,
+  HandBackUnit,
+  InterruptedTurnFacts,
+  SettleDetachedUnit,
+} from '../turns/turn-unit-hooks';
 import { errorText } from '../values/error-text';
 import { claimWorkUnit } from './claim-work-unit';
 import type { EnqueueWorkTurn } from './dispatch-workflow';
@@ -80,10 +79,7 @@ export function workTurnQueueName(agentId: string): string {
  * A running turn's `signal` fires when its workflow or job is cancelled, or when its unit was handed
  * to another worker because this one was taken for dead.
  */
-export class WorkTurnQueue {
-  readonly #database: Database;
-  readonly #options: Required<WorkTurnOptions>;
-  readonly #consumer: QueueConsumer<QueuedWork>;
+export class WorkTurnQueue extends ConsumedQueue<QueuedWork, Required<WorkTurnOptions>> {
   readonly #maxValueBytes: number;
   readonly #onError: (error: unknown) => void;
 
@@ -96,22 +92,9 @@ export class WorkTurnQueue {
     maxValueBytes = 1024 * 1024,
     onError: (error: unknown) => void = () => {},
   ) {
-    this.#database = database;
+    super(boss, options, { database, queueName: workTurnQueueName, contents: 'work turns', defaultAgentId });
     this.#onError = onError;
-    this.#options = options;
     this.#maxValueBytes = maxValueBytes;
-    this.#consumer = new QueueConsumer(boss, {
-      database,
-      queueName: workTurnQueueName,
-      contents: 'work turns',
-      policy: options,
-      defaultAgentId,
-    });
-  }
-
-  /** Creates the agent's queue once per process (idempotent in the database too). */
-  ensureQueue(agentId: string): Promise<void> {
-    return this.#consumer.ensureQueue(agentId);
   }
 
   /**
@@ -120,7 +103,7 @@ export class WorkTurnQueue {
    */
   readonly enqueue: EnqueueWorkTurn = async (transaction, agentId, data, options = {}) => {
     const id = randomUUID();
-    await this.#consumer.insert(transaction, [{ id, agentId, data, ...options }]);
+    await this.consumer.insert(transaction, [{ id, agentId, data, ...options }]);
     await recordUnitJob(transaction, data, id);
   };
 
@@ -137,7 +120,7 @@ export class WorkTurnQueue {
    * await controlPlane.workTurns.work(async (turn, { signal }) => runTaskTurn(turn, signal));
    */
   async work(handler: WorkTurnHandler, options: WorkTurnWorkOptions = {}): Promise<string[]> {
-    const agentId = this.#consumer.agentFor(options.agentId);
+    const agentId = this.consumer.agentFor(options.agentId);
     const concurrency = options.concurrency ?? 2;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new ControlPlaneInputError(
@@ -148,32 +131,27 @@ export class WorkTurnQueue {
     const ids: string[] = [];
     // pg-boss 10 runs one batch per worker at a time: concurrency means several workers.
     for (let index = 0; index < concurrency; index += 1) {
-      ids.push(await this.#consumer.startWorker(agentId, (job) => this.#deliver(job, handler)));
+      ids.push(await this.consumer.startWorker(agentId, (job) => this.#deliver(job, handler)));
     }
     return ids;
   }
 
   async #deliver(job: PgBoss.Job<QueuedWork>, handler: WorkTurnHandler): Promise<void> {
     const work = job.data;
-    const claimed = await claimWorkUnit(this.#database, work, job.id);
+    const claimed = await claimWorkUnit(this.database, work, job.id);
     // Finished, failed or cancelled meanwhile, a duplicate delivery, or a job that no longer carries
     // its unit: acknowledge, run nothing.
     if (claimed === undefined) return;
     const { attempt } = claimed;
-    if (attempt > this.#options.retryLimit + 1) {
-      // Only a lost delivery (its worker died unrecorded, the job expired) gets here.
-      await this.#fail(
-        work,
-        attempt,
-        `attempt ${attempt} would exceed the ${this.#options.retryLimit + 1} attempts allowed (retryLimit ${this.#options.retryLimit}): an earlier attempt's worker stopped`,
-      );
+    if (attempt > this.options.retryLimit + 1) {
+      await this.#fail(work, attempt, this.lostDeliveryReason(attempt));
       return;
     }
     const watch = new InterruptionWatch(
-      this.#database,
+      this.database,
       work,
       attempt,
-      this.#options.cancelCheckIntervalMs,
+      this.options.cancelCheckIntervalMs,
       this.#onError,
     );
     let outcome: WorkTurnOutcome | undefined;
@@ -182,7 +160,7 @@ export class WorkTurnQueue {
     } catch (error) {
       if (watch.signal.aborted) return;
       // The last delivery fails the work for good; earlier ones go back to pg-boss for a retry.
-      if (attempt > this.#options.retryLimit) {
+      if (attempt > this.options.retryLimit) {
         await this.#fail(work, attempt, `the turn failed: ${errorText(error)}`, job.id);
         return;
       }
@@ -192,7 +170,7 @@ export class WorkTurnQueue {
     }
     if (watch.signal.aborted) return;
     // A turn that held a call detached its unit from this job: the turn's end settles it, not this.
-    await this.#database.transaction((transaction) =>
+    await this.database.transaction((transaction) =>
       settleFinishedUnit(
         transaction,
         this.#storage,
@@ -210,7 +188,7 @@ export class WorkTurnQueue {
    * another attempt having taken it over wins); with `jobId`, only while that job carries the unit.
    */
   async #fail(work: QueuedWork, attempt: number, reason: string, jobId?: string): Promise<void> {
-    await this.#database.transaction((transaction) =>
+    await this.database.transaction((transaction) =>
       failUnit(transaction, this.#storage, work, attempt, reason, jobId),
     );
   }
@@ -242,7 +220,7 @@ export class WorkTurnQueue {
       if (typeof target.jobId !== 'string' || !isUuid(target.jobId)) {
         throw new ControlPlaneInputError('target.jobId', 'must be a job id (a UUID)');
       }
-      return this.#database.transaction((transaction) =>
+      return this.database.transaction((transaction) =>
         submitJobResult(transaction, this.#storage, target.jobId, request.result, attempt),
       );
     }
@@ -252,7 +230,7 @@ export class WorkTurnQueue {
     if (typeof target.workflowId !== 'string' || !isUuid(target.workflowId)) {
       throw new ControlPlaneInputError('target.workflowId', 'must be a workflow id (a UUID)');
     }
-    return this.#database.transaction((transaction) =>
+    return this.database.transaction((transaction) =>
       submitTaskResult(transaction, this.#storage, target, request.result, attempt),
     );
   }
@@ -266,15 +244,15 @@ export class WorkTurnQueue {
    * Contract: resolves undefined when detached (or already), or why not: the turn's attempt is no
    * longer the unit's running one (cancelled, failed, handed to another attempt).
    */
-  async detachUnit(transaction: SqlExecutor, turn: InterruptedTurnFacts): Promise<string | undefined> {
+  readonly detachUnit: DetachUnit = async (transaction, turn) => {
     const work = unitOfTurn(turn);
     if (work === undefined) return undefined;
     const unit = await lockWorkUnit(transaction, work, turn.attempt);
     if (unit.settled !== undefined) return `${unit.label} ${unit.settled}`;
-    if (unit.jobId !== null) await this.#consumer.cancel(transaction, unit.agentId, unit.jobId);
+    if (unit.jobId !== null) await this.consumer.cancel(transaction, unit.agentId, unit.jobId);
     await recordUnitJob(transaction, work, randomUUID());
     return undefined;
-  }
+  };
 
   /**
    * Internal: settles the unit of a turn that ran detached from its queue job, inside the transaction
@@ -283,11 +261,7 @@ export class WorkTurnQueue {
    * or stores a schema-less job's text; any other end hands the unit back for its next attempt (or
    * fails it, out of attempts). Only while the turn's attempt is still the unit's running one.
    */
-  async settleDetached(
-    transaction: SqlExecutor,
-    turn: InterruptedTurnFacts,
-    end: DetachedTurnEnd,
-  ): Promise<void> {
+  readonly settleDetached: SettleDetachedUnit = async (transaction, turn, end) => {
     const work = unitOfTurn(turn);
     if (work === undefined) return;
     // Finished without an accepted result: the unit fails (a schema-less job stores the text).
@@ -312,13 +286,13 @@ export class WorkTurnQueue {
       return;
     }
     const why = turnEndReason(end);
-    if (turn.attempt > this.#options.retryLimit) {
+    if (turn.attempt > this.options.retryLimit) {
       await failUnit(
         transaction,
         this.#storage,
         work,
         turn.attempt,
-        `${why} (the last of ${this.#options.retryLimit + 1} attempts)`,
+        `${why} (the last of ${this.options.retryLimit + 1} attempts)`,
       );
       return;
     }
@@ -337,7 +311,7 @@ export class WorkTurnQueue {
           );
     const agentId = requeued.rows[0]?.agent_id;
     if (agentId !== undefined) await this.#requeue(transaction, agentId, work, turn);
-  }
+  };
 
   /**
    * Internal: hands the unit of an interrupted turn (its worker stopped heartbeating) back to its
@@ -347,10 +321,7 @@ export class WorkTurnQueue {
    * with the reason (a task's dependants fail with it). Only while the turn's attempt is still the
    * running one: anything else (ended, cancelled, taken over) is `settled`.
    */
-  async handBackInterrupted(
-    transaction: SqlExecutor,
-    turn: InterruptedTurnFacts,
-  ): Promise<UnitHandBack | undefined> {
+  readonly handBackInterrupted: HandBackUnit = async (transaction, turn) => {
     const work = unitOfTurn(turn);
     if (work === undefined) return undefined;
     const handBack = { unit: work.kind, unitId: unitIdOf(work) };
@@ -358,16 +329,16 @@ export class WorkTurnQueue {
     if (unit.settled !== undefined) {
       return { ...handBack, outcome: 'settled', description: `${unit.label} ${unit.settled}` };
     }
-    if (unit.jobId !== null) await this.#consumer.cancel(transaction, unit.agentId, unit.jobId);
-    if (turn.attempt > this.#options.retryLimit) {
-      const reason = lastAttemptReason(this.#options, turn.attempt);
+    if (unit.jobId !== null) await this.consumer.cancel(transaction, unit.agentId, unit.jobId);
+    if (turn.attempt > this.options.retryLimit) {
+      const reason = this.lastAttemptReason(turn.attempt);
       await failLockedUnit(transaction, work, reason, this.enqueue);
       return { ...handBack, outcome: 'failed', description: `${unit.label} failed: ${reason}` };
     }
     await markUnitQueued(transaction, work);
     const next = await this.#requeue(transaction, unit.agentId, work, turn);
     return { ...handBack, outcome: 'requeued', ...next, description: `${unit.label} ${next.description}` };
-  }
+  };
 
   /** Enqueues the unit's next attempt with the hand-back delay and the retries it has left. */
   async #requeue(
@@ -376,23 +347,12 @@ export class WorkTurnQueue {
     data: QueuedWork,
     turn: InterruptedTurnFacts,
   ): Promise<{ retryAt: string; description: string }> {
-    const delay = handBackDelaySeconds(this.#options, turn.attempt);
-    await this.enqueue(transaction, agentId, data, {
-      startAfterSeconds: delay,
-      retryLimit: retriesLeftAfter(this.#options, turn.attempt),
-    });
+    const { description, ...job } = this.handBackOf(turn.attempt);
+    await this.enqueue(transaction, agentId, data, job);
     const { rows } = await transaction.query<{ at: Date }>(
       "SELECT clock_timestamp() + $1 * interval '1 second' AS at",
-      [delay],
+      [job.startAfterSeconds],
     );
-    return {
-      retryAt: new Date(rows[0]?.at ?? Date.now()).toISOString(),
-      description: handedBackDescription(turn.attempt, delay),
-    };
-  }
-
-  /** Stops every consumer this process started and waits for running handlers to finish. */
-  async stop(): Promise<void> {
-    await this.#consumer.stop();
+    return { retryAt: new Date(rows[0]?.at ?? Date.now()).toISOString(), description };
   }
 }

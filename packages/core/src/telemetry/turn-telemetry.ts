@@ -139,14 +139,39 @@ export interface AgentTelemetryOptions {
   meterProvider?: MeterProvider;
 }
 
-interface Instruments {
-  turnDuration: Histogram;
-  toolCallDuration: Histogram;
-  argumentRepairs: Counter;
-  argumentRefusals: Counter;
-  tokenUsage: Histogram;
-  operationDuration: Histogram;
-}
+/** Each instrument a turn records: its kind, its name, its unit and what it measures. */
+const INSTRUMENTS = {
+  turnDuration: ['histogram', TELEMETRY_METRICS.turnDuration, 's', 'Duration of agent turns'],
+  toolCallDuration: [
+    'histogram',
+    TELEMETRY_METRICS.toolCallDuration,
+    's',
+    'Duration of tool calls, from start to output',
+  ],
+  argumentRepairs: [
+    'counter',
+    TELEMETRY_METRICS.argumentRepairs,
+    '{repair}',
+    'Repairs the argument ladder applied to tool call arguments',
+  ],
+  argumentRefusals: [
+    'counter',
+    TELEMETRY_METRICS.argumentRefusals,
+    '{call}',
+    'Tool calls whose arguments were refused',
+  ],
+  tokenUsage: [
+    'histogram',
+    METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+    '{token}',
+    'Number of input and output tokens used',
+  ],
+  operationDuration: ['histogram', METRIC_GEN_AI_CLIENT_OPERATION_DURATION, 's', 'GenAI operation duration'],
+} as const;
+
+type Instruments = {
+  [K in keyof typeof INSTRUMENTS]: (typeof INSTRUMENTS)[K][0] extends 'counter' ? Counter : Histogram;
+};
 
 // Instruments are made once per meter: the API's no-op meter costs nothing to ask, and an SDK's
 // meter would otherwise look up its instrument registry on every turn.
@@ -155,32 +180,15 @@ const instrumentsByMeter = new WeakMap<Meter, Instruments>();
 function instrumentsFor(meter: Meter): Instruments {
   let instruments = instrumentsByMeter.get(meter);
   if (instruments === undefined) {
-    instruments = {
-      turnDuration: meter.createHistogram(TELEMETRY_METRICS.turnDuration, {
-        unit: 's',
-        description: 'Duration of agent turns',
-      }),
-      toolCallDuration: meter.createHistogram(TELEMETRY_METRICS.toolCallDuration, {
-        unit: 's',
-        description: 'Duration of tool calls, from start to output',
-      }),
-      argumentRepairs: meter.createCounter(TELEMETRY_METRICS.argumentRepairs, {
-        unit: '{repair}',
-        description: 'Repairs the argument ladder applied to tool call arguments',
-      }),
-      argumentRefusals: meter.createCounter(TELEMETRY_METRICS.argumentRefusals, {
-        unit: '{call}',
-        description: 'Tool calls whose arguments were refused',
-      }),
-      tokenUsage: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
-        unit: '{token}',
-        description: 'Number of input and output tokens used',
-      }),
-      operationDuration: meter.createHistogram(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, {
-        unit: 's',
-        description: 'GenAI operation duration',
-      }),
-    };
+    const made: Record<string, Counter | Histogram> = {};
+    for (const [key, [kind, name, unit, description]] of Object.entries(INSTRUMENTS)) {
+      made[key] =
+        kind === 'counter'
+          ? meter.createCounter(name, { unit, description })
+          : meter.createHistogram(name, { unit, description });
+    }
+    // Every key of INSTRUMENTS, each of the kind it names.
+    instruments = made as Instruments;
     instrumentsByMeter.set(meter, instruments);
   }
   return instruments;

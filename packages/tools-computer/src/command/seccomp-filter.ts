@@ -42,65 +42,77 @@ interface Architecture {
   readonly refusesX32?: boolean;
 }
 
+/** What each filtered system call's arguments are checked for: where its mode (and flags) sit. */
+const CHECKS = {
+  chmod: { mode: 1 },
+  fchmod: { mode: 1 },
+  fchmodat: { mode: 2 },
+  fchmodat2: { mode: 2 },
+  mknod: { mode: 1 },
+  mknodat: { mode: 2 },
+  creat: { mode: 1 },
+  open: { flags: 1, mode: 2 },
+  openat: { flags: 2, mode: 3 },
+  openat2: 'unavailable',
+} as const satisfies Record<string, Check>;
+
+/** An architecture's numbers of the filtered calls it has, in the order given, with their checks. */
+function callsOf(numbers: Partial<Record<keyof typeof CHECKS, number>>): Architecture['calls'] {
+  return Object.entries(numbers).map(([name, number]) => [number, CHECKS[name as keyof typeof CHECKS]]);
+}
+
 // Numbers from the kernel's syscall tables (arch/x86/entry/syscalls/syscall_{64,32}.tbl,
 // include/uapi/asm-generic/unistd.h, arch/arm/tools/syscall.tbl). fchmodat2 (452) and openat2
 // (437) have one number everywhere.
 const X86_64: Architecture = {
   audit: 0xc000003e,
   refusesX32: true,
-  calls: [
-    [90, { mode: 1 }], // chmod
-    [91, { mode: 1 }], // fchmod
-    [268, { mode: 2 }], // fchmodat
-    [452, { mode: 2 }], // fchmodat2
-    [133, { mode: 1 }], // mknod
-    [259, { mode: 2 }], // mknodat
-    [85, { mode: 1 }], // creat
-    [2, { flags: 1, mode: 2 }], // open
-    [257, { flags: 2, mode: 3 }], // openat
-    [437, 'unavailable'], // openat2
-  ],
+  calls: callsOf({
+    chmod: 90,
+    fchmod: 91,
+    fchmodat: 268,
+    fchmodat2: 452,
+    mknod: 133,
+    mknodat: 259,
+    creat: 85,
+    open: 2,
+    openat: 257,
+    openat2: 437,
+  }),
 };
 const I386: Architecture = {
   audit: 0x40000003,
-  calls: [
-    [15, { mode: 1 }],
-    [94, { mode: 1 }],
-    [306, { mode: 2 }],
-    [452, { mode: 2 }],
-    [14, { mode: 1 }],
-    [297, { mode: 2 }],
-    [8, { mode: 1 }],
-    [5, { flags: 1, mode: 2 }],
-    [295, { flags: 2, mode: 3 }],
-    [437, 'unavailable'],
-  ],
+  calls: callsOf({
+    chmod: 15,
+    fchmod: 94,
+    fchmodat: 306,
+    fchmodat2: 452,
+    mknod: 14,
+    mknodat: 297,
+    creat: 8,
+    open: 5,
+    openat: 295,
+    openat2: 437,
+  }),
 };
 const AARCH64: Architecture = {
   audit: 0xc00000b7,
-  calls: [
-    [52, { mode: 1 }], // fchmod
-    [53, { mode: 2 }], // fchmodat
-    [452, { mode: 2 }], // fchmodat2
-    [33, { mode: 2 }], // mknodat
-    [56, { flags: 2, mode: 3 }], // openat
-    [437, 'unavailable'], // openat2
-  ],
+  calls: callsOf({ fchmod: 52, fchmodat: 53, fchmodat2: 452, mknodat: 33, openat: 56, openat2: 437 }),
 };
 const ARM: Architecture = {
   audit: 0x40000028,
-  calls: [
-    [15, { mode: 1 }],
-    [94, { mode: 1 }],
-    [333, { mode: 2 }],
-    [452, { mode: 2 }],
-    [14, { mode: 1 }],
-    [324, { mode: 2 }],
-    [8, { mode: 1 }],
-    [5, { flags: 1, mode: 2 }],
-    [322, { flags: 2, mode: 3 }],
-    [437, 'unavailable'],
-  ],
+  calls: callsOf({
+    chmod: 15,
+    fchmod: 94,
+    fchmodat: 333,
+    fchmodat2: 452,
+    mknod: 14,
+    mknodat: 324,
+    creat: 8,
+    open: 5,
+    openat: 322,
+    openat2: 437,
+  }),
 };
 
 /** The architectures a process of this machine can make system calls in (native, then compat). */

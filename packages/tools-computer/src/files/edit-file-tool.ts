@@ -1,8 +1,9 @@
-import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import type { WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
 import { homeUsage, noteHomeWritten } from '../paths/home-usage';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { defineFileTool } from './define-file-tool';
 import { homePathFailure } from './home-path-failure';
 import { nearestCandidates } from './nearest-candidates';
 import { plural } from './plural';
@@ -63,21 +64,20 @@ export function createEditFileTool(
   settings: ComputerSettings,
 ): WorkerAgentTool<EditFileParams, EditFileDetails> {
   const { limits } = settings;
-  return defineWorkerTool({
+  return defineFileTool({
     name: 'edit_file',
+    access: 'write',
     description: [
       'Replace exact text in a file inside your home directory. old_string must match the file',
       'exactly (whitespace included, without the line numbers read_file shows) and occur once;',
       'include surrounding lines to make it unique, or set replace_all to replace every occurrence.',
     ].join(' '),
     schema,
-    executionMode: 'sequential',
-    isDestructive: true,
-    describeActivity: ({ path }) => `Editing ${path}`,
-    describeCompletedActivity: ({ path }, result) =>
-      result.details === undefined
-        ? `Could not edit ${path}`
-        : `Edited ${result.details.path} (${plural(result.details.replacements, 'replacement')})`,
+    activity: {
+      running: ({ path }) => `Editing ${path}`,
+      failed: ({ path }) => `Could not edit ${path}`,
+      done: (_params, details) => `Edited ${details.path} (${plural(details.replacements, 'replacement')})`,
+    },
     async execute({ path, old_string, new_string, replace_all }) {
       const fail = (message: string) => ({ content: message, isError: true });
       if (old_string === '')

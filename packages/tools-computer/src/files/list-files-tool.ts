@@ -1,11 +1,12 @@
 import type { Dirent } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import type { WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
 import { readFolderInHome, relativeToHome, resolveExistingInHome } from '../paths/agent-home';
 import { describeFileKind } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { defineFileTool } from './define-file-tool';
 import { compileGlob } from './glob';
 import { GlobWorkLimitError } from './glob/glob-work-limit-error';
 import { homePathFailure } from './home-path-failure';
@@ -55,8 +56,9 @@ export function createListFilesTool(
   settings: ComputerSettings,
 ): WorkerAgentTool<ListFilesParams, ListFilesDetails> {
   const { limits } = settings;
-  return defineWorkerTool({
+  return defineFileTool({
     name: 'list_files',
+    access: 'read',
     description: [
       'List files inside your home directory whose path (relative to `path`) matches a glob',
       '(`*` and `?` within a name, `**` across folders, `{a,b}`, `[abc]`, a trailing / for folders only;',
@@ -65,14 +67,12 @@ export function createListFilesTool(
       'skipped unless the pattern names them; symlinks are not followed.',
     ].join(' '),
     schema,
-    executionMode: 'parallel',
-    isReadOnly: true,
-    describeActivity: ({ pattern, path }) =>
-      path === undefined ? `Listing ${pattern}` : `Listing ${pattern} in ${path}`,
-    describeCompletedActivity: ({ pattern }, result) =>
-      result.details === undefined
-        ? `Could not list ${pattern}`
-        : `Found ${plural(result.details.count, 'file')} matching ${pattern}`,
+    activity: {
+      running: ({ pattern, path }) =>
+        path === undefined ? `Listing ${pattern}` : `Listing ${pattern} in ${path}`,
+      failed: ({ pattern }) => `Could not list ${pattern}`,
+      done: ({ pattern }, details) => `Found ${plural(details.count, 'file')} matching ${pattern}`,
+    },
     async execute({ pattern, path }, { signal }) {
       const compiled = compileGlob(pattern);
       if (compiled.glob === undefined) return { content: compiled.problem, isError: true };

@@ -1,6 +1,7 @@
-import { type AgentToolResult, defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import type { AgentToolResult, WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { defineFileTool } from './define-file-tool';
 import { homePathFailure } from './home-path-failure';
 import { plural } from './plural';
 import { scanTextLines } from './scan-text-lines';
@@ -62,21 +63,20 @@ export function createReadFileTool(
   settings: ComputerSettings,
 ): WorkerAgentTool<ReadFileParams, ReadFileDetails> {
   const { limits } = settings;
-  return defineWorkerTool({
+  return defineFileTool({
     name: 'read_file',
+    access: 'read',
     description: [
       'Read a text file inside your home directory. Lines come numbered (`cat -n` style; the numbers',
       `are not part of the file). Returns up to ${limits.maxReadLines} lines from offset; use offset and limit`,
       'to page through long files. Binary files are refused.',
     ].join(' '),
     schema,
-    executionMode: 'parallel',
-    isReadOnly: true,
-    describeActivity: ({ path }) => `Reading ${path}`,
-    describeCompletedActivity: ({ path }, result) =>
-      result.details === undefined
-        ? `Could not read ${path}`
-        : `Read ${plural(result.details.linesRead, 'line')} of ${result.details.path}`,
+    activity: {
+      running: ({ path }) => `Reading ${path}`,
+      failed: ({ path }) => `Could not read ${path}`,
+      done: (_params, details) => `Read ${plural(details.linesRead, 'line')} of ${details.path}`,
+    },
     async execute({ path, offset, limit }) {
       if (offset !== undefined && offset < 1)
         return error(`offset must be 1 or more (line numbers start at 1), got ${offset}.`);

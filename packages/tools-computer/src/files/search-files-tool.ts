@@ -1,11 +1,12 @@
 import type { Stats } from 'node:fs';
 import { type FileHandle, lstat } from 'node:fs/promises';
-import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import type { WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
 import { relativeToHome, resolveExistingInHome } from '../paths/agent-home';
 import { describeFileKind, isSpecialFile, openRegularFileAt } from '../paths/checked-open';
 import { HomePathError } from '../paths/home-path-error';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { defineFileTool } from './define-file-tool';
 import { compileGlob } from './glob';
 import type { CompiledGlob } from './glob/compiled-glob';
 import { GlobWorkLimitError } from './glob/glob-work-limit-error';
@@ -287,8 +288,9 @@ export function createSearchFilesTool(
   settings: ComputerSettings,
 ): WorkerAgentTool<SearchFilesParams, SearchFilesDetails> {
   const { limits } = settings;
-  return defineWorkerTool({
+  return defineFileTool({
     name: 'search_files',
+    access: 'read',
     description: [
       'Search the text files inside your home directory (or under `path`) for lines matching a',
       'JavaScript regular expression; results are `path:line: text`, paths relative to the home.',
@@ -296,14 +298,13 @@ export function createSearchFilesTool(
       'glob to restrict the files searched.',
     ].join(' '),
     schema,
-    executionMode: 'parallel',
-    isReadOnly: true,
-    describeActivity: ({ pattern, path }) =>
-      path === undefined ? `Searching for \`${pattern}\`` : `Searching for \`${pattern}\` in ${path}`,
-    describeCompletedActivity: ({ pattern }, result) =>
-      result.details === undefined
-        ? `Could not search for \`${pattern}\``
-        : `Found ${result.details.matches} match${result.details.matches === 1 ? '' : 'es'} for \`${pattern}\``,
+    activity: {
+      running: ({ pattern, path }) =>
+        path === undefined ? `Searching for \`${pattern}\`` : `Searching for \`${pattern}\` in ${path}`,
+      failed: ({ pattern }) => `Could not search for \`${pattern}\``,
+      done: ({ pattern }, { matches }) =>
+        `Found ${matches} match${matches === 1 ? '' : 'es'} for \`${pattern}\``,
+    },
     async execute(params, { signal }) {
       const options = await resolveSearchOptions(settings, params);
       if ('problem' in options) return { content: options.problem, isError: true };

@@ -39,16 +39,8 @@ export async function linesFrom(
   count: number,
   slice: TimeSlice,
 ): Promise<string[]> {
-  const lines: string[] = [];
-  let offset = await offsetOfLine(text, line, slice);
-  if (offset === -1) return lines;
-  while (lines.length < count && offset < text.length) {
-    const newline = text.indexOf('\n', offset);
-    const end = newline === -1 ? text.length : newline;
-    lines.push(text.slice(offset, end));
-    offset = end + 1;
-  }
-  return lines;
+  const offset = await offsetOfLine(text, line, slice);
+  return offset === -1 ? [] : linesOfPieces([text], offset, count, Number.POSITIVE_INFINITY, slice);
 }
 
 /** The 1-based line of each offset; `offsets` must be ascending. */

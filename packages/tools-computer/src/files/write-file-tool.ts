@@ -1,8 +1,9 @@
-import { defineWorkerTool, type WorkerAgentTool } from '@switchyard/core';
+import type { WorkerAgentTool } from '@switchyard/core';
 import { z } from 'zod';
 import { homeUsage, noteHomeWritten } from '../paths/home-usage';
 import { writeFileInHome } from '../paths/write-file-in-home';
 import type { ComputerSettings } from '../resolve-computer-settings';
+import { defineFileTool } from './define-file-tool';
 import { homePathFailure } from './home-path-failure';
 import { plural } from './plural';
 import { countLines } from './text-scan';
@@ -39,18 +40,17 @@ export interface WriteFileDetails {
 export function createWriteFileTool(
   settings: ComputerSettings,
 ): WorkerAgentTool<WriteFileParams, WriteFileDetails> {
-  return defineWorkerTool({
+  return defineFileTool({
     name: 'write_file',
+    access: 'write',
     description:
       'Create or overwrite a text file inside your home directory with the given content, creating parent folders as needed. To change part of an existing file, prefer edit_file.',
     schema,
-    executionMode: 'sequential',
-    isDestructive: true,
-    describeActivity: ({ path }) => `Writing ${path}`,
-    describeCompletedActivity: ({ path }, result) =>
-      result.details === undefined
-        ? `Could not write ${path}`
-        : `Wrote ${plural(result.details.lines, 'line')} to ${result.details.path}`,
+    activity: {
+      running: ({ path }) => `Writing ${path}`,
+      failed: ({ path }) => `Could not write ${path}`,
+      done: (_params, details) => `Wrote ${plural(details.lines, 'line')} to ${details.path}`,
+    },
     async execute({ path, content }) {
       try {
         const written = await writeFileInHome(settings.home, path, content, {

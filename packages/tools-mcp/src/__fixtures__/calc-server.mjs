@@ -11,7 +11,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 const addInputSchema = JSON.parse(readFileSync(new URL('./add-input-schema.json', import.meta.url), 'utf8'));
-const emptyObject = { type: 'object', properties: {} };
+const object = (properties = {}) => ({ type: 'object', properties });
+const emptyObject = object();
+
+/** A tool as listed: name, description, input schema, then `more` (execution, annotations). */
+const tool = (name, description, inputSchema = emptyObject, more = {}) => ({
+  name,
+  description,
+  inputSchema,
+  ...more,
+});
+const readOnlyTool = (name, description, inputSchema = emptyObject, more = {}) =>
+  tool(name, description, inputSchema, { ...more, annotations: { readOnlyHint: true } });
 
 const baseTools = [
   {
@@ -21,95 +32,51 @@ const baseTools = [
     inputSchema: addInputSchema,
     annotations: { readOnlyHint: true },
   },
-  {
-    name: 'slow',
-    description: 'Wait until cancelled (reports progress first).',
-    inputSchema: emptyObject,
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'crash',
-    description: 'Exit the server process in the middle of the call.',
-    inputSchema: emptyObject,
+  readOnlyTool('slow', 'Wait until cancelled (reports progress first).'),
+  tool('crash', 'Exit the server process in the middle of the call.', emptyObject, {
     annotations: { readOnlyHint: false, destructiveHint: false },
-  },
-  {
-    name: 'fail',
-    description: 'Return an error result.',
-    inputSchema: { type: 'object', properties: { reason: { type: 'string' } } },
-  },
-  {
-    name: 'throw',
-    description: 'Fail with a JSON-RPC error instead of a result.',
-    inputSchema: emptyObject,
-  },
-  {
-    name: 'media',
-    description: 'Return one content part of every kind.',
-    inputSchema: emptyObject,
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'files.read',
-    description: 'A tool whose MCP name is not a valid Responses tool name.',
-    inputSchema: emptyObject,
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'stats',
-    description: 'Report what the server has seen.',
-    inputSchema: emptyObject,
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'broken_schema',
-    description: 'A tool whose schema no validator can compile (an unresolvable $ref).',
-    inputSchema: { type: 'object', properties: { x: { $ref: '#/definitions/missing' } } },
-  },
-  {
-    name: 'grow',
-    description: 'Add the `extra` tool and announce the tool list change.',
-    inputSchema: emptyObject,
-  },
-  {
-    name: 'echo',
-    description: 'Echo the arguments as JSON (any number, no bounds).',
-    inputSchema: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] },
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'big',
-    description: 'Return `bytes` bytes of text, starting with BEGIN and ending with END.',
-    inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 8 } } },
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'images',
-    description: 'Return images of every type the model takes and of types it does not.',
-    inputSchema: { type: 'object', properties: { bmpBytes: { type: 'integer', minimum: 2 } } },
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'research',
-    description: 'A tool the server runs only as an MCP task.',
-    inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
-    execution: { taskSupport: 'required' },
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'maybe_task',
-    description: 'A tool the server may run as an MCP task or as a plain call.',
-    inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
-    execution: { taskSupport: 'optional' },
-    annotations: { readOnlyHint: true },
-  },
+  }),
+  tool('fail', 'Return an error result.', object({ reason: { type: 'string' } })),
+  tool('throw', 'Fail with a JSON-RPC error instead of a result.'),
+  readOnlyTool('media', 'Return one content part of every kind.'),
+  readOnlyTool('files.read', 'A tool whose MCP name is not a valid Responses tool name.'),
+  readOnlyTool('stats', 'Report what the server has seen.'),
+  tool(
+    'broken_schema',
+    'A tool whose schema no validator can compile (an unresolvable $ref).',
+    object({ x: { $ref: '#/definitions/missing' } }),
+  ),
+  tool('grow', 'Add the `extra` tool and announce the tool list change.'),
+  readOnlyTool('echo', 'Echo the arguments as JSON (any number, no bounds).', {
+    ...object({ value: { type: 'number' } }),
+    required: ['value'],
+  }),
+  readOnlyTool(
+    'big',
+    'Return `bytes` bytes of text, starting with BEGIN and ending with END.',
+    object({ bytes: { type: 'integer', minimum: 8 } }),
+  ),
+  readOnlyTool(
+    'images',
+    'Return images of every type the model takes and of types it does not.',
+    object({ bmpBytes: { type: 'integer', minimum: 2 } }),
+  ),
+  readOnlyTool(
+    'research',
+    'A tool the server runs only as an MCP task.',
+    object({ topic: { type: 'string' } }),
+    {
+      execution: { taskSupport: 'required' },
+    },
+  ),
+  readOnlyTool(
+    'maybe_task',
+    'A tool the server may run as an MCP task or as a plain call.',
+    object({ topic: { type: 'string' } }),
+    { execution: { taskSupport: 'optional' } },
+  ),
 ];
-const extraTool = {
-  name: 'extra',
-  description: 'Appears after grow.',
-  inputSchema: emptyObject,
-  annotations: { readOnlyHint: true },
-};
+const extraTool = readOnlyTool('extra', 'Appears after grow.');
 
 /** 64 bytes of SVG: its base64 ends in `==` (a decoded size from the base64 length alone would say 66). */
 const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>  ');

@@ -11,61 +11,31 @@
 const attack = process.env.HOSTILE_ATTACK ?? 'none';
 const object = (properties = {}) => ({ type: 'object', properties });
 
+/** A read-only tool that takes `properties`. */
+const readOnlyTool = (name, description, properties = {}) => ({
+  name,
+  description,
+  inputSchema: object(properties),
+  annotations: { readOnlyHint: true },
+});
+const integer = { type: 'integer' };
+
 export const ordinaryTools = [
-  {
-    name: 'add',
-    description: 'Add two numbers.',
-    inputSchema: object({ a: { type: 'number' }, b: { type: 'number' } }),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'stats',
-    description: 'Report how many requests of each method the server received.',
-    inputSchema: object(),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'huge_result',
-    description: 'Answer with one message of `bytes` bytes of text.',
-    inputSchema: object({ bytes: { type: 'integer' } }),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'endless_message',
-    description: 'Start an answer and never end it.',
-    inputSchema: object(),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'huge_notification',
-    description: 'Send a notification of `bytes` bytes (a message with no id) and never answer.',
-    inputSchema: object({ bytes: { type: 'integer' } }),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'image',
-    description: 'Answer with one PNG image of `bytes` bytes of base64.',
-    inputSchema: object({ bytes: { type: 'integer' } }),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'many_parts',
-    description: 'Answer with `count` text parts of one character each.',
-    inputSchema: object({ count: { type: 'integer' } }),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'progress_storm',
-    description: 'Send `count` progress notifications with 10 KB messages, then answer.',
-    inputSchema: object({ count: { type: 'integer' } }),
-    annotations: { readOnlyHint: true },
-  },
-  {
-    name: 'progress_forever',
-    description: 'Report progress every 20 ms and never answer.',
-    inputSchema: object(),
-    annotations: { readOnlyHint: true },
-  },
+  readOnlyTool('add', 'Add two numbers.', { a: { type: 'number' }, b: { type: 'number' } }),
+  readOnlyTool('stats', 'Report how many requests of each method the server received.'),
+  readOnlyTool('huge_result', 'Answer with one message of `bytes` bytes of text.', { bytes: integer }),
+  readOnlyTool('endless_message', 'Start an answer and never end it.'),
+  readOnlyTool(
+    'huge_notification',
+    'Send a notification of `bytes` bytes (a message with no id) and never answer.',
+    { bytes: integer },
+  ),
+  readOnlyTool('image', 'Answer with one PNG image of `bytes` bytes of base64.', { bytes: integer }),
+  readOnlyTool('many_parts', 'Answer with `count` text parts of one character each.', { count: integer }),
+  readOnlyTool('progress_storm', 'Send `count` progress notifications with 10 KB messages, then answer.', {
+    count: integer,
+  }),
+  readOnlyTool('progress_forever', 'Report progress every 20 ms and never answer.'),
 ];
 
 /** The `tools/list` page for `cursor` under the current attack. */
@@ -123,6 +93,25 @@ export function countRequest(method) {
 export function createHostileServer({ write, openStream, notify }) {
   const respond = (id, result) => write(JSON.stringify({ jsonrpc: '2.0', id, result }));
 
+  /** The start of a result of one text part, up to where the text goes. */
+  const resultHead = (id) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`;
+
+  /**
+   * Sends one message in pieces: `head`, then 64 KiB pieces of `fill` until `bytes` are sent, then
+   * `tail`. With `bytes` infinite the message never ends; it stops when the client goes away.
+   */
+  async function streamMessage(head, fill, bytes, tail) {
+    const stream = openStream();
+    if (!(await stream.piece(head))) return;
+    const piece = fill.repeat(64 * 1024);
+    for (let sent = 0; sent < bytes; sent += piece.length) {
+      if (!(await stream.piece(piece))) return;
+    }
+    await stream.piece(tail);
+    await stream.end();
+  }
+
   async function call(id, name, args, progressToken) {
     switch (name) {
       case 'add':
@@ -131,45 +120,18 @@ export function createHostileServer({ write, openStream, notify }) {
         return respond(id, {
           content: [{ type: 'text', text: JSON.stringify({ received, pid: process.pid }) }],
         });
-      case 'huge_result': {
+      case 'huge_result':
         // Streamed in 64 KiB pieces, as a large answer would come.
-        const stream = openStream();
-        if (
-          !(await stream.piece(
-            `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
-          ))
-        )
-          return;
-        const piece = 'y'.repeat(64 * 1024);
-        for (let sent = 0; sent < args.bytes; sent += piece.length) {
-          if (!(await stream.piece(piece))) return;
-        }
-        await stream.piece('"}]}}');
-        return stream.end();
-      }
-      case 'huge_notification': {
-        const stream = openStream();
-        if (!(await stream.piece('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"')))
-          return;
-        const piece = 'n'.repeat(64 * 1024);
-        for (let sent = 0; sent < args.bytes; sent += piece.length) {
-          if (!(await stream.piece(piece))) return;
-        }
-        await stream.piece('"}}');
-        return stream.end();
-      }
-      case 'endless_message': {
-        const stream = openStream();
-        if (
-          !(await stream.piece(
-            `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`,
-          ))
-        )
-          return;
-        const piece = 'z'.repeat(64 * 1024);
-        while (await stream.piece(piece)) {}
-        return;
-      }
+        return streamMessage(resultHead(id), 'y', args.bytes, '"}]}}');
+      case 'huge_notification':
+        return streamMessage(
+          '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"',
+          'n',
+          args.bytes,
+          '"}}',
+        );
+      case 'endless_message':
+        return streamMessage(resultHead(id), 'z', Number.POSITIVE_INFINITY);
       case 'image':
         return respond(id, {
           content: [{ type: 'image', mimeType: 'image/png', data: 'A'.repeat(args.bytes) }],

@@ -13,6 +13,7 @@ import {
   type FakeResponsesServerOptions,
   startFakeResponsesServer,
 } from '@switchyard/testkit';
+import { openForSuite } from '../../__fixtures__/open-for-suite';
 import { ServeProcess, type ServeProcessOptions, writeServeConfig } from './serve-process';
 
 /**
@@ -34,6 +35,8 @@ export interface FakeModelServeOptions {
   prepare?: (folder: ServeFolder) => Promise<unknown>;
   /** How the process is started (`ServeProcessOptions`: node's own arguments, ...). */
   process?: ServeProcessOptions;
+  /** With `serveForSuite`: how long `remove()` gives the process to stop (default its own, 60 s). */
+  removeTimeoutMs?: number;
 }
 
 /** One `switchyard serve` process on a fake model in its own folder (`ServeFolder.serveOnFakeModel`). */
@@ -176,4 +179,14 @@ export class ServeFolder {
     await this.database?.dispose();
     await rm(this.path, { recursive: true, force: true });
   }
+}
+
+/**
+ * `ServeFolder.serveOnFakeModel` for the tests of the suite it is called in (`openForSuite`): the
+ * process starts before them and its folder is removed after them.
+ */
+export function serveForSuite(prefix: string, options: FakeModelServeOptions): () => FakeModelServe {
+  return openForSuite(() => ServeFolder.serveOnFakeModel(prefix, options), {
+    close: (opened) => opened.folder.remove(options.removeTimeoutMs),
+  });
 }

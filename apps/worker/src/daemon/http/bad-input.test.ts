@@ -18,22 +18,27 @@ import { writeNote } from './__fixtures__/api-test-bed';
 const policy = parseConfig({ approvals: { destructive: 'ask' } }, { env: {} }).approvals;
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
+/** What tampered cursors decode to (base64url): text that is not a cursor the API gave out. */
+const TAMPERED_CURSOR_TEXTS: Record<string, string> = {
+  'base64 of text that is not JSON': '{not json',
+  'base64 of JSON null': 'null',
+  'base64 of a JSON number': '5',
+  'base64 of a JSON string': '"ab"',
+  'base64 of an object': '{"createdAt":"2024-01-01T00:00:00Z","id":"turn_x"}',
+  'base64 of two words': '["x","y"]',
+  'base64 of two numbers': '[1,2]',
+  'a date that does not exist': '["2024-02-30T00:00:00.000000Z","turn_x"]',
+  'a time out of range': '["2024-01-01T99:99:99Z","turn_x"]',
+  'year zero': '["0000-01-01T00:00:00Z","turn_x"]',
+  'an id with a NUL': '["2024-01-01T00:00:00Z","a\\u0000b"]',
+  'an id with a lone surrogate': '["2024-01-01T00:00:00Z","\\ud800"]',
+  'a time with a lone surrogate': '["2024-01-01T00:00:00Z\\udc00","turn_x"]',
+};
+
 /** Cursors a client made up or changed: none of them is one the API gave out. */
 const TAMPERED_CURSORS: Array<[string, string]> = [
   ['random bytes', randomBytes(30).toString('base64url')],
-  ['base64 of text that is not JSON', base64('{not json')],
-  ['base64 of JSON null', base64('null')],
-  ['base64 of a JSON number', base64('5')],
-  ['base64 of a JSON string', base64('"ab"')],
-  ['base64 of an object', base64('{"createdAt":"2024-01-01T00:00:00Z","id":"turn_x"}')],
-  ['base64 of two words', base64('["x","y"]')],
-  ['base64 of two numbers', base64('[1,2]')],
-  ['a date that does not exist', base64('["2024-02-30T00:00:00.000000Z","turn_x"]')],
-  ['a time out of range', base64('["2024-01-01T99:99:99Z","turn_x"]')],
-  ['year zero', base64('["0000-01-01T00:00:00Z","turn_x"]')],
-  ['an id with a NUL', base64('["2024-01-01T00:00:00Z","a\\u0000b"]')],
-  ['an id with a lone surrogate', base64('["2024-01-01T00:00:00Z","\\ud800"]')],
-  ['a time with a lone surrogate', base64('["2024-01-01T00:00:00Z\\udc00","turn_x"]')],
+  ...Object.entries(TAMPERED_CURSOR_TEXTS).map(([what, text]): [string, string] => [what, base64(text)]),
   ['an id too long for an id', base64(`["2024-01-01T00:00:00Z","${'a'.repeat(200)}"]`)],
   ['a huge cursor', 'A'.repeat(5_000)],
   ['a NUL', '%00'],

@@ -29,6 +29,23 @@ export const UsageSchema = z
   })
   .openapi('Usage');
 
+/**
+ * Plain text fields of a record, each `z.string()`, in the order named: ids and times. A record's
+ * optional ones (`optionalTextFields`) are the fields its view copies with `definedFields`.
+ */
+export function textFields<const K extends string>(keys: readonly K[]): { [P in K]: z.ZodString } {
+  return Object.fromEntries(keys.map((key) => [key, z.string()])) as { [P in K]: z.ZodString };
+}
+
+/** Optional plain text fields of a record, each `z.string().optional()`, in the order named. */
+export function optionalTextFields<const K extends string>(
+  keys: readonly K[],
+): { [P in K]: z.ZodOptional<z.ZodString> } {
+  return Object.fromEntries(keys.map((key) => [key, z.string().optional()])) as {
+    [P in K]: z.ZodOptional<z.ZodString>;
+  };
+}
+
 /** A path `id` of a turn, approval or workflow (anything else is a 404). */
 export const IdParamSchema = z.object({
   id: z

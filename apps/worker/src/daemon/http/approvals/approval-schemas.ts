@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { AgentFields } from '../shared-schemas';
+import { type AgentFields, optionalTextFields, textFields } from '../shared-schemas';
 import { isStorableText, STORABLE_TEXT_ERROR } from '../storable-text';
 import { TURN_SOURCES } from '../turns/turn-schemas';
 
@@ -10,9 +10,7 @@ export const APPROVAL_STATUSES = ['pending', 'allowed', 'denied', 'expired', 'ca
 export const ApprovalSchema = z
   .strictObject({
     id: z.string().openapi({ example: 'approval_9f1c2b7e-3d4a-4c5b-8e6f-7a8b9c0d1e2f' }),
-    turnId: z.string(),
-    callId: z.string(),
-    agent: z.string(),
+    ...textFields(['turnId', 'callId', 'agent']),
     source: z.enum(TURN_SOURCES),
     callIndex: z.number().int().optional().openapi({
       description:
@@ -37,12 +35,9 @@ export const ApprovalSchema = z
       .openapi({ description: 'For arguments larger than 64 KiB, when `arguments` is left out' }),
     approvers: z.array(z.string()),
     status: z.enum(APPROVAL_STATUSES),
-    reason: z.string().optional(),
-    answeredBy: z.string().optional(),
-    createdAt: z.string(),
-    expiresAt: z.string(),
-    decidedAt: z.string().optional(),
-    consumedAt: z.string().optional(),
+    ...optionalTextFields(['reason', 'answeredBy']),
+    ...textFields(['createdAt', 'expiresAt']),
+    ...optionalTextFields(['decidedAt', 'consumedAt']),
   })
   .openapi('Approval');
 

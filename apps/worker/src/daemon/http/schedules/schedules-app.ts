@@ -1,7 +1,7 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import { definedFields } from '../../defined-fields';
 import type { ApiContext } from '../api-context';
-import { createResourceApp } from '../route-builders';
+import { createResourceApp, type RouteText } from '../route-builders';
 import { refuseOtherMethods, registerList } from '../route-registrars';
 import { ScheduleListSchema, schedulesQuerySchema } from './schedule-schemas';
 
@@ -36,30 +36,31 @@ async function schedulesOf(schedules: ControlPlane['schedules'], agent: string, 
   }));
 }
 
+/** `GET /v1/schedules` as the API document describes it. */
+const LIST_SCHEDULES: RouteText = {
+  operationId: 'listSchedules',
+  path: '/v1/schedules',
+  summary: 'The schedules of the agents served, with their next fire times and recent runs',
+  description:
+    'What `switchyard schedules list` reads: active schedules, or every one with `all=true`, newest first per agent. `runs` come from the control plane’s run ledger (one row per schedule slot that fired, however often it was delivered), newest first, at most 10, each with the newest turn that ran it.',
+};
+
 /** The schedules' sub-app: `GET /v1/schedules`, the schedules of the agents served with their recent runs. */
 export function createSchedulesApp(context: ApiContext) {
-  const { controlPlane } = context.options;
+  const { schedules } = context.options.controlPlane;
   const app = createResourceApp();
   registerList(
     app,
-    {
-      operationId: 'listSchedules',
-      path: '/v1/schedules',
-      summary: 'The schedules of the agents served, with their next fire times and recent runs',
-      description:
-        'What `switchyard schedules list` reads: active schedules, or every one with `all=true`, newest first per agent. `runs` come from the control plane’s run ledger (one row per schedule slot that fired, however often it was delivered), newest first, at most 10, each with the newest turn that ran it.',
-    },
+    LIST_SCHEDULES,
     schedulesQuerySchema(context.fields),
     { description: 'Schedules', schema: ScheduleListSchema },
     async (query) => {
       const lists = await Promise.all(
-        context
-          .served(query.agent)
-          .map((agent) => schedulesOf(controlPlane.schedules, agent, query.all === 'true')),
+        context.served(query.agent).map((agent) => schedulesOf(schedules, agent, query.all === 'true')),
       );
       return { items: lists.flat() };
     },
   );
-  refuseOtherMethods(app, [['/v1/schedules', ['GET']]]);
+  refuseOtherMethods(app, [[LIST_SCHEDULES.path, ['GET']]]);
   return app;
 }
