@@ -34,6 +34,9 @@ function describeOutcome({ status, page }: BrainWriteOutcome): string {
 export function createRememberTool(brain: BrainService, agentId: string) {
   return defineWorkerTool({
     name: 'remember',
+    // Writing the same page again changes nothing (the Brain answers `unchanged`, no new version):
+    // a call run again after its worker stopped stores the page once.
+    idempotent: true,
     description:
       'Write a page to your Brain: your long-term notes, kept across conversations and readable by the ' +
       'sub-agents of your workflows. One topic per page: a short title, the page in Markdown, a few tags. ' +
@@ -41,9 +44,6 @@ export function createRememberTool(brain: BrainService, agentId: string) {
       'again, since the new text replaces the old; the previous version is kept. Find pages with recall.',
     schema,
     executionMode: 'sequential',
-    // Writing the same page again changes nothing (the Brain answers `unchanged`, no new version):
-    // a call run again after its worker stopped stores the page once.
-    idempotent: true,
     describeActivity: ({ title }) => `Remembering "${shortTitle(title)}"`,
     describeCompletedActivity: ({ title }, result) =>
       result.isError ? `Could not remember "${shortTitle(title)}"` : `Remembered "${shortTitle(title)}"`,

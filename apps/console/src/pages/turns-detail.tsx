@@ -335,9 +335,7 @@ function EventItem({ item }: { item: Item }) {
         {item.repairs.length === 0 ? null : <span class="mark">repaired: {item.repairs.join(', ')}</span>}
         {refusal === undefined ? null : <span class="mark">refused: {refusal}</span>}
         {end?.replayed === true ? <span class="mark">from the journal: not run again</span> : null}
-        {end?.inDoubt === true ? (
-          <span class="mark">in doubt: its worker stopped while it ran</span>
-        ) : null}
+        {end?.inDoubt === true ? <span class="mark">in doubt: its worker stopped while it ran</span> : null}
       </div>
       {item.params === undefined ? null : (
         <Collapsed summary="Arguments">{formatJson(item.params)}</Collapsed>

@@ -140,6 +140,23 @@ function resumeWith(approvals: ApprovalRecord[], started: number[] = []): Resume
   };
 }
 
+/** Once the entry's call is held, answers its approval as an operator would and tells `via` at once. */
+async function answerHeld(
+  entry: TurnEntry,
+  via: ApprovalGate,
+  answer: { decision: 'allow' | 'deny'; reason?: string },
+): Promise<void> {
+  await entry.detached;
+  const requested = entry.events[0];
+  if (requested?.type !== 'approval-requested') throw new Error('no approval-requested event');
+  const answered = await bed.controlPlane.approvals.answer({
+    id: requested.approval.id,
+    ...answer,
+    answeredBy: 'test',
+  });
+  via.notifyDecision(answered?.approval as ApprovalRecord);
+}
+
 describe('the policy in front of each call (PGlite)', () => {
   it('refuses a call the policy denies, naming the field that decided', async () => {
     const entry = await recordedTurn();
@@ -195,15 +212,7 @@ describe('calls in doubt in a resumed turn (PGlite)', () => {
     try {
       const entry = await recordedTurn();
       const decision = asking.beforeToolCall(entry, inDoubt(writeFile, { path: 'b' }), writeFile, noResume);
-      await entry.detached;
-      const requested = entry.events[0];
-      if (requested?.type !== 'approval-requested') throw new Error('no approval-requested event');
-      const answer = await bed.controlPlane.approvals.answer({
-        id: requested.approval.id,
-        decision: 'deny',
-        answeredBy: 'test',
-      });
-      asking.notifyDecision(answer?.approval as ApprovalRecord);
+      await answerHeld(entry, asking, { decision: 'deny' });
       expect(await decision).toMatchObject({ allow: false });
       entry.deadline?.dispose();
     } finally {
@@ -246,16 +255,7 @@ describe('a held call (PGlite)', () => {
   it('gives the model an operator’s denial with its reason', async () => {
     const entry = await recordedTurn();
     const decision = gate.beforeToolCall(entry, callOf(writeFile, { path: 'x' }), writeFile, noResume);
-    await entry.detached;
-    const requested = entry.events[0];
-    if (requested?.type !== 'approval-requested') throw new Error('no approval-requested event');
-    const answer = await bed.controlPlane.approvals.answer({
-      id: requested.approval.id,
-      decision: 'deny',
-      reason: 'not that file',
-      answeredBy: 'test',
-    });
-    gate.notifyDecision(answer?.approval as ApprovalRecord);
+    await answerHeld(entry, gate, { decision: 'deny', reason: 'not that file' });
     expect(await decision).toEqual({ allow: false, reason: 'an operator denied it: not that file' });
     entry.deadline?.dispose();
   });

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
 import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../__fixtures__/scripted-model';
 import { requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeFolder, type ServeFolderDatabase } from './__fixtures__/serve-folder';
+import { SERVE_BACKENDS, ServeFolder } from './__fixtures__/serve-folder';
 
 // A real `switchyard serve` on each backend, against a fake model that repeats and reuses call ids as
 // an OpenAI-compatible endpoint or gateway may: calls of one response sharing an id run nowhere and
@@ -43,12 +42,7 @@ function script(request: FakeRequest): FakeResponse {
   return { text: `outputs: ${outputs.join(' | ')}` };
 }
 
-const backends: Array<{ database: ServeFolderDatabase; title: string; runs: boolean }> = [
-  { database: 'pglite', title: 'PGlite', runs: true },
-  { database: 'postgres', title: postgresTitle, runs: postgresUrl !== null },
-];
-
-for (const backend of backends) {
+for (const backend of SERVE_BACKENDS) {
   describe.runIf(backend.runs)(`${backend.title}: serve with repeated and reused call ids`, () => {
     let folder: ServeFolder;
     let url: string;

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { postgresTitle, postgresUrl } from '@switchyard/test-databases';
 import type { FakeRequest, FakeResponse } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptOf } from '../__fixtures__/scripted-model';
 import { readEventStream, requestJson, waitFor } from './__fixtures__/http-client';
-import { ServeFolder, type ServeFolderDatabase } from './__fixtures__/serve-folder';
+import { SERVE_BACKENDS, ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
 
 // A real `switchyard serve` SIGKILLed mid-turn and started again on the same folder, on each backend:
@@ -38,12 +37,7 @@ function scriptOf(requests: Map<string, number[]>) {
   };
 }
 
-const backends: Array<{ database: ServeFolderDatabase; title: string; runs: boolean }> = [
-  { database: 'pglite', title: 'PGlite', runs: true },
-  { database: 'postgres', title: postgresTitle, runs: postgresUrl !== null },
-];
-
-for (const backend of backends) {
+for (const backend of SERVE_BACKENDS) {
   describe.runIf(backend.runs)(`${backend.title}: serve resumes API turns after a SIGKILL`, () => {
     let folder: ServeFolder;
     let home: string;

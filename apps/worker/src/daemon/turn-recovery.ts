@@ -29,6 +29,18 @@ export interface ContinuedTurn {
   checkpoint: TurnCheckpoint | undefined;
 }
 
+/** The context a turn taken over from its record is built from (its tools, instructions, telemetry). */
+function contextOfRecord(record: TurnRecord, signal: AbortSignal): DaemonTurnContext {
+  return {
+    agentId: record.agentId,
+    prompt: record.prompt,
+    source: record.source,
+    ...definedFields(record, ['sourceId', 'attempt']),
+    turnId: record.id,
+    signal,
+  };
+}
+
 /**
  * The entry of a claimed turn, filled from its checkpoint: the snapshot of its record with the
  * checkpoint's usage and iterations, its events so far (in today's vocabulary), the part another
@@ -51,14 +63,7 @@ export function continuedTurnOf(claimed: ResumableTurn, turnTimeoutMs: number | 
   entry.resumeContext = checkpoint?.context;
   if (checkpoint !== undefined && entry.deadline !== undefined) entry.deadline.spend(checkpoint.activeMs);
   entry.signal = turnSignalOf(entry, undefined);
-  const context: DaemonTurnContext = {
-    agentId: record.agentId,
-    prompt: record.prompt,
-    source: record.source,
-    ...definedFields(record, ['sourceId', 'attempt']),
-    turnId: record.id,
-    signal: entry.signal,
-  };
+  const context = contextOfRecord(record, entry.signal);
   return { entry, context, checkpoint };
 }
 
@@ -73,14 +78,7 @@ export function interruptedTurnOf(
 ): { entry: TurnEntry; context: DaemonTurnContext } {
   const entry = createTurnEntry({ ...snapshotOf(record), status: 'running' }, turnTimeoutMs);
   entry.signal = turnSignalOf(entry, undefined);
-  const context: DaemonTurnContext = {
-    agentId: record.agentId,
-    prompt: record.prompt,
-    source: record.source,
-    ...definedFields(record, ['sourceId', 'attempt']),
-    turnId: record.id,
-    signal: entry.signal,
-  };
+  const context = contextOfRecord(record, entry.signal);
   return { entry, context };
 }
 

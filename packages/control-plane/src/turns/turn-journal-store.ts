@@ -30,13 +30,11 @@ export interface OpenedTurnJournal {
  * `maxEntryBytes` rejects naming its size.
  */
 export class TurnJournalStore {
-  readonly #database: Database;
-  readonly #maxEntryBytes: number;
-
-  constructor(database: Database, maxEntryBytes: number) {
-    this.#database = database;
-    this.#maxEntryBytes = maxEntryBytes;
-  }
+  /** Use `controlPlane.journals` rather than constructing one. */
+  constructor(
+    private readonly database: Database,
+    private readonly maxEntryBytes: number,
+  ) {}
 
   /**
    * The journal of turn `turnId` as worker `workerId` runs it, with what earlier attempts recorded.
@@ -51,7 +49,7 @@ export class TurnJournalStore {
   async open(options: { turnId: string; workerId: string }): Promise<OpenedTurnJournal> {
     const turnId = checkId('turnId', options.turnId);
     const workerId = checkStoredText('workerId', options.workerId, { maxBytes: 200 });
-    await this.#database.query(
+    await this.database.query(
       `INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
        SELECT t.id, j.kind, j.position, j.entry
          FROM switchyard.turns t
@@ -86,7 +84,7 @@ export class TurnJournalStore {
   /** Everything recorded for turn `turnId`, in order (responses by step, calls by item). */
   async read(turnId: string): Promise<RecordedTurn> {
     const id = checkId('turnId', turnId);
-    const { rows } = await this.#database.query<{ kind: JournalKind; entry: string }>(
+    const { rows } = await this.database.query<{ kind: JournalKind; entry: string }>(
       `SELECT kind, entry FROM switchyard.turn_journal WHERE turn_id = $1 ORDER BY kind, position`,
       [id],
     );
@@ -114,14 +112,14 @@ export class TurnJournalStore {
     }
     const text = JSON.stringify(entry);
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > this.#maxEntryBytes) {
+    if (bytes > this.maxEntryBytes) {
       throw new ControlPlaneInputError(
         'entry',
-        `a ${kind} entry of ${bytes} bytes is over the journal's limit of ${this.#maxEntryBytes} bytes`,
+        `a ${kind} entry of ${bytes} bytes is over the journal's limit of ${this.maxEntryBytes} bytes`,
       );
     }
     // The write and the check that the turn is still this worker's are one statement.
-    const { rows } = await this.#database.query<{ turn_id: string }>(
+    const { rows } = await this.database.query<{ turn_id: string }>(
       `WITH owner AS (
          SELECT id FROM switchyard.turns
           WHERE id = $1 AND worker_id = $2 AND status IN ('running', 'waiting-approval')

@@ -79,6 +79,20 @@ const TWO_STEPS = [
   { text: 'all done' },
 ];
 
+/**
+ * What a turn of `TWO_STEPS` left when its worker stopped during its second call: the first response,
+ * the first two calls started, the first one's output.
+ */
+async function stoppedInSecondCall(turnId: string): Promise<RecordedTurn> {
+  const original = memoryJournal();
+  await runTurn(TWO_STEPS, { tools: tools([]), journal: original.journal, turnId });
+  return {
+    responses: original.kept.responses.slice(0, 1),
+    started: original.kept.started.slice(0, 2),
+    outputs: original.kept.outputs.slice(0, 1),
+  };
+}
+
 const types = (events: readonly AgentEvent[]) => events.map((event) => event.type);
 
 describe('a turn journal', () => {
@@ -180,13 +194,7 @@ describe('a turn journal', () => {
   });
 
   it('asks beforeToolCall about a call in doubt, which may run it again', async () => {
-    const original = memoryJournal();
-    await runTurn(TWO_STEPS, { tools: tools([]), journal: original.journal, turnId: 'turn_9' });
-    const recorded: RecordedTurn = {
-      responses: original.kept.responses.slice(0, 1),
-      started: original.kept.started.slice(0, 2),
-      outputs: original.kept.outputs.slice(0, 1),
-    };
+    const recorded = await stoppedInSecondCall('turn_9');
     const runs: string[] = [];
     const asked: Array<[string, boolean]> = [];
     const { events } = await runTurn([{ text: 'all done' }], {
@@ -207,13 +215,7 @@ describe('a turn journal', () => {
   });
 
   it('reports a call in doubt that beforeToolCall refuses as in doubt, with its reason', async () => {
-    const original = memoryJournal();
-    await runTurn(TWO_STEPS, { tools: tools([]), journal: original.journal, turnId: 'turn_10' });
-    const recorded: RecordedTurn = {
-      responses: original.kept.responses.slice(0, 1),
-      started: original.kept.started.slice(0, 2),
-      outputs: original.kept.outputs.slice(0, 1),
-    };
+    const recorded = await stoppedInSecondCall('turn_10');
     const runs: string[] = [];
     const { events, server } = await runTurn([{ text: 'all done' }], {
       tools: tools(runs),

@@ -5,6 +5,7 @@ import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
 import {
   createPgliteDatabase,
   createPostgresDatabase,
+  postgresTitle,
   postgresUrl,
   type TestDatabase,
 } from '@switchyard/test-databases';
@@ -22,6 +23,19 @@ import { ServeProcess, type ServeProcessOptions, writeServeConfig } from './serv
  * `<cwd>/.switchyard`).
  */
 export type ServeFolderDatabase = 'pglite' | 'postgres' | 'none';
+
+/**
+ * The two backends a serve test runs on, each with its suite title and whether it runs here (the
+ * PostgreSQL half needs a test server: `SWITCHYARD_TEST_DATABASE_URL`).
+ */
+export const SERVE_BACKENDS: ReadonlyArray<{
+  database: 'pglite' | 'postgres';
+  title: string;
+  runs: boolean;
+}> = [
+  { database: 'pglite', title: 'PGlite', runs: true },
+  { database: 'postgres', title: postgresTitle, runs: postgresUrl !== null },
+];
 
 /** How `ServeFolder.serveOnFakeModel` starts its process. */
 export interface FakeModelServeOptions {
