@@ -184,8 +184,8 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, settings.workflows),
     workTurns,
     turns: new TurnStore(database, maxValueBytes, units.handBack, units.settleDetached),
-    // A response holds the model's whole answer: room for large ones, still bounded.
-    journals: new TurnJournalStore(database, Math.max(16 * 1024 * 1024, 4 * maxValueBytes)),
+    // A response holds the model's whole answer: room for large ones (tens of MiB), still bounded.
+    journals: new TurnJournalStore(database, Math.max(64 * 1024 * 1024, 4 * maxValueBytes)),
     brain,
     approvals: new ApprovalStore(database, units.detachUnit),
     idempotency: new IdempotencyStore(database, maxValueBytes),

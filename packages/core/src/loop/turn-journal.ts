@@ -10,10 +10,8 @@ export interface JournalResponse {
   iteration: number;
   /** The response's id. */
   id: string;
-  /** The items the response added to the transcript (its replayable output). */
+  /** The items the response added to the transcript (its replayable output, its messages' text included). */
   items: ResponseInputItem[];
-  /** The text of its output (the turn's output when it is the last response). */
-  text: string;
   /** Its usage (paid once: a replay does not pay it again, but the turn counts it). */
   usage: AgentUsage;
   /** `incomplete_details.reason`, when the response was cut off. */

@@ -319,7 +319,6 @@ class TurnLoop {
             iteration,
             id: response.id,
             items: response.items,
-            text,
             usage: response.usage,
             ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
           }),
@@ -347,8 +346,9 @@ class TurnLoop {
       finishReason: recorded.finishReason,
     };
     await this.#input.instrumentation.modelRequest(iteration, this.#items, async () => response, true);
-    if (recorded.text !== '') this.#emit({ type: 'text-delta', iteration, delta: recorded.text });
-    return this.#accept(iteration, response, recorded.text, true);
+    const text = outputText(recorded.items);
+    if (text !== '') this.#emit({ type: 'text-delta', iteration, delta: text });
+    return this.#accept(iteration, response, text, true);
   }
 
   /** A response received or replayed: counted, announced, and its items appended to the transcript. */
@@ -421,10 +421,11 @@ function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
 }
 
-function outputText(output: readonly ResponseOutputItem[]): string {
+/** The text of a response's messages: of its output, or of the items it added (a replayed one). */
+function outputText(output: readonly (ResponseOutputItem | ResponseInputItem)[]): string {
   let text = '';
   for (const item of output) {
-    if (item.type !== 'message') continue;
+    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
     for (const part of item.content) if (part.type === 'output_text') text += part.text;
   }
   return text;
