@@ -50,6 +50,7 @@ const result = (postgres: BusyDaemonResult['backends'][number]): BusyDaemonResul
       startMs: 9000,
       oneTurnMs: 120,
       rows: [row(50, 59, 100, 20), row(500, 55, 150, 180)],
+      journal: [],
     },
     postgres,
   ],
@@ -62,6 +63,7 @@ const postgresRan = (rows: BusyDaemonRow[]): BusyDaemonResult['backends'][number
   startMs: 1500,
   oneTurnMs: 170,
   rows,
+  journal: [],
 });
 
 describe('the busy-daemon section', () => {
@@ -144,6 +146,7 @@ describe('the busy-daemon section', () => {
         startMs: Number.NaN,
         oneTurnMs: Number.NaN,
         rows: [],
+        journal: [],
       }),
     );
     expect(text).toContain('- **postgres skipped**: no PostgreSQL server binaries (initdb) found');
@@ -160,6 +163,7 @@ describe('the busy-daemon section', () => {
           startMs: Number.NaN,
           oneTurnMs: Number.NaN,
           rows: [],
+          journal: [],
         }),
       ),
     });

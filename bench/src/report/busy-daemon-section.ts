@@ -1,5 +1,6 @@
 import { verdict } from '../daemon/daemon-stats';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '../suites/busy-daemon';
+import { journalOverheadLines } from './journal-overhead-section';
 import { asPrinted, marked, msTenth, msText, perSecondText, ratioText } from './report-format';
 
 const mb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)} MB` : '-');
@@ -93,5 +94,6 @@ export function renderBusyDaemonSection(result: BusyDaemonResult): string {
     '',
     ...targetLines,
     '',
+    ...journalOverheadLines(result),
   ]);
 }

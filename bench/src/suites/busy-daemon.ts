@@ -4,6 +4,13 @@ import OpenAI from 'openai';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import { daemonJson } from '../daemon/daemon-requests';
 import { type LatencySummary, medianRun, perSecond, ratio, summariseLatency } from '../daemon/daemon-stats';
+import {
+  type JournalOverheadRow,
+  type JournalPair,
+  journalOffDatabase,
+  journalOverheadRow,
+  runJournalPair,
+} from '../daemon/journal-overhead';
 import { listFilesScript } from '../daemon/list-files-script';
 import { type DaemonLevel, runDaemonLevel } from '../daemon/run-daemon-level';
 import type { DaemonDatabase, LoopDelay, ServeDaemon } from '../daemon/serve-daemon';
@@ -105,6 +112,8 @@ export interface BusyDaemonBackend {
   /** One turn alone (the warm-up), POST to recorded end, ms. */
   oneTurnMs: number;
   rows: BusyDaemonRow[];
+  /** Issue 41, per level: the daemon of `rows` (journaling its turns) against one with `serve.journal: false`. */
+  journal: JournalOverheadRow[];
 }
 
 /** What the busy-daemon benchmark found. */
@@ -166,7 +175,10 @@ export interface BusyDaemonOptions {
   levels?: readonly number[];
   /** Tool calls per turn (default 5). */
   calls?: number;
-  /** Runs per level (default 3): floor then daemon, daemon then floor, and so on; the median run is reported. */
+  /**
+   * Runs per level (default 3): floor, daemon, daemon without journals, then the other way round, and so
+   * on; the median run is reported.
+   */
   repeats?: number;
   /** Backends to run (default both). */
   backends?: ReadonlyArray<'pglite' | 'postgres'>;
@@ -216,9 +228,11 @@ async function warmUp(daemon: ServeDaemon): Promise<number> {
   return Date.parse(warmEnd.endedAt ?? '') - sent;
 }
 
-/** Where one level runs: the daemon, its floor and what the run shares. */
+/** Where one level runs: the daemon, its floor, the daemon without journals and what the run shares. */
 interface LevelPlace {
   daemon: ServeDaemon;
+  /** Started the same way as `daemon`, with `serve.journal: false`. */
+  journalOff: ServeDaemon;
   floorProcess: FloorProcess;
   serverCpuMs: (() => number) | undefined;
   run: BusyRun;
@@ -266,10 +280,28 @@ async function runLevelOnce(
   };
 }
 
-/** A level's row: its runs (`repeats` of them), the one with the median ratio to the floor shown. */
-async function runLevel(place: LevelPlace, backend: string, turns: number): Promise<BusyDaemonRow> {
-  const runs: Array<Omit<BusyDaemonRow, 'runRatios'>> = [];
-  for (let run = 0; run < place.run.repeats; run += 1) runs.push(await runLevelOnce(place, turns, run));
+/**
+ * A level's rows: its runs (`repeats` of them), the one with the median ratio to the floor shown, and
+ * the journal's comparison (the daemon without journals run in the same runs, in rotating order).
+ */
+async function runLevel(
+  place: LevelPlace,
+  backend: string,
+  turns: number,
+): Promise<{ row: BusyDaemonRow; journal: JournalOverheadRow }> {
+  const pairs: Array<JournalPair<Omit<BusyDaemonRow, 'runRatios'>>> = [];
+  const { serverCpuMs } = place;
+  const journalOff = () =>
+    runDaemonLevel(
+      place.journalOff,
+      turns,
+      place.run.modelMs,
+      serverCpuMs === undefined ? {} : { serverCpuMs },
+    );
+  for (let run = 0; run < place.run.repeats; run += 1) {
+    pairs.push(await runJournalPair(run, () => runLevelOnce(place, turns, run), journalOff));
+  }
+  const runs = pairs.map((pair) => pair.on);
   const runRatios = runs.map((run) => run.floorRatio);
   const row: BusyDaemonRow = {
     ...medianRun(runs, (run) => run.floorRatio),
@@ -282,33 +314,58 @@ async function runLevel(place: LevelPlace, backend: string, turns: number): Prom
     `${row.turnsPerSecond.toFixed(1)}/s`,
     `${row.floorRatio.toFixed(2)}x (runs ${runRatios.map((value) => value.toFixed(2)).join(', ')}) of ${row.floorTurnsPerSecond.toFixed(1)}/s, ${row.latency.p50.toFixed(0)} ms, ${row.healthP50Ms.toFixed(0)}/${row.healthMaxMs.toFixed(0)} ms, ${row.loopDelay.p99Ms.toFixed(0)} ms, ${row.cpu.daemonThreadMs.toFixed(1)} ms (floor ${row.cpu.floorThreadMs.toFixed(1)} ms)${row.problems.length === 0 ? '' : ` (${row.problems.join('; ')})`}`,
   );
-  return row;
+  const journal = journalOverheadRow(turns, pairs);
+  report(
+    `${backend} ${turns} turns: journal on / off turns/s, thread CPU a turn on / off`,
+    `${journal.ratio.toFixed(2)}x`,
+    `(runs ${journal.runRatios.map((value) => value.toFixed(2)).join(', ')}) ${journal.onTurnsPerSecond.toFixed(1)}/s / ${journal.offTurnsPerSecond.toFixed(1)}/s, ${journal.onCpu.threadMs.toFixed(1)} ms / ${journal.offCpu.threadMs.toFixed(1)} ms${journal.problems.length === 0 ? '' : ` (${journal.problems.join('; ')})`}`,
+  );
+  return { row, journal };
+}
+
+/**
+ * A benchmark daemon on `database`: probes on a port of their own beside the API's (what an
+ * operator's liveness probe sees), the event-loop delay monitor, the run's node options; `serve`
+ * settings on top. Both daemons of a backend start through here, so they differ only in `serve`.
+ */
+function startBenchDaemon(run: BusyRun, database: DaemonDatabase, serve: Record<string, unknown> = {}) {
+  return startServeDaemon({
+    baseURL: run.baseURL,
+    database,
+    homeFiles: HOME_FILES,
+    serve: { healthPort: 0, ...serve },
+    loopDelay: true,
+    ...(run.nodeArguments === undefined ? {} : { nodeArguments: run.nodeArguments }),
+  });
+}
+
+/** The daemon without journals (`serve.journal: false`) on a database of its own beside `database`. */
+async function startJournalOffDaemon(run: BusyRun, database: DaemonDatabase): Promise<ServeDaemon> {
+  return startBenchDaemon(run, journalOffDatabase(database), { journal: false });
 }
 
 /**
  * One backend: its daemon started (with its floor beside it, living as long as it, so both reach
- * each level with the same history), idle RSS, one turn alone, then every level.
+ * each level with the same history), then the daemon without journals (`serve.journal: false`, its
+ * own database), idle RSS, one turn alone on each, then every level.
  */
 async function runBackend(backend: 'pglite' | 'postgres', run: BusyRun): Promise<BusyDaemonBackend> {
   const database = await startBackendDatabase(backend);
   if ('skipped' in database) {
     report(`${backend}`, 'skipped', database.skipped);
     const none = { idleRssBytes: Number.NaN, startMs: Number.NaN, oneTurnMs: Number.NaN, rows: [] };
-    return { backend, skipped: database.skipped, ...none };
+    return { backend, skipped: database.skipped, ...none, journal: [] };
   }
   try {
     const started = performance.now();
-    const daemon = await startServeDaemon({
-      baseURL: run.baseURL,
-      database: database.database,
-      homeFiles: HOME_FILES,
-      // Probes on a port of their own beside the API's: what an operator's liveness probe sees.
-      serve: { healthPort: 0 },
-      loopDelay: true,
-      ...(run.nodeArguments === undefined ? {} : { nodeArguments: run.nodeArguments }),
-    });
+    const daemon = await startBenchDaemon(run, database.database);
     const startMs = performance.now() - started;
     const floorProcess = startFloorProcess();
+    const journalOff = await startJournalOffDaemon(run, database.database).catch(async (error: unknown) => {
+      await floorProcess.stop();
+      await daemon.stop();
+      throw error;
+    });
     try {
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const idleRssBytes = daemon.rss() ?? Number.NaN;
@@ -317,17 +374,24 @@ async function runBackend(backend: 'pglite' | 'postgres', run: BusyRun): Promise
       const tools = run.tools();
       if (tools === undefined) throw new Error('the fake model saw no tools array');
       if (Number.isNaN(run.modelMs)) run.modelMs = await modelTime(run.baseURL, tools, 20);
+      const offTurnMs = await warmUp(journalOff);
       report(
-        `${backend}: idle RSS, one turn`,
+        `${backend}: idle RSS, one turn (without journals), daemon pids with and without journals`,
         `${(idleRssBytes / 2 ** 20).toFixed(0)} MB`,
-        `${oneTurnMs} ms`,
+        `${oneTurnMs} ms (${offTurnMs} ms), ${daemon.pid} and ${journalOff.pid}`,
       );
-      const place = { daemon, floorProcess, serverCpuMs: database.serverCpuMs, run, tools };
+      const place = { daemon, journalOff, floorProcess, serverCpuMs: database.serverCpuMs, run, tools };
       const rows: BusyDaemonRow[] = [];
-      for (const turns of run.levels) rows.push(await runLevel(place, backend, turns));
-      return { backend, idleRssBytes, startMs, oneTurnMs, rows };
+      const journal: JournalOverheadRow[] = [];
+      for (const turns of run.levels) {
+        const level = await runLevel(place, backend, turns);
+        rows.push(level.row);
+        journal.push(level.journal);
+      }
+      return { backend, idleRssBytes, startMs, oneTurnMs, rows, journal };
     } finally {
       await floorProcess.stop();
+      await journalOff.stop();
       await daemon.stop();
     }
   } finally {

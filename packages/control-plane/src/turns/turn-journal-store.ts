@@ -40,7 +40,8 @@ export class TurnJournalStore {
    * The journal of turn `turnId` as worker `workerId` runs it, with what earlier attempts recorded.
    * A unit's attempt (a turn with `attempt` > 1) whose previous attempt was interrupted (its worker
    * stopped) gets that turn's entries copied to its own first, in one statement, so it goes on where
-   * that one stopped.
+   * that one stopped. A first attempt's journal opens in one statement (its attempt and entries read
+   * together); a later attempt's in three (that read, the copy, then the entries again).
    *
    * @example
    * const { journal, recorded } = await controlPlane.journals.open({ turnId, workerId });
@@ -49,19 +50,27 @@ export class TurnJournalStore {
   async open(options: { turnId: string; workerId: string }): Promise<OpenedTurnJournal> {
     const turnId = checkId('turnId', options.turnId);
     const workerId = checkStoredText('workerId', options.workerId, { maxBytes: 200 });
-    await this.database.query(
-      `INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
-       SELECT t.id, j.kind, j.position, j.entry
+    // One statement for most turns (a first attempt): the turn's attempt with what it recorded. A
+    // unit's later attempt first gets the interrupted attempt's entries copied, then is read again.
+    const { rows } = await this.database.query<{
+      attempt: number | null;
+      kind: JournalKind | null;
+      entry: string | null;
+    }>(
+      `SELECT t.attempt, j.kind, j.entry
          FROM switchyard.turns t
-         JOIN switchyard.turns p
-           ON p.source = t.source AND p.source_id = t.source_id AND p.attempt = t.attempt - 1
-          AND p.status = 'interrupted'
-         JOIN switchyard.turn_journal j ON j.turn_id = p.id
-        WHERE t.id = $1 AND t.attempt > 1
-       ON CONFLICT DO NOTHING`,
+         LEFT JOIN switchyard.turn_journal j ON j.turn_id = t.id
+        WHERE t.id = $1
+        ORDER BY j.kind, j.position`,
       [turnId],
     );
-    const recorded = await this.read(turnId);
+    const attempt = rows[0]?.attempt ?? null;
+    const recorded =
+      attempt !== null && attempt > 1
+        ? await this.#copyInterrupted(turnId)
+        : recordedOf(
+            rows.flatMap(({ kind, entry }) => (kind === null || entry === null ? [] : [{ kind, entry }])),
+          );
     const counts = {
       responses: recorded.responses.length,
       started: recorded.started.length,
@@ -88,16 +97,27 @@ export class TurnJournalStore {
       `SELECT kind, entry FROM switchyard.turn_journal WHERE turn_id = $1 ORDER BY kind, position`,
       [id],
     );
-    const responses: RecordedTurn['responses'][number][] = [];
-    const started: RecordedTurn['started'][number][] = [];
-    const outputs: RecordedTurn['outputs'][number][] = [];
-    for (const row of rows) {
-      const entry = JSON.parse(row.entry);
-      if (row.kind === 'response') responses.push(entry);
-      else if (row.kind === 'call-start') started.push(entry);
-      else outputs.push(entry);
-    }
-    return { responses, started, outputs };
+    return recordedOf(rows);
+  }
+
+  /**
+   * Copies to unit attempt `turnId` the entries of its unit's previous attempt when that one was
+   * interrupted (in one statement; entries already there are kept), then reads what it has.
+   */
+  async #copyInterrupted(turnId: string): Promise<RecordedTurn> {
+    await this.database.query(
+      `INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
+       SELECT t.id, j.kind, j.position, j.entry
+         FROM switchyard.turns t
+         JOIN switchyard.turns p
+           ON p.source = t.source AND p.source_id = t.source_id AND p.attempt = t.attempt - 1
+          AND p.status = 'interrupted'
+         JOIN switchyard.turn_journal j ON j.turn_id = p.id
+        WHERE t.id = $1 AND t.attempt > 1
+       ON CONFLICT DO NOTHING`,
+      [turnId],
+    );
+    return this.read(turnId);
   }
 
   async #append(
@@ -133,6 +153,20 @@ export class TurnJournalStore {
     );
     if (rows.length === 0) throw new TurnJournalFencedError(turnId, workerId);
   }
+}
+
+/** Journal rows (ordered by kind and position) as core's `RecordedTurn`. */
+function recordedOf(rows: ReadonlyArray<{ kind: JournalKind; entry: string }>): RecordedTurn {
+  const responses: RecordedTurn['responses'][number][] = [];
+  const started: RecordedTurn['started'][number][] = [];
+  const outputs: RecordedTurn['outputs'][number][] = [];
+  for (const row of rows) {
+    const entry = JSON.parse(row.entry);
+    if (row.kind === 'response') responses.push(entry);
+    else if (row.kind === 'call-start') started.push(entry);
+    else outputs.push(entry);
+  }
+  return { responses, started, outputs };
 }
 
 function checkId(field: string, value: unknown): string {
