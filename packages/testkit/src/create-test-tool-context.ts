@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ToolExecutionContext, ToolProgress } from '@switchyard/core';
 
 /** A tool execution context for tests, with its abort controller and the progress it received. */
@@ -26,8 +27,10 @@ export function createTestToolContext(
     progress,
     signal: options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal,
     toolCallId: options.toolCallId ?? 'call_test',
-    // What a turn gives a call: `<turnId>:<itemIndex>`, the same on every attempt.
-    idempotencyKey: options.idempotencyKey ?? `turn_test:${options.toolCallId ?? 'call_test'}`,
+    // What a turn gives a call: `<turnId>:<itemIndex>`, the same on every attempt; a new turn here
+    // for every context, so two contexts are two calls (an idempotent tool would answer the second
+    // with the first's effect).
+    idempotencyKey: options.idempotencyKey ?? `turn_test_${randomUUID()}:1`,
     reportProgress: (report) => {
       progress.push(report);
     },

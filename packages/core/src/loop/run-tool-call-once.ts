@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';
 import type { ToolCallEndEvent, ToolCallStartEvent } from '../events/agent-event';
 import { agentToolMap, toolKey } from '../tool/agent-tool-map';
@@ -11,6 +12,11 @@ export interface RunToolCallOnceOptions {
   signal?: AbortSignal;
   /** The call's `call_id`, which `execute` sees as `toolCallId` (default `call_once`). */
   callId?: string;
+  /**
+   * The key `execute` sees as `context.idempotencyKey` (default: a new one for every run, since each
+   * run is a call of its own). Give the same key to run the same call again, as a resumed turn would.
+   */
+  idempotencyKey?: string;
   /** The response's finish reason the argument ladder is told, e.g. `max_output_tokens`. */
   finishReason?: string;
   /** Per-call timeout in milliseconds, as `runAgentLoop`'s `toolTimeoutMs` (default: none). */
@@ -56,6 +62,7 @@ export async function runToolCallOnce(
 ): Promise<ToolCallOnceResult> {
   // The same checks and defaults as the loop's, so a call here runs under the limits a turn would give it.
   const limits = resolveCallLimits('runToolCallOnce', options);
+  const idempotencyKey = options.idempotencyKey ?? `once:${randomUUID()}`;
   const tools = agentToolMap([tool]);
   const call: ResponseFunctionToolCall = {
     type: 'function_call',
@@ -78,8 +85,8 @@ export async function runToolCallOnce(
       else if (event.type === 'tool-call-end') end = event;
     },
     recordOutput: () => {},
-    // One call on its own: the key is its call id's (what a turn would give it is `<turnId>:<item>`).
-    idempotencyKey: () => `once:${call.call_id}`,
+    // One call on its own: a key of its own, unless the caller runs a call again under its key.
+    idempotencyKey: () => idempotencyKey,
     transcript: () => [],
   });
   // executeToolCall emits exactly one tool-call-end for every call it is given.
