@@ -48,6 +48,8 @@ export interface ChaosRunOptions {
   steps?: number;
   /** How long every unit has to end after the last kill, ms (default 180 s). */
   settleMs?: number;
+  /** More `serve` settings over the run's own (e.g. `{ journal: false }`, to see the figures without journals). */
+  serve?: Record<string, unknown>;
   /** Seed of the run's random choices (default 1). */
   seed?: number;
   /** Progress lines. */
@@ -187,6 +189,7 @@ async function writeConfig(options: ChaosRunOptions): Promise<string> {
       pollSeconds: 0.5,
       tickMs: 200,
       graceMs: 500,
+      ...options.serve,
     },
     limits: { turnTimeoutMs: 120_000 },
     // Unattended turns would hold each `run_command` for an operator (the default for schedule, task
