@@ -122,8 +122,13 @@ export class ChaosUnits {
 
   /** The started units that have not ended: no completed or failed record yet. */
   async unended(controlPlane: ControlPlane): Promise<string[]> {
-    const ended = await endedUnits(controlPlane, this.#agentId);
+    const ended = await this.ended(controlPlane);
     return [...this.started.keys()].filter((unit) => !ended.has(unit));
+  }
+
+  /** The units with a completed or failed record (an API turn: ended, not interrupted). */
+  ended(controlPlane: ControlPlane): Promise<Set<string>> {
+    return endedUnits(controlPlane, this.#agentId);
   }
 
   #mark(units: string[], kind: ChaosUnitKind): string[] {

@@ -158,8 +158,13 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       answeredAt: model.answeredAt,
       journals: await readJournals(controlPlane),
     };
+    const figures = analyzeChaos(evidence);
+    // A duplicate or a repeated request names its unit: what the database holds of it says why.
+    const named = new Set(figures.problems.map((problem) => problem.split(/[/:]/)[0] ?? ''));
+    for (const unit of lostUnits) named.delete(unit);
+    for (const line of await units.describe(controlPlane, [...named])) options.log?.(`chaos: ${line}`);
     return {
-      ...analyzeChaos(evidence),
+      ...figures,
       processesStarted: running.started,
       seconds: (Date.now() - startedAt) / 1000,
       unposted: units.unposted.length,
@@ -231,8 +236,13 @@ async function feed(parts: RunParts & { feeding: () => boolean }): Promise<void>
   const { options, units, model, fleet, controlPlane } = parts;
   const limit = options.units ?? Number.POSITIVE_INFINITY;
   const inFlight = options.inFlight ?? 6;
+  // A unit out of attempts ends failed without a final answer: on PostgreSQL the records say so.
+  let ended = new Set<string>();
   for (let index = 0; parts.feeding(); index += 1) {
-    const active = [...units.started.keys()].filter((unit) => !model.finished.has(unit)).length;
+    if (controlPlane !== undefined && index % 10 === 0) ended = await units.ended(controlPlane);
+    const active = [...units.started.keys()].filter(
+      (unit) => !model.finished.has(unit) && !ended.has(unit),
+    ).length;
     const kind = controlPlane === undefined ? 'api' : (KINDS[index % KINDS.length] ?? 'api');
     if (active >= inFlight || units.started.size + units.unposted.length >= limit) {
       await sleep(200);
