@@ -140,6 +140,17 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
         },
         options.kills,
       );
+      // On a loaded machine every kill may land before the units it was to cut all started: the rest
+      // are started still (and run to their ends unkilled), so a run always has its units.
+      const wanted = options.units;
+      const deadline = Date.now() + (options.settleMs ?? 60_000);
+      while (
+        wanted !== undefined &&
+        units.started.size + units.unposted.length < wanted &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     } finally {
       feeding = false;
       feedFailure = await fed;
