@@ -102,7 +102,14 @@ export function buildFakeResponse(
     const itemId = `msg_${number}`;
     const part = { type: 'output_text', text, annotations: [], logprobs: [] };
     addItem(
-      { id: itemId, type: 'message', role: 'assistant', status: 'completed', content: [part] },
+      {
+        id: itemId,
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [part],
+        ...(step.phase === undefined ? {} : { phase: step.phase }),
+      },
       (outputIndex) => {
         const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
         push({ type: 'response.content_part.added', ...at, part: { ...part, text: '' } });

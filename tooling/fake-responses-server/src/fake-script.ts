@@ -21,6 +21,8 @@ export interface FakeResponse {
   text?: string;
   /** How many `response.output_text.delta` events carry the text (default 3). */
   textChunks?: number;
+  /** The text message's `phase` (newer models label commentary and final answers); none by default. */
+  phase?: 'commentary' | 'final_answer';
   /** Function calls, in order. */
   functionCalls?: FakeFunctionCall[];
   /** A reasoning item; with `encryptedContent` it carries `encrypted_content`. */

@@ -144,6 +144,26 @@ describe('stateless replay of reasoning (store x encrypted content)', () => {
 });
 
 describe('output items replayed as input items', () => {
+  it.each([
+    [true, 'gAAAA-secret'],
+    [false, 'gAAAA-secret'],
+    [false, undefined],
+  ] as const)('replays the phase of an assistant message (store %s, encrypted content %s)', async (store, encryptedContent) => {
+    const { result, server } = await runTurn(
+      [
+        { ...firstResponse(encryptedContent), phase: 'commentary' },
+        { text: 'done', phase: 'final_answer' },
+      ],
+      { tools: [readFileTool], model: { reasoning: { effort: 'low' }, store } },
+    );
+    expect(result.status).toBe('completed');
+    const bodies = server.requests.map((request) => request.body);
+    expectRequestTypes(bodies);
+    const messages = (bodies[1]?.input as Item[]).filter((item) => item.role === 'assistant');
+    expect(messages).toHaveLength(1);
+    expect(messages[0]?.phase).toBe('commentary');
+  });
+
   it('replays hosted Tool Search items without their output-only created_by', async () => {
     const { server } = await runTurn(
       [

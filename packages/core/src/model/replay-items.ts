@@ -20,7 +20,9 @@ export interface ReplayOptions {
 
 // Each function below builds the input item from the fields its input type has, one by one: an
 // output item spread as it is carries output-only fields (`created_by` on Tool Search items) that
-// the API's input types do not have.
+// the API's input types do not have. Every field the input type has is replayed when the output
+// item carries it (`phase` on assistant messages: the SDK's types say newer models degrade when it
+// is dropped); `replay-items.test.ts` holds each function to its SDK type's full field list.
 
 function replayMessage(item: ResponseOutputMessage, keepId: boolean): ResponseInputItem {
   if (keepId) {
@@ -39,12 +41,18 @@ function replayMessage(item: ResponseOutputMessage, keepId: boolean): ResponseIn
             }
           : { type: 'refusal', refusal: part.refusal },
       ),
+      ...(item.phase === undefined ? {} : { phase: item.phase }),
     };
   }
   // An output message needs its `msg_` id, which would point at the reasoning item left out: replay
-  // what it said as a plain assistant message instead.
+  // what it said as a plain assistant message instead (which has `phase` too).
   const text = item.content.map((part) => (part.type === 'output_text' ? part.text : part.refusal)).join('');
-  return { type: 'message', role: 'assistant', content: text };
+  return {
+    type: 'message',
+    role: 'assistant',
+    content: text,
+    ...(item.phase === undefined ? {} : { phase: item.phase }),
+  };
 }
 
 function replayFunctionCall(item: ResponseFunctionToolCall, keepId: boolean): ResponseFunctionToolCall {
@@ -55,6 +63,7 @@ function replayFunctionCall(item: ResponseFunctionToolCall, keepId: boolean): Re
     arguments: item.arguments,
     ...(keepId && item.id !== undefined ? { id: item.id } : {}),
     ...(item.namespace === undefined || item.namespace === null ? {} : { namespace: item.namespace }),
+    ...(item.caller === undefined ? {} : { caller: item.caller }),
     ...(item.status === undefined ? {} : { status: item.status }),
   };
 }
@@ -64,9 +73,13 @@ function replayReasoning(item: ResponseReasoningItem): ResponseReasoningItem {
     type: 'reasoning',
     id: item.id,
     summary: item.summary.map((part) => ({ type: 'summary_text', text: part.text })),
+    ...(item.content === undefined
+      ? {}
+      : { content: item.content.map((part) => ({ type: 'reasoning_text', text: part.text })) }),
     ...(item.encrypted_content === undefined || item.encrypted_content === null
       ? {}
       : { encrypted_content: item.encrypted_content }),
+    ...(item.status === undefined ? {} : { status: item.status }),
   };
 }
 

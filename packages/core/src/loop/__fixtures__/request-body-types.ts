@@ -62,7 +62,8 @@ const messageKeys: MessageKeys = {
   phase: true,
 };
 
-const itemKeys = {
+/** The fields of each input item type the loop sends, by `type`, as the SDK's input types have them. */
+export const inputItemKeys = {
   message: messageKeys,
   function_call: {
     arguments: true,
@@ -118,7 +119,7 @@ export function fieldsOutsideRequestTypes(body: Record<string, unknown>): string
   const input = Array.isArray(body.input) ? (body.input as Array<Record<string, unknown>>) : [];
   input.forEach((item, index) => {
     const type = typeof item.type === 'string' ? item.type : 'message';
-    const allowed = itemKeys[type as keyof typeof itemKeys] as Record<string, true> | undefined;
+    const allowed = inputItemKeys[type as keyof typeof inputItemKeys] as Record<string, true> | undefined;
     if (allowed === undefined) {
       problems.push(`input[${index}]: item type ${type} is not one the loop sends`);
       return;
