@@ -91,6 +91,8 @@ describe('tool definitions', () => {
       'big',
       'images',
       'maybe_task',
+      'empty_images',
+      'progress_then_result',
     ]);
     expect(tools.slice(0, calc.length).every((tool) => tool.namespace === 'calc')).toBe(true);
     // `lazy` pages its tool list four at a time: every page is read.

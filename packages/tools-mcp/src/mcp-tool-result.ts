@@ -81,6 +81,10 @@ function modelImageType(mimeType: string): string | undefined {
 const IMAGE_TYPES_NOTE = 'the model takes PNG, JPEG, GIF and WebP images only';
 
 function imagePart(data: string, mimeType: string, label: string): ToolResultContentPart {
+  // An empty `input_image` is refused by the API (400), and a stateless transcript would send it,
+  // and be refused, on every later request of the turn.
+  if (decodedBase64Length(data) === 0)
+    return { type: 'text', text: `[${label} (${mimeType}) omitted: it was empty]` };
   const type = modelImageType(mimeType);
   if (type !== undefined) return { type: 'image', data, mimeType: type };
   return {
@@ -123,7 +127,8 @@ function contentPart(block: ContentBlock): ToolResultContentPart {
 /**
  * Maps an MCP `CallToolResult` to an `AgentToolResult`: text and PNG, JPEG, GIF and WebP images pass
  * through, an embedded text resource becomes text headed by its URI, such an image blob becomes an
- * image; images of other types (SVG, BMP, ...), other binary content and audio become a short
+ * image; an empty image (no data) becomes a placeholder saying so, and images of other types (SVG,
+ * BMP, ...), other binary content and audio become a short
  * placeholder naming the type and the exact decoded size; a resource link becomes a line naming it. A result with no
  * content but `structuredContent` shows that as JSON. `isError` carries over.
  *

@@ -75,6 +75,12 @@ const baseTools = [
     object({ topic: { type: 'string' } }),
     { execution: { taskSupport: 'optional' } },
   ),
+  readOnlyTool('empty_images', 'Return images (and an image resource) with empty data beside one with data.'),
+  readOnlyTool(
+    'progress_then_result',
+    'Send `count` progress notifications and the result at once, without waiting between them.',
+    object({ count: { type: 'integer', minimum: 1, maximum: 50 } }),
+  ),
 ];
 const extraTool = readOnlyTool('extra', 'Appears after grow.');
 
@@ -180,6 +186,28 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
             { type: 'resource', resource: { uri: 'file:///a.webp', mimeType: 'image/webp', blob: png } },
           ],
         };
+      }
+      case 'empty_images':
+        return {
+          content: [
+            { type: 'image', data: '', mimeType: 'image/png' },
+            { type: 'image', data: pixel, mimeType: 'image/png' },
+            { type: 'resource', resource: { uri: 'file:///empty.webp', mimeType: 'image/webp', blob: '' } },
+            { type: 'image', data: '', mimeType: 'image/svg+xml' },
+          ],
+        };
+      case 'progress_then_result': {
+        // Every notification and the result are written in one go (no await between them), so the
+        // client reads them in one chunk: the SDK handles the result before its queued progress.
+        const token = request.params._meta?.progressToken;
+        const count = args.count ?? 1;
+        for (let step = 1; token !== undefined && step <= count; step += 1) {
+          void extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: step, total: count, message: `step ${step}` },
+          });
+        }
+        return { content: [{ type: 'text', text: `done after ${count}` }] };
       }
       case 'research':
         // A server that runs a tool only as a task answers a plain call with -32600.
