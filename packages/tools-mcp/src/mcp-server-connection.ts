@@ -26,6 +26,7 @@ import {
 import type { ResolvedMcpServerConfig } from './mcp-server-config';
 import { type McpToolCallDetails, toAgentToolResult } from './mcp-tool-result';
 import { createProgressReporter } from './progress-reporter';
+import { ProgressRoutes } from './progress-routes';
 import { readToolList } from './read-tool-list';
 import { createServerTransport } from './transport/create-server-transport';
 import { limitErrorOf } from './transport/refused-response';
@@ -59,6 +60,8 @@ export interface McpSkippedTool {
 export type McpServerStatus = 'connected' | 'unavailable' | 'closed';
 
 const STDERR_TAIL = 2000;
+
+function keepCallAlive(): void {}
 
 /** The most characters of a server's own instructions used as its namespace description. */
 const MAX_SERVER_DESCRIPTION_CHARACTERS = 4000;
@@ -105,6 +108,8 @@ export class McpServerConnection {
   // One controller per running call, aborted when the server is found dead.
   private readonly inflight = new Set<AbortController>();
   private checking: Promise<void> | undefined;
+  // Each client's progress routes (its transport's progress tokens are its own request ids).
+  private readonly progressRoutes = new WeakMap<Client, ProgressRoutes>();
 
   constructor(
     name: string,
@@ -132,9 +137,22 @@ export class McpServerConnection {
     this.generation += 1;
     const generation = this.generation;
     const transport = this.createTransport();
-    // The SDK keeps (and chains) an onmessage handler set before connect.
-    transport.onmessage = (message) => this.capture(message);
+    const progressRoutes = new ProgressRoutes();
+    // The SDK keeps (and chains) an onmessage handler set before connect; this one runs first, as
+    // each message arrives, so progress reaches its call before the SDK handles a result after it.
+    transport.onmessage = (message) => {
+      progressRoutes.received(message);
+      this.capture(message);
+    };
+    // The SDK sends through whatever `send` the transport has when it sends: a call's request names
+    // the progress token its route is kept under.
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      progressRoutes.sent(message);
+      return send(message, options);
+    };
     const client = new Client(this.clientInfo, { capabilities: {} });
+    this.progressRoutes.set(client, progressRoutes);
     client.onclose = () => this.closed(generation);
     client.onerror = (error) => {
       // A stdio transport reports the limit that made it stop the server just before it closes.
@@ -225,15 +243,25 @@ export class McpServerConnection {
       pastDeadline = true;
       call.abort(new Error(`the call passed its callDeadlineMs of ${this.config.callDeadlineMs}`));
     }, this.config.callDeadlineMs);
+    const progress = createProgressReporter(context);
+    let closeProgressRoute = () => {};
     try {
       const meta = callMetaFrom(this.callMeta);
       const request = { name: mcpName, arguments: params, ...(meta === undefined ? {} : { _meta: meta }) };
-      const result = await client.callTool(request, undefined, {
-        signal: call.signal,
-        timeout: this.config.callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: createProgressReporter(context),
-      });
+      const routes = this.progressRoutes.get(client) ?? new ProgressRoutes();
+      const opened = routes.open(progress.report, () =>
+        client.callTool(request, undefined, {
+          signal: call.signal,
+          timeout: this.config.callTimeoutMs,
+          resetTimeoutOnProgress: true,
+          // Progress reaches the turn through the route opened above; an `onprogress` still makes
+          // the SDK send a progress token and restart the call's idle timeout on each notification.
+          onprogress: keepCallAlive,
+        }),
+      );
+      closeProgressRoute = opened.close;
+      const result = await opened.sending;
+      progress.flush();
       return toAgentToolResult(result, details, { maxResultBytes: this.config.maxResultBytes });
     } catch (error) {
       if (context.signal.aborted) return callCancelled(label, details, context.signal);
@@ -255,6 +283,7 @@ export class McpServerConnection {
       }
       return callFailed(label, details, error);
     } finally {
+      closeProgressRoute();
       clearTimeout(deadline);
       this.inflight.delete(call);
       context.signal.removeEventListener('abort', forwardAbort);

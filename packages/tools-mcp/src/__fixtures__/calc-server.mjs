@@ -197,8 +197,9 @@ export function createCalcServer({ tools: offerTools = true } = {}) {
           ],
         };
       case 'progress_then_result': {
-        // Every notification and the result are written in one go (no await between them), so the
-        // client reads them in one chunk: the SDK handles the result before its queued progress.
+        // Every notification and the result are sent in one go (no await between them); served with
+        // CALC_ONE_WRITE_PER_TICK=1 they reach the client as one chunk, whose SDK then handles the
+        // result before the progress it queued.
         const token = request.params._meta?.progressToken;
         const count = args.count ?? 1;
         for (let step = 1; token !== undefined && step <= count; step += 1) {
