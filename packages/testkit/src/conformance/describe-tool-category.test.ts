@@ -5,7 +5,9 @@ import { promisify } from 'node:util';
 import { defineWorkerTool } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { boundaryParams } from './boundary-params';
 import { describeToolCategory } from './describe-tool-category';
+import { generatedExecuteProblems } from './execute-problems';
 import { minimalParams } from './minimal-params';
 
 const notes = new Map([['todo.md', 'buy milk']]);
@@ -90,7 +92,7 @@ describe('describeToolCategory on a broken category', () => {
     expect(output).not.toContain('tool \'shout\': describeActivity({\\"text\\":\\"hey\\"');
     expect(output).toMatch(/tool 'shout': describeActivity\(\{\\"text\\":\\"\\".*threw: .*\(seed 18\)/);
     expect(output).toMatch(
-      /tool 'shout': execute\(\{.*\\"times\\":0\}\) threw on valid params: times must not be zero/,
+      /tool 'shout': execute\(\{.*\\"times\\":0\}\) threw on valid boundary params: times must not be zero/,
     );
     expect(output).toMatch(/Tests\s+7 failed \| 2 passed \(9\)/);
   });
@@ -113,5 +115,69 @@ describe('minimalParams', () => {
       limit: 5,
       filter: { tag: 'sample', ids: [1] },
     });
+  });
+});
+
+describe('boundary values', () => {
+  const schema = z.toJSONSchema(
+    z.object({
+      count: z.number().int().min(1).max(1000),
+      title: z.string().max(500),
+      mode: z.enum(['fast', 'slow', 'exact']),
+      note: z.string().optional(),
+    }),
+  ) as Record<string, unknown>;
+
+  it('covers both ends of each range, the longest string, each enum member, optional fields absent and present', () => {
+    const values = boundaryParams(schema) as Array<Record<string, unknown>>;
+    expect(values[0]).toEqual({ count: 1, title: 'sample', mode: 'fast' });
+    expect(values[1]).toEqual({ count: 1, title: 'sample', mode: 'fast', note: 'sample' });
+    expect(values.map((value) => value.count)).toContain(1000);
+    expect(values.map((value) => (value.title as string).length)).toEqual(expect.arrayContaining([0, 500]));
+    expect(values.map((value) => value.mode)).toEqual(expect.arrayContaining(['fast', 'slow', 'exact']));
+    expect(values.filter((value) => !('note' in value))).toHaveLength(1);
+    expect(values.some((value) => (value.note as string | undefined)?.length === 2000)).toBe(true);
+    expect(new Set(values.map((value) => JSON.stringify(value))).size).toBe(values.length);
+  });
+
+  const upperBoundBreaks = defineWorkerTool({
+    name: 'upper_bound_breaks',
+    description: 'Works on everything but the largest count and the longest title.',
+    schema: z.object({ count: z.number().int().min(1).max(1000), title: z.string().max(500) }),
+    describeActivity: ({ title }) => `Writing ${title}`,
+    execute: ({ count, title }) => {
+      if (count === 1000) throw new RangeError('count 1000 overflows the page');
+      if (title.length === 500) throw new RangeError('a 500-character title overflows the column');
+      return { content: `${count} ${title}` };
+    },
+  });
+
+  it('catches, with default settings, an execute that fails only at an upper bound', async () => {
+    const problems = await generatedExecuteProblems([upperBoundBreaks], {
+      propertyRuns: 100,
+      executeRuns: 5,
+      seed: 18,
+      executeTimeoutMs: 5000,
+    });
+    expect(
+      problems.some((problem) =>
+        problem.endsWith('threw on valid boundary params: count 1000 overflows the page'),
+      ),
+    ).toBe(true);
+    expect(
+      problems.some((problem) =>
+        problem.endsWith('threw on valid boundary params: a 500-character title overflows the column'),
+      ),
+    ).toBe(true);
+  });
+
+  it('runs the boundary values even with executeRuns 0', async () => {
+    const problems = await generatedExecuteProblems([upperBoundBreaks], {
+      propertyRuns: 100,
+      executeRuns: 0,
+      seed: 18,
+      executeTimeoutMs: 5000,
+    });
+    expect(problems.length).toBeGreaterThan(0);
   });
 });

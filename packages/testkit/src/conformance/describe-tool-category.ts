@@ -30,7 +30,12 @@ export interface DescribeToolCategoryOptions {
    * schema accepts them. The seed is fixed, so a run is repeatable.
    */
   propertyRuns?: number;
-  /** Of those, how many valid ones `execute` runs with, per tool (default 5; 0 turns the check off). */
+  /**
+   * Of those, how many valid ones `execute` runs with, per tool (default 5; 0: none). They come after
+   * the boundary values, which `execute` always runs with: both ends of every numeric range, the
+   * shortest and the longest string, every enum member, optional fields absent and present (see
+   * the README), each kept when the tool's schema accepts it.
+   */
   executeRuns?: number;
   /** The fast-check seed (default 18). */
   seed?: number;
@@ -47,7 +52,8 @@ type Tools = readonly AnyWorkerAgentTool[];
  * string on every sample, on generated minimal params and, by property (fast-check, fixed seed,
  * `propertyRuns` values), on params generated from the tool's JSON Schema; an `execute` that
  * settles promptly once its signal aborts; results that survive JSON round-tripping; and an
- * `execute` that does not throw on `executeRuns` valid generated params.
+ * `execute` that does not throw, first on every valid boundary value of its schema (always), then
+ * on `executeRuns` valid random params.
  *
  * @example
  * // packages/tools-web/src/conformance.test.ts
@@ -108,10 +114,9 @@ export function describeToolCategory(
     });
 
     it(
-      'runs execute on valid generated params without throwing, with results that round-trip',
+      'runs execute on boundary values, then random valid params, without throwing, with results that round-trip',
       { timeout: executionTestTimeout },
       async () => {
-        if (executeRuns === 0) return;
         const settings = { propertyRuns, executeRuns, seed, executeTimeoutMs };
         expect(await generatedExecuteProblems(await executable(), settings)).toEqual([]);
       },

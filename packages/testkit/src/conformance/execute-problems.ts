@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { createTestToolContext } from '../create-test-tool-context';
 import { shortJSON } from './activity-problems';
 import type { DescribeToolCategoryOptions } from './describe-tool-category';
-import { generatedParams, toolsWithParams } from './tool-params';
+import { generatedParams, toolsWithParams, validBoundaryParams } from './tool-params';
 
 type Tools = readonly AnyWorkerAgentTool[];
 
@@ -117,7 +117,9 @@ export async function roundTripProblems(
 
 /**
  * Tools whose `execute` throws, takes past `executeTimeoutMs` or returns a result that does not
- * round-trip on up to `executeRuns` valid params generated (`propertyRuns` tries from `seed`).
+ * round-trip: first on every valid boundary value of its schema (`validBoundaryParams`: both ends
+ * of each range, the longest string, each enum member, optional fields absent and present), always,
+ * then on up to `executeRuns` valid random params (`propertyRuns` tries from `seed`).
  */
 export async function generatedExecuteProblems(
   tools: Tools,
@@ -127,7 +129,11 @@ export async function generatedExecuteProblems(
   const problems: string[] = [];
   for (const tool of tools) {
     const key = toolKey(tool);
-    for (const [index, params] of generatedParams(tool, propertyRuns, executeRuns, seed).entries()) {
+    const boundary = validBoundaryParams(tool).map((params) => ({ params, kind: 'boundary params' }));
+    const random = (executeRuns > 0 ? generatedParams(tool, propertyRuns, executeRuns, seed) : []).map(
+      (params) => ({ params, kind: 'params' }),
+    );
+    for (const [index, { params, kind }] of [...boundary, ...random].entries()) {
       const toolCallId = `call_generated_${index}_${tool.name}`;
       const outcome = await executeWithin(tool, params, { toolCallId, ms: executeTimeoutMs });
       if (outcome === timedOut) {
@@ -139,11 +145,11 @@ export async function generatedExecuteProblems(
       if ('error' in outcome) {
         // A tool reports a failure the model can act on as an isError result; a throw is a defect.
         const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-        problems.push(`tool '${key}': execute(${shortJSON(params)}) threw on valid params: ${message}`);
+        problems.push(`tool '${key}': execute(${shortJSON(params)}) threw on valid ${kind}: ${message}`);
         continue;
       }
       const problem = resultProblem(key, outcome.result);
-      if (problem !== undefined) problems.push(`${problem} (params ${shortJSON(params)})`);
+      if (problem !== undefined) problems.push(`${problem} (${kind} ${shortJSON(params)})`);
     }
   }
   return problems;

@@ -1,6 +1,7 @@
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { resolveToolParameters, toolKey, validateToolArguments } from '@switchyard/core/internal';
 import fc from 'fast-check';
+import { boundaryParams } from './boundary-params';
 import type { DescribeToolCategoryOptions } from './describe-tool-category';
 import { minimalParams } from './minimal-params';
 import { paramsArbitrary } from './params-arbitrary';
@@ -43,6 +44,19 @@ export function generatedParams(
     const parsed = parseParams(tool, value);
     if (parsed.success) valid.push(parsed.data);
     if (valid.length >= limit) break;
+  }
+  return valid;
+}
+
+/**
+ * The tool's boundary params (`boundaryParams` of the JSON Schema the model sees before strict
+ * projection) that its schema accepts, as parsed by it, in order.
+ */
+export function validBoundaryParams(tool: AnyWorkerAgentTool): unknown[] {
+  const valid: unknown[] = [];
+  for (const value of boundaryParams(resolveToolParameters(tool).original)) {
+    const parsed = parseParams(tool, value);
+    if (parsed.success) valid.push(parsed.data);
   }
   return valid;
 }
