@@ -40,10 +40,23 @@ function unclosedFence(truncatedByLimit: boolean): never {
   );
 }
 
+function proseBeforeFencedBlock(): never {
+  throw new LadderRefusal(
+    'prose-before-object',
+    'The arguments have text before the ``` fenced block that may open a JSON value or string (a "{" or "[", or a quote left open on the fence\'s line), so the block cannot be read apart from it. Send only the JSON object, with nothing before it.',
+  );
+}
+
 function multipleFences(): never {
   throw new LadderRefusal(
     'multiple-code-fences',
     'The arguments hold more than one ``` code fence, so it is unclear which one is meant. Send one JSON object, without code fences.',
+  );
+}
+
+function isWordCharacter(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code > 127
   );
 }
 
@@ -52,18 +65,30 @@ function multipleFences(): never {
  * is. `opens`: it opens a block after a prefix on its line, as in "Action Input: ```json" and a
  * newline (the rest of the line is at most a language tag). `inline`: the same clean prefix, but
  * more text follows on its line (an inline fence in prose). `unknown`: the text before it could
- * hold a JSON value or string (a `{` or `[` anywhere before it, a quote or backtick on its line),
- * so the fence may sit inside one. One scan of the text before it and of its line: linear, and
- * done once (only for the first fence).
+ * hold a JSON value or string (a `{` or `[` anywhere before it, or a `"`, `'` or backtick its line
+ * leaves open), so the fence may sit inside one. An apostrophe inside a word ("Here's") is prose,
+ * not a quote, and quotes the line closes again (`the "path" is: ```json`) open no string. One scan
+ * of the text before it and of its line: linear, and done once (only for the first fence).
  */
 function classifyMidLineFence(text: string, start: number, runEnd: number): 'opens' | 'inline' | 'unknown' {
   const lineStart = text.lastIndexOf('\n', start) + 1;
+  // Which of " ' ` the line has left open so far (a bit each), the others inside one ignored.
+  let open = 0;
   for (let index = 0; index < start; index += 1) {
     const code = text.charCodeAt(index);
-    // { [ anywhere before; " ' ` on the fence's own line
+    // { [ anywhere before
     if (code === 123 || code === 91) return 'unknown';
-    if (index >= lineStart && (code === 34 || code === 39 || code === 96)) return 'unknown';
+    if (index < lineStart || !(code === 34 || code === 39 || code === 96)) continue;
+    if (text.charCodeAt(index - 1) === 92) continue;
+    const apostrophe =
+      code === 39 &&
+      isWordCharacter(text.charCodeAt(index - 1)) &&
+      isWordCharacter(text.charCodeAt(index + 1));
+    if (apostrophe) continue;
+    const bit = code === 34 ? 1 : code === 39 ? 2 : 4;
+    if (open === 0 || open === bit) open ^= bit;
   }
+  if (open !== 0) return 'unknown';
   const lineEnd = text.indexOf('\n', runEnd);
   if (lineEnd === -1) return 'inline';
   const rest = text.slice(runEnd, lineEnd);
@@ -76,6 +101,8 @@ interface FenceLines {
   ends: number[];
   /** The text's first fence is an inline one in prose, before any fence that opens or closes a block. */
   strayBefore: boolean;
+  /** The text's first fence is mid-line after text that may hold a JSON value or string (`unknown`). */
+  ambiguousBefore: boolean;
 }
 
 /**
@@ -87,6 +114,7 @@ interface FenceLines {
 function findFenceLines(text: string): FenceLines {
   const ends: number[] = [];
   let strayBefore = false;
+  let ambiguousBefore = false;
   let from = 0;
   let first = true;
   while (ends.length < 3) {
@@ -103,10 +131,19 @@ function findFenceLines(text: string): FenceLines {
       const kind = classifyMidLineFence(text, start, from);
       if (kind === 'opens') ends.push(start + FENCE.length);
       else if (kind === 'inline') strayBefore = true;
+      else ambiguousBefore = true;
     }
     first = false;
   }
-  return { ends, strayBefore };
+  return { ends, strayBefore, ambiguousBefore };
+}
+
+/** Whether the fence ending at `end` is followed by a language tag (it opens a block, not closes one). */
+function hasLanguageTag(text: string, end: number): boolean {
+  let index = end;
+  while (text[index] === '`') index += 1;
+  const lineEnd = text.indexOf('\n', index);
+  return FENCE_LANGUAGE.test(text.slice(index, lineEnd === -1 ? text.length : lineEnd));
 }
 
 /**
@@ -123,7 +160,7 @@ export function stripFences(text: string, repairs: ArgumentRepair[], truncatedBy
     return text.slice(0, -FENCE.length).trimEnd();
   }
   if (!text.includes(FENCE)) return text;
-  const { ends: fences, strayBefore } = findFenceLines(text);
+  const { ends: fences, strayBefore, ambiguousBefore } = findFenceLines(text);
   if (fences.length === 1 && text.startsWith(FENCE) && text.length >= 6 && text.endsWith(FENCE)) {
     // A one-line fence: ```json {"a": 1}```
     const inner = text.slice(FENCE.length, -FENCE.length);
@@ -136,8 +173,12 @@ export function stripFences(text: string, repairs: ArgumentRepair[], truncatedBy
   if (fences.length === 0) return text;
   // An inline fence in prose, then one on its own line: two fences, not an unclosed one (unless the
   // output was cut, which explains a missing fence better).
+  // A fence after text that may hold a JSON value or string, then a fence line closing its block
+  // (no language tag): the block is closed, but cannot be read apart from the text before it.
   if (fences.length === 1) {
     if (strayBefore && !truncatedByLimit) multipleFences();
+    if (ambiguousBefore && !truncatedByLimit && !hasLanguageTag(text, fences[0] ?? 0))
+      proseBeforeFencedBlock();
     unclosedFence(truncatedByLimit);
   }
   if (fences.length > 2) multipleFences();

@@ -227,11 +227,36 @@ describe('step 4: a fence opened after a prefix on its line', () => {
     expect(repaired('Run ```ls``` first, with:\n```json\n{"a": 1}\n```').value).toEqual({ a: 1 });
   });
 
-  it('never opens a block at a fence that may sit inside a JSON value', () => {
-    // A `{` before it, or a quote on its line: the fence may be inside a string. Refused as before.
-    expect(refused('Action Input: {"a": "see ```js\nx\n```"}').ok).toBe(false);
-    expect(refused('Input {\nAction Input: ```json\n{"a": 1}\n```').ok).toBe(false);
-    expect(refused('He said "x": ```json\n{"a": 1}\n```').reason).toBe('unclosed-code-fence');
+  it('never opens a block at a fence that may sit inside a JSON value, and says why', () => {
+    // A `{` before it, or a quote its line leaves open: the fence may be inside a string. The block
+    // is closed, so the reason is the text before it, not an unclosed fence.
+    expect(refused('Action Input: {"a": "see ```js\nx\n```"}').reason).toBe('prose-before-object');
+    expect(refused('Input {\nAction Input: ```json\n{"a": 1}\n```').reason).toBe('prose-before-object');
+    expect(refused('He said "see ```json\n{"a": 1}\n```').reason).toBe('prose-before-object');
+    expect(refused('Use \'this: ```json\n{"a": 1}\n```').reason).toBe('prose-before-object');
+    expect(refused('He said "see ```json\n{"a": 1}\n```').message).toContain(
+      'text before the ``` fenced block',
+    );
+    // Cut at the token limit: as for any other fence.
+    expect(refused('He said "see ```json\n{"a": 1}\n```', { finishReason: 'length' }).reason).toBe(
+      'truncated',
+    );
+  });
+
+  it.each([
+    ['Here\'s the input: ```json\n{"a": 1}\n```'],
+    ['I\'ll call it with: ```json\n{"a": 1}\n```'],
+    ['He said "x": ```json\n{"a": 1}\n```'],
+    ["The 'path' field, it's this: ```json\n{\"a\": 1}\n```"],
+    ['Run `ls` with: ```json\n{"a": 1}\n```'],
+  ])('extracts the block after a prefix whose apostrophes are in words and whose quotes are closed: %j', (raw) => {
+    const result = repaired(raw);
+    expect(result.value).toEqual({ a: 1 });
+    expect(result.repairs[0]).toBe('extract-fenced-block');
+  });
+
+  it('names unclosed-code-fence only for a fence never closed, after an apostrophe too', () => {
+    expect(refused('Here\'s the input: ```json\n{"a": 1}').reason).toBe('unclosed-code-fence');
   });
 
   it('counts only the first fence of the text as a possible mid-line opening', () => {
