@@ -503,8 +503,7 @@ describe('duplicate keys', () => {
   it('refuses a duplicate key that JSON.parse would silently collapse, naming it and its object', () => {
     const result = refused('{"items": [{"name": "a", "name": "b"}]}');
     expect(result.reason).toBe('duplicate-key');
-    expect(result.message).toContain('"name"');
-    expect(result.message).toContain('/items/0');
+    expect(result.message).toContain('The key /items/0/name appears more than once');
   });
 
   it('refuses duplicates in tolerant input too', () => {

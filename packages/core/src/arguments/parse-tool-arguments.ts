@@ -216,6 +216,14 @@ function refuseNotAnObject(value: unknown): never {
   );
 }
 
+// The model's envelope names a tool: shown when it looks like a tool name, so the message never
+// carries free text of the model's back to it.
+const TOOL_NAME_LIKE = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+function namedTool(name: string): string {
+  return TOOL_NAME_LIKE.test(name) ? `the tool ${JSON.stringify(name)}` : 'another tool';
+}
+
 function unwrapEnvelope(
   object: Record<string, unknown>,
   repairs: ArgumentRepair[],
@@ -239,7 +247,7 @@ function unwrapEnvelope(
     if (name !== toolName) {
       throw new LadderRefusal(
         'envelope-for-other-tool',
-        `The arguments are a call envelope for the tool ${JSON.stringify(name)}, but this call is to ${JSON.stringify(toolName)}. Nothing was run. Call ${JSON.stringify(name)} directly, or send only the arguments of ${JSON.stringify(toolName)}.`,
+        `The arguments are a call envelope for ${namedTool(name)}, but this call is to ${JSON.stringify(toolName)}. Nothing was run. Call that tool directly, or send only the arguments of ${JSON.stringify(toolName)}.`,
       );
     }
   } else if (keyCount !== 1 || argumentsKey !== 'arguments') {

@@ -56,8 +56,23 @@ function defineMember(object: Record<string, unknown>, key: string, value: unkno
   }
 }
 
-function quoteForMessage(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text);
+// Refusal messages say where and what kind of thing is wrong, never what the model wrote: they
+// go back into the transcript (and the turn's record), and the model has its own call to look at.
+function describeWord(word: string): string {
+  return `a word of ${word.length} ${word.length === 1 ? 'character' : 'characters'}`;
+}
+
+/** One character by its kind; JSON's own punctuation by itself, since that is syntax, not content. */
+function describeCharacter(codePoint: number): string {
+  if ('{}[]:,"\''.includes(String.fromCodePoint(codePoint)))
+    return JSON.stringify(String.fromCodePoint(codePoint));
+  if (isDigit(codePoint)) return 'a digit';
+  if (isIdentifierStart(codePoint)) return 'a letter';
+  if (codePoint < 32 || codePoint === 127) return 'a control character';
+  if (codePoint === 32 || codePoint === 160) return 'a space';
+  return codePoint < 128
+    ? `the symbol ${JSON.stringify(String.fromCodePoint(codePoint))}`
+    : 'a non-ASCII character';
 }
 
 /**
@@ -93,12 +108,12 @@ class TolerantParser implements StringReaderHost {
         if (text.indexOf('{', this.position) !== -1) {
           throw new LadderRefusal(
             'prose-before-object',
-            `The arguments start with text (${quoteForMessage(word)}) before the JSON object. Send only the JSON object, with nothing before it.`,
+            `The arguments start with text (${describeWord(word)} at character ${this.position + 1}) before the JSON object at character ${text.indexOf('{', this.position) + 1}. Send only the JSON object, with nothing before it.`,
           );
         }
         throw new LadderRefusal(
           'invalid-json',
-          `The arguments are not JSON (they start with ${quoteForMessage(word)}). Send a JSON object.`,
+          `The arguments are not JSON (they start with ${describeWord(word)}, and hold no "{"). Send a JSON object.`,
         );
       }
     } else if (
@@ -149,10 +164,9 @@ class TolerantParser implements StringReaderHost {
         values.push(this.parseValue());
         continue;
       }
-      const excerpt = text.slice(restStart, restStart + 40);
       throw new LadderRefusal(
         'trailing-content',
-        `After the arguments object there is more text holding "{" or "[" (${quoteForMessage(excerpt)}). Send exactly one JSON object and nothing after it.`,
+        `After the arguments object there is more text holding "{" or "[" (from character ${restStart + 1} of ${text.length}). Send exactly one JSON object and nothing after it.`,
       );
     }
     if (values.length > 1) {
@@ -191,7 +205,7 @@ class TolerantParser implements StringReaderHost {
   private unexpected(expected: string): never {
     const found = this.atEnd()
       ? 'the end of the input'
-      : JSON.stringify(String.fromCodePoint(this.text.codePointAt(this.position) ?? 0));
+      : describeCharacter(this.text.codePointAt(this.position) ?? 0);
     throw new LadderRefusal(
       'invalid-json',
       `Invalid JSON at character ${this.position + 1}${this.where()}: expected ${expected}, found ${found}.`,
@@ -248,6 +262,7 @@ class TolerantParser implements StringReaderHost {
   }
 
   private parseWord(): unknown {
+    const start = this.position;
     const word = this.peekWord();
     this.position += word.length;
     switch (word) {
@@ -278,7 +293,7 @@ class TolerantParser implements StringReaderHost {
       this.truncated('inside a value');
     throw new LadderRefusal(
       'invalid-json',
-      `Unquoted text ${quoteForMessage(word)}${this.where()} is not a JSON value: put strings in double quotes.`,
+      `Unquoted text (${describeWord(word)}) at character ${start + 1}${this.where()} is not a JSON value: put strings in double quotes.`,
     );
   }
 
@@ -302,7 +317,7 @@ class TolerantParser implements StringReaderHost {
         while (isDigit(text.charCodeAt(end))) end += 1;
         throw new LadderRefusal(
           'leading-zero-number',
-          `The number ${text.slice(start, end)}${this.where()} has a leading zero, which JSON does not allow: write it without the zero, or as a string if the zeros matter.`,
+          `The number at character ${start + 1}${this.where()} (${end - start} characters) has a leading zero, which JSON does not allow: write it without the zero, or as a string if the zeros matter.`,
         );
       }
     } else if (isDigit(first)) {
@@ -421,19 +436,24 @@ class TolerantParser implements StringReaderHost {
         this.position += 1;
         break;
       }
+      const keyStart = this.position;
       const key = this.parseKey();
       if (Object.hasOwn(object, key)) {
         throw new LadderRefusal(
           'duplicate-key',
-          `The key ${JSON.stringify(key)} appears more than once in the object at ${describePointer(toJSONPointer(this.path))}. Send each key once.`,
+          `The key ${describePointer(toJSONPointer([...this.path, key]))} appears more than once in its object (again at character ${keyStart + 1}). Send each key once.`,
         );
       }
       this.skipSpace();
-      if (this.atEnd()) this.truncated(`after the key ${quoteForMessage(key)}`);
+      if (this.atEnd())
+        this.truncated(`after the key ${describePointer(toJSONPointer([...this.path, key]))}`);
       if (text.charCodeAt(this.position) !== COLON) this.unexpected('":" after the key');
       this.position += 1;
       this.skipSpace();
-      if (this.atEnd()) this.truncated(`right after ${quoteForMessage(key)}:`);
+      if (this.atEnd())
+        this.truncated(
+          `right after the key ${describePointer(toJSONPointer([...this.path, key]))} and its ":"`,
+        );
       this.path.push(key);
       const value = this.parseValue();
       this.path.pop();

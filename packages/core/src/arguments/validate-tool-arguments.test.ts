@@ -107,13 +107,74 @@ describe('validation with a Zod schema', () => {
     expect(error.message).toContain('- /items/0/name: expected string, received number');
   });
 
-  it('echoes at most 200 characters of the raw input', () => {
-    const raw = JSON.stringify({ path: 1, content: 'x'.repeat(5000) });
+  it('never echoes the raw input: it gives its length, and each problem by pointer and kind', () => {
+    const raw = JSON.stringify({ path: 1, content: `SECRET-${'x'.repeat(5000)}` });
     const error = failure(validateToolArguments(writeFile, raw));
-    expect(error.message).toContain(`the first 200 of ${raw.length} characters`);
-    expect(error.message).toContain(JSON.stringify(raw.slice(0, 200)));
-    expect(error.message).not.toContain('x'.repeat(200));
-    expect(error.message.length).toBeLessThan(600);
+    expect(error.message).toContain('- /path: expected string, received number');
+    expect(error.message).toContain(`Received: ${raw.length} characters (not repeated here`);
+    expect(error.message).not.toContain('SECRET');
+    expect(error.message).not.toContain('xxx');
+    expect(error.message.length).toBeLessThan(400);
+  });
+
+  // Each refusal of the ladder, with the model's text (SECRET) where the problem is: the message
+  // says where and what kind of thing is wrong, and carries none of that text.
+  it.each([
+    [
+      'prose before the object',
+      'SECRET here you go: {"path": "a"}',
+      'prose-before-object',
+      /a word of 6 characters at character 1\) before the JSON object at character 21/,
+    ],
+    [
+      'not JSON at all',
+      'SECRET words only',
+      'invalid-json',
+      /start with a word of 6 characters, and hold no "\{"/,
+    ],
+    [
+      'an unquoted value',
+      '{"path": SECRETvalue}',
+      'invalid-json',
+      /Unquoted text \(a word of 11 characters\) at character 10 at \/path/,
+    ],
+    ['trailing content', '{"path": "a"} SECRET {"path": "b"', 'trailing-content', /from character 15 of 33/],
+    [
+      'a leading zero',
+      '{"path": 000123}',
+      'leading-zero-number',
+      /number at character 10 at \/path \(6 characters\)/,
+    ],
+    [
+      'an unexpected character',
+      '{"path" SECRET}',
+      'invalid-json',
+      /at character 9: expected ":" after the key, found a letter/,
+    ],
+    [
+      'a duplicate key',
+      '{"path": "SECRET", "path": "SECRET"}',
+      'duplicate-key',
+      /The key \/path appears more than once in its object \(again at character 20\)/,
+    ],
+    ['a cut after a key', '{"path": "SECRET", "content"', 'truncated', /after the key \/content/],
+    [
+      'an envelope for another tool',
+      '{"name": "SECRET other tool", "arguments": {}}',
+      'envelope-for-other-tool',
+      /a call envelope for another tool/,
+    ],
+  ])('%s: says where and what, without the text', (_case, raw, reason, description) => {
+    const error = failure(validateToolArguments(writeFile, raw));
+    expect(error.reason).toBe(reason);
+    expect(error.message).toMatch(description);
+    expect(error.message).not.toContain('SECRET');
+    expect(error.message).toContain(`Received: ${raw.length} characters`);
+  });
+
+  it('names an envelope tool that looks like a tool name', () => {
+    const error = failure(validateToolArguments(writeFile, '{"name": "read_file", "arguments": {}}'));
+    expect(error.message).toContain('a call envelope for the tool "read_file"');
   });
 
   it('turns a ladder refusal into an error with its reason', () => {

@@ -17,7 +17,7 @@ describe('ToolArgumentsError', () => {
     expect(SwitchyardError.isInstance(error)).toBe(true);
     expect(ToolArgumentsError.isInstance(new SwitchyardError('other'))).toBe(false);
     expect(error.message).toBe(
-      'Invalid arguments for tool \'read_note\' (nothing was run):\n- /name: missing: expected string\nReceived: "{}"',
+      "Invalid arguments for tool 'read_note' (nothing was run):\n- /name: missing: expected string\nReceived: 2 characters (not repeated here: they are the arguments of your call).",
     );
   });
 
@@ -28,11 +28,12 @@ describe('ToolArgumentsError', () => {
     expect(ToolArgumentsError.isInstance(foreign)).toBe(true);
   });
 
-  it('says when the input was empty and never splits a surrogate pair in the excerpt', () => {
+  it('says when the input was empty, and never echoes a non-empty one', () => {
     const empty = new ToolArgumentsError({ toolName: 't', reason: 'truncated', issues: [], raw: '' });
     expect(empty.message).toContain('nothing (an empty string)');
     const raw = `${'a'.repeat(199)}😀${'b'.repeat(10)}`;
     const error = new ToolArgumentsError({ toolName: 't', reason: 'invalid-json', issues: [], raw });
-    expect(error.message).toContain(`the first 199 of ${raw.length} characters`);
+    expect(error.message).toContain(`Received: ${raw.length} characters`);
+    expect(error.message).not.toContain('aaa');
   });
 });
