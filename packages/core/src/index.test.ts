@@ -55,6 +55,7 @@ describePublicApi('@switchyard/core', {
     'ToolCallStartEvent',
     'ToolExecutionContext',
     'ToolExecutionMode',
+    'ToolPresentationEvent',
     'ToolProgress',
     'ToolResultContentPart',
     'ToolSchemaEntry',

@@ -66,6 +66,7 @@ export type {
   JSONSchemaWorkerAgentTool,
   ToolExecutionContext,
   ToolExecutionMode,
+  ToolPresentationEvent,
   ToolProgress,
   ToolResultContentPart,
   WorkerAgentTool,

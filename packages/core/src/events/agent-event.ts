@@ -215,6 +215,8 @@ export interface ToolCallEndEvent {
   result: AgentToolResult;
   /** Set when the result's text was longer than `maxToolResultBytes` and cut from the middle. */
   resultCut?: ToolResultCut;
+  /** Present when the call completed without `isError` and its result sets `completesActorEvent`. */
+  completesActorEvent?: true;
   /** The result ends the turn after this batch. */
   endsTurn: boolean;
   /**

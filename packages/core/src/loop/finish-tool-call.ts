@@ -92,6 +92,7 @@ export function finishToolCall({
     cut === undefined ? capped : { ...capped, details: withDetail(capped.details, 'resultCut', cut) };
   const isError = result.isError === true;
   const endsTurn = returned && result.endsTurn === true;
+  const completesActorEvent = returned && !isError && result.completesActorEvent === true;
   const loadsTools =
     returned && Array.isArray(result.loadsTools)
       ? result.loadsTools.filter((key): key is string => typeof key === 'string')
@@ -118,6 +119,7 @@ export function finishToolCall({
     ...(approval === undefined ? {} : { approval }),
     result,
     ...(cut === undefined ? {} : { resultCut: cut }),
+    ...(completesActorEvent ? { completesActorEvent: true } : {}),
     endsTurn,
     ...(abandoned ? { abandoned: true } : {}),
     ...(inDoubt ? { inDoubt: true } : {}),

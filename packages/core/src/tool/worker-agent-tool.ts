@@ -31,12 +31,41 @@ export interface ToolResultImagePart {
 /** One part of a tool result's content. */
 export type ToolResultContentPart = ToolResultTextPart | ToolResultImagePart;
 
+/**
+ * A presentation event: something a tool asks the worker to show the person following the turn (a
+ * file preview, a link, a chart), beside the response. The design document's result contract has
+ * "optional response presentation events"; the model never sees them.
+ */
+export interface ToolPresentationEvent {
+  /** What kind of presentation this is (`file-preview`, `link`, ...); the host decides how to show each kind. */
+  kind: string;
+  /** The data to present; JSON, as it is recorded with the turn's events. */
+  data?: unknown;
+}
+
 /** What a tool's `execute` returns. */
 export interface AgentToolResult<TDetails = unknown> {
   /** What the model sees: a string, or text and image parts. */
   content: string | ToolResultContentPart[];
   /** Structured data for logs and activity reporting; never sent to the model. */
   details?: TDetails;
+  /**
+   * Presentation events for the person following the turn, never sent to the model.
+   *
+   * Contract: passed on unchanged in `tool-call-end`'s `result` (and so with the turn's recorded
+   * events); the loop does nothing else with them.
+   */
+  presentation?: ToolPresentationEvent[];
+  /**
+   * This result completes the actor event the turn was started for (the design document's "optional
+   * flag to complete the actor event"): the event a host started the turn to answer is answered.
+   *
+   * Contract: when a call completes without `isError`, `tool-call-end` carries
+   * `completesActorEvent: true`; the loop goes on (ending the turn is `endsTurn`'s). Switchyard's own
+   * worker starts turns from requests, schedules and workflow tasks, not actor events, and acts on
+   * no such flag: it is there for a host that has them (see core's README).
+   */
+  completesActorEvent?: boolean;
   /** Stop the loop after the current batch of calls is recorded. */
   endsTurn?: boolean;
   /**
