@@ -352,6 +352,23 @@ describe('MCP-backed Skills', () => {
     const written = JSON.parse(await readFile(path.join(cwd, 'homes/main/config/mcporter.json'), 'utf8'));
     expect(Object.keys(written.mcpServers)).toEqual(['calc']);
   });
+
+  it('switchyard run: a removed Skill’s server is no longer callable through mcporter', async () => {
+    const cwd = await workspace(computerOnly);
+    const home = path.join(cwd, 'homes/main');
+    await installCalcSkill(home);
+    const callCalc = () => toolCallStep('run_command', { command: 'mcporter call calc.add a=2 b=3' });
+    fake.reset([callCalc, { text: 'added' }]);
+    expectSucceeded(await runCli(['run', 'add two and three'], { cwd, env: endpoint() }));
+    expect(fake.requests[1]?.functionCallOutputs[0]?.output).toMatch(/\b5\b/);
+    // The Skill goes; its server must go with it, although no Skill with servers is left.
+    await rm(path.join(home, 'skills/calc'), { recursive: true });
+    fake.reset([callCalc, { text: 'no calc' }]);
+    expectSucceeded(await runCli(['run', 'add two and three again'], { cwd, env: endpoint() }));
+    expect(String(fake.requests[1]?.functionCallOutputs[0]?.output)).toContain("Unknown MCP server 'calc'");
+    const written = JSON.parse(await readFile(path.join(home, 'config/mcporter.json'), 'utf8'));
+    expect(written).toEqual({ mcpServers: {}, imports: [] });
+  });
 });
 
 describe('MCP servers with deferred tools', () => {
@@ -380,9 +397,15 @@ describe('MCP servers with deferred tools', () => {
       },
     ]);
     const run = await runCli(['run', 'What is 2 + 3?'], { cwd, env: endpoint() });
-    expectSucceeded(run);
+    expect(run.code).toBe(0);
+    expect(
+      run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('switchyard: MCP tool ')),
+    ).toEqual([]);
     expect(run.stdout).toContain('2 + 3 = 5');
     expect(run.stdout).toMatch(/✓ completed · 3 iterations · 2 tool calls/);
+    // The tools the model is not offered are named at start-up, each with why.
+    expect(run.stderr).toMatch(/^switchyard: MCP tool calc\.research left out: .*task/m);
+    expect(run.stderr).toMatch(/^switchyard: MCP tool calc\.broken_schema left out: /m);
   });
 
   it('switchyard tools lists each tool with its category, mode, loading and bytes, and totals', async () => {

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { type BrainService, createBrainTools } from '@switchyard/tools-brain';
 import {
@@ -312,8 +313,14 @@ export async function buildTextTurnInstructions(
   const projection = projectSkills(skills, { limits: computer.skillLimits });
   const skillProblems = [...problems];
   // An MCP-backed Skill's instructions say `mcporter call <server>.<tool>`: the home's mcporter
-  // configuration is written from the Skills projected, so that line works through run_command.
-  if (skills.some((skill) => Object.keys(skill.mcp).length > 0)) {
+  // configuration is written from the Skills projected, so that line works through run_command. It
+  // is rewritten also when it exists and no Skill has a server any more: left as it was, it would
+  // keep a removed Skill's server callable.
+  const configured = await lstat(path.join(agent.home, MCPORTER_CONFIG_PATH)).then(
+    () => true,
+    () => false,
+  );
+  if (configured || skills.some((skill) => Object.keys(skill.mcp).length > 0)) {
     try {
       skillProblems.push(...(await writeMcporterConfig(agent.home, skills)).problems);
     } catch (error) {

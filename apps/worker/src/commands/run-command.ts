@@ -2,6 +2,7 @@ import { checkCommandSandbox } from '../config/command-sandbox';
 import { loadConfig } from '../config/load-config';
 import { resolveAgent } from '../config/resolve-agent';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
+import { mcpSkippedToolLines } from '../mcp-skipped-tools-log';
 import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from '../run-text-turn';
 import { startTraceRecorder } from '../telemetry/trace-recorder';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
@@ -47,6 +48,7 @@ export async function runCommand(options: RunCommandOptions, io: CommandIO): Pro
   const telemetry = await startWorkerTelemetry(options.env);
   const trace = options.trace === true ? await startTraceRecorder() : undefined;
   const opened = await openWorkerServices(config);
+  for (const line of mcpSkippedToolLines(opened.mcp, 'switchyard')) io.stderr.write(`${line}\n`);
   try {
     const result = await runTextTurnWithProgress({
       config,

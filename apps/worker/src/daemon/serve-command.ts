@@ -10,6 +10,7 @@ import {
 } from '../config';
 import { describeApprovalPolicy } from '../config/describe-approval-policy';
 import { WorkerConfigError } from '../config/worker-config-error';
+import { mcpSkippedToolLines } from '../mcp-skipped-tools-log';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
 import { readSkillManifest } from '../skill-manifest';
 import { observeQueues } from '../telemetry/queue-metrics';
@@ -313,6 +314,7 @@ export async function runServeCommand(
     opened.add(() => sandboxWatch.stop());
     const mcp = await connectServeMcp(plan.config);
     if (mcp !== undefined) opened.add(() => mcp.close());
+    for (const line of mcpSkippedToolLines(mcp, 'switchyard serve')) print(line);
     const daemon = await startDaemon(daemonOptionsOf(options, plan, controlPlane, mcp, sandboxWatch, print));
     opened.add(() => daemon.stop());
   } catch (error) {

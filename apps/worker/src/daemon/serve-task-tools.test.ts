@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type FakeRequest, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installCalcSkill } from '../__fixtures__/mcp-fixture';
+import { calcStdioServer, installCalcSkill } from '../__fixtures__/mcp-fixture';
 import { runCli } from '../__fixtures__/run-cli';
 import { idInOutput, isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
@@ -35,6 +35,9 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
           computer: { homeRoot: 'homes' },
           web: { fetch: { allowedTargets: [`127.0.0.1:${pagePort}`] } },
           workflow: {},
+          mcp: {
+            servers: { calc: { command: process.execPath, args: [calcStdioServer], deferLoading: true } },
+          },
         },
         serve: { pollSeconds: 0.5 },
       },
@@ -79,6 +82,11 @@ describe('switchyard serve: the tools of task turns and of MCP-backed Skills (em
     const output = outputsOf(request as FakeRequest)[0] ?? '';
     expect(output).toMatch(/exit code 0|exited 0/i);
     expect(output).toMatch(/\b5\b/);
+  });
+
+  it('logs the MCP tools it left out at start-up, each with why', () => {
+    expect(served.serve.log).toMatch(/^switchyard serve: MCP tool calc\.research left out: .*task/m);
+    expect(served.serve.log).toMatch(/^switchyard serve: MCP tool calc\.broken_schema left out: /m);
   });
 
   it('gives a workflow task turn the configured web tools: it fetches a local page and submits from it', async () => {
