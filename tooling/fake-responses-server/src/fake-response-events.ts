@@ -101,25 +101,15 @@ export function buildFakeResponse(
     outputCharacters += text.length;
     const itemId = `msg_${number}`;
     const part = { type: 'output_text', text, annotations: [], logprobs: [] };
-    addItem(
-      {
-        id: itemId,
-        type: 'message',
-        role: 'assistant',
-        status: 'completed',
-        content: [part],
-        ...(step.phase === undefined ? {} : { phase: step.phase }),
-      },
-      (outputIndex) => {
-        const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
-        push({ type: 'response.content_part.added', ...at, part: { ...part, text: '' } });
-        for (const delta of split(text, step.textChunks ?? 3)) {
-          push({ type: 'response.output_text.delta', ...at, delta, logprobs: [] });
-        }
-        push({ type: 'response.output_text.done', ...at, text, logprobs: [] });
-        push({ type: 'response.content_part.done', ...at, part });
-      },
-    );
+    addItem(messageItem(itemId, part, step.phase), (outputIndex) => {
+      const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
+      push({ type: 'response.content_part.added', ...at, part: { ...part, text: '' } });
+      for (const delta of split(text, step.textChunks ?? 3)) {
+        push({ type: 'response.output_text.delta', ...at, delta, logprobs: [] });
+      }
+      push({ type: 'response.output_text.done', ...at, text, logprobs: [] });
+      push({ type: 'response.content_part.done', ...at, part });
+    });
   }
   (step.functionCalls ?? []).forEach((call, position) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
@@ -213,6 +203,18 @@ function finalResponse(
   const finalType =
     step.failed !== undefined ? 'response.failed' : incomplete ? 'response.incomplete' : 'response.completed';
   return { response, finalType };
+}
+
+/** An assistant message item, with the scripted `phase` when there is one. */
+function messageItem(id: string, part: Json, phase: FakeResponse['phase']): Json {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    status: 'completed',
+    content: [part],
+    ...(phase ? { phase } : {}),
+  };
 }
 
 function inProgress(item: Json): Json {
