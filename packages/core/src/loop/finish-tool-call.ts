@@ -48,6 +48,28 @@ function toOutput(content: AgentToolResult['content']): ResponseInputItem.Functi
   );
 }
 
+/**
+ * The result with each image part that has no data as a text line: the API refuses an empty
+ * `input_image` (400), and a stateless transcript would send it again with every later request.
+ */
+function withoutEmptyImages(result: AgentToolResult): AgentToolResult {
+  const { content } = result;
+  if (
+    typeof content === 'string' ||
+    !content.some((part) => part.type === 'image' && part.data.trim() === '')
+  ) {
+    return result;
+  }
+  return {
+    ...result,
+    content: content.map((part) =>
+      part.type === 'image' && part.data.trim() === ''
+        ? { type: 'text', text: `[image (${part.mimeType.slice(0, 100)}) omitted: it was empty]` }
+        : part,
+    ),
+  };
+}
+
 /** `details` with one more entry, whatever shape the tool gave it (logs read both). */
 function withDetail(details: unknown, key: string, value: unknown): unknown {
   if (typeof details === 'object' && details !== null && !Array.isArray(details)) {
@@ -85,9 +107,10 @@ export function finishToolCall({
     returned && repairs.length > 0
       ? { ...uncapped, details: withDetail(uncapped.details, 'argumentRepairs', repairs) }
       : uncapped;
+  const sendable = withoutEmptyImages(noted);
   // Every output passes here, tool results and the loop's own messages alike (a thrown error's
   // message can be megabytes too), so this is the one place the cap is applied.
-  const { result: capped, cut } = capToolResult(noted, scope.maxToolResultBytes);
+  const { result: capped, cut } = capToolResult(sendable, scope.maxToolResultBytes);
   const result =
     cut === undefined ? capped : { ...capped, details: withDetail(capped.details, 'resultCut', cut) };
   const isError = result.isError === true;

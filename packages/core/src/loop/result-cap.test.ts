@@ -134,3 +134,30 @@ describe('tool result cap', () => {
     );
   });
 });
+
+describe('an image part with no data', () => {
+  it('reaches the model as a text placeholder, never as an empty input_image the API refuses', async () => {
+    const { server, events } = await runTurn(
+      [{ functionCalls: [{ name: 'dump', arguments: {}, callId: 'c1' }] }, { text: 'done' }],
+      {
+        tools: [
+          bigTool(() => [
+            { type: 'text', text: 'two images' },
+            { type: 'image', data: '', mimeType: 'image/png' },
+            { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+          ]),
+        ],
+      },
+    );
+    expect(server.requests[1]?.functionCallOutputs[0]?.output).toEqual([
+      { type: 'input_text', text: 'two images' },
+      { type: 'input_text', text: '[image (image/png) omitted: it was empty]' },
+      { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
+    ]);
+    // The recorded result is what the model saw.
+    expect(toolCallEnds(events)[0]?.result.content).toContainEqual({
+      type: 'text',
+      text: '[image (image/png) omitted: it was empty]',
+    });
+  });
+});
