@@ -14,42 +14,47 @@ export type OutputReceiver = (bytes: Buffer) => Promise<unknown> | undefined;
 
 /** A connected Unix stream socket pair, made through a listener that accepts one connection. */
 async function connectedPair(buffer: Buffer, onRead: (length: number) => boolean): Promise<[Socket, Socket]> {
-  // A folder of the worker's own (0700), alive for the moment of one connection: no other user can
-  // reach the listener, and a sandboxed command does not see the host's temporary folder at all.
+  // A folder of the worker's own (0700), alive for the moment of one connection: only the worker's
+  // user (and root) can reach the listener, so the one connection it accepts is the reader's, and a
+  // sandboxed command does not see the host's temporary folder at all. (An abstract socket would
+  // skip the folder, but anyone in the network namespace can list and connect to one.)
   const folder = await mkdtemp(path.join(tmpdir(), 'switchyard-output-'));
   // The command's end is never read: paused from its creation (an option Node has, and
   // @types/node 20 does not list).
   const serverOptions: ServerOpts & { pauseOnCreate: boolean } = { pauseOnCreate: true };
   const server = createServer(serverOptions);
   server.maxConnections = 1;
+  const socketPath = path.join(folder, 'socket');
+  // An error of the listener (EMFILE on accept among them) fails the pair; it never throws in the worker.
+  const failed = new Promise<never>((_resolve, reject) => server.on('error', reject));
+  failed.catch(() => undefined);
+  let reader: Socket | undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(path.join(folder, 'socket'), () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
-    const reader = connect({
-      path: path.join(folder, 'socket'),
+    await Promise.race([new Promise<void>((resolve) => server.listen(socketPath, resolve)), failed]);
+    const accepted = Promise.race([
+      new Promise<Socket>((resolve) => server.once('connection', resolve)),
+      failed,
+    ]);
+    // Awaited only once connected: a failure before then must not be an unhandled rejection.
+    accepted.catch(() => undefined);
+    const connecting = connect({
+      path: socketPath,
       onread: { buffer, callback: (length) => onRead(length) },
     });
+    reader = connecting;
     // Nothing is read before a receiver listens (a parked sandbox waits for its command).
-    reader.pause();
-    try {
-      await new Promise<void>((resolve, reject) => {
-        reader.once('error', reject);
-        reader.once('connect', () => {
-          reader.off('error', reject);
-          resolve();
-        });
-      });
-    } catch (error) {
-      reader.destroy();
-      throw error;
-    }
-    return [reader, await accepted];
+    connecting.pause();
+    await Promise.race([
+      new Promise<void>((resolve, reject) => {
+        connecting.once('connect', resolve);
+        connecting.once('error', reject);
+      }),
+      failed,
+    ]);
+    return [connecting, await accepted];
+  } catch (error) {
+    reader?.destroy();
+    throw error;
   } finally {
     // Closing the listener removes its socket file at once; the connections stay (its callback would
     // wait for them to end).
@@ -104,6 +109,8 @@ export class OutputReader {
   static async open(): Promise<OutputReader> {
     const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
     let output: OutputReader | undefined;
+    // The reader is paused until `listen`, and no process has the command end yet: nothing is read
+    // before `output` exists.
     const [reader, commandEnd] = await connectedPair(buffer, (length) => output?.deliver(length) ?? false);
     output = new OutputReader(buffer, reader, commandEnd);
     return output;
