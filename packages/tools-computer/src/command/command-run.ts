@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { OutputReader } from './output-reader';
 import type { LimitExceeded } from './sandbox-monitor';
 
 /** How a command's shell ended. */
@@ -13,8 +14,10 @@ export interface ShellOutcome {
 
 /** One running command, sandboxed or not: what `run_command` waits on and stops. */
 export interface CommandRun {
-  /** The process spawned: `bash`, or `bwrap` around it. Its stdout and stderr carry the output. */
+  /** The process spawned: `bash`, or `bwrap` around it. */
   readonly child: ChildProcess;
+  /** Its output: its stdout and stderr, one socket. */
+  readonly output: OutputReader;
   /** Resolves when the command's shell has ended (or could not start). */
   readonly shellEnded: Promise<ShellOutcome>;
   /**

@@ -1,11 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import type { CommandRun, ShellOutcome } from './command-run';
+import type { OutputReader } from './output-reader';
 import { ProcessTree } from './process-tree';
 
 /** What starting an unconfined command needs. */
 export interface HostCommandOptions {
   /** The process spawned: `bash -lc`, detached (leader of its own group and session). */
   child: ChildProcess;
+  /** Its output. */
+  output: OutputReader;
   /** `SWITCHYARD_COMMAND_ID=<id>`: in the environment of every process the command starts. */
   marker: string;
   /** SIGTERM to SIGKILL grace, in ms. */
@@ -24,7 +27,7 @@ function outcomeOf(child: ChildProcess): Promise<ShellOutcome> {
  * (one shared asynchronous scan for all running commands) and stopped as a tree.
  */
 export function startHostCommand(options: HostCommandOptions): CommandRun {
-  const { child, marker, graceMs } = options;
+  const { child, output, marker, graceMs } = options;
   const shellEnded = outcomeOf(child);
   const tree = child.pid === undefined ? undefined : ProcessTree.watch(child.pid, marker);
   const stopAll = async () => {
@@ -33,6 +36,7 @@ export function startHostCommand(options: HostCommandOptions): CommandRun {
   };
   return {
     child,
+    output,
     shellEnded,
     stop: async () => {
       const count = await stopAll();

@@ -44,26 +44,25 @@ function completeCharactersEnd(bytes: Uint8Array, end: number): number {
 
 const format = (value: number) => value.toLocaleString('en-US');
 
-/** Bytes waiting to be written to the sink above which the command's output is paused. */
-const PENDING_HIGH_WATER = 1024 * 1024;
-
 /**
  * Collects a command's output in arrival order. Up to `maxBytes` it keeps everything; beyond that it
  * keeps the first and last halves (cut at line breaks when one is near, never inside a UTF-8
  * character) and streams the full output to a sink in the home, up to `maxSavedBytes`.
  *
- * Memory stays bounded however fast a command prints: while more than 1 MiB waits to be written to
- * the sink, `pause` is called (the caller stops reading the command's pipes, so the command blocks on
- * its writes), and `resume` once the writes caught up. Past `maxSavedBytes` nothing is written, and
- * only the tail is kept.
+ * Memory stays bounded however fast a command prints, and nothing is allocated per chunk past the
+ * cap: the bytes `push` is given are copied into what is kept (the head, and a ring of the tail's
+ * size allocated once), and written to the sink straight from the caller's buffer, which the caller
+ * leaves untouched (reading no more output) until the write is done. Past `maxSavedBytes` nothing is
+ * written, and only the tail is kept.
  */
 export class OutputCapture {
   private readonly headLimit: number;
   private readonly tailLimit: number;
   private chunks: Buffer[] = [];
   private head: Buffer = Buffer.alloc(0);
-  /** The last chunks, together at least `tailLimit` bytes once that many arrived (joined at the end). */
-  private tailChunks: Buffer[] = [];
+  /** The last `tailLimit` bytes since the cap was crossed, as a ring ending at `tailEnd`. */
+  private tail: Buffer = Buffer.alloc(0);
+  private tailEnd = 0;
   private tailBytes = 0;
   private total = 0;
   private newlines = 0;
@@ -73,77 +72,76 @@ export class OutputCapture {
   private saved = 0;
   private writes: Promise<void> = Promise.resolve();
   private crossed = false;
-  /** Bytes handed to `save` and not yet written. */
-  private pending = 0;
-  /** Bytes `save` accepted for the sink: past `maxSavedBytes`, chunks are not queued at all. */
+  /** Bytes `save` accepted for the sink: past `maxSavedBytes`, nothing is written. */
   private queued = 0;
-  private paused = false;
 
   constructor(
     private readonly options: {
       maxBytes: number;
       maxSavedBytes: number;
       openSink: () => Promise<OutputSink>;
-      /** Stop reading the command's output (too much waits for the sink). */
-      pause?: () => void;
-      /** Read it again. */
-      resume?: () => void;
     },
   ) {
     this.headLimit = Math.ceil(options.maxBytes / 2);
     this.tailLimit = Math.floor(options.maxBytes / 2);
   }
 
-  /** Adds a chunk of output. */
-  push(chunk: Buffer): void {
-    if (chunk.length === 0) return;
-    this.total += chunk.length;
-    this.newlines += countNewlines(chunk);
-    this.lastByte = chunk[chunk.length - 1];
+  /**
+   * Adds a chunk of output.
+   *
+   * Contract: returns undefined when it keeps nothing of `bytes` beyond copies (the caller may
+   * reuse them at once), or a promise when `bytes` are being written to the sink: the caller must
+   * leave them unchanged until it settles (it never rejects).
+   */
+  push(bytes: Uint8Array): Promise<void> | undefined {
+    if (bytes.length === 0) return undefined;
+    this.total += bytes.length;
+    this.newlines += countNewlines(bytes);
+    this.lastByte = bytes[bytes.length - 1];
     if (!this.crossed) {
       if (this.total <= this.options.maxBytes) {
-        this.chunks.push(chunk);
-        return;
+        this.chunks.push(Buffer.from(bytes));
+        return undefined;
       }
       this.crossed = true;
       // Crossing the cap: everything so far becomes head, tail and the start of the saved file.
-      const all = Buffer.concat([...this.chunks, chunk]);
+      const all = Buffer.concat([...this.chunks, bytes]);
       this.chunks = [];
       this.head = all.subarray(0, this.headLimit);
-      this.keepTail(Buffer.from(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit))));
+      this.tail = Buffer.alloc(this.tailLimit);
+      this.keepTail(all.subarray(Math.max(this.headLimit, all.length - this.tailLimit)));
       this.save(all);
-      return;
+      // `all` is a copy of its own: the caller's bytes are free.
+      return undefined;
     }
-    this.keepTail(chunk);
-    this.save(chunk);
+    this.keepTail(bytes);
+    return this.save(bytes);
   }
 
-  /**
-   * Adds a chunk to the tail and drops the oldest chunks no longer needed for its last `tailLimit`
-   * bytes: no copy per chunk (a flood of output must not allocate twice what it prints).
-   */
-  private keepTail(chunk: Buffer): void {
-    this.tailChunks.push(chunk);
-    this.tailBytes += chunk.length;
-    while (
-      this.tailChunks.length > 1 &&
-      this.tailBytes - (this.tailChunks[0]?.length ?? 0) >= this.tailLimit
-    ) {
-      this.tailBytes -= this.tailChunks.shift()?.length ?? 0;
-    }
+  /** Copies the last bytes of `bytes` into the tail's ring (at most its size: no allocation). */
+  private keepTail(bytes: Uint8Array): void {
+    const size = this.tail.length;
+    if (size === 0) return;
+    const last = bytes.length > size ? bytes.subarray(bytes.length - size) : bytes;
+    const untilWrap = Math.min(last.length, size - this.tailEnd);
+    this.tail.set(last.subarray(0, untilWrap), this.tailEnd);
+    this.tail.set(last.subarray(untilWrap), 0);
+    this.tailEnd = (this.tailEnd + last.length) % size;
+    this.tailBytes = Math.min(size, this.tailBytes + last.length);
   }
 
-  private save(chunk: Buffer): void {
+  /** The tail's bytes in order. */
+  private tailInOrder(): Buffer {
+    if (this.tailBytes < this.tail.length) return this.tail.subarray(0, this.tailBytes);
+    return Buffer.concat([this.tail.subarray(this.tailEnd), this.tail.subarray(0, this.tailEnd)]);
+  }
+
+  /** Queues `bytes` (up to the save limit) for the sink; resolves once they are written or failed. */
+  private save(bytes: Uint8Array): Promise<void> | undefined {
     const room = this.options.maxSavedBytes - this.queued;
-    if (room <= 0 || this.sinkError !== undefined) return;
-    // Only what will be written is held: a chunk past the save limit is dropped here, not queued.
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (room <= 0 || this.sinkError !== undefined) return undefined;
+    const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
     this.queued += part.length;
-    this.pending += part.length;
-    if (!this.paused && this.pending > PENDING_HIGH_WATER && this.options.pause !== undefined) {
-      this.paused = true;
-      this.options.pause();
-    }
     this.writes = this.writes.then(async () => {
       try {
         if (this.sinkError !== undefined) return;
@@ -152,16 +150,10 @@ export class OutputCapture {
         this.saved += part.length;
       } catch (error) {
         this.sinkError = error;
-      } finally {
-        this.pending -= part.length;
-        if (this.paused && this.pending <= PENDING_HIGH_WATER / 4) {
-          this.paused = false;
-          this.options.resume?.();
-        }
       }
     });
+    return this.writes;
   }
-
   /** Closes the sink and returns the capped output. */
   async finish(): Promise<CapturedOutput> {
     const totalLines = this.newlines + (this.total > 0 && this.lastByte !== 0x0a ? 1 : 0);
@@ -180,8 +172,7 @@ export class OutputCapture {
     const headBreak = this.head.lastIndexOf(0x0a);
     if (headBreak >= this.head.length * 0.75) headEnd = headBreak + 1;
     headEnd = completeCharactersEnd(this.head, headEnd);
-    const joined = Buffer.concat(this.tailChunks);
-    const lastBytes = joined.subarray(Math.max(0, joined.length - this.tailLimit));
+    const lastBytes = this.tailInOrder();
     let tailStart = 0;
     const tailBreak = lastBytes.indexOf(0x0a);
     if (tailBreak !== -1 && tailBreak < lastBytes.length * 0.25) tailStart = tailBreak + 1;

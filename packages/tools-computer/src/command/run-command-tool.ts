@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import {
 } from './command-result';
 import type { CommandRun, ShellOutcome } from './command-run';
 import { OutputCapture } from './output-capture';
+import type { OutputReader } from './output-reader';
 import { type CommandTotals, formatBytes, type LimitExceeded } from './sandbox-monitor';
 import { openOutputSink } from './saved-outputs';
 import { startCommand } from './start-command';
@@ -56,19 +56,6 @@ function shortCommand(command: string): string {
   if (!cut) return firstLine;
   const shown = firstLine.slice(0, LABEL_COMMAND_CHARACTERS - 3).trimEnd();
   return `${shown} … (${(trimmed.length - shown.length).toLocaleString('en-US')} more characters)`;
-}
-
-function streamsClosed(child: ChildProcess): Promise<void> {
-  const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
-  return Promise.all(
-    streams.map(
-      (stream) =>
-        new Promise<void>((resolve) => {
-          if (stream.closed || stream.destroyed) resolve();
-          else stream.once('close', () => resolve());
-        }),
-    ),
-  ).then(() => undefined);
 }
 
 /** The checked timeout, or the result that refuses the call before anything starts. */
@@ -199,13 +186,13 @@ async function awaitCommandEnd(run: CommandRun, timeoutMs: number, signal: Abort
 }
 
 /**
- * Waits (at most a second) for the child's pipes to close, and cuts them when they do not: every
+ * Waits (at most a second) for the command's output to close, and cuts it when it does not: every
  * writer is gone now, so a process that escaped every check must not hold the call open.
  */
-async function closePipes(child: ChildProcess, closed: Promise<void>, notes: string[]): Promise<void> {
+async function closeOutput(output: OutputReader, notes: string[]): Promise<void> {
   let pipesHeld = false;
   await Promise.race([
-    closed,
+    output.closed,
     new Promise<void>((resolve) =>
       setTimeout(() => {
         pipesHeld = true;
@@ -214,8 +201,7 @@ async function closePipes(child: ChildProcess, closed: Promise<void>, notes: str
     ),
   ]);
   if (pipesHeld) {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    output.destroy();
     notes.push(
       'A process outside the command still held its output open; output after this point was not captured.',
     );
@@ -286,20 +272,10 @@ async function runCommand(
   // Only a sandboxed command is held to totals (measuring the home's size is a walk of it).
   const totals = sandboxed ? await commandTotals(settings, notes) : undefined;
   const started = performance.now();
-  let child: ChildProcess | undefined;
   const capture = new OutputCapture({
     maxBytes: limits.maxOutputBytes,
     maxSavedBytes: limits.maxSavedOutputBytes,
     openSink: openOutputSink(settings.home, commandId, limits.maxSavedOutputs),
-    // Backpressure: while the saved output's writes lag, the command's pipes are not read.
-    pause: () => {
-      child?.stdout?.pause();
-      child?.stderr?.pause();
-    },
-    resume: () => {
-      child?.stdout?.resume();
-      child?.stderr?.resume();
-    },
   });
   let run: CommandRun;
   try {
@@ -319,10 +295,8 @@ async function runCommand(
       details: emptyDetails(timeoutMs, { spawnError: message, sandboxed }),
     };
   }
-  child = run.child;
-  const closed = streamsClosed(run.child);
   const end = await awaitCommandEnd(run, timeoutMs, signal);
-  await closePipes(run.child, closed, notes);
+  await closeOutput(run.output, notes);
   const durationMs = performance.now() - started;
   const output = await capture.finish();
   const facts = run.facts();

@@ -239,12 +239,13 @@ describe('the options a parked bubblewrap reads', () => {
     expect(options.slice(-3)).toEqual(['--setenv', 'SWITCHYARD_INIT_COMPLETE', '1']);
     const sandbox = await takeSandboxProcess(spawn, bwrap, false);
     let output = '';
-    sandbox.child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
+    sandbox.output.listen((bytes) => {
+      output += bytes.toString();
+      return undefined;
     });
-    sandbox.child.stdout?.resume();
     await sandbox.launch(options.slice(0, -3), filter, 64);
     const { code } = await sandbox.exited;
+    await sandbox.output.closed;
     await sandbox.cgroup?.remove();
     expect(code).toBe(125);
     expect(output).toContain('switchyard-sandbox-init: its values did not all arrive');

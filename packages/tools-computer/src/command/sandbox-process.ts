@@ -3,15 +3,19 @@ import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { SpawnFunction } from '../computer-tools-context';
 import type { ShellOutcome } from './command-run';
+import { OutputReader } from './output-reader';
 import { CommandCgroup, pidsCgroupParent } from './process-cgroup';
 import { ARGS_FD, SANDBOX_COMMAND, SECCOMP_FD } from './sandbox-init';
 import { spawnTurn } from './spawn-turn';
 
 /**
- * bubblewrap's descriptors: no standard input; standard output and error (the command's output);
- * the init's reports (3), bubblewrap's info (4), the seccomp filter (5) and bubblewrap's options (6).
+ * bubblewrap's descriptors: no standard input; standard output and error, both the command end of
+ * `output` (the command's output); the init's reports (3), bubblewrap's info (4), the seccomp
+ * filter (5) and bubblewrap's options (6).
  */
-const STDIO: StdioOptions = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+function stdioWith(output: OutputReader): StdioOptions {
+  return ['ignore', output.commandEnd, output.commandEnd, 'pipe', 'pipe', 'pipe', 'pipe'];
+}
 
 /** How long an exiting worker waits for a parked bubblewrap it killed to leave its cgroup. */
 const EXIT_CLEANUP_MS = 100;
@@ -60,8 +64,10 @@ export class SandboxProcess {
   readonly exited: Promise<ShellOutcome>;
 
   private constructor(
-    /** The bubblewrap process; its stdio are `STDIO`. */
+    /** The bubblewrap process; its stdio are `stdioWith(output)`. */
     readonly child: ChildProcess,
+    /** Its output, read by whoever takes it (`OutputReader.listen`); destroyed when it ends unused. */
+    readonly output: OutputReader,
     /** Its `pids` cgroup (a root worker's), removed when it ends unused or by the command's owner. */
     readonly cgroup: CommandCgroup | undefined,
   ) {
@@ -70,12 +76,16 @@ export class SandboxProcess {
         this.ended = true;
         live.delete(this);
         // Ended without a command: its cgroup is empty now (a command's owner removes its own).
-        if (!this.launched) void cgroup?.remove();
+        if (!this.launched) {
+          void cgroup?.remove();
+          output.destroy();
+        }
         resolve({ code, signal });
       });
       child.once('error', (error) => {
         this.ended = true;
         live.delete(this);
+        if (!this.launched) output.destroy();
         resolve({ code: null, signal: null, error });
       });
     });
@@ -102,6 +112,13 @@ export class SandboxProcess {
         : await CommandCgroup.create(cgroupParent, 1).catch((error: unknown) => {
             throw processLimitError(error);
           });
+    let output: OutputReader;
+    try {
+      output = await OutputReader.open();
+    } catch (error) {
+      await cgroup?.remove();
+      throw error;
+    }
     await spawnTurn();
     let child: ChildProcess;
     try {
@@ -109,11 +126,14 @@ export class SandboxProcess {
         cwd: '/',
         env: {},
         detached: true,
-        stdio: STDIO,
+        stdio: stdioWith(output),
       });
     } catch (error) {
+      output.destroy();
       await cgroup?.remove();
       throw error;
+    } finally {
+      output.releaseCommandEnd();
     }
     // A pipe bubblewrap closed (it ended, or read the filter) must not throw in the worker.
     for (const stream of child.stdio) stream?.on('error', () => undefined);
@@ -121,11 +141,11 @@ export class SandboxProcess {
       // Without a pid the spawn failed (its `error` event says why, on the next tick): listened to
       // before anything is awaited, or the worker would die of an unhandled `error` (a root worker
       // whose bubblewrap was removed). No process to move.
-      const sandbox = new SandboxProcess(child, undefined);
+      const sandbox = new SandboxProcess(child, output, undefined);
       if (cgroup !== undefined) await cgroup.remove();
       return sandbox;
     }
-    const sandbox = new SandboxProcess(child, cgroup);
+    const sandbox = new SandboxProcess(child, output, cgroup);
     try {
       await cgroup.join(child.pid);
     } catch (error) {
@@ -151,6 +171,7 @@ export class SandboxProcess {
   hold(held: boolean): void {
     if (held) this.child.ref();
     else this.child.unref();
+    this.output.hold(held);
     for (const stream of this.child.stdio) {
       const socket = stream as Socket | null;
       if (held) socket?.ref?.();

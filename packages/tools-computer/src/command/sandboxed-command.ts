@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { CommandRun, ShellOutcome } from './command-run';
 import { readInitReports } from './init-reports';
+import type { OutputReader } from './output-reader';
 import { INFO_FD, REPORT_FD } from './sandbox-init';
 import { type CommandTotals, type LimitExceeded, SandboxMonitor } from './sandbox-monitor';
 
@@ -10,6 +11,8 @@ import { type CommandTotals, type LimitExceeded, SandboxMonitor } from './sandbo
 export interface SandboxedCommandOptions {
   /** `bwrap` running `SANDBOX_COMMAND`, fds 3 and 4 as pipes. */
   child: ChildProcess;
+  /** Its output: bubblewrap's stdout and stderr. */
+  output: OutputReader;
   /** How `child` ended, listened to from its spawn (a `SandboxProcess`'s `exited`). */
   exited: Promise<ShellOutcome>;
   /** SIGTERM to SIGKILL grace, in ms. */
@@ -181,6 +184,7 @@ export function startSandboxedCommand(options: SandboxedCommandOptions): Command
 
   return {
     child,
+    output: options.output,
     shellEnded,
     stop: async () => {
       if (!exitedYet && initPid === undefined) {

@@ -6,6 +6,7 @@ import { type BubblewrapProbe, namespacesOf } from './bubblewrap';
 import type { CommandRun } from './command-run';
 import { bundledToolDirectories } from './default-path-prepend';
 import { startHostCommand } from './host-command';
+import { OutputReader, type OutputReceiver } from './output-reader';
 import { sandboxOptions } from './sandbox-arguments';
 import type { CommandTotals } from './sandbox-monitor';
 import { parkSandboxProcess, takeSandboxProcess } from './sandbox-process';
@@ -25,8 +26,8 @@ export interface CommandStart {
   readonly probe: BubblewrapProbe | undefined;
   /** The totals a sandboxed command is held to (undefined for an unconfined one). */
   readonly totals: CommandTotals | undefined;
-  /** Receives every chunk of output, in order. */
-  readonly onOutput: (chunk: Buffer) => void;
+  /** Receives the output, in order (see `OutputReceiver` for how long the bytes are valid). */
+  readonly onOutput: OutputReceiver;
 }
 
 /** The folders a command's PATH needs inside the sandbox: the tools' installs and the running node's. */
@@ -46,32 +47,37 @@ function exposedPaths(settings: ComputerSettings): string[] {
  * Spawns the command: `bash -lc` directly, or inside bubblewrap when `start.probe` found a sandbox.
  * A sandboxed command takes a bubblewrap started ahead of it (`takeSandboxProcess`: for a root
  * worker already in its own `pids` cgroup, removed when the command ends), listens to it, hands it
- * the seccomp filter and its options, and then parks another for the next command.
+ * the seccomp filter and its options, and then parks another for the next command. Either way the
+ * command's stdout and stderr are one `OutputReader`'s socket, whose bytes go to `start.onOutput`.
  *
  * Contract: throws when the sandbox cannot be prepared (a root worker's cgroup that cannot be made
- * or joined); a spawn that fails comes back as the run's `shellEnded` error.
+ * or joined) or the output's socket pair cannot be made; a spawn that fails comes back as the run's
+ * `shellEnded` error.
  */
 export async function startCommand(settings: ComputerSettings, start: CommandStart): Promise<CommandRun> {
-  // Listen at once: when the child exits, Node resumes (and so discards) whatever output nothing
-  // is reading yet.
-  const listen = (child: ChildProcess) => {
-    child.stdout?.on('data', start.onOutput);
-    child.stderr?.on('data', start.onOutput);
-    return child;
-  };
   const { probe } = start;
   if (probe?.bwrapPath === undefined) {
+    const output = await OutputReader.open();
+    output.listen(start.onOutput);
     await spawnTurn();
-    const child = listen(
-      settings.spawn('bash', ['-lc', start.script], {
+    let child: ChildProcess;
+    try {
+      // stdout and stderr are one socket: the shell's own messages and the command's interleave in order.
+      child = settings.spawn('bash', ['-lc', start.script], {
         cwd: settings.home.root,
         env: start.environment,
         detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
+        stdio: ['ignore', output.commandEnd, output.commandEnd],
+      });
+    } catch (error) {
+      output.destroy();
+      throw error;
+    } finally {
+      output.releaseCommandEnd();
+    }
     return startHostCommand({
       child,
+      output,
       marker: `SWITCHYARD_COMMAND_ID=${start.commandId}`,
       graceMs: settings.limits.killGraceMs,
     });
@@ -92,9 +98,10 @@ export async function startCommand(settings: ComputerSettings, start: CommandSta
     limits: settings.limits,
   });
   const sandbox = await takeSandboxProcess(settings.spawn, probe.bwrapPath, settings.parkSandboxes);
-  const child = listen(sandbox.child);
+  sandbox.output.listen(start.onOutput);
   const run = startSandboxedCommand({
-    child,
+    child: sandbox.child,
+    output: sandbox.output,
     exited: sandbox.exited,
     graceMs: settings.limits.killGraceMs,
     totals: start.totals,
