@@ -17,10 +17,12 @@ describePublicApi('@switchyard/control-plane', {
     'ControlPlaneInputError',
     'IDEMPOTENCY_KEY_LIFETIME_MS',
     'MAX_IDEMPOTENCY_KEY_LENGTH',
+    'TURN_TITLE_MAX_CHARACTERS',
     'TurnJournalFencedError',
     'checkResultSchema',
     'checkWorkflowSpec',
     'openControlPlane',
+    'turnTitleOf',
     'validateResult',
   ],
   types: [

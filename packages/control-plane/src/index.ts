@@ -81,6 +81,7 @@ export type {
   TurnUsage,
 } from './turns/turn-record';
 export type { TurnStore } from './turns/turn-store';
+export { TURN_TITLE_MAX_CHARACTERS, turnTitleOf } from './turns/turn-title';
 export type {
   CreateBackgroundJobRequest,
   CreateWorkflowRequest,

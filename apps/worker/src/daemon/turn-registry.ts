@@ -26,6 +26,7 @@ export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
     agent: record.agentId,
     source: record.source,
     ...definedFields(record, ['sourceId']),
+    title: record.title,
     status: record.status,
     output: record.output,
     usage: record.usage,
@@ -95,9 +96,11 @@ export class TurnRegistry {
   push(entry: TurnEntry, event: DaemonTurnEvent): void {
     // A turn let go is another process's now: what its aborted loop does here is not its story.
     if (entry.letGo !== undefined) return;
-    appendEvent(entry.events, event);
-    for (const listener of entry.listeners) listener(event);
-    this.#notify(entry, event);
+    // Stamped here, the one place every event passes, so a timeline has one clock (this process's).
+    const timed = event.at === undefined ? { ...event, at: new Date().toISOString() } : event;
+    appendEvent(entry.events, timed);
+    for (const listener of entry.listeners) listener(timed);
+    this.#notify(entry, timed);
   }
 
   /**

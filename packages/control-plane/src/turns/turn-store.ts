@@ -18,6 +18,7 @@ import type {
   TurnSource,
 } from './turn-record';
 import { recordOfTurnRow, TURN_COLUMNS, type TurnRow, USAGE_FIELDS } from './turn-rows';
+import { checkSearchText, checkTimeRange, searchTurns, TURN_FILTERS } from './turn-search';
 import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
@@ -449,7 +450,9 @@ export class TurnStore {
    * call; absent on the last page). Takes the options of `list`.
    *
    * Contract: throws `ControlPlaneInputError` naming `agentId`, `agentIds[i]`, `status`, `source`,
-   * `before.createdAt`, `before.id` or `limit` when bad.
+   * `before.createdAt`, `before.id`, `limit`, `text`, `createdAfter` or `createdBefore` when bad. A
+   * search (`text`) reads at most `TURN_SEARCH_SCAN_ROWS` turns past its cursor: its page may hold
+   * fewer than `limit` turns, even none, with a `next` cursor to go on from.
    */
   async page(options: ListTurnsOptions = {}): Promise<{ turns: TurnRecord[]; next?: TurnCursor }> {
     const agentId = options.agentId === undefined ? null : checkAgentId(options.agentId);
@@ -465,22 +468,25 @@ export class TurnStore {
     }
     const before = options.before === undefined ? undefined : checkPageCursor(options.before, TURN_ID);
     const limit = checkPageLimit(options.limit);
+    const range = checkTimeRange(options);
+    const filters = [
+      agentId,
+      options.status ?? null,
+      agentIds,
+      options.source ?? null,
+      before?.createdAt ?? null,
+      before?.id ?? null,
+      range.after,
+      range.before,
+    ];
+    if (options.text !== undefined) {
+      return searchTurns(this.#database, filters, checkSearchText(options.text), limit);
+    }
     const { rows } = await this.#database.query<TurnRow & { cursor_time: string }>(
       `SELECT ${COLUMNS}, ${CURSOR_TIME}
-         FROM switchyard.turns
-        WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2)
-          AND ($3::text[] IS NULL OR agent_id = ANY($3::text[])) AND ($4::text IS NULL OR source = $4)
-          AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::text))
-        ORDER BY created_at DESC, id DESC LIMIT $7`,
-      [
-        agentId,
-        options.status ?? null,
-        agentIds,
-        options.source ?? null,
-        before?.createdAt ?? null,
-        before?.id ?? null,
-        limit + 1,
-      ],
+         FROM switchyard.turns WHERE ${TURN_FILTERS}
+        ORDER BY created_at DESC, id DESC LIMIT $9`,
+      [...filters, limit + 1],
     );
     const { rows: page, next } = cutPage(rows, limit);
     return { turns: page.map(recordOfTurnRow), ...(next === undefined ? {} : { next }) };

@@ -10,7 +10,7 @@ import { createResourceApp, errorResponse, idRoute, jsonResponse, NO_STORE } fro
 import { refuseOtherMethods, registerGetById, registerList } from '../route-registrars';
 import { SHARED_ERRORS } from '../shared-error-responses';
 import { registerTurnEvents } from './turn-events-route';
-import { TurnListSchema, TurnSchema, turnRequestSchemas } from './turn-schemas';
+import { TurnDetailSchema, TurnListSchema, TurnSchema, turnRequestSchemas } from './turn-schemas';
 
 /** A turn's 202 (`Location` names it), as sent and as kept for an Idempotency-Key. */
 const turnAnswer = (snapshot: DaemonTurnSnapshot): StoredAnswer => ({
@@ -109,6 +109,8 @@ export function createTurnsApp(context: ApiContext) {
       operationId: 'listTurns',
       path: '/v1/turns',
       summary: 'Recorded turns of the agents served, newest first',
+      description:
+        'Filtered by agent, status, source, text in the prompt and a time range; each field the query gets wrong is named in the 400.',
     },
     schemas.turnsQuery,
     { description: 'A page of turns', schema: TurnListSchema },
@@ -116,7 +118,7 @@ export function createTurnsApp(context: ApiContext) {
       const page = await controlPlane.turns
         .page({
           agentIds: context.served(query.agent),
-          ...definedFields(query, ['status', 'source']),
+          ...definedFields(query, ['status', 'source', 'text', 'createdAfter', 'createdBefore']),
           ...pageOf(query),
         })
         .catch(refusedQuery);
@@ -137,8 +139,13 @@ export function createTurnsApp(context: ApiContext) {
     app,
     { operationId: 'getTurn', path: '/v1/turns/{id}', summary: 'One turn, whichever process ran it' },
     SHARED_ERRORS.noTurn.ref,
-    { description: 'The turn', schema: TurnSchema },
-    findTurn,
+    { description: 'The turn, with its whole prompt', schema: TurnDetailSchema },
+    async (id) => {
+      const turn = await findTurn(id);
+      // Read after the snapshot: a turn found is recorded, and its prompt never changes.
+      const record = await controlPlane.turns.get(id);
+      return { ...turn, prompt: record?.prompt ?? '' };
+    },
   );
 
   registerTurnEvents(app, context, findTurn);
