@@ -143,7 +143,7 @@ describe('following and observing turns', () => {
     expect(stamped).toBeGreaterThanOrEqual(before);
     expect(stamped).toBeLessThanOrEqual(after);
     expect(entry.events[0]).toMatchObject({ delta: 'ab' });
-    registry.push(entry, { ...delta('given'), iteration: 2 });
+    registry.push(entry, { type: 'text-delta', iteration: 2, delta: 'given', at: AT });
     expect(entry.events[1]?.at).toBe(AT);
   });
 
