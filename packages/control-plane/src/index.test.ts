@@ -100,6 +100,7 @@ describePublicApi('@switchyard/control-plane', {
     'TurnRequestQueue',
     'TurnRequestWorkOptions',
     'TurnSource',
+    'TurnSourceDetail',
     'TurnStore',
     'TurnUsage',
     'WorkOrigin',

@@ -12,6 +12,7 @@ import { formatCount, formatDuration, formatJson, turnDuration } from '../ui/for
 import { useNow } from '../ui/now';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
+import { TurnSource } from '../ui/turn-source';
 import { useAction } from '../ui/use-action';
 import { useResource } from '../ui/use-resource';
 import { isActive, type Turn } from './turns';
@@ -300,7 +301,7 @@ export function TurnPage({ id }: { id: string }) {
           </Fact>
           <Fact label="Agent">{turn.agent}</Fact>
           <Fact label="Source">
-            {turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}
+            <TurnSource turn={turn} />
           </Fact>
           <Fact label="Duration">{formatDuration(turnDuration(turn, now))}</Fact>
           <Fact label="Tokens">

@@ -9,6 +9,7 @@ import { useNow } from '../ui/now';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
 import { type Column, TableHead } from '../ui/table-head';
+import { TurnSource } from '../ui/turn-source';
 import {
   filtersText,
   matchesFilters,
@@ -54,7 +55,9 @@ function TurnsTable({ turns, now }: { turns: readonly Turn[]; now: number }) {
               <span class="id">{turn.id}</span>
             </td>
             <td>{turn.agent}</td>
-            <td>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</td>
+            <td>
+              <TurnSource turn={turn} />
+            </td>
             <td>
               <StatusText status={turn.status} />
             </td>
@@ -125,7 +128,8 @@ export function TurnsPage() {
         const at = shown.findIndex((entry) => entry.id === turn.id);
         // A shown turn is updated even when it no longer matches (it does not vanish under the
         // operator's eyes); a new one is added when it matches.
-        if (at !== -1) return shown.map((entry, index) => (index === at ? turn : entry));
+        // The feed's turns carry no `origin`: the one listed stays.
+        if (at !== -1) return shown.map((entry, index) => (index === at ? { ...entry, ...turn } : entry));
         if (!matchesFilters(turn, filters)) return shown;
         return [turn, ...shown].sort(byNewest);
       });

@@ -50,7 +50,7 @@ for (const backend of testBackends) {
     };
 
     it('finds turns by text in their prompt, case-insensitively, with the other filters and a time range', async () => {
-      const agent = `search-${backend.database}`;
+      const agent = `search-${backend.title.length}-${Date.now()}`;
       const first = await record(agent, 'Summarise the FLAKY build log\nthen open an issue');
       const second = await record(agent, 'water the plants');
       const third = await record(agent, 'Why is the flaky test flaky?');

@@ -19,6 +19,7 @@ import type {
 } from './turn-record';
 import { recordOfTurnRow, TURN_COLUMNS, type TurnRow, USAGE_FIELDS } from './turn-rows';
 import { checkSearchText, checkTimeRange, searchTurns, TURN_FILTERS } from './turn-search';
+import { describeTurnSources, type TurnSourceDetail } from './turn-sources';
 import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
@@ -412,6 +413,14 @@ export class TurnStore {
       [staleAfterMs, options.exceptWorkerId ?? null, workerId, agentIds, [...options.sources]],
     );
     return rows.map(recordOfTurnRow);
+  }
+
+  /**
+   * Where each of `turns` came from, by name (`TurnSourceDetail`), keyed by turn id: two lookups
+   * by primary key, whatever the number of turns. API turns have no entry.
+   */
+  sources(turns: readonly TurnRecord[]): Promise<Map<string, TurnSourceDetail>> {
+    return describeTurnSources(this.#database, turns);
   }
 
   /** One turn's record, or undefined for an unknown id. */

@@ -24,6 +24,19 @@ export const TurnSchema = z
     agent: z.string(),
     source: z.enum(TURN_SOURCES),
     sourceId: z.string().optional(),
+    origin: z
+      .strictObject({
+        workflow: z.strictObject({ id: z.string(), name: z.string() }).optional(),
+        taskId: z.string().optional(),
+        schedule: z.strictObject({ id: z.string(), name: z.string() }).optional(),
+        scheduleRunId: z.string().optional(),
+        jobId: z.string().optional(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'Where a task, schedule or job turn came from, by name: the workflow and task, the schedule (its own id: `sourceId` is the run’s) and run, the job. In the list and on one turn; absent for API turns, in the live feed’s `turn` events, and for parts no longer recorded.',
+      }),
     title: z.string().openapi({
       description:
         'The prompt’s first non-blank line, its white space runs as one space, at most 120 characters (cut with `…`)',

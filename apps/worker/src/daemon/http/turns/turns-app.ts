@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ControlPlaneInputError, type StoredAnswer } from '@switchyard/control-plane';
+import { ControlPlaneInputError, type StoredAnswer, type TurnSourceDetail } from '@switchyard/control-plane';
 import { type DaemonTurnSnapshot, snapshotOf } from '../../daemon-turns';
 import { definedFields } from '../../defined-fields';
 import type { ApiContext } from '../api-context';
@@ -55,6 +55,12 @@ async function startTurn(
   if (snapshot === undefined)
     throw new HttpError(500, 'internal_error', 'the turn was started but is not known');
   return snapshot;
+}
+
+/** A turn with where it came from by name (`TurnSourceDetail`), when that is known. */
+function withOrigin(turn: DaemonTurnSnapshot, origins: ReadonlyMap<string, TurnSourceDetail>) {
+  const origin = origins.get(turn.id);
+  return origin === undefined ? turn : { ...turn, origin };
 }
 
 /** `POST /v1/turns` in the document, with the body `requestSchema`. */
@@ -122,8 +128,9 @@ export function createTurnsApp(context: ApiContext) {
           ...pageOf(query),
         })
         .catch(refusedQuery);
+      const origins = await controlPlane.turns.sources(page.turns);
       return {
-        turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
+        turns: page.turns.map((record) => withOrigin(turns.get(record.id) ?? snapshotOf(record), origins)),
         ...nextCursorOf(page.next),
       };
     },
@@ -144,7 +151,8 @@ export function createTurnsApp(context: ApiContext) {
       const turn = await findTurn(id);
       // Read after the snapshot: a turn found is recorded, and its prompt never changes.
       const record = await controlPlane.turns.get(id);
-      return { ...turn, prompt: record?.prompt ?? '' };
+      if (record === undefined) return { ...turn, prompt: '' };
+      return { ...withOrigin(turn, await controlPlane.turns.sources([record])), prompt: record.prompt };
     },
   );
 
