@@ -174,7 +174,10 @@ export interface DaemonTurnRunnerOptions {
 }
 
 /** The part of the control plane's `TurnStore` the daemon's turns use. */
-export type DaemonTurnRecords = Pick<TurnStore, 'recordStart' | 'recordEnd' | 'heartbeat' | 'get' | 'events'>;
+export type DaemonTurnRecords = Pick<
+  TurnStore,
+  'recordStart' | 'recordEnd' | 'heartbeat' | 'get' | 'events' | 'checkpoint'
+>;
 
 type StreamedEventType = Exclude<AgentEvent['type'], 'turn-end'>;
 

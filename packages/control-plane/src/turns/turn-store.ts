@@ -423,6 +423,19 @@ export class TurnStore {
     return describeTurnSources(this.#database, turns);
   }
 
+  /**
+   * The checkpoint of a turn that has not ended (what its worker stored when a call of it was held,
+   * or when it let it go: its events and usage so far), or undefined when it has none or ended.
+   */
+  async checkpoint(id: string): Promise<unknown> {
+    if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
+    const { rows } = await this.#database.query<{ checkpoint: unknown }>(
+      'SELECT checkpoint FROM switchyard.turns WHERE id = $1 AND ended_at IS NULL',
+      [id],
+    );
+    return rows[0]?.checkpoint ?? undefined;
+  }
+
   /** One turn's record, or undefined for an unknown id. */
   async get(id: string): Promise<TurnRecord | undefined> {
     if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;

@@ -129,8 +129,17 @@ export function createTurnsApp(context: ApiContext) {
         })
         .catch(refusedQuery);
       const origins = await controlPlane.turns.sources(page.turns);
+      const snapshots = await Promise.all(
+        page.turns.map(
+          async (record) =>
+            turns.get(record.id) ??
+            // Waiting elsewhere (or let go): `find` adds the usage its checkpoint holds.
+            (record.status === 'waiting-approval' ? await turns.find(record.id) : undefined) ??
+            snapshotOf(record),
+        ),
+      );
       return {
-        turns: page.turns.map((record) => withOrigin(turns.get(record.id) ?? snapshotOf(record), origins)),
+        turns: snapshots.map((snapshot) => withOrigin(snapshot, origins)),
         ...nextCursorOf(page.next),
       };
     },
