@@ -294,30 +294,7 @@ export function TurnPage({ id }: { id: string }) {
       <ErrorAlert context="Could not cancel: " error={cancelling.error} />
       <ErrorAlert error={error} />
       <p class="id">{id}</p>
-      {turn === undefined ? null : (
-        <Facts>
-          <Fact label="Status">
-            <StatusText status={turn.status} />
-          </Fact>
-          <Fact label="Agent">{turn.agent}</Fact>
-          <Fact label="Source">
-            <TurnSource turn={turn} />
-          </Fact>
-          <Fact label="Duration">{formatDuration(turnDuration(turn, now))}</Fact>
-          <Fact label="Tokens">
-            {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
-            {formatCount(turn.usage.outputTokens)} out)
-          </Fact>
-          <Fact label="Prompt" wide>
-            <pre class="prompt">{turn.prompt}</pre>
-          </Fact>
-          {turn.error === undefined ? null : (
-            <Fact label="Error" wide>
-              <span class="error">{turn.error}</span>
-            </Fact>
-          )}
-        </Facts>
-      )}
+      {turn === undefined ? null : <TurnFacts turn={turn} now={now} />}
       <h2>Timeline</h2>
       {turn === undefined ? null : (
         <TurnTimeline
@@ -340,6 +317,34 @@ export function TurnPage({ id }: { id: string }) {
         ))}
       </ol>
     </section>
+  );
+}
+
+/** The turn's header: status, agent, source, duration, tokens, its whole prompt and its error. */
+function TurnFacts({ turn, now }: { turn: Schema<'TurnDetail'>; now: number }) {
+  return (
+    <Facts>
+      <Fact label="Status">
+        <StatusText status={turn.status} />
+      </Fact>
+      <Fact label="Agent">{turn.agent}</Fact>
+      <Fact label="Source">
+        <TurnSource turn={turn} />
+      </Fact>
+      <Fact label="Duration">{formatDuration(turnDuration(turn, now))}</Fact>
+      <Fact label="Tokens">
+        {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
+        {formatCount(turn.usage.outputTokens)} out)
+      </Fact>
+      <Fact label="Prompt" wide>
+        <pre class="prompt">{turn.prompt}</pre>
+      </Fact>
+      {turn.error === undefined ? null : (
+        <Fact label="Error" wide>
+          <span class="error">{turn.error}</span>
+        </Fact>
+      )}
+    </Facts>
   );
 }
 

@@ -68,6 +68,125 @@ function unionMs(intervals: Array<[number, number]>): number {
   return total;
 }
 
+/** What `timelineOf` builds as it reads a turn's events. */
+interface TimelineState {
+  steps: Map<string, TimelineStep>;
+  // The activity of each held call, by its call's key: a denied call never started, and its end
+  // names only the tool.
+  heldActivity: Map<string, string>;
+  tokens: { input: number; output: number };
+  /** The turn's end (or now), from its start. */
+  end: number;
+}
+
+/** Folds one timed event (`time`: milliseconds from the turn's start) into the steps. */
+function applyEvent(state: TimelineState, event: StreamEvent, data: Data, time: number): void {
+  switch (event.type) {
+    case 'model-request-start': {
+      const key = `model:${String(data.iteration)}`;
+      state.steps.set(key, {
+        key,
+        kind: 'model',
+        label: `Model request ${String(data.iteration)}`,
+        startMs: time,
+        endMs: state.end,
+        running: true,
+        repairs: [],
+        marks: [],
+      });
+      break;
+    }
+    case 'model-request-end': {
+      const step = state.steps.get(`model:${String(data.iteration)}`);
+      const usage = (data.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
+      state.tokens.input += usage.inputTokens ?? 0;
+      state.tokens.output += usage.outputTokens ?? 0;
+      if (step === undefined) break;
+      step.endMs = time;
+      step.running = false;
+      step.outcome = typeof data.finishReason === 'string' ? data.finishReason : 'completed';
+      step.tokens = { input: usage.inputTokens ?? 0, output: usage.outputTokens ?? 0 };
+      if (data.replayed === true) step.marks.push('replayed');
+      break;
+    }
+    case 'approval-requested': {
+      const approval = (data.approval ?? {}) as Data;
+      const key = `approval:${String(approval.id)}`;
+      state.heldActivity.set(
+        callKey({ itemIndex: approval.callIndex, callId: approval.callId }),
+        String(approval.activity),
+      );
+      state.steps.set(key, {
+        key,
+        kind: 'approval',
+        label: `Waiting for approval: ${String(approval.activity)}`,
+        tool: String(approval.toolKey),
+        startMs: time,
+        endMs: state.end,
+        running: true,
+        repairs: [],
+        marks: [],
+      });
+      break;
+    }
+    case 'approval-resolved': {
+      const approval = (data.approval ?? {}) as Data;
+      const step = state.steps.get(`approval:${String(approval.id)}`);
+      if (step === undefined) break;
+      step.endMs = time;
+      step.running = false;
+      step.outcome = String(approval.status);
+      break;
+    }
+    case 'tool-call-start': {
+      const key = `tool:${callKey(data)}`;
+      state.steps.set(key, {
+        key,
+        kind: 'tool',
+        label: String(data.activity),
+        tool: toolName(data),
+        startMs: time,
+        endMs: state.end,
+        running: true,
+        repairs: Array.isArray(data.repairs) ? data.repairs.map(String) : [],
+        marks: [],
+      });
+      break;
+    }
+    case 'tool-call-end': {
+      const key = `tool:${callKey(data)}`;
+      const started = state.steps.get(key);
+      const durationMs = typeof data.durationMs === 'number' ? data.durationMs : 0;
+      const step: TimelineStep = started ?? {
+        // A call that never started (refused, denied, unknown) ends where it was decided.
+        key,
+        kind: 'tool',
+        label: String(data.activity),
+        tool: toolName(data),
+        startMs: time - durationMs,
+        endMs: time,
+        running: false,
+        repairs: [],
+        marks: [],
+      };
+      step.label =
+        started === undefined
+          ? (state.heldActivity.get(callKey(data)) ?? String(data.activity))
+          : String(data.activity);
+      step.endMs = time;
+      step.running = false;
+      step.outcome = String(data.outcome);
+      if (Array.isArray(data.repairs)) step.repairs = data.repairs.map(String);
+      if (data.replayed === true) step.marks.push('replayed');
+      if (data.inDoubt === true) step.marks.push('in doubt');
+      state.steps.set(key, step);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 /**
  * The timeline of a turn from its events' times (`at`), on one axis from `turnStart`: a bar for each
  * model request, each tool call and each wait for an approval, in the order they started; a step
@@ -75,124 +194,22 @@ function unionMs(intervals: Array<[number, number]>): number {
  * but for one sort of the steps.
  */
 export function timelineOf(events: readonly StreamEvent[], turnStart: number, turnEnd: number): Timeline {
-  const steps = new Map<string, TimelineStep>();
-  // The activity of each held call, by its call's key: a denied call never started, and its end
-  // names only the tool.
-  const heldActivity = new Map<string, string>();
   const at = (data: Data) => (typeof data.at === 'string' ? Date.parse(data.at) - turnStart : undefined);
   let timed = false;
-  let inputTokens = 0;
-  let outputTokens = 0;
   const end = turnEnd - turnStart;
+  const state: TimelineState = {
+    steps: new Map(),
+    heldActivity: new Map(),
+    tokens: { input: 0, output: 0 },
+    end,
+  };
+  const { steps } = state;
   for (const event of events) {
     const data = (event.data ?? {}) as Data;
     const time = at(data);
     if (time === undefined || Number.isNaN(time)) continue;
     timed = true;
-    switch (event.type) {
-      case 'model-request-start': {
-        const key = `model:${String(data.iteration)}`;
-        steps.set(key, {
-          key,
-          kind: 'model',
-          label: `Model request ${String(data.iteration)}`,
-          startMs: time,
-          endMs: end,
-          running: true,
-          repairs: [],
-          marks: [],
-        });
-        break;
-      }
-      case 'model-request-end': {
-        const step = steps.get(`model:${String(data.iteration)}`);
-        const usage = (data.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
-        inputTokens += usage.inputTokens ?? 0;
-        outputTokens += usage.outputTokens ?? 0;
-        if (step === undefined) break;
-        step.endMs = time;
-        step.running = false;
-        step.outcome = typeof data.finishReason === 'string' ? data.finishReason : 'completed';
-        step.tokens = { input: usage.inputTokens ?? 0, output: usage.outputTokens ?? 0 };
-        if (data.replayed === true) step.marks.push('replayed');
-        break;
-      }
-      case 'approval-requested': {
-        const approval = (data.approval ?? {}) as Data;
-        const key = `approval:${String(approval.id)}`;
-        heldActivity.set(
-          callKey({ itemIndex: approval.callIndex, callId: approval.callId }),
-          String(approval.activity),
-        );
-        steps.set(key, {
-          key,
-          kind: 'approval',
-          label: `Waiting for approval: ${String(approval.activity)}`,
-          tool: String(approval.toolKey),
-          startMs: time,
-          endMs: end,
-          running: true,
-          repairs: [],
-          marks: [],
-        });
-        break;
-      }
-      case 'approval-resolved': {
-        const approval = (data.approval ?? {}) as Data;
-        const step = steps.get(`approval:${String(approval.id)}`);
-        if (step === undefined) break;
-        step.endMs = time;
-        step.running = false;
-        step.outcome = String(approval.status);
-        break;
-      }
-      case 'tool-call-start': {
-        const key = `tool:${callKey(data)}`;
-        steps.set(key, {
-          key,
-          kind: 'tool',
-          label: String(data.activity),
-          tool: toolName(data),
-          startMs: time,
-          endMs: end,
-          running: true,
-          repairs: Array.isArray(data.repairs) ? data.repairs.map(String) : [],
-          marks: [],
-        });
-        break;
-      }
-      case 'tool-call-end': {
-        const key = `tool:${callKey(data)}`;
-        const started = steps.get(key);
-        const durationMs = typeof data.durationMs === 'number' ? data.durationMs : 0;
-        const step: TimelineStep = started ?? {
-          // A call that never started (refused, denied, unknown) ends where it was decided.
-          key,
-          kind: 'tool',
-          label: String(data.activity),
-          tool: toolName(data),
-          startMs: time - durationMs,
-          endMs: time,
-          running: false,
-          repairs: [],
-          marks: [],
-        };
-        step.label =
-          started === undefined
-            ? (heldActivity.get(callKey(data)) ?? String(data.activity))
-            : String(data.activity);
-        step.endMs = time;
-        step.running = false;
-        step.outcome = String(data.outcome);
-        if (Array.isArray(data.repairs)) step.repairs = data.repairs.map(String);
-        if (data.replayed === true) step.marks.push('replayed');
-        if (data.inDoubt === true) step.marks.push('in doubt');
-        steps.set(key, step);
-        break;
-      }
-      default:
-        break;
-    }
+    applyEvent(state, event, data, time);
   }
   if (!timed) return { missing: 'no-times' };
   if (steps.size === 0) return { missing: 'no-steps' };
@@ -208,8 +225,8 @@ export function timelineOf(events: readonly StreamEvent[], turnStart: number, tu
   return {
     steps: ordered,
     totals: {
-      inputTokens,
-      outputTokens,
+      inputTokens: state.tokens.input,
+      outputTokens: state.tokens.output,
       modelMs,
       toolMs,
       waitingMs,

@@ -1,10 +1,10 @@
 import type { Database } from '../database/database';
-import { CURSOR_TIME, checkPageCursor, checkPageLimit, cutPage } from '../database/page-rows';
 import { type ChangesOptions, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStorableText } from '../values/check-stored-value';
 import { capText, fitEvents } from './stored-turn-text';
+import { pageTurns } from './turn-page';
 import type {
   InterruptedTurnRecord,
   ListTurnsOptions,
@@ -18,7 +18,6 @@ import type {
   TurnSource,
 } from './turn-record';
 import { recordOfTurnRow, TURN_COLUMNS, type TurnRow, USAGE_FIELDS } from './turn-rows';
-import { checkSearchText, checkTimeRange, searchTurns, TURN_FILTERS } from './turn-search';
 import { describeTurnSources, type TurnSourceDetail } from './turn-sources';
 import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 
@@ -476,41 +475,7 @@ export class TurnStore {
    * search (`text`) reads at most `TURN_SEARCH_SCAN_ROWS` turns past its cursor: its page may hold
    * fewer than `limit` turns, even none, with a `next` cursor to go on from.
    */
-  async page(options: ListTurnsOptions = {}): Promise<{ turns: TurnRecord[]; next?: TurnCursor }> {
-    const agentId = options.agentId === undefined ? null : checkAgentId(options.agentId);
-    const agentIds =
-      options.agentIds === undefined
-        ? null
-        : options.agentIds.map((agent, index) => checkAgentId(agent, `agentIds[${index}]`));
-    if (options.status !== undefined && !STATUSES.has(options.status)) {
-      throw new ControlPlaneInputError('status', `must be one of ${[...STATUSES].join(', ')}`);
-    }
-    if (options.source !== undefined && !SOURCES.has(options.source)) {
-      throw new ControlPlaneInputError('source', `must be one of ${[...SOURCES].join(', ')}`);
-    }
-    const before = options.before === undefined ? undefined : checkPageCursor(options.before, TURN_ID);
-    const limit = checkPageLimit(options.limit);
-    const range = checkTimeRange(options);
-    const filters = [
-      agentId,
-      options.status ?? null,
-      agentIds,
-      options.source ?? null,
-      before?.createdAt ?? null,
-      before?.id ?? null,
-      range.after,
-      range.before,
-    ];
-    if (options.text !== undefined) {
-      return searchTurns(this.#database, filters, checkSearchText(options.text), limit);
-    }
-    const { rows } = await this.#database.query<TurnRow & { cursor_time: string }>(
-      `SELECT ${COLUMNS}, ${CURSOR_TIME}
-         FROM switchyard.turns WHERE ${TURN_FILTERS}
-        ORDER BY created_at DESC, id DESC LIMIT $9`,
-      [...filters, limit + 1],
-    );
-    const { rows: page, next } = cutPage(rows, limit);
-    return { turns: page.map(recordOfTurnRow), ...(next === undefined ? {} : { next }) };
+  page(options: ListTurnsOptions = {}): Promise<{ turns: TurnRecord[]; next?: TurnCursor }> {
+    return pageTurns(this.#database, options, { statuses: STATUSES, sources: SOURCES, turnId: TURN_ID });
   }
 }
