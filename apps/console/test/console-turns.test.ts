@@ -68,8 +68,7 @@ describe('the console: turns and approvals', () => {
       const listed = await requestJson(`${bed.url}/v1/approvals?turn=${turnId}`, { token: BEARER_TOKEN });
       return (listed.body.approvals as Array<{ id: string }>)[0];
     });
-  const turnRow = (page: Page, id: string) =>
-    page.getByRole('row').filter({ has: page.getByRole('link', { name: id }) });
+  const turnRow = (page: Page, id: string) => page.getByRole('row').filter({ hasText: id });
 
   beforeAll(async () => {
     bed = await ConsoleBrowser.start({
@@ -107,8 +106,10 @@ describe('the console: turns and approvals', () => {
     expect(interactive).toBeGreaterThan(0);
     console.log(`console: first page interactive in ${Math.round(interactive ?? 0)} ms`);
 
-    await page.getByRole('link', { name: id }).click();
-    await page.getByRole('heading', { name: `Turn ${id}` }).waitFor();
+    // The row's link is the turn's title (its prompt's first line), its page's heading too.
+    await turnRow(page, id).getByRole('link', { name: 'READ notes.txt' }).click();
+    await page.getByRole('heading', { name: 'READ notes.txt', level: 1 }).waitFor();
+    await page.getByText(id, { exact: true }).waitFor();
     await page.getByText('Reading notes.txt now.').waitFor();
     const calls = page.getByRole('article', { name: /^Tool call:/ });
     await page.getByText('ended', { exact: true }).waitFor();
@@ -126,7 +127,13 @@ describe('the console: turns and approvals', () => {
     expect(await refused.locator('details pre').textContent()).toContain('not-an-object; nothing was run');
     expect(await page.getByText('Done: 3 outputs.').count()).toBe(1);
     // The header: status and tokens of the ended turn.
-    expect(await page.locator('dl.facts').textContent()).toContain('completed');
+    expect(await page.locator('dl.facts').first().textContent()).toContain('completed');
+    // The whole prompt under the title, and the timeline's totals.
+    expect(await page.locator('pre.prompt').textContent()).toBe('READ notes.txt');
+    await page
+      .getByRole('list', { name: 'Timeline' })
+      .getByRole('listitem', { name: /^Model request 1: / })
+      .waitFor();
     expect(await page.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
     await bed.screenshot(page, 'turn');
   });
@@ -194,7 +201,7 @@ describe('the console: turns and approvals', () => {
     const card = page.getByRole('article', { name: 'Writing approved.txt' });
     await card.waitFor();
     expect(await card.getByRole('link', { name: id }).count()).toBe(1);
-    expect(await card.locator('pre').textContent()).toContain('"content": "approved\\n"');
+    expect(await card.locator('.held-arguments pre').textContent()).toContain('"content": "approved\\n"');
     await card.getByLabel('Reason').fill('looks right');
     await bed.screenshot(page, 'approvals');
     await card.getByRole('button', { name: 'Allow' }).click();
@@ -207,8 +214,10 @@ describe('the console: turns and approvals', () => {
     ).toBe(true);
     // The turn's page shows the approval in place, answered with its reason, and the written file.
     await page.goto(`${bed.url}/#/turns/${id}`);
-    await page.getByText('Approval allowed by api: Writing approved.txt — looks right').waitFor();
-    await page.getByText('Wrote 1 line to approved.txt').waitFor();
+    await page.getByText('Approval allowed by console: Writing approved.txt — looks right').waitFor();
+    await page.getByText('Wrote 1 line to approved.txt').first().waitFor();
+    // Answered: the request no longer sends the operator to the Approvals page.
+    expect(await page.getByRole('link', { name: 'answer it on the Approvals page' }).count()).toBe(0);
   });
 
   it('hides every control from the read-only token, which cannot answer either; full access cancels', async () => {

@@ -129,6 +129,12 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     await turnLink.waitFor();
     expect(await turnLink.getAttribute('href')).toMatch(/^#\/turns\/turn_/);
     await bed.screenshot(page, 'workflow-graph');
+    // The task's turn names its source: the workflow by name (linked back to it) and the task.
+    await turnLink.click();
+    const source = page.locator('dl.facts').first().getByRole('link', { name: 'release-check' });
+    await source.waitFor();
+    expect(await source.getAttribute('href')).toBe(`#/workflows/${started.body.id as string}`);
+    expect(await page.locator('dl.facts').first().textContent()).toContain('task release-check / lint');
     // The list of recent workflows counts its tasks done.
     await page.getByRole('link', { name: 'Workflows', exact: true }).first().click();
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'release-check' }) });

@@ -39,7 +39,7 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
         await controlPlane.work.storeTaskResult({ workflowId, taskId: 'a', result: { version: '1.2.0' } });
         for (const [id, prompt] of [
           ['turn_views_1', 'What changed overnight?'],
-          ['turn_views_2', 'Water the plants'],
+          ['turn_views_2', '\n  Water the   plants\nin the greenhouse, then the herbs'],
         ] as const) {
           await controlPlane.turns.recordStart({
             id,
@@ -160,7 +160,7 @@ describe('switchyard schedules list, workflows show and turns (read-only views)'
   it("lists an agent's recorded turns and shows one, refusing an unknown id", async () => {
     const list = await workspace.stdoutOf(['turns', 'list', '--agent', 'ada']);
     expect(list).toMatch(
-      /^2 turns of agent ada, newest first:\n- turn_views_2 aborted \(api\), started \d{4}-.*, ended \d{4}-.*\n {2}prompt: "Water the plants"\n- turn_views_1 completed/,
+      /^2 turns of agent ada, newest first:\n- turn_views_2 aborted \(api\), started \d{4}-.*, ended \d{4}-.*\n {2}title: "Water the plants"\n- turn_views_1 completed/,
     );
     const show = await workspace.stdoutOf(['turns', 'show', 'turn_views_1']);
     expect(show).toMatch(/^Turn turn_views_1 completed \(api\)/);

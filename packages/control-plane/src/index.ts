@@ -80,7 +80,9 @@ export type {
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
+export type { TurnSourceDetail } from './turns/turn-sources';
 export type { TurnStore } from './turns/turn-store';
+export { TURN_TITLE_MAX_CHARACTERS, turnTitleOf } from './turns/turn-title';
 export type {
   CreateBackgroundJobRequest,
   CreateWorkflowRequest,

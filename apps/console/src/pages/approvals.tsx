@@ -2,13 +2,16 @@ import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, unwrap } from '../api/client';
 import { type Approval, usePendingApprovals } from '../api/pending-approvals';
+import { EditDiff } from '../approvals/edit-diff';
 import { useCanWrite } from '../session';
 import { ArgumentsText } from '../ui/arguments-text';
+import { Collapsed } from '../ui/collapsed';
 import { ErrorAlert } from '../ui/error-alert';
 import { Fact, Facts } from '../ui/facts';
 import { formatJson, formatTime } from '../ui/format';
 import { Loading } from '../ui/loading';
 import { useAction } from '../ui/use-action';
+import { useResource } from '../ui/use-resource';
 
 /** `#/approvals`: the calls held for an answer, live; allow or deny each with a reason. */
 export function ApprovalsPage() {
@@ -63,7 +66,8 @@ function ApprovalCard({
       unwrap(
         api.POST('/v1/approvals/{id}', {
           params: { path: { id: approval.id } },
-          body: trimmed === '' ? { decision } : { decision, reason: trimmed },
+          // `via`: the daemon records the answer as given in the console, not by a script.
+          body: trimmed === '' ? { decision, via: 'console' } : { decision, reason: trimmed, via: 'console' },
         }),
       ),
       onAnswered,
@@ -83,7 +87,9 @@ function ApprovalCard({
         </Fact>
         <Fact label="Asked">{formatTime(approval.createdAt)}</Fact>
         <Fact label="Expires">{formatTime(approval.expiresAt)}</Fact>
+        <TurnPromptFact turnId={approval.turnId} />
       </Facts>
+      <EditDiff toolKey={approval.toolKey} argumentsValue={approval.arguments} />
       <HeldArguments approval={approval} whole={whole} onWhole={setWhole} />
       {canWrite ? (
         // No form: Enter in the reason field must not answer by itself.
@@ -113,6 +119,25 @@ function ApprovalCard({
       ) : null}
       <ErrorAlert context="Could not answer: " error={answering.error} />
     </article>
+  );
+}
+
+/** What the held call's turn was asked: its title, the whole prompt folded under it. */
+function TurnPromptFact({ turnId }: { turnId: string }) {
+  const turn = useResource(
+    (signal) => unwrap(api.GET('/v1/turns/{id}', { params: { path: { id: turnId } }, signal })),
+    [turnId],
+  );
+  return (
+    <Fact label="Prompt" wide>
+      {turn.value === undefined ? (
+        <span class="hint">{turn.error ?? 'Loading…'}</span>
+      ) : (
+        <Collapsed summary={turn.value.title === '' ? '(empty prompt)' : turn.value.title}>
+          {turn.value.prompt}
+        </Collapsed>
+      )}
+    </Fact>
   );
 }
 

@@ -4,6 +4,7 @@ import { api, type Schema, unwrap } from '../api/client';
 import type { StreamEvent } from '../api/event-stream';
 import { followEventStream, type StreamState, useLiveEvents } from '../api/live-events';
 import { useCanWrite } from '../session';
+import { TurnTimeline } from '../timeline/turn-timeline';
 import { Collapsed } from '../ui/collapsed';
 import { ErrorAlert } from '../ui/error-alert';
 import { Fact, Facts } from '../ui/facts';
@@ -11,6 +12,7 @@ import { formatCount, formatDuration, formatJson, turnDuration } from '../ui/for
 import { useNow } from '../ui/now';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
+import { TurnSource } from '../ui/turn-source';
 import { useAction } from '../ui/use-action';
 import { useResource } from '../ui/use-resource';
 import { isActive, type Turn } from './turns';
@@ -36,16 +38,18 @@ interface CallItem {
 type Item =
   | { kind: 'text'; iteration: number; text: string }
   | CallItem
-  | { kind: 'approval'; phase: 'requested' | 'resolved'; approval: Approval }
+  | { kind: 'approval'; phase: 'requested' | 'resolved'; approval: Approval; answered?: boolean }
   | { kind: 'takeover' };
 
 interface TurnLog {
   items: Item[];
+  /** Every event as streamed: the timeline is drawn from their times. */
+  events: StreamEvent[];
   turnStarts: number;
   ended: boolean;
 }
 
-const EMPTY: TurnLog = { items: [], turnStarts: 0, ended: false };
+const EMPTY: TurnLog = { items: [], events: [], turnStarts: 0, ended: false };
 
 /**
  * A call's key in the log: its item in the turn's transcript, unique within the turn, or its call id
@@ -85,6 +89,20 @@ function outputText(end: ToolCallEnd): string {
 
 /** Folds one event of the turn's stream into what the page shows. */
 function reduce(log: TurnLog, event: StreamEvent): TurnLog {
+  return { ...reduceItems(log, event), events: [...log.events, event] };
+}
+
+/** The held call a call's key names, when one was asked about in this turn. */
+function heldCall(log: TurnLog, key: string): Approval | undefined {
+  for (const item of log.items) {
+    if (item.kind !== 'approval' || item.phase !== 'requested') continue;
+    const { approval } = item;
+    if (callKey({ itemIndex: approval.callIndex, callId: approval.callId }) === key) return approval;
+  }
+  return undefined;
+}
+
+function reduceItems(log: TurnLog, event: StreamEvent): TurnLog {
   const data = event.data as Record<string, unknown>;
   switch (event.type) {
     case 'turn-start':
@@ -138,7 +156,9 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
       const key = callKey(end);
       const known = log.items.some((item) => item.kind === 'call' && item.key === key);
       if (!known) {
-        // A call that never started (unknown tool, refused arguments, skipped) has only its end.
+        // A call that never started (unknown tool, refused arguments, skipped, denied) has only its
+        // end, whose activity is the tool's name: a denied call's label and arguments are its approval's.
+        const held = heldCall(log, key);
         return {
           ...log,
           items: [
@@ -148,8 +168,8 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
               key,
               callId: end.callId,
               name: end.namespace === undefined ? end.name : `${end.namespace}.${end.name}`,
-              activity: end.activity,
-              params: undefined,
+              activity: held?.activity ?? end.activity,
+              params: held?.arguments,
               repairs: end.repairs,
               end,
             },
@@ -168,7 +188,14 @@ function reduce(log: TurnLog, event: StreamEvent): TurnLog {
       return {
         ...log,
         items: [
-          ...log.items,
+          // Once answered, the request no longer sends the operator to the Approvals page.
+          ...(event.type === 'approval-resolved'
+            ? log.items.map((item) =>
+                item.kind === 'approval' && item.approval.id === (data.approval as Approval).id
+                  ? { ...item, answered: true }
+                  : item,
+              )
+            : log.items),
           {
             kind: 'approval',
             phase: event.type === 'approval-requested' ? 'requested' : 'resolved',
@@ -237,14 +264,19 @@ export function TurnPage({ id }: { id: string }) {
 
   useLiveEvents({
     onEvent: (event) => {
-      if (event.type === 'turn' && (event.data as Turn).id === id) setTurn(event.data as Turn);
+      // The feed's turns carry no prompt: the one read first stays.
+      if (event.type === 'turn' && (event.data as Turn).id === id) {
+        setTurn((current) => ({ prompt: '', ...current, ...(event.data as Turn) }));
+      }
     },
   });
 
   const now = useNow(turn !== undefined && isActive(turn));
 
   const cancel = () =>
-    cancelling.run(unwrap(api.POST('/v1/turns/{id}/cancel', { params: { path: { id } } })), setTurn);
+    cancelling.run(unwrap(api.POST('/v1/turns/{id}/cancel', { params: { path: { id } } })), (cancelled) =>
+      setTurn((current) => ({ prompt: '', ...current, ...cancelled })),
+    );
 
   return (
     <section aria-labelledby="page-title">
@@ -252,9 +284,7 @@ export function TurnPage({ id }: { id: string }) {
         <Link href="/turns">Turns</Link>
       </p>
       <div class="page-head">
-        <h1 id="page-title">
-          Turn <span class="id">{id}</span>
-        </h1>
+        <h1 id="page-title">{turn === undefined || turn.title === '' ? `Turn ${id}` : turn.title}</h1>
         {turn !== undefined && isActive(turn) && canWrite ? (
           <button type="button" class="danger" onClick={cancel} disabled={cancelling.busy}>
             {cancelling.busy ? 'Cancelling…' : 'Cancel turn'}
@@ -263,26 +293,15 @@ export function TurnPage({ id }: { id: string }) {
       </div>
       <ErrorAlert context="Could not cancel: " error={cancelling.error} />
       <ErrorAlert error={error} />
+      <p class="id">{id}</p>
+      {turn === undefined ? null : <TurnFacts turn={turn} now={now} />}
+      <h2>Timeline</h2>
       {turn === undefined ? null : (
-        <Facts>
-          <Fact label="Status">
-            <StatusText status={turn.status} />
-          </Fact>
-          <Fact label="Agent">{turn.agent}</Fact>
-          <Fact label="Source">
-            {turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}
-          </Fact>
-          <Fact label="Duration">{formatDuration(turnDuration(turn, now))}</Fact>
-          <Fact label="Tokens">
-            {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
-            {formatCount(turn.usage.outputTokens)} out)
-          </Fact>
-          {turn.error === undefined ? null : (
-            <Fact label="Error" wide>
-              <span class="error">{turn.error}</span>
-            </Fact>
-          )}
-        </Facts>
+        <TurnTimeline
+          events={log.events}
+          turnStart={Date.parse(turn.createdAt)}
+          turnEnd={turn.endedAt === undefined ? now : Date.parse(turn.endedAt)}
+        />
       )}
       <div class="page-head">
         <h2>Events</h2>
@@ -301,6 +320,34 @@ export function TurnPage({ id }: { id: string }) {
   );
 }
 
+/** The turn's header: status, agent, source, duration, tokens, its whole prompt and its error. */
+function TurnFacts({ turn, now }: { turn: Schema<'TurnDetail'>; now: number }) {
+  return (
+    <Facts>
+      <Fact label="Status">
+        <StatusText status={turn.status} />
+      </Fact>
+      <Fact label="Agent">{turn.agent}</Fact>
+      <Fact label="Source">
+        <TurnSource turn={turn} />
+      </Fact>
+      <Fact label="Duration">{formatDuration(turnDuration(turn, now))}</Fact>
+      <Fact label="Tokens">
+        {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
+        {formatCount(turn.usage.outputTokens)} out)
+      </Fact>
+      <Fact label="Prompt" wide>
+        <pre class="prompt">{turn.prompt}</pre>
+      </Fact>
+      {turn.error === undefined ? null : (
+        <Fact label="Error" wide>
+          <span class="error">{turn.error}</span>
+        </Fact>
+      )}
+    </Facts>
+  );
+}
+
 function EventItem({ item }: { item: Item }) {
   if (item.kind === 'text') return <p class="model-text">{item.text}</p>;
   if (item.kind === 'takeover') return <p class="hint">Continued by another process after its approval.</p>;
@@ -308,8 +355,13 @@ function EventItem({ item }: { item: Item }) {
     const { approval } = item;
     return item.phase === 'requested' ? (
       <p>
-        Approval requested: <strong>{approval.activity}</strong> ({approval.toolKey}) —{' '}
-        <Link href="/approvals">answer it on the Approvals page</Link>
+        Approval requested: <strong>{approval.activity}</strong> ({approval.toolKey})
+        {item.answered === true ? null : (
+          <>
+            {' '}
+            — <Link href="/approvals">answer it on the Approvals page</Link>
+          </>
+        )}
       </p>
     ) : (
       <p>

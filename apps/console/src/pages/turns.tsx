@@ -1,31 +1,26 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { api, type paths, type Schema, unwrap } from '../api/client';
+import { api, type Schema, unwrap } from '../api/client';
 import { useLiveEvents, useLiveState } from '../api/live-events';
-import {
-  pathsV1TurnsGetParametersQuerySourceValues,
-  pathsV1TurnsGetParametersQueryStatusValues,
-} from '../api/openapi-types';
-import { AgentFilter } from '../ui/agent-filter';
 import { ErrorAlert } from '../ui/error-alert';
 import { errorText, formatCount, formatDuration, formatTime, turnDuration } from '../ui/format';
 import { Loading } from '../ui/loading';
 import { useNow } from '../ui/now';
-import { SelectFilter } from '../ui/select-filter';
 import { StatusText } from '../ui/status-text';
 import { StreamStateText } from '../ui/stream-state-text';
 import { type Column, TableHead } from '../ui/table-head';
+import { TurnSource } from '../ui/turn-source';
+import {
+  filtersText,
+  matchesFilters,
+  TurnFilterForm,
+  type TurnFilters,
+  useTurnFilters,
+} from './turn-filters';
 
-/** One turn of the daemon (`GET /v1/turns/{id}`). */
+/** One turn of the daemon (`GET /v1/turns`, and the live feed's `turn` events). */
 export type Turn = Schema<'Turn'>;
-type TurnQuery = NonNullable<paths['/v1/turns']['get']['parameters']['query']>;
-type Filters = Pick<TurnQuery, 'agent' | 'status' | 'source'>;
 
-// The filters beside the agent's, with the values the API document lists for them.
-const FILTERS = [
-  { name: 'status', label: 'Status', options: pathsV1TurnsGetParametersQueryStatusValues },
-  { name: 'source', label: 'Source', options: pathsV1TurnsGetParametersQuerySourceValues },
-] as const;
 const COLUMNS: Column[] = [
   { label: 'Turn' },
   { label: 'Agent' },
@@ -41,46 +36,9 @@ export function isActive(turn: Pick<Turn, 'status'>): boolean {
   return turn.status === 'running' || turn.status === 'waiting-approval';
 }
 
-function matches(turn: Turn, filters: Filters): boolean {
-  return (
-    (filters.agent === undefined || turn.agent === filters.agent) &&
-    (filters.status === undefined || turn.status === filters.status) &&
-    (filters.source === undefined || turn.source === filters.source)
-  );
-}
-
 /** Newest first, as the daemon lists them. */
 function byNewest(a: Turn, b: Turn): number {
   return Date.parse(b.createdAt) - Date.parse(a.createdAt);
-}
-
-/** The filters of the turns page: the agent, the status and the source. */
-function TurnFilters({
-  filters,
-  onChange,
-}: {
-  filters: Filters;
-  onChange(name: keyof Filters, value: string): void;
-}) {
-  return (
-    <form class="filters" onSubmit={(event) => event.preventDefault()}>
-      <AgentFilter
-        value={filters.agent ?? ''}
-        onChange={(agent) => onChange('agent', agent)}
-        any="All agents"
-      />
-      {FILTERS.map(({ name, label, options }) => (
-        <SelectFilter
-          key={name}
-          label={label}
-          any={`Any ${name}`}
-          options={options}
-          value={filters[name] ?? ''}
-          onChange={(value) => onChange(name, value)}
-        />
-      ))}
-    </form>
-  );
 }
 
 /** The turns shown, one row each, their durations as of `now`. */
@@ -92,11 +50,14 @@ function TurnsTable({ turns, now }: { turns: readonly Turn[]; now: number }) {
       <tbody>
         {turns.map((turn) => (
           <tr key={turn.id}>
-            <td class="id">
-              <Link href={`/turns/${turn.id}`}>{turn.id}</Link>
+            <td class="turn-title">
+              <Link href={`/turns/${turn.id}`}>{turn.title === '' ? turn.id : turn.title}</Link>
+              <span class="id">{turn.id}</span>
             </td>
             <td>{turn.agent}</td>
-            <td>{turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`}</td>
+            <td>
+              <TurnSource turn={turn} />
+            </td>
             <td>
               <StatusText status={turn.status} />
             </td>
@@ -113,7 +74,7 @@ function TurnsTable({ turns, now }: { turns: readonly Turn[]; now: number }) {
 /** `#/turns`: the turns of the agents served, newest first, filtered, paged and kept live. */
 export function TurnsPage() {
   const live = useLiveState();
-  const [filters, setFilters] = useState<Filters>({});
+  const [filters, setFilters] = useTurnFilters();
   const [turns, setTurns] = useState<Turn[] | undefined>(undefined);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -121,7 +82,7 @@ export function TurnsPage() {
   // Answers of an older load (filters changed meanwhile) are dropped.
   const generation = useRef(0);
 
-  const load = useCallback((next: Filters) => {
+  const load = useCallback((next: TurnFilters) => {
     const current = ++generation.current;
     unwrap(api.GET('/v1/turns', { params: { query: next } })).then(
       (page) => {
@@ -135,7 +96,9 @@ export function TurnsPage() {
       },
     );
   }, []);
-  useEffect(() => load(filters), [filters, load]);
+  // The filters come from the URL: a new object each render, the same list while its text is the same.
+  const filtersKey = JSON.stringify(filters);
+  useEffect(() => load(filters), [filtersKey, load]);
 
   const loadMore = () => {
     if (cursor === undefined) return;
@@ -165,8 +128,9 @@ export function TurnsPage() {
         const at = shown.findIndex((entry) => entry.id === turn.id);
         // A shown turn is updated even when it no longer matches (it does not vanish under the
         // operator's eyes); a new one is added when it matches.
-        if (at !== -1) return shown.map((entry, index) => (index === at ? turn : entry));
-        if (!matches(turn, filters)) return shown;
+        // The feed's turns carry no `origin`: the one listed stays.
+        if (at !== -1) return shown.map((entry, index) => (index === at ? { ...entry, ...turn } : entry));
+        if (!matchesFilters(turn, filters)) return shown;
         return [turn, ...shown].sort(byNewest);
       });
     },
@@ -181,14 +145,6 @@ export function TurnsPage() {
   }, [turns]);
 
   const now = useNow(turns?.some(isActive) ?? false);
-  const setFilter = (name: keyof Filters, value: string) =>
-    setFilters((current) => {
-      const next: Filters = { ...current };
-      if (value === '') delete next[name];
-      else (next as Record<string, string>)[name] = value;
-      return next;
-    });
-
   return (
     <section aria-labelledby="page-title">
       <div class="page-head">
@@ -197,7 +153,7 @@ export function TurnsPage() {
           <StreamStateText state={live.state} error={live.error} />
         </output>
       </div>
-      <TurnFilters filters={filters} onChange={setFilter} />
+      <TurnFilterForm filters={filters} onChange={setFilters} />
       <ErrorAlert error={error} />
       {turns === undefined ? (
         <Loading error={error} text="Loading turns…" />
@@ -214,9 +170,4 @@ export function TurnsPage() {
       )}
     </section>
   );
-}
-
-function filtersText(filters: Filters): string {
-  const parts = Object.entries(filters).map(([name, value]) => `${name} ${value}`);
-  return parts.length === 0 ? '' : ` for ${parts.join(', ')}`;
 }

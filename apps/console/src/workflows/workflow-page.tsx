@@ -17,6 +17,14 @@ import { TaskGraph } from './task-graph';
 type Workflow = Schema<'Workflow'>;
 type Task = Workflow['tasks'][number];
 
+/**
+ * A task's status as the page says it: a task failed without an attempt never ran (a task it
+ * depends on failed, or the workflow was stopped first), so it is `not run`, not `failed`.
+ */
+export function taskStatusWord(task: Pick<Task, 'status' | 'attempts'>): string {
+  return task.status === 'failed' && task.attempts === 0 ? 'not run' : task.status;
+}
+
 const POLL_MS = 1000;
 
 /**
@@ -167,7 +175,7 @@ function WorkflowTasks({
       <div class="graph-pane">
         <TaskGraph
           name={`Task graph of workflow ${workflow.name}`}
-          tasks={workflow.tasks}
+          tasks={workflow.tasks.map((task) => ({ ...task, status: taskStatusWord(task) }))}
           selected={selected}
           onSelect={onSelect}
         />
@@ -175,7 +183,7 @@ function WorkflowTasks({
         <ul class="task-list" aria-label="Tasks">
           {workflow.tasks.map((task) => (
             <li key={task.id}>
-              {task.id}: {task.status}
+              {task.id}: {taskStatusWord(task)}
               {task.dependsOn.length === 0 ? '' : ` (after ${task.dependsOn.join(', ')})`}
             </li>
           ))}
@@ -198,7 +206,7 @@ function TaskDetails({ task, turnId }: { task: Task; turnId: string | undefined 
       <h2>Task {task.id}</h2>
       <Facts columns>
         <Fact label="Status">
-          <StatusText status={task.status} />
+          <StatusText status={taskStatusWord(task)} />
         </Fact>
         <Fact label="Attempts">{task.attempts}</Fact>
         <Fact label="Depends on">{task.dependsOn.length === 0 ? 'nothing' : task.dependsOn.join(', ')}</Fact>
@@ -212,9 +220,11 @@ function TaskDetails({ task, turnId }: { task: Task; turnId: string | undefined 
           <p class="error">{task.error}</p>
         </>
       )}
-      <Collapsed summary="Stored result">
-        {task.result === undefined || task.result === null ? 'none' : formatJson(task.result)}
-      </Collapsed>
+      {task.result === undefined || task.result === null ? (
+        <p>Stored result: none</p>
+      ) : (
+        <Collapsed summary="Stored result">{formatJson(task.result)}</Collapsed>
+      )}
     </>
   );
 }

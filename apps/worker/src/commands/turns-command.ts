@@ -5,11 +5,6 @@ import { agentListCommand, recordShowCommand } from './read-only-view';
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const LIST_LIMIT = 20;
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
 function describeTurn(turn: TurnRecord): string {
   const source = turn.sourceId === undefined ? turn.source : `${turn.source} ${turn.sourceId}`;
   const ended = turn.endedAt === undefined ? 'still running' : `ended ${turn.endedAt}`;
@@ -18,14 +13,15 @@ function describeTurn(turn: TurnRecord): string {
 
 /**
  * `switchyard turns list [--agent NAME]`: the agent's most recent turns run by `switchyard serve`
- * (API, schedule, job and task turns), newest first, from the control plane's turn records. Read-only.
+ * (API, schedule, job and task turns), newest first, from the control plane's turn records, each with
+ * its title (the prompt's first line; `turns show` prints the whole prompt). Read-only.
  */
 export const turnsListCommand = agentListCommand({
   read: (controlPlane, agentId) => controlPlane.turns.list({ agentId, limit: LIST_LIMIT }),
   none: (agentId) => `Agent ${agentId} has no recorded turns.`,
   heading: (turns, agentId) =>
     `${turns.length === LIST_LIMIT ? `The last ${LIST_LIMIT}` : turns.length} turn${turns.length === 1 ? '' : 's'} of agent ${agentId}, newest first:`,
-  describe: (turn) => `- ${describeTurn(turn)}\n  prompt: ${JSON.stringify(oneLine(turn.prompt, 100))}`,
+  describe: (turn) => `- ${describeTurn(turn)}\n  title: ${JSON.stringify(turn.title)}`,
 });
 
 /**

@@ -99,6 +99,7 @@ async function recordedTurn(workerId = WORKER): Promise<TurnEntry> {
     {
       id,
       agent: AGENT,
+      title: 'a turn',
       source: 'api',
       status: 'running',
       output: '',

@@ -1,3 +1,4 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { describe, expect, it } from 'vitest';
 import { openForSuite } from '../__fixtures__/open-for-suite';
 import { DaemonTestBed } from './__fixtures__/daemon-test-bed';
@@ -10,6 +11,26 @@ import { startDaemon } from './start-daemon';
 // not cancelled), and another daemon on the same control plane (embedded PGlite, the fake Responses
 // server as the model) continues it once the approval is answered from elsewhere; the held call runs
 // once, and the turn's log runs across both processes.
+
+/** The event types a stream sends up to `last` (then the reader lets it go: the turn is still open). */
+async function eventTypesUntil(url: string, last: string): Promise<string[]> {
+  const controller = new AbortController();
+  const response = await fetch(url, { signal: controller.signal });
+  const types: string[] = [];
+  const messages = (response.body as ReadableStream<Uint8Array>)
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream());
+  try {
+    for await (const { event } of messages) {
+      if (event === undefined) continue;
+      types.push(event);
+      if (event === last) break;
+    }
+  } finally {
+    controller.abort();
+  }
+  return types;
+}
 
 describe('a turn waiting for approval across daemons', () => {
   const bed = openForSuite(() => DaemonTestBed.open(API_TEST_BED_OPTIONS));
@@ -50,6 +71,27 @@ describe('a turn waiting for approval across daemons', () => {
 
     const second = await startRelay('worker_second');
     try {
+      // Let go and not yet continued, it shows what it did so far: the usage and the events stored
+      // with its checkpoint, in the turn, the list and its event stream.
+      const shown = (await (await fetch(`${second.url}/v1/turns/${turnId}`)).json()) as {
+        status: string;
+        iterations: number;
+        usage: { totalTokens: number };
+      };
+      expect(shown).toMatchObject({ status: 'waiting-approval', iterations: 1 });
+      expect(shown.usage.totalTokens).toBeGreaterThan(0);
+      const listed = (await (await fetch(`${second.url}/v1/turns?agent=relay`)).json()) as {
+        turns: Array<{ id: string; usage: { totalTokens: number } }>;
+      };
+      expect(listed.turns.find((turn) => turn.id === turnId)?.usage.totalTokens).toBe(
+        shown.usage.totalTokens,
+      );
+      expect(await eventTypesUntil(`${second.url}/v1/turns/${turnId}/events`, 'approval-requested')).toEqual([
+        'turn-start',
+        'model-request-start',
+        'model-request-end',
+        'approval-requested',
+      ]);
       // Not continued while pending; then answered from "another process" (the store directly).
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect((await controlPlane.turns.get(turnId))?.workerId).toBe('worker_first');

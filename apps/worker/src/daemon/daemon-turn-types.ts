@@ -33,6 +33,8 @@ export interface DaemonTurnSnapshot {
   source: DaemonTurnSource;
   /** The source's own id: the schedule run id for `schedule`, absent for `api`. */
   sourceId?: string;
+  /** The prompt's first line, at most 120 characters (control-plane's `turnTitleOf`). */
+  title: string;
   /** `running`, `waiting-approval`, or how the loop ended the turn. */
   status: DaemonTurnStatus;
   /** The last response's output text (empty while running). */
@@ -172,7 +174,10 @@ export interface DaemonTurnRunnerOptions {
 }
 
 /** The part of the control plane's `TurnStore` the daemon's turns use. */
-export type DaemonTurnRecords = Pick<TurnStore, 'recordStart' | 'recordEnd' | 'heartbeat' | 'get' | 'events'>;
+export type DaemonTurnRecords = Pick<
+  TurnStore,
+  'recordStart' | 'recordEnd' | 'heartbeat' | 'get' | 'events' | 'checkpoint'
+>;
 
 type StreamedEventType = Exclude<AgentEvent['type'], 'turn-end'>;
 
@@ -201,11 +206,23 @@ export interface ApprovalResolvedEvent {
   approval: DaemonApproval;
 }
 
+/** When an event happened, stamped by the turn registry as it takes the event. */
+export interface TimedEvent {
+  /**
+   * When the process running the turn took the event (ISO 8601, milliseconds): a turn's timeline is
+   * drawn from these. Absent in logs recorded before events carried it; a text delta joined with
+   * the ones after it keeps the first one's time.
+   */
+  at?: string;
+}
+
 /** An event as the HTTP API sends it: the core event with `error` as a message, or an approval event. */
-export type DaemonTurnEvent =
+export type DaemonTurnEvent = (
   | {
       [Type in StreamedEventType]: Omit<Extract<AgentEvent, { type: Type }>, 'error'> & { error?: string };
     }[StreamedEventType]
   | DaemonTurnEndEvent
   | ApprovalRequestedEvent
-  | ApprovalResolvedEvent;
+  | ApprovalResolvedEvent
+) &
+  TimedEvent;

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ApprovalRecord, ResumableTurn, TurnRecord } from '@switchyard/control-plane';
+import {
+  type ApprovalRecord,
+  type ResumableTurn,
+  type TurnRecord,
+  turnTitleOf,
+} from '@switchyard/control-plane';
 import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
 import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import { ApprovalGate } from './approval-gate';
@@ -120,6 +125,7 @@ export class DaemonTurns {
         agent: request.agentId,
         source: request.source,
         ...(request.sourceId === undefined ? {} : { sourceId: request.sourceId }),
+        title: turnTitleOf(request.prompt),
         status: 'running',
         output: '',
         usage: ZERO_USAGE,

@@ -144,7 +144,7 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
         const id = String(started.body.id);
         ids.push(id);
         // The whole `turn` event that says it completed (its output is 2 MiB too).
-        const completed = `"id":"${id}","agent":"main","source":"api","status":"completed"`;
+        const completed = `"id":"${id}","agent":"main","source":"api","title":"BIG ${index}","status":"completed"`;
         await waitFor(
           `turn ${index} to end in the feed`,
           () => {

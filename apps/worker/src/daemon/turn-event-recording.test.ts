@@ -69,6 +69,7 @@ describe('the operator log line of a turn', () => {
   const snapshot: DaemonTurnSnapshot = {
     id: 'turn_1',
     agent: 'ada',
+    title: 'a turn',
     source: 'schedule',
     sourceId: 'run_7',
     status: 'failed',
@@ -105,6 +106,7 @@ describe('recording how a turn ended (the turn records on PGlite)', () => {
     return {
       id,
       agent: 'ada',
+      title: 'a turn',
       source: 'api',
       status: 'completed',
       output: 'Hello there',

@@ -24,7 +24,7 @@ export function serialiseEvent(event: AgentEvent, iterationOffset: number): Daem
   if (iterationOffset > 0 && event.type === 'turn-end') {
     serialised = { ...serialised, iterations: event.iterations + iterationOffset };
   }
-  return serialised as DaemonTurnEvent;
+  return serialised as unknown as DaemonTurnEvent;
 }
 
 /**

@@ -222,6 +222,7 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
       {
         id: turnId,
         agent: AGENT,
+        title: 'a turn',
         source: 'api',
         status: 'waiting-approval',
         output: '',

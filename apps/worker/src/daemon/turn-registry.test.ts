@@ -13,6 +13,7 @@ function openTurn(id: string): TurnEntry {
     {
       id,
       agent: 'ada',
+      title: 'a turn',
       source: 'api',
       status: 'running',
       output: '',
@@ -24,7 +25,9 @@ function openTurn(id: string): TurnEntry {
   );
 }
 
-const delta = (text: string): DaemonTurnEvent => ({ type: 'text-delta', iteration: 1, delta: text });
+// Stamped already (as a continued turn's replayed events are): the registry keeps a time it is given.
+const AT = '2026-12-05T00:00:00.000Z';
+const delta = (text: string): DaemonTurnEvent => ({ type: 'text-delta', iteration: 1, delta: text, at: AT });
 
 /** Adds a turn, gives it `output`, and ends it as `DaemonTurns` does. */
 function finish(registry: TurnRegistry, entry: TurnEntry, output = ''): void {
@@ -126,6 +129,22 @@ describe('following and observing turns', () => {
       ['turn_observed', 'running', 'text-delta'],
       ['turn_observed', 'completed', undefined],
     ]);
+  });
+
+  it('stamps an event with the time it took it, and a joined text delta keeps the first one’s time', () => {
+    const registry = new TurnRegistry();
+    const entry = started(registry, 'turn_timed');
+    const before = Date.now();
+    registry.push(entry, { type: 'text-delta', iteration: 1, delta: 'a' });
+    registry.push(entry, { type: 'text-delta', iteration: 1, delta: 'b' });
+    const after = Date.now();
+    expect(entry.events).toHaveLength(1);
+    const stamped = Date.parse(entry.events[0]?.at ?? '');
+    expect(stamped).toBeGreaterThanOrEqual(before);
+    expect(stamped).toBeLessThanOrEqual(after);
+    expect(entry.events[0]).toMatchObject({ delta: 'ab' });
+    registry.push(entry, { type: 'text-delta', iteration: 2, delta: 'given', at: AT });
+    expect(entry.events[1]?.at).toBe(AT);
   });
 
   it('takes no more events of a turn let go, which is no longer this process’s own', () => {

@@ -3,6 +3,7 @@ import type { DaemonTurnEvent, DaemonTurnRecords, DaemonTurnSnapshot } from './d
 import { definedFields } from './defined-fields';
 import { DEFAULT_MAX_RETAINED_TURN_BYTES } from './memory-limits';
 import { upgradeRecordedEvents } from './recorded-events';
+import { readCheckpoint } from './turn-checkpoint';
 import { isOpenTurn, type TurnEntry } from './turn-entry';
 import { appendEvent } from './turn-event-recording';
 
@@ -16,7 +17,7 @@ export interface TurnRegistryOptions {
   /** The most bytes of finished turns kept in memory (`retainedSizeOf`). Default 32 MiB. */
   maxRetainedTurnBytes?: number;
   /** The turn records: turns not in memory are read from them. Absent: memory only. */
-  records?: Pick<DaemonTurnRecords, 'get' | 'events'>;
+  records?: Pick<DaemonTurnRecords, 'get' | 'events'> & Partial<Pick<DaemonTurnRecords, 'checkpoint'>>;
 }
 
 /** The API's snapshot of a recorded turn. */
@@ -26,6 +27,7 @@ export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
     agent: record.agentId,
     source: record.source,
     ...definedFields(record, ['sourceId']),
+    title: record.title,
     status: record.status,
     output: record.output,
     usage: record.usage,
@@ -95,9 +97,11 @@ export class TurnRegistry {
   push(entry: TurnEntry, event: DaemonTurnEvent): void {
     // A turn let go is another process's now: what its aborted loop does here is not its story.
     if (entry.letGo !== undefined) return;
-    appendEvent(entry.events, event);
-    for (const listener of entry.listeners) listener(event);
-    this.#notify(entry, event);
+    // Stamped here, the one place every event passes, so a timeline has one clock (this process's).
+    const timed = event.at === undefined ? { ...event, at: new Date().toISOString() } : event;
+    appendEvent(entry.events, timed);
+    for (const listener of entry.listeners) listener(timed);
+    this.#notify(entry, timed);
   }
 
   /**
@@ -168,7 +172,8 @@ export class TurnRegistry {
 
   /**
    * The turn's snapshot: from memory when this process runs it or ran it recently, else from the
-   * turn records (turns of earlier runs and of other processes on the same database), else undefined.
+   * turn records (turns of earlier runs and of other processes on the same database; a turn waiting
+   * for approval with the usage of its checkpoint), else undefined.
    */
   async find(id: string): Promise<DaemonTurnSnapshot | undefined> {
     const entry = this.#turns.get(id);
@@ -176,7 +181,15 @@ export class TurnRegistry {
       return entry === undefined ? undefined : { ...entry.snapshot };
     }
     const record = await this.#records.get(id);
-    return record === undefined ? undefined : snapshotOf(record);
+    if (record === undefined) return undefined;
+    const snapshot = snapshotOf(record);
+    if (record.status !== 'waiting-approval') return snapshot;
+    // Its usage is recorded at its end: until then, what its worker stored when it held the call (or
+    // let the turn go) says how far it got.
+    const checkpoint = readCheckpoint(await this.#records.checkpoint?.(id));
+    return checkpoint === undefined
+      ? snapshot
+      : { ...snapshot, usage: checkpoint.usage, iterations: checkpoint.iterations };
   }
 
   /** Whether the turn is in memory and this process's own (its events can be followed live). */
@@ -187,11 +200,16 @@ export class TurnRegistry {
 
   /**
    * A turn's event log from the records, with the outcomes of calls recorded by an older worker read
-   * as today's (`upgradeRecordedEvents`); undefined when unknown or not recorded.
+   * as today's (`upgradeRecordedEvents`); for a turn not ended, the events of its checkpoint (none
+   * when it has none); undefined when unknown or not recorded.
    */
   async recordedEvents(id: string): Promise<DaemonTurnEvent[] | undefined> {
     const log = await this.#records?.events(id);
-    return log === undefined ? undefined : upgradeRecordedEvents(log.events);
+    if (log === undefined) return undefined;
+    if (log.events.length > 0) return upgradeRecordedEvents(log.events);
+    // A log is written at the turn's end: until then, the events its worker stored with its checkpoint.
+    const checkpoint = readCheckpoint(await this.#records?.checkpoint?.(id));
+    return upgradeRecordedEvents(checkpoint?.events ?? []);
   }
 
   /**

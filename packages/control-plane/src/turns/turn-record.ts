@@ -49,6 +49,8 @@ export interface TurnRecord {
   attempt?: number;
   /** The user's message. */
   prompt: string;
+  /** The prompt's first line, at most 120 characters (`turnTitleOf`): what a list of turns shows. */
+  title: string;
   /** `running`, how it ended, or `interrupted`. */
   status: TurnRecordStatus;
   /** The final output text (empty while running). */
@@ -125,6 +127,16 @@ export interface ListTurnsOptions {
   status?: TurnRecordStatus;
   /** Only turns from this source. */
   source?: TurnSource;
+  /**
+   * Only turns whose prompt holds this text (1 to 200 bytes), compared case-insensitively within
+   * the prompt's first 4,096 characters. A search reads a bounded number of turns per page (see
+   * `TurnStore.page`).
+   */
+  text?: string;
+  /** Only turns started at or after this time (ISO 8601 UTC). */
+  createdAfter?: string;
+  /** Only turns started before this time (ISO 8601 UTC). */
+  createdBefore?: string;
   /**
    * Only turns older than this one, in the list's order (newest first): the last turn of the previous
    * page, for cursor paging.

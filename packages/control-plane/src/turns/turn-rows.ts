@@ -1,4 +1,5 @@
 import type { TurnRecord, TurnRecordStatus, TurnSource, TurnUsage } from './turn-record';
+import { turnTitleOf } from './turn-title';
 
 /** The fields of a turn's token usage, as stored in its `usage` column. */
 export const USAGE_FIELDS = [
@@ -54,6 +55,7 @@ export function recordOfTurnRow(row: TurnRow): TurnRecord {
     ...(row.source_id === null ? {} : { sourceId: row.source_id }),
     ...(row.attempt === null ? {} : { attempt: row.attempt }),
     prompt: row.prompt,
+    title: turnTitleOf(row.prompt),
     status: row.status,
     output: row.output,
     usage,

@@ -1,10 +1,10 @@
 import type { Database } from '../database/database';
-import { CURSOR_TIME, checkPageCursor, checkPageLimit, cutPage } from '../database/page-rows';
 import { type ChangesOptions, readChanges } from '../database/read-changes';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStorableText } from '../values/check-stored-value';
 import { capText, fitEvents } from './stored-turn-text';
+import { pageTurns } from './turn-page';
 import type {
   InterruptedTurnRecord,
   ListTurnsOptions,
@@ -18,6 +18,7 @@ import type {
   TurnSource,
 } from './turn-record';
 import { recordOfTurnRow, TURN_COLUMNS, type TurnRow, USAGE_FIELDS } from './turn-rows';
+import { describeTurnSources, type TurnSourceDetail } from './turn-sources';
 import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
@@ -413,6 +414,27 @@ export class TurnStore {
     return rows.map(recordOfTurnRow);
   }
 
+  /**
+   * Where each of `turns` came from, by name (`TurnSourceDetail`), keyed by turn id: two lookups
+   * by primary key, whatever the number of turns. API turns have no entry.
+   */
+  sources(turns: readonly TurnRecord[]): Promise<Map<string, TurnSourceDetail>> {
+    return describeTurnSources(this.#database, turns);
+  }
+
+  /**
+   * The checkpoint of a turn that has not ended (what its worker stored when a call of it was held,
+   * or when it let it go: its events and usage so far), or undefined when it has none or ended.
+   */
+  async checkpoint(id: string): Promise<unknown> {
+    if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
+    const { rows } = await this.#database.query<{ checkpoint: unknown }>(
+      'SELECT checkpoint FROM switchyard.turns WHERE id = $1 AND ended_at IS NULL',
+      [id],
+    );
+    return rows[0]?.checkpoint ?? undefined;
+  }
+
   /** One turn's record, or undefined for an unknown id. */
   async get(id: string): Promise<TurnRecord | undefined> {
     if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
@@ -449,40 +471,11 @@ export class TurnStore {
    * call; absent on the last page). Takes the options of `list`.
    *
    * Contract: throws `ControlPlaneInputError` naming `agentId`, `agentIds[i]`, `status`, `source`,
-   * `before.createdAt`, `before.id` or `limit` when bad.
+   * `before.createdAt`, `before.id`, `limit`, `text`, `createdAfter` or `createdBefore` when bad. A
+   * search (`text`) reads at most `TURN_SEARCH_SCAN_ROWS` turns past its cursor: its page may hold
+   * fewer than `limit` turns, even none, with a `next` cursor to go on from.
    */
-  async page(options: ListTurnsOptions = {}): Promise<{ turns: TurnRecord[]; next?: TurnCursor }> {
-    const agentId = options.agentId === undefined ? null : checkAgentId(options.agentId);
-    const agentIds =
-      options.agentIds === undefined
-        ? null
-        : options.agentIds.map((agent, index) => checkAgentId(agent, `agentIds[${index}]`));
-    if (options.status !== undefined && !STATUSES.has(options.status)) {
-      throw new ControlPlaneInputError('status', `must be one of ${[...STATUSES].join(', ')}`);
-    }
-    if (options.source !== undefined && !SOURCES.has(options.source)) {
-      throw new ControlPlaneInputError('source', `must be one of ${[...SOURCES].join(', ')}`);
-    }
-    const before = options.before === undefined ? undefined : checkPageCursor(options.before, TURN_ID);
-    const limit = checkPageLimit(options.limit);
-    const { rows } = await this.#database.query<TurnRow & { cursor_time: string }>(
-      `SELECT ${COLUMNS}, ${CURSOR_TIME}
-         FROM switchyard.turns
-        WHERE ($1::text IS NULL OR agent_id = $1) AND ($2::text IS NULL OR status = $2)
-          AND ($3::text[] IS NULL OR agent_id = ANY($3::text[])) AND ($4::text IS NULL OR source = $4)
-          AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::text))
-        ORDER BY created_at DESC, id DESC LIMIT $7`,
-      [
-        agentId,
-        options.status ?? null,
-        agentIds,
-        options.source ?? null,
-        before?.createdAt ?? null,
-        before?.id ?? null,
-        limit + 1,
-      ],
-    );
-    const { rows: page, next } = cutPage(rows, limit);
-    return { turns: page.map(recordOfTurnRow), ...(next === undefined ? {} : { next }) };
+  page(options: ListTurnsOptions = {}): Promise<{ turns: TurnRecord[]; next?: TurnCursor }> {
+    return pageTurns(this.#database, options, { statuses: STATUSES, sources: SOURCES, turnId: TURN_ID });
   }
 }

@@ -368,7 +368,22 @@ describe('the daemon’s HTTP API: schedules', () => {
     expect(listed[0]?.runs).toHaveLength(1);
     expect(listed[0]?.runs[0]).toMatchObject({ slot: new Date(slot).toISOString() });
     const scheduledTurn = await call('getTurn', `/v1/turns/${String(listed[0]?.runs[0]?.turnId)}`);
-    expect(scheduledTurn.body).toMatchObject({ agent: 'hasty', source: 'schedule' });
+    // The turn names its schedule by id and name: its own `sourceId` is the run's.
+    expect(scheduledTurn.body).toMatchObject({
+      agent: 'hasty',
+      source: 'schedule',
+      title: 'scheduled check',
+      origin: { schedule: { id: schedule.id, name: 'hourly check' } },
+    });
+    expect((scheduledTurn.body.origin as { scheduleRunId?: string }).scheduleRunId).toBe(
+      scheduledTurn.body.sourceId,
+    );
+    const listedTurns = await call('listTurns', '/v1/turns?agent=hasty&source=schedule');
+    expect(listedTurns.body.turns).toEqual([
+      expect.objectContaining({
+        origin: { schedule: { id: schedule.id, name: 'hourly check' }, scheduleRunId: expect.any(String) },
+      }),
+    ]);
     const all = await call('listSchedules', '/v1/schedules?all=true');
     expect((all.body.items as Array<{ id: string }>).map((item) => item.id)).toEqual(
       expect.arrayContaining([schedule.id, finished.id]),

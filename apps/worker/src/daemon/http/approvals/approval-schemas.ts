@@ -60,6 +60,10 @@ export const AnswerSchema = z
   .strictObject({
     decision: z.enum(['allow', 'deny'], { error: "expected 'allow' or 'deny'" }),
     reason: z.string().max(4000).refine(isStorableText, { error: STORABLE_TEXT_ERROR }).optional(),
+    via: z.enum(['api', 'console'], { error: "expected 'api' or 'console'" }).optional().openapi({
+      description:
+        'Where the operator answered: `console` (the operator console sends it) or `api` (the default). Recorded as the approval’s `answeredBy`.',
+    }),
   })
   .openapi('ApprovalAnswer');
 

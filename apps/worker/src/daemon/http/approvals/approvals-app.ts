@@ -55,7 +55,7 @@ function registerAnswerApproval(
             id,
             decision: body.decision,
             ...(body.reason === undefined ? {} : { reason: body.reason }),
-            answeredBy: 'api',
+            answeredBy: body.via ?? 'api',
           })
           .catch((error: unknown) => {
             // A reason the records refuse (the schema checks the same): the client's to fix.

@@ -52,6 +52,11 @@ export const ToolCallEndEventSchema = z
       description:
         'Present when the output came from the turn’s journal: a resumed turn reused what its stopped worker recorded, and nothing ran.',
     }),
+    at: z.string().optional().openapi({
+      description:
+        'When the process running the turn took the event (ISO 8601, milliseconds). Every event of the turn’s stream carries it: a turn’s timeline is drawn from these. Absent in logs recorded before it existed.',
+      example: '2026-12-05T01:02:03.456Z',
+    }),
     inDoubt: z.literal(true).optional().openapi({
       description:
         'Present when the turn’s stopped worker had started the call and recorded no output: a read-only or idempotent tool ran again, any other ended `in-doubt` (or was put to an operator with `approvals.inDoubt: ask`).',

@@ -55,6 +55,15 @@ function followRecordedTurn(
   let closed = false;
   void (async () => {
     let current = snapshot;
+    // A turn under way elsewhere: its events so far (those its worker stored with its checkpoint),
+    // then the rest of its log once it ends.
+    let sent = 0;
+    if (isUnderWay(current)) {
+      const sofar = (await turns.recordedEvents(snapshot.id)) ?? [];
+      if (closed) return;
+      writer.replay(eventBlocks(sofar));
+      sent = sofar.length;
+    }
     while (!closed && isUnderWay(current)) {
       await new Promise((resolve) => setTimeout(resolve, pollMs));
       writer.comment(': running elsewhere\n\n');
@@ -76,7 +85,7 @@ function followRecordedTurn(
         ...(current.error === undefined ? {} : { error: current.error }),
       });
     }
-    writer.replay(eventBlocks(events));
+    writer.replay(eventBlocks(events.slice(sent), sent + 1));
     writer.end();
   })().catch(() => writer.end());
   return () => {

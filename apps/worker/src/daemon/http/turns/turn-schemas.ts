@@ -24,6 +24,24 @@ export const TurnSchema = z
     agent: z.string(),
     source: z.enum(TURN_SOURCES),
     sourceId: z.string().optional(),
+    origin: z
+      .strictObject({
+        workflow: z.strictObject({ id: z.string(), name: z.string() }).optional(),
+        taskId: z.string().optional(),
+        schedule: z.strictObject({ id: z.string(), name: z.string() }).optional(),
+        scheduleRunId: z.string().optional(),
+        jobId: z.string().optional(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'Where a task, schedule or job turn came from, by name: the workflow and task, the schedule (its own id: `sourceId` is the run’s) and run, the job. In the list and on one turn; absent for API turns, in the live feed’s `turn` events, and for parts no longer recorded.',
+      }),
+    title: z.string().openapi({
+      description:
+        'The prompt’s first non-blank line, its white space runs as one space, at most 120 characters (cut with `…`)',
+      example: 'Summarise the open issues in notes/todo.md',
+    }),
     status: z.enum(TURN_STATUSES),
     output: z.string(),
     usage: UsageSchema,
@@ -33,6 +51,16 @@ export const TurnSchema = z
     error: z.string().optional(),
   })
   .openapi('Turn');
+
+/** One turn with its whole prompt (`GET /v1/turns/{id}`). */
+export const TurnDetailSchema = z
+  // A new object of the same fields, not `extend`: the document would give an `allOf` of two closed
+  // objects, which no value satisfies.
+  .strictObject({
+    ...TurnSchema.shape,
+    prompt: z.string().openapi({ description: 'The prompt the turn was started with, as recorded' }),
+  })
+  .openapi('TurnDetail');
 
 /** A page of turns, newest first. */
 export const TurnListSchema = z
@@ -61,6 +89,19 @@ export function turnRequestSchemas({ agent, limit, cursor }: AgentFields) {
       agent: agent.optional(),
       status: z.enum(TURN_STATUSES).optional(),
       source: z.enum(TURN_SOURCES).optional(),
+      text: z.string().min(1).max(200).optional().openapi({
+        description:
+          'Only turns whose prompt holds this text, case-insensitively, within its first 4,096 characters. A search reads at most 2,000 turns per page: a page may hold fewer than `limit` turns, even none, with a `nextCursor` to go on from.',
+        example: 'flaky build',
+      }),
+      createdAfter: z.iso
+        .datetime()
+        .optional()
+        .openapi({ description: 'Only turns started at or after this time (ISO 8601 UTC)' }),
+      createdBefore: z.iso
+        .datetime()
+        .optional()
+        .openapi({ description: 'Only turns started before this time (ISO 8601 UTC)' }),
       limit,
       cursor: cursor.optional(),
     }),

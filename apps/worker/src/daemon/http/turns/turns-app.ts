@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ControlPlaneInputError, type StoredAnswer } from '@switchyard/control-plane';
+import { ControlPlaneInputError, type StoredAnswer, type TurnSourceDetail } from '@switchyard/control-plane';
 import { type DaemonTurnSnapshot, snapshotOf } from '../../daemon-turns';
 import { definedFields } from '../../defined-fields';
 import type { ApiContext } from '../api-context';
@@ -10,7 +10,7 @@ import { createResourceApp, errorResponse, idRoute, jsonResponse, NO_STORE } fro
 import { refuseOtherMethods, registerGetById, registerList } from '../route-registrars';
 import { SHARED_ERRORS } from '../shared-error-responses';
 import { registerTurnEvents } from './turn-events-route';
-import { TurnListSchema, TurnSchema, turnRequestSchemas } from './turn-schemas';
+import { TurnDetailSchema, TurnListSchema, TurnSchema, turnRequestSchemas } from './turn-schemas';
 
 /** A turn's 202 (`Location` names it), as sent and as kept for an Idempotency-Key. */
 const turnAnswer = (snapshot: DaemonTurnSnapshot): StoredAnswer => ({
@@ -55,6 +55,12 @@ async function startTurn(
   if (snapshot === undefined)
     throw new HttpError(500, 'internal_error', 'the turn was started but is not known');
   return snapshot;
+}
+
+/** A turn with where it came from by name (`TurnSourceDetail`), when that is known. */
+function withOrigin(turn: DaemonTurnSnapshot, origins: ReadonlyMap<string, TurnSourceDetail>) {
+  const origin = origins.get(turn.id);
+  return origin === undefined ? turn : { ...turn, origin };
 }
 
 /** `POST /v1/turns` in the document, with the body `requestSchema`. */
@@ -109,6 +115,8 @@ export function createTurnsApp(context: ApiContext) {
       operationId: 'listTurns',
       path: '/v1/turns',
       summary: 'Recorded turns of the agents served, newest first',
+      description:
+        'Filtered by agent, status, source, text in the prompt and a time range; each field the query gets wrong is named in the 400.',
     },
     schemas.turnsQuery,
     { description: 'A page of turns', schema: TurnListSchema },
@@ -116,12 +124,22 @@ export function createTurnsApp(context: ApiContext) {
       const page = await controlPlane.turns
         .page({
           agentIds: context.served(query.agent),
-          ...definedFields(query, ['status', 'source']),
+          ...definedFields(query, ['status', 'source', 'text', 'createdAfter', 'createdBefore']),
           ...pageOf(query),
         })
         .catch(refusedQuery);
+      const origins = await controlPlane.turns.sources(page.turns);
+      const snapshots = await Promise.all(
+        page.turns.map(
+          async (record) =>
+            turns.get(record.id) ??
+            // Waiting elsewhere (or let go): `find` adds the usage its checkpoint holds.
+            (record.status === 'waiting-approval' ? await turns.find(record.id) : undefined) ??
+            snapshotOf(record),
+        ),
+      );
       return {
-        turns: page.turns.map((record) => turns.get(record.id) ?? snapshotOf(record)),
+        turns: snapshots.map((snapshot) => withOrigin(snapshot, origins)),
         ...nextCursorOf(page.next),
       };
     },
@@ -137,8 +155,14 @@ export function createTurnsApp(context: ApiContext) {
     app,
     { operationId: 'getTurn', path: '/v1/turns/{id}', summary: 'One turn, whichever process ran it' },
     SHARED_ERRORS.noTurn.ref,
-    { description: 'The turn', schema: TurnSchema },
-    findTurn,
+    { description: 'The turn, with its whole prompt', schema: TurnDetailSchema },
+    async (id) => {
+      const turn = await findTurn(id);
+      // Read after the snapshot: a turn found is recorded, and its prompt never changes.
+      const record = await controlPlane.turns.get(id);
+      if (record === undefined) return { ...turn, prompt: '' };
+      return { ...withOrigin(turn, await controlPlane.turns.sources([record])), prompt: record.prompt };
+    },
   );
 
   registerTurnEvents(app, context, findTurn);

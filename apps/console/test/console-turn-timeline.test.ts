@@ -1,0 +1,198 @@
+import { type FakeRequest, type FakeResponse, toolCallStep } from '@switchyard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BEARER_TOKEN, ConsoleBrowser } from './__fixtures__/console-browser';
+import { requestJson, waitFor } from './__fixtures__/daemon-requests';
+import { promptOf } from './__fixtures__/model-requests';
+
+// A turn's timeline, the search of turns and what a held call shows, in a real chromium against a
+// real `switchyard serve` child on PGlite with the fake model (destructive calls held for approval).
+
+const PLAN_BEFORE = 'step one\nstep two\nstep four\n';
+const PLAN_AFTER = 'step one\nstep 2\nstep three\nstep four\n';
+
+/**
+ * `TIMELINE`: a slow first answer with two reads (parallel) and a write (sequential, held), then a
+ * slow final answer. `EDIT <file>`: one held `edit_file` of the plan. Anything else: `ok`.
+ */
+function script(request: FakeRequest): FakeResponse {
+  const prompt = promptOf(request);
+  if (request.functionCallOutputs.length > 0) return { delayMs: 200, text: 'All done.' };
+  if (prompt.startsWith('TIMELINE')) {
+    return {
+      delayMs: 300,
+      functionCalls: [
+        { name: 'read_file', arguments: { path: 'a.txt' } },
+        { name: 'read_file', arguments: { path: 'b.txt' } },
+        { name: 'write_file', arguments: { path: 'timeline.txt', content: 'written\n' } },
+      ],
+    };
+  }
+  if (prompt.startsWith('EDIT ')) {
+    return toolCallStep('edit_file', {
+      path: prompt.slice(5),
+      old_string: PLAN_BEFORE,
+      new_string: PLAN_AFTER,
+    });
+  }
+  return { text: 'ok' };
+}
+
+interface Bar {
+  label: string;
+  start: number;
+  end: number;
+}
+
+describe('the console: a turn’s timeline, search and held calls an operator can judge', () => {
+  let bed: ConsoleBrowser;
+  const startTurn = async (prompt: string) => {
+    const started = await requestJson(`${bed.url}/v1/turns`, { body: { prompt }, token: BEARER_TOKEN });
+    expect(started.status).toBe(202);
+    return String(started.body.id);
+  };
+  const turnOf = async (id: string) =>
+    (await requestJson(`${bed.url}/v1/turns/${id}`, { token: BEARER_TOKEN })).body;
+  const pendingApproval = (turnId: string) =>
+    waitFor('the approval', async () => {
+      const listed = await requestJson(`${bed.url}/v1/approvals?turn=${turnId}`, { token: BEARER_TOKEN });
+      return (listed.body.approvals as Array<{ id: string }>)[0];
+    });
+  const answer = (approvalId: string, decision: 'allow' | 'deny', reason?: string) =>
+    requestJson(`${bed.url}/v1/approvals/${approvalId}`, {
+      body: reason === undefined ? { decision } : { decision, reason },
+      token: BEARER_TOKEN,
+    });
+
+  beforeAll(async () => {
+    bed = await ConsoleBrowser.start({
+      prefix: 'console-timeline',
+      script,
+      settings: { approvals: { destructive: 'ask' } },
+    });
+  });
+
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  it('draws a turn with parallel and sequential calls and a held call as one bar per step, in order, within the turn', async () => {
+    const id = await startTurn('TIMELINE of a held write\nwith two reads first');
+    const page = await bed.signedInPage(BEARER_TOKEN, bed.url, `#/turns/${id}`);
+    await page.getByRole('heading', { name: 'TIMELINE of a held write', level: 1 }).waitFor();
+    const timeline = page.getByRole('list', { name: 'Timeline' });
+    // Live: the wait for the approval shows as a bar while the turn waits.
+    await timeline
+      .getByRole('listitem', { name: /^Waiting for approval: Writing timeline\.txt: .*, waiting$/ })
+      .waitFor();
+    const approval = await pendingApproval(id);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await answer(approval.id, 'allow')).status).toBe(200);
+    await page.getByText('ended', { exact: true }).waitFor();
+    const turn = await turnOf(id);
+    expect(turn.status).toBe('completed');
+    await timeline.getByRole('listitem', { name: /^Model request 2: / }).waitFor();
+
+    const bars: Bar[] = await timeline.getByRole('listitem').evaluateAll((items) =>
+      items.map((item) => ({
+        label: String(item.getAttribute('aria-label')),
+        start: Number(item.getAttribute('data-start-ms')),
+        end: Number(item.getAttribute('data-end-ms')),
+      })),
+    );
+    const names = bars.map((bar) => bar.label.slice(0, bar.label.indexOf(': from')));
+    expect(names).toHaveLength(6);
+    expect(names[0]).toBe('Model request 1');
+    expect(
+      names.slice(1, 3).every((name) => /^Read .*[ab]\.txt|^Reading [ab]\.txt|[ab]\.txt/.test(name)),
+    ).toBe(true);
+    expect(names.slice(3)).toEqual([
+      'Waiting for approval: Writing timeline.txt',
+      'Wrote 1 line to timeline.txt',
+      'Model request 2',
+    ]);
+    const starts = bars.map((bar) => bar.start);
+    expect(starts).toEqual(starts.toSorted((a, b) => a - b));
+    const duration = Date.parse(String(turn.endedAt)) - Date.parse(String(turn.createdAt));
+    for (const bar of bars) {
+      expect(bar.start, bar.label).toBeGreaterThanOrEqual(0);
+      expect(bar.end, bar.label).toBeGreaterThanOrEqual(bar.start);
+      expect(bar.end, bar.label).toBeLessThanOrEqual(duration + 1);
+    }
+    const [model1, readA, readB, waiting, write, model2] = bars as [Bar, Bar, Bar, Bar, Bar, Bar];
+    // Sequential steps do not overlap: each starts once the one before it ended.
+    expect(readA.start).toBeGreaterThanOrEqual(model1.end);
+    expect(waiting.start).toBeGreaterThanOrEqual(Math.max(readA.end, readB.end) - 1);
+    expect(write.start).toBeGreaterThanOrEqual(waiting.end);
+    expect(model2.start).toBeGreaterThanOrEqual(write.end);
+    expect(waiting.end - waiting.start).toBeGreaterThanOrEqual(400);
+    // The steps add up to the turn: its time is theirs but for the daemon's own work between them.
+    const covered =
+      model1.end -
+      model1.start +
+      (Math.max(readA.end, readB.end) - Math.min(readA.start, readB.start)) +
+      (waiting.end - waiting.start) +
+      (write.end - write.start) +
+      (model2.end - model2.start);
+    expect(covered).toBeLessThanOrEqual(duration + 1);
+    expect(covered).toBeGreaterThanOrEqual(duration * 0.5);
+    const totals = page.locator('dl.facts').last();
+    for (const label of ['Tokens in', 'Tokens out', 'Model time', 'Tool time', 'Waiting time']) {
+      expect(await totals.getByText(label, { exact: true }).count(), label).toBe(1);
+    }
+    await bed.screenshot(page, 'turn-timeline');
+  });
+
+  it('finds a turn by text in its prompt, the search kept in the URL across a reload', async () => {
+    const wanted = await startTurn('Feed the ZEBRAS at noon\nand the lions after');
+    const other = await startTurn('water the plants');
+    await waitFor('the turns to end', async () =>
+      (await turnOf(other)).status === 'completed' && (await turnOf(wanted)).status === 'completed'
+        ? true
+        : undefined,
+    );
+    const page = await bed.signedInPage(BEARER_TOKEN);
+    await page.getByRole('row').filter({ hasText: other }).waitFor();
+    await page.getByLabel('Search prompts').fill('zebras');
+    await page.getByLabel('Search prompts').press('Enter');
+    const table = page.getByRole('table');
+    await table.getByRole('link', { name: 'Feed the ZEBRAS at noon' }).waitFor();
+    await waitFor('the other turn to go', async () =>
+      (await table.getByText(other).count()) === 0 ? true : undefined,
+    );
+    expect(page.url()).toContain('text=zebras');
+    await page.reload();
+    await page.getByRole('table').getByRole('link', { name: 'Feed the ZEBRAS at noon' }).waitFor();
+    expect(await page.getByLabel('Search prompts').inputValue()).toBe('zebras');
+    expect(await page.getByRole('table').getByText(other).count()).toBe(0);
+    await bed.screenshot(page, 'turns-search');
+  });
+
+  it('shows a held edit as a diff with its turn’s prompt; denied, the call keeps its label and arguments', async () => {
+    const id = await startTurn('EDIT plan.md');
+    await pendingApproval(id);
+    const page = await bed.signedInPage(BEARER_TOKEN, bed.url, '#/approvals');
+    const card = page.getByRole('article', { name: 'Editing plan.md' });
+    await card.waitFor();
+    const diff = card.getByRole('region', { name: 'Change to plan.md' });
+    await diff.waitFor();
+    const lines = (await diff.locator('pre').textContent())?.split('\n') ?? [];
+    expect(lines).toEqual(
+      expect.arrayContaining(['  step one', '- step two', '+ step 2', '+ step three', '  step four']),
+    );
+    // The turn's prompt, its title as the summary.
+    await card.locator('summary', { hasText: 'EDIT plan.md' }).waitFor();
+    await bed.screenshot(page, 'approval-diff');
+    await card.getByLabel('Reason').fill('not this plan');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('No call is waiting for an answer.').waitFor();
+
+    await page.goto(`${bed.url}/#/turns/${id}`);
+    await page.getByText('ended', { exact: true }).waitFor();
+    const call = page.getByRole('article', { name: 'Tool call: Editing plan.md' });
+    await call.getByText('denied', { exact: true }).waitFor();
+    await call.getByText('Arguments').click();
+    expect(await call.locator('details pre').first().textContent()).toContain('step three');
+    await page.getByText('Approval denied by console: Editing plan.md — not this plan').waitFor();
+    expect(await page.getByRole('link', { name: 'answer it on the Approvals page' }).count()).toBe(0);
+  });
+});
