@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import type { AgentListOptions } from './commands/read-only-view';
+import { loadCategoryPackages } from './config/load-category-packages';
 import { type LoadConfigOptions, loadConfig } from './config/load-config';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
@@ -177,7 +178,11 @@ function addToolsCommand(cli: ProgramContext): void {
     .option('--json', 'print the manifest as JSON')
     .action(async (options) => {
       const { toolsCommand } = await import('./commands/tools-command');
-      await toolsCommand(await config(options), { agent: options.agent, json: options.json === true }, io);
+      await toolsCommand(
+        await loadCategoryPackages(await config(options)),
+        { agent: options.agent, json: options.json === true },
+        io,
+      );
       setExitCode(0);
     });
 }
@@ -341,7 +346,7 @@ function addServeCommand(cli: ProgramContext): void {
       setExitCode(
         await runServeCommand(
           {
-            config: await config(options),
+            config: await loadCategoryPackages(await config(options)),
             ...(options.agent === undefined ? {} : { agents: options.agent }),
             ...(options.host === undefined ? {} : { host: options.host }),
             ...(options.port === undefined ? {} : { port: options.port }),

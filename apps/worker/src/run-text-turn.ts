@@ -104,6 +104,7 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     agent,
     services: options.services,
     todos: { items: [] },
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const progress = options.json
     ? undefined

@@ -1,4 +1,5 @@
 import { checkCommandSandbox } from '../config/command-sandbox';
+import { loadCategoryPackages } from '../config/load-category-packages';
 import { loadConfig } from '../config/load-config';
 import { resolveAgent } from '../config/resolve-agent';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
@@ -36,11 +37,13 @@ export interface RunCommandOptions {
  * `WorkerConfigError` for a bad configuration or no model endpoint (naming the variable to set).
  */
 export async function runCommand(options: RunCommandOptions, io: CommandIO): Promise<number> {
-  const config = await loadConfig({
-    ...(options.configPath === undefined ? {} : { path: options.configPath }),
-    cwd: options.cwd,
-    env: options.env,
-  });
+  const config = await loadCategoryPackages(
+    await loadConfig({
+      ...(options.configPath === undefined ? {} : { path: options.configPath }),
+      cwd: options.cwd,
+      env: options.env,
+    }),
+  );
   const endpoint = resolveModelEndpoint(config);
   const agent = resolveAgent(config, options.agent);
   await checkCommandSandbox(config, (line) => io.stderr.write(`${line}\n`), [agent.id]);

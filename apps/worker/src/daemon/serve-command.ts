@@ -238,10 +238,11 @@ function daemonOptionsOf(
     // A home removed while the daemon runs is made again before the agent's next turn.
     beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
     // The daemon's text turns are composed exactly as `switchyard run` composes them.
-    tools: ({ agentId }) =>
+    tools: ({ agentId, signal }) =>
       buildTextTurnTools({
         config,
         agent: resolveAgent(config, agentId),
+        signal,
         services: {
           schedules: controlPlane.schedules,
           ...tracedWorkServices(controlPlane),
