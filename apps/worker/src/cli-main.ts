@@ -336,6 +336,10 @@ function addServeCommand(cli: ProgramContext): void {
     .option('--grace-ms <ms>', 'how long running turns may finish after SIGTERM', numberOption)
     .option('--tick-ms <ms>', 'how often this process fires due schedules', numberOption)
     .option('--poll-seconds <s>', 'how often an idle queue consumer polls (at least 0.5)', numberOption)
+    .option(
+      '--scripted-model',
+      'run on the built-in scripted model: canned answers, no API key (to try serve and its console)',
+    )
     .addHelpText(
       'after',
       '\nFlags override the "serve" section of switchyard.config.json.\n' +
@@ -354,6 +358,7 @@ function addServeCommand(cli: ProgramContext): void {
             ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
             ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
             ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
+            scriptedModel: options.scriptedModel === true,
             environment: io.env,
             stopRequested: io.stopRequested ?? new Promise(() => {}),
           },

@@ -25,6 +25,7 @@ import {
 } from '../text-turn';
 import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
+import { SCRIPTED_MODEL_SUMMARY, type ScriptedModel, startScriptedModel } from './built-in-scripted-model';
 import { checkCommandsReachApi } from './check-commands-reach-api';
 import { rootWarning } from './root-warning';
 import { createSkillProblemLog } from './skill-problem-log';
@@ -50,6 +51,11 @@ export interface ServeCommandOptions {
   tickMs?: number;
   /** `--poll-seconds`: overrides `serve.pollSeconds`. */
   pollSeconds?: number;
+  /**
+   * `--scripted-model`: run on the built-in scripted model (canned answers, no API key), started in
+   * this process, instead of the configured model.
+   */
+  scriptedModel?: boolean;
   /** The process environment (what the computer tools' allowlist picks from). */
   environment: Readonly<Record<string, string | undefined>>;
   /** Resolves when the process is asked to stop (SIGTERM or SIGINT): the daemon drains then. */
@@ -258,6 +264,7 @@ function daemonOptionsOf(
       return built.instructions;
     },
     commandSandbox: sandboxWatch.report,
+    ...(options.scriptedModel === true ? { scriptedModel: SCRIPTED_MODEL_SUMMARY } : {}),
     log: print,
   };
 }
@@ -294,6 +301,26 @@ export async function runServeCommand(
   options: ServeCommandOptions,
   print: (line: string) => void,
 ): Promise<number> {
+  const scripted = options.scriptedModel === true ? await startScriptedModel() : undefined;
+  try {
+    return await serveOn(
+      scripted === undefined ? options : { ...options, config: scripted.configure(options.config) },
+      scripted,
+      print,
+    );
+  } finally {
+    // After the daemon has drained: its last turns may still ask the scripted model.
+    await scripted?.close();
+  }
+}
+
+/** `runServeCommand` once the model is known (`scripted`: the built-in scripted model, running). */
+async function serveOn(
+  options: ServeCommandOptions,
+  scripted: ScriptedModel | undefined,
+  print: (line: string) => void,
+): Promise<number> {
+  if (scripted !== undefined) print(`switchyard serve: model: ${SCRIPTED_MODEL_SUMMARY}`);
   const plan = await prepareServe(options, print);
   // Closed in reverse at the end: the telemetry last, so the spans of the turns that drained are
   // exported before the process exits.
