@@ -11,6 +11,7 @@ import {
 import { describeApprovalPolicy } from '../config/describe-approval-policy';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { recordRunningDaemon } from '../running-daemon';
 import { readSkillManifest } from '../skill-manifest';
 import { observeQueues } from '../telemetry/queue-metrics';
 import { tracedWorkServices, traceMeta } from '../telemetry/traced-work-services';
@@ -343,6 +344,11 @@ async function serveOn(
     if (mcp !== undefined) opened.add(() => mcp.close());
     const daemon = await startDaemon(daemonOptionsOf(options, plan, controlPlane, mcp, sandboxWatch, print));
     opened.add(() => daemon.stop());
+    // The CLI in the same folder reaches the embedded database through this daemon's API (removed first
+    // at the end, so no command is sent to a daemon that is stopping).
+    if (plan.config.database.url === undefined) {
+      opened.add(await recordRunningDaemon(plan.config.database.dataDir, daemon.url));
+    }
   } catch (error) {
     await opened.closeAll();
     throw error;
