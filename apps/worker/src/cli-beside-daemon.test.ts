@@ -3,13 +3,15 @@ import path from 'node:path';
 import { toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli } from './__fixtures__/run-cli';
-import { promptOf } from './__fixtures__/scripted-model';
+import { isTaskTurn, promptOf } from './__fixtures__/scripted-model';
+import { summaryTask } from './__fixtures__/summary-schema';
 import { requestJson, waitFor } from './daemon/__fixtures__/http-client';
 import { ServeFolder } from './daemon/__fixtures__/serve-folder';
 
 // The CLI in the folder of a `switchyard serve` on embedded PGlite (which holds the database): the
-// approvals commands go through the daemon's HTTP API, found through the file it writes beside its
-// database's lock, with the token of the configuration's environment; `run` says why it cannot run.
+// approvals, schedules and workflows commands go through the daemon's HTTP API, found through the file
+// it writes beside its database's lock, with the token of the configuration's environment, and print
+// what they print from the database once it stops; `run` says why it cannot run.
 
 const TOKEN = 'cli-beside-daemon-token-0001';
 
@@ -19,6 +21,14 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
   let homeRoot: string;
   let approvalId: string;
   let turnId: string;
+  let workflowId: string;
+  const views = () => [
+    ['schedules', 'list'],
+    ['schedules', 'list', '--all'],
+    ['workflows', 'list'],
+    ['workflows', 'show', workflowId],
+  ];
+  const throughDaemon: CliRun[] = [];
   const cli = (args: string[], env: Record<string, string> = { SWITCHYARD_SERVE_TOKEN: TOKEN }) =>
     runCli(args, { cwd: folder.path, env });
 
@@ -26,17 +36,27 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     folder = await ServeFolder.create('cli-beside', 'pglite');
     homeRoot = path.join(folder.path, 'homes');
     await folder.writeConfig({
-      categories: { computer: { homeRoot }, schedule: {} },
+      categories: { computer: { homeRoot }, schedule: {}, workflow: {} },
       // Every destructive call is held for an answer, API turns' too.
       approvals: { destructive: 'ask' },
     });
     const fake = await folder.startFakeModel({
-      script: (request) =>
-        request.functionCallOutputs.length > 0
-          ? {
-              text: `Outputs: ${request.functionCallOutputs.map((output) => String(output.output)).join(' | ')}`,
-            }
-          : toolCallStep('write_file', { path: promptOf(request), content: 'written once\n' }),
+      script: (request) => {
+        if (request.functionCallOutputs.length > 0) {
+          return {
+            text: `Outputs: ${request.functionCallOutputs.map((output) => String(output.output)).join(' | ')}`,
+          };
+        }
+        if (isTaskTurn(request)) return toolCallStep('submit_result', { summary: 'done' });
+        if (promptOf(request) === 'SCHEDULE') {
+          return toolCallStep('create_schedule', {
+            name: 'digest',
+            prompt: 'Sum up the week.',
+            cron: '0 9 * * 1-5',
+          });
+        }
+        return toolCallStep('write_file', { path: promptOf(request), content: 'written once\n' });
+      },
     });
     ({ url } = await folder.startOnFakeModel(
       fake,
@@ -46,6 +66,18 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
         cwd: folder.path,
       },
     ));
+    // A schedule and a finished workflow for the read-only views (nothing of theirs changes after).
+    const scheduling = await requestJson(`${url}/v1/turns`, { body: { prompt: 'SCHEDULE' }, token: TOKEN });
+    const workflow = await requestJson(`${url}/v1/workflows`, {
+      body: { name: 'release-check', tasks: [summaryTask('count', 'Count the features.')] },
+      token: TOKEN,
+    });
+    await waitFor('the schedule and the workflow', async () => {
+      const turn = await requestJson(`${url}/v1/turns/${String(scheduling.body.id)}`, { token: TOKEN });
+      const flow = await requestJson(`${url}/v1/workflows/${String(workflow.body.id)}`, { token: TOKEN });
+      return turn.body.status === 'completed' && flow.body.status === 'completed' ? true : undefined;
+    });
+    workflowId = String(workflow.body.id);
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'held.txt' }, token: TOKEN });
     turnId = String(started.body.id);
     approvalId = await waitFor('the held call', async () => {
@@ -77,8 +109,10 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     ).toEqual([approvalId]);
     const shown = await cli(['approvals', 'show', approvalId]);
     succeeded(shown);
-    expect(shown.stdout).toContain(
-      `turn ${turnId}, call call_1_0; arguments (46 bytes, whole):\n{\n  "path": "held.txt",\n  "content": "written once\\n"\n}\n`,
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `\\nturn ${turnId}, call call_\\d+_0; arguments \\(46 bytes, whole\\):\\n\\{\\n  "path": "held\\.txt",\\n  "content": "written once\\\\n"\\n\\}\\n$`,
+      ),
     );
   });
 
@@ -115,6 +149,22 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     expect(await readFile(path.join(homeRoot, 'main', 'held.txt'), 'utf8')).toBe('written once\n');
   });
 
+  it('schedules and workflows are read through the daemon', async () => {
+    for (const view of views()) {
+      const run = await cli(view);
+      succeeded(run);
+      throughDaemon.push(run);
+    }
+    const [schedules, , workflows, shown] = throughDaemon;
+    expect(schedules?.stdout).toMatch(
+      /^1 active schedule of agent main:\n- digest \(\S+\) active: cron "0 9 \* \* 1-5" in UTC\n/,
+    );
+    expect(workflows?.stdout).toMatch(
+      new RegExp(`^1 workflow of agent main, newest first:\\n- release-check \\(${workflowId}\\) completed`),
+    );
+    expect(shown?.stdout).toContain('- count: completed\n  result: {"summary":"done"}\n');
+  });
+
   it('run says why it cannot run beside the daemon and how to start the turn there', async () => {
     const run = await cli(['run', 'hello'], {
       SWITCHYARD_SERVE_TOKEN: TOKEN,
@@ -124,5 +174,13 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("holds this folder's embedded database");
     expect(run.stderr).toContain(`POST ${url}/v1/turns with {"prompt": "...", "agent": "main"}`);
+  });
+
+  it('prints the same as the database says once the daemon has stopped', async () => {
+    const [serve] = folder.processes;
+    expect(await serve?.terminate()).toBe(0);
+    const fromDatabase: CliRun[] = [];
+    for (const view of views()) fromDatabase.push(await cli(view));
+    expect(fromDatabase).toEqual(throughDaemon);
   });
 });

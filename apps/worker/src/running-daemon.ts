@@ -136,3 +136,26 @@ export function daemonError(answer: DaemonAnswer): string {
   const error = answer.body.error as { message?: unknown } | undefined;
   return typeof error?.message === 'string' ? error.message : `HTTP ${answer.status}`;
 }
+
+/**
+ * `GET route` of the daemon's API: its JSON body, undefined on 404, and an error naming `what` and
+ * the API's message on any other status.
+ */
+export async function readDaemon(
+  daemon: RunningDaemon,
+  route: string,
+  what: string,
+): Promise<Record<string, unknown> | undefined> {
+  const answer = await requestDaemon(daemon, 'GET', route);
+  if (answer.status === 404) return undefined;
+  if (answer.status !== 200) {
+    throw new Error(`reading ${what} through the daemon's API (${daemon.url}): ${daemonError(answer)}`);
+  }
+  return answer.body;
+}
+
+/** The API's record (`agent`) as the control plane's (`agentId`). */
+export function recordOfView<T>(view: Record<string, unknown>): T {
+  const { agent, ...rest } = view;
+  return { ...rest, agentId: agent } as T;
+}

@@ -1,3 +1,5 @@
+import type { ScheduleRecord } from '@switchyard/control-plane';
+import { readDaemon, recordOfView } from '../running-daemon';
 import { agentListCommand } from './read-only-view';
 
 /**
@@ -7,6 +9,13 @@ import { agentListCommand } from './read-only-view';
 export const schedulesListCommand = agentListCommand({
   read: (controlPlane, agentId, all) =>
     controlPlane.schedules.listSchedules({ agentId, includeInactive: all }),
+  readDaemon: async (daemon, agentId, all) => {
+    const query = new URLSearchParams({ agent: agentId, ...(all ? { all: 'true' } : {}) });
+    const body = await readDaemon(daemon, `/v1/schedules?${query}`, 'schedules');
+    return ((body?.items ?? []) as Array<Record<string, unknown>>).map((item) =>
+      recordOfView<ScheduleRecord>(item),
+    );
+  },
   none: (agentId, all) => `Agent ${agentId} has no ${all ? '' : 'active '}schedules.`,
   heading: (schedules, agentId, all) =>
     `${schedules.length} ${all ? '' : 'active '}schedule${schedules.length === 1 ? '' : 's'} of agent ${agentId}:`,
