@@ -77,7 +77,22 @@ describe('a category scaffolded by create-category, built and installed by confi
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const tools = (JSON.parse(run.stdout) as { tools: Array<{ category: string; key: string }> }).tools;
-      expect(tools.at(-1)).toMatchObject({ category: PACKAGE, key: 'crm_echo', readOnly: true });
+      expect(tools.at(-1)).toMatchObject({
+        category: PACKAGE,
+        key: 'crm_echo',
+        readOnly: true,
+        description: 'Echo text back, optionally repeated.',
+        // The parameters as the model gets them: strict, the optional field nullable.
+        parameters: {
+          type: 'object',
+          properties: {
+            text: { type: 'string' },
+            times: { type: ['integer', 'null'], minimum: 1, maximum: 100 },
+          },
+          required: ['text', 'times'],
+          additionalProperties: false,
+        },
+      });
       expect(tools.map((tool) => tool.category)).toEqual([
         'todo',
         ...tools.filter((tool) => tool.category === 'computer').map(() => 'computer'),
@@ -187,6 +202,13 @@ export function createSwitchyardTools(turn) {
       expect(turn).toMatchObject({ status: 'completed', output: 'Echoed.' });
       const [first, second] = served.fake.requests;
       expect(first?.toolNames).toEqual(['update_todos', 'crm_echo']);
+      // GET /v1/tools gives each tool's parameters exactly as this request sent them.
+      const manifest = await requestJson(`${served.url}/v1/tools`);
+      const rows = manifest.body.tools as Array<{ key: string; parameters: unknown }>;
+      const sent = (first?.body.tools ?? []) as Array<{ name: string; parameters: unknown }>;
+      expect(rows.map((row) => [row.key, row.parameters])).toEqual(
+        sent.map((tool) => [tool.name, tool.parameters]),
+      );
       expect(second?.functionCallOutputs.map((output) => output.output)).toEqual(['> hello\n> hello']);
     });
 
