@@ -48,6 +48,11 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
           };
         }
         if (isTaskTurn(request)) return toolCallStep('submit_result', { summary: 'done' });
+        if (promptOf(request) === 'ONCE') {
+          const runAt = new Date(Date.now() + 1_000).toISOString();
+          return toolCallStep('create_schedule', { name: 'reminder', prompt: 'FIRED', runAt });
+        }
+        if (promptOf(request) === 'FIRED') return { text: 'Reminded.' };
         if (promptOf(request) === 'SCHEDULE') {
           return toolCallStep('create_schedule', {
             name: 'digest',
@@ -68,6 +73,17 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     ));
     // A schedule and a finished workflow for the read-only views (nothing of theirs changes after).
     const scheduling = await requestJson(`${url}/v1/turns`, { body: { prompt: 'SCHEDULE' }, token: TOKEN });
+    await waitFor('the cron schedule', async () => {
+      const turn = await requestJson(`${url}/v1/turns/${String(scheduling.body.id)}`, { token: TOKEN });
+      return turn.body.status === 'completed' ? true : undefined;
+    });
+    // A one-shot a second away, which fires and finishes while the daemon runs.
+    await requestJson(`${url}/v1/turns`, { body: { prompt: 'ONCE' }, token: TOKEN });
+    await waitFor('the one-shot to fire', async () => {
+      const listed = await requestJson(`${url}/v1/schedules?all=true`, { token: TOKEN });
+      const items = (listed.body.items ?? []) as Array<{ name: string; status: string }>;
+      return items.find((item) => item.name === 'reminder' && item.status === 'finished');
+    });
     const workflow = await requestJson(`${url}/v1/workflows`, {
       body: { name: 'release-check', tasks: [summaryTask('count', 'Count the features.')] },
       token: TOKEN,
@@ -149,7 +165,7 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     expect(await readFile(path.join(homeRoot, 'main', 'held.txt'), 'utf8')).toBe('written once\n');
   });
 
-  it('schedules and workflows are read through the daemon', async () => {
+  it('schedules (a fired one-shot kept in the default view) and workflows are read through the daemon', async () => {
     for (const view of views()) {
       const run = await cli(view);
       succeeded(run);
@@ -157,7 +173,7 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     }
     const [schedules, , workflows, shown] = throughDaemon;
     expect(schedules?.stdout).toMatch(
-      /^1 active schedule of agent main:\n- digest \(\S+\) active: cron "0 9 \* \* 1-5" in UTC\n/,
+      /^2 schedules of agent main \(1 one-shot fired in the last 24 hours\):\n- reminder \(\S+\) finished: once at \S+ in UTC\n {2}prompt: "FIRED"\n- digest \(\S+\) active: cron "0 9 \* \* 1-5" in UTC\n/,
     );
     expect(workflows?.stdout).toMatch(
       new RegExp(`^1 workflow of agent main, newest first:\\n- release-check \\(${workflowId}\\) completed`),
