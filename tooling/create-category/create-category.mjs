@@ -28,6 +28,8 @@ function namesOf(name) {
     context: `${Name}ToolsContext`,
     toolName: `${snake}_echo`,
     toolCreator: `create${Name}EchoTool`,
+    turn: `${Name}SwitchyardTurn`,
+    optionsError: `${Name}OptionsError`,
   };
 }
 
@@ -82,16 +84,28 @@ import { libraryBuild } from '../../tsup.base';
 export default defineConfig(libraryBuild);
 `;
 
-/** `src/index.ts`: the public entry, the creator and its context. */
-function indexSource({ name, creator, context }) {
+/** `src/index.ts`: the public entry, the creator and its context, and the worker's entry. */
+function indexSource({ name, creator, context, turn, optionsError }) {
   return `// Any export added here is public API: keep it named, documented and deliberate.
 
-export { ${creator}, type ${context} } from './create-${name}-tools';
+export type { ${context} } from './create-${name}-tools';
+export { ${creator} } from './create-${name}-tools';
+export { ${optionsError} } from './options-error';
+export type { ${turn} } from './switchyard-tools';
+export { createSwitchyardTools } from './switchyard-tools';
 `;
 }
 
+/** `['a', 'b']`: names sorted as `describePublicApi` pins them (code-unit order, as `Array#sort`). */
+function quotedList(names) {
+  return `[${[...names]
+    .sort()
+    .map((name) => `'${name}'`)
+    .join(', ')}]`;
+}
+
 /** `src/index.test.ts`: the entry's runtime and type names, pinned. */
-function indexTestSource({ packageName, creator, context }) {
+function indexTestSource({ packageName, creator, context, turn, optionsError }) {
   return `import { describePublicApi } from '@switchyard/test-support';
 import * as publicApi from './index';
 
@@ -99,8 +113,8 @@ import * as publicApi from './index';
 describePublicApi('${packageName}', {
   source: new URL('./index.ts', import.meta.url),
   module: publicApi,
-  runtime: ['${creator}'],
-  types: ['${context}'],
+  runtime: ${quotedList([creator, 'createSwitchyardTools', optionsError])},
+  types: ${quotedList([context, turn])},
 });
 `;
 }
@@ -165,6 +179,106 @@ export function ${toolCreator}(context: ${context}) {
 `;
 }
 
+/**
+ * `src/switchyard-tools.ts`: the creator a Switchyard worker calls on every text turn when the
+ * package is installed by configuration (`"categories": { "<package>": { "options": { ... } } }`).
+ */
+function switchyardToolsSource({ name, creator, turn, optionsError }) {
+  return `import type { AnyWorkerAgentTool } from '@switchyard/core';
+import { ${creator} } from './create-${name}-tools';
+import { ${optionsError} } from './options-error';
+
+/** What a Switchyard worker passes to \`createSwitchyardTools\` on every text turn (the creator contract). */
+export interface ${turn} {
+  /** The agent the turn runs for. */
+  agent: string;
+  /** The agent's home: an absolute folder that exists. */
+  home: string;
+  /** \`categories.<this package>.options\` of the worker's configuration, unchecked. */
+  options: Readonly<Record<string, unknown>>;
+  /** Aborts when the turn is cancelled. */
+  signal: AbortSignal;
+}
+
+/**
+ * The worker's entry: checks the options the configuration gives and creates the turn's tools.
+ *
+ * Contract: cheap and free of I/O (called on every text turn, and at the worker's start-up); throws
+ * \`${optionsError}\` naming the option for an unknown or malformed one, so the worker refuses to
+ * start naming \`categories.<this package>.options.<field>\`.
+ *
+ * @example
+ * // switchyard.config.json: { "categories": { "<this package>": { "options": { "prefix": "> " } } } }
+ */
+export function createSwitchyardTools(turn: ${turn}): AnyWorkerAgentTool[] {
+  const { prefix, ...others } = turn.options;
+  const unknown = Object.keys(others)[0];
+  if (unknown !== undefined) {
+    throw new ${optionsError}(unknown, 'is not an option of this category (known: prefix)');
+  }
+  if (prefix !== undefined && typeof prefix !== 'string') {
+    throw new ${optionsError}('prefix', 'must be a string');
+  }
+  return ${creator}(prefix === undefined ? {} : { prefix });
+}
+`;
+}
+
+/** `src/options-error.ts`: the error naming a refused option. */
+function optionsErrorSource({ optionsError }) {
+  return `/** An option the worker's configuration gives that this category refuses: \`field\` names it. */
+export class ${optionsError} extends TypeError {
+  /** The option, as the configuration names it under \`options\`. */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(message);
+    this.name = '${optionsError}';
+    this.field = field;
+  }
+}
+`;
+}
+
+/** `src/switchyard-tools.test.ts`: the worker's entry, as a worker calls it. */
+function switchyardToolsTestSource({ toolName, optionsError }) {
+  return `import { runToolCall } from '@switchyard/testkit';
+import { describe, expect, it } from 'vitest';
+import { createSwitchyardTools } from './index';
+import { ${optionsError} } from './options-error';
+
+const turn = { agent: 'main', home: '/tmp', signal: new AbortController().signal };
+
+describe('createSwitchyardTools', () => {
+  it('creates the tools with the options of the configuration', async () => {
+    const tools = createSwitchyardTools({ ...turn, options: { prefix: '# ' } });
+    expect(tools.map((tool) => tool.name)).toEqual(['${toolName}']);
+    const [tool] = tools;
+    if (!tool) throw new Error('no tool');
+    const call = await runToolCall(tool, '{"text":"hi"}');
+    expect(call.end.result.content).toBe('# hi');
+  });
+
+  it('refuses an unknown or malformed option, naming it', () => {
+    for (const [options, field, message] of [
+      [{ prefx: '' }, 'prefx', /not an option/],
+      [{ prefix: 3 }, 'prefix', /must be a string/],
+    ] as const) {
+      const refused = (() => {
+        try {
+          createSwitchyardTools({ ...turn, options });
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refused).toBeInstanceOf(${optionsError});
+      expect(refused).toMatchObject({ field, message: expect.stringMatching(message) });
+    }
+  });
+});
+`;
+}
+
 /** `src/create-<name>-tools.test.ts`: the conformance suite and the example tool's tests. */
 function testSource({ name, creator, toolName }) {
   return `import { runToolCall } from '@switchyard/testkit';
@@ -221,6 +335,15 @@ import { ${creator} } from '${packageName}';
 
 const tools = [...${creator}({ prefix: '> ' })];
 \`\`\`
+
+## In a Switchyard worker
+
+Install the package in the folder of the worker's \`switchyard.config.json\` and name it there; the
+worker calls \`createSwitchyardTools\` on every text turn, after its built-in categories:
+
+\`\`\`json
+{ "categories": { "computer": {}, "${packageName}": { "options": { "prefix": "> " } } } }
+\`\`\`
 `;
 }
 
@@ -249,6 +372,9 @@ function categoryFiles(name, versions) {
     [`src/create-${name}-tools.ts`]: creatorSource(names),
     [`src/${name}-echo-tool.ts`]: echoToolSource(names),
     [`src/create-${name}-tools.test.ts`]: testSource(names),
+    'src/options-error.ts': optionsErrorSource(names),
+    'src/switchyard-tools.ts': switchyardToolsSource(names),
+    'src/switchyard-tools.test.ts': switchyardToolsTestSource(names),
     'README.md': readme(names),
     [`../../.changeset/tools-${name}-initial.md`]: changeset(names),
   };
@@ -332,7 +458,7 @@ function main(argv) {
     const directory = createCategory(root, name);
     const relative = path.relative(root, directory);
     process.stdout.write(
-      `Created ${relative}.\nNext:\n  pnpm install\n  pnpm exec turbo run build test --filter=@switchyard/tools-${name}...\n`,
+      `Created ${relative}.\nNext:\n  pnpm install\n  pnpm exec turbo run build test --filter=@switchyard/tools-${name}\n`,
     );
     return 0;
   } catch (error) {

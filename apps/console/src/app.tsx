@@ -15,6 +15,7 @@ import { ErrorAlert } from './ui/error-alert';
 import { errorText } from './ui/format';
 import { Loading } from './ui/loading';
 import { SandboxBanner } from './ui/sandbox-banner';
+import { ScriptedModelBanner } from './ui/scripted-model-banner';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
 
@@ -134,6 +135,7 @@ function Shell({
             </button>
           </span>
         </header>
+        <ScriptedModelBanner />
         <SandboxBanner />
         <main id="main">{children}</main>
       </PendingApprovalsProvider>

@@ -40,5 +40,7 @@ describe('the console in a browser', () => {
     );
     await page.getByRole('heading', { name: 'Turns', level: 1 }).waitFor();
     expect(await page.locator('output.sandbox-banner').count()).toBe(0);
+    // Its model is the configured one (console-scripted-model.test.ts shows the line of the scripted one).
+    expect(await page.locator('output.scripted-model-banner').count()).toBe(0);
   });
 });

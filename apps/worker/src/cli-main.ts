@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import type { AgentListOptions } from './commands/read-only-view';
+import { loadCategoryPackages } from './config/load-category-packages';
 import { type LoadConfigOptions, loadConfig } from './config/load-config';
 import type { WorkerConfig } from './config/worker-config';
 import { WorkerConfigError } from './config/worker-config-error';
@@ -177,7 +178,11 @@ function addToolsCommand(cli: ProgramContext): void {
     .option('--json', 'print the manifest as JSON')
     .action(async (options) => {
       const { toolsCommand } = await import('./commands/tools-command');
-      await toolsCommand(await config(options), { agent: options.agent, json: options.json === true }, io);
+      await toolsCommand(
+        await loadCategoryPackages(await config(options)),
+        { agent: options.agent, json: options.json === true },
+        io,
+      );
       setExitCode(0);
     });
 }
@@ -331,6 +336,10 @@ function addServeCommand(cli: ProgramContext): void {
     .option('--grace-ms <ms>', 'how long running turns may finish after SIGTERM', numberOption)
     .option('--tick-ms <ms>', 'how often this process fires due schedules', numberOption)
     .option('--poll-seconds <s>', 'how often an idle queue consumer polls (at least 0.5)', numberOption)
+    .option(
+      '--scripted-model',
+      'run on the built-in scripted model: canned answers, no API key (to try serve and its console)',
+    )
     .addHelpText(
       'after',
       '\nFlags override the "serve" section of switchyard.config.json.\n' +
@@ -341,7 +350,7 @@ function addServeCommand(cli: ProgramContext): void {
       setExitCode(
         await runServeCommand(
           {
-            config: await config(options),
+            config: await loadCategoryPackages(await config(options)),
             ...(options.agent === undefined ? {} : { agents: options.agent }),
             ...(options.host === undefined ? {} : { host: options.host }),
             ...(options.port === undefined ? {} : { port: options.port }),
@@ -349,6 +358,7 @@ function addServeCommand(cli: ProgramContext): void {
             ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
             ...(options.tickMs === undefined ? {} : { tickMs: options.tickMs }),
             ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
+            scriptedModel: options.scriptedModel === true,
             environment: io.env,
             stopRequested: io.stopRequested ?? new Promise(() => {}),
           },

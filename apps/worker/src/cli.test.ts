@@ -96,6 +96,8 @@ describe('switchyard run: progress', () => {
     const types = events.map((event) => event.type);
     expect(types[0]).toBe('turn-start');
     expect(types.at(-1)).toBe('turn-end');
+    // The last line carries the turn's final text: no need to join the deltas.
+    expect(events.at(-1)).toMatchObject({ type: 'turn-end', status: 'completed', output: 'Empty home.' });
     expect(types).toContain('text-delta');
     // A call's start says whether the tool only reads or may destroy something.
     expect(events.find((event) => event.type === 'tool-call-start')).toMatchObject({

@@ -5,6 +5,7 @@ import {
   type ResponsesModel,
   runAgentLoop,
   type ToolSearchMode,
+  type TurnEndEvent,
 } from '@switchyard/core';
 import { isOpenAIEndpoint } from '@switchyard/core/internal';
 import OpenAI from 'openai';
@@ -12,7 +13,7 @@ import type { TurnAgent } from './config/resolve-agent';
 import type { ModelEndpoint } from './config/resolve-model-endpoint';
 import type { WorkerConfig } from './config/worker-config';
 import { TurnDeadline } from './daemon/turn-deadline';
-import { eventToJsonLine } from './progress/event-json';
+import { eventToJsonLine, turnEndJsonLine } from './progress/event-json';
 import { createTerminalConfirm } from './progress/terminal-confirm';
 import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
 import { visibleControls } from './progress/visible-controls';
@@ -104,6 +105,7 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
     agent,
     services: options.services,
     todos: { items: [] },
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const progress = options.json
     ? undefined
@@ -147,11 +149,15 @@ export async function runTextTurnWithProgress(options: RunTextTurnOptions): Prom
       maxParallelCalls: config.limits.maxParallelCalls,
       ...(confirm === undefined ? {} : { beforeToolCall: confirm.beforeToolCall }),
     });
+    let turnEnd: TurnEndEvent | undefined;
     for await (const event of run) {
-      if (progress === undefined) io.stdout.write(eventToJsonLine(event));
+      // Under --json the turn-end line waits for the run's result: it carries the final text.
+      if (progress === undefined && event.type === 'turn-end') turnEnd = event;
+      else if (progress === undefined) io.stdout.write(eventToJsonLine(event));
       else progress.handle(event);
     }
     const result = await run.result();
+    if (turnEnd !== undefined) io.stdout.write(turnEndJsonLine(turnEnd, result.output));
     progress?.finish(result);
     return result;
   } finally {

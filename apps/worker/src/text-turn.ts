@@ -19,6 +19,7 @@ import {
   createWorkflowTools,
   type WorkflowService,
 } from '@switchyard/tools-workflow';
+import { buildPackageSections, checkPackageToolKeys } from './category-package-sections';
 import { commandSandbox, computerLimitsOf } from './config/command-sandbox';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
@@ -55,9 +56,11 @@ export interface TextTurnContext {
   todos: TodoList;
   /** The environment the computer tools' allowlist picks from (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
+  /** The turn's signal, handed to the creators of category packages (default: one that never aborts). */
+  signal?: AbortSignal;
 }
 
-/** The tool categories of a text turn, in the order their tools stand in the array. */
+/** The built-in tool categories of a text turn, in the order their tools stand in the array. */
 export type TextTurnCategory =
   | 'todo'
   | 'computer'
@@ -70,8 +73,8 @@ export type TextTurnCategory =
 
 /** One category's part of the tool array. */
 export interface TextTurnSection {
-  /** The category. */
-  category: TextTurnCategory;
+  /** The category: a built-in one (`TextTurnCategory`), or a category package's name (`@acme/tools-crm`). */
+  category: TextTurnCategory | (string & {});
   /** Its tools, in order. */
   tools: AnyWorkerAgentTool[];
 }
@@ -132,18 +135,21 @@ function section<S>(
 /**
  * The tool array of an ordinary text turn, by category. This one expression is the whole
  * composition: no registry, no discovery. A category absent from `config.categories` contributes
- * nothing. Task turns and background job turns do not come here: they get their own fixed list
+ * nothing. The category packages the configuration names (`categories.<package>`, loaded with
+ * `loadCategoryPackages`) come last, in the file's order, each creator called with the turn. Task turns and background job turns do not come here: they get their own fixed list
  * from `createTaskTurnTools` (issue 8), consumed in `task-turn-consumer.ts`, with the web tools of
  * `buildTaskTurnWebTools` and the read-only Brain tools of `buildTaskTurnBrainTools`.
  *
  * Contract: throws at once (naming the field) when an enabled category's service is missing or a
- * category creator refuses its options; never mid-turn.
+ * category creator refuses its options (a package's creator: naming the package, see
+ * `buildPackageSections`, as when a package's tool has the name of an earlier category's); never
+ * mid-turn.
  */
 export function buildTextTurnSections(context: TextTurnContext): TextTurnSection[] {
   const { config, agent, services } = context;
   const { computer, web, schedule, jobs, workflow, brain, mcp } = config.categories;
   const source = config.source;
-  return [
+  const sections: TextTurnSection[] = [
     { category: 'todo', tools: [createTodoTool({ list: context.todos })] },
     ...section('computer', computer, source, (computer) =>
       createComputerTools({
@@ -184,7 +190,15 @@ export function buildTextTurnSections(context: TextTurnContext): TextTurnSection
     ...section('mcp', mcp, source, () =>
       createMcpTools({ servers: required(services.mcp, 'services.mcp', 'mcp') }),
     ),
+    ...buildPackageSections({
+      config,
+      agent,
+      services,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    }),
   ];
+  checkPackageToolKeys(sections, config);
+  return sections;
 }
 
 // The manifest and the start-up check need the tools' definitions, not a database: the control
@@ -225,7 +239,9 @@ export function inspectTextTurnSections(
  * Checks at start-up that every enabled category accepts its options for `agent` (whose home must
  * exist), so that a bad configuration fails before the first turn, naming the field.
  *
- * Contract: throws `WorkerConfigError` (`categories.computer.env[0]: ...`, with the file).
+ * Contract: throws `WorkerConfigError` (`categories.computer.env[0]: ...`, with the file); for a
+ * category package, naming the package when its creator throws, returns tools that break the tool
+ * contract, or a tool with the name of an earlier category's.
  */
 export function checkTextTurnComposition(context: Pick<TextTurnContext, 'config' | 'agent'>): void {
   inspectTextTurnSections(context);

@@ -1,4 +1,4 @@
-import { collectToolSchemas, type ToolSearchMode } from '@switchyard/core';
+import { collectToolSchemas, type ResponsesToolSchema, type ToolSearchMode } from '@switchyard/core';
 import type { McpServers, McpSkippedTool } from '@switchyard/tools-mcp';
 import type { TurnAgent } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
@@ -25,6 +25,21 @@ export interface ToolManifestRow {
   destructive: boolean;
   /** UTF-8 bytes of its schema. */
   bytes: number;
+  /** The description the model reads. */
+  description: string;
+  /** The parameters' JSON Schema exactly as the model gets it (the strict projection when strict). */
+  parameters: Record<string, unknown>;
+}
+
+/** Each function tool of a request's `tools` array by its dispatch key (`name`, or `namespace.name`). */
+function functionToolsByKey(tools: readonly ResponsesToolSchema[]) {
+  const byKey = new Map<string, { description: string; parameters: Record<string, unknown> }>();
+  for (const tool of tools) {
+    if (tool.type === 'function') byKey.set(tool.name, tool);
+    if (tool.type === 'namespace')
+      for (const inner of tool.tools) byKey.set(`${tool.name}.${inner.name}`, inner);
+  }
+  return byKey;
 }
 
 /** The tools an agent's next text turn would send. */
@@ -69,6 +84,11 @@ export function buildToolManifest(options: {
     sections.flatMap((section) => section.tools.map((tool) => [tool, section.category] as const)),
   );
   const manifest = collectToolSchemas(tools, { toolSearch });
+  // Native Tool Search sends every tool (deferred ones marked), so each one's schema is there; the
+  // conversion is cached per schema, so the second collection costs no conversion.
+  const schemas = functionToolsByKey(
+    toolSearch === 'native' ? manifest.tools : collectToolSchemas(tools, { toolSearch: 'native' }).tools,
+  );
   const rows: ToolManifestRow[] = manifest.entries.map((entry, index) => {
     const tool = tools[index];
     return {
@@ -81,6 +101,8 @@ export function buildToolManifest(options: {
       readOnly: tool?.isReadOnly === true,
       destructive: tool?.isDestructive === true,
       bytes: entry.bytes,
+      description: schemas.get(entry.key)?.description ?? '',
+      parameters: schemas.get(entry.key)?.parameters ?? {},
     };
   });
   return {

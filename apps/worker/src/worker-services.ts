@@ -20,8 +20,11 @@ export interface WorkerServices {
 
 /** True when an enabled category works through the control plane. */
 export function needsControlPlane(config: WorkerConfig): boolean {
-  const { schedule, jobs, workflow, brain } = config.categories;
-  return schedule !== undefined || jobs !== undefined || workflow !== undefined || brain !== undefined;
+  const { schedule, jobs, workflow, brain, packages } = config.categories;
+  const asked = (packages ?? []).some((entry) => entry.services.length > 0);
+  return (
+    asked || schedule !== undefined || jobs !== undefined || workflow !== undefined || brain !== undefined
+  );
 }
 
 /**

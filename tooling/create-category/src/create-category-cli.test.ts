@@ -83,7 +83,7 @@ describe('pnpm create-category', { timeout: 60_000 }, () => {
     const result = createCategory(workspace, name);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`Created packages/${directory}.`);
-    expect(result.stdout).toContain(`--filter=@switchyard/${directory}...`);
+    expect(result.stdout).toContain(`--filter=@switchyard/${directory}\n`);
     expect(packagesIn(workspace)).toEqual(['core', directory]);
     const written = JSON.parse(
       readFileSync(path.join(workspace, 'packages', directory, 'package.json'), 'utf8'),

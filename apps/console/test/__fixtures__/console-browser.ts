@@ -45,6 +45,8 @@ export interface ConsoleBrowserOptions {
   settings?: Record<string, unknown>;
   /** The agents served (default `['console']`); the first is the API's default. */
   agents?: string[];
+  /** More `serve` arguments for the daemons (e.g. `['--scripted-model']`). */
+  serveArguments?: readonly string[];
 }
 
 // Quick timings so that what a test waits for happens within a second or so.
@@ -174,6 +176,7 @@ function startDaemon(
     prefix,
     modelURL: model.baseURL,
     environment: tokens,
+    ...(options.serveArguments === undefined ? {} : { serveArguments: options.serveArguments }),
     settings: (folder) => ({
       categories: { computer: { homeRoot: path.join(folder, 'homes') }, workflow: {} },
       ...settings,

@@ -24,6 +24,8 @@ export interface ServeDaemonOptions {
   settings: (folder: string) => Record<string, unknown>;
   /** More environment variables (tokens); the child inherits only `PATH` and `HOME`. */
   environment?: Record<string, string>;
+  /** More `serve` arguments, after `--config <file>` (e.g. `['--scripted-model']`). */
+  serveArguments?: readonly string[];
 }
 
 /**
@@ -62,18 +64,22 @@ export class ServeDaemon {
       // --liftoff-only: a daemon that lives seconds spends more CPU on V8's optimising compiler for the
       // embedded database's WebAssembly than it gets back; it changes which machine code runs, not what
       // the daemon does.
-      child = spawn(process.execPath, ['--liftoff-only', switchyardEntry, 'serve', '--config', config], {
-        cwd: folder,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          OPENAI_BASE_URL: options.modelURL,
-          SWITCHYARD_MODEL: 'fake-model',
-          OPENAI_API_KEY: 'test',
-          ...options.environment,
+      child = spawn(
+        process.execPath,
+        ['--liftoff-only', switchyardEntry, 'serve', '--config', config, ...(options.serveArguments ?? [])],
+        {
+          cwd: folder,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            OPENAI_BASE_URL: options.modelURL,
+            SWITCHYARD_MODEL: 'fake-model',
+            OPENAI_API_KEY: 'test',
+            ...options.environment,
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
         },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      );
       const exited = exitOf(child);
       const url = await listeningURL(child);
       return new ServeDaemon(folder, dataDir, child, exited, url);

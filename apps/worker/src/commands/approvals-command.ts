@@ -1,16 +1,18 @@
 import os from 'node:os';
-import { type ApprovalRecord, type ControlPlane, ControlPlaneInputError } from '@switchyard/control-plane';
+import type { ApprovalRecord } from '@switchyard/control-plane';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
-import { readControlPlane } from '../worker-services';
+import { withApprovals } from './approvals-source';
 
-// These commands talk to the database directly, not through a daemon's HTTP API: on PostgreSQL they
-// work beside any number of running daemons and need neither a daemon's address nor its token (an
-// answer from any process on the database reaches the turn, whichever worker holds it). On embedded
-// PGlite a running daemon holds the database: the error names it, and its HTTP API answers instead.
+// On PostgreSQL these commands talk to the database directly: they work beside any number of running
+// daemons and need neither a daemon's address nor its token (an answer from any process on the
+// database reaches the turn, whichever worker holds it). On embedded PGlite a running daemon holds the
+// database: they go through its HTTP API then (`withApprovals`), with the same output.
 
 const APPROVAL_ID = /^approval_[0-9a-f-]{36}$/;
+/** A malformed id is a usage error, as a malformed flag is: exit code 2. */
+const USAGE_EXIT = 2;
 const LIST_LIMIT = 50;
 
 /** Arguments shown whole in a list line; longer ones show their size, head and tail. */
@@ -55,24 +57,6 @@ function answerer(env: Readonly<Record<string, string | undefined>>): string {
   return `cli:${user ?? 'unknown'}@${os.hostname()}`;
 }
 
-/** The held database's error, with what to do instead. */
-async function onControlPlane<T>(
-  config: WorkerConfig,
-  work: (controlPlane: ControlPlane) => Promise<T>,
-  empty: () => T,
-): Promise<T> {
-  try {
-    return await readControlPlane(config, work, empty);
-  } catch (error) {
-    if (ControlPlaneInputError.isInstance(error) && error.field === 'dataDir') {
-      throw new Error(
-        `${error.message}\nWhile switchyard serve runs on embedded PGlite, answer through its HTTP API (GET /v1/approvals, POST /v1/approvals/<id> with {"decision":"allow"|"deny","reason":"..."}), or run the fleet on PostgreSQL (database.url), where these commands work beside running daemons.`,
-      );
-    }
-    throw error;
-  }
-}
-
 /**
  * `switchyard approvals list [--agent NAME] [--all]`: approvals of held tool calls, newest first:
  * pending ones (every agent's, or one agent's), or with `--all` the recent ones whatever their state.
@@ -83,16 +67,10 @@ export async function approvalsListCommand(
   io: CommandIO,
 ): Promise<number> {
   const agentIds = options.agent === undefined ? undefined : [resolveAgent(config, options.agent).id];
-  const approvals = await onControlPlane(
+  const approvals = await withApprovals(
     config,
-    async (controlPlane) => {
-      await controlPlane.approvals.expireDue();
-      return controlPlane.approvals.list({
-        ...(agentIds === undefined ? {} : { agentIds }),
-        ...(options.all ? {} : { status: 'pending' as const }),
-        limit: LIST_LIMIT,
-      });
-    },
+    (source) =>
+      source.list({ ...(agentIds === undefined ? {} : { agentIds }), all: options.all, limit: LIST_LIMIT }),
     () => [],
   );
   if (options.json) {
@@ -119,7 +97,7 @@ export async function approvalsListCommand(
  * `switchyard approvals show <id> [--json]`: one approval with its arguments whole (pretty JSON,
  * every character as stored): what runs if it is allowed.
  *
- * Contract: exit code 1 with a message for an id that is not an approval's or an unknown approval.
+ * Contract: exit code 2 with a message for an id that is not of an approval's form, 1 for an unknown approval.
  */
 export async function approvalsShowCommand(
   config: WorkerConfig,
@@ -130,11 +108,11 @@ export async function approvalsShowCommand(
     io.stderr.write(
       `switchyard: approvals show: ${JSON.stringify(request.id)} is not an approval id (approval_<uuid>)\n`,
     );
-    return 1;
+    return USAGE_EXIT;
   }
-  const approval = await onControlPlane(
+  const approval = await withApprovals(
     config,
-    (controlPlane) => controlPlane.approvals.get(request.id),
+    (source) => source.get(request.id),
     () => undefined,
   );
   if (approval === undefined) {
@@ -157,8 +135,8 @@ export async function approvalsShowCommand(
  * claims it when that worker is gone: an allowed call runs once; a denial's reason is the call's
  * output the model reads.
  *
- * Contract: exit code 1 with a message for an id that is not an approval's, an unknown approval, or
- * one already decided (answered, expired or cancelled).
+ * Contract: exit code 2 with a message for an id that is not of an approval's form; 1 for an unknown
+ * approval, or one already decided (answered, expired or cancelled).
  */
 export async function approvalsAnswerCommand(
   config: WorkerConfig,
@@ -170,12 +148,12 @@ export async function approvalsAnswerCommand(
     io.stderr.write(
       `switchyard: approvals ${verb}: ${JSON.stringify(request.id)} is not an approval id (approval_<uuid>)\n`,
     );
-    return 1;
+    return USAGE_EXIT;
   }
-  return onControlPlane(
+  return withApprovals(
     config,
-    async (controlPlane) => {
-      const outcome = await controlPlane.approvals.answer({
+    async (source) => {
+      const outcome = await source.answer({
         id: request.id,
         decision: request.decision,
         ...(request.reason === undefined ? {} : { reason: request.reason }),

@@ -2,6 +2,7 @@ import type { ControlPlane } from '@switchyard/control-plane';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
+import { findRunningDaemon, type RunningDaemon } from '../running-daemon';
 import { readControlPlane } from '../worker-services';
 
 /** What `--agent` and `--all` give a read-only `list` command. */
@@ -16,6 +17,11 @@ export interface AgentListOptions {
 export interface AgentListView<T> {
   /** Reads the agent's records from the control plane, in the order they are printed. */
   read(controlPlane: ControlPlane, agentId: string, all: boolean): Promise<T[]>;
+  /**
+   * Reads them through the HTTP API of the `switchyard serve` holding the embedded database, when one
+   * does (`findRunningDaemon`); absent: the command refuses then, naming the process.
+   */
+  readDaemon?(daemon: RunningDaemon, agentId: string, all: boolean): Promise<T[]>;
   /** The line printed when the agent has none. */
   none(agentId: string, all: boolean): string;
   /** The line above the records. */
@@ -36,11 +42,15 @@ export function agentListCommand<T>(
 ): (config: WorkerConfig, options: AgentListOptions, io: CommandIO) => Promise<number> {
   return async (config, options, io) => {
     const agentId = resolveAgent(config, options.agent).id;
-    const items = await readControlPlane(
-      config,
-      (controlPlane) => view.read(controlPlane, agentId, options.all),
-      () => [],
-    );
+    const daemon = view.readDaemon === undefined ? undefined : await findRunningDaemon(config);
+    const items =
+      daemon !== undefined && view.readDaemon !== undefined
+        ? await view.readDaemon(daemon, agentId, options.all)
+        : await readControlPlane(
+            config,
+            (controlPlane) => view.read(controlPlane, agentId, options.all),
+            () => [],
+          );
     if (items.length === 0) {
       io.stdout.write(`${view.none(agentId, options.all)}\n`);
       return 0;
@@ -75,8 +85,13 @@ export interface RecordShowView<T> {
   id?: IdForm;
   /** Reads the record; null or undefined when there is none. */
   read(controlPlane: ControlPlane, id: string): Promise<T | null | undefined>;
-  /** Prints the record on `io` (it may read more from the control plane). */
-  print(record: T, io: CommandIO, controlPlane: ControlPlane): Promise<void> | void;
+  /** Reads it through a running daemon's HTTP API (see `AgentListView.readDaemon`). */
+  readDaemon?(daemon: RunningDaemon, id: string): Promise<T | undefined>;
+  /**
+   * Prints the record on `io` (it may read more from the control plane, which is absent when the
+   * record came through a daemon: only views with `readDaemon` get there, and print without it).
+   */
+  print(record: T, io: CommandIO, controlPlane: ControlPlane | undefined): Promise<void> | void;
 }
 
 /**
@@ -98,6 +113,13 @@ export function recordShowCommand<T>(
       io.stderr.write(`switchyard: ${command}: no ${noun} ${id}\n`);
       return 1;
     };
+    const daemon = view.readDaemon === undefined ? undefined : await findRunningDaemon(config);
+    if (daemon !== undefined && view.readDaemon !== undefined) {
+      const record = await view.readDaemon(daemon, id);
+      if (record === undefined) return missing();
+      await view.print(record, io, undefined);
+      return 0;
+    }
     return readControlPlane(
       config,
       async (controlPlane) => {

@@ -1,12 +1,14 @@
 import { checkCommandSandbox } from '../config/command-sandbox';
+import { loadCategoryPackages } from '../config/load-category-packages';
 import { loadConfig } from '../config/load-config';
 import { resolveAgent } from '../config/resolve-agent';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
 import { mcpSkippedToolLines } from '../mcp-skipped-tools-log';
 import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from '../run-text-turn';
+import { findRunningDaemon } from '../running-daemon';
 import { startTraceRecorder } from '../telemetry/trace-recorder';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
-import { openWorkerServices } from '../worker-services';
+import { needsControlPlane, openWorkerServices } from '../worker-services';
 
 /** Options of `switchyard run`. */
 export interface RunCommandOptions {
@@ -33,17 +35,31 @@ export interface RunCommandOptions {
 /**
  * `switchyard run "<prompt>"`: one text turn with live progress (or `--json` events).
  *
- * Contract: resolves with the exit code: 0 for a completed turn, 1 otherwise. Throws
+ * Contract: resolves with the exit code: 0 for a completed turn, 1 otherwise (also, before anything
+ * runs, when a `switchyard serve` holds the folder's embedded database the turn needs: the message
+ * says how to start the turn in it). Throws
  * `WorkerConfigError` for a bad configuration or no model endpoint (naming the variable to set).
  */
 export async function runCommand(options: RunCommandOptions, io: CommandIO): Promise<number> {
-  const config = await loadConfig({
-    ...(options.configPath === undefined ? {} : { path: options.configPath }),
-    cwd: options.cwd,
-    env: options.env,
-  });
+  const config = await loadCategoryPackages(
+    await loadConfig({
+      ...(options.configPath === undefined ? {} : { path: options.configPath }),
+      cwd: options.cwd,
+      env: options.env,
+    }),
+  );
   const endpoint = resolveModelEndpoint(config);
   const agent = resolveAgent(config, options.agent);
+  const daemon = needsControlPlane(config) ? await findRunningDaemon(config) : undefined;
+  if (daemon !== undefined) {
+    // Its turn would need the embedded database, which the daemon holds: say what works instead.
+    io.stderr.write(
+      `switchyard: run: switchyard serve (pid ${daemon.pid}) holds this folder's embedded database, which this turn's tools need, so the turn cannot run in this process.\n` +
+        `Start it in the daemon instead: POST ${daemon.url}/v1/turns with {"prompt": "...", "agent": "${agent.id}"} (its console at ${daemon.url}/ does the same), ` +
+        'or stop serve first, or put the database on PostgreSQL (database.url), where run works beside running daemons.\n',
+    );
+    return 1;
+  }
   await checkCommandSandbox(config, (line) => io.stderr.write(`${line}\n`), [agent.id]);
   const telemetry = await startWorkerTelemetry(options.env);
   const trace = options.trace === true ? await startTraceRecorder() : undefined;

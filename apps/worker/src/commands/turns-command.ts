@@ -36,7 +36,7 @@ export const turnsShowCommand = recordShowCommand({
   id: { pattern: TURN_ID, words: 'turn_<uuid>' },
   read: (controlPlane, id) => controlPlane.turns.get(id),
   print: async (turn, io, controlPlane) => {
-    const log = await controlPlane.turns.events(turn.id);
+    const log = await controlPlane?.turns.events(turn.id);
     const { usage } = turn;
     io.stdout.write(`Turn ${describeTurn(turn)}\n`);
     io.stdout.write(`agent: ${turn.agentId}, worker: ${turn.workerId}\n`);

@@ -1,4 +1,13 @@
+import type { WorkflowRecord } from '@switchyard/control-plane';
+import { readDaemon, recordOfView } from '../running-daemon';
 import { agentListCommand, recordShowCommand } from './read-only-view';
+
+type WorkflowSummary = Omit<WorkflowRecord, 'tasks'> & { taskCounts: Record<string, number> };
+
+/** The API's workflow as the control plane's: `agentId`, and `finishedAt` null while it runs. */
+function workflowOf<T>(view: Record<string, unknown>): T {
+  return recordOfView<T>({ ...view, finishedAt: view.finishedAt ?? null });
+}
 
 /**
  * `switchyard workflows show <id>`: a workflow, its tasks' status, attempts (when more than one: its
@@ -11,6 +20,10 @@ export const workflowsShowCommand = recordShowCommand({
   command: 'workflows show',
   noun: 'workflow',
   read: (controlPlane, id) => controlPlane.workflows.inspectWorkflow({ workflowId: id }),
+  readDaemon: async (daemon, id) => {
+    const body = await readDaemon(daemon, `/v1/workflows/${encodeURIComponent(id)}`, 'the workflow');
+    return body === undefined ? undefined : workflowOf<WorkflowRecord & { agentId: string }>(body);
+  },
   print: (workflow, io) => {
     // By task id, as this view has always listed them.
     const tasks = [...workflow.tasks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -36,6 +49,13 @@ export const workflowsShowCommand = recordShowCommand({
  */
 export const workflowsListCommand = agentListCommand({
   read: (controlPlane, agentId) => controlPlane.workflows.listWorkflows({ agentId }),
+  readDaemon: async (daemon, agentId) => {
+    const query = new URLSearchParams({ agent: agentId });
+    const body = await readDaemon(daemon, `/v1/workflows?${query}`, 'workflows');
+    return ((body?.workflows ?? []) as Array<Record<string, unknown>>).map((item) =>
+      workflowOf<WorkflowSummary>(item),
+    );
+  },
   none: (agentId) => `Agent ${agentId} has no workflows.`,
   heading: (workflows, agentId) =>
     `${workflows.length} workflow${workflows.length === 1 ? '' : 's'} of agent ${agentId}, newest first:`,

@@ -265,6 +265,25 @@ const approvalsSchema = z.strictObject({
   inDoubt: z.enum(['report', 'ask'], { error: "must be 'report' or 'ask'" }).optional(),
 });
 
+/**
+ * A category package installed by configuration (`categories.<package name>`): the options its
+ * creator receives, the creator's export name and the worker services it asks for.
+ */
+export const categoryPackageSchema = z.strictObject({
+  options: z.record(z.string(), z.unknown()).optional(),
+  export: z
+    .string()
+    .regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, { error: 'must be the name of a JavaScript export' })
+    .optional(),
+  services: z
+    .array(
+      z.enum(['schedules', 'workflows', 'backgroundJobs', 'brain'], {
+        error: "must be 'schedules', 'workflows', 'backgroundJobs' or 'brain'",
+      }),
+    )
+    .optional(),
+});
+
 const agentNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be letters, digits, '_', '.' and '-' (1 to 64)" });
@@ -299,6 +318,9 @@ export const configFileSchema = z.strictObject({
       brain: brainSchema.optional(),
       mcp: mcpSchema.optional(),
     })
+    // Any other key names a category package (`"@acme/tools-crm": { "options": { ... } }`), composed
+    // after the built-in ones in the file's order (resolve-categories.ts checks the name).
+    .catchall(categoryPackageSchema)
     .optional(),
   limits: z
     .strictObject({

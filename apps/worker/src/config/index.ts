@@ -1,6 +1,15 @@
 // The worker's configuration: import from here (`./config`) in the CLI and the daemon.
 
 export {
+  BUILT_IN_CATEGORIES,
+  type CategoryPackageCreator,
+  type CategoryPackageServiceName,
+  type CategoryPackageServices,
+  type CategoryPackageTurn,
+  DEFAULT_CATEGORY_EXPORT,
+  type WorkerCategoryPackage,
+} from './category-package';
+export {
   type CommandSandboxReport,
   checkCommandSandbox,
   commandSandbox,
@@ -9,6 +18,7 @@ export {
 } from './command-sandbox';
 export type { ConfigEnvironment } from './config-environment';
 export type { ConfigFile } from './config-schema';
+export { loadCategoryPackages } from './load-category-packages';
 export {
   CONFIG_FILE_NAME,
   DEFAULT_INSTRUCTIONS,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { WebSearchProfile } from '@switchyard/tools-web';
+import { BUILT_IN_CATEGORIES, DEFAULT_CATEGORY_EXPORT, type WorkerCategoryPackage } from './category-package';
 import type { ConfigEnvironment } from './config-environment';
 import type { ConfigFile } from './config-schema';
 import { refuseWholeFileSystem } from './refuse-whole-file-system';
@@ -8,8 +9,8 @@ import type { WorkerConfigIssue } from './worker-config-error';
 
 type DeclaredCategories = NonNullable<ConfigFile['categories']>;
 
-/** The categories of a file that declares none: computer, web fetch and schedule. */
-const DEFAULT_CATEGORIES: DeclaredCategories = {
+/** The built-in categories of a file that declares none: computer, web fetch and schedule. */
+const DEFAULT_CATEGORIES: Pick<DeclaredCategories, (typeof BUILT_IN_CATEGORIES)[number]> = {
   computer: {},
   web: { fetch: {} },
   schedule: {},
@@ -115,6 +116,41 @@ function resolveMcp(
   return { servers };
 }
 
+// npm's rule for a package name (at most 214 characters, checked apart): lower-case, an optional scope.
+const PACKAGE_NAME = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/** The keys of `categories` that name packages, each checked and with its defaults, in the file's order. */
+function resolvePackages(declared: DeclaredCategories, issues: WorkerConfigIssue[]): WorkerCategoryPackage[] {
+  const builtIn: readonly string[] = BUILT_IN_CATEGORIES;
+  const packages: WorkerCategoryPackage[] = [];
+  for (const [name, entry] of Object.entries(declared)) {
+    if (builtIn.includes(name) || entry === undefined) continue;
+    if (name.length > 214 || !PACKAGE_NAME.test(name)) {
+      issues.push({
+        field: `categories.${name}`,
+        message: `is neither a built-in category (${BUILT_IN_CATEGORIES.join(', ')}) nor a package name`,
+      });
+      continue;
+    }
+    const {
+      options,
+      export: exportName,
+      services,
+    } = entry as {
+      options?: Record<string, unknown>;
+      export?: string;
+      services?: WorkerCategoryPackage['services'];
+    };
+    packages.push({
+      name,
+      options: options ?? {},
+      exportName: exportName ?? DEFAULT_CATEGORY_EXPORT,
+      services: [...new Set(services ?? [])],
+    });
+  }
+  return packages;
+}
+
 /**
  * The categories a file declares (the defaults when it declares none), each with its defaults and
  * its paths resolved against `baseDir`; every problem is pushed to `context.issues`.
@@ -137,5 +173,7 @@ export function resolveCategories(
   if (workflow !== undefined) categories.workflow = {};
   if (brain !== undefined) categories.brain = { ...brain };
   if (mcp !== undefined) categories.mcp = resolveMcp(mcp, context.baseDir);
+  const packages = declared === undefined ? [] : resolvePackages(declared, context.issues);
+  if (packages.length > 0) categories.packages = packages;
   return categories;
 }

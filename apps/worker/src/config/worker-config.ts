@@ -8,6 +8,7 @@ import type {
 } from '@switchyard/tools-computer';
 import type { McpServerConfig } from '@switchyard/tools-mcp';
 import type { WebSearchProfile } from '@switchyard/tools-web';
+import type { WorkerCategoryPackage } from './category-package';
 
 /** The model and its endpoint, after environment overrides. */
 export interface WorkerModelConfig {
@@ -116,6 +117,11 @@ export interface WorkerCategories {
   brain?: BrainOptions;
   /** External MCP servers, each one namespace. */
   mcp?: { servers: Record<string, McpServerConfig> };
+  /**
+   * Category packages installed by configuration (every key of `categories` that is not a built-in
+   * one), in the file's order: composed after the built-in categories on every text turn.
+   */
+  packages?: WorkerCategoryPackage[];
 }
 
 /** Turn limits. */

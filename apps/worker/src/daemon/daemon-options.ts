@@ -87,6 +87,11 @@ export interface DaemonOptions
    * Default: not reported.
    */
   commandSandbox?: () => CommandSandboxReport;
+  /**
+   * Set while the model is the built-in scripted one (`serve --scripted-model`): what `/healthz` says
+   * about it (`scriptedModel.summary`), so the console can say so on every page. Default: absent.
+   */
+  scriptedModel?: string;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
   /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */

@@ -20,6 +20,8 @@ export interface HealthAppOptions {
   runningTurns(): number;
   /** Whether the agents' commands run in the sandbox; absent: not reported. */
   commandSandbox?: () => CommandSandboxReport;
+  /** Set while the model is the built-in scripted one: reported as `scriptedModel.summary`. */
+  scriptedModel?: string;
 }
 
 type Bindings = { Bindings: Partial<HttpBindings> };
@@ -71,6 +73,7 @@ export function createHealthApp(options: HealthAppOptions): Hono<Bindings> {
         status: state,
         runningTurns: options.runningTurns(),
         ...(options.commandSandbox === undefined ? {} : { sandbox: options.commandSandbox() }),
+        ...(options.scriptedModel === undefined ? {} : { scriptedModel: { summary: options.scriptedModel } }),
       },
       state === 'serving' ? 200 : 503,
       NO_STORE,

@@ -12,6 +12,7 @@ import { describeApprovalPolicy } from '../config/describe-approval-policy';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { mcpSkippedToolLines } from '../mcp-skipped-tools-log';
 import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { recordRunningDaemon } from '../running-daemon';
 import { readSkillManifest } from '../skill-manifest';
 import { observeQueues } from '../telemetry/queue-metrics';
 import { tracedWorkServices, traceMeta } from '../telemetry/traced-work-services';
@@ -26,6 +27,7 @@ import {
 } from '../text-turn';
 import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
+import { SCRIPTED_MODEL_SUMMARY, type ScriptedModel, startScriptedModel } from './built-in-scripted-model';
 import { checkCommandsReachApi } from './check-commands-reach-api';
 import { rootWarning } from './root-warning';
 import { createSkillProblemLog } from './skill-problem-log';
@@ -51,6 +53,11 @@ export interface ServeCommandOptions {
   tickMs?: number;
   /** `--poll-seconds`: overrides `serve.pollSeconds`. */
   pollSeconds?: number;
+  /**
+   * `--scripted-model`: run on the built-in scripted model (canned answers, no API key), started in
+   * this process, instead of the configured model.
+   */
+  scriptedModel?: boolean;
   /** The process environment (what the computer tools' allowlist picks from). */
   environment: Readonly<Record<string, string | undefined>>;
   /** Resolves when the process is asked to stop (SIGTERM or SIGINT): the daemon drains then. */
@@ -239,10 +246,11 @@ function daemonOptionsOf(
     // A home removed while the daemon runs is made again before the agent's next turn.
     beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
     // The daemon's text turns are composed exactly as `switchyard run` composes them.
-    tools: ({ agentId }) =>
+    tools: ({ agentId, signal }) =>
       buildTextTurnTools({
         config,
         agent: resolveAgent(config, agentId),
+        signal,
         services: {
           schedules: controlPlane.schedules,
           ...tracedWorkServices(controlPlane),
@@ -258,6 +266,7 @@ function daemonOptionsOf(
       return built.instructions;
     },
     commandSandbox: sandboxWatch.report,
+    ...(options.scriptedModel === true ? { scriptedModel: SCRIPTED_MODEL_SUMMARY } : {}),
     log: print,
   };
 }
@@ -294,6 +303,26 @@ export async function runServeCommand(
   options: ServeCommandOptions,
   print: (line: string) => void,
 ): Promise<number> {
+  const scripted = options.scriptedModel === true ? await startScriptedModel() : undefined;
+  try {
+    return await serveOn(
+      scripted === undefined ? options : { ...options, config: scripted.configure(options.config) },
+      scripted,
+      print,
+    );
+  } finally {
+    // After the daemon has drained: its last turns may still ask the scripted model.
+    await scripted?.close();
+  }
+}
+
+/** `runServeCommand` once the model is known (`scripted`: the built-in scripted model, running). */
+async function serveOn(
+  options: ServeCommandOptions,
+  scripted: ScriptedModel | undefined,
+  print: (line: string) => void,
+): Promise<number> {
+  if (scripted !== undefined) print(`switchyard serve: model: ${SCRIPTED_MODEL_SUMMARY}`);
   const plan = await prepareServe(options, print);
   // Closed in reverse at the end: the telemetry last, so the spans of the turns that drained are
   // exported before the process exits.
@@ -317,6 +346,11 @@ export async function runServeCommand(
     for (const line of mcpSkippedToolLines(mcp, 'switchyard serve')) print(line);
     const daemon = await startDaemon(daemonOptionsOf(options, plan, controlPlane, mcp, sandboxWatch, print));
     opened.add(() => daemon.stop());
+    // The CLI in the same folder reaches the embedded database through this daemon's API (removed first
+    // at the end, so no command is sent to a daemon that is stopping).
+    if (plan.config.database.url === undefined) {
+      opened.add(await recordRunningDaemon(plan.config.database.dataDir, daemon.url));
+    }
   } catch (error) {
     await opened.closeAll();
     throw error;

@@ -156,15 +156,14 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
     expect(listed.code).toBe(1);
     expect(listed.stderr).toMatch(/is in use by process \d+ \(cli\.js serve --port 0\)/);
     expect(listed.stdout).toBe('');
-    // Approvals are answered through the daemon's API then: the error says so.
+    // Approvals go through the daemon's API then (cli-beside-daemon.test.ts): it knows no such one.
     const answered = await runCli(['approvals', 'allow', 'approval_00000000-0000-0000-0000-000000000000'], {
       cwd: folder.path,
     });
-    expect(answered.code).toBe(1);
-    expect(answered.stderr).toMatch(/is in use by process \d+/);
-    expect(answered.stderr).toContain(
-      'answer through its HTTP API (GET /v1/approvals, POST /v1/approvals/<id>',
+    expect(answered.stderr).toBe(
+      'switchyard: approvals allow: no approval approval_00000000-0000-0000-0000-000000000000\n',
     );
+    expect(answered.code).toBe(1);
   });
 
   it('releases the database when it stops, and the records then show every turn', async () => {

@@ -242,6 +242,7 @@ function createApi(
       : { maxEventStreamBytes: options.maxEventStreamBytes }),
     state: reportedStateOf(status),
     ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
+    ...(options.scriptedModel === undefined ? {} : { scriptedModel: options.scriptedModel }),
     version: options.version ?? '0.0.0',
     log,
   });
@@ -266,6 +267,7 @@ async function listenHealthPort(
           state: reportedStateOf(status),
           runningTurns: () => turns.running,
           ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
+          ...(options.scriptedModel === undefined ? {} : { scriptedModel: options.scriptedModel }),
         }),
     });
   } catch (error) {

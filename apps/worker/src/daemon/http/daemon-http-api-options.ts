@@ -57,6 +57,8 @@ export interface DaemonHttpApiOptions {
   state(): 'serving' | 'draining' | 'lock-lost';
   /** Whether the agents' commands run in the sandbox, for `/healthz`; absent: not reported. */
   commandSandbox?: () => CommandSandboxReport;
+  /** Set while the model is the built-in scripted one: `/healthz`'s `scriptedModel.summary`. */
+  scriptedModel?: string;
   /** How often a stream of a turn running elsewhere, and `/v1/events`, read the records, in ms. Default 1000. */
   recordPollMs?: number;
   /**

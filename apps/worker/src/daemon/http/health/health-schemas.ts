@@ -15,5 +15,14 @@ export const HealthSchema = z
       })
       .optional()
       .openapi({ description: "Whether the agents' commands run in the sandbox (checked again every 30 s)" }),
+    scriptedModel: z
+      .strictObject({
+        summary: z.string().openapi({ description: 'What that means, and how to use a real model' }),
+      })
+      .optional()
+      .openapi({
+        description:
+          'Present while the daemon runs on the built-in scripted model (`switchyard serve --scripted-model`): canned answers, no model endpoint',
+      }),
   })
   .openapi('Health');

@@ -27,8 +27,14 @@ export function createHealthzApp({ options }: ApiContext) {
     (c) => {
       const state = options.state();
       const sandbox = options.commandSandbox?.();
+      const scripted = options.scriptedModel;
       return c.json(
-        { status: state, runningTurns: options.turns.running, ...(sandbox === undefined ? {} : { sandbox }) },
+        {
+          status: state,
+          runningTurns: options.turns.running,
+          ...(sandbox === undefined ? {} : { sandbox }),
+          ...(scripted === undefined ? {} : { scriptedModel: { summary: scripted } }),
+        },
         state === 'serving' ? 200 : 503,
         NO_STORE,
       );

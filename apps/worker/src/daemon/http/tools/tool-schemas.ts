@@ -18,6 +18,11 @@ export const ToolManifestRowSchema = z
     readOnly: z.boolean(),
     destructive: z.boolean(),
     bytes: z.number().int().openapi({ description: 'UTF-8 bytes of its schema' }),
+    description: z.string().openapi({ description: 'The description the model reads' }),
+    parameters: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The parameters' JSON Schema exactly as the model gets it (the strict projection when strict)",
+    }),
   })
   .openapi('ToolManifestRow');
 
