@@ -17,6 +17,7 @@ import { renderStrictCoverageSection } from './report/strict-coverage-section';
 import { SUITE_NAMES, type SuiteName } from './report/suite-names';
 import { renderTestSuiteSection } from './report/test-suite-section';
 import { renderToolStallSection } from './report/tool-stall-section';
+import { renderTurnsInFlightSection } from './report/turns-in-flight-section';
 import { updateSections } from './report/update-sections';
 import { renderResults } from './report/write-results';
 import { aiSdkRuntime } from './runtimes/ai-sdk-runtime';
@@ -38,6 +39,7 @@ import { stalledReaders } from './suites/stalled-readers';
 import { strictCoverage } from './suites/strict-coverage';
 import { testSuite } from './suites/test-suite';
 import { toolStall } from './suites/tool-stall';
+import { turnsInFlight } from './suites/turns-in-flight';
 
 function selectedSuites(): ReadonlySet<SuiteName> | undefined {
   const argument = process.argv.find((value) => value.startsWith('--suites='))?.slice('--suites='.length);
@@ -89,6 +91,19 @@ const daemon = runs('busy-daemon')
   : undefined;
 const fleet = runs('growing-fleet') ? await growingFleet() : undefined;
 const burst = runs('request-burst') ? await requestBurst() : undefined;
+const inFlight = runs('turns-in-flight')
+  ? await turnsInFlight({
+      ...(process.env.BENCH_FLIGHT_LEVELS === undefined
+        ? {}
+        : { levels: process.env.BENCH_FLIGHT_LEVELS.split(',').map(Number) }),
+      ...(process.env.BENCH_FLIGHT_BACKENDS === undefined
+        ? {}
+        : { backends: process.env.BENCH_FLIGHT_BACKENDS.split(',') as Array<'pglite' | 'postgres'> }),
+      ...(process.env.BENCH_DAEMON_PROFILE === undefined
+        ? {}
+        : { nodeArguments: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_DAEMON_PROFILE}`] }),
+    })
+  : undefined;
 const readers = runs('stalled-readers') ? await stalledReaders() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
 const recall = runs('brain-recall')
@@ -125,6 +140,7 @@ if (
   daemon !== undefined &&
   fleet !== undefined &&
   burst !== undefined &&
+  inFlight !== undefined &&
   readers !== undefined &&
   suite !== undefined &&
   recall !== undefined
@@ -141,6 +157,7 @@ if (
       busyDaemon: daemon,
       growingFleet: fleet,
       requestBurst: burst,
+      turnsInFlight: inFlight,
       stalledReaders: readers,
       testSuite: suite,
       brainRecall: recall,
@@ -161,6 +178,7 @@ if (
       ...(daemon === undefined ? {} : { 'busy-daemon': renderBusyDaemonSection(daemon) }),
       ...(fleet === undefined ? {} : { 'growing-fleet': renderGrowingFleetSection(fleet) }),
       ...(burst === undefined ? {} : { 'request-burst': renderRequestBurstSection(burst) }),
+      ...(inFlight === undefined ? {} : { 'turns-in-flight': renderTurnsInFlightSection(inFlight) }),
       ...(readers === undefined ? {} : { 'stalled-readers': renderStalledReadersSection(readers) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
       ...(recall === undefined ? {} : { 'brain-recall': renderBrainRecallSection(recall) }),

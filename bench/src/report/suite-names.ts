@@ -9,6 +9,7 @@ export const SUITE_NAMES = [
   'busy-daemon',
   'growing-fleet',
   'request-burst',
+  'turns-in-flight',
   'stalled-readers',
   'test-suite',
   'brain-recall',

@@ -12,6 +12,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'busy-daemon': '## Busy daemon',
   'growing-fleet': '## Growing fleet',
   'request-burst': '## Request burst',
+  'turns-in-flight': '## Turns in flight',
   'stalled-readers': '## Stalled readers',
   'test-suite': '## Test suite',
   'brain-recall': '## Brain recall',

@@ -14,6 +14,7 @@ import type { StalledReadersResult } from '../suites/stalled-readers';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
 import type { TestSuiteResult } from '../suites/test-suite';
 import type { ToolStallResult } from '../suites/tool-stall';
+import type { TurnsInFlightResult } from '../suites/turns-in-flight';
 import { renderLadderSection } from './argument-ladder-section';
 import { renderBrainRecallSection } from './brain-recall-section';
 import { renderBusyDaemonSection } from './busy-daemon-section';
@@ -26,6 +27,7 @@ import { renderStalledReadersSection } from './stalled-readers-section';
 import { renderStrictCoverageSection } from './strict-coverage-section';
 import { renderTestSuiteSection } from './test-suite-section';
 import { renderToolStallSection } from './tool-stall-section';
+import { renderTurnsInFlightSection } from './turns-in-flight-section';
 
 /** Everything one `pnpm bench` run measured. */
 export interface BenchResults {
@@ -42,6 +44,8 @@ export interface BenchResults {
   growingFleet: GrowingFleetResult;
   /** The request-burst suite. */
   requestBurst: RequestBurstResult;
+  /** The turns-in-flight suite. */
+  turnsInFlight: TurnsInFlightResult;
   /** The test-suite section (read from turbo's run summaries). */
   testSuite: TestSuiteResult;
   /** The stalled-readers suite. */
@@ -115,6 +119,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderBusyDaemonSection(results.busyDaemon),
     renderGrowingFleetSection(results.growingFleet),
     renderRequestBurstSection(results.requestBurst),
+    renderTurnsInFlightSection(results.turnsInFlight),
     renderStalledReadersSection(results.stalledReaders),
     renderTestSuiteSection(results.testSuite),
     renderBrainRecallSection(results.brainRecall),

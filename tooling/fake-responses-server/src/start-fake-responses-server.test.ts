@@ -336,3 +336,13 @@ describe('fake Responses server: a client that goes away', () => {
     server = undefined;
   });
 });
+
+describe('fake Responses server: connections', () => {
+  it('tells clients it keeps an idle connection for 65 s, as a model API does (not Node’s 5 s)', async () => {
+    server = await startFakeResponsesServer({ script: [{ text: 'kept' }] });
+    const response = await post({ model: 'm', input: 'hi' });
+    await response.text();
+    // undici keeps a connection for the server's hint less a second: at 5 s, busy clients reused closed ones.
+    expect(response.headers.get('keep-alive')).toBe('timeout=65');
+  });
+});

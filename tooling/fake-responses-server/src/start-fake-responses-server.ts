@@ -225,9 +225,15 @@ export async function startFakeResponsesServer(
       else response.destroy();
     });
   });
+  // A model API keeps an idle connection open for a minute or more (Node's default is 5 s): at 5 s,
+  // a client whose event loop is busy reuses a connection the server has just closed ("other side
+  // closed"), which fails a request that never reached the server.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    // A model API takes thousands of connections at once; Node's default queue of 511 would reset
+    // some of a benchmark's burst of turns (each opening its connection) before they are accepted.
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

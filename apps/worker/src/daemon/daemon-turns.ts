@@ -60,6 +60,8 @@ interface TurnPlan {
   tools: DaemonTurnRequest['tools'];
   instructions: string | undefined;
   resume: ResumeState | undefined;
+  /** Recorded by `start` just now as a first attempt: its journal has nothing to read. */
+  fresh?: boolean;
 }
 
 /**
@@ -143,7 +145,7 @@ export class DaemonTurns {
     const done = this.#run(
       entry,
       { ...described, turnId: id, signal },
-      { tools, instructions, resume: undefined },
+      { tools, instructions, resume: undefined, fresh: (request.attempt ?? 1) === 1 },
     );
     entry.done = done;
     this.#registry.changed(entry);
@@ -250,6 +252,7 @@ export class DaemonTurns {
         entry,
         turnId: context.turnId,
         resume: plan.resume,
+        ...(plan.fresh === true ? { fresh: true } : {}),
       });
       const run = runAgentLoop({
         ...loopOptionsOf({

@@ -105,12 +105,14 @@ export class TurnRegistry {
   }
 
   /**
-   * A turn started, was continued or ended: observers hear of it (with no event), and finished turns
-   * past the budgets are dropped.
+   * A turn started, was continued or ended: observers hear of it (with no event), and once it has
+   * finished, finished turns past the budgets are dropped. Only a turn's end can take the finished
+   * ones past a budget, so a start does not walk every kept turn (with thousands in flight, that
+   * walk on every start grew with the turns in flight).
    */
   changed(entry: TurnEntry): void {
     this.#notify(entry, undefined);
-    this.#prune();
+    if (!isOpenTurn(entry)) this.#prune();
   }
 
   /** A turn's loop ended: its followers are let go and its size in the memory budget is measured. */

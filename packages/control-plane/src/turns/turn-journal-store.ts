@@ -1,12 +1,14 @@
 import type { RecordedTurn, TurnJournal } from '@switchyard/core';
 import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import { TurnJournalFencedError } from '../errors/turn-journal-fenced-error';
 import { checkStoredText } from '../values/check-stored-value';
+import { JournalWriteQueue } from './journal-write-queue';
 
 type JournalKind = 'response' | 'call-start' | 'call-output';
 
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
+/** The largest `position` the table's integer column holds. */
+const MAX_POSITION = 2_147_483_647;
 
 /** What `open` gives a turn: the journal to pass to `runAgentLoop`, and what an earlier attempt left. */
 export interface OpenedTurnJournal {
@@ -25,31 +27,52 @@ export interface OpenedTurnJournal {
  *
  * Contract: a write lands only while the turn is `running` or `waiting-approval` on the worker that
  * writes it (a worker taken for dead cannot add to a turn another worker resumed): otherwise it
- * rejects with `TurnJournalFencedError`, which ends that worker's run of the turn. Writing an entry
+ * rejects with `TurnJournalFencedError` (see `JournalWriteQueue`), which ends that worker's run of the turn. Writing an entry
  * that is there already (an in-doubt call started again) keeps the first. An entry over
  * `maxEntryBytes` rejects naming its size.
  */
 export class TurnJournalStore {
+  /** Every turn's writes, coalesced into few statements when many turns write at once. */
+  readonly #writes: JournalWriteQueue;
+
   /** Use `controlPlane.journals` rather than constructing one. */
   constructor(
     private readonly database: Database,
     private readonly maxEntryBytes: number,
-  ) {}
+  ) {
+    this.#writes = new JournalWriteQueue(database);
+  }
 
   /**
    * The journal of turn `turnId` as worker `workerId` runs it, with what earlier attempts recorded.
    * A unit's attempt (a turn with `attempt` > 1) whose previous attempt was interrupted (its worker
    * stopped) gets that turn's entries copied to its own first, in one statement, so it goes on where
    * that one stopped. A first attempt's journal opens in one statement (its attempt and entries read
-   * together); a later attempt's in three (that read, the copy, then the entries again).
+   * together); a later attempt's in three (that read, the copy, then the entries again). With
+   * `fresh`, the caller says it recorded the turn itself just now as a first attempt (no entry can
+   * exist yet): nothing is read, and the journal opens without a statement.
+   *
+   * Writes of every turn of the store go through one queue: while statements are under way, the
+   * entries other turns write meanwhile go together in the next one (each still checked against its
+   * turn's worker in that statement), so many turns in flight cost few round trips.
    *
    * @example
    * const { journal, recorded } = await controlPlane.journals.open({ turnId, workerId });
    * const run = runAgentLoop({ model, tools, input, turnId, journal: { ...journal, recorded } });
    */
-  async open(options: { turnId: string; workerId: string }): Promise<OpenedTurnJournal> {
+  async open(options: { turnId: string; workerId: string; fresh?: boolean }): Promise<OpenedTurnJournal> {
     const turnId = checkId('turnId', options.turnId);
     const workerId = checkStoredText('workerId', options.workerId, { maxBytes: 200 });
+    const append = (kind: JournalKind, position: number, entry: unknown) =>
+      this.#append(turnId, workerId, kind, position, entry);
+    const journal: TurnJournal = {
+      response: (entry) => append('response', entry.iteration, entry),
+      callStarted: (entry) => append('call-start', entry.itemIndex, entry),
+      callFinished: (entry) => append('call-output', entry.itemIndex, entry),
+    };
+    if (options.fresh === true) {
+      return { journal, recorded: undefined, counts: { responses: 0, started: 0, outputs: 0 } };
+    }
     // One statement for most turns (a first attempt): the turn's attempt with what it recorded. A
     // unit's later attempt first gets the interrupted attempt's entries copied, then is read again.
     const { rows } = await this.database.query<{
@@ -77,17 +100,7 @@ export class TurnJournalStore {
       outputs: recorded.outputs.length,
     };
     const empty = counts.responses + counts.started + counts.outputs === 0;
-    const append = (kind: JournalKind, position: number, entry: unknown) =>
-      this.#append(turnId, workerId, kind, position, entry);
-    return {
-      journal: {
-        response: (entry) => append('response', entry.iteration, entry),
-        callStarted: (entry) => append('call-start', entry.itemIndex, entry),
-        callFinished: (entry) => append('call-output', entry.itemIndex, entry),
-      },
-      recorded: empty ? undefined : recorded,
-      counts,
-    };
+    return { journal, recorded: empty ? undefined : recorded, counts };
   }
 
   /** Everything recorded for turn `turnId`, in order (responses by step, calls by item). */
@@ -127,8 +140,12 @@ export class TurnJournalStore {
     position: number,
     entry: unknown,
   ): Promise<void> {
-    if (!Number.isSafeInteger(position) || position < 0) {
-      throw new ControlPlaneInputError('position', `must be an integer >= 0, got ${String(position)}`);
+    // The column is a 4-byte integer: a position past it would fail the whole batch it went with.
+    if (!Number.isSafeInteger(position) || position < 0 || position > MAX_POSITION) {
+      throw new ControlPlaneInputError(
+        'position',
+        `must be an integer from 0 to ${MAX_POSITION}, got ${String(position)}`,
+      );
     }
     const text = JSON.stringify(entry);
     const bytes = Buffer.byteLength(text, 'utf8');
@@ -138,20 +155,9 @@ export class TurnJournalStore {
         `a ${kind} entry of ${bytes} bytes is over the journal's limit of ${this.maxEntryBytes} bytes`,
       );
     }
-    // The write and the check that the turn is still this worker's are one statement.
-    const { rows } = await this.database.query<{ turn_id: string }>(
-      `WITH owner AS (
-         SELECT id FROM switchyard.turns
-          WHERE id = $1 AND worker_id = $2 AND status IN ('running', 'waiting-approval')
-       ), written AS (
-         INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
-         SELECT id, $3, $4, $5 FROM owner
-         ON CONFLICT DO NOTHING RETURNING turn_id
-       )
-       SELECT id AS turn_id FROM owner`,
-      [turnId, workerId, kind, position, text],
-    );
-    if (rows.length === 0) throw new TurnJournalFencedError(turnId, workerId);
+    // The write and the check that the turn is still this worker's are one statement (with other
+    // turns' writes waiting at the same time).
+    await this.#writes.append({ turnId, workerId, kind, position, text, bytes });
   }
 }
 
