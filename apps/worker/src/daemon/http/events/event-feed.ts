@@ -49,7 +49,7 @@ export function feedMessageText(message: NumberedFeedMessage): string {
 /** What `EventFeed` reads. */
 export interface EventFeedOptions {
   /** This process's turns: their live events. */
-  turns: DaemonTurns;
+  turns: Pick<DaemonTurns, 'observe' | 'has'>;
   /** The records: changes made by every process on the database. */
   controlPlane: { turns: Pick<TurnStore, 'changes'>; approvals: Pick<ApprovalStore, 'changes'> };
   /** The agents served: only theirs are fed. */
@@ -131,7 +131,11 @@ export class EventFeed {
       const agentIds = this.#options.agents;
       const turns = await this.#options.controlPlane.turns.changes({ since: this.#since, agentIds });
       const approvals = await this.#options.controlPlane.approvals.changes({ since: this.#since, agentIds });
-      for (const record of turns.turns) this.#sendTurn(snapshotOf(record));
+      // A turn this process runs is sent from its live events: a record read just before the turn
+      // moved on would send an older status after the live one (waiting-approval after running).
+      for (const record of turns.turns) {
+        if (!this.#options.turns.has(record.id)) this.#sendTurn(snapshotOf(record));
+      }
       for (const record of approvals.approvals) this.#sendApproval(approvalView(record));
       this.#since = new Date(Date.parse(turns.now) - OVERLAP_MS).toISOString();
     } catch (error) {
@@ -147,6 +151,9 @@ export class EventFeed {
   }
 
   #sendApproval(approval: DaemonApproval): void {
+    // An answered approval is never pending again: a pending record is a read from before the answer.
+    const seen = this.#seen.get(`approval:${approval.id}`);
+    if (approval.status === 'pending' && seen !== undefined && !seen.startsWith('pending:')) return;
     if (this.#first(`approval:${approval.id}`, `${approval.status}:${approval.consumedAt ?? ''}`)) {
       this.#send({ event: 'approval', data: approval });
     }
