@@ -89,6 +89,34 @@ for (const backend of testBackends) {
       expect(reopened.counts).toEqual({ responses: 1, started: 1, outputs: 1 });
     });
 
+    it('leaves the stale API turns of the agents named for a claim, and marks the others', async () => {
+      const turnId = await recordTurn('worker-gone');
+      // A sweep of a process that resumes ada's API turns: the turn stays running for a claim.
+      const kept = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: 'worker-sweeper',
+        leaveApiTurnsOf: ['ada'],
+      });
+      expect(kept.map((turn) => turn.id)).not.toContain(turnId);
+      expect((await suite.controlPlane.turns.get(turnId))?.status).toBe('running');
+      const claimed = await suite.controlPlane.turns.claimInterrupted({
+        staleAfterMs: 0,
+        workerId: 'worker-sweeper',
+        exceptWorkerId: 'worker-sweeper',
+        agentIds: ['ada'],
+        sources: ['api'],
+      });
+      expect(claimed.map((turn) => turn.id)).toContain(turnId);
+      // A sweep of a process serving other agents marks it.
+      const other = await recordTurn('worker-gone');
+      const marked = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: 'worker-sweeper',
+        leaveApiTurnsOf: ['bob'],
+      });
+      expect(marked.map((turn) => turn.id)).toContain(other);
+    });
+
     it('refuses the writes of a worker whose turn another took over, and of an ended turn', async () => {
       const turnId = await recordTurn('worker-slow');
       const slow = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-slow' });

@@ -1,0 +1,23 @@
+// The chaos driver's entry (private, used from source by apps/worker's chaos test and the bench).
+export {
+  analyzeChaos,
+  type ChaosEvidence,
+  type ChaosFigures,
+  type KillMoment,
+  type KillRecord,
+  type LedgerLine,
+  parseLedger,
+  percentile,
+  type UnitJournal,
+} from './chaos-analysis';
+export { ChaosFleet, type ChaosFleetOptions, ChaosProcess } from './chaos-fleet';
+export { AIMS, injectKills, type KillContext } from './chaos-kills';
+export {
+  type AnsweredCall,
+  ChaosModel,
+  type ChaosModelOptions,
+  LEDGER_FILE,
+  type ModelRequestRecord,
+} from './chaos-model';
+export { type ChaosUnitKind, ChaosUnits, unitPrompt } from './chaos-units';
+export { CHAOS_AGENT, type ChaosRunOptions, type ChaosRunResult, runChaos, seededRandom } from './run-chaos';
