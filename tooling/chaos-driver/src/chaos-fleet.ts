@@ -124,6 +124,13 @@ export class ChaosFleet {
     return killedAt;
   }
 
+  /** Starts a new process in every slot whose process has exited (after `terminate`). */
+  restart(): void {
+    this.#slots.forEach((serve, slot) => {
+      if (!serve.running) this.#slots[slot] = this.#start(slot);
+    });
+  }
+
   /** Stops every process (SIGTERM, SIGKILL after `timeoutMs`); their exits. */
   terminate(timeoutMs = 30_000): Promise<Array<number | NodeJS.Signals | null>> {
     return Promise.all(this.#slots.map((serve) => serve.terminate(timeoutMs)));

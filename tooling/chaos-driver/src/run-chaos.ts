@@ -13,6 +13,7 @@ import {
 import { ChaosFleet } from './chaos-fleet';
 import { injectKills } from './chaos-kills';
 import { ChaosModel, LEDGER_FILE } from './chaos-model';
+import { CHAOS_QUEUE_EXPIRY_SECONDS, CHAOS_TURN_TIMEOUT_MS, settle } from './chaos-settle';
 import { type ChaosUnitKind, ChaosUnits } from './chaos-units';
 
 /** The agent every chaos process serves. */
@@ -156,7 +157,15 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       feedFailure = await fed;
     }
     if (feedFailure !== undefined) throw feedFailure.error;
-    const lostUnits = await settle({ options, units, model, fleet: running, controlPlane });
+    const lostUnits = await settle({
+      units,
+      model,
+      fleet: running,
+      controlPlane,
+      openControlPlane: options.openControlPlane,
+      deadline: Date.now() + (options.settleMs ?? 180_000),
+      ...(options.log === undefined ? {} : { log: options.log }),
+    });
     fleet = undefined;
     controlPlane ??= await options.openControlPlane();
     const evidence = {
@@ -196,7 +205,8 @@ async function writeConfig(options: ChaosRunOptions): Promise<string> {
     database: options.database,
     categories: { computer: { homeRoot: path.join(options.folder, 'homes') } },
     // A process is taken for dead 1.5 s after its last heartbeat (on PGlite its restart takes its
-    // work back at once).
+    // work back at once). A short queue expiry: a unit whose process died after its turn ended and
+    // before its queue heard of it comes back within the run (`settle`).
     serve: {
       agents: [CHAOS_AGENT],
       port: 0,
@@ -205,9 +215,16 @@ async function writeConfig(options: ChaosRunOptions): Promise<string> {
       pollSeconds: 0.5,
       tickMs: 200,
       graceMs: 500,
+      expireSeconds: CHAOS_QUEUE_EXPIRY_SECONDS,
+      // A unit cut by kill after kill is retried at once, and is not out of attempts after a few: a
+      // run's units end by finishing (their final answers, which the settling on PGlite waits for),
+      // not by running out of retries.
+      retryLimit: 20,
+      retryDelaySeconds: 1,
+      retryBackoff: false,
       ...options.serve,
     },
-    limits: { turnTimeoutMs: 120_000 },
+    limits: { turnTimeoutMs: CHAOS_TURN_TIMEOUT_MS },
     // Unattended turns would hold each `run_command` for an operator (the default for schedule, task
     // and job turns): the chaos is about crashes, so every call runs.
     approvals: { destructive: 'allow' },
@@ -267,65 +284,6 @@ async function feed(parts: RunParts & { feeding: () => boolean }): Promise<void>
     } else if (controlPlane !== undefined) {
       await units.store(controlPlane, kind);
     }
-  }
-}
-
-/**
- * Waits up to `settleMs` for every started unit to end, stops the fleet, and returns the units that
- * did not. On PGlite the database is read once the process has stopped: its end is awaited through
- * the fake model (every unit's final answer sent) and `/healthz` (no turn running).
- */
-async function settle(parts: RunParts): Promise<string[]> {
-  const { options, units, model, fleet, controlPlane } = parts;
-  const deadline = Date.now() + (options.settleMs ?? 180_000);
-  let reported = Date.now();
-  const report = (waitingFor: () => string) => {
-    if (Date.now() - reported < 10_000) return;
-    reported = Date.now();
-    options.log?.(`chaos: waiting for ${waitingFor()}`);
-  };
-  if (controlPlane !== undefined) {
-    for (;;) {
-      const unended = await units.unended(controlPlane);
-      if (unended.length === 0 || Date.now() > deadline) break;
-      report(() => `units to end: ${unended.join(' ')}`);
-      await sleep(500);
-    }
-  } else {
-    while (Date.now() < deadline && !(await pgliteIdle(units, model, fleet))) {
-      report(
-        () =>
-          `the final answers of ${[...units.started.keys()].filter((unit) => !model.finished.has(unit)).join(' ')} and no turn running`,
-      );
-      await sleep(500);
-    }
-  }
-  await fleet.terminate(30_000);
-  const database = controlPlane ?? (await options.openControlPlane());
-  try {
-    const lost = await units.unended(database);
-    for (const line of await units.describe(database, lost)) {
-      options.log?.(`chaos: lost ${line}`);
-      const turnId = /turn (turn_\S+)/.exec(line)?.[1];
-      if (turnId !== undefined)
-        for (const logged of fleet.linesWith(turnId)) options.log?.(`chaos:   ${logged}`);
-    }
-    return lost;
-  } finally {
-    if (controlPlane === undefined) await database.close();
-  }
-}
-
-async function pgliteIdle(units: ChaosUnits, model: ChaosModel, fleet: ChaosFleet): Promise<boolean> {
-  if ([...units.started.keys()].some((unit) => !model.finished.has(unit))) return false;
-  const url = fleet.process(0).url;
-  if (url === undefined) return false;
-  try {
-    const response = await fetch(`${url}/healthz`);
-    const health = (await response.json()) as { runningTurns?: number };
-    return health.runningTurns === 0;
-  } catch {
-    return false;
   }
 }
 
