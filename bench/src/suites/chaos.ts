@@ -48,7 +48,8 @@ export async function chaos(options: { kills?: number; minutes?: number } = {}):
       cliPath: CLI_PATH,
       folder,
       database: { url: postgres.url },
-      openControlPlane: () => openControlPlane({ databaseUrl: postgres.url, environment: {} }),
+      openControlPlane: (queues) =>
+        openControlPlane({ databaseUrl: postgres.url, ...queues, environment: {} }),
       slots: processes,
       kills,
       ...(options.minutes === undefined ? {} : { killForMs: options.minutes * 60_000 }),

@@ -2,17 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlPlane } from '@switchyard/control-plane';
 import type { ChaosFleet } from './chaos-fleet';
 import type { ChaosModel } from './chaos-model';
+import { CHAOS_QUEUE_POLICY, type ChaosQueuePolicy } from './chaos-settings';
 import type { ChaosUnits } from './chaos-units';
-
-/**
- * The queue expiry of a chaos run's processes, s (`serve.expireSeconds`): a unit whose process died
- * after its turn ended and before its queue heard of the end is delivered again once its delivery
- * expires (and the queue's maintenance, every 30 s, sees it). Short, so that happens within a run.
- */
-export const CHAOS_QUEUE_EXPIRY_SECONDS = 40;
-
-/** The turn time limit of a chaos run's processes, ms (`limits.turnTimeoutMs`): under the expiry. */
-export const CHAOS_TURN_TIMEOUT_MS = 30_000;
 
 /**
  * On PGlite, how long a process started again to let a unit left unended be delivered again runs
@@ -28,7 +19,8 @@ export interface SettleParts {
   fleet: ChaosFleet;
   /** The driver's own control plane on PostgreSQL; undefined on PGlite (read with the process stopped). */
   controlPlane: ControlPlane | undefined;
-  openControlPlane: () => Promise<ControlPlane>;
+  /** Opens a control plane on the database with the run's queue policy. */
+  openControlPlane: (queues: ChaosQueuePolicy) => Promise<ControlPlane>;
   /** When to stop waiting (ms since the epoch): a safety net, not the expected time. */
   deadline: number;
   log?: (line: string) => void;
@@ -69,7 +61,7 @@ export async function settle(parts: SettleParts): Promise<string[]> {
       await sleep(500);
     }
     await fleet.terminate(30_000);
-    const database = await parts.openControlPlane();
+    const database = await parts.openControlPlane(CHAOS_QUEUE_POLICY);
     let unended: string[];
     try {
       unended = await units.unended(database);

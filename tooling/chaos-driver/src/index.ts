@@ -19,5 +19,11 @@ export {
   LEDGER_FILE,
   type ModelRequestRecord,
 } from './chaos-model';
+export {
+  CHAOS_QUEUE_EXPIRY_SECONDS,
+  CHAOS_QUEUE_POLICY,
+  CHAOS_TURN_TIMEOUT_MS,
+  type ChaosQueuePolicy,
+} from './chaos-settings';
 export { type ChaosUnitKind, ChaosUnits, unitPrompt } from './chaos-units';
 export { CHAOS_AGENT, type ChaosRunOptions, type ChaosRunResult, runChaos, seededRandom } from './run-chaos';

@@ -13,7 +13,8 @@ import {
 import { ChaosFleet } from './chaos-fleet';
 import { injectKills } from './chaos-kills';
 import { ChaosModel, LEDGER_FILE } from './chaos-model';
-import { CHAOS_QUEUE_EXPIRY_SECONDS, CHAOS_TURN_TIMEOUT_MS, settle } from './chaos-settle';
+import { CHAOS_QUEUE_POLICY, CHAOS_TURN_TIMEOUT_MS, type ChaosQueuePolicy } from './chaos-settings';
+import { settle } from './chaos-settle';
 import { type ChaosUnitKind, ChaosUnits } from './chaos-units';
 
 /** The agent every chaos process serves. */
@@ -31,8 +32,11 @@ export interface ChaosRunOptions {
    * workflows are stored before it starts, API turns posted while it runs).
    */
   database: { url: string } | { dataDir: string };
-  /** Opens a control plane on the database (the driver's own reads and writes). */
-  openControlPlane: () => Promise<ControlPlane>;
+  /**
+   * Opens a control plane on the database (the driver's own reads and writes) with `queues`, the
+   * run's queue policy (the processes' own: spread it into `openControlPlane`'s options).
+   */
+  openControlPlane: (queues: ChaosQueuePolicy) => Promise<ControlPlane>;
   /** Processes at once (default 2 on PostgreSQL; always 1 on PGlite). */
   slots?: number;
   /** SIGKILLs to inject. */
@@ -102,14 +106,14 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
   try {
     if (pglite) {
       // One process's database: what needs the control plane is stored before the process starts.
-      const setup = await options.openControlPlane();
+      const setup = await options.openControlPlane(CHAOS_QUEUE_POLICY);
       try {
         await storeUpFront(setup, units, options, random);
       } finally {
         await setup.close();
       }
     } else {
-      controlPlane = await options.openControlPlane();
+      controlPlane = await options.openControlPlane(CHAOS_QUEUE_POLICY);
     }
     fleet = new ChaosFleet({ cliPath: options.cliPath, configPath, cwd: options.folder, baseURLs });
     await fleet.ready();
@@ -167,7 +171,7 @@ export async function runChaos(options: ChaosRunOptions): Promise<ChaosRunResult
       ...(options.log === undefined ? {} : { log: options.log }),
     });
     fleet = undefined;
-    controlPlane ??= await options.openControlPlane();
+    controlPlane ??= await options.openControlPlane(CHAOS_QUEUE_POLICY);
     const evidence = {
       kills,
       units: [...units.started.keys()],
@@ -205,8 +209,7 @@ async function writeConfig(options: ChaosRunOptions): Promise<string> {
     database: options.database,
     categories: { computer: { homeRoot: path.join(options.folder, 'homes') } },
     // A process is taken for dead 1.5 s after its last heartbeat (on PGlite its restart takes its
-    // work back at once). A short queue expiry: a unit whose process died after its turn ended and
-    // before its queue heard of it comes back within the run (`settle`).
+    // work back at once).
     serve: {
       agents: [CHAOS_AGENT],
       port: 0,
@@ -215,13 +218,11 @@ async function writeConfig(options: ChaosRunOptions): Promise<string> {
       pollSeconds: 0.5,
       tickMs: 200,
       graceMs: 500,
-      expireSeconds: CHAOS_QUEUE_EXPIRY_SECONDS,
-      // A unit cut by kill after kill is retried at once, and is not out of attempts after a few: a
-      // run's units end by finishing (their final answers, which the settling on PGlite waits for),
-      // not by running out of retries.
-      retryLimit: 20,
-      retryDelaySeconds: 1,
-      retryBackoff: false,
+      // The queues' policy (`CHAOS_QUEUE_POLICY`): a short expiry, retries at once and many of them.
+      expireSeconds: CHAOS_QUEUE_POLICY.workTurns.expireInSeconds,
+      retryLimit: CHAOS_QUEUE_POLICY.workTurns.retryLimit,
+      retryDelaySeconds: CHAOS_QUEUE_POLICY.workTurns.retryDelaySeconds,
+      retryBackoff: CHAOS_QUEUE_POLICY.workTurns.retryBackoff,
       ...options.serve,
     },
     limits: { turnTimeoutMs: CHAOS_TURN_TIMEOUT_MS },

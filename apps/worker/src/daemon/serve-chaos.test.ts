@@ -56,7 +56,7 @@ for (const backend of backends) {
           cliPath,
           folder,
           database: 'dataDir' in options ? { dataDir: options.dataDir } : { url: options.databaseUrl },
-          openControlPlane: () => openControlPlane({ ...options, environment: {} }),
+          openControlPlane: (queues) => openControlPlane({ ...options, ...queues, environment: {} }),
           slots: backend.slots,
           kills: 5,
           units: 12,
