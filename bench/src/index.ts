@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { renderLadderSection } from './report/argument-ladder-section';
 import { renderBrainRecallSection } from './report/brain-recall-section';
 import { renderBusyDaemonSection } from './report/busy-daemon-section';
+import { renderChaosSection } from './report/chaos-section';
 import { renderGrowingFleetSection } from './report/growing-fleet-section';
 import { renderOverheadSection } from './report/overhead-section';
 import { overheadSvg } from './report/overhead-svg';
@@ -30,6 +31,7 @@ import { createWebStallCases } from './stall/web-cases';
 import { argumentLadder } from './suites/argument-ladder';
 import { brainRecall } from './suites/brain-recall';
 import { busyDaemon } from './suites/busy-daemon';
+import { chaos } from './suites/chaos';
 import { growingFleet } from './suites/growing-fleet';
 import { loopOverhead } from './suites/loop-overhead';
 import { parallelBatch } from './suites/parallel-batch';
@@ -111,6 +113,17 @@ const recall = runs('brain-recall')
       process.env.BENCH_BRAIN_PAGES === undefined ? {} : { pages: Number(process.env.BENCH_BRAIN_PAGES) },
     )
   : undefined;
+const chaosKills =
+  process.argv.find((value) => value.startsWith('--chaos-kills='))?.slice('--chaos-kills='.length) ??
+  process.env.BENCH_CHAOS_KILLS;
+const chaosRun = runs('chaos')
+  ? await chaos({
+      ...(chaosKills === undefined ? {} : { kills: Number(chaosKills) }),
+      ...(process.env.BENCH_CHAOS_MINUTES === undefined
+        ? {}
+        : { minutes: Number(process.env.BENCH_CHAOS_MINUTES) }),
+    })
+  : undefined;
 const seconds = (performance.now() - started) / 1000;
 
 const resultsFile = new URL('../RESULTS.md', import.meta.url);
@@ -143,7 +156,8 @@ if (
   inFlight !== undefined &&
   readers !== undefined &&
   suite !== undefined &&
-  recall !== undefined
+  recall !== undefined &&
+  chaosRun !== undefined
 ) {
   writeFileSync(
     resultsFile,
@@ -161,6 +175,7 @@ if (
       stalledReaders: readers,
       testSuite: suite,
       brainRecall: recall,
+      chaos: chaosRun,
       seconds,
     }),
   );
@@ -182,6 +197,7 @@ if (
       ...(readers === undefined ? {} : { 'stalled-readers': renderStalledReadersSection(readers) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
       ...(recall === undefined ? {} : { 'brain-recall': renderBrainRecallSection(recall) }),
+      ...(chaosRun === undefined ? {} : { chaos: renderChaosSection(chaosRun) }),
     }),
   );
 }

@@ -13,6 +13,7 @@ export const SUITE_NAMES = [
   'stalled-readers',
   'test-suite',
   'brain-recall',
+  'chaos',
 ] as const;
 
 /** A suite that writes a section of RESULTS.md. */

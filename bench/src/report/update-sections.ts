@@ -16,6 +16,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'stalled-readers': '## Stalled readers',
   'test-suite': '## Test suite',
   'brain-recall': '## Brain recall',
+  chaos: '## Chaos (durable turns)',
 };
 
 /** The header line naming the sections rerun alone since the full run, and when. */

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ArgumentLadderResult } from '../suites/argument-ladder';
 import type { BrainRecallResult } from '../suites/brain-recall';
 import type { BusyDaemonResult } from '../suites/busy-daemon';
+import type { ChaosResult } from '../suites/chaos';
 import type { GrowingFleetResult } from '../suites/growing-fleet';
 import type { OverheadResult } from '../suites/loop-overhead';
 import type { ParallelBatchRow } from '../suites/parallel-batch';
@@ -18,6 +19,7 @@ import type { TurnsInFlightResult } from '../suites/turns-in-flight';
 import { renderLadderSection } from './argument-ladder-section';
 import { renderBrainRecallSection } from './brain-recall-section';
 import { renderBusyDaemonSection } from './busy-daemon-section';
+import { renderChaosSection } from './chaos-section';
 import { renderGrowingFleetSection } from './growing-fleet-section';
 import { renderOverheadSection } from './overhead-section';
 import { renderParallelSection } from './parallel-batch-section';
@@ -52,6 +54,8 @@ export interface BenchResults {
   stalledReaders: StalledReadersResult;
   /** The Brain recall suite. */
   brainRecall: BrainRecallResult;
+  /** The chaos suite. */
+  chaos: ChaosResult;
   /** Seconds the whole run took. */
   seconds: number;
 }
@@ -123,5 +127,6 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderStalledReadersSection(results.stalledReaders),
     renderTestSuiteSection(results.testSuite),
     renderBrainRecallSection(results.brainRecall),
+    renderChaosSection(results.chaos),
   ].join('\n')}\n`;
 }

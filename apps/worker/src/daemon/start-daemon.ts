@@ -137,8 +137,11 @@ function recoveryOf(
     staleTurnMs,
     othersStaleMs,
     sweepInterrupted: async (staleAfterMs) => {
-      // API turns of this daemon's agents first: taken over and resumed here, not marked.
-      if (options.resumeApiTurns !== false && options.journal !== false && status.state === 'serving') {
+      // API turns of this daemon's agents first: taken over and resumed here, never marked (a turn
+      // that goes stale between the claim and the sweep, or while this process drains, is left for
+      // the next claim: marked `interrupted`, no process could resume it).
+      const resumesApiTurns = options.resumeApiTurns !== false && options.journal !== false;
+      if (resumesApiTurns && status.state === 'serving') {
         await resumeInterruptedTurns({
           records: controlPlane.turns,
           turns,
@@ -150,6 +153,7 @@ function recoveryOf(
         records: controlPlane.turns,
         workerId: turns.workerId,
         staleAfterMs,
+        ...(resumesApiTurns ? { resumedApiAgents: options.agents } : {}),
         log,
       });
     },

@@ -149,11 +149,14 @@ export async function sweepInterruptedTurns(options: {
   records: Pick<TurnStore, 'markInterrupted'>;
   workerId: string;
   staleAfterMs: number;
+  /** The agents whose API turns are resumed (claimed, never marked), by this process or another. */
+  resumedApiAgents?: readonly string[];
   log: (line: string) => void;
 }): Promise<void> {
   const marked = await options.records.markInterrupted({
     staleAfterMs: options.staleAfterMs,
     exceptWorkerId: options.workerId,
+    ...(options.resumedApiAgents === undefined ? {} : { leaveApiTurnsOf: options.resumedApiAgents }),
   });
   if (marked.length > 0) {
     const ids = marked.map((record) => record.id).join(', ');

@@ -6,7 +6,7 @@ import { uniqueTurnId } from '../__fixtures__/work-fixtures';
 import { TurnJournalFencedError } from '../index';
 
 // Turn journals on a real database: what is written is read back exactly; only the worker whose turn
-// it is can write; a unit's next attempt after an interruption starts from the interrupted one's.
+// it is can write; a unit's next attempt starts from the latest earlier attempt that recorded anything.
 
 const usage = { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2, reasoningTokens: 0, totalTokens: 5 };
 
@@ -89,6 +89,34 @@ for (const backend of testBackends) {
       expect(reopened.counts).toEqual({ responses: 1, started: 1, outputs: 1 });
     });
 
+    it('leaves the stale API turns of the agents named for a claim, and marks the others', async () => {
+      const turnId = await recordTurn('worker-gone');
+      // A sweep of a process that resumes ada's API turns: the turn stays running for a claim.
+      const kept = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: 'worker-sweeper',
+        leaveApiTurnsOf: ['ada'],
+      });
+      expect(kept.map((turn) => turn.id)).not.toContain(turnId);
+      expect((await suite.controlPlane.turns.get(turnId))?.status).toBe('running');
+      const claimed = await suite.controlPlane.turns.claimInterrupted({
+        staleAfterMs: 0,
+        workerId: 'worker-sweeper',
+        exceptWorkerId: 'worker-sweeper',
+        agentIds: ['ada'],
+        sources: ['api'],
+      });
+      expect(claimed.map((turn) => turn.id)).toContain(turnId);
+      // A sweep of a process serving other agents marks it.
+      const other = await recordTurn('worker-gone');
+      const marked = await suite.controlPlane.turns.markInterrupted({
+        staleAfterMs: 0,
+        exceptWorkerId: 'worker-sweeper',
+        leaveApiTurnsOf: ['bob'],
+      });
+      expect(marked.map((turn) => turn.id)).toContain(other);
+    });
+
     it('refuses the writes of a worker whose turn another took over, and of an ended turn', async () => {
       const turnId = await recordTurn('worker-slow');
       const slow = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-slow' });
@@ -135,27 +163,68 @@ for (const backend of testBackends) {
       ]);
     });
 
-    it("starts a unit's next attempt from the interrupted attempt's journal, and a retry after a failure afresh", async () => {
+    const endTurn = (id: string, status: 'completed' | 'failed', iterations: number) =>
+      suite.controlPlane.turns.recordEnd({
+        id,
+        status,
+        output: status === 'completed' ? 'done' : '',
+        usage,
+        iterations,
+        ...(status === 'failed' ? { error: 'the model could not be reached' } : {}),
+        events: [],
+      });
+
+    it("starts a unit's next attempt from the latest earlier attempt that recorded anything, whatever its end", async () => {
       const sourceId = `job-${Date.now()}`;
-      const first = await recordTurn('worker-dead', { source: 'job', sourceId, attempt: 1 });
+      const job = (attempt: number) => ({ source: 'job' as const, sourceId, attempt });
+      const first = await recordTurn('worker-dead', job(1));
       const dead = await suite.controlPlane.journals.open({ turnId: first, workerId: 'worker-dead' });
       await dead.journal.response(response(1, 'paid once'));
       await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'worker-live' });
-      const second = await recordTurn('worker-live', { source: 'job', sourceId, attempt: 2 });
+      const second = await recordTurn('worker-live', job(2));
       const resumed = await suite.controlPlane.journals.open({ turnId: second, workerId: 'worker-live' });
       expect(resumed.recorded?.responses.map(argumentsOf)).toEqual(['paid once']);
-      await suite.controlPlane.turns.recordEnd({
-        id: second,
-        status: 'failed',
-        output: '',
-        usage,
-        iterations: 1,
-        error: 'the tool failed',
-        events: [],
+      await resumed.journal.response(response(2, 'paid twice'));
+      // Failed (the model was out of reach): the queue delivers the unit again; what was paid for stays.
+      await endTurn(second, 'failed', 2);
+      const third = await recordTurn('worker-live', job(3));
+      const afterFailure = await suite.controlPlane.journals.open({ turnId: third, workerId: 'worker-live' });
+      expect(afterFailure.recorded?.responses.map(argumentsOf)).toEqual(['paid once', 'paid twice']);
+      await afterFailure.journal.response(response(3, 'the final answer'));
+      // Completed, but its process died before the queue heard of it: the queue delivers it again
+      // once the delivery expires. Attempt 4's process died before its turn opened its journal.
+      await endTurn(third, 'completed', 3);
+      await recordTurn('worker-dead', job(4));
+      const fifth = await recordTurn('worker-live', job(5));
+      const again = await suite.controlPlane.journals.open({ turnId: fifth, workerId: 'worker-live' });
+      expect(again.recorded?.responses.map(argumentsOf)).toEqual([
+        'paid once',
+        'paid twice',
+        'the final answer',
+      ]);
+      // Another unit's attempts are not this one's.
+      const other = await recordTurn('worker-live', {
+        source: 'job',
+        sourceId: `${sourceId}-other`,
+        attempt: 2,
       });
-      const third = await recordTurn('worker-live', { source: 'job', sourceId, attempt: 3 });
-      const fresh = await suite.controlPlane.journals.open({ turnId: third, workerId: 'worker-live' });
-      expect(fresh.recorded).toBeUndefined();
+      const unrelated = await suite.controlPlane.journals.open({ turnId: other, workerId: 'worker-live' });
+      expect(unrelated.recorded).toBeUndefined();
+    });
+
+    it('starts the next attempt from an attempt marked interrupted that then recorded its real end', async () => {
+      const sourceId = `job-slow-${Date.now()}`;
+      const slowTurn = await recordTurn('worker-slow', { source: 'job', sourceId, attempt: 1 });
+      const slow = await suite.controlPlane.journals.open({ turnId: slowTurn, workerId: 'worker-slow' });
+      await slow.journal.response(response(1, 'the final answer'));
+      // Its heartbeats were late: taken for dead, its unit handed back, and then its end arrives.
+      await suite.controlPlane.turns.markInterrupted({ staleAfterMs: 0, exceptWorkerId: 'worker-live' });
+      expect(await endTurn(slowTurn, 'completed', 1)).toBe(true);
+      expect((await suite.controlPlane.turns.get(slowTurn))?.status).toBe('completed');
+      const next = await recordTurn('worker-live', { source: 'job', sourceId, attempt: 2 });
+      const opened = await suite.controlPlane.journals.open({ turnId: next, workerId: 'worker-live' });
+      expect(opened.recorded?.responses.map(argumentsOf)).toEqual(['the final answer']);
+      expect(opened.counts).toEqual({ responses: 1, started: 0, outputs: 0 });
     });
   });
 }

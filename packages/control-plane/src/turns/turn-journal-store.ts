@@ -45,12 +45,16 @@ export class TurnJournalStore {
 
   /**
    * The journal of turn `turnId` as worker `workerId` runs it, with what earlier attempts recorded.
-   * A unit's attempt (a turn with `attempt` > 1) whose previous attempt was interrupted (its worker
-   * stopped) gets that turn's entries copied to its own first, in one statement, so it goes on where
-   * that one stopped. A first attempt's journal opens in one statement (its attempt and entries read
-   * together); a later attempt's in three (that read, the copy, then the entries again). With
-   * `fresh`, the caller says it recorded the turn itself just now as a first attempt (no entry can
-   * exist yet): nothing is read, and the journal opens without a statement.
+   * A unit's attempt (a turn with `attempt` > 1) gets the entries of the latest earlier attempt of
+   * its unit that recorded any copied to its own first, in one statement, so it goes on where that one
+   * stopped: whatever that attempt's status (interrupted; or ended, when its worker died before the
+   * queue heard of the end and the queue delivered the unit again; or marked interrupted and then
+   * given its real end by a worker that was only slow), and across attempts that recorded nothing (a
+   * delivery whose process died before its turn opened its journal). A first attempt's journal opens
+   * in one statement (its attempt and entries read together); a later attempt's in three (that read,
+   * the copy, then the entries again). With `fresh`, the caller says it recorded the turn itself just
+   * now as a first attempt (no entry can exist yet): nothing is read, and the journal opens without a
+   * statement.
    *
    * Writes of every turn of the store go through one queue: while statements are under way, the
    * entries other turns write meanwhile go together in the next one (each still checked against its
@@ -114,19 +118,26 @@ export class TurnJournalStore {
   }
 
   /**
-   * Copies to unit attempt `turnId` the entries of its unit's previous attempt when that one was
-   * interrupted (in one statement; entries already there are kept), then reads what it has.
+   * Copies to unit attempt `turnId` the entries of the latest earlier attempt of its unit that
+   * recorded any (in one statement; entries already there are kept), then reads what it has. One
+   * attempt's entries, never a mix: two attempts that overlapped (a worker taken for dead that was
+   * only slow) may have recorded different answers for the same step.
    */
   async #copyInterrupted(turnId: string): Promise<RecordedTurn> {
     await this.database.query(
       `INSERT INTO switchyard.turn_journal (turn_id, kind, position, entry)
-       SELECT t.id, j.kind, j.position, j.entry
-         FROM switchyard.turns t
-         JOIN switchyard.turns p
-           ON p.source = t.source AND p.source_id = t.source_id AND p.attempt = t.attempt - 1
-          AND p.status = 'interrupted'
-         JOIN switchyard.turn_journal j ON j.turn_id = p.id
-        WHERE t.id = $1 AND t.attempt > 1
+       SELECT $1, j.kind, j.position, j.entry
+         FROM switchyard.turn_journal j
+        WHERE j.turn_id = (
+          SELECT p.id
+            FROM switchyard.turns t
+            JOIN switchyard.turns p
+              ON p.agent_id = t.agent_id AND p.source = t.source AND p.source_id = t.source_id
+             AND p.attempt < t.attempt
+           WHERE t.id = $1 AND t.attempt > 1
+             AND EXISTS (SELECT 1 FROM switchyard.turn_journal e WHERE e.turn_id = p.id)
+           ORDER BY p.attempt DESC, p.created_at DESC, p.id DESC
+           LIMIT 1)
        ON CONFLICT DO NOTHING`,
       [turnId],
     );

@@ -326,6 +326,12 @@ export class TurnStore {
     staleAfterMs: number;
     reason?: string;
     exceptWorkerId?: string;
+    /**
+     * Agents whose API turns are left running, for `claimInterrupted` to take over: a process that
+     * resumes API turns passes its agents, so a turn that went stale between its claim and its sweep
+     * is not marked `interrupted`, which no process can resume.
+     */
+    leaveApiTurnsOf?: readonly string[];
   }): Promise<InterruptedTurnRecord[]> {
     const staleAfterMs = checkCount('staleAfterMs', options.staleAfterMs);
     const reason = toStorableText(
@@ -334,9 +340,12 @@ export class TurnStore {
     const exceptWorkerId = options.exceptWorkerId ?? null;
     const stale = `status = 'running' AND heartbeat_at <= clock_timestamp() - $1 * interval '1 millisecond'
          AND ($2::text IS NULL OR worker_id <> $2)`;
+    const leave = (options.leaveApiTurnsOf ?? []).map((agentId) => checkAgentId(agentId));
     const { rows: candidates } = await this.#database.query<{ id: string }>(
-      `SELECT id FROM switchyard.turns WHERE ${stale} ORDER BY heartbeat_at, id LIMIT ${SWEEP_BATCH}`,
-      [staleAfterMs, exceptWorkerId],
+      `SELECT id FROM switchyard.turns
+        WHERE ${stale} AND NOT (source = 'api' AND agent_id = ANY($3::text[]))
+        ORDER BY heartbeat_at, id LIMIT ${SWEEP_BATCH}`,
+      [staleAfterMs, exceptWorkerId, leave],
     );
     const marked: InterruptedTurnRecord[] = [];
     for (const { id } of candidates) {

@@ -67,6 +67,11 @@ export interface FakeModelServe {
   url: string;
 }
 
+/** A fresh test database of `backend` for serve processes (PostgreSQL: on the test server). */
+export function createServeDatabase(backend: 'pglite' | 'postgres'): Promise<TestDatabase> {
+  return backend === 'pglite' ? createPgliteDatabase() : createPostgresDatabase(postgresUrl ?? '');
+}
+
 /**
  * A fresh folder for real `switchyard serve` processes, the database they share, the fake Responses
  * servers they talk to, and the processes started in it. `remove()` stops every process, then closes
@@ -105,12 +110,7 @@ export class ServeFolder {
 
   /** Makes the database, then the folder `switchyard-<prefix>-…`. */
   static async create(prefix: string, database: ServeFolderDatabase): Promise<ServeFolder> {
-    const created =
-      database === 'pglite'
-        ? await createPgliteDatabase()
-        : database === 'postgres'
-          ? await createPostgresDatabase(postgresUrl ?? '')
-          : undefined;
+    const created = database === 'none' ? undefined : await createServeDatabase(database);
     try {
       return new ServeFolder(await mkdtemp(path.join(os.tmpdir(), `switchyard-${prefix}-`)), created);
     } catch (error) {
