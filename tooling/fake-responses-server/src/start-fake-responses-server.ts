@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BuiltFakeResponse, buildFakeResponse } from './fake-response-events';
 import type {
@@ -225,16 +225,7 @@ export async function startFakeResponsesServer(
       else response.destroy();
     });
   });
-  // A model API keeps an idle connection open for a minute or more (Node's default is 5 s): at 5 s,
-  // a client whose event loop is busy reuses a connection the server has just closed ("other side
-  // closed"), which fails a request that never reached the server.
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // A model API takes thousands of connections at once; Node's default queue of 511 would reset
-    // some of a benchmark's burst of turns (each opening its connection) before they are accepted.
-    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve());
-  });
+  await listenAsAModelApi(server);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -265,6 +256,20 @@ export async function startFakeResponsesServer(
       }
     },
   };
+}
+
+/** Listens on a free loopback port with a model API's connection habits. */
+async function listenAsAModelApi(server: Server): Promise<void> {
+  // A model API keeps an idle connection open for a minute or more (Node's default is 5 s): at 5 s,
+  // a client whose event loop is busy reuses a connection the server has just closed ("other side
+  // closed"), which fails a request that never reached the server.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A model API takes thousands of connections at once; Node's default queue of 511 would reset
+    // some of a benchmark's burst of turns (each opening its connection) before they are accepted.
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve());
+  });
 }
 
 /** Answers with a built response: its JSON, or its events as a stream (paced, or cut where the step asks). */
