@@ -13,9 +13,8 @@ import { TurnPage } from './pages/turns-detail';
 import { loadSession, type Session, SessionContext } from './session';
 import { ErrorAlert } from './ui/error-alert';
 import { errorText } from './ui/format';
+import { HealthBanners } from './ui/health-banners';
 import { Loading } from './ui/loading';
-import { SandboxBanner } from './ui/sandbox-banner';
-import { ScriptedModelBanner } from './ui/scripted-model-banner';
 import { WorkflowPage } from './workflows/workflow-page';
 import { WorkflowsPage } from './workflows/workflows-page';
 
@@ -135,8 +134,7 @@ function Shell({
             </button>
           </span>
         </header>
-        <ScriptedModelBanner />
-        <SandboxBanner />
+        <HealthBanners />
         <main id="main">{children}</main>
       </PendingApprovalsProvider>
     </LiveEventsProvider>

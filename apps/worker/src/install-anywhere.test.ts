@@ -1,36 +1,20 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliPath } from './__fixtures__/run-cli';
+import { type CliRun, cliPath, runCli } from './__fixtures__/run-cli';
 import { VERSION } from './version';
 
 // The README's "from anywhere": the built bin linked into a folder on PATH and run as `switchyard`
 // from a folder outside the clone, with nothing of the repository in its working directory.
 
-/** Runs `switchyard ...args` through the shell's PATH lookup, as a user types it. */
-function runOnPath(
-  args: string[],
-  options: { cwd: string; bin: string },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('switchyard', args, {
-      cwd: options.cwd,
-      env: { PATH: `${options.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: options.cwd },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+/** Runs `switchyard ...args` through the PATH lookup, as a user types it. */
+function runOnPath(args: string[], options: { cwd: string; bin: string }): Promise<CliRun> {
+  return runCli(args, {
+    cwd: options.cwd,
+    command: 'switchyard',
+    env: { PATH: `${options.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: options.cwd },
   });
 }
 

@@ -60,6 +60,8 @@ export interface RunCliOptions {
   input?: string;
   /** Options for `node` itself, before the CLI's path (e.g. `['--import', hookURL]`). */
   nodeArguments?: string[];
+  /** A command found on the child's PATH to run instead of `node dist/cli.js` (e.g. `switchyard`). */
+  command?: string;
 }
 
 /** Children started by `runCli` that have not exited yet. */
@@ -82,10 +84,14 @@ export async function stopCliChildren(): Promise<void> {
   );
 }
 
-/** Runs `node dist/cli.js ...args` as a real child process over pipes (not a TTY). */
+/** Runs `node dist/cli.js ...args` (or `command ...args`) as a real child process over pipes (not a TTY). */
 export function runCli(args: string[], options: RunCliOptions): Promise<CliRun> {
+  const [command, commandArguments] =
+    options.command === undefined
+      ? [process.execPath, [...(options.nodeArguments ?? []), cliPath, ...args]]
+      : [options.command, args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArguments ?? []), cliPath, ...args], {
+    const child = spawn(command, commandArguments, {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
