@@ -133,22 +133,21 @@ export function TurnFilterForm({
           onChange={(value) => change(name, value)}
         />
       ))}
-      <label class="filter">
-        Started from
-        <input
-          type="datetime-local"
-          value={localInputValue(filters.createdAfter)}
-          onChange={(event) => change('createdAfter', isoOfLocalInput(event.currentTarget.value))}
-        />
-      </label>
-      <label class="filter">
-        Started before
-        <input
-          type="datetime-local"
-          value={localInputValue(filters.createdBefore)}
-          onChange={(event) => change('createdBefore', isoOfLocalInput(event.currentTarget.value))}
-        />
-      </label>
+      {(
+        [
+          ['createdAfter', 'Started from'],
+          ['createdBefore', 'Started before'],
+        ] as const
+      ).map(([name, label]) => (
+        <label key={name} class="filter">
+          {label}
+          <input
+            type="datetime-local"
+            value={localInputValue(filters[name])}
+            onChange={(event) => change(name, isoOfLocalInput(event.currentTarget.value))}
+          />
+        </label>
+      ))}
     </form>
   );
 }

@@ -80,19 +80,29 @@ interface TimelineState {
 }
 
 /** Folds one timed event (`time`: milliseconds from the turn's start) into the steps. */
+/** A step that starts at `startMs` and runs until its end event (to the turn's end until then). */
+function startStep(
+  state: TimelineState,
+  step: Pick<TimelineStep, 'key' | 'kind' | 'label' | 'tool' | 'startMs'> & { repairs?: string[] },
+): void {
+  state.steps.set(step.key, {
+    ...step,
+    endMs: state.end,
+    running: true,
+    repairs: step.repairs ?? [],
+    marks: [],
+  });
+}
+
 function applyEvent(state: TimelineState, event: StreamEvent, data: Data, time: number): void {
   switch (event.type) {
     case 'model-request-start': {
       const key = `model:${String(data.iteration)}`;
-      state.steps.set(key, {
+      startStep(state, {
         key,
         kind: 'model',
         label: `Model request ${String(data.iteration)}`,
         startMs: time,
-        endMs: state.end,
-        running: true,
-        repairs: [],
-        marks: [],
       });
       break;
     }
@@ -116,16 +126,12 @@ function applyEvent(state: TimelineState, event: StreamEvent, data: Data, time: 
         callKey({ itemIndex: approval.callIndex, callId: approval.callId }),
         String(approval.activity),
       );
-      state.steps.set(key, {
+      startStep(state, {
         key,
         kind: 'approval',
         label: `Waiting for approval: ${String(approval.activity)}`,
         tool: String(approval.toolKey),
         startMs: time,
-        endMs: state.end,
-        running: true,
-        repairs: [],
-        marks: [],
       });
       break;
     }
@@ -140,16 +146,13 @@ function applyEvent(state: TimelineState, event: StreamEvent, data: Data, time: 
     }
     case 'tool-call-start': {
       const key = `tool:${callKey(data)}`;
-      state.steps.set(key, {
+      startStep(state, {
         key,
         kind: 'tool',
         label: String(data.activity),
         tool: toolName(data),
         startMs: time,
-        endMs: state.end,
-        running: true,
         repairs: Array.isArray(data.repairs) ? data.repairs.map(String) : [],
-        marks: [],
       });
       break;
     }
