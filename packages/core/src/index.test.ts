@@ -60,6 +60,7 @@ describePublicApi('@switchyard/core', {
     'ToolSchemaEntry',
     'ToolSchemaManifest',
     'ToolSearchMode',
+    'TurnBudget',
     'TurnEndEvent',
     'TurnJournal',
     'TurnStartEvent',

@@ -28,7 +28,11 @@ describe('agent budgets in the configuration', () => {
       },
       { env: {} },
     );
-    expect(budgetsOf(config, 'main')).toEqual({ ...DEFAULT_AGENT_BUDGETS, tokensPerDay: 1_000, turnsAtOnce: 2 });
+    expect(budgetsOf(config, 'main')).toEqual({
+      ...DEFAULT_AGENT_BUDGETS,
+      tokensPerDay: 1_000,
+      turnsAtOnce: 2,
+    });
     expect(budgetsOf(config, 'ops')).toEqual({
       ...DEFAULT_AGENT_BUDGETS,
       tokensPerDay: 1_000,
@@ -44,8 +48,14 @@ describe('agent budgets in the configuration', () => {
     [{ budgets: { turnsAtOnce: -1 } }, 'budgets.turnsAtOnce'],
     [{ budgets: { workflowsPerHour: '10' } }, 'budgets.workflowsPerHour'],
     [{ budgets: { tokensPerHour: 10 } }, 'budgets.tokensPerHour'],
-    [{ agents: { ops: { budgets: { backgroundJobsPerHour: 0 } } } }, 'agents.ops.budgets.backgroundJobsPerHour'],
-    [{ agents: { ops: { budgets: { scheduleFiresPerHour: null } } } }, 'agents.ops.budgets.scheduleFiresPerHour'],
+    [
+      { agents: { ops: { budgets: { backgroundJobsPerHour: 0 } } } },
+      'agents.ops.budgets.backgroundJobsPerHour',
+    ],
+    [
+      { agents: { ops: { budgets: { scheduleFiresPerHour: null } } } },
+      'agents.ops.budgets.scheduleFiresPerHour',
+    ],
   ])('refuses %j naming %s', (raw, field) => {
     const error = thrownBy(() => parseConfig(raw, { env: {} }), WorkerConfigError);
     expect(error.issues.map((issue) => issue.field)).toContain(field);

@@ -15,6 +15,7 @@ import {
 } from './execute-tool-call';
 import { refuseDuplicateCallId, reuseRecordedOutput, unrunToolCall } from './finish-tool-call';
 import type { AgentRunResult } from './run-agent-loop';
+import type { TurnBudget } from './turn-budget';
 import { JournalReplay, type JournalResponse, type TurnJournal } from './turn-journal';
 
 /**
@@ -76,6 +77,8 @@ export interface TurnLoopInput {
   limits: CallLimits;
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
+  /** What the turn may spend, when set. */
+  budget: TurnBudget | undefined;
   /** Where each step is recorded before the loop moves on, and what earlier attempts recorded. */
   journal: TurnJournal | undefined;
   /** The turn's id, the stable part of every call's `context.idempotencyKey`. */
@@ -293,6 +296,12 @@ class TurnLoop {
     const iteration = this.#iterations;
     const recorded = this.#replay.response(iteration);
     if (recorded !== undefined) return this.#replayResponse(recorded, requestTools.length);
+    const refused = await this.#checkBudget();
+    if (refused !== undefined) {
+      // No request was sent: this one does not count as an iteration.
+      this.#iterations -= 1;
+      return refused;
+    }
     this.#emit({ type: 'model-request-start', iteration, toolCount: requestTools.length });
     const request: ModelRequest = {
       items,
@@ -310,6 +319,13 @@ class TurnLoop {
       return { status: this.#signal.aborted ? 'aborted' : 'failed', error: toError(caught) };
     }
     const text = outputText(response.output);
+    if (this.#input.budget?.afterResponse !== undefined) {
+      try {
+        await this.#input.budget.afterResponse(response.usage);
+      } catch (caught) {
+        return { status: 'failed', error: budgetError(caught) };
+      }
+    }
     const journal = this.#input.journal;
     if (journal !== undefined) {
       // Recorded before its calls run: a resumed turn replays it rather than paying for it again.
@@ -328,6 +344,20 @@ class TurnLoop {
       }
     }
     return this.#accept(iteration, response, text, false);
+  }
+
+  /** The budget's answer before a request: the turn's ending when it refuses it (or cannot answer). */
+  async #checkBudget(): Promise<TurnEnding | undefined> {
+    const { budget } = this.#input;
+    if (budget === undefined) return undefined;
+    let reason: string | undefined;
+    try {
+      reason = await budget.beforeRequest({ ...this.#usage });
+    } catch (caught) {
+      return { status: 'failed', error: budgetError(caught) };
+    }
+    if (reason === undefined) return undefined;
+    return { status: 'budget-exceeded', error: new Error(reason) };
   }
 
   /**
@@ -415,6 +445,11 @@ function isEnding(value: ModelResponse | TurnEnding): value is TurnEnding {
 
 function toError(caught: unknown): Error {
   return caught instanceof Error ? caught : new Error(String(caught));
+}
+
+function budgetError(caught: unknown): Error {
+  const error = toError(caught);
+  return new Error(`the turn's budget could not be checked: ${error.message}`, { cause: error });
 }
 
 function abortError(signal: AbortSignal): Error {
