@@ -31,6 +31,7 @@ const END_STATUSES: ReadonlySet<string> = new Set([
   'ended-by-tool',
   'aborted',
   'max-iterations',
+  'budget-exceeded',
   'failed',
 ]);
 const STATUSES: ReadonlySet<string> = new Set([
@@ -41,9 +42,14 @@ const STATUSES: ReadonlySet<string> = new Set([
 ]);
 const COLUMNS = TURN_COLUMNS;
 
-/** What `recordEnd` sets: $2 status, $3 output, $4 usage, $5 iterations, $6 error, $7 events, $8 dropped. */
+/**
+ * What `recordEnd` sets: $2 status, $3 output, $4 usage, $5 iterations, $6 error, $7 events, $8
+ * dropped, $9 the limit that ended it (added to `limited_by`).
+ */
 const END_ASSIGNMENTS = `status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
          events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp(),
+         limited_by = CASE WHEN $9::text IS NULL OR $9::text = ANY(limited_by) THEN limited_by
+                           ELSE array_append(limited_by, $9::text) END,
          updated_at = clock_timestamp(), checkpoint = NULL, released_at = NULL`;
 
 /** Cancels pending approvals (held calls nobody answered); the caller adds which turn's. */
@@ -160,6 +166,10 @@ export class TurnStore {
     if (request.events !== undefined && !Array.isArray(request.events)) {
       throw new ControlPlaneInputError('events', 'must be an array');
     }
+    const limitedBy =
+      request.limitedBy === undefined
+        ? null
+        : checkStoredText('limitedBy', request.limitedBy, { maxBytes: 100 });
     const output = capText(toStorableText(request.output), this.#maxValueBytes);
     const error = request.error === undefined ? null : capText(toStorableText(request.error), 64 * 1024);
     const events = request.events === undefined ? undefined : fitEvents(request.events, this.#maxValueBytes);
@@ -172,6 +182,7 @@ export class TurnStore {
       error,
       events?.json ?? null,
       events?.dropped ?? 0,
+      limitedBy,
     ];
     // Most turns end with no unit detached from its queue (none of its calls was held): one statement
     // ends the turn and cancels the held calls nobody answered, moot once it has ended (data-modifying
