@@ -1,13 +1,33 @@
+import { metrics } from '@opentelemetry/api';
 import type { TurnBudget } from '@switchyard/core';
+import { WORKER_TRACER_NAME } from '../telemetry/http-trace-middleware';
 import type { DaemonTurnBudgets, DaemonTurnContext } from './daemon-turn-types';
 import type { TurnEntry } from './turn-entry';
 
 const DEFAULT_SLOT_POLL_MS = 500;
 
-/** Adds `limit` to the limits that delayed or ended the turn (its snapshot's `limitedBy`), once. */
+/** The metric of turns an agent's budget delayed or ended. */
+export const BUDGET_METRICS = {
+  /**
+   * Counter: turns a limit delayed (`turnsAtOnce`) or ended (`tokensPerTurn`, `tokensPerDay`), by
+   * `switchyard.budget.limit` and `gen_ai.agent.name`.
+   */
+  limitedTurns: 'switchyard.budget.limited_turns',
+} as const;
+
+/** Adds `limit` to the limits that delayed or ended the turn (its snapshot's `limitedBy`), once, and counts it. */
 export function noteLimit(entry: TurnEntry, limit: string): void {
   const limits = entry.snapshot.limitedBy ?? [];
-  if (!limits.includes(limit)) entry.snapshot.limitedBy = [...limits, limit];
+  if (limits.includes(limit)) return;
+  entry.snapshot.limitedBy = [...limits, limit];
+  // Looked up when counted: the application may install its metrics SDK after this module loads.
+  metrics
+    .getMeter(WORKER_TRACER_NAME)
+    .createCounter(BUDGET_METRICS.limitedTurns, {
+      unit: '{turn}',
+      description: "Turns an agent's budget delayed (turnsAtOnce) or ended (tokensPerTurn, tokensPerDay)",
+    })
+    .add(1, { 'switchyard.budget.limit': limit, 'gen_ai.agent.name': entry.snapshot.agent });
 }
 
 /**
