@@ -277,6 +277,7 @@ export function TurnPage({ id }: { id: string }) {
             {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
             {formatCount(turn.usage.outputTokens)} out)
           </Fact>
+          {turn.limitedBy === undefined ? null : <Fact label="Limited by">{turn.limitedBy.join(', ')}</Fact>}
           {turn.error === undefined ? null : (
             <Fact label="Error" wide>
               <span class="error">{turn.error}</span>
