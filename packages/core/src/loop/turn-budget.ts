@@ -1,4 +1,4 @@
-import type { AgentUsage } from '../events/agent-event';
+import type { AgentRunStatus, AgentUsage } from '../events/agent-event';
 
 /**
  * What a turn may spend (`runAgentLoop`'s `budget`): the loop asks `beforeRequest` before each model
@@ -15,4 +15,44 @@ export interface TurnBudget {
   beforeRequest(usage: AgentUsage): Promise<string | undefined> | string | undefined;
   /** One response's usage, received; awaited before the loop goes on. */
   afterResponse?(usage: AgentUsage): Promise<void> | void;
+}
+
+/** How a budget ends a turn: `budget-exceeded` with its reason, or `failed` when it could not answer. */
+interface BudgetEnding {
+  status: Extract<AgentRunStatus, 'budget-exceeded' | 'failed'>;
+  error: Error;
+}
+
+function budgetError(caught: unknown): Error {
+  const error = caught instanceof Error ? caught : new Error(String(caught));
+  return new Error(`the turn's budget could not be checked: ${error.message}`, { cause: error });
+}
+
+/** The loop's question before a request: the turn's ending when the budget refuses it (or cannot answer). */
+export async function askBudget(
+  budget: TurnBudget | undefined,
+  usage: AgentUsage,
+): Promise<BudgetEnding | undefined> {
+  if (budget === undefined) return undefined;
+  let reason: string | undefined;
+  try {
+    reason = await budget.beforeRequest({ ...usage });
+  } catch (caught) {
+    return { status: 'failed', error: budgetError(caught) };
+  }
+  return reason === undefined ? undefined : { status: 'budget-exceeded', error: new Error(reason) };
+}
+
+/** The loop telling the budget a response's usage: the turn's ending (`failed`) when that rejects. */
+export async function tellBudget(
+  budget: TurnBudget | undefined,
+  usage: AgentUsage,
+): Promise<BudgetEnding | undefined> {
+  if (budget?.afterResponse === undefined) return undefined;
+  try {
+    await budget.afterResponse(usage);
+    return undefined;
+  } catch (caught) {
+    return { status: 'failed', error: budgetError(caught) };
+  }
 }

@@ -15,7 +15,7 @@ import {
 } from './execute-tool-call';
 import { refuseDuplicateCallId, reuseRecordedOutput, unrunToolCall } from './finish-tool-call';
 import type { AgentRunResult } from './run-agent-loop';
-import type { TurnBudget } from './turn-budget';
+import { askBudget, type TurnBudget, tellBudget } from './turn-budget';
 import { JournalReplay, type JournalResponse, type TurnJournal } from './turn-journal';
 
 /**
@@ -296,7 +296,7 @@ class TurnLoop {
     const iteration = this.#iterations;
     const recorded = this.#replay.response(iteration);
     if (recorded !== undefined) return this.#replayResponse(recorded, requestTools.length);
-    const refused = await this.#checkBudget();
+    const refused = await askBudget(this.#input.budget, this.#usage);
     if (refused !== undefined) {
       // No request was sent: this one does not count as an iteration.
       this.#iterations -= 1;
@@ -319,13 +319,8 @@ class TurnLoop {
       return { status: this.#signal.aborted ? 'aborted' : 'failed', error: toError(caught) };
     }
     const text = outputText(response.output);
-    if (this.#input.budget?.afterResponse !== undefined) {
-      try {
-        await this.#input.budget.afterResponse(response.usage);
-      } catch (caught) {
-        return { status: 'failed', error: budgetError(caught) };
-      }
-    }
+    const untold = await tellBudget(this.#input.budget, response.usage);
+    if (untold !== undefined) return untold;
     const journal = this.#input.journal;
     if (journal !== undefined) {
       // Recorded before its calls run: a resumed turn replays it rather than paying for it again.
@@ -344,20 +339,6 @@ class TurnLoop {
       }
     }
     return this.#accept(iteration, response, text, false);
-  }
-
-  /** The budget's answer before a request: the turn's ending when it refuses it (or cannot answer). */
-  async #checkBudget(): Promise<TurnEnding | undefined> {
-    const { budget } = this.#input;
-    if (budget === undefined) return undefined;
-    let reason: string | undefined;
-    try {
-      reason = await budget.beforeRequest({ ...this.#usage });
-    } catch (caught) {
-      return { status: 'failed', error: budgetError(caught) };
-    }
-    if (reason === undefined) return undefined;
-    return { status: 'budget-exceeded', error: new Error(reason) };
   }
 
   /**
@@ -445,11 +426,6 @@ function isEnding(value: ModelResponse | TurnEnding): value is TurnEnding {
 
 function toError(caught: unknown): Error {
   return caught instanceof Error ? caught : new Error(String(caught));
-}
-
-function budgetError(caught: unknown): Error {
-  const error = toError(caught);
-  return new Error(`the turn's budget could not be checked: ${error.message}`, { cause: error });
 }
 
 function abortError(signal: AbortSignal): Error {
