@@ -197,32 +197,45 @@ export class AgentBudgetStore {
       );
     }
     const limit = checkLimit('turnsAtOnce', request.turnsAtOnce) as number;
+    const admit = async (executor: SqlExecutor) => {
+      // One statement: the turn's own slot, the agent's running turns with one, and the turn given a
+      // slot when one is free, or marked delayed by turnsAtOnce (once: a waiting turn's next asks write nothing).
+      const { rows } = await executor.query<{
+        held: boolean | null;
+        admitted: boolean | null;
+        running: number;
+      }>(
+        `WITH own AS (
+           SELECT admitted_at IS NOT NULL AS held FROM switchyard.turns WHERE id = $2
+         ), running AS (
+           SELECT count(*)::int AS n FROM switchyard.turns
+            WHERE agent_id = $1 AND status = 'running' AND admitted_at IS NOT NULL
+         ), updated AS (
+           UPDATE switchyard.turns t
+              SET admitted_at = CASE WHEN (SELECT n FROM running) < $3 THEN clock_timestamp() END,
+                  limited_by = CASE WHEN (SELECT n FROM running) < $3 THEN t.limited_by
+                                    ELSE array_append(t.limited_by, 'turnsAtOnce') END
+            WHERE t.id = $2 AND t.status = 'running' AND t.admitted_at IS NULL
+              AND ((SELECT n FROM running) < $3 OR NOT ('turnsAtOnce' = ANY(t.limited_by)))
+           RETURNING admitted_at IS NOT NULL AS admitted
+         )
+         SELECT (SELECT held FROM own) AS held, (SELECT admitted FROM updated) AS admitted,
+                (SELECT n FROM running) AS running`,
+        [agentId, request.turnId, limit],
+      );
+      const row = rows[0];
+      const running = row?.running ?? 0;
+      if (row?.held === true) return { admitted: true, running };
+      return row?.admitted === true ? { admitted: true, running: running + 1 } : { admitted: false, running };
+    };
+    // Embedded PGlite is one process's, on one connection: its statements never interleave, so the
+    // statement alone is atomic. On a server, processes admit at once: a lock per agent orders them.
+    if (this.#database.kind === 'pglite') return admit(this.#database);
     return this.#database.transaction(async (transaction) => {
       await transaction.query("SELECT pg_advisory_xact_lock(hashtext('switchyard.turns-at-once:' || $1))", [
         agentId,
       ]);
-      const { rows } = await transaction.query<{ own: boolean | null; running: number }>(
-        `SELECT (SELECT admitted_at IS NOT NULL FROM switchyard.turns WHERE id = $2) AS own,
-                (SELECT count(*) FROM switchyard.turns
-                  WHERE agent_id = $1 AND status = 'running' AND admitted_at IS NOT NULL)::int AS running`,
-        [agentId, request.turnId],
-      );
-      const running = rows[0]?.running ?? 0;
-      if (rows[0]?.own === true) return { admitted: true, running };
-      if (running < limit) {
-        const { rows: admitted } = await transaction.query(
-          `UPDATE switchyard.turns SET admitted_at = clock_timestamp()
-            WHERE id = $1 AND status = 'running' RETURNING id`,
-          [request.turnId],
-        );
-        return { admitted: admitted.length === 1, running: running + admitted.length };
-      }
-      await transaction.query(
-        `UPDATE switchyard.turns SET limited_by = array_append(limited_by, 'turnsAtOnce')
-          WHERE id = $1 AND NOT ('turnsAtOnce' = ANY(limited_by))`,
-        [request.turnId],
-      );
-      return { admitted: false, running };
+      return admit(transaction);
     });
   }
 
