@@ -10,6 +10,7 @@ import { SchedulesPage } from './pages/schedules';
 import { ToolsPage } from './pages/tools';
 import { TurnsPage } from './pages/turns';
 import { TurnPage } from './pages/turns-detail';
+import { UsagePage } from './pages/usage';
 import { loadSession, type Session, SessionContext } from './session';
 import { ErrorAlert } from './ui/error-alert';
 import { errorText } from './ui/format';
@@ -67,6 +68,7 @@ export function App() {
             <Route path="/workflows/:id">{(params) => <WorkflowPage id={params.id} />}</Route>
             <Route path="/schedules" component={SchedulesPage} />
             <Route path="/tools" component={ToolsPage} />
+            <Route path="/usage" component={UsagePage} />
             <Route>
               <Redirect to="/turns" />
             </Route>
@@ -126,6 +128,7 @@ function Shell({
             <NavLink href="/workflows">Workflows</NavLink>
             <NavLink href="/schedules">Schedules</NavLink>
             <NavLink href="/tools">Tools</NavLink>
+            <NavLink href="/usage">Usage</NavLink>
           </nav>
           <span class="who">
             {session.access === 'read-only' ? 'Read-only' : 'Full access'} · v{session.version}

@@ -13,6 +13,7 @@ import type { TurnAgent } from './config/resolve-agent';
 import type { ModelEndpoint } from './config/resolve-model-endpoint';
 import type { WorkerConfig } from './config/worker-config';
 import { TurnDeadline } from './daemon/turn-deadline';
+import { backoffFetch, endpointBackoffOf } from './model/endpoint-backoff';
 import { eventToJsonLine, turnEndJsonLine } from './progress/event-json';
 import { createTerminalConfirm } from './progress/terminal-confirm';
 import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
@@ -34,13 +35,22 @@ export interface CommandIO {
   stdin: NodeJS.ReadableStream;
 }
 
-/** Creates the Responses model of a configuration's endpoint. */
+/** The endpoint the SDK talks to when no base URL is configured. */
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/**
+ * Creates the Responses model of a configuration's endpoint. Every model of the process made for one
+ * base URL shares that endpoint's back-off (`endpointBackoffOf`): a 429 or 5xx told to one turn holds
+ * back the requests of all of them until its `Retry-After` (at most 60 s).
+ */
 export function createWorkerModel(config: WorkerConfig, endpoint: ModelEndpoint): ResponsesModel {
   return createResponsesModel({
     client: new OpenAI({
       apiKey: endpoint.apiKey,
       maxRetries: config.model.maxRetries,
       ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
+      // An endpoint's 429s and 5xx hold back every turn of this process, not only the one told.
+      fetch: backoffFetch(endpointBackoffOf(endpoint.baseURL ?? OPENAI_BASE_URL)),
     }),
     model: endpoint.model,
     chaining: config.model.chaining,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ControlPlane } from '@switchyard/control-plane';
 import type { McpServers } from '@switchyard/tools-mcp';
+import { budgetsOf } from './config/resolve-agent';
 import type { WorkerConfig } from './config/worker-config';
 import { tracedWorkServices, traceMeta } from './telemetry/traced-work-services';
 import type { TextTurnServices } from './text-turn';
@@ -53,6 +54,8 @@ export async function openWorkerServices(
         // DATABASE_URL was already applied by the configuration.
         environment: {},
         ...(config.categories.brain === undefined ? {} : { brain: config.categories.brain }),
+        // The agents' hourly limits on schedules, workflows and jobs hold for `run` as for `serve`.
+        startLimits: (agentId) => budgetsOf(config, agentId),
         ...(options.onError === undefined ? {} : { onError: options.onError }),
       });
     }

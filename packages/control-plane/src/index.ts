@@ -28,9 +28,17 @@ export type {
 } from './brain/brain-record';
 export type { ControlPlaneBrainService } from './brain/brain-service';
 export type { BrainPruneRecord } from './brain/prune-brain';
+export type {
+  AgentBudgetStore,
+  AgentStartKind,
+  AgentStartLimits,
+  AgentStartLimitsOf,
+  AgentUsageRecord,
+} from './budgets/agent-budget-store';
 export type { DataDirLockLoss } from './database/data-dir-lock';
 export { ControlPlaneConfigError } from './errors/control-plane-config-error';
 export { ControlPlaneInputError } from './errors/control-plane-input-error';
+export { RateLimitedError } from './errors/rate-limited-error';
 export { TurnJournalFencedError } from './errors/turn-journal-fenced-error';
 export type {
   ClaimIdempotencyKeyRequest,

@@ -48,6 +48,8 @@ for (const backend of testBackends) {
           "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'switchyard' ORDER BY 1",
         );
         expect(tables.map((table) => table.name)).toEqual([
+          'agent_starts',
+          'agent_token_usage',
           'approvals',
           'background_jobs',
           'brain_page_versions',

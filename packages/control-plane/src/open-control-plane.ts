@@ -2,6 +2,7 @@ import PgBoss from 'pg-boss';
 import { ApprovalStore } from './approvals/approval-store';
 import type { BrainOptions } from './brain/brain-limits';
 import { ControlPlaneBrainService } from './brain/brain-service';
+import { AgentBudgetStore, type AgentStartLimitsOf } from './budgets/agent-budget-store';
 import { rememberControlPlaneDatabase } from './database/control-plane-database';
 import type { DataDirLockLoss } from './database/data-dir-lock';
 import type { Database } from './database/database';
@@ -48,6 +49,12 @@ export interface ControlPlaneOptions {
   maxValueBytes?: number;
   /** Brain limits: page size, per-agent quota, retention of history, the cost of one recall. */
   brain?: BrainOptions;
+  /**
+   * Each agent's hourly limits on starting work (schedules created, schedule fires, workflows and
+   * background jobs started), by agent id; counted in the transaction that stores each start, so every
+   * process on the database holds them together. Default: none.
+   */
+  startLimits?: AgentStartLimitsOf;
   /** How often pg-boss expires lost deliveries and archives old jobs, in seconds. Default 30. */
   maintenanceIntervalSeconds?: number;
   /** Largest PostgreSQL connection pool. Default 10. */
@@ -113,6 +120,12 @@ export interface ControlPlane {
    */
   readonly idempotency: IdempotencyStore;
   /**
+   * Each agent's spending and concurrency, shared by every process on the database: tokens by minute
+   * (`recordTokens`, `tokensLastDay`), starts against `startLimits`, turns admitted at once
+   * (`admitTurn`), and what an agent spent (`usage`).
+   */
+  readonly budgets: AgentBudgetStore;
+  /**
    * Every queue (turn requests, work turns) with its waiting jobs and the age of the oldest, in one
    * scan: what a worker reports as queue metrics.
    */
@@ -165,9 +178,11 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
       : await openPgliteDatabase(target.dataDir, { onLockLost: (loss) => reportLockLost(loss) });
   const boss = await startQueues(database, settings);
   const turnRequests = new TurnRequestQueue(boss, database, settings.turnRequests, agentId);
-  const scheduler = new ScheduleTicker(database, turnRequests, onError);
+  const budgets = new AgentBudgetStore(database, options.startLimits);
+  const scheduler = new ScheduleTicker(database, turnRequests, onError, budgets);
   const schedules = new ControlPlaneScheduleService(database, settings.schedules, {
     onCreated: (owner) => turnRequests.ensureQueue(owner),
+    budgets,
   });
   const workTurns = new WorkTurnQueue(boss, database, settings.workTurns, agentId, maxValueBytes, onError);
   const units = routeTurnUnits(turnRequests, workTurns);
@@ -180,8 +195,11 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     scheduler,
     turnRequests,
     work: new WorkStore(database, maxValueBytes, (request) => workTurns.submitResult(request)),
-    workflows: new ControlPlaneWorkflowService(database, workTurns, settings.workflows),
-    backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, settings.workflows),
+    workflows: new ControlPlaneWorkflowService(database, workTurns, { ...settings.workflows, budgets }),
+    backgroundJobs: new ControlPlaneBackgroundJobService(database, workTurns, {
+      ...settings.workflows,
+      budgets,
+    }),
     workTurns,
     turns: new TurnStore(database, maxValueBytes, units.handBack, units.settleDetached),
     // A response holds the model's whole answer: room for large ones (tens of MiB), still bounded.
@@ -189,6 +207,7 @@ export async function openControlPlane(options: ControlPlaneOptions = {}): Promi
     brain,
     approvals: new ApprovalStore(database, units.detachUnit),
     idempotency: new IdempotencyStore(database, maxValueBytes),
+    budgets,
     queueDepths: () => queueDepths(database),
     lockLost,
     close: () => {

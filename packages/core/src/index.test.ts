@@ -61,6 +61,7 @@ describePublicApi('@switchyard/core', {
     'ToolSchemaEntry',
     'ToolSchemaManifest',
     'ToolSearchMode',
+    'TurnBudget',
     'TurnEndEvent',
     'TurnJournal',
     'TurnStartEvent',

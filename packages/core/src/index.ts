@@ -36,6 +36,7 @@ export {
   type RunAgentLoopOptions,
   runAgentLoop,
 } from './loop/run-agent-loop';
+export type { TurnBudget } from './loop/turn-budget';
 export type { RecordedTurn, TurnJournal } from './loop/turn-journal';
 export {
   createResponsesModel,

@@ -73,7 +73,10 @@ export interface FakeHTTPError {
   httpStatus: number;
   /** The error message in the body. */
   message?: string;
-  /** Extra headers. `retry-after-ms: 1` is sent unless given, so retries are instant. */
+  /**
+   * Extra headers. `retry-after-ms: 1` is sent unless this gives `retry-after-ms` or `retry-after`, so
+   * retries are instant unless the step says when to come back.
+   */
   headers?: Record<string, string>;
 }
 

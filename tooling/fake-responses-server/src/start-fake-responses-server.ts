@@ -204,8 +204,11 @@ export async function startFakeResponsesServer(
       return;
     }
     if (isHTTPError(step)) {
+      // Instant retries unless the step says when to come back (`retry-after-ms` wins over `retry-after`).
+      const saysWhen =
+        step.headers?.['retry-after'] !== undefined || step.headers?.['retry-after-ms'] !== undefined;
       sendError(response, step.httpStatus, step.message ?? `scripted HTTP ${step.httpStatus}`, {
-        'retry-after-ms': '1',
+        ...(saysWhen ? {} : { 'retry-after-ms': '1' }),
         ...step.headers,
       });
       return;

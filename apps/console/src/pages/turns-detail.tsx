@@ -336,6 +336,7 @@ function TurnFacts({ turn, now }: { turn: Schema<'TurnDetail'>; now: number }) {
         {formatCount(turn.usage.totalTokens)} ({formatCount(turn.usage.inputTokens)} in,{' '}
         {formatCount(turn.usage.outputTokens)} out)
       </Fact>
+      {turn.limitedBy === undefined ? null : <Fact label="Limited by">{turn.limitedBy.join(', ')}</Fact>}
       <Fact label="Prompt" wide>
         <pre class="prompt">{turn.prompt}</pre>
       </Fact>

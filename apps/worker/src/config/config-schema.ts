@@ -284,6 +284,20 @@ export const categoryPackageSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * An agent's spending and concurrency limits (`budgets`, `agents.<name>.budgets`): each field a
+ * positive whole number; defaults and meaning in `DEFAULT_AGENT_BUDGETS`.
+ */
+const budgetsSchema = z.strictObject({
+  tokensPerTurn: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  tokensPerDay: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  turnsAtOnce: z.number().int().min(1).max(10_000).optional(),
+  schedulesPerHour: z.number().int().min(1).max(1_000_000).optional(),
+  scheduleFiresPerHour: z.number().int().min(1).max(1_000_000).optional(),
+  workflowsPerHour: z.number().int().min(1).max(1_000_000).optional(),
+  backgroundJobsPerHour: z.number().int().min(1).max(1_000_000).optional(),
+});
+
 const agentNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: "must be letters, digits, '_', '.' and '-' (1 to 64)" });
@@ -332,10 +346,15 @@ export const configFileSchema = z.strictObject({
     .optional(),
   serve: serveSchema.optional(),
   approvals: approvalsSchema.optional(),
+  budgets: budgetsSchema.optional(),
   agents: z
     .record(
       agentNameSchema,
-      z.strictObject({ approvals: approvalsSchema.optional(), computer: agentComputerSchema.optional() }),
+      z.strictObject({
+        approvals: approvalsSchema.optional(),
+        computer: agentComputerSchema.optional(),
+        budgets: budgetsSchema.optional(),
+      }),
     )
     .optional(),
   database: z

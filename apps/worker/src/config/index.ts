@@ -1,5 +1,6 @@
 // The worker's configuration: import from here (`./config`) in the CLI and the daemon.
 
+export { type AgentBudgets, DEFAULT_AGENT_BUDGETS } from './agent-budgets';
 export {
   BUILT_IN_CATEGORIES,
   type CategoryPackageCreator,
@@ -27,7 +28,7 @@ export {
   type ParseConfigOptions,
   parseConfig,
 } from './load-config';
-export { approvalPolicyOf, resolveAgent, type TurnAgent } from './resolve-agent';
+export { approvalPolicyOf, budgetsOf, resolveAgent, type TurnAgent } from './resolve-agent';
 export { type ModelEndpoint, resolveModelEndpoint } from './resolve-model-endpoint';
 export { SERVE_TOKEN_VARIABLE } from './resolve-serve';
 export type {

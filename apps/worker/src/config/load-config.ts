@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
+import { resolveBudgets } from './agent-budgets';
 import { type ConfigEnvironment, variableOf } from './config-environment';
 import { configIssuesOf } from './config-issues-of';
 import { type ConfigFile, configFileSchema } from './config-schema';
@@ -114,6 +115,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
     },
     serve,
     approvals: resolveApprovals(file.approvals),
+    budgets: resolveBudgets(file.budgets),
     agents,
     database: {
       url: endpoints.databaseUrl,

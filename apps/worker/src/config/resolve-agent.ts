@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AgentBudgets } from './agent-budgets';
 import type { ApprovalPolicy, WorkerConfig } from './worker-config';
 import { WorkerConfigError } from './worker-config-error';
 
@@ -36,4 +37,9 @@ export function resolveAgent(config: WorkerConfig, name: string = config.agent):
 /** The approval policy of agent `name`: its own (`agents.<name>.approvals`), else `approvals`. */
 export function approvalPolicyOf(config: WorkerConfig, name: string): ApprovalPolicy {
   return config.agents[name]?.approvals ?? config.approvals;
+}
+
+/** The budgets of agent `name`: its own (`agents.<name>.budgets` over `budgets`), else `budgets`. */
+export function budgetsOf(config: WorkerConfig, name: string): AgentBudgets {
+  return config.agents[name]?.budgets ?? config.budgets;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { resolveBudgets } from './agent-budgets';
 import type { ConfigFile } from './config-schema';
 import { refuseWholeFileSystem } from './refuse-whole-file-system';
 import { resolveApprovals } from './resolve-approvals';
@@ -22,7 +23,7 @@ function resolveAgentComputer(
  * settings with their paths resolved against `baseDir`; a read-only path of `/` is pushed to `issues`.
  */
 export function resolveAgents(
-  file: Pick<ConfigFile, 'agents' | 'approvals'>,
+  file: Pick<ConfigFile, 'agents' | 'approvals' | 'budgets'>,
   baseDir: string,
   issues: WorkerConfigIssue[],
 ): WorkerConfig['agents'] {
@@ -39,6 +40,7 @@ export function resolveAgents(
       name,
       {
         approvals: resolveApprovals(file.approvals, { agent: name, approvals: agent.approvals }),
+        budgets: resolveBudgets(file.budgets, agent.budgets),
         ...(agent.computer === undefined ? {} : { computer: resolveAgentComputer(agent.computer, baseDir) }),
       },
     ]),

@@ -8,6 +8,7 @@ import type {
 } from '@switchyard/tools-computer';
 import type { McpServerConfig } from '@switchyard/tools-mcp';
 import type { WebSearchProfile } from '@switchyard/tools-web';
+import type { AgentBudgets } from './agent-budgets';
 import type { WorkerCategoryPackage } from './category-package';
 
 /** The model and its endpoint, after environment overrides. */
@@ -285,11 +286,17 @@ export interface WorkerConfig {
   serve: WorkerServeConfig;
   /** The approval policy of every agent without its own (`approvals`). */
   approvals: ApprovalPolicy;
+  /** The spending and concurrency limits of every agent without its own (`budgets`, over the defaults). */
+  budgets: AgentBudgets;
   /**
    * Per-agent settings (`agents.<name>`): an agent's own approval policy, over `approvals` field by
-   * field, and its own command limits and sandbox network (`computer`, absent when not set).
+   * field, its own command limits and sandbox network (`computer`, absent when not set), and its
+   * own budgets, over `budgets` field by field.
    */
-  agents: Record<string, { approvals: ApprovalPolicy; computer?: WorkerAgentComputerConfig }>;
+  agents: Record<
+    string,
+    { approvals: ApprovalPolicy; computer?: WorkerAgentComputerConfig; budgets: AgentBudgets }
+  >;
   /** The control plane's database. */
   database: {
     /** A PostgreSQL URL (`database.url`, or `DATABASE_URL`); absent: embedded PGlite. */

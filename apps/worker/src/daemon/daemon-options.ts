@@ -1,5 +1,6 @@
 import type { ControlPlane } from '@switchyard/control-plane';
 import { AGENT_ID_PATTERN } from '@switchyard/control-plane';
+import type { AgentBudgets } from '../config/agent-budgets';
 import type { CommandSandboxReport } from '../config/command-sandbox';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
@@ -10,7 +11,7 @@ import type { WorkSource } from './work-source';
 
 /** What `startDaemon` takes. */
 export interface DaemonOptions
-  extends Omit<DaemonTurnRunnerOptions, 'approvals' | 'records' | 'resumeRequest'> {
+  extends Omit<DaemonTurnRunnerOptions, 'approvals' | 'records' | 'resumeRequest' | 'budgets'> {
   /** The open control plane: schedules fire from it, turn requests are consumed from it. */
   controlPlane: ControlPlane;
   /** The agents whose work this daemon consumes; the first is the API's default agent. */
@@ -39,6 +40,11 @@ export interface DaemonOptions
    * control plane, answerable from any process). Absent: every validated call runs.
    */
   approvals?: { policy(agentId: string): ApprovalPolicy; pollMs?: number };
+  /**
+   * Each agent's token budgets and turns at once (`budgets`, `agents.<name>.budgets`), counted in the
+   * control plane so every process on the database holds them together. Absent: turns are not limited.
+   */
+  budgets?: { of(agentId: string): AgentBudgets; slotPollMs?: number };
   /** The version the OpenAPI document names. Default `0.0.0`. */
   version?: string;
   /**

@@ -1,4 +1,4 @@
-import type { TurnJournalStore, TurnRecord, TurnStore } from '@switchyard/control-plane';
+import type { AgentBudgetStore, TurnJournalStore, TurnRecord, TurnStore } from '@switchyard/control-plane';
 import type {
   AgentEvent,
   AgentRunStatus,
@@ -49,6 +49,11 @@ export interface DaemonTurnSnapshot {
   endedAt?: string;
   /** Why the turn failed or was aborted, or (status `incomplete`) why its final response was cut off. */
   error?: string;
+  /**
+   * The limits of its agent that delayed or ended it, in order (`turnsAtOnce`, `tokensPerTurn`,
+   * `tokensPerDay`); absent when none did.
+   */
+  limitedBy?: string[];
 }
 
 /** What one turn needs to run. */
@@ -162,6 +167,8 @@ export interface DaemonTurnRunnerOptions {
   log?: (line: string) => void;
   /** Approval policies of held calls. Absent: every validated call runs. */
   approvals?: DaemonApprovalOptions;
+  /** Each agent's token budgets and turns at once, with `records`. Absent: turns are not limited. */
+  budgets?: DaemonTurnBudgets;
   /**
    * Rebuilds the own `tools` and `instructions` of a turn continued from its checkpoint (another
    * process held its call), from the turn's record and the `resumeContext` it was started with.
@@ -171,6 +178,26 @@ export interface DaemonTurnRunnerOptions {
     turn: TurnRecord,
     context: Record<string, unknown> | undefined,
   ) => Pick<DaemonTurnRequest, 'tools' | 'instructions'> | undefined;
+}
+
+/** An agent's limits that `DaemonTurns` holds (the rest of its budgets the control plane holds). */
+export interface DaemonTurnLimits {
+  /** Tokens one turn may spend. */
+  tokensPerTurn: number;
+  /** Tokens the agent's turns may spend in any 24 hours, across the fleet. */
+  tokensPerDay: number;
+  /** The agent's turns running at once, across the fleet. */
+  turnsAtOnce: number;
+}
+
+/** How `DaemonTurns` holds each agent's budgets. */
+export interface DaemonTurnBudgets {
+  /** Where tokens and admissions are counted (`controlPlane.budgets`). */
+  store: Pick<AgentBudgetStore, 'recordTokens' | 'tokensLastDay' | 'admitTurn'>;
+  /** The limits of an agent. */
+  of(agentId: string): DaemonTurnLimits;
+  /** How often a turn waiting for a slot asks again, in ms. Default 500. */
+  slotPollMs?: number;
 }
 
 /** The part of the control plane's `TurnStore` the daemon's turns use. */

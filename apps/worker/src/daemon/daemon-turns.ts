@@ -18,6 +18,7 @@ import type {
 } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
 import { errorMessage } from './error-message';
+import { turnBudgetOf, waitForSlot } from './turn-budgets';
 import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
 import { describeUnfinishedTurn, recordTurnEnd, serialiseEvent } from './turn-event-recording';
@@ -239,6 +240,11 @@ export class DaemonTurns {
   async #run(entry: TurnEntry, context: DaemonTurnContext, plan: TurnPlan): Promise<DaemonTurnSnapshot> {
     try {
       await this.#options.beforeTurn?.(context);
+      const { budgets } = this.#options;
+      // Its slot among its agent's turns at once before anything is built: a queued turn costs nothing.
+      if (budgets !== undefined && this.#records !== undefined) {
+        await waitForSlot(entry, context, budgets, this.#options.log);
+      }
       const tools = (await (plan.tools ?? this.#options.tools)?.(context)) ?? [];
       const instructions =
         plan.resume !== undefined
@@ -266,6 +272,9 @@ export class DaemonTurns {
         }),
         turnId: context.turnId,
         ...(journal === undefined ? {} : { journal }),
+        ...(budgets === undefined || this.#records === undefined
+          ? {}
+          : { budget: turnBudgetOf(entry, context, budgets) }),
       });
       for await (const event of run) this.#onEvent(entry, event);
       this.#onResult(entry, await run.result());

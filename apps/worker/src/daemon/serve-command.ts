@@ -3,6 +3,7 @@ import type { ResponsesModel } from '@switchyard/core';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import {
   approvalPolicyOf,
+  budgetsOf,
   checkCommandSandbox,
   resolveAgent,
   resolveModelEndpoint,
@@ -169,6 +170,8 @@ function openServeControlPlane(
     // A daemon keeps its PostgreSQL connections open: a burst of turns never waits for new ones.
     fixedPool: true,
     ...(config.categories.brain === undefined ? {} : { brain: config.categories.brain }),
+    // Each agent's hourly limits on starting work, counted where the work is stored.
+    startLimits: (agentId) => budgetsOf(config, agentId),
     onError: (error) => print(`switchyard serve: control plane: ${String(error)}`),
   });
 }
@@ -223,6 +226,8 @@ function daemonOptionsOf(
     },
     // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
     approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
+    // Each agent's token budgets and turns at once (`budgets`, `agents.<name>.budgets`), fleet-wide.
+    budgets: { of: (agentId) => budgetsOf(config, agentId) },
     version: VERSION,
     graceMs: options.graceMs ?? serve.graceMs,
     heartbeatMs: serve.heartbeatMs,

@@ -69,10 +69,11 @@ function reportedStateOf(status: DaemonStatus): () => 'serving' | 'lock-lost' | 
 
 /** The daemon's turns, recorded in the control plane, under its agents' approval policies. */
 function createTurns(options: DaemonOptions, sources: readonly WorkSource[]): DaemonTurns {
-  const { approvals: _approvals, ...turnOptions } = options;
+  const { approvals: _approvals, budgets, ...turnOptions } = options;
   return new DaemonTurns({
     ...turnOptions,
     records: options.controlPlane.turns,
+    ...(budgets === undefined ? {} : { budgets: { ...budgets, store: options.controlPlane.budgets } }),
     ...(options.journal === false ? {} : { journals: options.controlPlane.journals }),
     ...(options.approvals === undefined
       ? {}
@@ -232,6 +233,7 @@ function createApi(
     }),
     console: consoleSite,
     ...(options.toolManifest === undefined ? {} : { toolManifest: options.toolManifest }),
+    ...(options.budgets === undefined ? {} : { budgets: options.budgets.of }),
     controlPlane: options.controlPlane,
     checkRequest: parts.checkRequest,
     startTurn: async (request, startOptions) =>

@@ -90,6 +90,10 @@ export async function recordTurnEnd(
     iterations: snapshot.iterations,
     ...(snapshot.error === undefined ? {} : { error: snapshot.error }),
     events: compactEvents(turn.events),
+    // The limit that ended it: the last one noted (an earlier one only delayed it).
+    ...(snapshot.status === 'budget-exceeded' && snapshot.limitedBy !== undefined
+      ? { limitedBy: snapshot.limitedBy.at(-1) }
+      : {}),
   };
   const delays = options.retryDelaysMs ?? RECORD_END_RETRY_MS;
   for (let attempt = 0; ; attempt += 1) {

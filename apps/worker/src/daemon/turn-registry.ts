@@ -34,6 +34,7 @@ export function snapshotOf(record: TurnRecord): DaemonTurnSnapshot {
     iterations: record.iterations,
     createdAt: record.createdAt,
     ...definedFields(record, ['endedAt', 'error']),
+    ...(record.limitedBy.length === 0 ? {} : { limitedBy: record.limitedBy }),
   };
 }
 

@@ -49,6 +49,8 @@ export const FINISHED_TURN_STATUSES: ReadonlySet<string> = new Set([
   'incomplete',
   'ended-by-tool',
   'max-iterations',
+  // Its agent's budget was spent: another attempt would spend more against the same limit.
+  'budget-exceeded',
 ]);
 
 /** Thrown to a queue so it retries a unit whose turn did not finish. */

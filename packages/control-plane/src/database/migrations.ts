@@ -417,4 +417,38 @@ CREATE UNIQUE INDEX schedules_idempotency_key ON switchyard.schedules (idempoten
   WHERE idempotency_key IS NOT NULL;
 `,
   },
+  {
+    version: 15,
+    name: "agent budgets: tokens and starts counted per agent and minute, turns admitted at once, 'budget-exceeded'",
+    sql: `
+-- Tokens an agent's turns spent, by minute, as each model response's usage is recorded: a rolling
+-- day is the sum of its last 1440 minutes. Rows older than a day and an hour are pruned as rows are added.
+CREATE TABLE switchyard.agent_token_usage (
+  agent_id text NOT NULL,
+  minute timestamptz NOT NULL,
+  tokens bigint NOT NULL CHECK (tokens >= 0),
+  PRIMARY KEY (agent_id, minute)
+);
+-- Work an agent started, by kind and minute, counted in the transaction that starts it: a rolling
+-- hour is the sum of its last 60 minutes.
+CREATE TABLE switchyard.agent_starts (
+  agent_id text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('schedule', 'schedule-fire', 'workflow', 'background-job')),
+  minute timestamptz NOT NULL,
+  count integer NOT NULL CHECK (count >= 0),
+  PRIMARY KEY (agent_id, kind, minute)
+);
+-- When a running turn got its slot among its agent's turns at once (null: still waiting for one), and
+-- which limit ended or delayed it.
+ALTER TABLE switchyard.turns ADD COLUMN admitted_at timestamptz;
+ALTER TABLE switchyard.turns ADD COLUMN limited_by text[] NOT NULL DEFAULT '{}';
+UPDATE switchyard.turns SET admitted_at = created_at WHERE status IN ('running', 'waiting-approval');
+CREATE INDEX turns_agent_admitted ON switchyard.turns (agent_id)
+  WHERE status = 'running' AND admitted_at IS NOT NULL;
+ALTER TABLE switchyard.turns DROP CONSTRAINT turns_status_check;
+ALTER TABLE switchyard.turns ADD CONSTRAINT turns_status_check CHECK (status IN
+  ('running', 'waiting-approval', 'completed', 'incomplete', 'ended-by-tool', 'aborted', 'max-iterations',
+   'budget-exceeded', 'failed', 'interrupted'));
+`,
+  },
 ];

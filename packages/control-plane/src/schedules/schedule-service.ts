@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AgentBudgetStore } from '../budgets/agent-budget-store';
 import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkLimit } from '../values/check-limit';
@@ -34,17 +35,23 @@ export class ControlPlaneScheduleService {
   readonly #limits: Required<ScheduleLimits>;
   readonly #now: () => Date;
   readonly #onCreated: (agentId: string) => Promise<void>;
+  readonly #budgets: Pick<AgentBudgetStore, 'countStart'> | undefined;
 
   /** Use `controlPlane.schedules` rather than constructing one. */
   constructor(
     database: Database,
     limits: Required<ScheduleLimits>,
-    options: { now?: () => Date; onCreated?: (agentId: string) => Promise<void> } = {},
+    options: {
+      now?: () => Date;
+      onCreated?: (agentId: string) => Promise<void>;
+      budgets?: Pick<AgentBudgetStore, 'countStart'>;
+    } = {},
   ) {
     this.#database = database;
     this.#limits = limits;
     this.#now = options.now ?? (() => new Date());
     this.#onCreated = options.onCreated ?? (async () => {});
+    this.#budgets = options.budgets;
   }
 
   /**
@@ -53,7 +60,8 @@ export class ControlPlaneScheduleService {
    * Contract: throws `ControlPlaneInputError` for an invalid cron or time zone, a one-shot time in
    * the past, a cron more frequent than the minimum interval, an active schedule of the same name,
    * more active schedules than the per-agent limit, or a name or prompt with NUL characters or over
-   * the size limit.
+   * the size limit; `RateLimitedError` when the agent created its `schedulesPerHour` in the last hour
+   * (a create answered from its idempotency key is not counted again).
    */
   async createSchedule(request: CreateScheduleRequest): Promise<ScheduleRecord> {
     const agentId = checkAgentId(request.agentId);
@@ -99,6 +107,8 @@ export class ControlPlaneScheduleService {
           `this agent already has ${count} active schedules, the limit is ${this.#limits.maxSchedulesPerAgent}; cancel one first`,
         );
       }
+      // Counted with the insert: a refused or failed create counts nothing.
+      await this.#budgets?.countStart(transaction, agentId, 'schedule');
       const { rows } = await transaction.query<ScheduleRow>(
         `INSERT INTO switchyard.schedules
            (id, agent_id, name, prompt, kind, cron, time_zone, run_at, next_fire_at, idempotency_key)

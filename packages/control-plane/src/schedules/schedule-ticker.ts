@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AgentBudgetStore } from '../budgets/agent-budget-store';
 import type { Database } from '../database/database';
 import type { TurnRequest } from '../turn-requests/turn-request';
 import type { TurnRequestQueue } from '../turn-requests/turn-request-queue';
@@ -13,6 +14,8 @@ export interface ScheduleTickResult {
   enqueued: number;
   /** Due slots that already had a run (another process fired them first): not enqueued again. */
   alreadyFired: number;
+  /** Due schedules not fired because their agent is at its `scheduleFiresPerHour`: they fire once it has room. */
+  delayed?: number;
 }
 
 /** What `tick` takes. */
@@ -48,12 +51,19 @@ export class ScheduleTicker {
   #stopped = true;
 
   readonly #onError: (error: unknown) => void;
+  readonly #budgets: Pick<AgentBudgetStore, 'tryCountStart'> | undefined;
 
   /** Use `controlPlane.scheduler` rather than constructing one. */
-  constructor(database: Database, queue: TurnRequestQueue, onError: (error: unknown) => void = () => {}) {
+  constructor(
+    database: Database,
+    queue: TurnRequestQueue,
+    onError: (error: unknown) => void = () => {},
+    budgets?: Pick<AgentBudgetStore, 'tryCountStart'>,
+  ) {
     this.#database = database;
     this.#queue = queue;
     this.#onError = onError;
+    this.#budgets = budgets;
   }
 
   /**
@@ -83,7 +93,29 @@ export class ScheduleTicker {
         );
         if (rows.length === 0) return result;
         result.due = rows.length;
-        const plans = rows.map((row) => {
+        // A fire past its agent's hourly limit waits: its schedule is due again once the hour has
+        // room (it then fires its latest slot, as after any pause), and nothing is enqueued now.
+        const fireable: ScheduleRow[] = [];
+        const delayed: { id: string; until: string }[] = [];
+        for (const row of rows) {
+          const refused = await this.#budgets?.tryCountStart(transaction, row.agent_id, 'schedule-fire');
+          if (refused === undefined) fireable.push(row);
+          else
+            delayed.push({
+              id: row.id,
+              until: new Date(now.getTime() + refused.retryAfterSeconds * 1000).toISOString(),
+            });
+        }
+        if (delayed.length > 0) {
+          result.delayed = delayed.length;
+          await transaction.query(
+            `UPDATE switchyard.schedules AS schedule SET next_fire_at = planned.until
+             FROM unnest($1::uuid[], $2::timestamptz[]) AS planned (id, until) WHERE schedule.id = planned.id`,
+            [delayed.map((entry) => entry.id), delayed.map((entry) => entry.until)],
+          );
+        }
+        if (fireable.length === 0) return result;
+        const plans = fireable.map((row) => {
           const dueAt = row.next_fire_at ?? now;
           let slot = dueAt;
           let next: Date | null = null;
@@ -138,6 +170,7 @@ export class ScheduleTicker {
       total.due += batch.due;
       total.enqueued += batch.enqueued;
       total.alreadyFired += batch.alreadyFired;
+      if (batch.delayed !== undefined) total.delayed = (total.delayed ?? 0) + batch.delayed;
       if (batch.due < batchSize) return total;
     }
   }

@@ -13,7 +13,14 @@ export interface DetachedTurnEnd {
 // How both queues read the end of a turn that ran detached from its unit's job (`settleDetached`).
 
 /** Turn ends after which a unit's result is whatever the turn left: running it again would most likely end the same way. */
-const FINISHED: ReadonlySet<string> = new Set(['completed', 'incomplete', 'ended-by-tool', 'max-iterations']);
+const FINISHED: ReadonlySet<string> = new Set([
+  'completed',
+  'incomplete',
+  'ended-by-tool',
+  'max-iterations',
+  // A budget spent: another attempt would spend more against the same limit.
+  'budget-exceeded',
+]);
 
 /** Whether the turn finished (its unit settles with what the turn left) rather than failed or stopped. */
 export function isFinishedTurnEnd(end: DetachedTurnEnd): boolean {

@@ -4,7 +4,8 @@ export type TurnSource = 'api' | 'schedule' | 'job' | 'task';
 /**
  * A turn's state: `running`, `waiting-approval` while a tool call of it is held for an operator's
  * answer, then how the loop ended it (`incomplete`: its final answer was cut off, `error` says
- * why), or `interrupted` when the process running it stopped without
+ * why; `budget-exceeded`: one of its agent's token budgets ended it, `error` and `limitedBy` say
+ * which), or `interrupted` when the process running it stopped without
  * recording an end (a crash, a SIGKILL) while it was running.
  */
 export type TurnRecordStatus =
@@ -15,6 +16,7 @@ export type TurnRecordStatus =
   | 'ended-by-tool'
   | 'aborted'
   | 'max-iterations'
+  | 'budget-exceeded'
   | 'failed'
   | 'interrupted';
 
@@ -82,6 +84,11 @@ export interface TurnRecord {
   resumedCount: number;
   /** When it was last resumed (ISO 8601); absent when it never was. */
   resumedAt?: string;
+  /**
+   * The limits of its agent that delayed or ended it, in the order they did, as the configuration
+   * names them (`turnsAtOnce`, `tokensPerTurn`, `tokensPerDay`); empty when none did.
+   */
+  limitedBy: string[];
 }
 
 /** What `recordStart` takes: the record's `agentId`, `source`, `sourceId` and `prompt`, and these. */
@@ -115,6 +122,8 @@ export interface RecordTurnEndRequest {
   error?: string;
   /** The turn's event log (JSON values, oldest first); trimmed in the middle when over the size limit. */
   events?: readonly unknown[];
+  /** The limit that ended it (with `budget-exceeded`), added to its `limitedBy`. */
+  limitedBy?: string;
 }
 
 /** What `list` takes. */

@@ -32,12 +32,13 @@ export interface TurnRow {
   cancel_requested: string | null;
   resumed_count: number;
   resumed_at: Date | null;
+  limited_by: string[] | null;
 }
 
 /** The columns of a `TurnRecord`, for queries of other stores that return turns. */
 export const TURN_COLUMNS = `id, agent_id, source, source_id, attempt, prompt, status, output, usage, iterations, error,
   events_dropped, worker_id, created_at, ended_at, heartbeat_at, updated_at, cancel_requested, resumed_count,
-  resumed_at`;
+  resumed_at, limited_by`;
 
 /** A row of `TURN_COLUMNS` as a `TurnRecord` (for queries of other stores, whose rows are untyped). */
 export function toTurnRecord(row: unknown): TurnRecord {
@@ -74,5 +75,6 @@ export function recordOfTurnRow(row: TurnRow): TurnRecord {
     ...(row.resumed_at === null || row.resumed_at === undefined
       ? {}
       : { resumedAt: row.resumed_at.toISOString() }),
+    limitedBy: row.limited_by ?? [],
   };
 }

@@ -4,6 +4,7 @@ import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkStoredText, toStorableText } from '../values/check-stored-value';
 import { capText, fitEvents } from './stored-turn-text';
+import { checkCount, checkTurnId, END_STATUSES, SOURCES, STATUSES, TURN_ID } from './turn-checks';
 import { pageTurns } from './turn-page';
 import type {
   InterruptedTurnRecord,
@@ -24,27 +25,16 @@ import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
 
-const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
-const SOURCES: ReadonlySet<string> = new Set<TurnSource>(['api', 'schedule', 'job', 'task']);
-const END_STATUSES: ReadonlySet<string> = new Set([
-  'completed',
-  'incomplete',
-  'ended-by-tool',
-  'aborted',
-  'max-iterations',
-  'failed',
-]);
-const STATUSES: ReadonlySet<string> = new Set([
-  ...END_STATUSES,
-  'running',
-  'waiting-approval',
-  'interrupted',
-]);
 const COLUMNS = TURN_COLUMNS;
 
-/** What `recordEnd` sets: $2 status, $3 output, $4 usage, $5 iterations, $6 error, $7 events, $8 dropped. */
+/**
+ * What `recordEnd` sets: $2 status, $3 output, $4 usage, $5 iterations, $6 error, $7 events, $8
+ * dropped, $9 the limit that ended it (added to `limited_by`).
+ */
 const END_ASSIGNMENTS = `status = $2, output = $3, usage = $4::jsonb, iterations = $5, error = $6,
          events = $7::jsonb, events_dropped = $8, ended_at = clock_timestamp(),
+         limited_by = CASE WHEN $9::text IS NULL OR $9::text = ANY(limited_by) THEN limited_by
+                           ELSE array_append(limited_by, $9::text) END,
          updated_at = clock_timestamp(), checkpoint = NULL, released_at = NULL`;
 
 /** Cancels pending approvals (held calls nobody answered); the caller adds which turn's. */
@@ -52,23 +42,6 @@ const CANCEL_PENDING_APPROVALS = `UPDATE switchyard.approvals
      SET status = 'cancelled', reason = 'the turn ended before it was answered',
          decided_at = clock_timestamp(), updated_at = clock_timestamp()
    WHERE status = 'pending'`;
-
-function checkTurnId(value: unknown, field = 'id'): string {
-  if (typeof value !== 'string' || !TURN_ID.test(value)) {
-    throw new ControlPlaneInputError(
-      field,
-      `must match ${TURN_ID} (letters, digits, '_' and '-'), got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
-}
-
-function checkCount(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ControlPlaneInputError(field, `must be an integer >= 0, got ${String(value)}`);
-  }
-  return value;
-}
 
 /**
  * Durable records of the turns a worker daemon runs, whatever their source: written when a turn
@@ -161,6 +134,10 @@ export class TurnStore {
     if (request.events !== undefined && !Array.isArray(request.events)) {
       throw new ControlPlaneInputError('events', 'must be an array');
     }
+    const limitedBy =
+      request.limitedBy === undefined
+        ? null
+        : checkStoredText('limitedBy', request.limitedBy, { maxBytes: 100 });
     const output = capText(toStorableText(request.output), this.#maxValueBytes);
     const error = request.error === undefined ? null : capText(toStorableText(request.error), 64 * 1024);
     const events = request.events === undefined ? undefined : fitEvents(request.events, this.#maxValueBytes);
@@ -173,6 +150,7 @@ export class TurnStore {
       error,
       events?.json ?? null,
       events?.dropped ?? 0,
+      limitedBy,
     ];
     // Most turns end with no unit detached from its queue (none of its calls was held): one statement
     // ends the turn and cancels the held calls nobody answered, moot once it has ended (data-modifying

@@ -1,4 +1,5 @@
 import type { JSONSchemaObject } from '@switchyard/core';
+import type { AgentBudgetStore } from '../budgets/agent-budget-store';
 import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
@@ -88,15 +89,26 @@ export class ControlPlaneBackgroundJobService {
   readonly #database: Database;
   readonly #workTurns: WorkTurnQueue;
   readonly #maxPromptBytes: number;
+  readonly #budgets: Pick<AgentBudgetStore, 'countStart'> | undefined;
 
   /** Use `controlPlane.backgroundJobs` rather than constructing one. */
-  constructor(database: Database, workTurns: WorkTurnQueue, options: { maxPromptBytes: number }) {
+  constructor(
+    database: Database,
+    workTurns: WorkTurnQueue,
+    options: { maxPromptBytes: number; budgets?: Pick<AgentBudgetStore, 'countStart'> },
+  ) {
     this.#database = database;
     this.#workTurns = workTurns;
     this.#maxPromptBytes = options.maxPromptBytes;
+    this.#budgets = options.budgets;
   }
 
-  /** Stores a job and queues its turn. */
+  /**
+   * Stores a job and queues its turn.
+   *
+   * Contract: throws `RateLimitedError` when the agent started its `backgroundJobsPerHour` in the
+   * last hour; nothing is stored then (a start answered from its idempotency key is not counted again).
+   */
   async startBackgroundJob(request: StartBackgroundJobRequest): Promise<BackgroundJobRecord> {
     const agentId = checkAgentMayStart(request, 'background jobs');
     const prompt = checkStoredText('prompt', request.prompt, { maxBytes: this.#maxPromptBytes });
@@ -120,8 +132,10 @@ export class ControlPlaneBackgroundJobService {
                VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
         values: [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent],
       }),
-      (transaction, id) =>
-        this.#workTurns.enqueue(transaction, agentId, { kind: 'background-job', jobId: id }),
+      async (transaction, id) => {
+        await this.#budgets?.countStart(transaction, agentId, 'background-job');
+        await this.#workTurns.enqueue(transaction, agentId, { kind: 'background-job', jobId: id });
+      },
     );
     return startedRecord(await this.checkBackgroundJob({ agentId, jobId: storedId }));
   }

@@ -1,3 +1,4 @@
+import type { AgentBudgetStore } from '../budgets/agent-budget-store';
 import type { Database, SqlExecutor } from '../database/database';
 import { checkAgentId } from '../schedules/agent-id';
 import { checkTraceParent } from '../values/check-trace-parent';
@@ -82,20 +83,31 @@ export class ControlPlaneWorkflowService {
   readonly #workTurns: WorkTurnQueue;
   readonly #maxConcurrentTasks: number;
   readonly #maxPromptBytes: number;
+  readonly #budgets: Pick<AgentBudgetStore, 'countStart'> | undefined;
 
   /** Use `controlPlane.workflows` rather than constructing one. */
   constructor(
     database: Database,
     workTurns: WorkTurnQueue,
-    options: { maxConcurrentTasks: number; maxPromptBytes: number },
+    options: {
+      maxConcurrentTasks: number;
+      maxPromptBytes: number;
+      budgets?: Pick<AgentBudgetStore, 'countStart'>;
+    },
   ) {
     this.#database = database;
     this.#workTurns = workTurns;
     this.#maxConcurrentTasks = options.maxConcurrentTasks;
     this.#maxPromptBytes = options.maxPromptBytes;
+    this.#budgets = options.budgets;
   }
 
-  /** Checks and stores a workflow, then queues the tasks that depend on nothing. */
+  /**
+   * Checks and stores a workflow, then queues the tasks that depend on nothing.
+   *
+   * Contract: throws `RateLimitedError` when the agent started its `workflowsPerHour` in the last
+   * hour; nothing is stored then (a start answered from its idempotency key is not counted again).
+   */
   async startWorkflow(request: StartWorkflowRequest): Promise<WorkflowRecord> {
     const agentId = checkAgentMayStart(request, 'workflows');
     const spec = checkWorkflowSpec(request.spec, this.#maxPromptBytes);
@@ -112,7 +124,10 @@ export class ControlPlaneWorkflowService {
                VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
         values: [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks, traceParent],
       }),
-      (transaction, id) => this.#queueTasks(transaction, id, spec),
+      async (transaction, id) => {
+        await this.#budgets?.countStart(transaction, agentId, 'workflow');
+        await this.#queueTasks(transaction, id, spec);
+      },
     );
     return startedRecord(await this.showWorkflow({ agentId, workflowId: storedId }));
   }

@@ -20,7 +20,8 @@ export interface AgentUsage {
 /**
  * How a turn ended. `incomplete`: the last response (the one without function calls) came back
  * `incomplete` (`max_output_tokens`, `content_filter`), so its text is cut off; the reason is in
- * `incompleteReason`.
+ * `incompleteReason`. `budget-exceeded`: the turn's `budget` refused its next model request (the
+ * reason is its `error`); the last response's output is kept.
  */
 export type AgentRunStatus =
   | 'completed'
@@ -28,6 +29,7 @@ export type AgentRunStatus =
   | 'ended-by-tool'
   | 'aborted'
   | 'max-iterations'
+  | 'budget-exceeded'
   | 'failed';
 
 /**

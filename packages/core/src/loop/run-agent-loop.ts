@@ -10,6 +10,7 @@ import { createTurnToolSet } from '../tool-search/turn-tool-set';
 import { type CallLimits, resolveCallLimits } from './call-limits';
 import { EventChannel } from './event-channel';
 import type { BeforeToolCall } from './execute-tool-call';
+import type { TurnBudget } from './turn-budget';
 import type { TurnJournal } from './turn-journal';
 import { runTurnLoop } from './turn-loop';
 
@@ -57,6 +58,12 @@ export interface RunAgentLoopOptions {
   /** Policy hook after validation, before `execute`: allow, or deny with a reason the model reads. */
   beforeToolCall?: BeforeToolCall;
   /**
+   * What the turn may spend (see `TurnBudget`): asked before each model request, told each
+   * response's usage. A refusal ends the turn `budget-exceeded` with the reason as its `error`.
+   * Default: none.
+   */
+  budget?: TurnBudget;
+  /**
    * Where each step is recorded before the loop moves on (each model response before its calls run,
    * each call before `execute` and its output before the loop goes on), and what earlier attempts
    * recorded (`journal.recorded`): a turn continued with the same `input` and `turnId` replays the
@@ -103,7 +110,7 @@ export interface AgentRunResult {
    * `content_filter`), its `incomplete_details.reason`.
    */
   incompleteReason?: string;
-  /** Why the turn failed (`ModelRequestError`) or was aborted (the signal's reason). */
+  /** Why the turn failed (`ModelRequestError`), was aborted (the signal's reason) or met its budget. */
   error?: Error;
 }
 
@@ -164,6 +171,16 @@ function checkOptions(options: RunAgentLoopOptions): CallLimits {
   }
   if (options.beforeToolCall !== undefined && typeof options.beforeToolCall !== 'function') {
     throw new TypeError('runAgentLoop: beforeToolCall must be a function');
+  }
+  const { budget } = options;
+  if (
+    budget !== undefined &&
+    (typeof budget?.beforeRequest !== 'function' ||
+      (budget.afterResponse !== undefined && typeof budget.afterResponse !== 'function'))
+  ) {
+    throw new TypeError(
+      'runAgentLoop: budget must have a beforeRequest method (and afterResponse, if any, a function)',
+    );
   }
   return limits;
 }
@@ -244,6 +261,7 @@ export function runAgentLoop(options: RunAgentLoopOptions): AgentRun {
     maxParallelCalls: options.maxParallelCalls ?? DEFAULT_MAX_PARALLEL_CALLS,
     limits,
     beforeToolCall: options.beforeToolCall,
+    budget: options.budget,
     journal: options.journal,
     turnId: options.turnId ?? `run_${randomUUID()}`,
   });

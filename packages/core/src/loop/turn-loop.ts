@@ -15,6 +15,7 @@ import {
 } from './execute-tool-call';
 import { refuseDuplicateCallId, reuseRecordedOutput, unrunToolCall } from './finish-tool-call';
 import type { AgentRunResult } from './run-agent-loop';
+import { askBudget, type TurnBudget, tellBudget } from './turn-budget';
 import { JournalReplay, type JournalResponse, type TurnJournal } from './turn-journal';
 
 /**
@@ -76,6 +77,8 @@ export interface TurnLoopInput {
   limits: CallLimits;
   /** The policy hook, when set. */
   beforeToolCall: BeforeToolCall | undefined;
+  /** What the turn may spend, when set. */
+  budget: TurnBudget | undefined;
   /** Where each step is recorded before the loop moves on, and what earlier attempts recorded. */
   journal: TurnJournal | undefined;
   /** The turn's id, the stable part of every call's `context.idempotencyKey`. */
@@ -293,6 +296,12 @@ class TurnLoop {
     const iteration = this.#iterations;
     const recorded = this.#replay.response(iteration);
     if (recorded !== undefined) return this.#replayResponse(recorded, requestTools.length);
+    const refused = await askBudget(this.#input.budget, this.#usage);
+    if (refused !== undefined) {
+      // No request was sent: this one does not count as an iteration.
+      this.#iterations -= 1;
+      return refused;
+    }
     this.#emit({ type: 'model-request-start', iteration, toolCount: requestTools.length });
     const request: ModelRequest = {
       items,
@@ -310,6 +319,8 @@ class TurnLoop {
       return { status: this.#signal.aborted ? 'aborted' : 'failed', error: toError(caught) };
     }
     const text = outputText(response.output);
+    const untold = await tellBudget(this.#input.budget, response.usage);
+    if (untold !== undefined) return untold;
     const journal = this.#input.journal;
     if (journal !== undefined) {
       // Recorded before its calls run: a resumed turn replays it rather than paying for it again.

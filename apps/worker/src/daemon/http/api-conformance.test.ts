@@ -424,6 +424,40 @@ describe('the daemon’s HTTP API: tools', () => {
   });
 });
 
+describe('the daemon’s HTTP API: budgets', () => {
+  it('answers 429 with Retry-After past an hourly limit, and an agent’s usage against each limit', async () => {
+    const { call } = api();
+    const body = {
+      agent: 'hasty',
+      name: 'once an hour',
+      tasks: [{ id: 'a', prompt: 'TASK hasty', resultSchema: summarySchema }],
+    };
+    expect((await call('startWorkflow', '/v1/workflows', { body })).status).toBe(201);
+    const refused = await call('startWorkflow', '/v1/workflows', { body: { ...body, name: 'twice' } });
+    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });
+    expect(String((refused.body.error as { message: string }).message)).toMatch(/workflowsPerHour/);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    const usage = await call('getAgentUsage', '/v1/agents/hasty/usage', { token: READ_TOKEN });
+    expect(usage).toMatchObject({
+      status: 200,
+      body: {
+        agent: 'hasty',
+        startedLastHour: { workflows: { used: 1, limit: 1 }, schedules: { limit: 30 } },
+        tokensLastDay: { limit: 50_000_000 },
+        turnsAtOnce: { limit: 16 },
+        tokensPerTurn: 2_000_000,
+      },
+    });
+    // ops ran turns above: their tokens were recorded as each response came.
+    const ops = await call('getAgentUsage', '/v1/agents/ops/usage');
+    expect((ops.body.tokensLastDay as { used: number }).used).toBeGreaterThan(0);
+    expect((await call('getAgentUsage', '/v1/agents/nobody/usage')).status).toBe(404);
+    expect((await call('getAgentUsage', '/v1/agents/ops/usage', { token: null })).status).toBe(401);
+  });
+});
+
 describe('the daemon’s HTTP API: the whole document', () => {
   it('had every operation exercised by the tests above', async () => {
     const { checked, openapi } = api();

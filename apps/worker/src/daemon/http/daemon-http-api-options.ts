@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ControlPlane } from '@switchyard/control-plane';
+import type { AgentBudgets } from '../../config/agent-budgets';
 import type { CommandSandboxReport } from '../../config/command-sandbox';
 import type { ToolManifest } from '../../tool-manifest';
 import type { ConsoleSite } from '../console-files';
@@ -23,8 +24,10 @@ export interface DaemonHttpApiOptions {
    */
   controlPlane: Pick<
     ControlPlane,
-    'kind' | 'turns' | 'approvals' | 'workflows' | 'schedules' | 'idempotency'
+    'kind' | 'turns' | 'approvals' | 'workflows' | 'schedules' | 'idempotency' | 'budgets'
   >;
+  /** Each agent's budgets, for `GET /v1/agents/{agent}/usage`; without them that route answers 501. */
+  budgets?: (agent: string) => AgentBudgets;
   /**
    * Load shedding (`serve.maxWaitingWork`): a request it refuses is answered 503 with `Retry-After`
    * before any other check or work. Absent: every request is taken.

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { createAgentsApp } from './agents/agents-app';
 import { createApiContext } from './api-context';
 import { createApprovalsApp } from './approvals/approvals-app';
 import { createConsoleApp } from './console/console-app';
@@ -30,6 +31,7 @@ const RESOURCES = [
   createSessionApp,
   createSchedulesApp,
   createToolsApp,
+  createAgentsApp,
 ] as const;
 
 /**

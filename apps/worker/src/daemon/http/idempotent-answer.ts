@@ -100,6 +100,8 @@ export interface StartRoute<B extends z.ZodType, S extends z.ZodType> {
   started: { status: 201 | 202; description: string; schema: S };
   /** When it answers 503 with `Retry-After` (over the bound of waiting work, and what else). */
   unavailable: string;
+  /** When it answers 429 with `Retry-After` (an agent's hourly limit), if it ever does. */
+  rateLimited?: string;
 }
 
 /**
@@ -113,8 +115,8 @@ export function registerStartRoute<B extends z.ZodType, S extends z.ZodType>(
   route: StartRoute<B, S>,
   request: (body: z.output<B>) => CreateRequest,
 ): void {
-  const { text, body, started, unavailable } = route;
-  app.openapi(startRouteOf(text, body, started, unavailable), async (c) => {
+  const { text, body, started, unavailable, rateLimited } = route;
+  app.openapi(startRouteOf(text, body, started, unavailable, rateLimited), async (c) => {
     // The route checked the body against `B`; Hono cannot name a generic route's targets.
     const checked = c.req.valid('json' as never) as z.output<B>;
     return answerCreate(c, options, request(checked)) as never;

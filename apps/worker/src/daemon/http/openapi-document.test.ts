@@ -37,6 +37,7 @@ describe('the published API document', () => {
     expect(paths).toEqual(
       [
         '/healthz',
+        '/v1/agents/{agent}/usage',
         '/v1/approvals',
         '/v1/approvals/{id}',
         '/v1/approvals/{id}/arguments',

@@ -129,15 +129,20 @@ export const createRouteOf = <B extends z.ZodType, R extends RouteConfig['respon
 /**
  * A `POST` that starts work from a JSON body of `body` (a `createRouteOf`, with its `Idempotency-Key`):
  * `started.status` with what it started (`Location` names it), or 503 with `Retry-After`, for the
- * reasons `unavailable` gives (over the bound of waiting work, and whatever else stops it).
+ * reasons `unavailable` gives (over the bound of waiting work, and whatever else stops it), and with
+ * `rateLimited`, 429 with `Retry-After` for the reasons it gives.
  */
 export const startRouteOf = <B extends z.ZodType, S extends z.ZodType>(
   text: RouteText,
   body: B,
   started: { status: 201 | 202; description: string; schema: S },
   unavailable: string,
+  rateLimited?: string,
 ) =>
   createRouteOf(text, body, {
     [started.status]: locatedResponse(started.description, started.schema),
     503: { ...errorResponse(unavailable), headers: RETRY_AFTER_HEADER },
+    ...(rateLimited === undefined
+      ? {}
+      : { 429: { ...errorResponse(rateLimited), headers: RETRY_AFTER_HEADER } }),
   });

@@ -8,6 +8,7 @@ import OpenAPIBackend from 'openapi-backend';
 import { expect } from 'vitest';
 import { z } from 'zod';
 import { promptOf } from '../../../__fixtures__/scripted-model';
+import { type AgentBudgets, DEFAULT_AGENT_BUDGETS } from '../../../config/agent-budgets';
 import { parseConfig } from '../../../config/load-config';
 import { resolveAgent } from '../../../config/resolve-agent';
 import type { ApprovalPolicy } from '../../../config/worker-config';
@@ -116,11 +117,16 @@ function script(request: FakeRequest) {
   return { text: `Echo: ${prompt}` };
 }
 
+/** The agents' budgets: the defaults, but `hasty` may start one workflow an hour. */
+export const budgetsOfAgent = (agent: string): AgentBudgets =>
+  agent === 'hasty' ? { ...DEFAULT_AGENT_BUDGETS, workflowsPerHour: 1 } : DEFAULT_AGENT_BUDGETS;
+
 /** The control plane (quick polling of the work queues) and fake model every API test runs on. */
 export const API_TEST_BED_OPTIONS: DaemonTestBedOptions = {
   controlPlane: {
     workTurns: { pollingIntervalSeconds: 0.5, cancelCheckIntervalMs: 200 },
     turnRequests: { pollingIntervalSeconds: 0.5 },
+    startLimits: budgetsOfAgent,
   },
   script,
 };
@@ -155,6 +161,7 @@ export class ApiTestBed {
         heartbeatMs: 300,
         staleTurnMs: 3_000,
         approvals: { policy: (agent) => POLICIES[agent] ?? ASK, pollMs: 100 },
+        budgets: { of: budgetsOfAgent },
         sources: [workTurnSource(bed.controlPlane, ['ops'])],
         tools: () => [writeNote],
         // The manifest as `switchyard serve` builds it, from a configuration with the schedule tools.

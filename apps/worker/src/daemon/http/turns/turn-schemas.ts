@@ -11,6 +11,7 @@ export const TURN_STATUSES = [
   'ended-by-tool',
   'aborted',
   'max-iterations',
+  'budget-exceeded',
   'failed',
   'interrupted',
 ] as const;
@@ -49,6 +50,10 @@ export const TurnSchema = z
     createdAt: z.string(),
     endedAt: z.string().optional(),
     error: z.string().optional(),
+    limitedBy: z.array(z.string()).optional().openapi({
+      description:
+        "The agent's limits (budgets) that delayed or ended the turn, in order: turnsAtOnce, tokensPerTurn, tokensPerDay",
+    }),
   })
   .openapi('Turn');
 

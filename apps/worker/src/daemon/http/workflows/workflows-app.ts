@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
-import { type ControlPlane, ControlPlaneInputError, type StoredAnswer } from '@switchyard/control-plane';
+import {
+  type ControlPlane,
+  ControlPlaneInputError,
+  RateLimitedError,
+  type StoredAnswer,
+} from '@switchyard/control-plane';
 import type { ApiContext } from '../api-context';
 import { HttpError, lockLostError } from '../http-error';
 import { type CreateRequest, registerStartRoute } from '../idempotent-answer';
@@ -44,6 +49,11 @@ async function startWorkflow(
     if (ControlPlaneInputError.isInstance(error)) {
       throw new HttpError(400, 'invalid_body', error.message, [error.field]);
     }
+    if (RateLimitedError.isInstance(error)) {
+      throw new HttpError(429, 'rate_limited', error.message, undefined, {
+        'retry-after': String(error.retryAfterSeconds),
+      });
+    }
     throw error;
   }
   return {
@@ -70,6 +80,8 @@ const startWorkflowRoute = (requestSchema: ReturnType<typeof workflowRequestSche
   },
   unavailable:
     'Over the bound of waiting work (serve.maxWaitingWork, with Retry-After), or the embedded database’s lock was lost: nothing is started',
+  rateLimited:
+    'The agent started its workflowsPerHour (budgets) in the last hour: nothing is started; `Retry-After` says when the hour has room',
 });
 
 /** `POST /v1/workflows`: store and start the workflow `body` asks for, once per key; 503 after the lock was lost. */
