@@ -17,7 +17,13 @@ const snapshot = (status: DaemonTurnSnapshot['status']): DaemonTurnSnapshot => (
 });
 
 const recordOf = (id: string, status: TurnRecord['status']): TurnRecord =>
-  ({ ...snapshot(status), id, agentId: 'default', prompt: 'check the release' }) as unknown as TurnRecord;
+  ({
+    ...snapshot(status),
+    id,
+    agentId: 'default',
+    prompt: 'check the release',
+    limitedBy: [],
+  }) as unknown as TurnRecord;
 
 describe('the event feed', () => {
   it('never sends a status of its own turn read from the records after the live one moved on', async () => {
