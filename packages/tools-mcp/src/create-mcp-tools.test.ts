@@ -334,7 +334,9 @@ describe('abort handling', () => {
     const controller = new AbortController();
     const progress: ToolProgress[] = [];
     const running = slow.execute({}, context(controller.signal, progress));
-    await vi.waitFor(() => expect(progress).toEqual([{ completed: 1, total: 10, message: 'started' }]));
+    await vi.waitFor(() => expect(progress).toEqual([{ completed: 1, total: 10, message: 'started' }]), {
+      timeout: 30_000,
+    });
     controller.abort(new Error('turn aborted'));
     const result = await running;
     expect(result.isError).toBe(true);
@@ -359,8 +361,10 @@ describe('tool list changes', () => {
   it('follows tools/list_changed and keeps the unchanged tool objects', async () => {
     const before = createMcpTools({ servers }).filter((tool) => tool.namespace === 'lazy');
     expect(text(await call(createMcpTools({ servers }), 'grow', {}, 'lazy'))).toBe('grown');
-    await vi.waitFor(() =>
-      expect(createMcpTools({ servers }).some((tool) => tool.name === 'extra')).toBe(true),
+    // The list is read again after the notification: on a loaded machine that can take seconds.
+    await vi.waitFor(
+      () => expect(createMcpTools({ servers }).some((tool) => tool.name === 'extra')).toBe(true),
+      { timeout: 30_000 },
     );
     const after = createMcpTools({ servers }).filter((tool) => tool.namespace === 'lazy');
     expect(after.map((tool) => tool.name)).toEqual([...before.map((tool) => tool.name), 'extra']);

@@ -29,8 +29,9 @@ const suite = connectForSuite({
 describe('@modelcontextprotocol/server-everything', () => {
   it('leaves out simulate-research-query, which runs only as a task, and says why', async () => {
     // The server registers it once the handshake is done and announces the changed tool list.
-    await vi.waitFor(() =>
-      expect(suite.servers.skippedTools().map(({ tool }) => tool)).toContain('simulate-research-query'),
+    await vi.waitFor(
+      () => expect(suite.servers.skippedTools().map(({ tool }) => tool)).toContain('simulate-research-query'),
+      { timeout: 30_000 },
     );
     const skipped = suite.servers.skippedTools().find(({ tool }) => tool === 'simulate-research-query');
     expect(skipped).toMatchObject({ server: 'everything', kind: 'task-required' });

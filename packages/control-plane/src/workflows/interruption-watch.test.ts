@@ -44,7 +44,7 @@ describe('interruption polling', () => {
     );
     try {
       await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(2), {
-        timeout: 5_000,
+        timeout: 30_000,
         interval: 10,
       });
     } finally {
@@ -69,7 +69,7 @@ describe('interruption polling', () => {
     const [onCancelled, onSuperseded, onRunning] = watches;
     try {
       await vi.waitFor(() => expect(onCancelled?.signal.aborted && onSuperseded?.signal.aborted).toBe(true), {
-        timeout: 5_000,
+        timeout: 30_000,
         interval: 10,
       });
     } finally {
