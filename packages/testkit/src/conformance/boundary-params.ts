@@ -1,7 +1,6 @@
 import {
-  LONG_STRING,
-  MAX_DEPTH,
-  MAX_ITEMS,
+  arrayBounds,
+  GENERATOR_LIMITS,
   resolveRef,
   type Schema,
   schemaCount,
@@ -16,8 +15,11 @@ function stringEnds(node: Schema): unknown[] {
   // A formatted or patterned string keeps the one plausible value: lengths are not its edge.
   if (typeof node.pattern === 'string' || typeof node.format === 'string') return [minimalParams(node)];
   const minLength = schemaCount(node.minLength) ?? 0;
-  const maxLength = Math.max(minLength, schemaCount(node.maxLength) ?? LONG_STRING);
-  return ['x'.repeat(minLength), 'x'.repeat(Math.min(maxLength, Math.max(minLength, LONG_STRING)))];
+  const maxLength = Math.max(minLength, schemaCount(node.maxLength) ?? GENERATOR_LIMITS.longString);
+  return [
+    'x'.repeat(minLength),
+    'x'.repeat(Math.min(maxLength, Math.max(minLength, GENERATOR_LIMITS.longString))),
+  ];
 }
 
 function numberEnds(node: Schema, integer: boolean): unknown[] {
@@ -42,9 +44,7 @@ function numberEnds(node: Schema, integer: boolean): unknown[] {
 }
 
 function arrayEnds(node: Schema, root: Schema, depth: number): unknown[] {
-  const minItems = schemaCount(node.minItems) ?? 0;
-  const maxItems = Math.max(minItems, Math.min(schemaCount(node.maxItems) ?? MAX_ITEMS, MAX_ITEMS));
-  const items = (typeof node.items === 'object' && node.items !== null ? node.items : {}) as Schema;
+  const { minItems, maxItems, items } = arrayBounds(node);
   const filler = minimalParams(items, root);
   const ends: unknown[] = [
     Array.from({ length: minItems }, () => filler),
@@ -85,7 +85,7 @@ function objectEnds(node: Schema, root: Schema, depth: number): unknown[] {
  */
 export function boundaryValues(schema: Schema, root: Schema = schema, depth = 0): unknown[] {
   const node = resolveRef(schema, root);
-  if (depth > MAX_DEPTH) return [];
+  if (depth > GENERATOR_LIMITS.maxDepth) return [];
   if ('const' in node) return [node.const];
   if (Array.isArray(node.enum)) return [...node.enum];
   for (const key of ['anyOf', 'oneOf'] as const) {

@@ -152,13 +152,17 @@ describe('boundary values', () => {
     },
   });
 
-  it('catches, with default settings, an execute that fails only at an upper bound', async () => {
-    const problems = await generatedExecuteProblems([upperBoundBreaks], {
+  /** The generated-execute check on `upperBoundBreaks` with the default settings but `executeRuns`. */
+  const upperBoundProblems = (executeRuns: number) =>
+    generatedExecuteProblems([upperBoundBreaks], {
       propertyRuns: 100,
-      executeRuns: 5,
+      executeRuns,
       seed: 18,
       executeTimeoutMs: 5000,
     });
+
+  it('catches, with default settings, an execute that fails only at an upper bound', async () => {
+    const problems = await upperBoundProblems(5);
     expect(
       problems.some((problem) =>
         problem.endsWith('threw on valid boundary params: count 1000 overflows the page'),
@@ -172,12 +176,7 @@ describe('boundary values', () => {
   });
 
   it('runs the boundary values even with executeRuns 0', async () => {
-    const problems = await generatedExecuteProblems([upperBoundBreaks], {
-      propertyRuns: 100,
-      executeRuns: 0,
-      seed: 18,
-      executeTimeoutMs: 5000,
-    });
+    const problems = await upperBoundProblems(0);
     expect(problems.length).toBeGreaterThan(0);
   });
 });

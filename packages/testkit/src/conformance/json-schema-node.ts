@@ -13,15 +13,15 @@ export function resolveRef(schema: Schema, root: Schema): Schema {
   return typeof target === 'object' && target !== null ? (target as Schema) : {};
 }
 
-/**
- * Longest string the generators make where the schema sets no `maxLength`: long enough to overflow
- * a label, and the same for the random and the boundary generator so their edges agree.
- */
-export const LONG_STRING = 2000;
-/** Most array items the generators make where the schema sets no smaller `maxItems`. */
-export const MAX_ITEMS = 4;
-/** How deep the generators follow nested schemas before they stop. */
-export const MAX_DEPTH = 8;
+/** The limits the random and the boundary generators share, so that their edges agree. */
+export const GENERATOR_LIMITS = Object.freeze({
+  /** Longest string made where the schema sets no `maxLength`: long enough to overflow a label. */
+  longString: 2000,
+  /** Most array items made where the schema sets no smaller `maxItems`. */
+  maxItems: 4,
+  /** How deep the generators follow nested schemas before they stop. */
+  maxDepth: 8,
+});
 
 /** The JSON types a node allows: its `type` (one or a list), else `object` where it has `properties`. */
 export function schemaTypes(node: Schema): string[] {
@@ -35,4 +35,17 @@ export function schemaTypes(node: Schema): string[] {
 /** A count keyword's value (`minLength`, `maxItems`, ...) where it is a safe integer ≥ 0, else undefined. */
 export function schemaCount(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * The fewest and the most items the generators make for an array node: its `minItems` (else 0), and
+ * its `maxItems` capped at `GENERATOR_LIMITS.maxItems` (never below the fewest); with its items' schema
+ * (an empty one where it sets none).
+ */
+export function arrayBounds(node: Schema): { minItems: number; maxItems: number; items: Schema } {
+  const minItems = schemaCount(node.minItems) ?? 0;
+  const cap = GENERATOR_LIMITS.maxItems;
+  const maxItems = Math.max(minItems, Math.min(schemaCount(node.maxItems) ?? cap, cap));
+  const items = (typeof node.items === 'object' && node.items !== null ? node.items : {}) as Schema;
+  return { minItems, maxItems, items };
 }

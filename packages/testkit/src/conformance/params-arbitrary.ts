@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import {
-  LONG_STRING,
-  MAX_DEPTH,
-  MAX_ITEMS,
+  arrayBounds,
+  GENERATOR_LIMITS,
   resolveRef,
   type Schema,
   schemaCount,
@@ -45,9 +44,14 @@ function stringArbitrary(node: Schema): fc.Arbitrary<string> {
         .map((date) => date.toISOString().slice(0, 10));
   }
   const minLength = schemaCount(node.minLength) ?? 0;
-  const maxLength = schemaCount(node.maxLength) ?? LONG_STRING;
+  const maxLength = schemaCount(node.maxLength) ?? GENERATOR_LIMITS.longString;
   const fit = (value: string) => value.length >= minLength && value.length <= maxLength;
-  const edges = ['', ' ', 'x'.repeat(Math.min(maxLength, LONG_STRING)), 'x'.repeat(minLength)].filter(fit);
+  const edges = [
+    '',
+    ' ',
+    'x'.repeat(Math.min(maxLength, GENERATOR_LIMITS.longString)),
+    'x'.repeat(minLength),
+  ].filter(fit);
   return fc.oneof(
     fc.string({ minLength, maxLength: Math.min(maxLength, 40) }),
     // Unicode: combining marks, emoji, right-to-left text, line breaks and NUL-free control characters.
@@ -92,7 +96,7 @@ function numberArbitrary(node: Schema, integer: boolean): fc.Arbitrary<number> {
  */
 export function paramsArbitrary(schema: Schema, root: Schema = schema, depth = 0): fc.Arbitrary<unknown> {
   const node = resolveRef(schema, root);
-  if (depth > MAX_DEPTH) return fc.constant(undefined);
+  if (depth > GENERATOR_LIMITS.maxDepth) return fc.constant(undefined);
   if ('const' in node) return fc.constant(node.const);
   if (Array.isArray(node.enum) && node.enum.length > 0) return fc.constantFrom(...node.enum);
   for (const key of ['anyOf', 'oneOf'] as const) {
@@ -124,10 +128,11 @@ export function paramsArbitrary(schema: Schema, root: Schema = schema, depth = 0
       case 'boolean':
         return fc.boolean();
       case 'array': {
-        const minLength = schemaCount(node.minItems) ?? 0;
-        const maxLength = Math.max(minLength, Math.min(schemaCount(node.maxItems) ?? MAX_ITEMS, MAX_ITEMS));
-        const items = (typeof node.items === 'object' && node.items !== null ? node.items : {}) as Schema;
-        return fc.array(paramsArbitrary(items, root, depth + 1), { minLength, maxLength });
+        const { minItems, maxItems, items } = arrayBounds(node);
+        return fc.array(paramsArbitrary(items, root, depth + 1), {
+          minLength: minItems,
+          maxLength: maxItems,
+        });
       }
       case 'null':
         return fc.constant(null);
