@@ -1,7 +1,6 @@
 // An image with no data from a real stdio server: an empty `input_image` is refused by the API (400),
 // and a stateless transcript would repeat the refusal on every later request of the turn.
 
-import type { AnyWorkerAgentTool } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { calcStdio, connectForSuite } from './__fixtures__/connect-for-suite';
 import { runOnFakeModel } from './__fixtures__/run-on-fake-model';
@@ -10,15 +9,9 @@ import { createMcpTools } from './create-mcp-tools';
 
 const suite = connectForSuite({ calc: calcStdio() });
 
-function tool(name: string): AnyWorkerAgentTool {
-  const found = createMcpTools({ servers: suite.servers }).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
-
 describe('an image with no data', () => {
   it('becomes a text placeholder saying so, never an empty image part', async () => {
-    const result = await tool('empty_images').execute({}, CALL_CONTEXT);
+    const result = await suite.tool('empty_images').execute({}, CALL_CONTEXT);
     expect(result.isError).toBeUndefined();
     expect(Array.isArray(result.content) && result.content.map((part) => part.type)).toEqual([
       'text',

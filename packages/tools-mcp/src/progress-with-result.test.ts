@@ -1,7 +1,7 @@
 // Progress a real stdio server writes together with its result: the SDK handles the result first
 // and then drops the progress it had queued, so the turn must not depend on the SDK for it.
 
-import type { AgentEvent, AnyWorkerAgentTool, ToolProgress } from '@switchyard/core';
+import type { AgentEvent, ToolProgress } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { calcStdio, connectForSuite } from './__fixtures__/connect-for-suite';
 import { runOnFakeModel } from './__fixtures__/run-on-fake-model';
@@ -10,30 +10,25 @@ import { createMcpTools } from './create-mcp-tools';
 
 const suite = connectForSuite({ calc: calcStdio({ env: { CALC_ONE_WRITE_PER_TICK: '1' } }) });
 
-function tool(name: string): AnyWorkerAgentTool {
-  const found = createMcpTools({ servers: suite.servers }).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
+/** Calls `progress_then_result` directly; its result's text and the progress reported before it ended. */
+async function progressThenResult(count: number): Promise<{ text: string; progress: ToolProgress[] }> {
+  const progress: ToolProgress[] = [];
+  const result = await suite
+    .tool('progress_then_result')
+    .execute({ count }, { ...CALL_CONTEXT, reportProgress: (update) => progress.push(update) });
+  return { text: resultText(result), progress };
 }
 
 describe('progress written together with the result', () => {
   it('reaches the turn although the SDK drops progress queued behind the result', async () => {
-    const progress: ToolProgress[] = [];
-    const result = await tool('progress_then_result').execute(
-      { count: 1 },
-      { ...CALL_CONTEXT, reportProgress: (update) => progress.push(update) },
-    );
-    expect(resultText(result)).toBe('done after 1');
+    const { text, progress } = await progressThenResult(1);
+    expect(text).toBe('done after 1');
     expect(progress).toEqual([{ completed: 1, total: 1, message: 'step 1' }]);
   });
 
   it('passes on the first and the last of a burst (those between come within the 100 ms interval)', async () => {
-    const progress: ToolProgress[] = [];
-    const result = await tool('progress_then_result').execute(
-      { count: 5 },
-      { ...CALL_CONTEXT, reportProgress: (update) => progress.push(update) },
-    );
-    expect(resultText(result)).toBe('done after 5');
+    const { text, progress } = await progressThenResult(5);
+    expect(text).toBe('done after 5');
     // All five arrive within a few milliseconds; a loaded machine may still let one in between pass.
     expect(progress[0]).toEqual({ completed: 1, total: 5, message: 'step 1' });
     expect(progress.at(-1)).toEqual({ completed: 5, total: 5, message: 'step 5' });

@@ -3,7 +3,7 @@
 // and caps the result before the model reads it. Real stdio server, real openai SDK, fake model.
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { AgentEvent, AnyWorkerAgentTool } from '@switchyard/core';
+import type { AgentEvent } from '@switchyard/core';
 import { runToolCall } from '@switchyard/testkit';
 import { describe, expect, it } from 'vitest';
 import { calcStdio, connectForSuite } from './__fixtures__/connect-for-suite';
@@ -25,14 +25,8 @@ async function measureEventLoop<T>(work: () => Promise<T>) {
   }
 }
 
-function tool(name: string): AnyWorkerAgentTool {
-  const found = createMcpTools({ servers: suite.servers }).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
-
 async function callsSeen(): Promise<Record<string, number>> {
-  const call = await runToolCall(tool('stats'), {});
+  const call = await runToolCall(suite.tool('stats'), {});
   if (call.end.outcome !== 'completed') throw new Error(`stats: ${call.end.outcome}`);
   const [part] = call.end.result.content as Array<{ type: 'text'; text: string }>;
   return JSON.parse(part?.text ?? '{}').calls;
@@ -44,7 +38,7 @@ describe('non-finite arguments', () => {
       value: refused,
       elapsedMs,
       maxDelayMs,
-    } = await measureEventLoop(() => runToolCall(tool('echo'), '{"value": 1e999}'));
+    } = await measureEventLoop(() => runToolCall(suite.tool('echo'), '{"value": 1e999}'));
     // Correctness bounds, not speed targets (3 s: on a loaded 2-core machine waiting for a core alone
     // delays the loop by hundreds of ms): the refusal is immediate and the loop kept turning.
     expect(elapsedMs).toBeLessThan(3000);
@@ -53,7 +47,7 @@ describe('non-finite arguments', () => {
     expect(refused.end.result.content).toContain('- /value: number is not finite (1e999 overflows)');
     expect((await callsSeen()).echo).toBeUndefined();
     // The same tool with a finite number reaches the server, which sees exactly what was validated.
-    const accepted = await runToolCall(tool('echo'), '{"value": 1.5e300}');
+    const accepted = await runToolCall(suite.tool('echo'), '{"value": 1.5e300}');
     expect(accepted.end).toMatchObject({
       outcome: 'completed',
       result: { content: [{ type: 'text', text: '{"value":1.5e+300}' }] },

@@ -1,32 +1,25 @@
-import { resolveRef, type Schema } from './json-schema-node';
+import {
+  arrayBounds,
+  GENERATOR_LIMITS,
+  resolveRef,
+  type Schema,
+  schemaCount,
+  schemaTypes,
+} from './json-schema-node';
 import { minimalParams } from './minimal-params';
 
-/** Longest string made where the schema sets no `maxLength` (as the random generator's longest). */
-export const LONG_STRING = 2000;
-/** Most array items made where the schema sets no smaller `maxItems`. */
-const MAX_ITEMS = 4;
-const MAX_DEPTH = 8;
 /** Most boundary values made for one tool: each is a call of its `execute`. */
 export const MAX_BOUNDARY_VALUES = 200;
-
-function types(node: Schema): string[] {
-  if (typeof node.type === 'string') return [node.type];
-  if (Array.isArray(node.type))
-    return node.type.filter((entry): entry is string => typeof entry === 'string');
-  if (node.properties !== undefined) return ['object'];
-  return [];
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-}
 
 function stringEnds(node: Schema): unknown[] {
   // A formatted or patterned string keeps the one plausible value: lengths are not its edge.
   if (typeof node.pattern === 'string' || typeof node.format === 'string') return [minimalParams(node)];
-  const minLength = count(node.minLength) ?? 0;
-  const maxLength = Math.max(minLength, count(node.maxLength) ?? LONG_STRING);
-  return ['x'.repeat(minLength), 'x'.repeat(Math.min(maxLength, Math.max(minLength, LONG_STRING)))];
+  const minLength = schemaCount(node.minLength) ?? 0;
+  const maxLength = Math.max(minLength, schemaCount(node.maxLength) ?? GENERATOR_LIMITS.longString);
+  return [
+    'x'.repeat(minLength),
+    'x'.repeat(Math.min(maxLength, Math.max(minLength, GENERATOR_LIMITS.longString))),
+  ];
 }
 
 function numberEnds(node: Schema, integer: boolean): unknown[] {
@@ -51,9 +44,7 @@ function numberEnds(node: Schema, integer: boolean): unknown[] {
 }
 
 function arrayEnds(node: Schema, root: Schema, depth: number): unknown[] {
-  const minItems = count(node.minItems) ?? 0;
-  const maxItems = Math.max(minItems, Math.min(count(node.maxItems) ?? MAX_ITEMS, MAX_ITEMS));
-  const items = (typeof node.items === 'object' && node.items !== null ? node.items : {}) as Schema;
+  const { minItems, maxItems, items } = arrayBounds(node);
   const filler = minimalParams(items, root);
   const ends: unknown[] = [
     Array.from({ length: minItems }, () => filler),
@@ -94,7 +85,7 @@ function objectEnds(node: Schema, root: Schema, depth: number): unknown[] {
  */
 export function boundaryValues(schema: Schema, root: Schema = schema, depth = 0): unknown[] {
   const node = resolveRef(schema, root);
-  if (depth > MAX_DEPTH) return [];
+  if (depth > GENERATOR_LIMITS.maxDepth) return [];
   if ('const' in node) return [node.const];
   if (Array.isArray(node.enum)) return [...node.enum];
   for (const key of ['anyOf', 'oneOf'] as const) {
@@ -106,7 +97,7 @@ export function boundaryValues(schema: Schema, root: Schema = schema, depth = 0)
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     return boundaryValues({ ...(node.allOf[0] as Schema) }, root, depth + 1);
   }
-  return types(node).flatMap((type): unknown[] => {
+  return schemaTypes(node).flatMap((type): unknown[] => {
     switch (type) {
       case 'object':
         return objectEnds(node, root, depth);

@@ -77,17 +77,20 @@ describe('describeToolCategory on a broken category', () => {
     );
     expect(output).toMatch(/✓ .*creates at least one tool/);
     expect(output).toMatch(/✓ .*gives every tool a root-object schema/);
-    expect(output).toContain('tool name \\"bad name\\" does not match');
-    expect(output).toContain("tool 'tags' is sent non-strict (a record");
-    expect(output).toContain("nonStrict names 'ghost', which the category does not create");
-    expect(output).toContain(
+    // Each failing check's message, naming the tool and the fix.
+    for (const message of [
+      'tool name \\"bad name\\" does not match',
+      "tool 'tags' is sent non-strict (a record",
+      "nonStrict names 'ghost', which the category does not create",
       `tool 'tags': describeActivity({\\"tags\\":{}}) returned \\"\\", not a non-empty label`,
-    );
-    expect(output).toContain("tool 'dup.code': no params to exercise it with");
-    expect(output).toContain("samples: { 'dup.code': [{ ... }] }");
-    expect(output).toContain("tool 'tags': execute did not settle within 50 ms of its signal aborting");
-    expect(output).toContain("tool 'tags': execute did not finish within 100 ms");
-    expect(output).toContain("tool 'bad name': its result changes when JSON round-tripped");
+      "tool 'dup.code': no params to exercise it with",
+      "samples: { 'dup.code': [{ ... }] }",
+      "tool 'tags': execute did not settle within 50 ms of its signal aborting",
+      "tool 'tags': execute did not finish within 100 ms",
+      "tool 'bad name': its result changes when JSON round-tripped",
+    ]) {
+      expect(output).toContain(message);
+    }
     // Found only by generated params: the sample and the minimal params pass.
     expect(output).not.toContain('tool \'shout\': describeActivity({\\"text\\":\\"hey\\"');
     expect(output).toMatch(/tool 'shout': describeActivity\(\{\\"text\\":\\"\\".*threw: .*\(seed 18\)/);
@@ -152,13 +155,17 @@ describe('boundary values', () => {
     },
   });
 
-  it('catches, with default settings, an execute that fails only at an upper bound', async () => {
-    const problems = await generatedExecuteProblems([upperBoundBreaks], {
+  /** The generated-execute check on `upperBoundBreaks` with the default settings but `executeRuns`. */
+  const upperBoundProblems = (executeRuns: number) =>
+    generatedExecuteProblems([upperBoundBreaks], {
       propertyRuns: 100,
-      executeRuns: 5,
+      executeRuns,
       seed: 18,
       executeTimeoutMs: 5000,
     });
+
+  it('catches, with default settings, an execute that fails only at an upper bound', async () => {
+    const problems = await upperBoundProblems(5);
     expect(
       problems.some((problem) =>
         problem.endsWith('threw on valid boundary params: count 1000 overflows the page'),
@@ -172,12 +179,7 @@ describe('boundary values', () => {
   });
 
   it('runs the boundary values even with executeRuns 0', async () => {
-    const problems = await generatedExecuteProblems([upperBoundBreaks], {
-      propertyRuns: 100,
-      executeRuns: 0,
-      seed: 18,
-      executeTimeoutMs: 5000,
-    });
+    const problems = await upperBoundProblems(0);
     expect(problems.length).toBeGreaterThan(0);
   });
 });

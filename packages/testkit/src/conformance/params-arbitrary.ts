@@ -1,23 +1,12 @@
 import fc from 'fast-check';
-import { resolveRef, type Schema } from './json-schema-node';
-
-/** Longest string generated where the schema sets no `maxLength`: long enough to overflow a label. */
-const LONG_STRING = 2000;
-/** Most array items generated where the schema sets no smaller `maxItems`. */
-const MAX_ITEMS = 4;
-const MAX_DEPTH = 8;
-
-function types(node: Schema): string[] {
-  if (typeof node.type === 'string') return [node.type];
-  if (Array.isArray(node.type))
-    return node.type.filter((entry): entry is string => typeof entry === 'string');
-  if (node.properties !== undefined) return ['object'];
-  return [];
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-}
+import {
+  arrayBounds,
+  GENERATOR_LIMITS,
+  resolveRef,
+  type Schema,
+  schemaCount,
+  schemaTypes,
+} from './json-schema-node';
 
 function stringArbitrary(node: Schema): fc.Arbitrary<string> {
   if (typeof node.pattern === 'string') {
@@ -54,10 +43,15 @@ function stringArbitrary(node: Schema): fc.Arbitrary<string> {
         })
         .map((date) => date.toISOString().slice(0, 10));
   }
-  const minLength = count(node.minLength) ?? 0;
-  const maxLength = count(node.maxLength) ?? LONG_STRING;
+  const minLength = schemaCount(node.minLength) ?? 0;
+  const maxLength = schemaCount(node.maxLength) ?? GENERATOR_LIMITS.longString;
   const fit = (value: string) => value.length >= minLength && value.length <= maxLength;
-  const edges = ['', ' ', 'x'.repeat(Math.min(maxLength, LONG_STRING)), 'x'.repeat(minLength)].filter(fit);
+  const edges = [
+    '',
+    ' ',
+    'x'.repeat(Math.min(maxLength, GENERATOR_LIMITS.longString)),
+    'x'.repeat(minLength),
+  ].filter(fit);
   return fc.oneof(
     fc.string({ minLength, maxLength: Math.min(maxLength, 40) }),
     // Unicode: combining marks, emoji, right-to-left text, line breaks and NUL-free control characters.
@@ -102,7 +96,7 @@ function numberArbitrary(node: Schema, integer: boolean): fc.Arbitrary<number> {
  */
 export function paramsArbitrary(schema: Schema, root: Schema = schema, depth = 0): fc.Arbitrary<unknown> {
   const node = resolveRef(schema, root);
-  if (depth > MAX_DEPTH) return fc.constant(undefined);
+  if (depth > GENERATOR_LIMITS.maxDepth) return fc.constant(undefined);
   if ('const' in node) return fc.constant(node.const);
   if (Array.isArray(node.enum) && node.enum.length > 0) return fc.constantFrom(...node.enum);
   for (const key of ['anyOf', 'oneOf'] as const) {
@@ -114,7 +108,7 @@ export function paramsArbitrary(schema: Schema, root: Schema = schema, depth = 0
   if (Array.isArray(node.allOf) && node.allOf.length > 0) {
     return paramsArbitrary({ ...(node.allOf[0] as Schema) }, root, depth + 1);
   }
-  const options = types(node).map((type): fc.Arbitrary<unknown> => {
+  const options = schemaTypes(node).map((type): fc.Arbitrary<unknown> => {
     switch (type) {
       case 'object': {
         const properties = (node.properties ?? {}) as Record<string, Schema>;
@@ -134,10 +128,11 @@ export function paramsArbitrary(schema: Schema, root: Schema = schema, depth = 0
       case 'boolean':
         return fc.boolean();
       case 'array': {
-        const minLength = count(node.minItems) ?? 0;
-        const maxLength = Math.max(minLength, Math.min(count(node.maxItems) ?? MAX_ITEMS, MAX_ITEMS));
-        const items = (typeof node.items === 'object' && node.items !== null ? node.items : {}) as Schema;
-        return fc.array(paramsArbitrary(items, root, depth + 1), { minLength, maxLength });
+        const { minItems, maxItems, items } = arrayBounds(node);
+        return fc.array(paramsArbitrary(items, root, depth + 1), {
+          minLength: minItems,
+          maxLength: maxItems,
+        });
       }
       case 'null':
         return fc.constant(null);

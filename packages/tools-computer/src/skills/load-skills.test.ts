@@ -8,6 +8,17 @@ import { loadSkills } from './load-skills';
 
 const temp = useTempHome();
 
+/**
+ * Writes a valid skill `good` beside those the test wrote, loads the home's skills and checks that
+ * `good` alone loaded (a bad skill never fails the others); the problems reported.
+ */
+async function problemsBesideGoodSkill() {
+  temp.write('skills/good/SKILL.md', '---\nname: good\ndescription: Works.\n---\n');
+  const { skills, problems } = await loadSkills(temp.home);
+  expect(skills.map((skill) => skill.name)).toEqual(['good']);
+  return problems;
+}
+
 describe('loading skills', () => {
   it('loads valid skills with their MCP servers, in folder order', async () => {
     temp.write(
@@ -47,7 +58,6 @@ describe('loading skills', () => {
   });
 
   it('reports malformed skills with file and line without failing the others', async () => {
-    temp.write('skills/good/SKILL.md', '---\nname: good\ndescription: Works.\n---\n');
     temp.write('skills/bad-yaml/SKILL.md', '---\nname: bad-yaml\ndescription: [unclosed\n---\n');
     temp.write('skills/no-front/SKILL.md', '# Just markdown\n');
     temp.write('skills/wrong-name/SKILL.md', '---\ndescription: Named wrongly.\nname: other\n---\n');
@@ -57,8 +67,7 @@ describe('loading skills', () => {
     );
     temp.write('skills/missing/SKILL.md', '---\nname: missing\n---\n');
     temp.write('skills/shared/helper.sh', 'echo not a skill');
-    const { skills, problems } = await loadSkills(temp.home);
-    expect(skills.map((skill) => skill.name)).toEqual(['good']);
+    const problems = await problemsBesideGoodSkill();
     expect(problems).toEqual([
       {
         file: 'skills/bad-mcp/SKILL.md',
@@ -91,18 +100,15 @@ describe('loading skills', () => {
 
   it('skips a folder without SKILL.md but reports a SKILL.md it cannot read', async () => {
     temp.write('skills/shared/notes.txt', 'shared files, no skill here\n');
-    temp.write('skills/good/SKILL.md', '---\nname: good\ndescription: Works.\n---\n');
     // A directory named SKILL.md exists but is not a readable file: a problem, not "no skill".
     temp.write('skills/odd/SKILL.md/inner.txt', 'x\n');
-    const { skills, problems } = await loadSkills(temp.home);
-    expect(skills.map((skill) => skill.name)).toEqual(['good']);
+    const problems = await problemsBesideGoodSkill();
     expect(problems).toEqual([
       { file: 'skills/odd/SKILL.md', line: 1, message: expect.stringMatching(/directory/) },
     ]);
   });
 
   it('leaves out a skill with more than 100 YAML aliases, with the reason, and loads the others', async () => {
-    temp.write('skills/good/SKILL.md', '---\nname: good\ndescription: Works.\n---\n');
     const aliases = `list: [${Array(1000).fill('*a').join(', ')}]`;
     temp.write('skills/aliases/SKILL.md', `---\nname: aliases\ndescription: &a Many.\n${aliases}\n---\n`);
     // Few aliases, each expanding the one before nine times: the values would be 9^5 strings.
@@ -113,8 +119,7 @@ describe('loading skills', () => {
       ),
     ].join('\n');
     temp.write('skills/laughs/SKILL.md', `---\nname: laughs\ndescription: Laughs.\n${laughs}\n---\n`);
-    const { skills, problems } = await loadSkills(temp.home);
-    expect(skills.map((skill) => skill.name)).toEqual(['good']);
+    const problems = await problemsBesideGoodSkill();
     expect(problems).toEqual([
       {
         file: 'skills/aliases/SKILL.md',
