@@ -9,7 +9,7 @@ import { requestJson, waitFor } from './daemon/__fixtures__/http-client';
 import { ServeFolder } from './daemon/__fixtures__/serve-folder';
 
 // The CLI in the folder of a `switchyard serve` on embedded PGlite (which holds the database): the
-// approvals, schedules and workflows commands go through the daemon's HTTP API, found through the file
+// approvals, schedules, workflows, turns and brain commands go through the daemon's HTTP API, found through the file
 // it writes beside its database's lock, with the token of the configuration's environment, and print
 // what they print from the database once it stops; `run` says why it cannot run.
 
@@ -22,12 +22,24 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
   let approvalId: string;
   let turnId: string;
   let workflowId: string;
+  let pageId: string;
   const views = () => [
     ['schedules', 'list'],
     ['schedules', 'list', '--all'],
     ['workflows', 'list'],
     ['workflows', 'show', workflowId],
   ];
+  // Read once every turn has its end recorded (the approvals tests end the held one).
+  const turnAndBrainViews = () => [
+    ['turns', 'list'],
+    ['turns', 'show', turnId],
+    ['brain', 'list'],
+    ['brain', 'list', '--all'],
+    ['brain', 'show', pageId],
+    ['brain', 'search', 'Acme quote'],
+    ['brain', 'search', 'Acme', '--tag', 'suppliers', '--tag', 'prices', '--limit', '3'],
+  ];
+  const throughDaemonTurnsAndBrain: CliRun[] = [];
   const throughDaemon: CliRun[] = [];
   const cli = (args: string[], env: Record<string, string> = { SWITCHYARD_SERVE_TOKEN: TOKEN }) =>
     runCli(args, { cwd: folder.path, env });
@@ -36,7 +48,7 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     folder = await ServeFolder.create('cli-beside', 'pglite');
     homeRoot = path.join(folder.path, 'homes');
     await folder.writeConfig({
-      categories: { computer: { homeRoot }, schedule: {}, workflow: {} },
+      categories: { computer: { homeRoot }, schedule: {}, workflow: {}, brain: {} },
       // Every destructive call is held for an answer, API turns' too.
       approvals: { destructive: 'ask' },
     });
@@ -53,6 +65,13 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
           return toolCallStep('create_schedule', { name: 'reminder', prompt: 'FIRED', runAt });
         }
         if (promptOf(request) === 'FIRED') return { text: 'Reminded.' };
+        if (promptOf(request) === 'REMEMBER') {
+          return toolCallStep('remember', {
+            title: 'Supplier quotes',
+            body: 'Acme sells the X200 for 410 EUR.\nAsk for the \u001b[31mquote\u001b[0m again in March.',
+            tags: ['suppliers', 'prices'],
+          });
+        }
         if (promptOf(request) === 'SCHEDULE') {
           return toolCallStep('create_schedule', {
             name: 'digest',
@@ -94,6 +113,14 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
       return turn.body.status === 'completed' && flow.body.status === 'completed' ? true : undefined;
     });
     workflowId = String(workflow.body.id);
+    // A Brain page, written by a turn, for the brain views.
+    const remembering = await requestJson(`${url}/v1/turns`, { body: { prompt: 'REMEMBER' }, token: TOKEN });
+    await waitFor('the page to be remembered', async () => {
+      const turn = await requestJson(`${url}/v1/turns/${String(remembering.body.id)}`, { token: TOKEN });
+      return turn.body.status === 'completed' ? true : undefined;
+    });
+    const pages = await requestJson(`${url}/v1/brain/pages`, { token: TOKEN });
+    pageId = String((pages.body.pages as Array<{ pageId: string }>)[0]?.pageId);
     const started = await requestJson(`${url}/v1/turns`, { body: { prompt: 'held.txt' }, token: TOKEN });
     turnId = String(started.body.id);
     approvalId = await waitFor('the held call', async () => {
@@ -181,6 +208,58 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     expect(shown?.stdout).toContain('- count: completed\n  result: {"summary":"done"}\n');
   });
 
+  it('turns list and show, and the brain views, are read through the daemon', async () => {
+    // Every turn has its end recorded (its log stored) before the views are read: the records are
+    // what the CLI prints once the daemon has stopped.
+    const listed = await requestJson(`${url}/v1/turns?limit=100`, { token: TOKEN });
+    for (const { id } of listed.body.turns as Array<{ id: string }>) {
+      await waitFor(`turn ${id} to have its end recorded`, async () => {
+        const turn = await requestJson(`${url}/v1/turns/${id}`, { token: TOKEN });
+        return (turn.body.eventsRecorded as number) > 0 ? true : undefined;
+      });
+    }
+    for (const view of turnAndBrainViews()) {
+      const run = await cli(view);
+      succeeded(run);
+      throughDaemonTurnsAndBrain.push(run);
+    }
+    const [turns, shown, pages, , page, search, tagged] = throughDaemonTurnsAndBrain;
+    expect(turns?.stdout).toMatch(
+      /^6 turns of agent main, newest first:\n- turn_\S+ completed \(api\), started \S+, ended \S+\n {2}title: "held\.txt"\n/,
+    );
+    expect(turns?.stdout).toContain(' ended-by-tool (task ');
+    expect(turns?.stdout).toContain(' completed (schedule ');
+    expect(shown?.stdout).toMatch(
+      new RegExp(
+        `^Turn ${turnId} completed \\(api\\), started \\S+, ended \\S+\\nagent: main, worker: \\S+\\n\\d+ model requests?, \\d+ tokens \\(\\d+ in, \\d+ out\\)\\nevents: [1-9]\\d* recorded\\nprompt: "held\\.txt"\\noutput:\\nOutputs: Created held\\.txt`,
+      ),
+    );
+    expect(pages?.stdout).toMatch(
+      new RegExp(
+        `^1 page of agent main, most recently written first:\\n- ${pageId} "Supplier quotes" \\(version 1, tags: suppliers, prices; \\d+ B; written \\S+\\)\\n$`,
+      ),
+    );
+    // The model's escape sequence is shown, not sent to the terminal.
+    expect(page?.stdout).toContain(
+      '\nAcme sells the X200 for 410 EUR.\nAsk for the \ufffd[31mquote\ufffd[0m again in March.\n',
+    );
+    expect(search?.stdout).toMatch(
+      new RegExp(`^1 page of agent main for "Acme quote", best first:\\n- ${pageId} "Supplier quotes"`),
+    );
+    expect(tagged?.stdout).toMatch(
+      /^1 page of agent main tagged suppliers, prices for "Acme", best first:\n/,
+    );
+    const refused = await cli(['brain', 'search', 'x'.repeat(3000)]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^switchyard: brain search: query: /);
+    throughDaemonTurnsAndBrain.push(refused);
+    const unknownPage = await cli(['brain', 'show', '00000000-0000-4000-8000-000000000000']);
+    expect(unknownPage).toMatchObject({
+      code: 1,
+      stderr: 'switchyard: brain show: no page 00000000-0000-4000-8000-000000000000\n',
+    });
+  });
+
   it('run says why it cannot run beside the daemon and how to start the turn there', async () => {
     const run = await cli(['run', 'hello'], {
       SWITCHYARD_SERVE_TOKEN: TOKEN,
@@ -198,5 +277,9 @@ describe('the CLI beside switchyard serve on embedded PGlite (built CLI, same fo
     const fromDatabase: CliRun[] = [];
     for (const view of views()) fromDatabase.push(await cli(view));
     expect(fromDatabase).toEqual(throughDaemon);
+    const turnsAndBrainFromDatabase: CliRun[] = [];
+    for (const view of turnAndBrainViews()) turnsAndBrainFromDatabase.push(await cli(view));
+    turnsAndBrainFromDatabase.push(await cli(['brain', 'search', 'x'.repeat(3000)]));
+    expect(turnsAndBrainFromDatabase).toEqual(throughDaemonTurnsAndBrain);
   });
 });

@@ -1,11 +1,20 @@
 import {
   type BrainHitRecord,
+  type BrainPageDetails,
   type BrainPageSummary,
   ControlPlaneInputError,
 } from '@switchyard/control-plane';
 import { resolveAgent } from '../config/resolve-agent';
 import type { WorkerConfig } from '../config/worker-config';
 import type { CommandIO } from '../run-text-turn';
+import {
+  daemonError,
+  findRunningDaemon,
+  type RunningDaemon,
+  readDaemon,
+  recordOfView,
+  requestDaemon,
+} from '../running-daemon';
 import { readControlPlane } from '../worker-services';
 import { agentListCommand, recordShowCommand } from './read-only-view';
 
@@ -36,11 +45,19 @@ function describePage(page: BrainPageSummary): string {
 
 /**
  * `switchyard brain list [--agent NAME] [--all]`: the agent's Brain pages, most recently written
- * first (`--all` adds forgotten ones). Read-only.
+ * first (`--all` adds forgotten ones). Read-only; through the daemon's API (`GET /v1/brain/pages`)
+ * when a `switchyard serve` holds the embedded database.
  */
 export const brainListCommand = agentListCommand({
   read: (controlPlane, agentId, all) =>
     controlPlane.brain.listPages({ agentId, includeArchived: all, limit: LIST_LIMIT }),
+  readDaemon: async (daemon, agentId, all) => {
+    const query = new URLSearchParams({ agent: agentId, all: String(all), limit: String(LIST_LIMIT) });
+    const body = await readDaemon(daemon, `/v1/brain/pages?${query}`, 'Brain pages');
+    return ((body?.pages ?? []) as Array<Record<string, unknown>>).map((page) =>
+      recordOfView<BrainPageSummary>(page),
+    );
+  },
   none: (agentId, all) =>
     `Agent ${agentId} has no pages in its Brain${all ? '' : ' (--all adds forgotten ones)'}.`,
   heading: (pages, agentId) => {
@@ -55,7 +72,8 @@ export const brainListCommand = agentListCommand({
 
 /**
  * `switchyard brain show <id>`: one page, whichever agent's and forgotten or not, with the versions
- * kept and its text. Read-only.
+ * kept and its text. Read-only; through the daemon's API (`GET /v1/brain/pages/{id}`) when a
+ * `switchyard serve` holds the embedded database, which shows only the pages of the agents it serves.
  *
  * Contract: exit code 1 with a message for an id that is not a page id or names no page.
  */
@@ -63,6 +81,10 @@ export const brainShowCommand = recordShowCommand({
   command: 'brain show',
   noun: 'page',
   read: (controlPlane, id) => controlPlane.brain.showPage({ pageId: id }),
+  readDaemon: async (daemon, id) => {
+    const body = await readDaemon(daemon, `/v1/brain/pages/${encodeURIComponent(id)}`, 'the page');
+    return body === undefined ? undefined : recordOfView<BrainPageDetails>(body);
+  },
   print: (page, io) => {
     const earlier = page.versions.length - 1;
     io.stdout.write(`Page ${page.pageId} of agent ${page.agentId}: "${printable(page.title)}"\n`);
@@ -92,8 +114,31 @@ function describeHit(hit: BrainHitRecord): string {
 }
 
 /**
+ * A recall through the daemon's API (`GET /v1/brain/search`): its hits, or the control plane's message
+ * for a query it refused (the API's 400 carries it unchanged).
+ */
+async function recallThroughDaemon(
+  daemon: RunningDaemon,
+  request: { agentId: string; query: string; tags: string[]; limit: number },
+): Promise<{ hits: BrainHitRecord[] } | { refused: string }> {
+  const query = new URLSearchParams({
+    agent: request.agentId,
+    query: request.query,
+    limit: String(request.limit),
+  });
+  for (const tag of request.tags) query.append('tag', tag);
+  const answer = await requestDaemon(daemon, 'GET', `/v1/brain/search?${query}`);
+  if (answer.status === 400) return { refused: daemonError(answer) };
+  if (answer.status !== 200) {
+    throw new Error(`searching the Brain through the daemon's API (${daemon.url}): ${daemonError(answer)}`);
+  }
+  return { hits: (answer.body.hits ?? []) as BrainHitRecord[] };
+}
+
+/**
  * `switchyard brain search "<query>" [--agent NAME] [--tag TAG]... [--limit N]`: what `recall` finds
- * for the agent, best first, with each page's snippet. Read-only.
+ * for the agent, best first, with each page's snippet. Read-only; through the daemon's API
+ * (`GET /v1/brain/search`) when a `switchyard serve` holds the embedded database.
  *
  * Contract: exit code 1 with the control plane's message for a query it refuses (over its size limit,
  * a bad tag or limit).
@@ -105,18 +150,28 @@ export async function brainSearchCommand(
   io: CommandIO,
 ): Promise<number> {
   const agent = resolveAgent(config, options.agent);
-  let hits: BrainHitRecord[];
-  try {
-    hits = await readControlPlane(
-      config,
-      (controlPlane) =>
-        controlPlane.brain.recall({ agentId: agent.id, query, tags: options.tags, limit: options.limit }),
-      () => [],
-    );
-  } catch (error) {
-    if (!ControlPlaneInputError.isInstance(error)) throw error;
-    io.stderr.write(`switchyard: brain search: ${error.message}\n`);
+  const request = { agentId: agent.id, query, tags: options.tags, limit: options.limit };
+  const daemon = await findRunningDaemon(config);
+  const refuse = (message: string) => {
+    io.stderr.write(`switchyard: brain search: ${message}\n`);
     return 1;
+  };
+  let hits: BrainHitRecord[];
+  if (daemon === undefined) {
+    try {
+      hits = await readControlPlane(
+        config,
+        (controlPlane) => controlPlane.brain.recall(request),
+        () => [],
+      );
+    } catch (error) {
+      if (!ControlPlaneInputError.isInstance(error)) throw error;
+      return refuse(error.message);
+    }
+  } else {
+    const answer = await recallThroughDaemon(daemon, request);
+    if ('refused' in answer) return refuse(answer.refused);
+    hits = answer.hits;
   }
   const tagged = options.tags.length === 0 ? '' : ` tagged ${options.tags.join(', ')}`;
   if (hits.length === 0) {

@@ -5,6 +5,7 @@ import { type FakeResponsesServer, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { promptOf } from '../__fixtures__/scripted-model';
+import { RUNNING_DAEMON_FILE } from '../running-daemon';
 import { rawRequest, requestJson, waitFor, waitForTurnEnd } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
@@ -152,11 +153,10 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
   });
 
   it('keeps its embedded database to itself: a second process is told which process holds it', async () => {
-    const listed = await runCli(['turns', 'list'], { cwd: folder.path });
-    expect(listed.code).toBe(1);
-    expect(listed.stderr).toMatch(/is in use by process \d+ \(cli\.js serve --port 0\)/);
-    expect(listed.stdout).toBe('');
-    // Approvals go through the daemon's API then (cli-beside-daemon.test.ts): it knows no such one.
+    // The CLI's read commands and approvals go through the daemon's API then (cli-beside-daemon.test.ts).
+    const throughDaemon = await runCli(['turns', 'list'], { cwd: folder.path });
+    expect(throughDaemon).toMatchObject({ code: 0, stderr: '' });
+    expect(throughDaemon.stdout).toMatch(/^\d+ turns? of agent main, newest first:/);
     const answered = await runCli(['approvals', 'allow', 'approval_00000000-0000-0000-0000-000000000000'], {
       cwd: folder.path,
     });
@@ -164,6 +164,12 @@ describe('pnpm switchyard serve in an empty folder (embedded PGlite, no configur
       'switchyard: approvals allow: no approval approval_00000000-0000-0000-0000-000000000000\n',
     );
     expect(answered.code).toBe(1);
+    // A process that opens the database itself (the daemon's file gone) is told which process holds it.
+    await rm(path.join(folder.path, '.switchyard/db', RUNNING_DAEMON_FILE), { force: true });
+    const listed = await runCli(['turns', 'list'], { cwd: folder.path });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/is in use by process \d+ \(cli\.js serve --port 0\)/);
+    expect(listed.stdout).toBe('');
   });
 
   it('releases the database when it stops, and the records then show every turn', async () => {

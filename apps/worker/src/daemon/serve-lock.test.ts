@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../__fixtures__/run-cli';
 import { isTaskTurn, outputsOf, promptOf } from '../__fixtures__/scripted-model';
 import { summarySchema } from '../__fixtures__/summary-schema';
+import { RUNNING_DAEMON_FILE } from '../running-daemon';
 import { requestJson, waitFor } from './__fixtures__/http-client';
 import { ServeFolder } from './__fixtures__/serve-folder';
 import type { ServeProcess } from './__fixtures__/serve-process';
@@ -73,6 +74,9 @@ describe.runIf(process.platform === 'linux')(
       expect(outcome).toEqual({ exited: 1 });
       expect(second.log).toContain(named);
       expect(second.log).not.toContain('listening on');
+      // Without the file the daemon writes for the CLI (which reads through its API when it finds
+      // it), the CLI opens the database itself: the lock refuses it.
+      await rm(path.join(dataDir, RUNNING_DAEMON_FILE), { force: true });
       const listed = await runCli(['turns', 'list', '--config', config], { cwd: folder.path });
       expect(listed.code).toBe(1);
       expect(listed.stderr).toContain(named);

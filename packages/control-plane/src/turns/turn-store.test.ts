@@ -54,6 +54,8 @@ for (const backend of testBackends) {
       });
       expect(started.endedAt).toBeUndefined();
       expect(await suite.controlPlane.turns.events(id)).toEqual({ events: [], dropped: 0 });
+      expect(await suite.controlPlane.turns.eventCount(id)).toBe(0);
+      expect(await suite.controlPlane.turns.eventCount('turn_unknown')).toBeUndefined();
 
       const events = [{ type: 'turn-start' }, { type: 'turn-end', status: 'completed' }];
       expect(
@@ -71,6 +73,7 @@ for (const backend of testBackends) {
       expect(ended?.error).toBeUndefined();
       expect(Date.parse(ended?.endedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(started.createdAt));
       expect(await suite.controlPlane.turns.events(id)).toEqual({ events, dropped: 0 });
+      expect(await suite.controlPlane.turns.eventCount(id)).toBe(2);
       // An end is recorded once.
       expect(
         await suite.controlPlane.turns.recordEnd({

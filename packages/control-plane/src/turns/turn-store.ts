@@ -445,6 +445,20 @@ export class TurnStore {
   }
 
   /**
+   * How many events one turn's stored log holds (0 while it runs), counted by the database without
+   * reading the log, or undefined for an unknown id: what a view that only counts them needs.
+   */
+  async eventCount(id: string): Promise<number | undefined> {
+    if (typeof id !== 'string' || !TURN_ID.test(id)) return undefined;
+    const { rows } = await this.#database.query<{ count: number | string }>(
+      'SELECT coalesce(jsonb_array_length(events), 0) AS count FROM switchyard.turns WHERE id = $1',
+      [id],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : Number(row.count);
+  }
+
+  /**
    * Recorded turns, newest first.
    *
    * Contract: throws `ControlPlaneInputError` naming `agentId`, `status` or `limit` when bad.

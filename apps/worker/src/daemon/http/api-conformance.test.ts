@@ -458,6 +458,76 @@ describe('the daemon’s HTTP API: budgets', () => {
   });
 });
 
+describe('the daemon’s HTTP API: the Brain (read-only)', () => {
+  it('lists, shows and searches the pages of the agents served, to the read-only token too', async () => {
+    const { call, controlPlane } = api();
+    const { brain } = controlPlane;
+    const first = await brain.remember({
+      agentId: 'hasty',
+      title: 'Quotes',
+      body: 'Acme: 410 EUR.',
+      tags: ['suppliers'],
+    });
+    await brain.remember({
+      agentId: 'hasty',
+      pageId: first.page.pageId,
+      title: 'Quotes',
+      body: 'Acme: 420 EUR.',
+      tags: ['suppliers'],
+    });
+    const gone = await brain.remember({ agentId: 'hasty', title: 'Old', body: 'Forgotten.' });
+    await brain.forget({ agentId: 'hasty', pageId: gone.page.pageId });
+    const stranger = await brain.remember({ agentId: 'stranger', title: 'Not served', body: 'Acme.' });
+    const listed = await call('listBrainPages', '/v1/brain/pages?agent=hasty', { token: READ_TOKEN });
+    expect(listed.body.pages).toEqual([
+      expect.objectContaining({ pageId: first.page.pageId, agent: 'hasty', version: 2, archivedAt: null }),
+    ]);
+    const all = await call('listBrainPages', '/v1/brain/pages?agent=hasty&all=true&limit=1');
+    expect((all.body.pages as unknown[]).length).toBe(1);
+    expect((await call('listBrainPages', '/v1/brain/pages?agent=hasty&all=true')).body.pages).toHaveLength(2);
+    // Without `agent`: the default agent's (ops has none).
+    expect((await call('listBrainPages', '/v1/brain/pages')).body).toEqual({ pages: [] });
+    expect((await call('listBrainPages', '/v1/brain/pages?agent=stranger')).body).toMatchObject({
+      error: { code: 'invalid_query', fields: ['agent'] },
+    });
+    const shown = await call('getBrainPage', `/v1/brain/pages/${first.page.pageId}`, { token: READ_TOKEN });
+    expect(shown.body).toMatchObject({
+      agent: 'hasty',
+      body: 'Acme: 420 EUR.',
+      version: 2,
+      latestVersion: 2,
+    });
+    expect((shown.body.versions as Array<{ version: number }>).map((version) => version.version)).toEqual([
+      1, 2,
+    ]);
+    // Another agent's page is not this daemon's to show.
+    expect((await call('getBrainPage', `/v1/brain/pages/${stranger.page.pageId}`)).status).toBe(404);
+    const found = await call('searchBrain', '/v1/brain/search?agent=hasty&query=Acme&tag=suppliers', {
+      token: READ_TOKEN,
+    });
+    expect(found.body.hits).toEqual([
+      expect.objectContaining({ pageId: first.page.pageId, everyTerm: true }),
+    ]);
+    const twoTags = await call(
+      'searchBrain',
+      '/v1/brain/search?agent=hasty&query=Acme&tag=suppliers&tag=other',
+    );
+    expect(twoTags.status).toBe(200);
+    const refused = await call('searchBrain', `/v1/brain/search?agent=hasty&query=${'x'.repeat(3000)}`);
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_query', fields: ['query'] } },
+    });
+    const badTag = await call(
+      'searchBrain',
+      `/v1/brain/search?agent=hasty&query=Acme&tag=${'t'.repeat(200)}`,
+    );
+    expect(badTag).toMatchObject({ status: 400, body: { error: { fields: ['tag'] } } });
+    expect((await call('searchBrain', '/v1/brain/search?agent=hasty')).status).toBe(400);
+    expect((await call('listBrainPages', '/v1/brain/pages', { token: null })).status).toBe(401);
+  });
+});
+
 describe('the daemon’s HTTP API: the whole document', () => {
   it('had every operation exercised by the tests above', async () => {
     const { checked, openapi } = api();

@@ -18,13 +18,13 @@ export interface DaemonHttpApiOptions {
    */
   startTurn(request: DaemonTurnRequest, options?: { id?: string }): Promise<{ id: string } | undefined>;
   /**
-   * The control plane: turn records, approvals, workflows and schedules of the agents served, and
+   * The control plane: turn records, approvals, workflows, schedules and Brain pages of the agents served, and
    * the `Idempotency-Key`s of its `POST`s (`kind`: on embedded PGlite another worker's claim of a
    * key is a dead process's).
    */
   controlPlane: Pick<
     ControlPlane,
-    'kind' | 'turns' | 'approvals' | 'workflows' | 'schedules' | 'idempotency' | 'budgets'
+    'kind' | 'turns' | 'approvals' | 'workflows' | 'schedules' | 'idempotency' | 'budgets' | 'brain'
   >;
   /** Each agent's budgets, for `GET /v1/agents/{agent}/usage`; without them that route answers 501. */
   budgets?: (agent: string) => AgentBudgets;

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { createAgentsApp } from './agents/agents-app';
 import { createApiContext } from './api-context';
 import { createApprovalsApp } from './approvals/approvals-app';
+import { createBrainApp } from './brain/brain-app';
 import { createConsoleApp } from './console/console-app';
 import type { DaemonHttpApiOptions } from './daemon-http-api-options';
 import { registerStreamEventSchemas } from './events/event-schemas';
@@ -32,6 +33,7 @@ const RESOURCES = [
   createSchedulesApp,
   createToolsApp,
   createAgentsApp,
+  createBrainApp,
 ] as const;
 
 /**
@@ -39,7 +41,7 @@ const RESOURCES = [
  * document (`/v1/openapi.json`) from one set of Zod schemas, one sub-app per resource (`http/*`):
  * `/healthz`, turns (start, list, read, follow, cancel), approvals (list, read, answer), workflows
  * (start, list, read, cancel), `/v1/events` (every turn and approval of the agents served, for a
- * console), the session, schedules and the tool manifest; and the operator console's files at `/`,
+ * console), the session, schedules, the tool manifest and the agents' Brain pages (read-only); and the operator console's files at `/`,
  * `/index.html` and `/assets/*` (`console`: no token needed, the request guard applies, left out of
  * the document).
  *

@@ -42,6 +42,7 @@ export const SHARED_ERRORS = {
   noTurn: sharedError('TurnNotFound', 'No such turn'),
   noApproval: sharedError('ApprovalNotFound', 'No such approval'),
   noWorkflow: sharedError('WorkflowNotFound', 'No such workflow'),
+  noBrainPage: sharedError('BrainPageNotFound', 'No such Brain page of an agent served'),
   overloaded: sharedError(
     'Overloaded',
     'Over the daemon’s bound of waiting work (serve.maxWaitingWork): nothing was done; send it again after Retry-After',

@@ -64,6 +64,17 @@ export const TurnDetailSchema = z
   .strictObject({
     ...TurnSchema.shape,
     prompt: z.string().openapi({ description: 'The prompt the turn was started with, as recorded' }),
+    workerId: z.string().optional().openapi({
+      description: 'The worker process that runs or ran it, as recorded (absent if not recorded)',
+    }),
+    eventsRecorded: z.number().int().optional().openapi({
+      description:
+        'Events in its stored log (0 until it ends: follow `/v1/turns/{id}/events` for a turn under way); absent if not recorded',
+    }),
+    eventsDropped: z.number().int().optional().openapi({
+      description:
+        'Events left out of the middle of its stored log to keep it under the size limit (0: the whole log); absent if not recorded',
+    }),
   })
   .openapi('TurnDetail');
 

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ControlPlaneInputError, type StoredAnswer, type TurnSourceDetail } from '@switchyard/control-plane';
+import {
+  ControlPlaneInputError,
+  type StoredAnswer,
+  type TurnRecord,
+  type TurnSourceDetail,
+} from '@switchyard/control-plane';
 import { type DaemonTurnSnapshot, snapshotOf } from '../../daemon-turns';
 import { definedFields } from '../../defined-fields';
 import type { ApiContext } from '../api-context';
@@ -62,6 +67,14 @@ function withOrigin(turn: DaemonTurnSnapshot, origins: ReadonlyMap<string, TurnS
   const origin = origins.get(turn.id);
   return origin === undefined ? turn : { ...turn, origin };
 }
+
+/**
+ * Whether a recorded turn has its end recorded: its record is then the truth (its end time is the
+ * database's, its output as stored), and the API shows it so from any process, before and after this
+ * one drops the turn from memory.
+ */
+const hasRecordedEnd = (record: TurnRecord) =>
+  record.status !== 'running' && record.status !== 'waiting-approval' && record.status !== 'interrupted';
 
 /** `POST /v1/turns` in the document, with the body `requestSchema`. */
 const startTurnRoute = (requestSchema: ReturnType<typeof turnRequestSchemas>['turnRequest']) => ({
@@ -132,6 +145,7 @@ export function createTurnsApp(context: ApiContext) {
       const snapshots = await Promise.all(
         page.turns.map(
           async (record) =>
+            (hasRecordedEnd(record) ? snapshotOf(record) : undefined) ??
             turns.get(record.id) ??
             // Waiting elsewhere (or let go): `find` adds the usage its checkpoint holds.
             (record.status === 'waiting-approval' ? await turns.find(record.id) : undefined) ??
@@ -161,7 +175,14 @@ export function createTurnsApp(context: ApiContext) {
       // Read after the snapshot: a turn found is recorded, and its prompt never changes.
       const record = await controlPlane.turns.get(id);
       if (record === undefined) return { ...turn, prompt: '' };
-      return { ...withOrigin(turn, await controlPlane.turns.sources([record])), prompt: record.prompt };
+      const shown = hasRecordedEnd(record) ? snapshotOf(record) : turn;
+      return {
+        ...withOrigin(shown, await controlPlane.turns.sources([record])),
+        prompt: record.prompt,
+        workerId: record.workerId,
+        eventsRecorded: (await controlPlane.turns.eventCount(id)) ?? 0,
+        eventsDropped: record.eventsDropped,
+      };
     },
   );
 
