@@ -18,15 +18,15 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
   const served = serveForSuite('limits-gc', {
     script: (request) => {
       const prompt = promptOf(request);
-      if (prompt === 'SLOW') return { text: 'an answer that comes too late', delayMs: 30_000 };
+      if (prompt === 'SLOW') return { text: 'an answer that comes too late', delayMs: 60_000 };
       if (request.functionCallOutputs.length > 0) return { text: 'noted' };
       return toolCallStep('write_file', { path: 'held.txt', content: 'never written\n' });
     },
     settings: {
       categories: { computer: { homeRoot: 'homes' } },
-      // Room for the held turn (its approval expires after 1 s, then one more request) on a
-      // loaded machine, well under the slow answer's 30 s.
-      limits: { turnTimeoutMs: 10_000 },
+      // Room for the held turn (its approval expires after 1 s, found by a sweep, then one more
+      // request) on a heavily loaded machine, well under the slow answer's 60 s.
+      limits: { turnTimeoutMs: 20_000 },
       approvals: { destructive: 'ask', expiresInSeconds: 1 },
     },
     process: { nodeArguments: ['--expose-gc', '--import', collectGarbageOften] },
@@ -42,12 +42,12 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
         const answer = await requestJson(`${served().url}/v1/turns/${String(started.body.id)}`);
         return answer.body.status === 'running' ? undefined : answer.body;
       },
-      60_000,
+      90_000,
     );
-    // Without an owned timer the turn would wait the model's 30 s and complete.
+    // Without an owned timer the turn would wait the model's 60 s and complete.
     expect(ended).toMatchObject({
       status: 'aborted',
-      error: 'the turn ran longer than its limit of 10000 ms (limits.turnTimeoutMs)',
+      error: 'the turn ran longer than its limit of 20000 ms (limits.turnTimeoutMs)',
     });
   });
 
