@@ -246,14 +246,15 @@ function daemonOptionsOf(
     // A home removed while the daemon runs is made again before the agent's next turn.
     beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
     // The daemon's text turns are composed exactly as `switchyard run` composes them.
-    tools: ({ agentId, signal }) =>
+    tools: ({ agentId, signal, turnId }) =>
       buildTextTurnTools({
         config,
         agent: resolveAgent(config, agentId),
         signal,
         services: {
           schedules: controlPlane.schedules,
-          ...tracedWorkServices(controlPlane),
+          // The work a turn's tool starts names that turn as its parent.
+          ...tracedWorkServices(controlPlane, { parentTurnId: turnId }),
           brain: controlPlane.brain,
           ...(mcp === undefined ? {} : { mcp }),
         },

@@ -417,4 +417,14 @@ CREATE UNIQUE INDEX schedules_idempotency_key ON switchyard.schedules (idempoten
   WHERE idempotency_key IS NOT NULL;
 `,
   },
+  {
+    version: 14,
+    name: 'the turn whose tool call started a workflow or background job',
+    sql: `
+-- Null for a start from the API or the CLI. Not a foreign key: a turn's row may be removed with
+-- its history while the work it started is kept.
+ALTER TABLE switchyard.workflows ADD COLUMN parent_turn_id text;
+ALTER TABLE switchyard.background_jobs ADD COLUMN parent_turn_id text;
+`,
+  },
 ];
