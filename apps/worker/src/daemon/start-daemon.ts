@@ -244,6 +244,8 @@ function createApi(
     ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
     ...(options.scriptedModel === undefined ? {} : { scriptedModel: options.scriptedModel }),
     version: options.version ?? '0.0.0',
+    // The heartbeat's timer also claims answered turns that were let go (`startHousekeeping`).
+    continueAnsweredWithinMs: options.heartbeatMs ?? 10_000,
     log,
   });
 }
