@@ -4,7 +4,7 @@ import type { CommandSandboxReport } from '../config/command-sandbox';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import type { ToolManifest } from '../tool-manifest';
-import type { DaemonTurnRunnerOptions } from './daemon-turn-types';
+import type { DaemonFileBefore, DaemonTurnRunnerOptions } from './daemon-turn-types';
 import { parseHostAndPort } from './request-guard';
 import type { WorkSource } from './work-source';
 
@@ -38,7 +38,7 @@ export interface DaemonOptions
    * which calls run, which are refused and which wait for an operator's answer (recorded in the
    * control plane, answerable from any process). Absent: every validated call runs.
    */
-  approvals?: { policy(agentId: string): ApprovalPolicy; pollMs?: number };
+  approvals?: { policy(agentId: string): ApprovalPolicy; pollMs?: number; fileBefore?: DaemonFileBefore };
   /** The version the OpenAPI document names. Default `0.0.0`. */
   version?: string;
   /**

@@ -29,6 +29,7 @@ import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
 import { SCRIPTED_MODEL_SUMMARY, type ScriptedModel, startScriptedModel } from './built-in-scripted-model';
 import { checkCommandsReachApi } from './check-commands-reach-api';
+import { fileBeforeWriteOf } from './file-before-write';
 import { rootWarning } from './root-warning';
 import { createSkillProblemLog } from './skill-problem-log';
 import { checkTokenForHost, type DaemonOptions, startDaemon } from './start-daemon';
@@ -222,7 +223,13 @@ function daemonOptionsOf(
       return skills === undefined ? manifest : { ...manifest, skills };
     },
     // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
-    approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
+    approvals: {
+      policy: (agentId) => approvalPolicyOf(config, agentId),
+      // A held write_file's approval shows the file it replaces, so the console can diff it.
+      ...(config.categories.computer === undefined
+        ? {}
+        : { fileBefore: fileBeforeWriteOf((agentId) => resolveAgent(config, agentId).home) }),
+    },
     version: VERSION,
     graceMs: options.graceMs ?? serve.graceMs,
     heartbeatMs: serve.heartbeatMs,

@@ -81,6 +81,9 @@ function createTurns(options: DaemonOptions, sources: readonly WorkSource[]): Da
             store: options.controlPlane.approvals,
             policy: options.approvals.policy,
             ...(options.approvals.pollMs === undefined ? {} : { pollMs: options.approvals.pollMs }),
+            ...(options.approvals.fileBefore === undefined
+              ? {}
+              : { fileBefore: options.approvals.fileBefore }),
           },
         }),
     // A task or job turn continued here gets its own tools back from its source.
