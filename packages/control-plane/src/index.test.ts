@@ -29,6 +29,7 @@ describePublicApi('@switchyard/control-plane', {
     'AnswerApprovalOutcome',
     'AnswerApprovalRequest',
     'ApprovalChanges',
+    'ApprovalFileBefore',
     'ApprovalRecord',
     'ApprovalStatus',
     'ApprovalStore',
