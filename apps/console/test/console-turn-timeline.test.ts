@@ -1,3 +1,5 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { type FakeRequest, type FakeResponse, toolCallStep } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEARER_TOKEN, ConsoleBrowser } from './__fixtures__/console-browser';
@@ -12,7 +14,8 @@ const PLAN_AFTER = 'step one\nstep 2\nstep three\nstep four\n';
 
 /**
  * `TIMELINE`: a slow first answer with two reads (parallel) and a write (sequential, held), then a
- * slow final answer. `EDIT <file>`: one held `edit_file` of the plan. Anything else: `ok`.
+ * slow final answer. `EDIT <file>`: one held `edit_file` of the plan. `REWRITE <file>`: one held
+ * `write_file` of the plan's new text over the file. Anything else: `ok`.
  */
 function script(request: FakeRequest): FakeResponse {
   const prompt = promptOf(request);
@@ -26,6 +29,9 @@ function script(request: FakeRequest): FakeResponse {
         { name: 'write_file', arguments: { path: 'timeline.txt', content: 'written\n' } },
       ],
     };
+  }
+  if (prompt.startsWith('REWRITE ')) {
+    return toolCallStep('write_file', { path: prompt.slice(8), content: PLAN_AFTER });
   }
   if (prompt.startsWith('EDIT ')) {
     return toolCallStep('edit_file', {
@@ -194,5 +200,53 @@ describe('the console: a turn’s timeline, search and held calls an operator ca
     expect(await call.locator('details pre').first().textContent()).toContain('step three');
     await page.getByText('Approval denied by console: Editing plan.md — not this plan').waitFor();
     expect(await page.getByRole('link', { name: 'answer it on the Approvals page' }).count()).toBe(0);
+  });
+
+  it('shows a held write_file over an existing file as a diff of the file the daemon recorded, and says when it cannot', async () => {
+    const home = path.join(bed.daemon.folder, 'homes', 'console');
+    await mkdir(home, { recursive: true });
+    await writeFile(path.join(home, 'rewrite.md'), PLAN_BEFORE);
+    await writeFile(path.join(home, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
+    const rewrite = await startTurn('REWRITE rewrite.md');
+    const approval = (await pendingApproval(rewrite)) as { id: string; fileBefore?: unknown };
+    // Recorded when the approval was asked for: what the file was then, whatever happens to it later.
+    expect(approval.fileBefore).toEqual({
+      path: 'rewrite.md',
+      state: 'text',
+      text: PLAN_BEFORE,
+      bytes: PLAN_BEFORE.length,
+    });
+    await writeFile(path.join(home, 'rewrite.md'), 'changed meanwhile\n');
+    const page = await bed.signedInPage(BEARER_TOKEN, bed.url, '#/approvals');
+    const card = page.getByRole('article', { name: 'Writing rewrite.md' });
+    const diff = card.getByRole('region', { name: 'Change to rewrite.md' });
+    await diff.waitFor();
+    const lines = (await diff.locator('pre').textContent())?.split('\n') ?? [];
+    expect(lines).toEqual(['  step one', '- step two', '+ step 2', '+ step three', '  step four', '']);
+
+    // A binary file and a new one: said so, with no diff of the binary.
+    const binary = await startTurn('REWRITE logo.png');
+    const created = await startTurn('REWRITE fresh.md');
+    await pendingApproval(binary);
+    await pendingApproval(created);
+    const logo = page.getByRole('article', { name: 'Writing logo.png' }).getByRole('region', {
+      name: 'Change to logo.png',
+    });
+    await logo.getByText('It replaces a binary file of 0 KB: no diff is shown.').waitFor();
+    expect(await logo.locator('pre').count()).toBe(0);
+    const fresh = page.getByRole('article', { name: 'Writing fresh.md' }).getByRole('region', {
+      name: 'Change to fresh.md',
+    });
+    await fresh.getByText('A new file.').waitFor();
+    expect(await fresh.locator('pre').textContent()).toBe(
+      '+ step one\n+ step 2\n+ step three\n+ step four\n',
+    );
+    await bed.screenshot(page, 'approval-write-diff');
+
+    await answer(approval.id, 'allow');
+    await waitFor('the rewrite to end', async () =>
+      (await turnOf(rewrite)).status === 'completed' ? true : undefined,
+    );
+    expect(await readFile(path.join(home, 'rewrite.md'), 'utf8')).toBe(PLAN_AFTER);
   });
 });

@@ -38,7 +38,7 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
   beforeAll(async () => {
     bed = await ConsoleBrowser.start({
       prefix: 'console-workflows',
-      settings: { categories: { workflow: {}, schedule: {} } },
+      settings: { categories: { workflow: {}, schedule: {}, jobs: {} } },
       script: async (request) => {
         const prompt = promptOf(request);
         if (outputsOf(request).length > 0) return { text: isTaskTurn(request) ? 'Submitted.' : 'Done.' };
@@ -62,6 +62,17 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
                   runAt: new Date(Date.now() + 3_000).toISOString(),
                 },
               },
+            ],
+          };
+        }
+        if (prompt === 'start the triage work') {
+          return {
+            functionCalls: [
+              {
+                name: 'workflow',
+                arguments: { name: 'triage', tasks: [task('sort', 'Sort the inbox')] },
+              },
+              { name: 'start_background_job', arguments: { prompt: 'Archive the old mail' } },
             ],
           };
         }
@@ -140,6 +151,32 @@ describe('the console: workflows, schedules and tools pages (switchyard serve on
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'release-check' }) });
     await row.getByRole('cell', { name: '4 / 4' }).waitFor();
     await row.getByRole('cell', { name: 'completed' }).waitFor();
+  });
+
+  it('names and links the turn whose tool call started a workflow’s task turn and a job’s turn', async () => {
+    const parent = await api('/v1/turns', { body: { prompt: 'start the triage work' } });
+    const parentId = parent.body.id as string;
+    type Listed = { id: string; status: string; origin?: { parentTurnId?: string; jobId?: string } };
+    const ended = (source: string) =>
+      waitFor(`the ${source} turn started by ${parentId}`, async () => {
+        const answer = await api(`/v1/turns?source=${source}`);
+        const turns = answer.body.turns as Listed[];
+        return turns.find((turn) => turn.origin?.parentTurnId === parentId && turn.status !== 'running');
+      });
+    const [taskTurn, jobTurn] = await Promise.all([ended('task'), ended('job')]);
+    // A workflow started through the API names no parent.
+    const apiStarted = (await api('/v1/turns?source=task')).body.turns as Listed[];
+    expect(apiStarted.filter((turn) => turn.origin?.parentTurnId === undefined).length).toBeGreaterThan(0);
+    for (const child of [taskTurn, jobTurn]) {
+      await page.goto(`${url}/#/turns/${child.id}`);
+      const facts = page.locator('dl.facts').first();
+      const link = facts.getByRole('link', { name: parentId });
+      await link.waitFor();
+      expect(await link.getAttribute('href')).toBe(`#/turns/${parentId}`);
+      expect(await facts.textContent()).toContain(`from turn ${parentId}`);
+    }
+    await page.getByRole('link', { name: parentId }).click();
+    await page.getByRole('heading', { name: 'start the triage work' }).waitFor();
   });
 
   it('shows the daemon’s message at the field of a spec it refuses', async () => {

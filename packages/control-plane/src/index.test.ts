@@ -35,6 +35,7 @@ describePublicApi('@switchyard/control-plane', {
     'AnswerApprovalOutcome',
     'AnswerApprovalRequest',
     'ApprovalChanges',
+    'ApprovalFileBefore',
     'ApprovalRecord',
     'ApprovalStatus',
     'ApprovalStore',

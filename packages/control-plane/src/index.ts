@@ -4,6 +4,7 @@ export type {
   AnswerApprovalOutcome,
   AnswerApprovalRequest,
   ApprovalChanges,
+  ApprovalFileBefore,
   ApprovalRecord,
   ApprovalStatus,
   ListApprovalsOptions,

@@ -12,6 +12,7 @@ describePublicApi('@switchyard/tools-computer', {
     'createComputerTools',
     'loadSkills',
     'projectSkills',
+    'readFileBeforeWrite',
     'writeMcporterConfig',
   ],
   types: [
@@ -19,6 +20,7 @@ describePublicApi('@switchyard/tools-computer', {
     'ComputerToolsContext',
     'ComputerToolsLimits',
     'EditFileDetails',
+    'FileBeforeWrite',
     'LimitExceeded',
     'ListFilesDetails',
     'LoadSkillsOptions',

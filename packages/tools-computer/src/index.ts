@@ -16,6 +16,7 @@ export { createComputerTools } from './create-computer-tools';
 export { ComputerToolsConfigError } from './errors/computer-tools-config-error';
 export type { EditFileDetails } from './files/edit-file-tool';
 export type { ListFilesDetails } from './files/list-files-tool';
+export { type FileBeforeWrite, readFileBeforeWrite } from './files/read-file-before-write';
 export type { ReadFileDetails } from './files/read-file-tool';
 export type { SearchFilesDetails } from './files/search-files-tool';
 export type { WriteFileDetails } from './files/write-file-tool';

@@ -89,7 +89,7 @@ function ApprovalCard({
         <Fact label="Expires">{formatTime(approval.expiresAt)}</Fact>
         <TurnPromptFact turnId={approval.turnId} />
       </Facts>
-      <EditDiff toolKey={approval.toolKey} argumentsValue={approval.arguments} />
+      <EditDiff approval={approval} />
       <HeldArguments approval={approval} whole={whole} onWhole={setWhole} />
       {canWrite ? (
         // No form: Enter in the reason field must not answer by itself.

@@ -3,7 +3,8 @@ import { Link } from 'wouter-preact';
 import { api, type Schema, unwrap } from '../api/client';
 import type { StreamEvent } from '../api/event-stream';
 import { followEventStream, type StreamState, useLiveEvents } from '../api/live-events';
-import { useCanWrite } from '../session';
+import { usePendingApprovals } from '../api/pending-approvals';
+import { useCanWrite, useSession } from '../session';
 import { TurnTimeline } from '../timeline/turn-timeline';
 import { Collapsed } from '../ui/collapsed';
 import { ErrorAlert } from '../ui/error-alert';
@@ -326,6 +327,7 @@ function TurnFacts({ turn, now }: { turn: Schema<'TurnDetail'>; now: number }) {
     <Facts>
       <Fact label="Status">
         <StatusText status={turn.status} />
+        {turn.status === 'waiting-approval' ? <ContinuesHint turnId={turn.id} /> : null}
       </Fact>
       <Fact label="Agent">{turn.agent}</Fact>
       <Fact label="Source">
@@ -346,6 +348,22 @@ function TurnFacts({ turn, now }: { turn: Schema<'TurnDetail'>; now: number }) {
         </Fact>
       )}
     </Facts>
+  );
+}
+
+/**
+ * Beside a turn still `waiting-approval` none of whose approvals is pending any more: it was let go
+ * (at shutdown, or its process stopped) or is held by another process, and a daemon continues it
+ * within the time the session gives. Nothing while the pending list is loading or holds more than it
+ * shows, since then an approval of this turn may still be pending.
+ */
+function ContinuesHint({ turnId }: { turnId: string }) {
+  const pending = usePendingApprovals();
+  const { continueAnsweredWithinMs } = useSession();
+  if (pending.approvals === undefined || pending.more) return null;
+  if (pending.approvals.some((approval) => approval.turnId === turnId)) return null;
+  return (
+    <span class="hint"> (answered: continues within {Math.ceil(continueAnsweredWithinMs / 1000)} s)</span>
   );
 }
 

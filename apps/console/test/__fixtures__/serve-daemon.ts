@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,8 +33,10 @@ export interface ServeDaemonOptions {
  * on a fresh embedded PGlite database (a copy of the test template), listening on a free port.
  *
  * Contract: `start` resolves once the daemon says it listens, and rejects with its log when it exits
- * before; it leaves nothing behind when it fails. `stop` ends the process (SIGTERM, then SIGKILL after
- * `timeoutMs`) and removes the folder and the database, whatever state the process is in.
+ * before; it leaves nothing behind when it fails. `restart` stops the process (SIGTERM: it drains as
+ * at any shutdown) and starts another on the same folder and database. `stop` ends the process
+ * (SIGTERM, then SIGKILL after `timeoutMs`) and removes the folder and the database, whatever state
+ * the process is in.
  */
 export class ServeDaemon {
   private constructor(
@@ -42,6 +44,7 @@ export class ServeDaemon {
     readonly folder: string,
     /** The PGlite data directory. */
     private readonly dataDir: string,
+    private readonly options: ServeDaemonOptions,
     private readonly child: ChildProcess,
     private readonly exited: Promise<void>,
     /** Its URL, `http://127.0.0.1:<port>`. */
@@ -52,48 +55,83 @@ export class ServeDaemon {
   static async start(options: ServeDaemonOptions): Promise<ServeDaemon> {
     const dataDir = await createPgliteDataDir();
     const folder = await mkdtemp(path.join(os.tmpdir(), `switchyard-${options.prefix}-`));
-    let child: ChildProcess | undefined;
     try {
-      const config = path.join(folder, 'switchyard.config.json');
       const settings = {
         model: { name: 'fake-model', maxRetries: 0 },
         database: { dataDir },
         ...options.settings(folder),
       };
-      await writeFile(config, JSON.stringify(settings));
-      // --liftoff-only: a daemon that lives seconds spends more CPU on V8's optimising compiler for the
-      // embedded database's WebAssembly than it gets back; it changes which machine code runs, not what
-      // the daemon does.
-      child = spawn(
-        process.execPath,
-        ['--liftoff-only', switchyardEntry, 'serve', '--config', config, ...(options.serveArguments ?? [])],
-        {
-          cwd: folder,
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
-            OPENAI_BASE_URL: options.modelURL,
-            SWITCHYARD_MODEL: 'fake-model',
-            OPENAI_API_KEY: 'test',
-            ...options.environment,
-          },
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
-      );
-      const exited = exitOf(child);
-      const url = await listeningURL(child);
-      return new ServeDaemon(folder, dataDir, child, exited, url);
+      await writeFile(configOf(folder), JSON.stringify(settings));
+      const { child, exited, url } = await spawnServe(folder, options);
+      return new ServeDaemon(folder, dataDir, options, child, exited, url);
     } catch (error) {
-      if (child !== undefined) await stopChild(child, 10_000);
       await Promise.all([removeFolder(folder), removeFolder(dataDir)]);
       throw error;
     }
+  }
+
+  /**
+   * Stops this process as an operator would (SIGTERM) and starts another on the same folder and
+   * database, its `serve` settings changed by `serve`; the new one listens on a new port. This
+   * object is done with: stop the one returned.
+   */
+  async restart(serve: Record<string, unknown> = {}): Promise<ServeDaemon> {
+    await stopChild(this.child, 10_000, this.exited);
+    const settings = JSON.parse(await readFile(configOf(this.folder), 'utf8')) as Record<string, unknown>;
+    const merged = { ...settings, serve: { ...(settings.serve as Record<string, unknown>), ...serve } };
+    await writeFile(configOf(this.folder), JSON.stringify(merged));
+    const { child, exited, url } = await spawnServe(this.folder, this.options);
+    return new ServeDaemon(this.folder, this.dataDir, this.options, child, exited, url);
   }
 
   /** Ends the process and removes its folder and database. */
   async stop(timeoutMs = 10_000): Promise<void> {
     await stopChild(this.child, timeoutMs, this.exited);
     await Promise.all([removeFolder(this.folder), removeFolder(this.dataDir)]);
+  }
+}
+
+function configOf(folder: string): string {
+  return path.join(folder, 'switchyard.config.json');
+}
+
+/** Starts `serve` on the folder's configuration and waits until it listens; stops it if it fails. */
+async function spawnServe(
+  folder: string,
+  options: ServeDaemonOptions,
+): Promise<{ child: ChildProcess; exited: Promise<void>; url: string }> {
+  // --liftoff-only: a daemon that lives seconds spends more CPU on V8's optimising compiler for the
+  // embedded database's WebAssembly than it gets back; it changes which machine code runs, not what
+  // the daemon does.
+  const child = spawn(
+    process.execPath,
+    [
+      '--liftoff-only',
+      switchyardEntry,
+      'serve',
+      '--config',
+      configOf(folder),
+      ...(options.serveArguments ?? []),
+    ],
+    {
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        OPENAI_BASE_URL: options.modelURL,
+        SWITCHYARD_MODEL: 'fake-model',
+        OPENAI_API_KEY: 'test',
+        ...options.environment,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const exited = exitOf(child);
+  try {
+    return { child, exited, url: await listeningURL(child) };
+  } catch (error) {
+    await stopChild(child, 10_000, exited);
+    throw error;
   }
 }
 

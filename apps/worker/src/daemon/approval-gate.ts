@@ -143,6 +143,23 @@ export class ApprovalGate {
   }
 
   /**
+   * What the held call would replace, read before its approval is recorded; undefined when it
+   * replaces nothing or could not be read (the approval is recorded without it, and the log says why).
+   */
+  async #fileBefore(entry: TurnEntry, key: string, params: unknown) {
+    const read = this.#options.approvals.fileBefore;
+    if (read === undefined) return undefined;
+    try {
+      return await read({ agentId: entry.snapshot.agent, toolKey: key, params });
+    } catch (error) {
+      this.#options.log?.(
+        `switchyard serve: turn ${entry.snapshot.id}: could not read what ${key} would replace: ${errorMessage(error)}`,
+      );
+      return undefined;
+    }
+  }
+
+  /**
    * Records the call's approval with the turn's checkpoint and, while it is pending, holds the call
    * until it is decided: the decided approval, or a refusal when it could not be recorded or the turn
    * was aborted meanwhile.
@@ -155,6 +172,7 @@ export class ApprovalGate {
     policy: ApprovalPolicy,
   ): Promise<ApprovalRecord | ToolCallDecision> {
     const item = call.itemIndex;
+    const fileBefore = await this.#fileBefore(entry, key, call.params);
     let approval: ApprovalRecord;
     try {
       approval = await this.#options.approvals.store.request({
@@ -168,6 +186,7 @@ export class ApprovalGate {
         approvers: policy.approvers,
         expiresInMs: policy.expiresInSeconds * 1000,
         checkpoint: checkpointOf(entry),
+        ...(fileBefore === undefined ? {} : { fileBefore }),
       });
     } catch (error) {
       // Arguments that cannot be stored whole (too large, or text PostgreSQL cannot hold) land here:

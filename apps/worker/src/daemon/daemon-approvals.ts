@@ -27,7 +27,7 @@ export function approvalView(record: ApprovalRecord): DaemonApproval {
       ? {}
       : { arguments: record.arguments }),
     ...pickedFields(record, ['argumentsBytes']),
-    ...definedFields(record, ['argumentsPreview']),
+    ...definedFields(record, ['argumentsPreview', 'fileBefore']),
     ...pickedFields(record, ['approvers', 'status']),
     ...definedFields(record, ['reason', 'answeredBy']),
     ...pickedFields(record, ['createdAt', 'expiresAt']),

@@ -5,7 +5,7 @@ import type { CommandSandboxReport } from '../config/command-sandbox';
 import type { ApprovalPolicy } from '../config/worker-config';
 import { WorkerConfigError } from '../config/worker-config-error';
 import type { ToolManifest } from '../tool-manifest';
-import type { DaemonTurnRunnerOptions } from './daemon-turn-types';
+import type { DaemonFileBefore, DaemonTurnRunnerOptions } from './daemon-turn-types';
 import { parseHostAndPort } from './request-guard';
 import type { WorkSource } from './work-source';
 
@@ -39,7 +39,7 @@ export interface DaemonOptions
    * which calls run, which are refused and which wait for an operator's answer (recorded in the
    * control plane, answerable from any process). Absent: every validated call runs.
    */
-  approvals?: { policy(agentId: string): ApprovalPolicy; pollMs?: number };
+  approvals?: { policy(agentId: string): ApprovalPolicy; pollMs?: number; fileBefore?: DaemonFileBefore };
   /**
    * Each agent's token budgets and turns at once (`budgets`, `agents.<name>.budgets`), counted in the
    * control plane so every process on the database holds them together. Absent: turns are not limited.

@@ -1,4 +1,10 @@
-import type { AgentBudgetStore, TurnJournalStore, TurnRecord, TurnStore } from '@switchyard/control-plane';
+import type {
+  AgentBudgetStore,
+  ApprovalFileBefore,
+  TurnJournalStore,
+  TurnRecord,
+  TurnStore,
+} from '@switchyard/control-plane';
 import type {
   AgentEvent,
   AgentRunStatus,
@@ -111,7 +117,20 @@ export interface DaemonApprovalOptions {
   policy(agentId: string): ApprovalPolicy;
   /** How often a held call checks whether it was answered, in ms. Default 1000. */
   pollMs?: number;
+  /** What a held call would replace, recorded with its approval (`DaemonFileBefore`). Default: nothing. */
+  fileBefore?: DaemonFileBefore;
 }
+
+/**
+ * Reads what a held call would replace (the file of a `write_file`) when its approval is asked for,
+ * or undefined for a call that replaces no file. Its failures are its own: a rejection records the
+ * approval without it.
+ */
+export type DaemonFileBefore = (call: {
+  agentId: string;
+  toolKey: string;
+  params: unknown;
+}) => Promise<ApprovalFileBefore | undefined>;
 
 /** How the daemon builds and runs each turn. */
 export interface DaemonTurnRunnerOptions {

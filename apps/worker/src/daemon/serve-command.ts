@@ -30,6 +30,7 @@ import { buildToolManifest } from '../tool-manifest';
 import { VERSION } from '../version';
 import { SCRIPTED_MODEL_SUMMARY, type ScriptedModel, startScriptedModel } from './built-in-scripted-model';
 import { checkCommandsReachApi } from './check-commands-reach-api';
+import { fileBeforeWriteOf } from './file-before-write';
 import { rootWarning } from './root-warning';
 import { createSkillProblemLog } from './skill-problem-log';
 import { checkTokenForHost, type DaemonOptions, startDaemon } from './start-daemon';
@@ -225,7 +226,13 @@ function daemonOptionsOf(
       return skills === undefined ? manifest : { ...manifest, skills };
     },
     // Each agent's approval policy (`approvals`, `agents.<name>.approvals`) for every turn it runs here.
-    approvals: { policy: (agentId) => approvalPolicyOf(config, agentId) },
+    approvals: {
+      policy: (agentId) => approvalPolicyOf(config, agentId),
+      // A held write_file's approval shows the file it replaces, so the console can diff it.
+      ...(config.categories.computer === undefined
+        ? {}
+        : { fileBefore: fileBeforeWriteOf((agentId) => resolveAgent(config, agentId).home) }),
+    },
     // Each agent's token budgets and turns at once (`budgets`, `agents.<name>.budgets`), fleet-wide.
     budgets: { of: (agentId) => budgetsOf(config, agentId) },
     version: VERSION,
@@ -251,14 +258,15 @@ function daemonOptionsOf(
     // A home removed while the daemon runs is made again before the agent's next turn.
     beforeTurn: ({ agentId }) => prepareAgentHome(resolveAgent(config, agentId)),
     // The daemon's text turns are composed exactly as `switchyard run` composes them.
-    tools: ({ agentId, signal }) =>
+    tools: ({ agentId, signal, turnId }) =>
       buildTextTurnTools({
         config,
         agent: resolveAgent(config, agentId),
         signal,
         services: {
           schedules: controlPlane.schedules,
-          ...tracedWorkServices(controlPlane),
+          // The work a turn's tool starts names that turn as its parent.
+          ...tracedWorkServices(controlPlane, { parentTurnId: turnId }),
           brain: controlPlane.brain,
           ...(mcp === undefined ? {} : { mcp }),
         },

@@ -14,7 +14,8 @@ describe('switchyard serve answers the built console (a real child process on em
 
   beforeAll(async () => {
     ({ folder, url } = await ServeFolder.serveOnFakeModel('console', {
-      settings: {},
+      // A heartbeat of its own: the session publishes it as how soon an answered, let-go turn continues.
+      settings: { serve: { heartbeatMs: 7_000 } },
       script: () => ({ text: 'unused' }),
       args: ['--agent', 'ada'],
     }));
@@ -55,7 +56,12 @@ describe('switchyard serve answers the built console (a real child process on em
   it('answers the console’s first reads: the session (no token on loopback) and the agent’s tool manifest', async () => {
     const session = await fetch(`${url}/v1/session`);
     expect(session.status).toBe(200);
-    expect(await session.json()).toMatchObject({ access: 'full', agents: ['ada'], defaultAgent: 'ada' });
+    expect(await session.json()).toMatchObject({
+      access: 'full',
+      agents: ['ada'],
+      defaultAgent: 'ada',
+      continueAnsweredWithinMs: 7_000,
+    });
     const tools = await fetch(`${url}/v1/tools`);
     expect(tools.status).toBe(200);
     const manifest = (await tools.json()) as {

@@ -82,6 +82,9 @@ function createTurns(options: DaemonOptions, sources: readonly WorkSource[]): Da
             store: options.controlPlane.approvals,
             policy: options.approvals.policy,
             ...(options.approvals.pollMs === undefined ? {} : { pollMs: options.approvals.pollMs }),
+            ...(options.approvals.fileBefore === undefined
+              ? {}
+              : { fileBefore: options.approvals.fileBefore }),
           },
         }),
     // A task or job turn continued here gets its own tools back from its source.
@@ -250,6 +253,8 @@ function createApi(
     ...(options.commandSandbox === undefined ? {} : { commandSandbox: options.commandSandbox }),
     ...(options.scriptedModel === undefined ? {} : { scriptedModel: options.scriptedModel }),
     version: options.version ?? '0.0.0',
+    // The heartbeat's timer also claims answered turns that were let go (`startHousekeeping`).
+    continueAnsweredWithinMs: options.heartbeatMs ?? 10_000,
     log,
   });
 }

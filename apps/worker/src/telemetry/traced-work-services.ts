@@ -40,17 +40,27 @@ export function withTraceHeaders<T extends object>(
  * The control plane's workflow and job services, each start stamped with the active span's
  * `traceparent` (the `execute_tool` span of the call that starts the work): the task and job turns,
  * in whichever process picks them up, continue that trace. Without an SDK there is no propagator,
- * nothing is stamped, and the services behave as before.
+ * nothing is stamped, and the services behave as before. With `parentTurnId` (the daemon's turn
+ * whose tools these are), each start also records that turn as the work's parent, which the task
+ * and job turns' `origin` then names.
  */
-export function tracedWorkServices(controlPlane: Pick<ControlPlane, 'workflows' | 'backgroundJobs'>): {
+export function tracedWorkServices(
+  controlPlane: Pick<ControlPlane, 'workflows' | 'backgroundJobs'>,
+  options: { parentTurnId?: string } = {},
+): {
   workflows: ControlPlane['workflows'];
   backgroundJobs: ControlPlane['backgroundJobs'];
 } {
   const { workflows, backgroundJobs } = controlPlane;
-  const stamp = <T extends { traceParent?: string }>(request: T): T => {
-    if (request.traceParent !== undefined) return request;
+  const { parentTurnId } = options;
+  const stamp = <T extends { traceParent?: string; parentTurnId?: string }>(request: T): T => {
+    const parented =
+      parentTurnId === undefined || request.parentTurnId !== undefined
+        ? request
+        : { ...request, parentTurnId };
+    if (parented.traceParent !== undefined) return parented;
     const traceParent = activeTraceParent();
-    return traceParent === undefined ? request : { ...request, traceParent };
+    return traceParent === undefined ? parented : { ...parented, traceParent };
   };
   // Each method is bound: the services keep private fields, which a wrapper object cannot reach.
   return {

@@ -7,6 +7,18 @@ import type { TurnRecord, TurnSource } from '../turns/turn-record';
  */
 export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
 
+/**
+ * The file a held `write_file` call would replace, as it was when the approval was asked for, so an
+ * operator can see what changes: `text` whole, or `cut` (its first `FILE_BEFORE_MAX_TEXT_BYTES`, cut
+ * at a character; `bytes` is the whole file's size), `binary` (not text: its size only), `missing` (the
+ * call creates it) or `unreadable` (outside the home, a directory, ...: why).
+ */
+export type ApprovalFileBefore =
+  | { path: string; state: 'text' | 'cut'; text: string; bytes: number }
+  | { path: string; state: 'binary'; bytes: number }
+  | { path: string; state: 'missing' }
+  | { path: string; state: 'unreadable'; reason: string };
+
 /** One tool call held for an operator's answer. */
 export interface ApprovalRecord {
   /** `approval_<uuid>`. */
@@ -38,6 +50,8 @@ export interface ApprovalRecord {
   arguments?: unknown;
   /** UTF-8 bytes of the arguments as JSON text. */
   argumentsBytes: number;
+  /** For a call that replaces a file: the file as it was when the approval was asked for. */
+  fileBefore?: ApprovalFileBefore;
   /**
    * For arguments larger than `APPROVAL_INLINE_ARGUMENT_BYTES`: the first and last
    * `APPROVAL_PREVIEW_BYTES` of their JSON text (what a list can show; `get` has them whole).
@@ -97,6 +111,8 @@ export interface RequestApprovalRequest {
    * and whatever rebuilds its tools): JSON, stored with the turn until it ends.
    */
   checkpoint: unknown;
+  /** For a call that replaces a file (`write_file`): the file as it is now, recorded with the approval. */
+  fileBefore?: ApprovalFileBefore;
 }
 
 /** What `approvals.answer` takes. */

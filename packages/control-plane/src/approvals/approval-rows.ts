@@ -1,5 +1,5 @@
 import type { TurnSource } from '../turns/turn-record';
-import type { ApprovalRecord, ApprovalStatus } from './approval-record';
+import type { ApprovalFileBefore, ApprovalRecord, ApprovalStatus } from './approval-record';
 import { APPROVAL_INLINE_ARGUMENT_BYTES } from './stored-arguments';
 
 /** A row of `switchyard.approvals`, as queries return it. */
@@ -16,6 +16,7 @@ export interface ApprovalRow {
   arguments_bytes: number;
   arguments_head: string | null;
   arguments_tail: string | null;
+  file_before: ApprovalFileBefore | null;
   approvers: string[];
   status: ApprovalStatus;
   reason: string | null;
@@ -42,6 +43,7 @@ export const APPROVAL_COLUMN_NAMES = [
   'arguments_bytes',
   'arguments_head',
   'arguments_tail',
+  'file_before',
   'approvers',
   'status',
   'reason',
@@ -81,6 +83,7 @@ export function toApprovalRecord(row: ApprovalRow): ApprovalRecord {
     ...(row.arguments_head === null || row.arguments_tail === null
       ? {}
       : { argumentsPreview: { head: row.arguments_head, tail: row.arguments_tail } }),
+    ...(row.file_before === null ? {} : { fileBefore: row.file_before }),
     approvers: row.approvers,
     status: row.status,
     ...(row.reason === null ? {} : { reason: row.reason }),

@@ -265,6 +265,57 @@ for (const backend of testBackends) {
       await endTurn(turnId, 'completed');
     });
 
+    it('records the file a held write_file replaces with its approval, and refuses one of another shape', async () => {
+      const turnId = await startApiTurn('file-before');
+      const holdWith = (callId: string, callIndex: number, fileBefore: unknown) =>
+        suite.controlPlane.approvals.request({
+          turnId,
+          workerId: P,
+          callId,
+          callIndex,
+          toolKey: 'write_file',
+          activity: `Writing ${callId}.txt`,
+          arguments: { path: `${callId}.txt`, content: 'new\n' },
+          approvers: ['operator'],
+          expiresInMs: 60_000,
+          checkpoint: {},
+          fileBefore: fileBefore as never,
+        });
+      const text = { path: 'a.txt', state: 'text', text: 'old ✓\n', bytes: Buffer.byteLength('old ✓\n') };
+      const recorded = await holdWith('a', 1, text);
+      expect(recorded.fileBefore).toEqual(text);
+      expect((await suite.controlPlane.approvals.get(recorded.id))?.fileBefore).toEqual(text);
+      const cut = { path: 'b.txt', state: 'cut', text: 'head', bytes: 200_000 };
+      const binary = { path: 'c.png', state: 'binary', bytes: 12 };
+      await holdWith('b', 2, cut);
+      await holdWith('c', 3, binary);
+      const listed = await suite.controlPlane.approvals.list({ turnId });
+      const byCall = new Map(listed.map((approval) => [approval.callId, approval.fileBefore]));
+      expect([byCall.get('a'), byCall.get('b'), byCall.get('c')]).toEqual([text, cut, binary]);
+      // A call without one records none.
+      expect((await hold(turnId, 'plain')).fileBefore).toBeUndefined();
+      for (const [bad, field] of [
+        [{ path: 'x', state: 'text', text: 'abc', bytes: 4 }, 'fileBefore.bytes'],
+        [{ path: 'x', state: 'cut', text: 'abc', bytes: 3 }, 'fileBefore.bytes'],
+        [{ path: 'x', state: 'text', text: 'a\u0000b', bytes: 3 }, 'fileBefore.text'],
+        [
+          { path: 'x', state: 'text', text: 'x'.repeat(64 * 1024 + 1), bytes: 64 * 1024 + 1 },
+          'fileBefore.text',
+        ],
+        [{ path: 'x', state: 'gone' }, 'fileBefore.state'],
+        [{ state: 'missing' }, 'fileBefore.path'],
+        ['old text', 'fileBefore'],
+      ] as const) {
+        await expect(holdWith('bad', 9, bad)).rejects.toThrow(new RegExp(`^${field.replace('.', '\\.')}: `));
+      }
+      // Nothing of the refused requests was stored.
+      const callIds = (await suite.controlPlane.approvals.list({ turnId })).map(
+        (approval) => approval.callId,
+      );
+      expect(callIds.sort()).toEqual(['a', 'b', 'c', 'plain']);
+      await endTurn(turnId, 'completed');
+    });
+
     it('expires an unanswered approval as a denial, and cancels the pending ones of a turn that ended', async () => {
       const turnId = await startApiTurn('expiring');
       const soon = await hold(turnId, 'soon', 1_000);

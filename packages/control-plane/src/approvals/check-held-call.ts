@@ -1,6 +1,7 @@
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkStoredText, toStorableText } from '../values/check-stored-value';
 import type { RequestApprovalRequest } from './approval-record';
+import { checkFileBefore } from './file-before';
 import { checkCheckpoint, type StoredArguments, storableArguments } from './stored-arguments';
 
 const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -20,6 +21,8 @@ export interface HeldCall {
   /** The turn's checkpoint as stored JSON text. */
   checkpoint: string;
   arguments: StoredArguments;
+  /** The replaced file as stored JSON text, or null. */
+  fileBefore: string | null;
 }
 
 /** A turn id, or `ControlPlaneInputError` on `field`. */
@@ -41,7 +44,7 @@ export function shortText(field: string, value: unknown, maxBytes: number): stri
  * Contract: throws `ControlPlaneInputError` naming the field: `turnId`, `workerId`, `callId`,
  * `callIndex` (an integer from 0 to 2^31 - 1), `toolKey`, `activity`, `approvers` (at least one),
  * `expiresInMs` (1 s to 30 days), `checkpoint` (finite JSON of at most 16 MiB) and `arguments`
- * (finite JSON of at most 16 MiB, stored whole).
+ * (finite JSON of at most 16 MiB, stored whole), and `fileBefore` (see `checkFileBefore`).
  */
 export function checkHeldCall(request: RequestApprovalRequest): HeldCall {
   const turnId = checkTurnId(request.turnId);
@@ -82,5 +85,6 @@ export function checkHeldCall(request: RequestApprovalRequest): HeldCall {
     expiresInMs,
     checkpoint,
     arguments: storableArguments(request.arguments),
+    fileBefore: checkFileBefore(request.fileBefore),
   };
 }

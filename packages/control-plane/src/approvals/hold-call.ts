@@ -112,11 +112,11 @@ export async function recordApproval(
   const { rows } = await transaction.query<ApprovalRow>(
     `INSERT INTO switchyard.approvals
        (id, turn_id, call_id, agent_id, source, tool_key, activity, arguments, approvers, expires_at,
-        status, reason, decided_at, call_index, arguments_bytes, arguments_head, arguments_tail)
+        status, reason, decided_at, call_index, arguments_bytes, arguments_head, arguments_tail, file_before)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::text[],
              clock_timestamp() + $10 * interval '1 millisecond',
              CASE WHEN $11::text IS NULL THEN 'pending' ELSE 'cancelled' END, $11::text,
-             CASE WHEN $11::text IS NULL THEN NULL ELSE clock_timestamp() END, $12, $13, $14, $15)
+             CASE WHEN $11::text IS NULL THEN NULL ELSE clock_timestamp() END, $12, $13, $14, $15, $16::jsonb)
      RETURNING ${APPROVAL_COLUMNS}`,
     [
       `approval_${randomUUID()}`,
@@ -134,6 +134,7 @@ export async function recordApproval(
       call.arguments.bytes,
       call.arguments.head,
       call.arguments.tail,
+      call.fileBefore,
     ],
   );
   if (closed === undefined) {

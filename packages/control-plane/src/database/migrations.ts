@@ -418,6 +418,18 @@ CREATE UNIQUE INDEX schedules_idempotency_key ON switchyard.schedules (idempoten
 `,
   },
   {
+    version: 14,
+    name: 'the turn whose tool call started a workflow or background job; the file a held write_file replaces',
+    sql: `
+-- Null for a start from the API or the CLI. Not a foreign key: a turn's row may be removed with
+-- its history while the work it started is kept.
+ALTER TABLE switchyard.workflows ADD COLUMN parent_turn_id text;
+ALTER TABLE switchyard.background_jobs ADD COLUMN parent_turn_id text;
+-- What a held write_file would replace, read when the approval was asked for (see ApprovalFileBefore).
+ALTER TABLE switchyard.approvals ADD COLUMN file_before jsonb;
+`,
+  },
+  {
     version: 15,
     name: "agent budgets: tokens and starts counted per agent and minute, turns admitted at once, 'budget-exceeded'",
     sql: `

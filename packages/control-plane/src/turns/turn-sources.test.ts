@@ -61,5 +61,60 @@ for (const backend of testBackends) {
       expect(sources.get(lost.id)).toEqual({ scheduleRunId: lost.sourceId });
       expect(await suite.controlPlane.turns.sources([])).toEqual(new Map());
     });
+
+    it("names the turn whose tool call started a task turn's workflow or a job turn's job", async () => {
+      const parent = await record('api');
+      const workflow = await suite.controlPlane.workflows.startWorkflow({
+        agentId: 'ada',
+        spec: { name: 'from-a-turn', tasks: [summaryTask('review')] },
+        parentTurnId: parent.id,
+      });
+      const job = await suite.controlPlane.backgroundJobs.startBackgroundJob({
+        agentId: 'ada',
+        prompt: 'look into it',
+        parentTurnId: parent.id,
+      });
+      const orphanJob = await suite.controlPlane.backgroundJobs.startBackgroundJob({
+        agentId: 'ada',
+        prompt: 'started by the API',
+      });
+      const task = await record('task', `${workflow.id}/review`);
+      const jobTurn = await record('job', job.id);
+      const orphanJobTurn = await record('job', orphanJob.id);
+
+      const sources = await suite.controlPlane.turns.sources([task, jobTurn, orphanJobTurn]);
+      expect(sources.get(task.id)).toEqual({
+        workflow: { id: workflow.id, name: 'from-a-turn' },
+        taskId: 'review',
+        parentTurnId: parent.id,
+      });
+      expect(sources.get(jobTurn.id)).toEqual({ jobId: job.id, parentTurnId: parent.id });
+      expect(sources.get(orphanJobTurn.id)).toEqual({ jobId: orphanJob.id });
+    });
+
+    it('refuses a parent turn id that is not a turn id, storing nothing', async () => {
+      for (const bad of ['', 'turn one', 'x'.repeat(81), 42]) {
+        await expect(
+          suite.controlPlane.backgroundJobs.startBackgroundJob({
+            agentId: 'ada',
+            prompt: 'bad parent',
+            parentTurnId: bad as string,
+          }),
+        ).rejects.toThrow(/^parentTurnId: expected a turn id/);
+        await expect(
+          suite.controlPlane.workflows.startWorkflow({
+            agentId: 'ada',
+            spec: { name: 'bad-parent', tasks: [summaryTask('review')] },
+            parentTurnId: bad as string,
+          }),
+        ).rejects.toThrow(/^parentTurnId: expected a turn id/);
+      }
+      const stored = await queryControlPlane<{ count: string }>(
+        suite.controlPlane,
+        `SELECT (SELECT count(*) FROM switchyard.background_jobs WHERE payload->>'prompt' = 'bad parent')
+              + (SELECT count(*) FROM switchyard.workflows WHERE name = 'bad-parent') AS count`,
+      );
+      expect(Number(stored.rows[0]?.count)).toBe(0);
+    });
   });
 }

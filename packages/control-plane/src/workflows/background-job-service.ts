@@ -3,6 +3,7 @@ import type { AgentBudgetStore } from '../budgets/agent-budget-store';
 import type { Database } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { checkAgentId } from '../schedules/agent-id';
+import { checkParentTurnId } from '../values/check-parent-turn-id';
 import { checkStoredText } from '../values/check-stored-value';
 import { checkTraceParent } from '../values/check-trace-parent';
 import { checkResultSchema } from './check-result-schema';
@@ -45,6 +46,11 @@ export interface StartBackgroundJobRequest {
    * whichever process runs them.
    */
   traceParent?: string;
+  /**
+   * The turn whose tool call starts it (a turn's `start_background_job` tool): the job's turn's
+   * `origin` names that turn as its parent. Absent for a start from the API or the CLI.
+   */
+  parentTurnId?: string;
   /** The same key for every attempt to start this one job. Default: a new key. */
   idempotencyKey?: string;
 }
@@ -121,6 +127,7 @@ export class ControlPlaneBackgroundJobService {
       resultSchema = checked.schema;
     }
     const traceParent = checkTraceParent(request.traceParent);
+    const parentTurnId = checkParentTurnId(request.parentTurnId);
     const key = startIdempotencyKey(request.idempotencyKey, 'job');
     await this.#workTurns.ensureQueue(agentId);
     const storedId = await storeStartOnce(
@@ -128,9 +135,10 @@ export class ControlPlaneBackgroundJobService {
       'switchyard.background_jobs',
       key,
       (id) => ({
-        text: `INSERT INTO switchyard.background_jobs (id, agent_id, kind, payload, idempotency_key, trace_parent)
-               VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-        values: [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent],
+        text: `INSERT INTO switchyard.background_jobs
+                 (id, agent_id, kind, payload, idempotency_key, trace_parent, parent_turn_id)
+               VALUES ($1, $2, 'agent-turn', $3::jsonb, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+        values: [id, agentId, JSON.stringify({ prompt, resultSchema }), key, traceParent, parentTurnId],
       }),
       async (transaction, id) => {
         await this.#budgets?.countStart(transaction, agentId, 'background-job');

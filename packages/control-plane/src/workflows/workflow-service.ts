@@ -1,6 +1,7 @@
 import type { AgentBudgetStore } from '../budgets/agent-budget-store';
 import type { Database, SqlExecutor } from '../database/database';
 import { checkAgentId } from '../schedules/agent-id';
+import { checkParentTurnId } from '../values/check-parent-turn-id';
 import { checkTraceParent } from '../values/check-trace-parent';
 import { checkWorkflowSpec, type WorkflowSpec } from './check-workflow-spec';
 import { dispatchWorkflow } from './dispatch-workflow';
@@ -56,6 +57,11 @@ export interface StartWorkflowRequest {
    * whichever process runs them.
    */
   traceParent?: string;
+  /**
+   * The turn whose tool call starts it (a turn's `workflow` tool): its task turns' `origin` names
+   * that turn as their parent. Absent for a start from the API or the CLI.
+   */
+  parentTurnId?: string;
   /** The same key for every attempt to start this one workflow. Default: a new key. */
   idempotencyKey?: string;
 }
@@ -112,6 +118,7 @@ export class ControlPlaneWorkflowService {
     const agentId = checkAgentMayStart(request, 'workflows');
     const spec = checkWorkflowSpec(request.spec, this.#maxPromptBytes);
     const traceParent = checkTraceParent(request.traceParent);
+    const parentTurnId = checkParentTurnId(request.parentTurnId);
     const key = startIdempotencyKey(request.idempotencyKey, 'workflow');
     await this.#workTurns.ensureQueue(agentId);
     const storedId = await storeStartOnce(
@@ -120,9 +127,18 @@ export class ControlPlaneWorkflowService {
       key,
       (id) => ({
         text: `INSERT INTO switchyard.workflows
-                 (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks, trace_parent)
-               VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-        values: [id, agentId, spec.name, JSON.stringify(spec), key, this.#maxConcurrentTasks, traceParent],
+                 (id, agent_id, name, definition, idempotency_key, max_concurrent_tasks, trace_parent, parent_turn_id)
+               VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+        values: [
+          id,
+          agentId,
+          spec.name,
+          JSON.stringify(spec),
+          key,
+          this.#maxConcurrentTasks,
+          traceParent,
+          parentTurnId,
+        ],
       }),
       async (transaction, id) => {
         await this.#budgets?.countStart(transaction, agentId, 'workflow');

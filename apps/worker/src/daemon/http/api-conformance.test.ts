@@ -319,6 +319,7 @@ describe('the daemon’s HTTP API: session', () => {
       agents: ['ops', 'hasty'],
       defaultAgent: 'ops',
       version: expect.any(String),
+      continueAnsweredWithinMs: expect.any(Number),
     });
     expect((await call('getSession', '/v1/session', { token: READ_TOKEN })).body.access).toBe('read-only');
     expect((await call('getSession', '/v1/session', { token: null })).status).toBe(401);

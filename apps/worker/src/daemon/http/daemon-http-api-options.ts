@@ -71,6 +71,12 @@ export interface DaemonHttpApiOptions {
   maxEventStreamBytes?: number;
   /** The version in the OpenAPI document. */
   version: string;
+  /**
+   * How soon a turn let go while waiting for approval continues once answered, in ms: the interval
+   * at which the daemon claims answered turns (`serve.heartbeatMs`), for `GET /v1/session`. Default
+   * 10,000.
+   */
+  continueAnsweredWithinMs?: number;
   /** Receives one-line log messages. */
   log?: (line: string) => void;
   /**

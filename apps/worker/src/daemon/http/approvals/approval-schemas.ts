@@ -33,6 +33,26 @@ export const ApprovalSchema = z
       })
       .optional()
       .openapi({ description: 'For arguments larger than 64 KiB, when `arguments` is left out' }),
+    fileBefore: z
+      .strictObject({
+        path: z.string().openapi({ description: 'The path the call names, relative to the agent’s home' }),
+        state: z.enum(['text', 'cut', 'binary', 'missing', 'unreadable']).openapi({
+          description:
+            '`text`: the whole file is `text`; `cut`: `text` is its first 64 KiB at most (cut before a character); `binary`: not UTF-8 text; `missing`: the call creates it; `unreadable`: outside the home, a directory, … (`reason`)',
+        }),
+        text: z.string().optional().openapi({ description: 'The file’s text (`text`, `cut`)' }),
+        bytes: z
+          .number()
+          .int()
+          .optional()
+          .openapi({ description: 'The whole file’s size (`text`, `cut`, `binary`)' }),
+        reason: z.string().optional().openapi({ description: 'Why it could not be read (`unreadable`)' }),
+      })
+      .optional()
+      .openapi({
+        description:
+          'For a held `write_file`: the file it would replace, read when the approval was asked for and recorded with it, so the call can be shown as a change',
+      }),
     approvers: z.array(z.string()),
     status: z.enum(APPROVAL_STATUSES),
     ...optionalTextFields(['reason', 'answeredBy']),

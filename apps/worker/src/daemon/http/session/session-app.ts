@@ -29,6 +29,7 @@ export function createSessionApp({ options }: ApiContext) {
           agents: [...options.agents],
           defaultAgent: options.defaultAgent,
           version: options.version,
+          continueAnsweredWithinMs: options.continueAnsweredWithinMs ?? 10_000,
         },
         200,
         NO_STORE,

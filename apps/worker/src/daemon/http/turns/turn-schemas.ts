@@ -32,11 +32,15 @@ export const TurnSchema = z
         schedule: z.strictObject({ id: z.string(), name: z.string() }).optional(),
         scheduleRunId: z.string().optional(),
         jobId: z.string().optional(),
+        parentTurnId: z.string().optional().openapi({
+          description:
+            'The turn whose tool call (`workflow`, `start_background_job`) started the task’s workflow or the job; absent when the API or the CLI started it.',
+        }),
       })
       .optional()
       .openapi({
         description:
-          'Where a task, schedule or job turn came from, by name: the workflow and task, the schedule (its own id: `sourceId` is the run’s) and run, the job. In the list and on one turn; absent for API turns, in the live feed’s `turn` events, and for parts no longer recorded.',
+          'Where a task, schedule or job turn came from, by name: the workflow and task, the schedule (its own id: `sourceId` is the run’s) and run, the job, and the turn that started the workflow or job. In the list and on one turn; absent for API turns, in the live feed’s `turn` events, and for parts no longer recorded.',
       }),
     title: z.string().openapi({
       description:
