@@ -74,10 +74,11 @@ describe('the sandbox hides the worker', () => {
       OPENAI_API_KEY: `sk-${marker}`,
       DATABASE_URL: `postgres://worker:${marker}@127.0.0.1/switchyard`,
     };
-    // `ps` first and short (`comm`, not `args`): the environments that follow can be long enough on a
-    // busy machine for the output to be cut in the middle, and wrapped pids put the worker anywhere.
+    // `ps` first and each line short: the environments that follow can be long enough on a busy
+    // machine for the output to be cut in the middle, and wrapped pids put the worker anywhere. Its
+    // command line, not `comm`: Node 24 names its main thread `MainThread`.
     const command = [
-      'ps -eo pid,comm',
+      'ps -eo pid,args | cut -c1-60',
       'tr "\\0" "\\n" < /proc/$PPID/environ',
       'tr "\\0" "\\n" < /proc/1/environ',
       'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done',
@@ -105,8 +106,8 @@ describe('the sandbox hides the worker', () => {
     expect(sandboxed.details.sandboxed).toBe(true);
     expect(sandboxed.content).toContain(`HOME=${home}`);
     expect(sandboxed.content).not.toContain(marker);
-    // Only the command's own processes: the sandbox's init, the shell and ps (a `ps -eo pid,comm`
-    // line naming node would be the worker; PATH lines may name node folders).
+    // Only the command's own processes: the sandbox's init, the shell, ps and cut (a `ps -eo
+    // pid,args` line naming a node binary would be the worker; PATH lines may name node folders).
     const workerLine = /^\s*\d+ (\S*\/)?node(\s|$)/m;
     expect(sandboxed.content).not.toMatch(workerLine);
 
