@@ -67,7 +67,8 @@ export async function waitForSlot(
 /**
  * The loop's budget for one turn of `context.agentId`: before each model request, the turn's
  * tokens (a continued turn's earlier part included) against `tokensPerTurn`, then its agent's last
- * 24 hours against `tokensPerDay` (what every process on the database recorded); after each
+ * 24 hours against `tokensPerDay` (what every process on the database recorded; checks at the same
+ * moment share one reading, plus what this process recorded since it began); after each
  * response, its tokens recorded for the agent before its calls run.
  */
 export function turnBudgetOf(
@@ -84,7 +85,7 @@ export function turnBudgetOf(
         noteLimit(entry, 'tokensPerTurn');
         return `the turn spent ${spent} tokens, its agent's limit per turn is ${limits.tokensPerTurn} (tokensPerTurn)`;
       }
-      const today = await store.tokensLastDay(context.agentId);
+      const today = await store.tokensLastDay(context.agentId, { shareUnderWay: true });
       if (today >= limits.tokensPerDay) {
         noteLimit(entry, 'tokensPerDay');
         return `agent ${context.agentId} spent ${today} tokens in the last 24 hours, its limit is ${limits.tokensPerDay} (tokensPerDay)`;

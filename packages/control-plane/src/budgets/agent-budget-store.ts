@@ -80,6 +80,12 @@ function checkLimit(field: string, limit: unknown): number | undefined {
 export class AgentBudgetStore {
   readonly #database: Database;
   readonly #limitsOf: AgentStartLimitsOf;
+  /** Per agent: the write of tokens under way (settled, never rejects), and the batch that goes next. */
+  readonly #tokenWrites = new Map<string, Promise<void>>();
+  readonly #nextTokenWrite = new Map<string, { tokens: number; written: Promise<void> }>();
+  /** Per agent: tokens recorded through this store, and the reading of the last day under way. */
+  readonly #recordedHere = new Map<string, number>();
+  readonly #readings = new Map<string, { recordedBefore: number; tokens: Promise<number> }>();
 
   /** Use `controlPlane.budgets` rather than constructing one. */
   constructor(database: Database, limitsOf: AgentStartLimitsOf = () => undefined) {
@@ -94,7 +100,11 @@ export class AgentBudgetStore {
 
   /**
    * Adds `tokens` an agent's turn spent (one model response's usage) to its current minute, in one
-   * statement that also prunes its minutes older than 25 hours.
+   * statement that also prunes its minutes older than 25 hours. Resolves once they are stored.
+   *
+   * Writes of one agent are coalesced: at most one statement per agent is under way in this
+   * process, and tokens recorded while it runs are added together and stored by the next one (many
+   * turns in flight write one row update a round trip, not one each).
    */
   async recordTokens(agentId: string, tokens: number): Promise<void> {
     const agent = checkAgentId(agentId);
@@ -102,6 +112,32 @@ export class AgentBudgetStore {
       throw new ControlPlaneInputError('tokens', `must be an integer >= 0, got ${String(tokens)}`);
     }
     if (tokens === 0) return;
+    this.#recordedHere.set(agent, (this.#recordedHere.get(agent) ?? 0) + tokens);
+    let batch = this.#nextTokenWrite.get(agent);
+    if (batch === undefined) {
+      const opened: { tokens: number; written: Promise<void> } = { tokens: 0, written: Promise.resolve() };
+      const previous = this.#tokenWrites.get(agent) ?? Promise.resolve();
+      // The batch takes tokens until its statement starts: after the one under way, or on the next microtask.
+      opened.written = previous.then(() => {
+        this.#nextTokenWrite.delete(agent);
+        return this.#writeTokens(agent, opened.tokens);
+      });
+      const settled = opened.written.then(
+        () => {},
+        () => {},
+      );
+      this.#tokenWrites.set(agent, settled);
+      void settled.then(() => {
+        if (this.#tokenWrites.get(agent) === settled) this.#tokenWrites.delete(agent);
+      });
+      this.#nextTokenWrite.set(agent, opened);
+      batch = opened;
+    }
+    batch.tokens += tokens;
+    return batch.written;
+  }
+
+  async #writeTokens(agent: string, tokens: number): Promise<void> {
     await this.#database.query(
       `WITH pruned AS (
          DELETE FROM switchyard.agent_token_usage
@@ -114,9 +150,32 @@ export class AgentBudgetStore {
     );
   }
 
-  /** Tokens the agent's turns spent in the last 24 hours (this minute and the 1439 before it). */
-  async tokensLastDay(agentId: string): Promise<number> {
+  /**
+   * Tokens the agent's turns spent in the last 24 hours (this minute and the 1439 before it).
+   *
+   * `shareUnderWay`: a reading of this agent already under way in this process is used, plus the
+   * tokens recorded here since it began (so this process never counts less than it spent itself),
+   * instead of a statement of its own: the checks of many turns in flight share one round trip.
+   * Tokens another process stores while a reading is under way show in the next one, as they would
+   * for a reading of its own that began a moment earlier.
+   */
+  async tokensLastDay(agentId: string, options: { shareUnderWay?: boolean } = {}): Promise<number> {
     const agent = checkAgentId(agentId);
+    const recordedHere = () => this.#recordedHere.get(agent) ?? 0;
+    let reading = options.shareUnderWay === true ? this.#readings.get(agent) : undefined;
+    if (reading === undefined) {
+      const taken = { recordedBefore: recordedHere(), tokens: this.#readTokens(agent) };
+      reading = taken;
+      this.#readings.set(agent, taken);
+      const done = () => {
+        if (this.#readings.get(agent) === taken) this.#readings.delete(agent);
+      };
+      taken.tokens.then(done, done);
+    }
+    return (await reading.tokens) + (recordedHere() - reading.recordedBefore);
+  }
+
+  async #readTokens(agent: string): Promise<number> {
     const { rows } = await this.#database.query<{ tokens: string | number }>(
       `SELECT coalesce(sum(tokens), 0)::bigint AS tokens FROM switchyard.agent_token_usage
         WHERE agent_id = $1 AND minute > ${THIS_MINUTE} - interval '24 hours'`,

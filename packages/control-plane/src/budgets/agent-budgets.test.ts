@@ -54,6 +54,42 @@ for (const backend of testBackends) {
       expect(old).toHaveLength(0);
     });
 
+    it('stores every token of many responses recorded at once, each call resolving once its tokens are stored', async () => {
+      const written = await Promise.all(
+        Array.from({ length: 60 }, async (_, index) => {
+          await budgets().recordTokens('carol', index + 1);
+          // Resolved: its own tokens are in the table, whichever statement carried them.
+          const [row] = await suite.rows<{ tokens: string }>(
+            "SELECT sum(tokens)::text AS tokens FROM switchyard.agent_token_usage WHERE agent_id = 'carol'",
+          );
+          return Number(row?.tokens);
+        }),
+      );
+      expect(Math.min(...written)).toBeGreaterThanOrEqual(1);
+      expect(await budgets().tokensLastDay('carol')).toBe((60 * 61) / 2);
+    });
+
+    it('lets checks share a reading under way, each counting what this process recorded since', async () => {
+      await budgets().recordTokens('dora', 100);
+      await suite.rows(
+        `INSERT INTO switchyard.agent_token_usage (agent_id, minute, tokens)
+         VALUES ('dora', date_trunc('minute', now()) - interval '1 hour', 40)`,
+      );
+      const shared = () => budgets().tokensLastDay('dora', { shareUnderWay: true });
+      expect(await Promise.all([shared(), shared(), budgets().tokensLastDay('dora'), shared()])).toEqual([
+        140, 140, 140, 140,
+      ]);
+      // Tokens recorded while a reading is under way count for every check sharing it: never less
+      // than this process spent (twice, when the reading itself already saw them: the safe side).
+      const first = shared();
+      const recorded = budgets().recordTokens('dora', 5);
+      const second = shared();
+      await recorded;
+      expect([145, 150]).toContain(await second);
+      expect([145, 150]).toContain(await first);
+      expect(await shared()).toBe(145);
+    });
+
     it('refuses a schedule past schedulesPerHour with its reason, storing nothing, and counts a repeated create once', async () => {
       const create = (name: string, idempotencyKey?: string) =>
         suite.controlPlane.schedules.createSchedule({
