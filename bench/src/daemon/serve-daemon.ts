@@ -29,6 +29,9 @@ export interface LoopDelay {
   maxMs: number;
 }
 
+/** The budgets of a benchmark daemon's agent unless a suite says otherwise (see `ServeDaemonOptions.budgets`). */
+export const BENCH_BUDGETS = { turnsAtOnce: 10_000 } as const;
+
 /** The agent every benchmark daemon serves. */
 export const BENCH_AGENT = 'bench';
 
@@ -42,6 +45,12 @@ export interface ServeDaemonOptions {
   database: DaemonDatabase;
   /** More `serve` settings of the configuration file (heartbeatMs, pollSeconds, ...). */
   serve?: Record<string, unknown>;
+  /**
+   * The agent's budgets (`budgets` of the configuration file). Default `{ turnsAtOnce: 10000 }`: the
+   * benchmarks measure the daemon, not the default limit of 16 turns of one agent at once (past it,
+   * turns wait for a slot, polling).
+   */
+  budgets?: Record<string, unknown>;
   /** Options for `node` itself, before the CLI's path (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArguments?: readonly string[];
   /** Files written into the agent's home before the process starts (name -> text). */
@@ -128,6 +137,7 @@ async function prepareServeFolder(options: ServeDaemonOptions): Promise<ServeFol
           ? { url: options.database.url }
           : { dataDir: path.join(directory, '.switchyard', 'db') },
       ...(options.serve === undefined ? {} : { serve: options.serve }),
+      budgets: options.budgets ?? BENCH_BUDGETS,
     }),
   );
   return {

@@ -38,6 +38,7 @@ const result = (rows: TurnsInFlightRow[]): TurnsInFlightResult => ({
   requestsPerTurn: 6,
   modelLatencyMs: 1000,
   rows,
+  floors: [],
   skipped: [],
 });
 
@@ -88,5 +89,20 @@ describe('the turns-in-flight section', () => {
     expect(section.endsWith('<!-- /bench:turns-in-flight -->')).toBe(true);
     expect(section).toContain('| postgres | 2000 | 2000 x 202 | 2000 | 7.20 s / 9.00 s | 1.20x |');
     expect(section).toContain('| postgres | 5000 | 5000 x 202 | 5000 |');
+  });
+
+  it('reads each 2,000 level beside the bare loop of the same level, when there is one', () => {
+    const withFloor = {
+      ...result([row()]),
+      floors: [{ turns: 2000, completed: 2000, turnMs: { p50: 6_600, p99: 7_000 }, cpuPerTurnMs: 5 }],
+    };
+    const [line] = turnsInFlightTargetLines(withFloor);
+    expect(line).toContain(
+      "a bare openai loop's median at the same level is 1.10x the model's; the daemon's is 1.09x the bare loop's",
+    );
+    expect(renderTurnsInFlightSection(withFloor)).toContain(
+      '| floor: bare openai loop | 2000 | - | 2000 | 6.60 s / 7.00 s | 1.10x |',
+    );
+    expect(turnsInFlightTargetLines(result([row()]))[0]).not.toContain('bare openai loop');
   });
 });

@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { type FakeRequest, type FakeResponse, startFakeResponsesServer } from '@switchyard/testkit';
+import type { FunctionTool } from 'openai/resources/responses/responses';
 import { daemonJson, listTurns } from '../daemon/daemon-requests';
 import { percentile } from '../daemon/daemon-stats';
 import { pollHealth } from '../daemon/poll-health';
@@ -8,6 +11,7 @@ import { type BurstAnswer, postBurst } from '../daemon/post-burst';
 import { mainThreadSchedule, processCpuMs } from '../daemon/process-cpu';
 import { sampleRss } from '../daemon/sample-rss';
 import { type DaemonDatabase, type LoopDelay, startServeDaemon } from '../daemon/serve-daemon';
+import { runFloorLevel, startFloorProcess } from '../daemon/start-floor-process';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../daemon/throwaway-postgres';
 import { heading, machineNow, report } from '../measure';
 
@@ -73,6 +77,17 @@ export interface TurnsInFlightResult {
   requestsPerTurn: number;
   modelLatencyMs: number;
   rows: TurnsInFlightRow[];
+  /**
+   * The floor per level: the same turns through a bare `openai` loop in a process of its own, all at
+   * once against the same fake model (what this machine's cores allow any client): turn time p50 and
+   * p99, ms, and its process's CPU per turn, ms.
+   */
+  floors: Array<{
+    turns: number;
+    completed: number;
+    turnMs: { p50: number; p99: number };
+    cpuPerTurnMs: number;
+  }>;
   skipped: string[];
 }
 
@@ -159,6 +174,43 @@ function statementCount(url: string): number {
         WHERE d.datname = current_database() AND s.query NOT ILIKE '%pg_stat_statements%'`,
     ),
   );
+}
+
+/**
+ * The floor of each level: that many turns at once through the bare `openai` loop in a process of
+ * its own (`floor-process.ts`), against the same fake model, `list_files` answered from a home of
+ * the same files: what this machine allows any client, so a daemon's turn time can be read beside it.
+ */
+async function floorsOf(
+  baseURL: string,
+  levels: readonly number[],
+  tools: FunctionTool[],
+): Promise<TurnsInFlightResult['floors']> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'switchyard-bench-floor-'));
+  const floorProcess = startFloorProcess();
+  try {
+    for (const [name, text] of Object.entries(HOME_FILES)) await writeFile(path.join(home, name), text);
+    const floors: TurnsInFlightResult['floors'] = [];
+    for (const turns of levels) {
+      const { result, cpu } = await runFloorLevel(floorProcess, { baseURL, turns, home, tools });
+      const floor = {
+        turns,
+        completed: result.turnMs.length,
+        turnMs: { p50: percentile(result.turnMs, 50), p99: percentile(result.turnMs, 99) },
+        cpuPerTurnMs: cpu.floorMs,
+      };
+      floors.push(floor);
+      report(
+        `floor (bare openai loop), ${turns} in flight`,
+        `${floor.completed}/${turns} completed, turn p50 ${(floor.turnMs.p50 / 1000).toFixed(2)} s p99 ${(floor.turnMs.p99 / 1000).toFixed(2)} s`,
+        `${floor.cpuPerTurnMs.toFixed(1)} ms CPU a turn${result.failures.length === 0 ? '' : `; failures: ${result.failures.slice(0, 3).join('; ')}`}`,
+      );
+    }
+    return floors;
+  } finally {
+    await floorProcess.stop();
+    await rm(home, { recursive: true, force: true });
+  }
 }
 
 /** One level on a fresh `serve` process of `database`. */
@@ -273,14 +325,21 @@ export async function turnsInFlight(options: TurnsInFlightOptions = {}): Promise
   const calls = options.calls ?? 5;
   const modelLatencyMs = options.modelLatencyMs ?? 1000;
   const before = os.loadavg()[0] ?? Number.NaN;
+  const script = slowListFilesScript(calls, modelLatencyMs);
+  let tools: FunctionTool[] | undefined;
   const fake = await startFakeResponsesServer({
     record: false,
-    script: slowListFilesScript(calls, modelLatencyMs),
+    script: (request) => {
+      // The daemon's own tools array, so the floor's requests carry the same bytes.
+      tools ??= request.body.tools as unknown as FunctionTool[];
+      return script(request);
+    },
   });
   heading(
     `Turns in flight: ${levels.join(', ')} turns at once, ${calls + 1} model requests of ${modelLatencyMs} ms (load ${before.toFixed(1)})`,
   );
   const rows: TurnsInFlightRow[] = [];
+  const floors: TurnsInFlightResult['floors'] = [];
   const skipped: string[] = [];
   try {
     for (const backend of options.backends ?? (['pglite', 'postgres'] as const)) {
@@ -335,8 +394,9 @@ export async function turnsInFlight(options: TurnsInFlightOptions = {}): Promise
         await cluster?.stop();
       }
     }
+    if (tools !== undefined) floors.push(...(await floorsOf(fake.baseURL, levels, tools)));
   } finally {
     await fake.close();
   }
-  return { ...machineNow(before), requestsPerTurn: calls + 1, modelLatencyMs, rows, skipped };
+  return { ...machineNow(before), requestsPerTurn: calls + 1, modelLatencyMs, rows, floors, skipped };
 }
