@@ -28,6 +28,20 @@ function childrenOf(pid: number, name: string): number[] {
   return found;
 }
 
+/** Waits for the daemon to log its lost lock; a timeout shows the log's tail (what it said instead). */
+async function waitForLostLock(serve: ServeProcess): Promise<void> {
+  try {
+    await waitFor(
+      'the lost lock in the log',
+      () => (serve.log.includes('LOST THE LOCK') ? true : undefined),
+      // A safety net: the daemon checks its lock every second, later on a loaded machine.
+      90_000,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the log ends:\n${serve.log.slice(-4000)}`);
+  }
+}
+
 describe.runIf(process.platform === 'linux')(
   'switchyard serve holds its embedded database with an OS lock',
   () => {
@@ -129,12 +143,7 @@ describe.runIf(process.platform === 'linux')(
       const [lockPid] = childrenOf(serve.child.pid as number, 'flock');
       expect(lockPid).toBeDefined();
       process.kill(lockPid as number, 'SIGKILL');
-      await waitFor(
-        'the lost lock in the log',
-        () => (serve.log.includes('LOST THE LOCK') ? true : undefined),
-        // A safety net: the daemon checks its lock every few seconds, later on a loaded machine.
-        90_000,
-      );
+      await waitForLostLock(serve);
       const line = serve.log.split('\n').find((entry) => entry.includes('LOST THE LOCK')) ?? '';
       expect(line).toContain(
         `on the embedded database ${dataDir}: its lock process ${lockPid} (flock) exited`,
@@ -183,12 +192,7 @@ describe.runIf(process.platform === 'linux')(
       const { serve, url } = await start();
       await rename(dataDir, `${dataDir}.moved`);
       await mkdir(dataDir);
-      await waitFor(
-        'the lost lock in the log',
-        () => (serve.log.includes('LOST THE LOCK') ? true : undefined),
-        // A safety net: the daemon checks its lock every few seconds, later on a loaded machine.
-        90_000,
-      );
+      await waitForLostLock(serve);
       expect(serve.log).toContain(`${dataDir} was replaced`);
       expect((await requestJson(`${url}/healthz`)).body).toMatchObject({ status: 'lock-lost' });
       serve.signal('SIGKILL');
