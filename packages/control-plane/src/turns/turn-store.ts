@@ -20,6 +20,7 @@ import type {
 } from './turn-record';
 import { recordOfTurnRow, TURN_COLUMNS, type TurnRow, USAGE_FIELDS } from './turn-rows';
 import { describeTurnSources, type TurnSourceDetail } from './turn-sources';
+import { TurnStartQueue } from './turn-start-queue';
 import type { HandBackUnit, SettleDetachedUnit } from './turn-unit-hooks';
 
 /** Turns looked at per `markInterrupted` call: a sweep's work is bounded; the next sweep takes the rest. */
@@ -65,6 +66,8 @@ export class TurnStore {
   readonly #maxValueBytes: number;
   readonly #handBack: HandBackUnit | undefined;
   readonly #settleDetached: SettleDetachedUnit | undefined;
+  /** Starts of this process, recorded together when they arrive together. */
+  readonly #starts: TurnStartQueue;
 
   /** Use `controlPlane.turns` rather than constructing one. */
   constructor(
@@ -77,10 +80,12 @@ export class TurnStore {
     this.#maxValueBytes = maxValueBytes;
     this.#handBack = handBack;
     this.#settleDetached = settleDetached;
+    this.#starts = new TurnStartQueue(database);
   }
 
   /**
-   * Records a turn as `running`.
+   * Records a turn as `running`. Starts that arrive while others are being recorded are stored
+   * together, in one statement (see `TurnStartQueue`).
    *
    * Contract: throws `ControlPlaneInputError` on `id` when that id is already recorded.
    */
@@ -103,13 +108,16 @@ export class TurnStore {
     if (attempt !== null && (!Number.isSafeInteger(attempt) || attempt < 1)) {
       throw new ControlPlaneInputError('attempt', `must be an integer >= 1, got ${String(attempt)}`);
     }
-    const { rows } = await this.#database.query<TurnRow>(
-      `INSERT INTO switchyard.turns (id, agent_id, source, source_id, attempt, prompt, worker_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS}`,
-      [id, agentId, request.source, sourceId, attempt, prompt, workerId],
-    );
-    const row = rows[0];
-    if (row === undefined) throw new ControlPlaneInputError('id', `turn '${id}' is already recorded`);
+    const row = await this.#starts.record({
+      id,
+      agentId,
+      source: request.source,
+      sourceId,
+      attempt,
+      prompt,
+      workerId,
+      bytes: Buffer.byteLength(prompt) + (sourceId?.length ?? 0) + 256,
+    });
     return recordOfTurnRow(row);
   }
 
