@@ -18,6 +18,8 @@ describePublicApi('@switchyard/control-plane', {
     'IDEMPOTENCY_KEY_LIFETIME_MS',
     'MAX_IDEMPOTENCY_KEY_LENGTH',
     'RateLimitedError',
+    'TURN_SOURCES',
+    'TURN_STATUSES',
     'TURN_TITLE_MAX_CHARACTERS',
     'TurnJournalFencedError',
     'checkResultSchema',

@@ -89,6 +89,7 @@ export type {
   TurnSource,
   TurnUsage,
 } from './turns/turn-record';
+export { TURN_SOURCES, TURN_STATUSES } from './turns/turn-record';
 export type { TurnSourceDetail } from './turns/turn-sources';
 export type { TurnStore } from './turns/turn-store';
 export { TURN_TITLE_MAX_CHARACTERS, turnTitleOf } from './turns/turn-title';

@@ -1,25 +1,18 @@
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
-import type { TurnSource } from './turn-record';
+import { TURN_SOURCES, TURN_STATUSES, type TurnEndStatus } from './turn-record';
 
 // What the turn records accept: ids, sources and statuses, checked before anything is written.
 
 export const TURN_ID = /^[A-Za-z0-9_-]{1,80}$/;
-export const SOURCES: ReadonlySet<string> = new Set<TurnSource>(['api', 'schedule', 'job', 'task']);
-export const END_STATUSES: ReadonlySet<string> = new Set([
-  'completed',
-  'incomplete',
-  'ended-by-tool',
-  'aborted',
-  'max-iterations',
-  'budget-exceeded',
-  'failed',
-]);
-export const STATUSES: ReadonlySet<string> = new Set([
-  ...END_STATUSES,
-  'running',
-  'waiting-approval',
-  'interrupted',
-]);
+export const SOURCES: ReadonlySet<string> = new Set(TURN_SOURCES);
+/** The statuses an end is recorded with: every status but the open ones and `interrupted`. */
+export const END_STATUSES: ReadonlySet<string> = new Set(
+  TURN_STATUSES.filter(
+    (status): status is TurnEndStatus =>
+      status !== 'running' && status !== 'waiting-approval' && status !== 'interrupted',
+  ),
+);
+export const STATUSES: ReadonlySet<string> = new Set(TURN_STATUSES);
 
 /** The id, or `ControlPlaneInputError` naming `field`. */
 export function checkTurnId(value: unknown, field = 'id'): string {

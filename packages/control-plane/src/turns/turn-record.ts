@@ -1,5 +1,8 @@
+/** Every source of a turn, in the order the API documents them. */
+export const TURN_SOURCES = ['api', 'schedule', 'job', 'task'] as const;
+
 /** Where a turn came from: the HTTP API, a schedule fire, a background job or a workflow task. */
-export type TurnSource = 'api' | 'schedule' | 'job' | 'task';
+export type TurnSource = (typeof TURN_SOURCES)[number];
 
 /**
  * A turn's state: `running`, `waiting-approval` while a tool call of it is held for an operator's
@@ -8,17 +11,21 @@ export type TurnSource = 'api' | 'schedule' | 'job' | 'task';
  * which), or `interrupted` when the process running it stopped without
  * recording an end (a crash, a SIGKILL) while it was running.
  */
-export type TurnRecordStatus =
-  | 'running'
-  | 'waiting-approval'
-  | 'completed'
-  | 'incomplete'
-  | 'ended-by-tool'
-  | 'aborted'
-  | 'max-iterations'
-  | 'budget-exceeded'
-  | 'failed'
-  | 'interrupted';
+export type TurnRecordStatus = (typeof TURN_STATUSES)[number];
+
+/** Every status a turn record can have (see `TurnRecordStatus`), in the order the API documents them. */
+export const TURN_STATUSES = [
+  'running',
+  'waiting-approval',
+  'completed',
+  'incomplete',
+  'ended-by-tool',
+  'aborted',
+  'max-iterations',
+  'budget-exceeded',
+  'failed',
+  'interrupted',
+] as const;
 
 /** The statuses `recordEnd` takes: how the loop ended the turn. */
 export type TurnEndStatus = Exclude<TurnRecordStatus, 'running' | 'waiting-approval' | 'interrupted'>;

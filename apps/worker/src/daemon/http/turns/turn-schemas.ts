@@ -1,22 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import { TURN_SOURCES, TURN_STATUSES } from '@switchyard/control-plane';
 import { type AgentFields, UsageSchema } from '../shared-schemas';
 import { isStorableText, STORABLE_TEXT_ERROR } from '../storable-text';
 
-/** Every status a turn can have. */
-export const TURN_STATUSES = [
-  'running',
-  'waiting-approval',
-  'completed',
-  'incomplete',
-  'ended-by-tool',
-  'aborted',
-  'max-iterations',
-  'budget-exceeded',
-  'failed',
-  'interrupted',
-] as const;
-/** What started a turn. */
-export const TURN_SOURCES = ['api', 'schedule', 'job', 'task'] as const;
+// Every status and source a turn can have: the control plane's lists, so the API never drifts from the records.
+export { TURN_SOURCES, TURN_STATUSES } from '@switchyard/control-plane';
 
 /** One turn, whichever process ran it. */
 export const TurnSchema = z
