@@ -226,6 +226,15 @@ async function writeConfig(options: ChaosRunOptions): Promise<string> {
       ...options.serve,
     },
     limits: { turnTimeoutMs: CHAOS_TURN_TIMEOUT_MS },
+    // The agent's budgets out of the way: a run starts hundreds of units an hour (the default 120 fires
+    // an hour would hold later fires back, and 16 turns at once would queue turns behind each other).
+    budgets: {
+      turnsAtOnce: 10_000,
+      schedulesPerHour: 1_000_000,
+      scheduleFiresPerHour: 1_000_000,
+      workflowsPerHour: 1_000_000,
+      backgroundJobsPerHour: 1_000_000,
+    },
     // Unattended turns would hold each `run_command` for an operator (the default for schedule, task
     // and job turns): the chaos is about crashes, so every call runs.
     approvals: { destructive: 'allow' },
