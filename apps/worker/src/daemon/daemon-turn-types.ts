@@ -215,7 +215,7 @@ export interface DaemonTurnBudgets {
   store: Pick<AgentBudgetStore, 'recordTokens' | 'tokensLastDay' | 'admitTurn'>;
   /** The limits of an agent. */
   of(agentId: string): DaemonTurnLimits;
-  /** How often a turn waiting for a slot asks again, in ms. Default 500. */
+  /** How often the first turn of an agent waiting for a slot in this process asks again, in ms. Default 500. */
   slotPollMs?: number;
 }
 

@@ -18,7 +18,8 @@ import type {
 } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
 import { errorMessage } from './error-message';
-import { turnBudgetOf, waitForSlot } from './turn-budgets';
+import { SlotWaiters } from './slot-waiters';
+import { DEFAULT_SLOT_POLL_MS, turnBudgetOf, waitForSlot } from './turn-budgets';
 import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
 import { describeUnfinishedTurn, recordTurnEnd, serialiseEvent } from './turn-event-recording';
@@ -83,6 +84,8 @@ export class DaemonTurns {
   readonly #registry: TurnRegistry;
   readonly #records: DaemonTurnRecords | undefined;
   readonly #gate: ApprovalGate | undefined;
+  /** Turns waiting for a slot among their agent's turns at once (with budgets). */
+  readonly #slots: SlotWaiters | undefined;
   /** Starts waiting for their record to be written. */
   readonly #starting = new Set<Promise<unknown>>();
   /** Set by `cancelAll`: a turn whose start was under way then is cancelled as it starts. */
@@ -97,6 +100,10 @@ export class DaemonTurns {
     this.#registry = new TurnRegistry({
       ...definedFields(options, ['maxRetainedTurns', 'maxRetainedTurnBytes', 'records']),
     });
+    this.#slots =
+      options.budgets === undefined
+        ? undefined
+        : new SlotWaiters(options.budgets.store, options.budgets.slotPollMs ?? DEFAULT_SLOT_POLL_MS);
     this.#gate =
       options.approvals === undefined
         ? undefined
@@ -242,8 +249,8 @@ export class DaemonTurns {
       await this.#options.beforeTurn?.(context);
       const { budgets } = this.#options;
       // Its slot among its agent's turns at once before anything is built: a queued turn costs nothing.
-      if (budgets !== undefined && this.#records !== undefined) {
-        await waitForSlot(entry, context, budgets, this.#options.log);
+      if (budgets !== undefined && this.#slots !== undefined && this.#records !== undefined) {
+        await waitForSlot(entry, context, budgets, this.#slots, this.#options.log);
       }
       const tools = (await (plan.tools ?? this.#options.tools)?.(context)) ?? [];
       const instructions =
@@ -342,6 +349,8 @@ export class DaemonTurns {
     if (unfinished !== undefined) this.#options.log?.(unfinished);
     if (this.#records !== undefined) {
       await recordTurnEnd(this.#records, entry, definedFields(this.#options, ['log']));
+      // Its slot among its agent's turns at once is free now: the next turn waiting here asks.
+      this.#slots?.slotFreed(entry.snapshot.agent);
     }
     this.#registry.changed(entry);
     return { ...entry.snapshot };

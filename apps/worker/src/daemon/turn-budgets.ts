@@ -2,9 +2,11 @@ import { metrics } from '@opentelemetry/api';
 import type { TurnBudget } from '@switchyard/core';
 import { WORKER_TRACER_NAME } from '../telemetry/http-trace-middleware';
 import type { DaemonTurnBudgets, DaemonTurnContext } from './daemon-turn-types';
+import type { SlotWaiters } from './slot-waiters';
 import type { TurnEntry } from './turn-entry';
 
-const DEFAULT_SLOT_POLL_MS = 500;
+/** How often the first turn of an agent waiting for a slot asks again (`slotPollMs`), ms. */
+export const DEFAULT_SLOT_POLL_MS = 500;
 
 /** The metric of turns an agent's budget delayed or ended. */
 export const BUDGET_METRICS = {
@@ -31,7 +33,8 @@ export function noteLimit(entry: TurnEntry, limit: string): void {
 }
 
 /**
- * Waits until the turn holds a slot among its agent's turns at once (`admitTurn`, asked again every
+ * Waits until the turn holds a slot among its agent's turns at once (`admitTurn`; refused, the turn
+ * waits in its agent's line in `slots`, whose first asks again when a turn ends here or every
  * `slotPollMs`), with its time limit paused meanwhile: a turn queued behind others is not timed out
  * by their length. A turn that already holds one (resumed) goes on at once.
  *
@@ -42,11 +45,12 @@ export async function waitForSlot(
   entry: TurnEntry,
   context: DaemonTurnContext,
   budgets: DaemonTurnBudgets,
+  slots: SlotWaiters,
   log?: (line: string) => void,
 ): Promise<void> {
   const { turnsAtOnce } = budgets.of(context.agentId);
   const request = { turnId: context.turnId, agentId: context.agentId, turnsAtOnce };
-  let answer = await budgets.store.admitTurn(request);
+  const answer = await budgets.store.admitTurn(request);
   if (answer.admitted) return;
   noteLimit(entry, 'turnsAtOnce');
   log?.(
@@ -54,11 +58,7 @@ export async function waitForSlot(
   );
   entry.deadline?.pause();
   try {
-    const pollMs = budgets.slotPollMs ?? DEFAULT_SLOT_POLL_MS;
-    while (!answer.admitted) {
-      if (!(await sleep(pollMs, context.signal))) return;
-      answer = await budgets.store.admitTurn(request);
-    }
+    await slots.wait(request, context.signal);
   } finally {
     entry.deadline?.resume();
   }
@@ -94,20 +94,4 @@ export function turnBudgetOf(
     },
     afterResponse: (usage) => store.recordTokens(context.agentId, usage.totalTokens),
   };
-}
-
-/** Waits `ms`; false when `signal` aborted first. The timer is held here until it fires or is cleared. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
