@@ -18,6 +18,7 @@ import type {
 } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
 import { errorMessage } from './error-message';
+import { heldTurnView } from './held-turn-view';
 import { turnBudgetOf, waitForSlot } from './turn-budgets';
 import type { ResumeState } from './turn-checkpoint';
 import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
@@ -94,8 +95,15 @@ export class DaemonTurns {
     this.#options = options;
     this.#records = options.records;
     this.workerId = options.workerId ?? PROCESS_WORKER_ID;
+    const { journals } = options;
     this.#registry = new TurnRegistry({
       ...definedFields(options, ['maxRetainedTurns', 'maxRetainedTurnBytes', 'records']),
+      ...(journals === undefined
+        ? {}
+        : {
+            heldView: (turnId: string) =>
+              heldTurnView({ journals, approvals: options.approvals?.store, turnId }),
+          }),
     });
     this.#gate =
       options.approvals === undefined
@@ -175,9 +183,13 @@ export class DaemonTurns {
 
   /**
    * Continues a turn another process left waiting for approval (its process stopped, or let it go
-   * at shutdown), claimed by this one (`approvals.claimResumable`): from its checkpoint's transcript,
-   * its held calls decided by their approvals (each acted on once), its events so far kept. A turn
-   * whose cancellation was asked for is ended `aborted` without a model request.
+   * at shutdown), claimed by this one (`approvals.claimResumable`): from its prompt and its journal,
+   * as `resumeInterrupted` does (recorded responses replayed, never requested again; recorded outputs
+   * reused, never run again; calls started with no output in doubt), each held call, reached again,
+   * decided by its stored approval (acted on once) instead of being held again; its time spent,
+   * instructions and request context come from its checkpoint. The upgrade path: a turn an older
+   * worker held (a transcript checkpoint, version 1 or 2) goes on from that transcript, its events
+   * so far kept. A turn whose cancellation was asked for is ended `aborted` without a model request.
    *
    * Contract: resolves with the turn's id and a promise of its final snapshot (never rejects); a turn
    * whose checkpoint cannot be read is recorded `failed`, saying so.
@@ -253,6 +265,7 @@ export class DaemonTurns {
       entry.instructions = instructions;
       const journal = await openTurnJournal({
         ...definedFields(this.#options, ['journals', 'log']),
+        ...(this.#options.journalHeldTurnsOnly === true ? { heldOnly: true } : {}),
         records: this.#records,
         workerId: this.workerId,
         entry,
@@ -303,11 +316,7 @@ export class DaemonTurns {
       entry.allowed.clear();
     }
     if (event.type === 'tool-call-start') entry.inFlight.add(event.itemIndex);
-    if (event.type === 'tool-call-end') {
-      entry.inFlight.delete(event.itemIndex);
-      // Its output is in the transcript now: a waiting turn's checkpoint keeps it.
-      if (entry.held.size > 0) void this.#gate?.writeCheckpoint(entry);
-    }
+    if (event.type === 'tool-call-end') entry.inFlight.delete(event.itemIndex);
     this.#registry.push(entry, serialiseEvent(event, offset));
   }
 
@@ -451,8 +460,8 @@ export class DaemonTurns {
   }
 
   /**
-   * Lets every turn waiting for approval go (the worker shuts down): each one's latest checkpoint is
-   * stored and it is marked released, so whichever worker claims it once its approvals are decided
+   * Lets every turn waiting for approval go (the worker shuts down): each one's checkpoint is stored
+   * (its steps are in its journal) and it is marked released, so whichever worker claims it once its approvals are decided
    * continues it; here its loop is aborted and nothing is recorded. Resolves with how many.
    */
   async releaseWaiting(): Promise<number> {
