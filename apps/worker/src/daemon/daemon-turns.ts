@@ -31,6 +31,7 @@ import {
   interruptedTurnOf,
   releaseHeldTurn,
   resumeStateOf,
+  whyNotContinued,
 } from './turn-recovery';
 import { type TurnObserver, TurnRegistry } from './turn-registry';
 
@@ -192,7 +193,8 @@ export class DaemonTurns {
    * so far kept. A turn whose cancellation was asked for is ended `aborted` without a model request.
    *
    * Contract: resolves with the turn's id and a promise of its final snapshot (never rejects); a turn
-   * whose checkpoint cannot be read is recorded `failed`, saying so.
+   * whose checkpoint cannot be read, or (not an older worker's) with no `journals` to replay it from,
+   * is ended without a model request, saying why.
    */
   async resume(claimed: ResumableTurn): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
     const record = claimed.turn;
@@ -201,11 +203,8 @@ export class DaemonTurns {
     const own = this.#options.resumeRequest?.(record, checkpoint?.context);
     if (claimed.cancelRequested !== undefined) entry.controller.abort(new Error(claimed.cancelRequested));
     else if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
-    if (checkpoint === undefined) {
-      entry.controller.abort(
-        new Error('the turn could not be continued: its stored checkpoint is missing or unreadable'),
-      );
-    }
+    const cannot = whyNotContinued(checkpoint, this.#options.journals !== undefined);
+    if (cannot !== undefined) entry.controller.abort(new Error(cannot));
     const done = this.#run(entry, context, {
       tools: checkpoint === undefined ? () => [] : own?.tools,
       instructions: undefined,

@@ -4,6 +4,7 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import { firstIterationCheckpoint, requestWriteApproval } from './__fixtures__/held-call';
+import { readCheckpoint } from './turn-checkpoint';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
 import {
   continueAnsweredTurns,
@@ -12,6 +13,7 @@ import {
   releaseHeldTurn,
   resumeStateOf,
   sweepInterruptedTurns,
+  whyNotContinued,
 } from './turn-recovery';
 
 // Recovery and claiming on a real control plane (PGlite): the turns of a worker that stopped marked
@@ -173,6 +175,15 @@ describe('a turn claimed from a worker that let it go (PGlite)', () => {
     expect([...state.approvals.keys()]).toEqual(['item:2']);
     expect(state.instructions).toBe('be brief');
     entry.deadline?.dispose();
+  });
+
+  it('is not continued without a journal to replay, unless an older worker stored its transcript', () => {
+    expect(whyNotContinued({ version: 3, activeMs: 0 }, true)).toBeUndefined();
+    expect(whyNotContinued({ version: 3, activeMs: 0 }, false)).toBe(
+      'the turn could not be continued: this worker has no turn journal to replay it from',
+    );
+    expect(whyNotContinued(readCheckpoint(checkpoint), false)).toBeUndefined();
+    expect(whyNotContinued(undefined, true)).toMatch(/checkpoint is missing or unreadable/);
   });
 
   it('goes on from nothing when its checkpoint cannot be read', async () => {

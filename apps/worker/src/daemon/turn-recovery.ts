@@ -107,6 +107,24 @@ export function resumeStateOf(
   };
 }
 
+/**
+ * Why a claimed turn cannot go on, or undefined when it can: its checkpoint is missing or unreadable,
+ * or (not an older worker's transcript checkpoint) this worker has no journal to replay its steps
+ * from, and the loop would ask the model for them again.
+ */
+export function whyNotContinued(
+  checkpoint: StoredCheckpoint | undefined,
+  hasJournal: boolean,
+): string | undefined {
+  if (checkpoint === undefined) {
+    return 'the turn could not be continued: its stored checkpoint is missing or unreadable';
+  }
+  if (!isLegacyCheckpoint(checkpoint) && !hasJournal) {
+    return 'the turn could not be continued: this worker has no turn journal to replay it from';
+  }
+  return undefined;
+}
+
 /** The log line of a turn continued here: which turn, whose, from where, and its approvals' outcomes. */
 export function describeContinuation(claimed: ResumableTurn): string {
   const record = claimed.turn;
