@@ -102,8 +102,8 @@ export class DaemonTurns {
       ...(journals === undefined
         ? {}
         : {
-            heldView: (turnId: string) =>
-              heldTurnView({ journals, approvals: options.approvals?.store, turnId }),
+            heldView: (turnId: string, events: boolean) =>
+              heldTurnView({ journals, approvals: options.approvals?.store, turnId, events }),
           }),
     });
     this.#gate =

@@ -13,7 +13,7 @@ export interface HeldTurnView {
   /**
    * Its events so far, rebuilt from its journal: each recorded response (`model-request-end`) with
    * its text, the recorded outputs of its calls (`tool-call-end`), then each pending approval
-   * (`approval-requested`).
+   * (`approval-requested`). Empty unless asked for (`events: true`).
    */
   events: DaemonTurnEvent[];
 }
@@ -64,19 +64,21 @@ function eventsOf(recorded: RecordedTurn): DaemonTurnEvent[] {
 
 /**
  * What a turn waiting for approval in another process (or let go) has done so far, from its journal
- * (its steps) and its pending approvals: the held call's checkpoint no longer carries it.
+ * (its steps) and, with `events`, its pending approvals: the held call's checkpoint no longer
+ * carries it.
  */
 export async function heldTurnView(options: {
   journals: Pick<TurnJournalStore, 'read'>;
   approvals: Pick<ApprovalStore, 'list'> | undefined;
   turnId: string;
+  events: boolean;
 }): Promise<HeldTurnView> {
   const [recorded, approvals] = await Promise.all([
     options.journals.read(options.turnId),
-    options.approvals?.list({ turnId: options.turnId, status: 'pending' }) ?? [],
+    options.events ? (options.approvals?.list({ turnId: options.turnId, status: 'pending' }) ?? []) : [],
   ]);
   const usage = recorded.responses.reduce((sum, response) => addUsage(sum, response.usage), ZERO_USAGE);
-  const events = eventsOf(recorded);
+  const events = options.events ? eventsOf(recorded) : [];
   // Oldest first, as they were requested (the list is newest first).
   for (const approval of [...approvals].reverse()) {
     events.push({ type: 'approval-requested', approval: approvalView(approval), at: approval.createdAt });

@@ -20,10 +20,11 @@ export interface TurnRegistryOptions {
   /** The turn records: turns not in memory are read from them. Absent: memory only. */
   records?: Pick<DaemonTurnRecords, 'get' | 'events'> & Partial<Pick<DaemonTurnRecords, 'checkpoint'>>;
   /**
-   * What a turn held elsewhere has done so far, from its journal (`heldTurnView`). Absent: a held
-   * turn shows its record (and an older worker's transcript checkpoint) only.
+   * What a turn held elsewhere has done so far, from its journal (`heldTurnView`; its events only
+   * when `events`). Absent: a held turn shows its record (and an older worker's transcript
+   * checkpoint) only.
    */
-  heldView?: (turnId: string) => Promise<HeldTurnView>;
+  heldView?: (turnId: string, events: boolean) => Promise<HeldTurnView>;
 }
 
 /** The API's snapshot of a recorded turn. */
@@ -201,7 +202,7 @@ export class TurnRegistry {
     if (isLegacyCheckpoint(checkpoint)) {
       return { ...snapshot, usage: checkpoint.usage, iterations: checkpoint.iterations };
     }
-    const held = await this.#heldView?.(id);
+    const held = await this.#heldView?.(id, false);
     return held === undefined ? snapshot : { ...snapshot, usage: held.usage, iterations: held.iterations };
   }
 
@@ -225,7 +226,7 @@ export class TurnRegistry {
     const checkpoint = readCheckpoint(await this.#records?.checkpoint?.(id));
     if (isLegacyCheckpoint(checkpoint)) return upgradeRecordedEvents(checkpoint.events);
     if (checkpoint === undefined || this.#heldView === undefined) return [];
-    return (await this.#heldView(id)).events;
+    return (await this.#heldView(id, true)).events;
   }
 
   /**
