@@ -139,12 +139,11 @@ export class ApprovalGate {
     if (stored !== undefined) {
       resume.approvals.delete(resumeKey(stored));
       // Its request was logged by the process that held it: a log rebuilt from the journal (not
-      // the upgrade path's, which the checkpoint carried) shows it again right before its decision.
+      // the upgrade path's, which the checkpoint carried) shows it again right before its decision,
+      // timed when it was asked for (a timeline shows how long the call waited).
       if (resume.items === undefined) {
-        this.#options.push(entry, {
-          type: 'approval-requested',
-          approval: approvalView(asRequested(stored)),
-        });
+        const requested = approvalView(asRequested(stored));
+        this.#options.push(entry, { type: 'approval-requested', approval: requested, at: stored.createdAt });
       }
       return this.#actOn(entry, stored, call, key);
     }

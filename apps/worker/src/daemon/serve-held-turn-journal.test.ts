@@ -93,11 +93,12 @@ for (const backend of SERVE_BACKENDS) {
             ? true
             : undefined,
         );
-        const approvalId = await waitFor('the held call', async () => {
+        const approval = await waitFor('the held call', async () => {
           const listed = await requestJson(`${first.url}/v1/approvals`);
-          const approvals = listed.body.approvals as Array<{ id: string; turnId: string }>;
-          return approvals.find((approval) => approval.turnId === turnId)?.id;
+          const approvals = listed.body.approvals as Array<{ id: string; turnId: string; createdAt: string }>;
+          return approvals.find((candidate) => candidate.turnId === turnId);
         });
+        const approvalId = approval.id;
         expect(await first.serve.terminate()).toBe(0);
         expect(first.serve.log).toContain('let 1 turn(s) waiting for approval go');
         expect(await ledger()).toEqual(['one', 'plain', 'two']);
@@ -157,6 +158,11 @@ for (const backend of SERVE_BACKENDS) {
         expect(
           events.filter((event) => event.type.startsWith('approval-')).map((event) => event.type),
         ).toEqual(['approval-requested', 'approval-resolved']);
+        // The request is shown when it was made, in the first process: the wait is visible.
+        expect(events.find((event) => event.type === 'approval-requested')).toMatchObject({
+          at: approval.createdAt,
+          approval: { id: approvalId, status: 'pending' },
+        });
         expect(second.serve.log).toContain(`turn ${turnId} goes on from its journal: 3 model response(s)`);
       });
     });
