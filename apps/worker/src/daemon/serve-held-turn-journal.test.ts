@@ -113,7 +113,13 @@ for (const { backend, journal, signal } of CASES) {
       expect(existsSync(path.join(home, 'held.txt'))).toBe(false);
 
       // Between the processes: what is stored, and the answer.
-      const controlPlane = await folder.openControlPlane();
+      // A SIGKILLed process's PGlite lock goes a moment after it (its lock process sees it gone).
+      const controlPlane = await waitFor('the database to be free', () =>
+        folder.openControlPlane().catch((error: unknown) => {
+          if (String(error).includes('is in use by process')) return undefined;
+          throw error;
+        }),
+      );
       try {
         const checkpoint = (await controlPlane.turns.checkpoint(turnId)) as Record<string, unknown>;
         // Only what the journal does not hold: no transcript, events, usage or calls let run.
