@@ -187,8 +187,10 @@ export interface WorkerServeConfig {
   resumeApiTurns: boolean;
   /**
    * Write each turn's journal (`serve.journal`, default true): what a turn resumes from after its
-   * worker stopped. false: no journal, so a turn cut off by a crash is marked interrupted and a unit's
-   * next attempt starts afresh (`resumeApiTurns` has no effect).
+   * worker stopped, and what a turn held for approval continues from. false: no journal, except for a
+   * turn from the moment a call of it is held for approval (its entries, kept in memory until then,
+   * are written before the approval is requested); a turn cut off by a crash is marked interrupted and
+   * a unit's next attempt starts afresh (`resumeApiTurns` has no effect).
    */
   journal: boolean;
   /**

@@ -20,7 +20,7 @@ export interface ApprovalGateOptions {
   records?: Pick<DaemonTurnRecords, 'get'>;
   /** Adds an event to a turn's log and streams (`TurnRegistry.push`). */
   push(entry: TurnEntry, event: DaemonTurnEvent): void;
-  /** Receives one-line messages (checkpoints not written, mismatched approvals). Default: none. */
+  /** Receives one-line messages (mismatched approvals, decisions not taken). Default: none. */
   log?: (line: string) => void;
 }
 
@@ -33,6 +33,19 @@ function activityOf(tool: AnyWorkerAgentTool, params: unknown): string {
   }
 }
 
+/** A decided approval as it was when requested: pending, nothing of its answer. */
+function asRequested(record: ApprovalRecord): ApprovalRecord {
+  const {
+    reason: _reason,
+    answeredBy: _by,
+    decidedAt: _decided,
+    consumedAt: _consumed,
+    consumedBy: _consumer,
+    ...requested
+  } = record;
+  return { ...requested, status: 'pending' };
+}
+
 /** Arguments as stored (a JSON round trip: `undefined` fields dropped), compared key order aside. */
 function sameArguments(stored: unknown, params: unknown): boolean {
   return isDeepStrictEqual(stored, JSON.parse(JSON.stringify(params ?? null)));
@@ -40,16 +53,17 @@ function sameArguments(stored: unknown, params: unknown): boolean {
 
 /**
  * The approval gate in front of every call of a daemon's turns: its agent's policy allows it,
- * refuses it, or holds it (recorded in the control plane with the turn's checkpoint) until an operator
- * answers from any process, or the approval expires; then the decision is acted on. A continued turn's
- * held calls take their stored decisions, and its calls that may have run before are not run again
- * (read-only ones aside).
+ * refuses it, or holds it (recorded in the control plane with the turn's checkpoint, its steps being in
+ * its journal) until an operator answers from any process, or the approval expires; then the decision
+ * is acted on. A continued turn's held calls, reached again as its journal is replayed, take their
+ * stored decisions; its calls that may have run before (in doubt) are decided by the agent's in-doubt
+ * policy.
  *
  * Contract: `beforeToolCall` never rejects: every refusal is a decision with a reason the model reads.
  * A decision runs at most one call, once, in whichever process takes it (`consume`), and only the call
  * it was recorded for: same tool, same arguments as stored (what the operator was shown). While a call
- * is held the turn's status is `waiting-approval`, its time limit is paused, and its checkpoint is
- * rewritten as its other calls end (`writeCheckpoint`).
+ * is held the turn's status is `waiting-approval` and its time limit is paused. Before a call is held,
+ * the turn's journal holds every step so far (`TurnEntry.keepJournal` with `serve.journal: false`).
  */
 export class ApprovalGate {
   readonly #options: ApprovalGateOptions;
@@ -74,7 +88,6 @@ export class ApprovalGate {
     tool: AnyWorkerAgentTool,
     resume: ResumeState | undefined,
   ): Promise<ToolCallDecision> {
-    entry.transcript = call.transcript;
     const key = toolKey(call);
     if (resume !== undefined) {
       const resumed = this.#decideResumed(entry, call, tool, key, resume);
@@ -101,8 +114,6 @@ export class ApprovalGate {
     }
     if (decision === 'allow') {
       entry.allowed.add(call.itemIndex);
-      // While another call waits, the checkpoint says this one was let run before it runs.
-      if (entry.held.size > 0) await this.writeCheckpoint(entry);
       return { allow: true };
     }
     const held = await this.#hold(entry, call, tool, key, policy);
@@ -110,9 +121,9 @@ export class ApprovalGate {
   }
 
   /**
-   * A continued turn's call decided by what the stopped process left: its stored decision, or, for
-   * a call let run there with no output recorded, a refusal unless it is read-only. Undefined: the
-   * policy decides.
+   * A continued turn's call decided by what the stopped process left: its stored decision, or (the
+   * upgrade path, a transcript checkpoint) for a call let run there with no output recorded, a
+   * refusal unless it is read-only. Undefined: the policy decides.
    */
   #decideResumed(
     entry: TurnEntry,
@@ -127,6 +138,13 @@ export class ApprovalGate {
       resume.approvals.get(resumeKey({ callId: call.callId }));
     if (stored !== undefined) {
       resume.approvals.delete(resumeKey(stored));
+      // Its request was logged by the process that held it: a log rebuilt from the journal (not
+      // the upgrade path's, which the checkpoint carried) shows it again right before its decision,
+      // timed when it was asked for (a timeline shows how long the call waited).
+      if (resume.items === undefined) {
+        const requested = approvalView(asRequested(stored));
+        this.#options.push(entry, { type: 'approval-requested', approval: requested, at: stored.createdAt });
+      }
       return this.#actOn(entry, stored, call, key);
     }
     if (!resume.started.delete(item)) return undefined;
@@ -160,9 +178,9 @@ export class ApprovalGate {
   }
 
   /**
-   * Records the call's approval with the turn's checkpoint and, while it is pending, holds the call
-   * until it is decided: the decided approval, or a refusal when it could not be recorded or the turn
-   * was aborted meanwhile.
+   * Records the call's approval with the turn's checkpoint (after its journal holds every step so
+   * far) and, while it is pending, holds the call until it is decided: the decided approval, or a
+   * refusal when it could not be recorded or the turn was aborted meanwhile.
    */
   async #hold(
     entry: TurnEntry,
@@ -175,6 +193,8 @@ export class ApprovalGate {
     const fileBefore = await this.#fileBefore(entry, key, call.params);
     let approval: ApprovalRecord;
     try {
+      // Record before holding: whoever continues the turn replays its journal.
+      await entry.keepJournal?.();
       approval = await this.#options.approvals.store.request({
         turnId: entry.snapshot.id,
         workerId: this.#options.workerId,
@@ -201,9 +221,6 @@ export class ApprovalGate {
     if (entry.held.size === 1) entry.deadline?.pause();
     entry.snapshot.status = 'waiting-approval';
     this.#options.push(entry, { type: 'approval-requested', approval: approvalView(approval) });
-    // The checkpoint stored with the approval was taken before the loop's latest events reached
-    // the log (the response's end, this request): store them too.
-    void this.writeCheckpoint(entry);
     entry.markDetached();
     const decided = await this.#waiters.wait(approval, entry.signal);
     entry.held.delete(item);
@@ -288,30 +305,6 @@ export class ApprovalGate {
       allow: false,
       reason: `its approval (${approval.id}, ${approval.status}) had already been acted on, so it was not run again`,
     };
-  }
-
-  /**
-   * Stores the latest checkpoint of a turn with a held call (after the writes before it): its calls
-   * that ended since are in it. Nothing is written once no call is held or the turn was let go.
-   *
-   * Contract: never rejects; a failed write is logged (the next one carries the same and more).
-   */
-  writeCheckpoint(entry: TurnEntry): Promise<void> {
-    entry.checkpointWrites = entry.checkpointWrites.then(async () => {
-      if (entry.held.size === 0 || entry.letGo !== undefined) return;
-      try {
-        await this.#options.approvals.store.checkpoint({
-          turnId: entry.snapshot.id,
-          workerId: this.#options.workerId,
-          checkpoint: checkpointOf(entry),
-        });
-      } catch (error) {
-        this.#options.log?.(
-          `switchyard serve: could not update the checkpoint of ${entry.snapshot.id}: ${errorMessage(error)}`,
-        );
-      }
-    });
-    return entry.checkpointWrites;
   }
 
   /** An approval decided by this process (its HTTP API): a call of this process waiting on it goes on now. */

@@ -36,7 +36,7 @@ describe('a turn waiting for approval across daemons', () => {
   const bed = openForSuite(() => DaemonTestBed.open(API_TEST_BED_OPTIONS));
 
   it('lets a turn waiting for approval go at shutdown; another daemon continues it once answered, and the call runs once', async () => {
-    const { controlPlane, model } = bed();
+    const { controlPlane, model, server } = bed();
     /** A daemon of the `relay` agent whose calls of write_note ask for approval. */
     const startRelay = (workerId: string, options: { graceMs?: number } = {}) =>
       startDaemon({
@@ -71,8 +71,8 @@ describe('a turn waiting for approval across daemons', () => {
 
     const second = await startRelay('worker_second');
     try {
-      // Let go and not yet continued, it shows what it did so far: the usage and the events stored
-      // with its checkpoint, in the turn, the list and its event stream.
+      // Let go and not yet continued, it shows what it did so far: the usage and the steps its
+      // journal records, and its pending approval, in the turn, the list and its event stream.
       const shown = (await (await fetch(`${second.url}/v1/turns/${turnId}`)).json()) as {
         status: string;
         iterations: number;
@@ -87,8 +87,6 @@ describe('a turn waiting for approval across daemons', () => {
         shown.usage.totalTokens,
       );
       expect(await eventTypesUntil(`${second.url}/v1/turns/${turnId}/events`, 'approval-requested')).toEqual([
-        'turn-start',
-        'model-request-start',
         'model-request-end',
         'approval-requested',
       ]);
@@ -106,19 +104,26 @@ describe('a turn waiting for approval across daemons', () => {
       });
       expect(ended).toMatchObject({ workerId: 'worker_second', output: 'Result: wrote relayed-note' });
       expect(writes.get('relayed-note')).toBe(1);
-      const log = (await controlPlane.turns.events(turnId))?.events as Array<{ type: string }>;
+      const log = (await controlPlane.turns.events(turnId))?.events as Array<{
+        type: string;
+        replayed?: boolean;
+        approval?: { decision: string };
+      }>;
       const types = log.map((event) => event.type);
-      // The log runs across both processes: the request and hold from the first, the rest from the second.
+      // The log runs across both processes once: the second replays the first's step from the
+      // journal (marked, not asked for again), then the held call's request and decision.
       expect(types).toEqual([
         'turn-start',
         'model-request-start',
         'model-request-end',
         'approval-requested',
-        // The second process's loop starts where the first one's held call waited.
-        'turn-start',
         'approval-resolved',
         ...toolCallThenAnswer(types),
       ]);
+      expect(log.slice(1, 3).map((event) => event.replayed)).toEqual([true, true]);
+      expect(log.find((event) => event.type === 'tool-call-end')?.approval?.decision).toBe('allow');
+      // One request per step: the first step's response was replayed, not asked for again.
+      expect(server.requests).toHaveLength(2);
       expect((await controlPlane.approvals.get(approval?.id ?? ''))?.consumedBy).toBe('worker_second');
     } finally {
       await second.stop();

@@ -38,7 +38,7 @@ export function approvalView(record: ApprovalRecord): DaemonApproval {
 /** The part of the control plane's `ApprovalStore` a daemon's turns use. */
 export type DaemonApprovalStore = Pick<
   ApprovalStore,
-  'request' | 'checkpoint' | 'getMany' | 'consume' | 'release' | 'expireDue'
+  'request' | 'list' | 'getMany' | 'consume' | 'release' | 'expireDue'
 >;
 
 /**

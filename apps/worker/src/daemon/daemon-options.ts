@@ -114,8 +114,10 @@ export interface DaemonOptions
    */
   resumeApiTurns?: boolean;
   /**
-   * Write each turn's journal in the control plane (default true). false: no journal, and no API turn
-   * is resumed (`resumeApiTurns` is ignored): a turn cut off by a crash is marked interrupted.
+   * Write each turn's journal in the control plane (default true). false: no journal, except for a
+   * turn from the moment a call of it is held for approval (its entries so far, kept in memory, are
+   * written then, and later ones as they come), so a held turn still continues from its journal; no
+   * API turn is resumed (`resumeApiTurns` is ignored): a turn cut off by a crash is marked interrupted.
    */
   journal?: boolean;
 }

@@ -179,9 +179,15 @@ export interface DaemonTurnRunnerOptions {
   /**
    * The turns' journals (the control plane's `journals`), with `records`: every turn records each
    * model response and tool call before it moves on, and a turn whose worker stopped continues from
-   * them (`resumeInterrupted`, and a unit's next attempt). Absent: no journal.
+   * them (`resumeInterrupted`, a unit's next attempt, a turn continued after its held call was
+   * answered). Absent: no journal.
    */
-  journals?: Pick<TurnJournalStore, 'open'>;
+  journals?: Pick<TurnJournalStore, 'open' | 'read'>;
+  /**
+   * With `journals`: a turn's journal is kept in memory (nothing written) until a call of it is held
+   * for approval, then written whole and through (`serve.journal: false`). Default false.
+   */
+  journalHeldTurnsOnly?: boolean;
   /** Receives one-line messages: each turn that did not finish, and recording problems. Default: none. */
   log?: (line: string) => void;
   /** Approval policies of held calls. Absent: every validated call runs. */

@@ -5,7 +5,7 @@ import {
   type TurnRecord,
   turnTitleOf,
 } from '@switchyard/control-plane';
-import { type AgentEvent, type AgentRunResult, runAgentLoop } from '@switchyard/core';
+import { type AgentEvent, runAgentLoop } from '@switchyard/core';
 import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import { ApprovalGate } from './approval-gate';
 import type {
@@ -18,10 +18,11 @@ import type {
 } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
 import { errorMessage } from './error-message';
+import { heldTurnView } from './held-turn-view';
 import { SlotWaiters } from './slot-waiters';
 import { DEFAULT_SLOT_POLL_MS, turnBudgetOf, waitForSlot } from './turn-budgets';
 import type { ResumeState } from './turn-checkpoint';
-import { createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
+import { applyLoopResult, createTurnEntry, isOpenTurn, type TurnEntry, turnSignalOf } from './turn-entry';
 import { describeUnfinishedTurn, recordTurnEnd, serialiseEvent } from './turn-event-recording';
 import { openTurnJournal } from './turn-journal';
 import { loopOptionsOf } from './turn-loop-options';
@@ -31,6 +32,7 @@ import {
   interruptedTurnOf,
   releaseHeldTurn,
   resumeStateOf,
+  whyNotContinued,
 } from './turn-recovery';
 import { type TurnObserver, TurnRegistry } from './turn-registry';
 
@@ -97,8 +99,15 @@ export class DaemonTurns {
     this.#options = options;
     this.#records = options.records;
     this.workerId = options.workerId ?? PROCESS_WORKER_ID;
+    const { journals } = options;
     this.#registry = new TurnRegistry({
       ...definedFields(options, ['maxRetainedTurns', 'maxRetainedTurnBytes', 'records']),
+      ...(journals === undefined
+        ? {}
+        : {
+            heldView: (turnId: string, events: boolean) =>
+              heldTurnView({ journals, approvals: options.approvals?.store, turnId, events }),
+          }),
     });
     this.#slots =
       options.budgets === undefined
@@ -182,12 +191,17 @@ export class DaemonTurns {
 
   /**
    * Continues a turn another process left waiting for approval (its process stopped, or let it go
-   * at shutdown), claimed by this one (`approvals.claimResumable`): from its checkpoint's transcript,
-   * its held calls decided by their approvals (each acted on once), its events so far kept. A turn
-   * whose cancellation was asked for is ended `aborted` without a model request.
+   * at shutdown), claimed by this one (`approvals.claimResumable`): from its prompt and its journal,
+   * as `resumeInterrupted` does (recorded responses replayed, never requested again; recorded outputs
+   * reused, never run again; calls started with no output in doubt), each held call, reached again,
+   * decided by its stored approval (acted on once) instead of being held again; its time spent,
+   * instructions and request context come from its checkpoint. The upgrade path: a turn an older
+   * worker held (a transcript checkpoint, version 1 or 2) goes on from that transcript, its events
+   * so far kept. A turn whose cancellation was asked for is ended `aborted` without a model request.
    *
    * Contract: resolves with the turn's id and a promise of its final snapshot (never rejects); a turn
-   * whose checkpoint cannot be read is recorded `failed`, saying so.
+   * whose checkpoint cannot be read, or (not an older worker's) with no `journals` to replay it from,
+   * is ended without a model request, saying why.
    */
   async resume(claimed: ResumableTurn): Promise<{ id: string; done: Promise<DaemonTurnSnapshot> }> {
     const record = claimed.turn;
@@ -196,11 +210,8 @@ export class DaemonTurns {
     const own = this.#options.resumeRequest?.(record, checkpoint?.context);
     if (claimed.cancelRequested !== undefined) entry.controller.abort(new Error(claimed.cancelRequested));
     else if (this.#cancelledWith !== undefined) entry.controller.abort(this.#cancelledWith);
-    if (checkpoint === undefined) {
-      entry.controller.abort(
-        new Error('the turn could not be continued: its stored checkpoint is missing or unreadable'),
-      );
-    }
+    const cannot = whyNotContinued(checkpoint, this.#options.journals !== undefined);
+    if (cannot !== undefined) entry.controller.abort(new Error(cannot));
     const done = this.#run(entry, context, {
       tools: checkpoint === undefined ? () => [] : own?.tools,
       instructions: undefined,
@@ -260,6 +271,7 @@ export class DaemonTurns {
       entry.instructions = instructions;
       const journal = await openTurnJournal({
         ...definedFields(this.#options, ['journals', 'log']),
+        ...(this.#options.journalHeldTurnsOnly === true ? { heldOnly: true } : {}),
         records: this.#records,
         workerId: this.workerId,
         entry,
@@ -284,7 +296,7 @@ export class DaemonTurns {
           : { budget: turnBudgetOf(entry, context, budgets) }),
       });
       for await (const event of run) this.#onEvent(entry, event);
-      this.#onResult(entry, await run.result());
+      applyLoopResult(entry, await run.result());
     } catch (error) {
       // Building the tools or instructions failed: the turn fails, the daemon goes on.
       entry.snapshot.status = 'failed';
@@ -310,25 +322,8 @@ export class DaemonTurns {
       entry.allowed.clear();
     }
     if (event.type === 'tool-call-start') entry.inFlight.add(event.itemIndex);
-    if (event.type === 'tool-call-end') {
-      entry.inFlight.delete(event.itemIndex);
-      // Its output is in the transcript now: a waiting turn's checkpoint keeps it.
-      if (entry.held.size > 0) void this.#gate?.writeCheckpoint(entry);
-    }
+    if (event.type === 'tool-call-end') entry.inFlight.delete(event.itemIndex);
     this.#registry.push(entry, serialiseEvent(event, offset));
-  }
-
-  /** How the loop ended the turn, in its snapshot. */
-  #onResult(entry: TurnEntry, result: AgentRunResult): void {
-    entry.snapshot.status = result.status;
-    entry.snapshot.output = result.output;
-    entry.snapshot.usage = addUsage(entry.offset.usage, result.usage);
-    entry.snapshot.iterations = result.iterations + entry.offset.iterations;
-    if (result.error !== undefined) entry.snapshot.error = result.error.message;
-    // The reason a final answer was cut off goes where operators look for why a turn did not complete.
-    if (result.incompleteReason !== undefined) {
-      entry.snapshot.error = `the final response was cut off (${result.incompleteReason})`;
-    }
   }
 
   /** The loop ended: the turn's end is recorded here, unless it was let go to another process. */
@@ -460,8 +455,8 @@ export class DaemonTurns {
   }
 
   /**
-   * Lets every turn waiting for approval go (the worker shuts down): each one's latest checkpoint is
-   * stored and it is marked released, so whichever worker claims it once its approvals are decided
+   * Lets every turn waiting for approval go (the worker shuts down): each one's checkpoint is stored
+   * (its steps are in its journal) and it is marked released, so whichever worker claims it once its approvals are decided
    * continues it; here its loop is aborted and nothing is recorded. Resolves with how many.
    */
   async releaseWaiting(): Promise<number> {

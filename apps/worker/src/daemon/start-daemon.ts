@@ -74,7 +74,9 @@ function createTurns(options: DaemonOptions, sources: readonly WorkSource[]): Da
     ...turnOptions,
     records: options.controlPlane.turns,
     ...(budgets === undefined ? {} : { budgets: { ...budgets, store: options.controlPlane.budgets } }),
-    ...(options.journal === false ? {} : { journals: options.controlPlane.journals }),
+    journals: options.controlPlane.journals,
+    // journal: false writes no journal, but a held turn's, from its hold: it continues from it.
+    ...(options.journal === false ? { journalHeldTurnsOnly: true } : {}),
     ...(options.approvals === undefined
       ? {}
       : {

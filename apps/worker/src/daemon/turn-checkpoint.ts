@@ -3,25 +3,15 @@ import type { AgentUsage } from '@switchyard/core';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import type { DaemonTurnEvent } from './daemon-turn-types';
 import type { TurnEntry } from './turn-entry';
-import { compactEvents } from './turn-event-recording';
 
-/** What the daemon stores with a turn whose call is held: enough for another process to continue it. */
+/**
+ * What the daemon stores with a turn whose call is held: only what its journal does not hold. The
+ * turn's steps (responses, outputs, calls started) are in its journal, which a continued turn replays
+ * from its prompt; the checkpoint adds the time it ran, its instructions and its request's context.
+ */
 export interface TurnCheckpoint {
-  /** 2 since calls are named by their item index; 1 named them by call id. */
-  version: 2;
-  /** The transcript (`ToolCallRequest.transcript()`): its calls without an output are dispatched first. */
-  items: ResponseInputItem[];
-  /**
-   * Calls of the last response the policy let run, by the index of their item in `items`: without
-   * an output, they may have run. (Version 1 named them by call id.)
-   */
-  started: number[];
-  /** The events so far (text deltas joined). */
-  events: DaemonTurnEvent[];
-  /** Model requests made so far. */
-  iterations: number;
-  /** Usage so far. */
-  usage: AgentUsage;
+  /** 3 since a held turn continues from its journal; 1 and 2 carried the transcript (`LegacyCheckpoint`). */
+  version: 3;
   /** Milliseconds the turn ran (its time limit goes on from there). */
   activeMs: number;
   /** The turn's instructions, as sent. */
@@ -30,31 +20,67 @@ export interface TurnCheckpoint {
   context?: Record<string, unknown>;
 }
 
+/**
+ * The upgrade path: the checkpoint a worker stored before held turns continued from their journal
+ * (versions 1 and 2), read as version 2. Such a turn goes on from the checkpoint's transcript, its
+ * steps recorded in its journal numbered after the checkpoint's. Only turns held by an older worker
+ * when it was upgraded have one; nothing writes it any more.
+ */
+export interface LegacyCheckpoint {
+  /** 2 since calls are named by their item index; 1 named them by call id. */
+  version: 2;
+  /** The transcript (`ToolCallRequest.transcript()`): its calls without an output are dispatched first. */
+  items: ResponseInputItem[];
+  /** Calls of the last response the policy let run, by the index of their item in `items`. */
+  started: number[];
+  /** The events so far (text deltas joined). */
+  events: DaemonTurnEvent[];
+  /** Model requests made so far. */
+  iterations: number;
+  /** Usage so far. */
+  usage: AgentUsage;
+  /** Milliseconds the turn ran. */
+  activeMs: number;
+  /** The turn's instructions, as sent. */
+  instructions?: string;
+  /** The request's `resumeContext`. */
+  context?: Record<string, unknown>;
+}
+
+/** A stored checkpoint as this version reads it. */
+export type StoredCheckpoint = TurnCheckpoint | LegacyCheckpoint;
+
 /** What a continued turn brings from its checkpoint. */
 export interface ResumeState {
-  /** The transcript the loop goes on from. */
-  items: ResponseInputItem[];
+  /**
+   * The upgrade path only (a `LegacyCheckpoint`): the transcript the loop goes on from. Absent: the
+   * loop starts from the turn's prompt and replays its journal.
+   */
+  items?: ResponseInputItem[];
   /** Decisions of the held calls, by `resumeKey`: each is acted on once, then deleted. */
   approvals: Map<string, ApprovalRecord>;
-  /** Calls that were let run before and have no output, by item index: each is decided once, then deleted. */
+  /**
+   * The upgrade path only: calls that were let run before and have no output, by item index (each
+   * decided once, then deleted). From a journal, core marks such calls in doubt instead.
+   */
   started: Set<number>;
   /** The instructions the loop goes on with. */
   instructions: string | undefined;
 }
 
-/** The checkpoint of a turn with a held call: what another process needs to continue it. */
+/** The checkpoint of a turn with a held call: what its journal does not hold. */
 export function checkpointOf(entry: TurnEntry): TurnCheckpoint {
   return {
-    version: 2,
-    items: entry.transcript?.() ?? [],
-    started: [...entry.allowed],
-    events: compactEvents(entry.events),
-    iterations: entry.snapshot.iterations,
-    usage: entry.snapshot.usage,
+    version: 3,
     activeMs: entry.deadline?.activeMs() ?? 0,
     ...(entry.instructions === undefined ? {} : { instructions: entry.instructions }),
     ...(entry.resumeContext === undefined ? {} : { context: entry.resumeContext }),
   };
+}
+
+/** Whether a stored checkpoint is one of an older worker (it carries the turn's transcript). */
+export function isLegacyCheckpoint(checkpoint: StoredCheckpoint | undefined): checkpoint is LegacyCheckpoint {
+  return checkpoint?.version === 2;
 }
 
 /**
@@ -62,9 +88,20 @@ export function checkpointOf(entry: TurnEntry): TurnCheckpoint {
  * checkpoint (a process of an older worker held the call) named the calls let run by call id: each
  * is the unanswered call of the transcript with that id.
  */
-export function readCheckpoint(value: unknown): TurnCheckpoint | undefined {
+export function readCheckpoint(value: unknown): StoredCheckpoint | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as { version?: unknown; activeMs?: unknown };
+  if (stored.version === 3) {
+    const activeMs = typeof stored.activeMs === 'number' && stored.activeMs >= 0 ? stored.activeMs : 0;
+    return { ...(value as TurnCheckpoint), activeMs };
+  }
+  return readLegacyCheckpoint(value);
+}
+
+/** The upgrade path: a version 1 or 2 checkpoint, read as version 2. */
+function readLegacyCheckpoint(value: unknown): LegacyCheckpoint | undefined {
   const checkpoint = value as
-    | (Omit<Partial<TurnCheckpoint>, 'version' | 'started'> & { version?: unknown; started?: unknown[] })
+    | (Omit<Partial<LegacyCheckpoint>, 'version' | 'started'> & { version?: unknown; started?: unknown[] })
     | null;
   if (
     typeof checkpoint !== 'object' ||
@@ -87,7 +124,7 @@ export function readCheckpoint(value: unknown): TurnCheckpoint | undefined {
             ? [index]
             : [],
         );
-  return { ...(checkpoint as TurnCheckpoint), version: 2, started: startedItems };
+  return { ...(checkpoint as LegacyCheckpoint), version: 2, started: startedItems };
 }
 
 /**

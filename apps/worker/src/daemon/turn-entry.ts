@@ -1,14 +1,13 @@
 import type { ApprovalRecord } from '@switchyard/control-plane';
-import type { AgentUsage } from '@switchyard/core';
-import { ZERO_USAGE } from '@switchyard/core/internal';
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { AgentRunResult, AgentUsage } from '@switchyard/core';
+import { addUsage, ZERO_USAGE } from '@switchyard/core/internal';
 import type { DaemonTurnEvent, DaemonTurnSnapshot } from './daemon-turn-types';
 import { TurnDeadline } from './turn-deadline';
 
 /**
  * One turn of this process as the daemon's modules share it: the registry keeps it (`TurnRegistry`),
  * `DaemonTurns` runs its loop, the approval gate holds its calls (`ApprovalGate`), recovery lets it go
- * or fills it from a checkpoint (`turn-recovery.ts`). Each field says who writes it.
+ * or fills it from a claimed turn (`turn-recovery.ts`). Each field says who writes it.
  */
 export interface TurnEntry {
   /** What the API reports; the loop's events update it (`DaemonTurns`). */
@@ -33,8 +32,6 @@ export interface TurnEntry {
   inFlight: Set<number>;
   /** The turn's signal (the loop's). */
   signal: AbortSignal;
-  /** The latest `transcript()` of a held call (it reads the loop's live state). */
-  transcript?: () => ResponseInputItem[];
   /** Iterations and usage of the part of the turn another process ran (a continued turn). */
   offset: { iterations: number; usage: AgentUsage };
   /** The instructions the loop was given (stored in its checkpoint). */
@@ -47,8 +44,12 @@ export interface TurnEntry {
   markDetached(): void;
   /** Let go at shutdown while it waited, or taken over by another worker: its end is not recorded here. */
   letGo: 'released' | 'taken-over' | undefined;
-  /** Checkpoint writes, one after another (the gate). */
-  checkpointWrites: Promise<void>;
+  /**
+   * With `serve.journal: false`: writes the turn's journal entries kept in memory so far and has it
+   * write through from then on (`DaemonTurns`); the gate calls it before a call of the turn is held,
+   * so a held turn can be continued from its journal. Absent: the journal writes through already.
+   */
+  keepJournal?: () => Promise<void>;
 }
 
 /** A new open turn with `snapshot`, and a time limit of `turnTimeoutMs` when one is set. */
@@ -75,7 +76,6 @@ export function createTurnEntry(snapshot: DaemonTurnSnapshot, turnTimeoutMs: num
     detached,
     markDetached,
     letGo: undefined,
-    checkpointWrites: Promise.resolve(),
   };
 }
 
@@ -93,4 +93,17 @@ export function turnSignalOf(entry: TurnEntry, source: AbortSignal | undefined):
   if (entry.deadline !== undefined) signals.push(entry.deadline.signal);
   if (source !== undefined) signals.push(source);
   return signals.length === 1 ? entry.controller.signal : AbortSignal.any(signals);
+}
+
+/** How the loop ended the turn, in its snapshot (a continued turn's earlier part added). */
+export function applyLoopResult(entry: TurnEntry, result: AgentRunResult): void {
+  entry.snapshot.status = result.status;
+  entry.snapshot.output = result.output;
+  entry.snapshot.usage = addUsage(entry.offset.usage, result.usage);
+  entry.snapshot.iterations = result.iterations + entry.offset.iterations;
+  if (result.error !== undefined) entry.snapshot.error = result.error.message;
+  // The reason a final answer was cut off goes where operators look for why a turn did not complete.
+  if (result.incompleteReason !== undefined) {
+    entry.snapshot.error = `the final response was cut off (${result.incompleteReason})`;
+  }
 }

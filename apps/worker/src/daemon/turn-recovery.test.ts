@@ -4,6 +4,7 @@ import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import { firstIterationCheckpoint, requestWriteApproval } from './__fixtures__/held-call';
+import { readCheckpoint } from './turn-checkpoint';
 import { createTurnEntry, type TurnEntry } from './turn-entry';
 import {
   continueAnsweredTurns,
@@ -12,6 +13,7 @@ import {
   releaseHeldTurn,
   resumeStateOf,
   sweepInterruptedTurns,
+  whyNotContinued,
 } from './turn-recovery';
 
 // Recovery and claiming on a real control plane (PGlite): the turns of a worker that stopped marked
@@ -101,6 +103,7 @@ describe('the turns of a worker that stopped (PGlite)', () => {
 });
 
 describe('a turn claimed from a worker that let it go (PGlite)', () => {
+  // The upgrade path: the transcript checkpoint an older worker stored (version 2).
   const checkpoint = {
     version: 2,
     items: transcript,
@@ -152,6 +155,35 @@ describe('a turn claimed from a worker that let it go (PGlite)', () => {
     const { checkpoint: read, entry } = continuedTurnOf(claimed, undefined);
     expect(read).toMatchObject({ version: 2, started: [1] });
     expect(entry.deadline).toBeUndefined();
+  });
+
+  it('continues a turn held by this version from its journal: only the time it ran comes from its checkpoint', async () => {
+    const small = { version: 3, activeMs: 7_000, instructions: 'be brief', context: { unit: 'task-2' } };
+    const claimed = await claim(await leftWaiting(small, 'allow'));
+    const { entry, checkpoint: read } = continuedTurnOf(claimed, 60_000);
+    expect(read).toEqual(small);
+    // Its events, usage and iterations come back as its journal is replayed: none from elsewhere.
+    expect(entry.events).toEqual([]);
+    expect(entry.offset).toEqual({ iterations: 0, usage: ZERO_USAGE });
+    expect(entry.snapshot).toMatchObject({ status: 'running', iterations: 0, usage: ZERO_USAGE });
+    expect(entry.resumeContext).toEqual({ unit: 'task-2' });
+    expect(entry.deadline?.activeMs()).toBeGreaterThanOrEqual(7_000);
+    const state = resumeStateOf(claimed, read, undefined);
+    // No transcript: the loop starts from the prompt and replays the journal.
+    expect(state.items).toBeUndefined();
+    expect([...state.started]).toEqual([]);
+    expect([...state.approvals.keys()]).toEqual(['item:2']);
+    expect(state.instructions).toBe('be brief');
+    entry.deadline?.dispose();
+  });
+
+  it('is not continued without a journal to replay, unless an older worker stored its transcript', () => {
+    expect(whyNotContinued({ version: 3, activeMs: 0 }, true)).toBeUndefined();
+    expect(whyNotContinued({ version: 3, activeMs: 0 }, false)).toBe(
+      'the turn could not be continued: this worker has no turn journal to replay it from',
+    );
+    expect(whyNotContinued(readCheckpoint(checkpoint), false)).toBeUndefined();
+    expect(whyNotContinued(undefined, true)).toMatch(/checkpoint is missing or unreadable/);
   });
 
   it('goes on from nothing when its checkpoint cannot be read', async () => {
@@ -233,13 +265,14 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
       undefined,
     );
     entry.held.set(2, approval);
-    entry.transcript = () => transcript;
     return entry;
   }
 
   it('stores its checkpoint, marks it released for any worker, and aborts its loop here', async () => {
     const entry = await heldHere();
     entry.events = [{ type: 'text-delta', iteration: 1, delta: 'latest' }];
+    entry.instructions = 'Be brief.';
+    entry.resumeContext = { task: 'task_1' };
     const released = await releaseHeldTurn(entry, { store: bed.controlPlane.approvals, workerId: WORKER });
     expect(released).toBe(true);
     expect(entry.letGo).toBe('released');
@@ -254,7 +287,13 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
     const claimed = (
       await bed.controlPlane.approvals.claimResumable({ workerId: 'worker_next', staleAfterMs: 60_000 })
     ).find((turn) => turn.turn.id === entry.snapshot.id);
-    expect(claimed?.checkpoint).toMatchObject({ events: [{ type: 'text-delta', delta: 'latest' }] });
+    // Only what the journal does not hold: no transcript, no events.
+    expect(claimed?.checkpoint).toEqual({
+      version: 3,
+      activeMs: 0,
+      instructions: 'Be brief.',
+      context: { task: 'task_1' },
+    });
   });
 
   it('leaves alone a turn the records do not have waiting on this worker', async () => {
@@ -271,7 +310,7 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
   it('lets it go all the same when the release cannot be stored, saying so', async () => {
     const entry = await heldHere();
     // A checkpoint past the records' 16 MiB.
-    entry.events = [{ type: 'text-delta', iteration: 1, delta: 'x'.repeat(17 * 1024 * 1024) }];
+    entry.resumeContext = { note: 'x'.repeat(17 * 1024 * 1024) };
     const lines: string[] = [];
     const released = await releaseHeldTurn(entry, {
       store: bed.controlPlane.approvals,

@@ -7,17 +7,18 @@ import { errorMessage } from './error-message';
 import { upgradeRecordedEvents } from './recorded-events';
 import {
   checkpointOf,
+  isLegacyCheckpoint,
   type ResumeState,
   readCheckpoint,
   resumeKey,
-  type TurnCheckpoint,
+  type StoredCheckpoint,
 } from './turn-checkpoint';
 import { createTurnEntry, type TurnEntry, turnSignalOf } from './turn-entry';
 import { snapshotOf } from './turn-registry';
 
 // Recovery and claiming: a turn whose process stopped is marked interrupted (its unit handed back to
 // its queue), and a turn left waiting for approval (let go at shutdown, or its process dead) is
-// claimed by one live process once answered and continued there from its checkpoint.
+// claimed by one live process once answered and continued there from its journal.
 
 /** A turn claimed from another process, as this one continues it. */
 export interface ContinuedTurn {
@@ -26,7 +27,7 @@ export interface ContinuedTurn {
   /** The context its tools and instructions are built from (`signal` is the entry's). */
   context: DaemonTurnContext;
   /** Its checkpoint, or undefined when it is missing or unreadable (the turn cannot go on then). */
-  checkpoint: TurnCheckpoint | undefined;
+  checkpoint: StoredCheckpoint | undefined;
 }
 
 /** The context a turn taken over from its record is built from (its tools, instructions, telemetry). */
@@ -42,24 +43,26 @@ function contextOfRecord(record: TurnRecord, signal: AbortSignal): DaemonTurnCon
 }
 
 /**
- * The entry of a claimed turn, filled from its checkpoint: the snapshot of its record with the
- * checkpoint's usage and iterations, its events so far (in today's vocabulary), the part another
- * process ran as the offset, and the time it ran spent from its time limit.
+ * The entry of a claimed turn: the snapshot of its record, `running`, with the time it ran spent
+ * from its time limit. Its events, usage and iterations are filled again as its journal is replayed
+ * (the replayed steps marked so). The upgrade path (a `LegacyCheckpoint`): the checkpoint's events,
+ * usage and iterations, and the part another process ran as the offset.
  */
 export function continuedTurnOf(claimed: ResumableTurn, turnTimeoutMs: number | undefined): ContinuedTurn {
   const record = claimed.turn;
   const checkpoint = readCheckpoint(claimed.checkpoint);
+  const legacy = isLegacyCheckpoint(checkpoint) ? checkpoint : undefined;
   const entry = createTurnEntry(
     {
       ...snapshotOf(record),
       status: 'running',
-      usage: checkpoint?.usage ?? record.usage,
-      iterations: checkpoint?.iterations ?? record.iterations,
+      usage: legacy?.usage ?? ZERO_USAGE,
+      iterations: legacy?.iterations ?? 0,
     },
     turnTimeoutMs,
   );
-  entry.events = checkpoint === undefined ? [] : upgradeRecordedEvents(checkpoint.events);
-  entry.offset = { iterations: checkpoint?.iterations ?? 0, usage: checkpoint?.usage ?? ZERO_USAGE };
+  entry.events = legacy === undefined ? [] : upgradeRecordedEvents(legacy.events);
+  entry.offset = { iterations: legacy?.iterations ?? 0, usage: legacy?.usage ?? ZERO_USAGE };
   entry.resumeContext = checkpoint?.context;
   if (checkpoint !== undefined && entry.deadline !== undefined) entry.deadline.spend(checkpoint.activeMs);
   entry.signal = turnSignalOf(entry, undefined);
@@ -83,24 +86,43 @@ export function interruptedTurnOf(
 }
 
 /**
- * Where a continued turn's loop goes on from: the checkpoint's transcript, its held calls' decisions
- * by `resumeKey` (each acted on once), the calls let run before with no output, and `instructions`
- * (the turn's own rebuilt ones, else the checkpoint's). Without a checkpoint: an empty transcript.
+ * Where a continued turn's loop goes on from: its prompt and its journal, its held calls' decisions
+ * by `resumeKey` (each acted on once), and `instructions` (the turn's own rebuilt ones, else the
+ * checkpoint's). The upgrade path (a `LegacyCheckpoint`): the checkpoint's transcript and the calls
+ * it says were let run with no output. Without a checkpoint: an empty transcript (the turn fails).
  */
 export function resumeStateOf(
   claimed: ResumableTurn,
-  checkpoint: TurnCheckpoint | undefined,
+  checkpoint: StoredCheckpoint | undefined,
   instructions: string | undefined,
 ): ResumeState {
   if (checkpoint === undefined) {
     return { items: [], approvals: new Map(), started: new Set(), instructions: undefined };
   }
   return {
-    items: checkpoint.items,
+    ...(isLegacyCheckpoint(checkpoint) ? { items: checkpoint.items } : {}),
     approvals: new Map(claimed.approvals.map((approval) => [resumeKey(approval), approval])),
-    started: new Set(checkpoint.started),
+    started: new Set(isLegacyCheckpoint(checkpoint) ? checkpoint.started : []),
     instructions: instructions ?? checkpoint.instructions,
   };
+}
+
+/**
+ * Why a claimed turn cannot go on, or undefined when it can: its checkpoint is missing or unreadable,
+ * or (not an older worker's transcript checkpoint) this worker has no journal to replay its steps
+ * from, and the loop would ask the model for them again.
+ */
+export function whyNotContinued(
+  checkpoint: StoredCheckpoint | undefined,
+  hasJournal: boolean,
+): string | undefined {
+  if (checkpoint === undefined) {
+    return 'the turn could not be continued: its stored checkpoint is missing or unreadable';
+  }
+  if (!isLegacyCheckpoint(checkpoint) && !hasJournal) {
+    return 'the turn could not be continued: this worker has no turn journal to replay it from';
+  }
+  return undefined;
 }
 
 /** The log line of a turn continued here: which turn, whose, from where, and its approvals' outcomes. */
@@ -112,8 +134,8 @@ export function describeContinuation(claimed: ResumableTurn): string {
 }
 
 /**
- * Lets a turn waiting for approval go at shutdown: its latest checkpoint (after the writes under
- * way) is stored and it is marked released, so whichever worker claims it once answered continues
+ * Lets a turn waiting for approval go at shutdown: its checkpoint (its time spent so far; its steps
+ * are in its journal) is stored and it is marked released, so whichever worker claims it once answered continues
  * it; here its loop is aborted and its end is not recorded. Resolves false when the records say it is
  * not this worker's waiting turn (then it is left as it is).
  *
@@ -124,7 +146,6 @@ export async function releaseHeldTurn(
   entry: TurnEntry,
   options: { store: Pick<DaemonApprovalStore, 'release'>; workerId: string; log?: (line: string) => void },
 ): Promise<boolean> {
-  await entry.checkpointWrites;
   try {
     const released = await options.store.release({
       turnId: entry.snapshot.id,

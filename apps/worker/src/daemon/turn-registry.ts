@@ -1,9 +1,10 @@
 import type { TurnRecord } from '@switchyard/control-plane';
 import type { DaemonTurnEvent, DaemonTurnRecords, DaemonTurnSnapshot } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
+import type { HeldTurnView } from './held-turn-view';
 import { DEFAULT_MAX_RETAINED_TURN_BYTES } from './memory-limits';
 import { upgradeRecordedEvents } from './recorded-events';
-import { readCheckpoint } from './turn-checkpoint';
+import { isLegacyCheckpoint, readCheckpoint } from './turn-checkpoint';
 import { isOpenTurn, type TurnEntry } from './turn-entry';
 import { appendEvent } from './turn-event-recording';
 
@@ -18,6 +19,12 @@ export interface TurnRegistryOptions {
   maxRetainedTurnBytes?: number;
   /** The turn records: turns not in memory are read from them. Absent: memory only. */
   records?: Pick<DaemonTurnRecords, 'get' | 'events'> & Partial<Pick<DaemonTurnRecords, 'checkpoint'>>;
+  /**
+   * What a turn held elsewhere has done so far, from its journal (`heldTurnView`; its events only
+   * when `events`). Absent: a held turn shows its record (and an older worker's transcript
+   * checkpoint) only.
+   */
+  heldView?: (turnId: string, events: boolean) => Promise<HeldTurnView>;
 }
 
 /** The API's snapshot of a recorded turn. */
@@ -67,11 +74,13 @@ export class TurnRegistry {
   readonly #maxRetained: number;
   readonly #maxRetainedBytes: number;
   readonly #records: TurnRegistryOptions['records'];
+  readonly #heldView: TurnRegistryOptions['heldView'];
 
   constructor(options: TurnRegistryOptions = {}) {
     this.#maxRetained = options.maxRetainedTurns ?? 1000;
     this.#maxRetainedBytes = options.maxRetainedTurnBytes ?? DEFAULT_MAX_RETAINED_TURN_BYTES;
     this.#records = options.records;
+    this.#heldView = options.heldView;
   }
 
   /** Keeps a new (or continued) turn under its id: observers hear of it at `changed`. */
@@ -176,7 +185,7 @@ export class TurnRegistry {
   /**
    * The turn's snapshot: from memory when this process runs it or ran it recently, else from the
    * turn records (turns of earlier runs and of other processes on the same database; a turn waiting
-   * for approval with the usage of its checkpoint), else undefined.
+   * for approval with the usage and iterations its journal records), else undefined.
    */
   async find(id: string): Promise<DaemonTurnSnapshot | undefined> {
     const entry = this.#turns.get(id);
@@ -187,12 +196,14 @@ export class TurnRegistry {
     if (record === undefined) return undefined;
     const snapshot = snapshotOf(record);
     if (record.status !== 'waiting-approval') return snapshot;
-    // Its usage is recorded at its end: until then, what its worker stored when it held the call (or
-    // let the turn go) says how far it got.
+    // Its usage is recorded at its end: until then, its journal says how far it got (the upgrade
+    // path: the transcript checkpoint an older worker stored).
     const checkpoint = readCheckpoint(await this.#records.checkpoint?.(id));
-    return checkpoint === undefined
-      ? snapshot
-      : { ...snapshot, usage: checkpoint.usage, iterations: checkpoint.iterations };
+    if (isLegacyCheckpoint(checkpoint)) {
+      return { ...snapshot, usage: checkpoint.usage, iterations: checkpoint.iterations };
+    }
+    const held = await this.#heldView?.(id, false);
+    return held === undefined ? snapshot : { ...snapshot, usage: held.usage, iterations: held.iterations };
   }
 
   /** Whether the turn is in memory and this process's own (its events can be followed live). */
@@ -203,16 +214,19 @@ export class TurnRegistry {
 
   /**
    * A turn's event log from the records, with the outcomes of calls recorded by an older worker read
-   * as today's (`upgradeRecordedEvents`); for a turn not ended, the events of its checkpoint (none
-   * when it has none); undefined when unknown or not recorded.
+   * as today's (`upgradeRecordedEvents`); for a turn not ended, its events rebuilt from its journal
+   * and pending approvals (`heldTurnView`; the upgrade path: those of an older worker's transcript
+   * checkpoint); undefined when unknown or not recorded.
    */
   async recordedEvents(id: string): Promise<DaemonTurnEvent[] | undefined> {
     const log = await this.#records?.events(id);
     if (log === undefined) return undefined;
     if (log.events.length > 0) return upgradeRecordedEvents(log.events);
-    // A log is written at the turn's end: until then, the events its worker stored with its checkpoint.
+    // A log is written at the turn's end: until then, what its journal and approvals say.
     const checkpoint = readCheckpoint(await this.#records?.checkpoint?.(id));
-    return upgradeRecordedEvents(checkpoint?.events ?? []);
+    if (isLegacyCheckpoint(checkpoint)) return upgradeRecordedEvents(checkpoint.events);
+    if (checkpoint === undefined || this.#heldView === undefined) return [];
+    return (await this.#heldView(id, true)).events;
   }
 
   /**
