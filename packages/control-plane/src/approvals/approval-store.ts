@@ -31,7 +31,8 @@ const STATUSES: ReadonlySet<string> = new Set(['pending', 'allowed', 'denied', '
 
 /**
  * Approvals of held tool calls, and the turns waiting for them: a call that a policy asks about is
- * recorded here with its turn's checkpoint; an answer from any process on the database decides it;
+ * recorded here with its turn's checkpoint (what the worker needs to continue the turn beside its
+ * journal: the worker's own JSON); an answer from any process on the database decides it;
  * the worker running the turn, or, when that worker stopped, whichever claims the turn, acts on it
  * once.
  *
@@ -42,7 +43,7 @@ const STATUSES: ReadonlySet<string> = new Set(['pending', 'allowed', 'denied', '
  * @example
  * const approval = await controlPlane.approvals.request({ turnId, workerId, callId, toolKey: 'write_file',
  *   activity: 'Writing out.txt', arguments: params, approvers: ['operator'], expiresInMs: 3_600_000,
- *   checkpoint: { items: call.transcript() } });
+ *   checkpoint: { version: 3, activeMs: 1200 } });
  * await controlPlane.approvals.answer({ id: approval.id, decision: 'allow', answeredBy: 'api' });
  */
 export class ApprovalStore {
