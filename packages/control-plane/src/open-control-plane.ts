@@ -10,6 +10,7 @@ import { openPgliteDatabase } from './database/open-pglite-database';
 import { openPostgresDatabase } from './database/open-postgres-database';
 import { runMigrations } from './database/run-migrations';
 import { IdempotencyStore } from './idempotency/idempotency-store';
+import { bossDatabase } from './queues/boss-database';
 import { type QueueDepth, queueDepths } from './queues/queue-depths';
 import { type ControlPlaneSettings, resolveControlPlaneSettings } from './resolve-control-plane-settings';
 import { resolveDatabaseTarget } from './resolve-database-target';
@@ -235,7 +236,7 @@ async function startQueues(database: Database, settings: ControlPlaneSettings): 
   try {
     await runMigrations(database);
     boss = new PgBoss({
-      db: database,
+      db: bossDatabase(database, 'pgboss', settings.onError),
       schema: 'pgboss',
       migrate: true,
       supervise: true,
