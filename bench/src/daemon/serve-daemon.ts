@@ -30,7 +30,7 @@ export interface LoopDelay {
 }
 
 /** The budgets of a benchmark daemon's agent unless a suite says otherwise (see `ServeDaemonOptions.budgets`). */
-export const BENCH_BUDGETS = { turnsAtOnce: 10_000 } as const;
+export const BENCH_BUDGETS = { turnsAtOnce: 10_000, tokensPerDay: Number.MAX_SAFE_INTEGER } as const;
 
 /** The agent every benchmark daemon serves. */
 export const BENCH_AGENT = 'bench';
@@ -46,9 +46,9 @@ export interface ServeDaemonOptions {
   /** More `serve` settings of the configuration file (heartbeatMs, pollSeconds, ...). */
   serve?: Record<string, unknown>;
   /**
-   * The agent's budgets (`budgets` of the configuration file). Default `{ turnsAtOnce: 10000 }`: the
-   * benchmarks measure the daemon, not the default limit of 16 turns of one agent at once (past it,
-   * turns wait for a slot, polling).
+   * The agent's budgets (`budgets` of the configuration file). Default: 10,000 turns at once and no
+   * daily token limit to speak of: the benchmarks measure the daemon, not the default limits of 16
+   * turns of one agent at once and 50 million tokens a day (a long run spends that).
    */
   budgets?: Record<string, unknown>;
   /** Options for `node` itself, before the CLI's path (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
