@@ -77,6 +77,19 @@ function untilLetGo(journal: TurnJournal, entry: TurnEntry): TurnJournal {
   };
 }
 
+/** What `openTurnJournal` opens a turn's journal with. */
+interface TurnJournalOptions {
+  journals?: Pick<TurnJournalStore, 'open'>;
+  records: DaemonTurnRecords | undefined;
+  workerId: string;
+  entry: TurnEntry;
+  turnId: string;
+  resume: ResumeState | undefined;
+  fresh?: boolean;
+  heldOnly?: boolean;
+  log?: (line: string) => void;
+}
+
 /**
  * The journal a turn's loop writes (with `journals` and `records`), with what earlier attempts recorded
  * (a turn resumed after its worker stopped, a unit's next attempt, a turn continued after its held
@@ -88,33 +101,13 @@ function untilLetGo(journal: TurnJournal, entry: TurnEntry): TurnJournal {
  * transcript checkpoint (`resume.items`) reads nothing, and its steps are recorded numbered after the
  * checkpoint's. Nothing is written once the turn is let go (`untilLetGo`). Undefined: no journal.
  */
-export async function openTurnJournal(options: {
-  journals?: Pick<TurnJournalStore, 'open'>;
-  records: DaemonTurnRecords | undefined;
-  workerId: string;
-  entry: TurnEntry;
-  turnId: string;
-  resume: ResumeState | undefined;
-  fresh?: boolean;
-  heldOnly?: boolean;
-  log?: (line: string) => void;
-}): Promise<TurnJournal | undefined> {
+export async function openTurnJournal(options: TurnJournalOptions): Promise<TurnJournal | undefined> {
   const journal = await openJournalOf(options);
   return journal === undefined ? undefined : untilLetGo(journal, options.entry);
 }
 
 /** `openTurnJournal` but for `untilLetGo`. */
-async function openJournalOf(options: {
-  journals?: Pick<TurnJournalStore, 'open'>;
-  records: DaemonTurnRecords | undefined;
-  workerId: string;
-  entry: TurnEntry;
-  turnId: string;
-  resume: ResumeState | undefined;
-  fresh?: boolean;
-  heldOnly?: boolean;
-  log?: (line: string) => void;
-}): Promise<TurnJournal | undefined> {
+async function openJournalOf(options: TurnJournalOptions): Promise<TurnJournal | undefined> {
   const { journals, turnId, workerId } = options;
   if (journals === undefined || options.records === undefined) return undefined;
   if (options.heldOnly === true && options.resume === undefined) {

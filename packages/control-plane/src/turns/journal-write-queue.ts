@@ -1,3 +1,4 @@
+import { CoalescedStatements, type WaitingItem } from '../database/coalesced-statements';
 import type { SqlExecutor } from '../database/database';
 import { TurnJournalFencedError } from '../errors/turn-journal-fenced-error';
 
@@ -11,11 +12,6 @@ export interface JournalWrite {
   text: string;
   /** Its size in bytes (counted once, where the entry's limit is checked). */
   bytes: number;
-}
-
-interface Waiting extends JournalWrite {
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 /** The most rows one statement carries. */
@@ -58,64 +54,40 @@ const APPEND_ROWS = `WITH input AS (
  */
 export class JournalWriteQueue {
   readonly #database: SqlExecutor;
-  #waiting: Waiting[] = [];
-  #inFlight = 0;
+  readonly #statements: CoalescedStatements<JournalWrite, void>;
 
   constructor(database: SqlExecutor) {
     this.#database = database;
+    this.#statements = new CoalescedStatements((batch) => this.#send(batch), {
+      maxRows: MAX_ROWS_PER_STATEMENT,
+      maxBytes: MAX_BYTES_PER_STATEMENT,
+      maxInFlight: MAX_STATEMENTS_IN_FLIGHT,
+    });
   }
 
   /** Writes one row with the rest of whatever is waiting; see the class's contract. */
   append(write: JournalWrite): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#waiting.push({ ...write, resolve, reject });
-      this.#flush();
-    });
+    return this.#statements.add(write);
   }
 
-  /** Sends the waiting rows while a statement slot is free. */
-  #flush(): void {
-    while (this.#inFlight < MAX_STATEMENTS_IN_FLIGHT && this.#waiting.length > 0) {
-      const batch = this.#takeBatch();
-      this.#inFlight += 1;
-      void this.#send(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#flush();
-      });
-    }
-  }
-
-  /** The oldest waiting rows that fit one statement (at least one). */
-  #takeBatch(): Waiting[] {
-    let bytes = 0;
-    let count = 0;
-    for (const write of this.#waiting) {
-      if (count >= MAX_ROWS_PER_STATEMENT) break;
-      if (count > 0 && bytes + write.bytes > MAX_BYTES_PER_STATEMENT) break;
-      bytes += write.bytes;
-      count += 1;
-    }
-    return this.#waiting.splice(0, count);
-  }
-
-  async #send(batch: readonly Waiting[]): Promise<void> {
+  async #send(batch: ReadonlyArray<WaitingItem<JournalWrite, void>>): Promise<void> {
     let owned: Set<string>;
     try {
       const { rows } = await this.#database.query<{ turn_id: string; worker_id: string }>(APPEND_ROWS, [
-        batch.map((write) => write.turnId),
-        batch.map((write) => write.workerId),
-        batch.map((write) => write.kind),
-        batch.map((write) => write.position),
-        batch.map((write) => write.text),
+        batch.map(({ item }) => item.turnId),
+        batch.map(({ item }) => item.workerId),
+        batch.map(({ item }) => item.kind),
+        batch.map(({ item }) => item.position),
+        batch.map(({ item }) => item.text),
       ]);
       owned = new Set(rows.map((row) => ownerKey(row.turn_id, row.worker_id)));
     } catch (error) {
       for (const write of batch) write.reject(error);
       return;
     }
-    for (const write of batch) {
-      if (owned.has(ownerKey(write.turnId, write.workerId))) write.resolve();
-      else write.reject(new TurnJournalFencedError(write.turnId, write.workerId));
+    for (const { item, resolve, reject } of batch) {
+      if (owned.has(ownerKey(item.turnId, item.workerId))) resolve();
+      else reject(new TurnJournalFencedError(item.turnId, item.workerId));
     }
   }
 }

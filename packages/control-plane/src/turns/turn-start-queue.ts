@@ -1,3 +1,4 @@
+import { CoalescedStatements, type WaitingItem } from '../database/coalesced-statements';
 import type { SqlExecutor } from '../database/database';
 import { ControlPlaneInputError } from '../errors/control-plane-input-error';
 import { TURN_COLUMNS, type TurnRow } from './turn-rows';
@@ -13,11 +14,6 @@ export interface TurnStartRow {
   workerId: string;
   /** The row's size in bytes, as its batch's limit counts it (the prompt's, mostly). */
   bytes: number;
-}
-
-interface Waiting extends TurnStartRow {
-  resolve(row: TurnRow): void;
-  reject(error: unknown): void;
 }
 
 /** The most starts one statement records. */
@@ -44,69 +40,46 @@ const INSERT_STARTS = `INSERT INTO switchyard.turns (id, agent_id, source, sourc
  */
 export class TurnStartQueue {
   readonly #database: SqlExecutor;
-  #waiting: Waiting[] = [];
-  #inFlight = 0;
+  readonly #statements: CoalescedStatements<TurnStartRow, TurnRow>;
 
   constructor(database: SqlExecutor) {
     this.#database = database;
+    this.#statements = new CoalescedStatements((batch) => this.#send(batch), {
+      maxRows: MAX_ROWS_PER_STATEMENT,
+      maxBytes: MAX_BYTES_PER_STATEMENT,
+      maxInFlight: MAX_STATEMENTS_IN_FLIGHT,
+    });
   }
 
   /** Records one start with the rest of whatever is waiting; see the class's contract. */
   record(start: TurnStartRow): Promise<TurnRow> {
-    if (this.#waiting.some((waiting) => waiting.id === start.id)) {
+    if (this.#statements.waiting((waiting) => waiting.id === start.id)) {
       return Promise.reject(alreadyRecorded(start.id));
     }
-    return new Promise<TurnRow>((resolve, reject) => {
-      this.#waiting.push({ ...start, resolve, reject });
-      this.#flush();
-    });
+    return this.#statements.add(start);
   }
 
-  #flush(): void {
-    while (this.#inFlight < MAX_STATEMENTS_IN_FLIGHT && this.#waiting.length > 0) {
-      const batch = this.#takeBatch();
-      this.#inFlight += 1;
-      void this.#send(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#flush();
-      });
-    }
-  }
-
-  /** The oldest waiting starts that fit one statement (at least one). */
-  #takeBatch(): Waiting[] {
-    let bytes = 0;
-    let count = 0;
-    for (const start of this.#waiting) {
-      if (count >= MAX_ROWS_PER_STATEMENT) break;
-      if (count > 0 && bytes + start.bytes > MAX_BYTES_PER_STATEMENT) break;
-      bytes += start.bytes;
-      count += 1;
-    }
-    return this.#waiting.splice(0, count);
-  }
-
-  async #send(batch: readonly Waiting[]): Promise<void> {
+  async #send(batch: ReadonlyArray<WaitingItem<TurnStartRow, TurnRow>>): Promise<void> {
     let recorded: Map<string, TurnRow>;
     try {
       const { rows } = await this.#database.query<TurnRow>(INSERT_STARTS, [
-        batch.map((start) => start.id),
-        batch.map((start) => start.agentId),
-        batch.map((start) => start.source),
-        batch.map((start) => start.sourceId),
-        batch.map((start) => start.attempt),
-        batch.map((start) => start.prompt),
-        batch.map((start) => start.workerId),
+        batch.map(({ item }) => item.id),
+        batch.map(({ item }) => item.agentId),
+        batch.map(({ item }) => item.source),
+        batch.map(({ item }) => item.sourceId),
+        batch.map(({ item }) => item.attempt),
+        batch.map(({ item }) => item.prompt),
+        batch.map(({ item }) => item.workerId),
       ]);
       recorded = new Map(rows.map((row) => [row.id, row]));
     } catch (error) {
       for (const start of batch) start.reject(error);
       return;
     }
-    for (const start of batch) {
-      const row = recorded.get(start.id);
-      if (row === undefined) start.reject(alreadyRecorded(start.id));
-      else start.resolve(row);
+    for (const { item, resolve, reject } of batch) {
+      const row = recorded.get(item.id);
+      if (row === undefined) reject(alreadyRecorded(item.id));
+      else resolve(row);
     }
   }
 }
