@@ -89,6 +89,26 @@ for (const backend of testBackends) {
       expect(reopened.counts).toEqual({ responses: 1, started: 1, outputs: 1 });
     });
 
+    it('reads the starts a response entry carries as calls started, once each, in item order', async () => {
+      const turnId = await recordTurn('worker-a');
+      const { journal } = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-a' });
+      const start = (itemIndex: number) => ({
+        itemIndex,
+        callId: `call_${itemIndex}`,
+        key: 'note',
+        idempotencyKey: `${turnId}:${itemIndex}`,
+      });
+      await journal.callStarted(start(4));
+      await journal.response({ ...response(1, 'a'), started: [start(3), start(1)] });
+      // A call in doubt started again writes its own row as well: still one start.
+      await journal.callStarted(start(1));
+      const read = await suite.controlPlane.journals.read(turnId);
+      expect(read.started).toEqual([start(1), start(3), start(4)]);
+      expect(read.responses[0]?.started).toEqual([start(3), start(1)]);
+      const reopened = await suite.controlPlane.journals.open({ turnId, workerId: 'worker-a' });
+      expect(reopened.counts).toEqual({ responses: 1, started: 3, outputs: 0 });
+    });
+
     it('leaves the stale API turns of the agents named for a claim, and marks the others', async () => {
       const turnId = await recordTurn('worker-gone');
       // A sweep of a process that resumes ada's API turns: the turn stays running for a claim.

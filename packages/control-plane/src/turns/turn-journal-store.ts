@@ -175,15 +175,22 @@ export class TurnJournalStore {
 /** Journal rows (ordered by kind and position) as core's `RecordedTurn`. */
 function recordedOf(rows: ReadonlyArray<{ kind: JournalKind; entry: string }>): RecordedTurn {
   const responses: RecordedTurn['responses'][number][] = [];
-  const started: RecordedTurn['started'][number][] = [];
+  const started = new Map<number, RecordedTurn['started'][number]>();
   const outputs: RecordedTurn['outputs'][number][] = [];
   for (const row of rows) {
     const entry = JSON.parse(row.entry);
-    if (row.kind === 'response') responses.push(entry);
-    else if (row.kind === 'call-start') started.push(entry);
-    else outputs.push(entry);
+    if (row.kind === 'response') {
+      responses.push(entry);
+      // The starts recorded with a response (`JournalResponse.started`) are calls started like any
+      // other; a call in doubt started again has a row of its own too, with the same key.
+      for (const start of Array.isArray(entry.started) ? entry.started : []) {
+        if (!started.has(start.itemIndex)) started.set(start.itemIndex, start);
+      }
+    } else if (row.kind === 'call-start') {
+      if (!started.has(entry.itemIndex)) started.set(entry.itemIndex, entry);
+    } else outputs.push(entry);
   }
-  return { responses, started, outputs };
+  return { responses, started: [...started.values()].sort((a, b) => a.itemIndex - b.itemIndex), outputs };
 }
 
 function checkId(field: string, value: unknown): string {

@@ -27,8 +27,11 @@ function memoryJournal(recorded?: RecordedTurn, failOn?: 'callStarted' | 'respon
     ...(recorded === undefined ? {} : { recorded }),
     response: async (entry) => {
       if (failOn === 'response') throw new Error('the database is gone');
-      log.push(`response ${entry.iteration}`);
+      const withStarts = entry.started?.map((start) => start.itemIndex).join(',');
+      log.push(`response ${entry.iteration}${withStarts === undefined ? '' : ` with started ${withStarts}`}`);
       kept.responses.push(entry);
+      // Kept with the other starts too, as the control plane reads them back.
+      kept.started.push(...(entry.started ?? []));
     },
     callStarted: async (entry) => {
       if (failOn === 'callStarted') throw new Error('another worker took this turn over');
@@ -102,8 +105,8 @@ describe('a turn journal', () => {
     const { result, server } = await runTurn(TWO_STEPS, { tools: tools(runs), journal, turnId: 'turn_7' });
     expect(result.status).toBe('completed');
     expect(log).toEqual([
-      'response 1',
-      'started 1',
+      // The read-only call that runs first is recorded as started with its response.
+      'response 1 with started 1',
       'finished 1',
       'started 2',
       'finished 2',
@@ -241,17 +244,97 @@ describe('a turn journal', () => {
     expect(result.error?.message).toBe(
       "the turn's journal could not be written: another worker took this turn over",
     );
-    expect(runs).toEqual([]);
-    expect(toolCallEnds(events)[0]?.outcome).toBe('cancelled');
+    // The read-only call's start went with its response; the write's could not be recorded.
+    expect(runs.map((run) => run.split(' ').slice(0, 2).join(' '))).toEqual(['look a']);
+    expect(toolCallEnds(events).map((end) => end.outcome)).toEqual(['completed', 'cancelled', 'cancelled']);
 
+    const refusedRuns: string[] = [];
     const refused = await runTurn(TWO_STEPS, {
-      tools: tools(runs),
+      tools: tools(refusedRuns),
       journal: memoryJournal(undefined, 'response').journal,
     });
     expect(refused.result.status).toBe('failed');
     expect(refused.result.error?.message).toBe(
       "the turn's journal could not be written: the database is gone",
     );
-    expect(runs).toEqual([]);
+    expect(refusedRuns).toEqual([]);
+  });
+
+  it('records with a response the starts of the read-only and idempotent calls that run at once, and only those', async () => {
+    const runs: string[] = [];
+    const peek = (name: string, flags: { isReadOnly?: boolean; idempotent?: boolean }) =>
+      defineWorkerTool({
+        name,
+        description: `The ${name} tool.`,
+        schema: z.object({ note: z.string() }),
+        executionMode: 'parallel',
+        ...flags,
+        describeActivity: ({ note }) => `${name} ${note}`,
+        execute: async ({ note }, context: ToolExecutionContext) => {
+          runs.push(`${name} ${note} ${context.idempotencyKey}`);
+          return { content: `${name} saw ${note}` };
+        },
+      });
+    const parallel = [
+      peek('peek', { isReadOnly: true }),
+      peek('tally', { idempotent: true }),
+      peek('poke', {}),
+      ...tools(runs),
+    ];
+    const script = [
+      {
+        functionCalls: [
+          { name: 'peek', arguments: { note: 'a' }, callId: 'p1' },
+          { name: 'poke', arguments: { note: 'b' }, callId: 'p2' },
+          { name: 'tally', arguments: { note: 'c' }, callId: 'p3' },
+          { name: 'peek', arguments: { note: 'd' }, callId: 'p4' },
+          // Sequential: runs after the parallel run, so its start is its own write.
+          { name: 'look', arguments: { note: 'e' }, callId: 'p5' },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const { journal, log, kept } = memoryJournal();
+    const { result } = await runTurn(script, {
+      tools: parallel,
+      journal,
+      turnId: 'turn_p',
+      maxParallelCalls: 3,
+    });
+    expect(result.status).toBe('completed');
+    // Of the three that start at once (maxParallelCalls 3), the read-only and the idempotent one; the
+    // fourth waits for a free slot and the fifth for the run, so each records its own start.
+    expect(log[0]).toBe('response 1 with started 1,3');
+    expect(log.filter((line) => line.startsWith('started')).sort()).toEqual([
+      'started 2',
+      'started 4',
+      'started 5',
+    ]);
+    expect(kept.responses[0]?.started).toEqual([
+      { itemIndex: 1, callId: 'p1', key: 'peek', idempotencyKey: 'turn_p:1' },
+      { itemIndex: 3, callId: 'p3', key: 'tally', idempotencyKey: 'turn_p:3' },
+    ]);
+    expect(runs).toHaveLength(5);
+  });
+
+  it('runs again, with the first key and marked in doubt, a call whose start only its response recorded', async () => {
+    const original = memoryJournal();
+    await runTurn(TWO_STEPS, { tools: tools([]), journal: original.journal, turnId: 'turn_11' });
+    const [response] = original.kept.responses;
+    expect(response?.started?.map((start) => start.itemIndex)).toEqual([1]);
+    // Only the response was recorded: its first call is in doubt, the others never started.
+    const recorded: RecordedTurn = { responses: [response as JournalResponse], started: [], outputs: [] };
+    const runs: string[] = [];
+    const { events } = await runTurn([{ text: 'all done' }], {
+      tools: tools(runs),
+      journal: memoryJournal(recorded).journal,
+      turnId: 'turn_12',
+    });
+    expect(runs).toEqual(['look a turn_11:1', 'write b turn_12:2', 'charge c turn_12:3']);
+    expect(toolCallEnds(events).map((end) => [end.callId, end.outcome, end.inDoubt ?? false])).toEqual([
+      ['c1', 'completed', true],
+      ['c2', 'completed', false],
+      ['c3', 'completed', false],
+    ]);
   });
 });

@@ -16,6 +16,14 @@ export interface JournalResponse {
   usage: AgentUsage;
   /** `incomplete_details.reason`, when the response was cut off. */
   finishReason?: string;
+  /**
+   * Starts of the response's calls recorded with it, in the same entry: those that run at once when
+   * the response is dispatched (its first call, or its leading parallel calls within the turn's
+   * `maxParallelCalls`) and whose tool is read-only or idempotent. Such a call in doubt runs again
+   * anyway, so recording its start a moment early changes nothing on a resume, and saves the turn a
+   * write of its own before the call runs. A store keeps the entry whole; `JournalReplay` reads them.
+   */
+  started?: JournalCallStart[];
 }
 
 /** A call about to run: recorded before its `execute` starts. */
@@ -50,7 +58,10 @@ export interface JournalCallOutput {
 export interface RecordedTurn {
   /** Model responses, one per step, in order. */
   responses: readonly JournalResponse[];
-  /** Calls recorded as started (a start without an output is a call in doubt). */
+  /**
+   * Calls recorded as started (a start without an output is a call in doubt); the starts a response
+   * entry carries (`JournalResponse.started`) count as well, whether or not they are listed here.
+   */
   started: readonly JournalCallStart[];
   /** Calls' outputs. */
   outputs: readonly JournalCallOutput[];
@@ -66,7 +77,10 @@ export interface RecordedTurn {
  * Contract: each method resolves once its entry is stored (the loop awaits it before it sends the
  * next request, runs the call, or goes on after the output); a method that rejects ends the turn
  * `failed` with that error (a journal the process can no longer write to, such as one whose turn
- * another worker took over, stops the turn rather than letting it act unrecorded).
+ * another worker took over, stops the turn rather than letting it act unrecorded). A response entry
+ * may carry the starts of calls (`JournalResponse.started`): those calls get no `callStarted` of
+ * their own, so a store must keep the entry whole (one write: the response and those starts land
+ * together or not at all).
  *
  * @example
  * const journal: TurnJournal = {
@@ -95,7 +109,10 @@ export class JournalReplay {
   readonly #outputs = new Map<number, JournalCallOutput>();
 
   constructor(recorded: RecordedTurn | undefined) {
-    for (const response of recorded?.responses ?? []) this.#responses.set(response.iteration, response);
+    for (const response of recorded?.responses ?? []) {
+      this.#responses.set(response.iteration, response);
+      for (const start of response.started ?? []) this.#started.set(start.itemIndex, start);
+    }
     for (const start of recorded?.started ?? []) this.#started.set(start.itemIndex, start);
     for (const output of recorded?.outputs ?? []) this.#outputs.set(output.itemIndex, output);
   }

@@ -2,7 +2,6 @@ import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/res
 import { addUsage, ZERO_USAGE } from '../events/add-usage';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelRequest, ModelResponse, ResponsesModel } from '../model/responses-model';
-import { toolKey } from '../tool/agent-tool-map';
 import type { TurnToolSet } from '../tool-search/turn-tool-set';
 import type { CallLimits } from './call-limits';
 import { dispatchToolCalls } from './dispatch';
@@ -16,7 +15,14 @@ import {
 import { refuseDuplicateCallId, reuseRecordedOutput, unrunToolCall } from './finish-tool-call';
 import type { AgentRunResult } from './run-agent-loop';
 import { askBudget, type TurnBudget, tellBudget } from './turn-budget';
-import { JournalReplay, type JournalResponse, type TurnJournal } from './turn-journal';
+import {
+  callsOf,
+  isParallelCall,
+  pendingFunctionCalls,
+  sharedCallIds,
+  startsWithResponse,
+} from './turn-calls';
+import { type JournalCallStart, JournalReplay, type JournalResponse, type TurnJournal } from './turn-journal';
 
 /**
  * What watches a turn from outside it (core's is `TurnTelemetry`: spans and metrics). The loop runs
@@ -123,17 +129,16 @@ class TurnLoop {
   // them (in call order) to the items, which get them only once the whole response is dispatched.
   #dispatching: readonly TurnToolCall[] = [];
   readonly #finished = new Map<number, ResponseInputItem.FunctionCallOutput>();
+  /** Item indexes of calls whose start was recorded with their response, not run yet. */
+  readonly #startedWithResponse = new Set<number>();
 
   constructor(input: TurnLoopInput) {
     this.#input = input;
     this.#signal = input.signal ?? new AbortController().signal;
     this.#items = input.items;
     this.#replay = new JournalReplay(input.journal?.recorded);
-    const { journal, turnId } = input;
-    // An earlier attempt's key when it started the call (a unit's next attempt is a turn of its own
-    // id): the same key on every attempt.
-    const idempotencyKey = (call: TurnToolCall) =>
-      this.#replay.startedKey(call.itemIndex) ?? `${turnId}:${call.itemIndex}`;
+    const { journal } = input;
+    const idempotencyKey = (call: TurnToolCall) => this.#idempotencyKey(call);
     this.#scope = {
       ...input.limits,
       tools: input.tools,
@@ -148,17 +153,28 @@ class TurnLoop {
       ...(journal === undefined
         ? {}
         : {
-            beforeExecute: (call: TurnToolCall) =>
-              this.#journaled(
+            beforeExecute: async (call: TurnToolCall) => {
+              // Recorded with its response already (`JournalResponse.started`).
+              if (this.#startedWithResponse.delete(call.itemIndex)) return;
+              await this.#journaled(
                 journal.callStarted({
                   itemIndex: call.itemIndex,
                   callId: call.call.call_id,
                   key: call.key,
                   idempotencyKey: idempotencyKey(call),
                 }),
-              ),
+              );
+            },
           }),
     };
+  }
+
+  /**
+   * The call's `context.idempotencyKey`: an earlier attempt's key when it started the call (a unit's
+   * next attempt is a turn of its own id), so the same on every attempt.
+   */
+  #idempotencyKey(call: TurnToolCall): string {
+    return this.#replay.startedKey(call.itemIndex) ?? `${this.#input.turnId}:${call.itemIndex}`;
   }
 
   /** Awaits a journal write; a failed one is kept (the turn ends with it) and rethrown. */
@@ -233,11 +249,7 @@ class TurnLoop {
     this.#dispatching = calls;
     const shared = sharedCallIds(calls);
     const records = await dispatchToolCalls<TurnToolCall, ToolCallRecord>(calls, {
-      isParallel: ({ call, key }) => {
-        const tool = tools.get(key);
-        // Unknown tools and refused calls cost nothing, so they never need to wait for a batch.
-        return tool === undefined || shared.has(call.call_id) || tool.executionMode === 'parallel';
-      },
+      isParallel: (call) => isParallelCall(call, tools, shared),
       run: async (turnCall) => {
         const sharedBy = shared.get(turnCall.call.call_id);
         if (sharedBy !== undefined) return refuseDuplicateCallId(turnCall, sharedBy, scope);
@@ -262,6 +274,18 @@ class TurnLoop {
     this.#dispatching = [];
     this.#finished.clear();
     return endedByTool;
+  }
+
+  /**
+   * The starts a new response's entry carries (`JournalResponse.started`): see `startsWithResponse`.
+   */
+  #startsWithResponse(calls: readonly TurnToolCall[]): JournalCallStart[] {
+    return startsWithResponse(calls, this.#input.tools, this.#input.maxParallelCalls).map((call) => ({
+      itemIndex: call.itemIndex,
+      callId: call.call.call_id,
+      key: call.key,
+      idempotencyKey: this.#idempotencyKey(call),
+    }));
   }
 
   /**
@@ -324,6 +348,7 @@ class TurnLoop {
     const journal = this.#input.journal;
     if (journal !== undefined) {
       // Recorded before its calls run: a resumed turn replays it rather than paying for it again.
+      const started = this.#startsWithResponse(callsOf(response.items, this.#items.length));
       try {
         await this.#journaled(
           journal.response({
@@ -332,11 +357,13 @@ class TurnLoop {
             items: response.items,
             usage: response.usage,
             ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+            ...(started.length === 0 ? {} : { started }),
           }),
         );
       } catch {
         return { status: 'failed', error: this.#journalFailure };
       }
+      for (const start of started) this.#startedWithResponse.add(start.itemIndex);
     }
     return this.#accept(iteration, response, text, false);
   }
@@ -440,40 +467,4 @@ function outputText(output: readonly (ResponseOutputItem | ResponseInputItem)[])
     for (const part of item.content) if (part.type === 'output_text') text += part.text;
   }
   return text;
-}
-
-/**
- * The function calls of `items[from..]` that have no output yet, in transcript order, each with its
- * item's index: none for an ordinary input; the held calls (and any call of their response not run
- * yet) of a turn continued from a stored transcript; every call of a response just appended.
- *
- * An output answers the earliest call before it with its `call_id` that has none yet: an endpoint
- * may reuse a call id in a later response, and that later call is not answered by the earlier
- * call's output.
- */
-function pendingFunctionCalls(items: readonly ResponseInputItem[], from = 0): TurnToolCall[] {
-  const unanswered = new Map<string, TurnToolCall[]>();
-  const pending: TurnToolCall[] = [];
-  for (let index = from; index < items.length; index += 1) {
-    const item = items[index] as ResponseInputItem;
-    if (item.type === 'function_call') {
-      const call: TurnToolCall = { call: item, itemIndex: index, key: toolKey(item) };
-      pending.push(call);
-      const waiting = unanswered.get(item.call_id);
-      if (waiting === undefined) unanswered.set(item.call_id, [call]);
-      else waiting.push(call);
-    } else if (item.type === 'function_call_output') {
-      const answered = unanswered.get(item.call_id)?.shift();
-      if (answered !== undefined) pending.splice(pending.indexOf(answered), 1);
-    }
-  }
-  return pending;
-}
-
-/** How many calls of `calls` share each `call_id`, for the ids more than one call has. */
-function sharedCallIds(calls: readonly TurnToolCall[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const { call } of calls) counts.set(call.call_id, (counts.get(call.call_id) ?? 0) + 1);
-  for (const [id, count] of counts) if (count === 1) counts.delete(id);
-  return counts;
 }
