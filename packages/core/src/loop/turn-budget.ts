@@ -3,7 +3,8 @@ import type { AgentRunStatus, AgentUsage } from '../events/agent-event';
 /**
  * What a turn may spend (`runAgentLoop`'s `budget`): the loop asks `beforeRequest` before each model
  * request it would send, with the turn's usage so far, and tells `afterResponse` the usage of each
- * response it received, before the response's calls run. A turn continued from its journal replays
+ * response it received, before the response's calls run (with a journal, each while the journal writes:
+ * the last output before the request, the response after it). A turn continued from its journal replays
  * recorded responses without a request: neither is called for those.
  *
  * Contract: a string from `beforeRequest` ends the turn `budget-exceeded` with that reason as its

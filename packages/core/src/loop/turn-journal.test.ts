@@ -3,6 +3,7 @@
 // replayed (no request), outputs reused (nothing runs), calls in doubt run again only when that is
 // safe.
 
+import type { FakeScriptStep } from '@switchyard/fake-responses-server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -335,6 +336,96 @@ describe('a turn journal', () => {
       ['c1', 'completed', true],
       ['c2', 'completed', false],
       ['c3', 'completed', false],
+    ]);
+  });
+
+  it('writes the last output while the budget is asked and the response while it is told, and requests only after both', async () => {
+    const order: string[] = [];
+    const { journal, log } = memoryJournal();
+    let budgetAsked = 0;
+    let askedAgain: () => void = () => {};
+    const asked = new Promise<void>((resolve) => {
+      askedAgain = resolve;
+    });
+    // Each response's write signals its start: the budget, told of the response, waits for it.
+    const responseWrites: Array<() => void> = [];
+    const responseWriting = [1, 2].map(
+      (iteration) =>
+        new Promise<void>((resolve) => {
+          responseWrites[iteration] = resolve;
+        }),
+    );
+    const within = (promise: Promise<void>) =>
+      Promise.race([
+        promise.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000)),
+      ]);
+    const overlapping: TurnJournal = {
+      ...journal,
+      callFinished: async (entry) => {
+        order.push(`writing output ${entry.itemIndex}`);
+        if (entry.itemIndex === 3) {
+          // The last call's write waits for the budget's next check (a second at most): they overlap.
+          const overlapped = await within(asked);
+          order.push(overlapped ? 'budget asked meanwhile' : 'budget not asked meanwhile');
+        }
+        await journal.callFinished(entry);
+        order.push(`wrote output ${entry.itemIndex}`);
+      },
+      response: async (entry) => {
+        order.push(`writing response ${entry.iteration}`);
+        responseWrites[entry.iteration]?.();
+        await journal.response(entry);
+      },
+    };
+    const { result } = await runTurn(
+      [
+        TWO_STEPS[0] as FakeScriptStep,
+        () => {
+          order.push('request 2');
+          return { text: 'all done' };
+        },
+      ],
+      {
+        tools: tools([]),
+        journal: overlapping,
+        turnId: 'turn_13',
+        budget: {
+          beforeRequest: () => {
+            budgetAsked += 1;
+            order.push(`budget asked ${budgetAsked}`);
+            if (budgetAsked === 2) askedAgain();
+            return undefined;
+          },
+          afterResponse: async () => {
+            order.push('budget told');
+            const told = responseWriting.shift() ?? Promise.resolve();
+            order.push(
+              (await within(told)) ? 'response written meanwhile' : 'response not written meanwhile',
+            );
+          },
+        },
+      },
+    );
+    expect(result.status).toBe('completed');
+    expect(log.at(-1)).toBe('response 2');
+    expect(order).toEqual([
+      'budget asked 1',
+      'budget told',
+      'writing response 1',
+      'response written meanwhile',
+      'writing output 1',
+      'wrote output 1',
+      'writing output 2',
+      'wrote output 2',
+      'writing output 3',
+      'budget asked 2',
+      'budget asked meanwhile',
+      'wrote output 3',
+      'request 2',
+      'budget told',
+      'writing response 2',
+      'response written meanwhile',
     ]);
   });
 });

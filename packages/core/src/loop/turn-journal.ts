@@ -74,8 +74,11 @@ export interface RecordedTurn {
  * call recorded as started without an output is in doubt. Core keeps no database: the control plane
  * implements it.
  *
- * Contract: each method resolves once its entry is stored (the loop awaits it before it sends the
- * next request, runs the call, or goes on after the output); a method that rejects ends the turn
+ * Contract: each method resolves once its entry is stored, and the loop awaits it before it acts on
+ * it: a response before its calls run, a start before its call runs, an output before the next call
+ * of a sequential run starts and before the next request is sent (the last output of a response is
+ * written while the turn's budget is asked, and a response while the budget is told its usage:
+ * the two wait together rather than one after the other); a method that rejects ends the turn
  * `failed` with that error (a journal the process can no longer write to, such as one whose turn
  * another worker took over, stops the turn rather than letting it act unrecorded). A response entry
  * may carry the starts of calls (`JournalResponse.started`): those calls get no `callStarted` of

@@ -131,6 +131,8 @@ class TurnLoop {
   readonly #finished = new Map<number, ResponseInputItem.FunctionCallOutput>();
   /** Item indexes of calls whose start was recorded with their response, not run yet. */
   readonly #startedWithResponse = new Set<number>();
+  /** The write of the last dispatched call's output, if still under way (never rejects). */
+  #lastOutputWritten: Promise<void> = Promise.resolve();
 
   constructor(input: TurnLoopInput) {
     this.#input = input;
@@ -217,6 +219,10 @@ class TurnLoop {
     for (;;) {
       if (calls.length > 0) {
         const endedByTool = await this.#dispatch(calls, finishReason);
+        // Going on to a request, the last output's write is awaited with the budget (`#request`).
+        if (endedByTool || this.#signal.aborted || this.#iterations >= this.#input.maxIterations) {
+          await this.#lastOutputWritten;
+        }
         if (this.#journalFailure !== undefined) return { status: 'failed', error: this.#journalFailure };
         if (this.#signal.aborted) return { status: 'aborted' };
         if (endedByTool) return { status: 'ended-by-tool' };
@@ -250,7 +256,7 @@ class TurnLoop {
     const shared = sharedCallIds(calls);
     const records = await dispatchToolCalls<TurnToolCall, ToolCallRecord>(calls, {
       isParallel: (call) => isParallelCall(call, tools, shared),
-      run: async (turnCall) => {
+      run: async (turnCall, index) => {
         const sharedBy = shared.get(turnCall.call.call_id);
         if (sharedBy !== undefined) return refuseDuplicateCallId(turnCall, sharedBy, scope);
         tools.dispatching(turnCall.key);
@@ -261,7 +267,13 @@ class TurnLoop {
             : await instrumentation.toolCall(turnCall, () =>
                 executeToolCall(turnCall, finishReason, scope, this.#replay.inDoubt(turnCall.itemIndex)),
               );
-        if (recorded === undefined) await this.#recordOutput(turnCall, record);
+        if (recorded === undefined) {
+          const written = this.#recordOutput(turnCall, record);
+          // The last call's output is written while the next request's budget is asked (`#request`
+          // waits for both before it sends); any other before the loop goes on.
+          if (index === calls.length - 1) this.#lastOutputWritten = written;
+          else await written;
+        }
         if (record.endsTurn) endedByTool = true;
         tools.loaded(record.loadsTools);
         return record;
@@ -319,8 +331,16 @@ class TurnLoop {
     this.#iterations += 1;
     const iteration = this.#iterations;
     const recorded = this.#replay.response(iteration);
+    // The last output's write, if still under way, and the budget's answer: both before the request.
+    const [refused] = await Promise.all([
+      recorded === undefined ? askBudget(this.#input.budget, this.#usage) : undefined,
+      this.#lastOutputWritten,
+    ]);
+    if (this.#journalFailure !== undefined) {
+      this.#iterations -= 1;
+      return { status: 'failed', error: this.#journalFailure };
+    }
     if (recorded !== undefined) return this.#replayResponse(recorded, requestTools.length);
-    const refused = await askBudget(this.#input.budget, this.#usage);
     if (refused !== undefined) {
       // No request was sent: this one does not count as an iteration.
       this.#iterations -= 1;
@@ -343,29 +363,40 @@ class TurnLoop {
       return { status: this.#signal.aborted ? 'aborted' : 'failed', error: toError(caught) };
     }
     const text = outputText(response.output);
-    const untold = await tellBudget(this.#input.budget, response.usage);
-    if (untold !== undefined) return untold;
-    const journal = this.#input.journal;
-    if (journal !== undefined) {
-      // Recorded before its calls run: a resumed turn replays it rather than paying for it again.
-      const started = this.#startsWithResponse(callsOf(response.items, this.#items.length));
-      try {
-        await this.#journaled(
-          journal.response({
-            iteration,
-            id: response.id,
-            items: response.items,
-            usage: response.usage,
-            ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-            ...(started.length === 0 ? {} : { started }),
-          }),
-        );
-      } catch {
-        return { status: 'failed', error: this.#journalFailure };
-      }
-      for (const start of started) this.#startedWithResponse.add(start.itemIndex);
-    }
+    const ending = await this.#recordResponse(iteration, response);
+    if (ending !== undefined) return ending;
     return this.#accept(iteration, response, text, false);
+  }
+
+  /**
+   * Tells the budget a new response's usage and records the response in the journal, at the same
+   * time: both before its calls run. The turn's ending when either fails (the journal's first).
+   */
+  async #recordResponse(iteration: number, response: ModelResponse): Promise<TurnEnding | undefined> {
+    const journal = this.#input.journal;
+    const told = tellBudget(this.#input.budget, response.usage);
+    if (journal === undefined) return told;
+    // Recorded before its calls run: a resumed turn replays it rather than paying for it again.
+    const started = this.#startsWithResponse(callsOf(response.items, this.#items.length));
+    const [untold, recorded] = await Promise.all([
+      told,
+      this.#journaled(
+        journal.response({
+          iteration,
+          id: response.id,
+          items: response.items,
+          usage: response.usage,
+          ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+          ...(started.length === 0 ? {} : { started }),
+        }),
+      ).then(
+        () => true,
+        () => false,
+      ),
+    ]);
+    if (!recorded) return { status: 'failed', error: this.#journalFailure };
+    for (const start of started) this.#startedWithResponse.add(start.itemIndex);
+    return untold;
   }
 
   /**
