@@ -2,7 +2,7 @@ import { testBackends } from '@switchyard/test-databases';
 import { describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
 import { uniqueTurnId } from '../__fixtures__/work-fixtures';
-import type { SqlExecutor } from '../database/database';
+import type { Database, SqlExecutor } from '../database/database';
 import { TurnJournalFencedError } from '../index';
 import { queryControlPlane } from '../testing';
 import { JournalWriteQueue, MAX_ROWS_PER_STATEMENT, MAX_STATEMENTS_IN_FLIGHT } from './journal-write-queue';
@@ -15,15 +15,19 @@ for (const backend of testBackends) {
   describe.runIf(backend.available)(`${backend.title}: coalesced journal writes`, () => {
     const suite = useControlPlane(backend);
 
-    /** The control plane's database, counting the statements the queue sends. */
-    const countingExecutor = () => {
+    /**
+     * The control plane's database, counting the statements the queue sends, as the engine `kind`
+     * (which sets how many statements the queue keeps under way).
+     */
+    const countingExecutor = (kind: Database['kind'] = 'postgres') => {
       const counted = { statements: 0 };
-      const executor: SqlExecutor = {
+      const executor: SqlExecutor & Pick<Database, 'kind'> = {
+        kind,
         query: (text, values) => {
           counted.statements += 1;
           return queryControlPlane(suite.controlPlane, text, values);
         },
-      } as SqlExecutor;
+      } as SqlExecutor & Pick<Database, 'kind'>;
       return { counted, executor };
     };
 
@@ -64,6 +68,23 @@ for (const backend of testBackends) {
       expect(rows[0]?.count).toBe(360);
     });
 
+    it('keeps one statement under way on PGlite, which runs one at a time: the rest wait and go together', async () => {
+      const turns = await recordTurns(120, 'worker-p');
+      const { counted, executor } = countingExecutor('pglite');
+      const queue = new JournalWriteQueue(executor);
+      await Promise.all(
+        turns.flatMap((turnId) => [1, 2, 3].map((step) => queue.append(write(turnId, 'worker-p', step)))),
+      );
+      // 360 rows: the first goes at once, alone; the other 359 wait for it and go together.
+      expect(MAX_STATEMENTS_IN_FLIGHT.pglite).toBe(1);
+      expect(counted.statements).toBe(2);
+      const rows = await suite.rows<{ count: number }>(
+        'SELECT count(*)::int AS count FROM switchyard.turn_journal WHERE turn_id = ANY($1::text[])',
+        [turns],
+      );
+      expect(rows[0]?.count).toBe(360);
+    });
+
     it('refuses only the rows of a turn that is not its writer’s, in the same batch as rows it writes', async () => {
       const [mine, theirs, ended] = await recordTurns(3, 'worker-r');
       if (mine === undefined || theirs === undefined || ended === undefined) throw new Error('three turns');
@@ -84,7 +105,7 @@ for (const backend of testBackends) {
         queue.append(write(theirs, 'worker-other', 1)),
         queue.append(write(ended, 'worker-r', 1)),
       ]);
-      expect(counted.statements).toBe(MAX_STATEMENTS_IN_FLIGHT + 1);
+      expect(counted.statements).toBe(MAX_STATEMENTS_IN_FLIGHT.postgres + 1);
       expect(results.map((result) => result.status)).toEqual([
         'fulfilled',
         'fulfilled',
