@@ -10,10 +10,15 @@ export interface QueryResult<TRow> {
  * calls.
  */
 export interface SqlExecutor {
-  /** Runs one statement with `$1`-style parameters. */
+  /**
+   * Runs one statement with `$1`-style parameters. With `options.name`, PostgreSQL prepares it once per
+   * connection under that name and then only binds and runs it (no parse or plan each time): for a hot
+   * statement of fixed text, one name per text. PGlite ignores the name.
+   */
   query<TRow = Record<string, unknown>>(
     text: string,
     values?: readonly unknown[],
+    options?: { name?: string },
   ): Promise<QueryResult<TRow>>;
   /** Runs a script of several statements without parameters. */
   exec(text: string): Promise<void>;

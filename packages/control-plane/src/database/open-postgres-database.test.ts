@@ -79,4 +79,29 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: the connection pool`, ()
       await admin.close();
     }
   });
+
+  it('prepares a named statement once on its connection and runs it again by name, other statements unnamed', async () => {
+    const database = await openPostgresDatabase(url, { maxConnections: 1 });
+    try {
+      const prepared = async () =>
+        (
+          await database.query<{ name: string; statement: string }>(
+            'SELECT name, statement FROM pg_prepared_statements ORDER BY name',
+          )
+        ).rows;
+      expect(await prepared()).toEqual([]);
+      const sums = [];
+      for (const value of [1, 2, 3]) {
+        sums.push(
+          (await database.query<{ n: number }>('SELECT $1::int + 1 AS n', [value], { name: 'plus-one' }))
+            .rows[0]?.n,
+        );
+      }
+      expect(sums).toEqual([2, 3, 4]);
+      // One connection: the one statement it prepared, once, with the text given.
+      expect(await prepared()).toEqual([{ name: 'plus-one', statement: 'SELECT $1::int + 1 AS n' }]);
+    } finally {
+      await database.close();
+    }
+  });
 });

@@ -2,8 +2,20 @@ import pg from 'pg';
 import type { Database, QueryResult, SqlExecutor } from './database';
 
 function wrap(target: pg.Pool | pg.PoolClient): SqlExecutor {
-  const query = async <TRow>(text: string, values?: readonly unknown[]): Promise<QueryResult<TRow>> => {
-    const result = await target.query(text, values === undefined ? undefined : [...values]);
+  const query = async <TRow>(
+    text: string,
+    values?: readonly unknown[],
+    options?: { name?: string },
+  ): Promise<QueryResult<TRow>> => {
+    const parameters = values === undefined ? undefined : [...values];
+    const result =
+      options?.name === undefined
+        ? await target.query(text, parameters)
+        : await target.query({
+            name: options.name,
+            text,
+            ...(parameters === undefined ? {} : { values: parameters }),
+          });
     return { rows: result.rows as TRow[] };
   };
   return {
