@@ -1,5 +1,5 @@
 import { CoalescedStatements, type WaitingItem } from '../database/coalesced-statements';
-import type { Database, SqlExecutor } from '../database/database';
+import type { SqlExecutor } from '../database/database';
 import { TurnJournalFencedError } from '../errors/turn-journal-fenced-error';
 
 /** One journal row waiting to be written, and the loop waiting for it. */
@@ -19,11 +19,12 @@ export const MAX_ROWS_PER_STATEMENT = 500;
 /** The most entry bytes one statement carries (a larger entry goes alone). */
 export const MAX_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
 /**
- * Statements in flight at once; writes that arrive meanwhile wait and go together in the next one. On
- * embedded PGlite, which runs one statement at a time, a second would only wait in its queue: there
- * the writes that arrive meanwhile wait here and go together instead.
+ * Statements in flight at once: one. Writes that arrive while it runs wait and go together in the
+ * next: at tens of turns at once that is a few rows a statement instead of one, less work for the
+ * worker's thread and the database, and the turn's wait for its row overlaps the budget's statement of
+ * the same step (see core's loop). PGlite runs one statement at a time anyway.
  */
-export const MAX_STATEMENTS_IN_FLIGHT = { postgres: 2, pglite: 1 } as const;
+export const MAX_STATEMENTS_IN_FLIGHT = 1;
 
 // Every row, and the check that its turn is still its worker's, in one statement: a row whose turn
 // ended or was taken over by another worker is not written, and its turn is missing from the answer.
@@ -46,7 +47,7 @@ const APPEND_ROWS = `WITH input AS (
 
 /**
  * The journal writes of every turn of a process, coalesced: a write goes at once while fewer than
- * `MAX_STATEMENTS_IN_FLIGHT` statements are under way (one on PGlite), and writes that arrive meanwhile wait and go
+ * `MAX_STATEMENTS_IN_FLIGHT` statements are under way, and writes that arrive meanwhile wait and go
  * together in the next one (at most `MAX_ROWS_PER_STATEMENT` rows and `MAX_BYTES_PER_STATEMENT`
  * bytes). With many turns in flight this turns one round trip per entry into one per batch; alone,
  * a write costs what it did.
@@ -60,12 +61,12 @@ export class JournalWriteQueue {
   readonly #database: SqlExecutor;
   readonly #statements: CoalescedStatements<JournalWrite, void>;
 
-  constructor(database: SqlExecutor & Pick<Database, 'kind'>) {
+  constructor(database: SqlExecutor) {
     this.#database = database;
     this.#statements = new CoalescedStatements((batch) => this.#send(batch), {
       maxRows: MAX_ROWS_PER_STATEMENT,
       maxBytes: MAX_BYTES_PER_STATEMENT,
-      maxInFlight: MAX_STATEMENTS_IN_FLIGHT[database.kind],
+      maxInFlight: MAX_STATEMENTS_IN_FLIGHT,
     });
   }
 
