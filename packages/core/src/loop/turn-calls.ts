@@ -1,4 +1,4 @@
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
 import { toolKey } from '../tool/agent-tool-map';
 import type { ToolLookup } from '../tool-search/turn-tool-set';
 import type { TurnToolCall } from './execute-tool-call';
@@ -83,4 +83,14 @@ export function startsWithResponse(
     const tool = tools.get(key);
     return tool !== undefined && !shared.has(call.call_id) && (tool.isReadOnly || tool.idempotent === true);
   });
+}
+
+/** The text of a response's messages: of its output, or of the items it added (a replayed one). */
+export function outputText(output: readonly (ResponseOutputItem | ResponseInputItem)[]): string {
+  let text = '';
+  for (const item of output) {
+    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) if (part.type === 'output_text') text += part.text;
+  }
+  return text;
 }

@@ -1,4 +1,4 @@
-import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { addUsage, ZERO_USAGE } from '../events/add-usage';
 import type { AgentEvent, AgentRunStatus, AgentUsage } from '../events/agent-event';
 import type { ModelRequest, ModelResponse, ResponsesModel } from '../model/responses-model';
@@ -18,6 +18,7 @@ import { askBudget, type TurnBudget, tellBudget } from './turn-budget';
 import {
   callsOf,
   isParallelCall,
+  outputText,
   pendingFunctionCalls,
   sharedCallIds,
   startsWithResponse,
@@ -488,14 +489,4 @@ function toError(caught: unknown): Error {
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('The turn was aborted');
-}
-
-/** The text of a response's messages: of its output, or of the items it added (a replayed one). */
-function outputText(output: readonly (ResponseOutputItem | ResponseInputItem)[]): string {
-  let text = '';
-  for (const item of output) {
-    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
-    for (const part of item.content) if (part.type === 'output_text') text += part.text;
-  }
-  return text;
 }
