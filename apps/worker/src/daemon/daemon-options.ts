@@ -100,6 +100,13 @@ export interface DaemonOptions
   scriptedModel?: string;
   /** Receives one-line log messages (start, shutdown, cancelled turns). Default: none. */
   log?: (line: string) => void;
+  /**
+   * Runs once the API listens and work has started, before the daemon logs that it listens on `url`:
+   * whatever must be in place when a reader of the log takes the daemon for ready (`serve` writes the
+   * file through which the CLI in its folder reaches it). Its rejection stops the daemon again and
+   * fails `startDaemon`. Default: none.
+   */
+  beforeReady?: (url: string) => Promise<void>;
   /** How often this process's running turns are marked alive in the turn records, in ms. Default 10 000. */
   heartbeatMs?: number;
   /**

@@ -357,13 +357,23 @@ async function serveOn(
     const mcp = await connectServeMcp(plan.config);
     if (mcp !== undefined) opened.add(() => mcp.close());
     for (const line of mcpSkippedToolLines(mcp, 'switchyard serve')) print(line);
-    const daemon = await startDaemon(daemonOptionsOf(options, plan, controlPlane, mcp, sandboxWatch, print));
+    const { dataDir } = plan.config.database;
+    let forgetRunningDaemon: (() => Promise<void>) | undefined;
+    const daemon = await startDaemon({
+      ...daemonOptionsOf(options, plan, controlPlane, mcp, sandboxWatch, print),
+      // The CLI in the same folder reaches the embedded database through this daemon's API: the file
+      // saying so is written before the log says the daemon listens, so a command run then finds it.
+      ...(plan.config.database.url === undefined
+        ? {
+            beforeReady: async (url: string) => {
+              forgetRunningDaemon = await recordRunningDaemon(dataDir, url);
+            },
+          }
+        : {}),
+    });
     opened.add(() => daemon.stop());
-    // The CLI in the same folder reaches the embedded database through this daemon's API (removed first
-    // at the end, so no command is sent to a daemon that is stopping).
-    if (plan.config.database.url === undefined) {
-      opened.add(await recordRunningDaemon(plan.config.database.dataDir, daemon.url));
-    }
+    // Removed first at the end, so no command is sent to a daemon that is stopping.
+    if (forgetRunningDaemon !== undefined) opened.add(forgetRunningDaemon);
   } catch (error) {
     await opened.closeAll();
     throw error;

@@ -438,7 +438,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log(`switchyard serve: could not continue turns waiting for approval: ${String(error)}`),
     );
   const stopHousekeeping = startHousekeeping(options, turns, recovery, log);
-  logServing({ options, turns, api, health, waitingWork, log });
   let stopping: Promise<DaemonStopReport> | undefined;
   const stop = () =>
     drainDaemon({
@@ -456,7 +455,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       log,
     });
-  return {
+  const daemon: Daemon = {
     url: api.url,
     port: api.port,
     healthUrl: health?.url,
@@ -469,4 +468,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return stopping;
     },
   };
+  try {
+    await options.beforeReady?.(api.url);
+  } catch (error) {
+    await daemon.stop();
+    throw error;
+  }
+  logServing({ options, turns, api, health, waitingWork, log });
+  return daemon;
 }
