@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { daemonJson } from './daemon-requests';
+import type { ProbeReport } from './health-probe-process';
 
 /** What polling `/healthz` every `intervalMs` saw. */
 export interface HealthPolling {
@@ -43,4 +46,63 @@ export function pollHealth(url: string, intervalMs = 50): HealthPolling {
     }
   })();
   return state;
+}
+
+const PROBE_FILE = fileURLToPath(new URL('./health-probe-process.ts', import.meta.url));
+const BENCH_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Probes polling `/healthz` from a process of their own (`health-probe-process.ts`). */
+export interface HealthProbes {
+  /** Resolves once every URL answered the process once; rejects if the process exits first. */
+  readonly started: Promise<void>;
+  /** Stops them; resolves with each URL's report, in the order the URLs were given. */
+  stop(): Promise<ProbeReport[]>;
+}
+
+/**
+ * Polls `GET <url>/healthz` of each URL every 50 ms (as `pollHealth`) from a child process, so that
+ * what the benchmark's own process does (the fake model's answers, the burst of POSTs) does not
+ * delay the probe: its latency is the daemon's, as an orchestrator's probe sees it.
+ */
+export function probeHealthElsewhere(urls: readonly string[]): HealthProbes {
+  const child = spawn(process.execPath, ['--import', 'tsx', PROBE_FILE, ...urls], {
+    cwd: BENCH_DIR,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HEALTH_PROBE_PROCESS: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let markStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stdout.startsWith('started\n')) markStarted();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const startedOrFailed = Promise.race([
+    started,
+    exited.then((code) => {
+      throw new Error(
+        `the health probe process exited ${String(code)} at its start: ${stderr.slice(0, 500)}`,
+      );
+    }),
+  ]);
+  startedOrFailed.catch(() => {});
+  return {
+    started: startedOrFailed,
+    stop: async () => {
+      child.stdin?.end();
+      const code = await exited;
+      const line = stdout.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || line === '') {
+        throw new Error(`the health probe process exited ${String(code)}: ${stderr.slice(0, 500)}`);
+      }
+      return JSON.parse(line) as ProbeReport[];
+    },
+  };
 }

@@ -6,7 +6,8 @@ import { type FakeRequest, type FakeResponse, startFakeResponsesServer } from '@
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import { daemonJson, listTurns } from '../daemon/daemon-requests';
 import { percentile } from '../daemon/daemon-stats';
-import { pollHealth } from '../daemon/poll-health';
+import type { ProbeReport } from '../daemon/health-probe-process';
+import { probeHealthElsewhere } from '../daemon/poll-health';
 import { type BurstAnswer, postBurst } from '../daemon/post-burst';
 import { mainThreadSchedule, processCpuMs } from '../daemon/process-cpu';
 import { sampleRss } from '../daemon/sample-rss';
@@ -247,8 +248,9 @@ async function levelOnce(options: {
     const threadBefore = mainThreadSchedule(daemon.pid).runMs;
     const postgresBefore = options.postgres?.cpuMs() ?? Number.NaN;
     const rss = sampleRss(daemon.rss);
-    const apiPolling = pollHealth(daemon.url);
-    const healthPolling = pollHealth(healthUrl);
+    const probes = probeHealthElsewhere([daemon.url, healthUrl]);
+    await probes.started;
+    let probed: ProbeReport[] = [];
     const started = Date.now();
     let answers: BurstAnswer[];
     let idle: boolean;
@@ -260,8 +262,9 @@ async function levelOnce(options: {
       });
       idle = await waitUntilIdle(healthUrl, 600_000);
     } finally {
-      await Promise.all([apiPolling.stop(), healthPolling.stop()]);
+      probed = await probes.stop();
     }
+    const [apiPolling, healthPolling] = probed as [ProbeReport, ProbeReport];
     const peakRss = rss.stop();
     const loopDelay = await daemon.loopDelay();
     const cpuMs = processCpuMs(daemon.pid) - cpuBefore;
