@@ -17,6 +17,7 @@ import type {
   DaemonTurnSnapshot,
 } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
+import { EventLoopShare } from './event-loop-share';
 import { errorMessage } from './error-message';
 import { heldTurnView } from './held-turn-view';
 import { SlotWaiters } from './slot-waiters';
@@ -86,6 +87,8 @@ export class DaemonTurns {
   readonly #registry: TurnRegistry;
   readonly #records: DaemonTurnRecords | undefined;
   readonly #gate: ApprovalGate | undefined;
+  /** The event loop's time for the steps of every turn here (`EventLoopShare`). */
+  readonly #share = new EventLoopShare();
   /** Turns waiting for a slot among their agent's turns at once (with budgets). */
   readonly #slots: SlotWaiters | undefined;
   /** Starts waiting for their record to be written. */
@@ -257,6 +260,8 @@ export class DaemonTurns {
 
   async #run(entry: TurnEntry, context: DaemonTurnContext, plan: TurnPlan): Promise<DaemonTurnSnapshot> {
     try {
+      // A burst of new turns is composed a share at a time: the API answers its requests meanwhile.
+      await this.#share.wait();
       await this.#options.beforeTurn?.(context);
       const { budgets } = this.#options;
       // Its slot among its agent's turns at once before anything is built: a queued turn costs nothing.
@@ -282,6 +287,7 @@ export class DaemonTurns {
       const run = runAgentLoop({
         ...loopOptionsOf({
           options: this.#options,
+          share: this.#share,
           gate: this.#gate,
           entry,
           context,

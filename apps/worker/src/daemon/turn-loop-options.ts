@@ -3,6 +3,7 @@ import type { AnyWorkerAgentTool, RunAgentLoopOptions } from '@switchyard/core';
 import type { ApprovalGate } from './approval-gate';
 import type { DaemonTurnContext, DaemonTurnRunnerOptions } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
+import { type EventLoopShare, sharingEventLoop } from './event-loop-share';
 import type { ResumeState } from './turn-checkpoint';
 import type { TurnEntry } from './turn-entry';
 
@@ -13,10 +14,12 @@ function parentFromTraceParent(traceParent: string): OtelContext {
 
 /**
  * The loop's options for one turn: the daemon's limits (its iterations less those a continued turn
- * already made), the turn's telemetry, and the gate when there are approvals.
+ * already made), the turn's telemetry, and the gate when there are approvals. Its model requests and
+ * responses, and its calls when there is a gate, take their turn in `share` with every other turn's.
  */
 export function loopOptionsOf(parts: {
   options: DaemonTurnRunnerOptions;
+  share: EventLoopShare;
   gate: ApprovalGate | undefined;
   entry: TurnEntry;
   context: DaemonTurnContext;
@@ -24,13 +27,13 @@ export function loopOptionsOf(parts: {
   instructions: string | undefined;
   resume: ResumeState | undefined;
 }): RunAgentLoopOptions {
-  const { options, gate, entry, context, resume, instructions } = parts;
+  const { options, share, gate, entry, context, resume, instructions } = parts;
   const maxIterations =
     options.maxIterations === undefined
       ? undefined
       : Math.max(1, options.maxIterations - entry.offset.iterations);
   return {
-    model: options.model,
+    model: sharingEventLoop(options.model, share),
     tools: parts.tools,
     input: resume?.items ?? context.prompt,
     signal: context.signal,
@@ -50,6 +53,11 @@ export function loopOptionsOf(parts: {
     ...definedFields(options, ['toolTimeoutMs', 'maxParallelCalls', 'toolSearch']),
     ...(gate === undefined
       ? {}
-      : { beforeToolCall: (call, tool) => gate.beforeToolCall(entry, call, tool, resume) }),
+      : {
+          beforeToolCall: async (call, tool) => {
+            await share.wait();
+            return gate.beforeToolCall(entry, call, tool, resume);
+          },
+        }),
   };
 }

@@ -1,0 +1,64 @@
+import type { ResponsesModel } from '@switchyard/core';
+
+/** How long the work let go in one turn of the event loop may run before the rest waits for the next, ms. */
+export const SHARE_MS = 10;
+
+/**
+ * The event loop's time for the steps of many turns, given out a share at a time. One `serve` runs
+ * every turn on one event loop, and turns run in step: a model that answers 2,000 turns at once
+ * wakes 2,000 of them in one turn of the loop, and each then builds and sends its next request (a
+ * few ms each). Run as they come, they hold the loop for seconds, and a `/healthz` probe, a new
+ * `POST` or an operator's answer waits behind them all. A step that waits here runs in the loop's
+ * check phase instead, in the order it waited, and once the steps let go in one turn of the loop
+ * have run `SHARE_MS`, the rest wait for the next turn, after the loop has served its I/O.
+ *
+ * Contract: waiters are let go in the order `wait` was called, never before the loop's next check
+ * phase; a check phase lets them go one after another until `SHARE_MS` have passed since it let the
+ * first go (at least one, however long it runs), and the rest wait for the next check phase, after
+ * the loop has polled for I/O.
+ */
+export class EventLoopShare {
+  readonly #waiting: Array<() => void> = [];
+  /** Whether a check phase is to let waiters go (or is letting them go). */
+  #scheduled = false;
+
+  /** Resolves when the caller's step may run. */
+  wait(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve);
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#letGo());
+      }
+    });
+  }
+
+  async #letGo(): Promise<void> {
+    const start = performance.now();
+    do {
+      this.#waiting.shift()?.();
+      // One microtask: the step let go runs up to its next wait for I/O before the clock is read.
+      await null;
+    } while (this.#waiting.length > 0 && performance.now() - start < SHARE_MS);
+    if (this.#waiting.length === 0) this.#scheduled = false;
+    else setImmediate(() => void this.#letGo());
+  }
+}
+
+/**
+ * `model`, whose every request waits for its share of the event loop before it is built and sent,
+ * and whose every response waits for one before the loop goes on with it (records it, runs its
+ * calls): the two steps of a turn that wake all the turns of a model's answer at once.
+ */
+export function sharingEventLoop(model: ResponsesModel, share: EventLoopShare): ResponsesModel {
+  return {
+    model: model.model,
+    defaultToolSearch: model.defaultToolSearch,
+    respond: async (request) => {
+      await share.wait();
+      const response = await model.respond(request);
+      await share.wait();
+      return response;
+    },
+  };
+}
