@@ -17,8 +17,8 @@ import type {
   DaemonTurnSnapshot,
 } from './daemon-turn-types';
 import { definedFields } from './defined-fields';
-import { EventLoopShare } from './event-loop-share';
 import { errorMessage } from './error-message';
+import { EventLoopShare } from './event-loop-share';
 import { heldTurnView } from './held-turn-view';
 import { SlotWaiters } from './slot-waiters';
 import { DEFAULT_SLOT_POLL_MS, turnBudgetOf, waitForSlot } from './turn-budgets';
