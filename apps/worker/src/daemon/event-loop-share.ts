@@ -37,7 +37,8 @@ export class EventLoopShare {
     const start = performance.now();
     do {
       this.#waiting.shift()?.();
-      // One microtask: the step let go runs up to its next wait for I/O before the clock is read.
+      // A microtask later: the step let go ran up to its first await before the clock is read (what
+      // it runs after that, in this phase still, the next reading counts).
       await null;
     } while (this.#waiting.length > 0 && performance.now() - start < SHARE_MS);
     if (this.#waiting.length === 0) this.#scheduled = false;
