@@ -1,5 +1,6 @@
 import { type Inputs, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from './format';
+import { applyChange, LoadSequence, type ValueChange } from './load-sequence';
 
 /** What `useResource` loaded, the error of its last load, and ways to load again or replace it. */
 export interface Resource<T> {
@@ -13,7 +14,7 @@ export interface Resource<T> {
    * Shows a value at once (the answer of a request that changed it), or a change of the shown one;
    * keeps `error`.
    */
-  set: (value: T | ((current: T | undefined) => T)) => void;
+  set: (change: ValueChange<T>) => void;
 }
 
 /** When `useResource` loads again by itself. */
@@ -30,7 +31,9 @@ export interface ResourceOptions<T> {
  *
  * Contract: `load` and `options` are read when `inputs` change (they may use only what `inputs`
  * name, plus setters and refs). A change of `inputs` forgets the value and aborts the signal given
- * to `load`: a late answer for old inputs is dropped, never shown. A failed load keeps the last
+ * to `load`: a late answer for old inputs is dropped, never shown. Only the latest load's answer is
+ * shown (one a later load overtook is dropped), with every change `set` made since that load began
+ * applied again on top (the answer may predate it: a live event read meanwhile is not sent again). A failed load keeps the last
  * value and sets `error`; a later success clears it. Timers of `options` run until `inputs` change
  * or the component unmounts.
  *
@@ -47,20 +50,27 @@ export function useResource<T>(
 ): Resource<T> {
   const [state, setState] = useState<{ value?: T | undefined; error?: string | undefined }>({});
   const reloadNow = useRef(() => {});
+  const sequenceRef = useRef<LoadSequence<T>>();
+  sequenceRef.current ??= new LoadSequence<T>();
+  const sequence = sequenceRef.current;
 
   useEffect(() => {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const run = async () => {
       clearTimeout(timer);
+      const loading = sequence.begin();
       let after: number | undefined;
       try {
-        const value = await load(controller.signal);
+        const answer = await load(controller.signal);
         if (controller.signal.aborted) return;
-        setState({ value });
-        after = options.repeatAfter?.(value);
+        // Overtaken by a later load: that one shows its answer and keeps the timers.
+        const shown = sequence.answer(loading, answer);
+        if (shown === undefined) return;
+        setState({ value: shown.value });
+        after = options.repeatAfter?.(shown.value);
       } catch (caught) {
-        if (controller.signal.aborted) return;
+        if (controller.signal.aborted || !sequence.fail(loading)) return;
         setState((current) => ({ value: current.value, error: errorText(caught) }));
         after = options.retryAfter?.(caught);
       }
@@ -78,10 +88,10 @@ export function useResource<T>(
   return {
     ...state,
     reload: () => reloadNow.current(),
-    set: (value) =>
-      setState((current) => ({
-        ...current,
-        value: value instanceof Function ? value(current.value) : value,
-      })),
+    set: (change) => {
+      // A load under way may have read the value before this change: its answer gets it again.
+      sequence.record(change);
+      setState((current) => ({ ...current, value: applyChange(current.value, change) }));
+    },
   };
 }
