@@ -30,19 +30,23 @@ export function PendingApprovalsProvider({ children }: { children: ComponentChil
     error,
     reload,
     set,
+    update,
   } = useResource(
     (signal) =>
       unwrap(api.GET('/v1/approvals', { params: { query: { status: 'pending', limit: 100 } }, signal })),
     [],
   );
-  const settle = (approval: Approval) =>
-    set((current) => {
-      const others = (current?.approvals ?? []).filter((entry) => entry.id !== approval.id);
-      return { ...current, approvals: approval.status === 'pending' ? [approval, ...others] : others };
-    });
+  /** The list with `approval` in it while pending, out of it once answered. */
+  const settledIn = (approval: Approval) => (current: typeof list) => {
+    const others = (current?.approvals ?? []).filter((entry) => entry.id !== approval.id);
+    return { ...current, approvals: approval.status === 'pending' ? [approval, ...others] : others };
+  };
+  // An answer given here: shown at once, and its live event confirms it.
+  const settle = (approval: Approval) => set(settledIn(approval));
   useLiveEvents({
     onEvent: (event) => {
-      if (event.type === 'approval') settle(event.data as Approval);
+      // Also on top of a reload under way, which may have read the list before this event.
+      if (event.type === 'approval') update(settledIn(event.data as Approval));
     },
     onOpen: reload,
   });

@@ -276,7 +276,10 @@ export function TurnPage({ id }: { id: string }) {
 
   const cancel = () =>
     cancelling.run(unwrap(api.POST('/v1/turns/{id}/cancel', { params: { path: { id } } })), (cancelled) =>
-      setTurn((current) => ({ prompt: '', ...current, ...cancelled })),
+      // The answer may come after the turn's end was read: it never makes an ended turn running again.
+      setTurn((current) =>
+        current !== undefined && !isActive(current) ? current : { prompt: '', ...current, ...cancelled },
+      ),
     );
 
   return (

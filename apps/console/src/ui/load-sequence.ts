@@ -7,11 +7,13 @@ export function applyChange<T>(current: T | undefined, change: ValueChange<T>): 
 }
 
 /**
- * The order of a value's loads and of the changes shown meanwhile (`useResource`'s bookkeeping, kept
- * apart from Preact). A load's answer may predate what the page learnt while it was under way: a
- * live event read while the list loaded, or the answer of a request that changed the value. Shown
- * as it came, the answer would hide that for good, since the event is not sent again. So only the
- * latest load's answer is shown, and the changes made since it started are applied again on top.
+ * The order of a value's loads and of the live changes shown meanwhile (`useResource`'s bookkeeping,
+ * kept apart from Preact). A load's answer may predate a live event read while it was under way
+ * (the list was read before the held call was recorded, its event came before the answer). Shown
+ * as it came, the answer would hide the event for good, since it is not sent again. So only the
+ * latest load's answer is shown, and the live changes made since it started are applied again on
+ * top, in their order. (The answer of a request the page sent is not one: it may be older than the
+ * load's, and applied again it could undo what the load read.)
  *
  * Contract: `answer` returns undefined for a load that a later `begin` overtook (its answer is
  * dropped); otherwise the answer with every change `record`ed since that load began, in order.

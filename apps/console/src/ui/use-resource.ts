@@ -15,6 +15,12 @@ export interface Resource<T> {
    * keeps `error`.
    */
   set: (change: ValueChange<T>) => void;
+  /**
+   * A change the live stream told of: shown at once, and applied again on top of the answer of a
+   * load under way, which may have read the value before it (the stream does not send it again).
+   * Only for changes that come in the order they happened, as one stream's events do.
+   */
+  update: (change: ValueChange<T>) => void;
 }
 
 /** When `useResource` loads again by itself. */
@@ -32,8 +38,9 @@ export interface ResourceOptions<T> {
  * Contract: `load` and `options` are read when `inputs` change (they may use only what `inputs`
  * name, plus setters and refs). A change of `inputs` forgets the value and aborts the signal given
  * to `load`: a late answer for old inputs is dropped, never shown. Only the latest load's answer is
- * shown (one a later load overtook is dropped), with every change `set` made since that load began
- * applied again on top (the answer may predate it: a live event read meanwhile is not sent again). A failed load keeps the last
+ * shown (one a later load overtook is dropped), with every change `update` made since that load
+ * began applied again on top (the answer may predate it: a live event read meanwhile is not sent
+ * again). A failed load keeps the last
  * value and sets `error`; a later success clears it. Timers of `options` run until `inputs` change
  * or the component unmounts.
  *
@@ -88,8 +95,8 @@ export function useResource<T>(
   return {
     ...state,
     reload: () => reloadNow.current(),
-    set: (change) => {
-      // A load under way may have read the value before this change: its answer gets it again.
+    set: (change) => setState((current) => ({ ...current, value: applyChange(current.value, change) })),
+    update: (change) => {
       sequence.record(change);
       setState((current) => ({ ...current, value: applyChange(current.value, change) }));
     },
