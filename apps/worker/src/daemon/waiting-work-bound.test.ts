@@ -16,10 +16,10 @@ describe('the bound of waiting work (serve.maxWaitingWork)', () => {
 
   it('lowers the default to what a small open-file limit has room for, saying so', () => {
     expect(resolveWaitingWorkBound(undefined, 1024)).toEqual({
-      maxWaitingWork: 192,
-      maxConnections: 576,
+      maxWaitingWork: 256,
+      maxConnections: 512,
       lowered:
-        'serve.maxWaitingWork is 192, not 1000: this process may open 1024 files (ulimit -n); raise the limit for more',
+        'serve.maxWaitingWork is 256, not 1000: this process may open 1024 files (ulimit -n); raise the limit for more',
     });
     expect(resolveWaitingWorkBound(undefined, 100).maxWaitingWork).toBe(1);
   });
@@ -37,8 +37,8 @@ describe('the bound of waiting work (serve.maxWaitingWork)', () => {
     const error = thrownBy(() => resolveWaitingWorkBound(1000, 1024), WorkerConfigError);
     expect(error.issues[0]?.field).toBe('serve.maxWaitingWork');
     expect(error.issues[0]?.message).toMatch(
-      /^1000 does not fit in this process's open-file limit of 1024 \(ulimit -n\).* so at most 192; lower it, or raise the limit/,
+      /^1000 does not fit in this process's open-file limit of 1024 \(ulimit -n\).* so at most 256; lower it, or raise the limit/,
     );
-    expect(resolveWaitingWorkBound(192, 1024)).toEqual({ maxWaitingWork: 192, maxConnections: 576 });
+    expect(resolveWaitingWorkBound(256, 1024)).toEqual({ maxWaitingWork: 256, maxConnections: 512 });
   });
 });

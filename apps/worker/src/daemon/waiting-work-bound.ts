@@ -5,12 +5,11 @@ export const DEFAULT_MAX_WAITING_WORK = 1000;
 /** The largest `serve.maxWaitingWork` taken. */
 export const MAX_WAITING_WORK = 100_000;
 /**
- * Files budgeted per unit of waiting work: its client connection while it is a request under way,
- * or its model connection (and its tools' files) while it is a running turn; and two more
- * connections of clients the daemon answers 503 beyond the bound, which need a file each until
- * answered.
+ * Files budgeted per unit of waiting work: its client connection (kept open by a client that
+ * keeps connections alive), its model connection (or its tools' files) while it is a running turn,
+ * and one more: a client beyond the bound, answered 503, needs a file until answered.
  */
-const FILES_PER_UNIT = 4;
+const FILES_PER_UNIT = 3;
 /** Files kept for everything else: the database (PGlite's files, a pool of connections), listeners, logs, MCP servers. */
 const FILES_HELD_BACK = 256;
 
@@ -82,7 +81,7 @@ export function resolveWaitingWorkBound(
       issues: [
         {
           field: 'serve.maxWaitingWork',
-          message: `${configured} does not fit in this process's open-file limit of ${openFileLimit} (ulimit -n): each unit of waiting work is budgeted ${FILES_PER_UNIT} files (its connection, its model connection, room to answer 503s) beside ${FILES_HELD_BACK} for the rest, so at most ${room}; lower it, or raise the limit (LimitNOFILE=, ulimit -n)`,
+          message: `${configured} does not fit in this process's open-file limit of ${openFileLimit} (ulimit -n): each unit of waiting work is budgeted ${FILES_PER_UNIT} files (its connection, its model connection, room to answer a 503) beside ${FILES_HELD_BACK} for the rest, so at most ${room}; lower it, or raise the limit (LimitNOFILE=, ulimit -n)`,
         },
       ],
     });
