@@ -39,29 +39,31 @@ if [ -n "$base" ] && git rev-parse --verify --quiet "$base^{commit}" >/dev/null;
 else
   echo "test: every package"
   whole=true
-  # Every build first; then two lanes at once. The worker's suite is the longest task (three to four
-  # minutes): in one turbo run it queued behind the libraries' builds, type checks and tests, which
-  # turbo runs package by package, and then ran alone at the end, so it has a lane of its own from the
-  # start: the daemon lane, its tests, then the console's browser tests (a real `switchyard serve` and
-  # chromium each; they were part of the worker's suite before the console owned them, and next to the
-  # worker's they would make four heavy processes on two cores), then both packages' type checks and
-  # lints. The other lane runs everything else, two tasks at once (with three, four tasks in all, every
-  # task slowed down and the whole took 549 s instead of 511 s). The lint is in the lanes, not beside
-  # the builds, so that a lint error alone still lets every test run; when a build fails, the tests
-  # cannot run, and only the lint does.
+  # Every build first; then two lanes at once. The worker's suite is the longest task (six to seven
+  # minutes on 2 cores): in one turbo run it queued behind the libraries' builds, type checks and
+  # tests, which turbo runs package by package, and then ran alone at the end, so it has a lane of its
+  # own from the start: its tests, then the worker's and the console's type checks and lints. The
+  # other lane runs everything else, two tasks at once (with three, four tasks in all, every task
+  # slowed down and the whole took 549 s instead of 511 s), then the console's browser tests (a real
+  # `switchyard serve` and chromium each), which need the machine's second core: beside the libraries'
+  # tests they would make four heavy processes on two cores, and after the worker's tests (where
+  # they were until runs ended at 8 min 52 s on Node 20 with that lane a minute behind) they ran alone
+  # while the other lane's core sat idle. The lint is in the lanes, not beside the builds, so that a
+  # lint error alone still lets every test run; when a build fails, the tests cannot run, and only the
+  # lint does.
   daemon_lane=(--filter=@switchyard/worker --filter=@switchyard/console)
   "${turbo[@]}" build --concurrency=3 "${flags[@]}" || status=$?
   if [ "$status" = 0 ]; then
     (
       lane=0
       "${turbo[@]}" test --only --filter=@switchyard/worker "${flags[@]}" || lane=$?
-      "${turbo[@]}" test --only --filter=@switchyard/console "${flags[@]}" || lane=$?
       "${turbo[@]}" type-check lint --only "${daemon_lane[@]}" "${flags[@]}" || lane=$?
       exit "$lane"
     ) &
     worker_lane=$!
     "${turbo[@]}" type-check lint check-package check-lengths test --only --concurrency=2 \
       --filter='!@switchyard/worker' --filter='!@switchyard/console' "${flags[@]}" || status=$?
+    "${turbo[@]}" test --only --filter=@switchyard/console "${flags[@]}" || status=$?
     wait "$worker_lane" || status=$?
   else
     "${turbo[@]}" lint check-lengths --concurrency=3 "${flags[@]}" || true
