@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { exclude: ['**/node_modules/**', '**/dist/**', '**/__fixtures__/**'] },
+  test: {
+    // One module graph per test process, not one per file: these files share no module state,
+    // and importing zod, openai and the packages again for each file was most of the suite's CPU
+    // time.
+    isolate: false,
+    exclude: ['**/node_modules/**', '**/dist/**', '**/__fixtures__/**'],
+  },
 });
