@@ -45,10 +45,9 @@ else
   # own from the start: its tests, then the worker's and the console's type checks and lints. The
   # other lane runs everything else, two tasks at once (with three, four tasks in all, every task
   # slowed down and the whole took 549 s instead of 511 s), then the console's browser tests (a real
-  # `switchyard serve` and chromium each), which need the machine's second core: beside the libraries'
-  # tests they would make four heavy processes on two cores, and after the worker's tests (where
-  # they were until runs ended at 8 min 52 s on Node 20 with that lane a minute behind) they ran alone
-  # while the other lane's core sat idle. The lint is in the lanes, not beside the builds, so that a
+  # `switchyard serve` and chromium each): after the libraries' tests, not beside them (four heavy
+  # processes on two cores), and not after the worker's tests, where they ran while the other lane's
+  # core sat idle (8 min 52 s on Node 20). The lint is in the lanes, not beside the builds, so that a
   # lint error alone still lets every test run; when a build fails, the tests cannot run, and only the
   # lint does.
   daemon_lane=(--filter=@switchyard/worker --filter=@switchyard/console)
