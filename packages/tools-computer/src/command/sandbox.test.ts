@@ -74,12 +74,13 @@ describe('the sandbox hides the worker', () => {
       OPENAI_API_KEY: `sk-${marker}`,
       DATABASE_URL: `postgres://worker:${marker}@127.0.0.1/switchyard`,
     };
-    // `ps` first and each line short: the environments that follow can be long enough on a busy
-    // machine for the output to be cut in the middle, and wrapped pids put the worker anywhere. Its
-    // command line, not `comm`: Node 24 names its main thread `MainThread`.
+    // What the checks look for first, and short: the output is cut to its head and tail past the
+    // tool's cap, and on a busy machine the listing of every process alone passed the head. The
+    // worker's own environment (the shell's parent), then the process lines naming `node` (the
+    // worker's command line, not `comm`: Node 24 names its main thread `MainThread`), then the rest.
     const command = [
-      'ps -eo pid,args | cut -c1-60',
       'tr "\\0" "\\n" < /proc/$PPID/environ',
+      'ps -eo pid,args | cut -c1-60 | grep -E "^ *[0-9]+ (\\S*/)?node( |$)"',
       'tr "\\0" "\\n" < /proc/1/environ',
       'for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done',
       'env',
@@ -104,9 +105,11 @@ describe('the sandbox hides the worker', () => {
     };
     const sandboxed = await inWorker('required');
     expect(sandboxed.details.sandboxed).toBe(true);
+    // All of its output is checked: none of it was cut.
+    expect(sandboxed.details.truncated).toBe(false);
     expect(sandboxed.content).toContain(`HOME=${home}`);
     expect(sandboxed.content).not.toContain(marker);
-    // Only the command's own processes: the sandbox's init, the shell, ps and cut (a `ps -eo
+    // Only the command's own processes: the sandbox's init, the shell, ps, cut and grep (a `ps -eo
     // pid,args` line naming a node binary would be the worker; PATH lines may name node folders).
     const workerLine = /^\s*\d+ (\S*\/)?node(\s|$)/m;
     expect(sandboxed.content).not.toMatch(workerLine);
