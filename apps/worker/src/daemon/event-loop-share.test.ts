@@ -1,14 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createResponsesModel, type ResponsesModel } from '@switchyard/core';
-import { startFakeResponsesServer } from '@switchyard/testkit';
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { EventLoopShare, SHARE_MS, sharingEventLoop } from './event-loop-share';
-
-type ModelRequest = Parameters<ResponsesModel['respond']>[0];
-
-const noUsage = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0 };
+import { EventLoopShare, SHARE_MS } from './event-loop-share';
 
 /** Holds the event loop for `ms` by the wall clock: a step's synchronous work, however busy the machine. */
 function hold(ms: number): void {
@@ -82,63 +75,5 @@ describe('EventLoopShare', () => {
     await Promise.all(steps);
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen).toEqual(['step 0', 'after step 0', 'step 1', 'after step 1', 'step 2', 'after step 2']);
-  });
-});
-
-describe('sharingEventLoop', () => {
-  function request(order: string[]): ModelRequest {
-    return {
-      items: [{ role: 'user', content: 'Say hello' }],
-      pendingFrom: 0,
-      previousResponseId: undefined,
-      instructions: undefined,
-      tools: [],
-      signal: undefined,
-      onTextDelta: (delta) => order.push(`delta ${delta}`),
-    };
-  }
-
-  /** A share that records each wait and when it lets the waiter go. */
-  function recordingShare(order: string[]): EventLoopShare {
-    const share = new EventLoopShare();
-    const wait = share.wait.bind(share);
-    share.wait = async () => {
-      order.push('wait');
-      await wait();
-      order.push('go');
-    };
-    return share;
-  }
-
-  it('reads a response only once its share lets it go, and waits twice a request', async () => {
-    const server = await startFakeResponsesServer({ script: [{ text: 'hello there', textChunks: 2 }] });
-    try {
-      const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 });
-      const order: string[] = [];
-      const model = sharingEventLoop(
-        createResponsesModel({ client, model: 'fake-model' }),
-        recordingShare(order),
-      );
-      const response = await model.respond(request(order));
-      expect(order.slice(0, 4)).toEqual(['wait', 'go', 'wait', 'go']);
-      expect(order.slice(4).join('').replaceAll('delta ', '')).toBe('hello there');
-      expect(response.output).toHaveLength(1);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it('has the response of a model that never calls beforeRead wait once it is read', async () => {
-    const order: string[] = [];
-    const scripted: ResponsesModel = {
-      model: 'scripted',
-      defaultToolSearch: 'client',
-      respond: async (modelRequest) => {
-        modelRequest.onTextDelta('hi');
-        return { id: 'r', functionCalls: [], items: [], output: [], finishReason: undefined, usage: noUsage };
-      },
-    };
-    await sharingEventLoop(scripted, recordingShare(order)).respond(request(order));
-    expect(order).toEqual(['wait', 'go', 'delta hi', 'wait', 'go']);
   });
 });

@@ -48,11 +48,8 @@ export class EventLoopShare {
 
 /**
  * `model`, whose every request waits for its share of the event loop before it is built and sent,
- * and whose every response waits for one once it has arrived, before it is read (`beforeRead`): its
- * body's events are parsed, and the loop goes on with it (records it, runs its calls), in that
- * share. These are the two steps of a turn that wake all the turns of a model's answer at once; read
- * as they arrive, 2,000 responses are parsed in the one turn of the loop that received them. A
- * model that never calls `beforeRead` has its response wait for a share once it is read.
+ * and whose every response waits for one before the loop goes on with it (records it, runs its
+ * calls): the two steps of a turn that wake all the turns of a model's answer at once.
  */
 export function sharingEventLoop(model: ResponsesModel, share: EventLoopShare): ResponsesModel {
   return {
@@ -60,17 +57,8 @@ export function sharingEventLoop(model: ResponsesModel, share: EventLoopShare): 
     defaultToolSearch: model.defaultToolSearch,
     respond: async (request) => {
       await share.wait();
-      let waited = false;
-      const response = await model.respond({
-        ...request,
-        beforeRead: async () => {
-          waited = true;
-          await request.beforeRead?.();
-          await share.wait();
-        },
-      });
-      // A model that reads its responses without asking (a scripted one) waits once it has.
-      if (!waited) await share.wait();
+      const response = await model.respond(request);
+      await share.wait();
       return response;
     },
   };

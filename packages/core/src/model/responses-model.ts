@@ -63,13 +63,6 @@ export interface ModelRequest {
   signal: AbortSignal | undefined;
   /** Called with each piece of output text as it streams. */
   onTextDelta: (delta: string) => void;
-  /**
-   * Awaited once the response has arrived, before it is read: a streaming response's headers are in
-   * and its body is not yet read (a non-streaming one the SDK has read by then). A scheduler's turn:
-   * `serve` reads the responses of the many turns a model answers at once one share of the event
-   * loop at a time, not all in the turn of the loop that received them.
-   */
-  beforeRead?: () => Promise<void>;
 }
 
 /** A model response, reduced to what the loop needs. */
@@ -278,7 +271,6 @@ async function respondOnce(settings: ResponsesSettings, request: ModelRequest): 
       message: `Model response failed: ${response.error?.message ?? 'no reason given'}`,
     });
   }
-  await request.beforeRead?.();
   const text = response.output_text;
   if (text) request.onTextDelta(text);
   return toModelResponse(settings, response.id, response.output, response.incomplete_details, response.usage);
@@ -303,20 +295,17 @@ async function streamResponse(
   requestSignal: AbortSignal | undefined,
 ): Promise<ModelResponse> {
   const { signal, onTextDelta } = request;
-  let response: Response;
+  let body: ReadableStream<Uint8Array> | null;
   try {
     // The SDK makes the request (headers, retries, HTTP errors); the stream is read here.
-    response = await settings.client.responses
+    const response = await settings.client.responses
       .create({ ...buildBody(settings, request), stream: true }, { signal: requestSignal })
       .asResponse();
+    body = response.body;
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
     throw toModelRequestError(error, 'request', settings.endpoint);
   }
-  // The response is held until its body is read: undici cancels the unread body of a `Response`
-  // that is collected, and `beforeRead` can wait through a collection.
-  await request.beforeRead?.();
-  const body = response.body;
   let final: OpenAI.Responses.Response | undefined;
   const doneItems: ResponseOutputItem[] = [];
   const onEvent = (event: OpenAI.Responses.ResponseStreamEvent) => {
