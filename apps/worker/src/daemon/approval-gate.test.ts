@@ -75,6 +75,7 @@ beforeAll(async () => {
     workerId: WORKER,
     records: bed.controlPlane.turns,
     push: (entry, event) => registry.push(entry, event),
+    letGo: (entry, letGo, reason) => registry.letGo(entry, letGo, reason),
     log: (line) => logged.push(line),
   });
 });
@@ -209,6 +210,7 @@ describe('calls in doubt in a resumed turn (PGlite)', () => {
       workerId: WORKER,
       records: bed.controlPlane.turns,
       push: (entry, event) => registry.push(entry, event),
+      letGo: (entry, letGo, reason) => registry.letGo(entry, letGo, reason),
     });
     try {
       const entry = await recordedTurn();

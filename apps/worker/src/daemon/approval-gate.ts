@@ -20,6 +20,8 @@ export interface ApprovalGateOptions {
   records?: Pick<DaemonTurnRecords, 'get'>;
   /** Adds an event to a turn's log and streams (`TurnRegistry.push`). */
   push(entry: TurnEntry, event: DaemonTurnEvent): void;
+  /** Lets a turn go, another worker's now, and aborts its loop (`TurnRegistry.letGo`). */
+  letGo(entry: TurnEntry, letGo: 'taken-over', reason: Error): void;
   /** Receives one-line messages (mismatched approvals, decisions not taken). Default: none. */
   log?: (line: string) => void;
 }
@@ -297,8 +299,7 @@ export class ApprovalGate {
       );
     }
     if (holder !== undefined && holder !== this.#options.workerId) {
-      entry.letGo = 'taken-over';
-      entry.controller.abort(new Error(`another worker (${holder}) took this turn over`));
+      this.#options.letGo(entry, 'taken-over', new Error(`another worker (${holder}) took this turn over`));
       return { allow: false, reason: 'another worker took this turn over' };
     }
     return {

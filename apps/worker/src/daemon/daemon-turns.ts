@@ -124,6 +124,7 @@ export class DaemonTurns {
             workerId: this.workerId,
             ...definedFields(options, ['records', 'log']),
             push: (entry, event) => this.#registry.push(entry, event),
+            letGo: (entry, letGo, reason) => this.#registry.letGo(entry, letGo, reason),
           });
   }
 
@@ -468,10 +469,11 @@ export class DaemonTurns {
   async releaseWaiting(): Promise<number> {
     const approvals = this.#options.approvals;
     if (approvals === undefined) return 0;
+    const letGo = this.#registry.letGo.bind(this.#registry);
     let released = 0;
-    for (const entry of this.#registry.entries()) {
+    for (const entry of this.#registry.open()) {
       if (!isOpenTurn(entry) || entry.held.size === 0) continue;
-      const options = { store: approvals.store, workerId: this.workerId };
+      const options = { store: approvals.store, workerId: this.workerId, letGo };
       if (await releaseHeldTurn(entry, { ...options, ...definedFields(this.#options, ['log']) }))
         released += 1;
     }

@@ -42,7 +42,10 @@ export interface TurnEntry {
   detached: Promise<void>;
   /** Resolves `detached`. */
   markDetached(): void;
-  /** Let go at shutdown while it waited, or taken over by another worker: its end is not recorded here. */
+  /**
+   * Let go at shutdown while it waited, or taken over by another worker: its end is not recorded
+   * here. Set only by `TurnRegistry.letGo`, which keeps the count of open turns.
+   */
   letGo: 'released' | 'taken-over' | undefined;
   /**
    * With `serve.journal: false`: writes the turn's journal entries kept in memory so far and has it

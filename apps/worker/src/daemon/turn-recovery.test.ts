@@ -15,6 +15,7 @@ import {
   sweepInterruptedTurns,
   whyNotContinued,
 } from './turn-recovery';
+import { TurnRegistry } from './turn-registry';
 
 // Recovery and claiming on a real control plane (PGlite): the turns of a worker that stopped marked
 // interrupted, a waiting turn let go at shutdown, answered turns claimed once, and a claimed turn
@@ -246,7 +247,11 @@ describe('claiming answered turns (PGlite)', () => {
 });
 
 describe('letting a waiting turn go at shutdown (PGlite)', () => {
-  /** A turn of this worker waiting on its held write_file call, as its entry. */
+  const registry = new TurnRegistry();
+  const letEntryGo = (entry: TurnEntry, letGo: 'released', reason: Error) =>
+    registry.letGo(entry, letGo, reason);
+
+  /** A turn of this worker waiting on its held write_file call, as its entry, kept in `registry`. */
   async function heldHere(): Promise<TurnEntry> {
     const turnId = await recordTurn(WORKER);
     const approval = await holdWriteCall(turnId, WORKER, FIRST_ITERATION);
@@ -265,6 +270,7 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
       undefined,
     );
     entry.held.set(2, approval);
+    registry.add(entry);
     return entry;
   }
 
@@ -273,10 +279,15 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
     entry.events = [{ type: 'text-delta', iteration: 1, delta: 'latest' }];
     entry.instructions = 'Be brief.';
     entry.resumeContext = { task: 'task_1' };
-    const released = await releaseHeldTurn(entry, { store: bed.controlPlane.approvals, workerId: WORKER });
+    const released = await releaseHeldTurn(entry, {
+      store: bed.controlPlane.approvals,
+      workerId: WORKER,
+      letGo: letEntryGo,
+    });
     expect(released).toBe(true);
     expect(entry.letGo).toBe('released');
     expect(entry.signal.aborted).toBe(true);
+    expect(registry.open()).not.toContain(entry);
     // Another worker claims it once answered, with the checkpoint stored at the release.
     const [approval] = [...entry.held.values()];
     await bed.controlPlane.approvals.answer({
@@ -301,10 +312,12 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
     const released = await releaseHeldTurn(entry, {
       store: bed.controlPlane.approvals,
       workerId: 'worker_someone',
+      letGo: letEntryGo,
     });
     expect(released).toBe(false);
     expect(entry.letGo).toBeUndefined();
     expect(entry.signal.aborted).toBe(false);
+    expect(registry.open()).toContain(entry);
   });
 
   it('lets it go all the same when the release cannot be stored, saying so', async () => {
@@ -315,6 +328,7 @@ describe('letting a waiting turn go at shutdown (PGlite)', () => {
     const released = await releaseHeldTurn(entry, {
       store: bed.controlPlane.approvals,
       workerId: WORKER,
+      letGo: letEntryGo,
       log: (line) => lines.push(line),
     });
     expect(released).toBe(true);

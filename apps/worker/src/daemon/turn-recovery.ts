@@ -144,7 +144,13 @@ export function describeContinuation(claimed: ResumableTurn): string {
  */
 export async function releaseHeldTurn(
   entry: TurnEntry,
-  options: { store: Pick<DaemonApprovalStore, 'release'>; workerId: string; log?: (line: string) => void },
+  options: {
+    store: Pick<DaemonApprovalStore, 'release'>;
+    workerId: string;
+    /** Lets it go and aborts its loop (`TurnRegistry.letGo`). */
+    letGo: (entry: TurnEntry, letGo: 'released', reason: Error) => void;
+    log?: (line: string) => void;
+  },
 ): Promise<boolean> {
   try {
     const released = await options.store.release({
@@ -156,8 +162,7 @@ export async function releaseHeldTurn(
   } catch (error) {
     options.log?.(`switchyard serve: could not let ${entry.snapshot.id} go: ${errorMessage(error)}`);
   }
-  entry.letGo = 'released';
-  entry.controller.abort(new Error('the worker shut down while the turn waited for approval'));
+  options.letGo(entry, 'released', new Error('the worker shut down while the turn waited for approval'));
   return true;
 }
 

@@ -2,7 +2,7 @@ import { ZERO_USAGE } from '@switchyard/core/internal';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testControlPlaneForSuite } from '../__fixtures__/test-control-plane';
 import type { DaemonTurnEvent, DaemonTurnSnapshot } from './daemon-turn-types';
-import { createTurnEntry, type TurnEntry } from './turn-entry';
+import { createTurnEntry, isOpenTurn, type TurnEntry } from './turn-entry';
 import { retainedSizeOf, TurnRegistry } from './turn-registry';
 
 // The turn registry on its own: what it keeps of open and finished turns, how a follower and an
@@ -71,6 +71,80 @@ describe('finished turns kept in memory', () => {
     expect(registry.list().map((turn) => turn.id)).toEqual(['turn_open']);
     expect(registry.running).toBe(1);
     expect(registry.open()).toEqual([open]);
+  });
+
+  it('drops the turns that closed first, whenever they started', () => {
+    const registry = new TurnRegistry({ maxRetainedTurns: 1 });
+    const early = started(registry, 'turn_early');
+    const late = started(registry, 'turn_late');
+    finish(registry, late);
+    finish(registry, early);
+    expect(registry.list().map((turn) => turn.id)).toEqual(['turn_early']);
+  });
+
+  it('counts a turn let go as closed at once, and its size once its loop ends', () => {
+    const registry = new TurnRegistry();
+    const entry = started(registry, 'turn_let_go');
+    registry.push(entry, delta('so far'));
+    registry.letGo(entry, 'taken-over', new Error('another worker took it over'));
+    expect(registry.running).toBe(0);
+    expect(registry.retained()).toEqual({ turns: 1, bytes: 0 });
+    // Its loop sees the abort and ends as `DaemonTurns` ends a turn let go.
+    registry.ended(entry);
+    expect(registry.retained()).toEqual({ turns: 1, bytes: retainedSizeOf(entry) });
+    expect(registry.retained().bytes).toBeGreaterThan(0);
+  });
+
+  it('counts a continued turn once, in place of the one it replaces', () => {
+    const registry = new TurnRegistry();
+    const first = started(registry, 'turn_again');
+    registry.letGo(first, 'released', new Error('the worker shut down'));
+    registry.ended(first);
+    const continued = started(registry, 'turn_again');
+    expect(registry.running).toBe(1);
+    expect(registry.retained()).toEqual({ turns: 0, bytes: 0 });
+    // The old entry's late end changes nothing.
+    registry.ended(first);
+    expect(registry.open()).toEqual([continued]);
+    expect(registry.retained()).toEqual({ turns: 0, bytes: 0 });
+  });
+
+  it('keeps its counts equal to a walk of every turn kept, over many starts, ends, let-gos and drops', () => {
+    const registry = new TurnRegistry({ maxRetainedTurns: 40, maxRetainedTurnBytes: 6_000 });
+    const open: TurnEntry[] = [];
+    // A fixed pseudo-random sequence (a linear congruential generator, its high bits), so a failure replays.
+    let seed = 46;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    for (let step = 0; step < 2_000; step += 1) {
+      const action = next(4);
+      if (action === 0 || open.length === 0) {
+        // A new turn, or now and then one continued under an id kept before.
+        const id = next(5) === 0 && step > 0 ? `turn_${next(step)}` : `turn_${step}`;
+        open.push(started(registry, id));
+      } else {
+        const [entry] = open.splice(next(open.length), 1);
+        if (entry === undefined) continue;
+        if (action === 3) {
+          registry.letGo(entry, 'released', new Error('let go'));
+          registry.ended(entry);
+        } else {
+          finish(registry, entry, 'x'.repeat(next(400)));
+          // A finished turn's end drops what is over the budgets (a let-go's waits for the next one).
+          expect(registry.retained().turns).toBeLessThanOrEqual(40);
+          expect(registry.retained().bytes).toBeLessThanOrEqual(6_000);
+        }
+      }
+      const kept = [...registry.entries()];
+      const walked = kept.filter((entry) => !isOpenTurn(entry));
+      expect(registry.running).toBe(kept.filter(isOpenTurn).length);
+      expect(registry.retained()).toEqual({
+        turns: walked.length,
+        bytes: walked.reduce((sum, entry) => sum + entry.retainedBytes, 0),
+      });
+    }
   });
 
   it('measures an ended turn as the JSON of its joined log plus its output and error', () => {
@@ -151,8 +225,9 @@ describe('following and observing turns', () => {
     const registry = new TurnRegistry();
     const entry = started(registry, 'turn_let_go');
     registry.push(entry, delta('before'));
-    entry.letGo = 'released';
+    registry.letGo(entry, 'released', new Error('the worker shut down'));
     registry.push(entry, delta('after'));
+    expect(entry.signal.aborted).toBe(true);
     expect(entry.events).toEqual([delta('before')]);
     expect(registry.has('turn_let_go')).toBe(false);
     expect(registry.running).toBe(0);
@@ -201,7 +276,7 @@ describe('turns read from the records (PGlite)', () => {
   it('reads a turn let go here from the records, where another process continues it', async () => {
     const registry = new TurnRegistry({ records: bed.controlPlane.turns });
     const entry = started(registry, 'turn_elsewhere');
-    entry.letGo = 'taken-over';
+    registry.letGo(entry, 'taken-over', new Error('another worker took it over'));
     expect(await registry.find('turn_elsewhere')).toMatchObject({ output: 'done elsewhere' });
   });
 

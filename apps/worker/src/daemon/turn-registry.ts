@@ -64,12 +64,20 @@ export function retainedSizeOf(entry: Pick<TurnEntry, 'snapshot' | 'events'>): n
  * recent finished ones, under a count and a byte budget; their event logs, replayed to a follower
  * and then streamed live; and everyone observing every turn (the HTTP API's `/v1/events`).
  *
- * Contract: an open turn is never dropped, whatever the budget; finished turns are dropped oldest
- * first, the newest too when it alone is over the byte budget. A turn let go (`letGo`) takes no more
- * events, and counts as neither open nor finished. An observer that throws is ignored.
+ * Contract: an open turn is never dropped, whatever the budget; the others (finished or let go) are
+ * dropped in the order they closed, the newest too when it alone is over the byte budget. A turn let
+ * go (`letGo`) takes no more events, and is no longer open. An observer that throws is ignored.
+ * `running` and `retained` are counts kept as turns start, end, are let go and are dropped, not
+ * walks of every turn: with thousands in flight, each `POST` and each `/healthz` reads `running`,
+ * and each end `retained`.
  */
 export class TurnRegistry {
   readonly #turns = new Map<string, TurnEntry>();
+  /** The kept turns that are open: from `add` until they end (`ended`) or are let go (`letGo`). */
+  readonly #open = new Set<TurnEntry>();
+  /** The kept turns that are not open, in the order they closed, and the sum of their `retainedBytes`. */
+  readonly #closed = new Set<TurnEntry>();
+  #closedBytes = 0;
   readonly #observers = new Set<TurnObserver>();
   readonly #maxRetained: number;
   readonly #maxRetainedBytes: number;
@@ -83,9 +91,40 @@ export class TurnRegistry {
     this.#heldView = options.heldView;
   }
 
-  /** Keeps a new (or continued) turn under its id: observers hear of it at `changed`. */
+  /**
+   * Keeps a new (or continued) turn under its id, in place of any kept before: observers hear of it
+   * at `changed`. An open turn counts as open until it ends (`ended`) or is let go (`letGo`).
+   */
   add(entry: TurnEntry): void {
-    this.#turns.set(entry.snapshot.id, entry);
+    const id = entry.snapshot.id;
+    const replaced = this.#turns.get(id);
+    if (replaced !== undefined) this.#forget(replaced);
+    this.#turns.set(id, entry);
+    if (isOpenTurn(entry)) this.#open.add(entry);
+    else this.#close(entry);
+  }
+
+  /**
+   * Lets a turn go (another worker's now: it takes no more events, and its end is not recorded
+   * here) and aborts its loop with `reason`.
+   */
+  letGo(entry: TurnEntry, letGo: 'released' | 'taken-over', reason: Error): void {
+    entry.letGo = letGo;
+    if (this.#open.has(entry)) this.#close(entry);
+    entry.controller.abort(reason);
+  }
+
+  /** A kept turn is open no more: it counts among the closed ones, with its size so far. */
+  #close(entry: TurnEntry): void {
+    this.#open.delete(entry);
+    this.#closed.add(entry);
+    this.#closedBytes += entry.retainedBytes;
+  }
+
+  /** A kept turn is dropped from the counts. */
+  #forget(entry: TurnEntry): void {
+    this.#open.delete(entry);
+    if (this.#closed.delete(entry)) this.#closedBytes -= entry.retainedBytes;
   }
 
   /** The turn's entry, or undefined when it is not (or no longer) kept. */
@@ -100,7 +139,7 @@ export class TurnRegistry {
 
   /** The open turns (running or waiting in this process, not let go), oldest first. */
   open(): TurnEntry[] {
-    return [...this.#turns.values()].filter(isOpenTurn);
+    return [...this.#open];
   }
 
   /** Adds an event to a turn's log and hands it to its followers and to every observer. */
@@ -125,10 +164,17 @@ export class TurnRegistry {
     if (!isOpenTurn(entry)) this.#prune();
   }
 
-  /** A turn's loop ended: its followers are let go and its size in the memory budget is measured. */
+  /**
+   * A turn's loop ended (its final status set, or let go): its followers are let go, its size in the
+   * memory budget is measured, and it is open no more.
+   */
   ended(entry: TurnEntry): void {
     entry.listeners.clear();
-    entry.retainedBytes = retainedSizeOf(entry);
+    const bytes = retainedSizeOf(entry);
+    // A turn let go was counted closed when it was, with no size yet.
+    if (this.#closed.has(entry)) this.#closedBytes += bytes - entry.retainedBytes;
+    entry.retainedBytes = bytes;
+    if (this.#open.has(entry)) this.#close(entry);
   }
 
   #notify(entry: TurnEntry, event: DaemonTurnEvent | undefined): void {
@@ -152,28 +198,24 @@ export class TurnRegistry {
     return () => this.#observers.delete(observer);
   }
 
-  /** Drops the oldest finished turns while more than `maxRetainedTurns` or `maxRetainedTurnBytes` are kept. */
+  /**
+   * Drops the turns that closed first while more than `maxRetainedTurns` or `maxRetainedTurnBytes`
+   * of them are kept.
+   */
   #prune(): void {
-    let { turns: finished, bytes } = this.retained();
-    for (const [id, entry] of this.#turns) {
-      if (finished <= this.#maxRetained && bytes <= this.#maxRetainedBytes) break;
-      if (isOpenTurn(entry)) continue;
-      this.#turns.delete(id);
-      finished -= 1;
-      bytes -= entry.retainedBytes;
+    for (const entry of this.#closed) {
+      if (this.#closed.size <= this.#maxRetained && this.#closedBytes <= this.#maxRetainedBytes) break;
+      this.#turns.delete(entry.snapshot.id);
+      this.#forget(entry);
     }
   }
 
-  /** The finished turns kept in memory: how many, and their size as `maxRetainedTurnBytes` counts it. */
+  /**
+   * The turns kept in memory that are not open (finished, or let go): how many, and their size as
+   * `maxRetainedTurnBytes` counts it.
+   */
   retained(): { turns: number; bytes: number } {
-    let turns = 0;
-    let bytes = 0;
-    for (const entry of this.#turns.values()) {
-      if (isOpenTurn(entry)) continue;
-      turns += 1;
-      bytes += entry.retainedBytes;
-    }
-    return { turns, bytes };
+    return { turns: this.#closed.size, bytes: this.#closedBytes };
   }
 
   /** The turn's current snapshot from memory, or undefined. */
@@ -255,8 +297,6 @@ export class TurnRegistry {
 
   /** How many turns are open (running or waiting for approval in this process). */
   get running(): number {
-    let count = 0;
-    for (const entry of this.#turns.values()) if (isOpenTurn(entry)) count += 1;
-    return count;
+    return this.#open.size;
   }
 }
