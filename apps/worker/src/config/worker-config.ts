@@ -216,8 +216,8 @@ export interface WorkerServeConfig {
   maxEventStreamBytes: number;
   /**
    * The most bytes of finished turns kept in memory for the HTTP API (`serve.maxRetainedTurnBytes`,
-   * default 32 MiB): each turn's event log as JSON, text deltas joined, plus its output; the oldest
-   * are dropped first and read from the records.
+   * default 32 MiB): each turn's event log as JSON, text deltas joined, plus its output; those that
+   * ended first are dropped first and read from the records.
    */
   maxRetainedTurnBytes: number;
 }
