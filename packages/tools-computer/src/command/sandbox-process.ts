@@ -17,8 +17,13 @@ function stdioWith(output: OutputReader): StdioOptions {
   return ['ignore', output.commandEnd, output.commandEnd, 'pipe', 'pipe', 'pipe', 'pipe'];
 }
 
-/** How long an exiting worker waits for a parked bubblewrap it killed to leave its cgroup. */
-const EXIT_CLEANUP_MS = 100;
+/**
+ * The most an exiting worker waits for a parked bubblewrap it killed to leave its cgroup (it waits
+ * only while the kernel refuses the removal, a few ms on an idle machine). The killed sandbox's
+ * processes must be scheduled to die first: at a load of 16 on 2 cores, 100 ms was not always
+ * enough, and the empty cgroup was left for the next worker's sweep (`removeStaleCgroups`).
+ */
+const EXIT_CLEANUP_MS = 2_000;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
