@@ -14,8 +14,9 @@ import type { WorkflowDetails } from '@switchyard/tools-workflow';
 import { parseConfig } from './config/load-config';
 import { resolveAgent } from './config/resolve-agent';
 import { resolveModelEndpoint } from './config/resolve-model-endpoint';
+import { createWorkerModel } from './model/worker-model';
 import type { TurnProgress } from './progress/turn-progress';
-import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from './run-text-turn';
+import { type CommandIO, runTextTurnWithProgress } from './run-text-turn';
 import { startTaskTurnConsumer } from './task-turn-consumer';
 import { buildTaskTurnBrainTools, buildTaskTurnWebTools } from './text-turn';
 import { openWorkerServices } from './worker-services';
@@ -202,7 +203,7 @@ export async function runDemo(io: CommandIO & { json?: boolean; interactive?: bo
     const opened = await openWorkerServices(config);
     const controlPlane = opened.controlPlane;
     if (controlPlane === undefined) throw new Error('the demo needs the control plane');
-    const model = createWorkerModel(config, resolveModelEndpoint(config));
+    const model = createWorkerModel(config.model, resolveModelEndpoint(config));
     let progress: TurnProgress | undefined;
     // Workflow tasks run as sub-agent turns in this process, as the daemon would run them.
     const webTools = buildTaskTurnWebTools(config);

@@ -1,19 +1,15 @@
 import {
   type AgentRunResult,
   type AgentTelemetryOptions,
-  createResponsesModel,
   type ResponsesModel,
   runAgentLoop,
   type ToolSearchMode,
   type TurnEndEvent,
 } from '@switchyard/core';
 import { isOpenAIEndpoint } from '@switchyard/core/internal';
-import OpenAI from 'openai';
 import type { TurnAgent } from './config/resolve-agent';
-import type { ModelEndpoint } from './config/resolve-model-endpoint';
 import type { WorkerConfig } from './config/worker-config';
 import { TurnDeadline } from './daemon/turn-deadline';
-import { backoffFetch, endpointBackoffOf } from './model/endpoint-backoff';
 import { eventToJsonLine, turnEndJsonLine } from './progress/event-json';
 import { createTerminalConfirm } from './progress/terminal-confirm';
 import { type ProgressOutput, TurnProgress } from './progress/turn-progress';
@@ -33,35 +29,6 @@ export interface CommandIO {
   stderr: ProgressOutput;
   /** Answers to `--confirm-destructive` questions. */
   stdin: NodeJS.ReadableStream;
-}
-
-/** The endpoint the SDK talks to when no base URL is configured. */
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
-/**
- * Creates the Responses model of a configuration's endpoint. Every model of the process made for one
- * base URL shares that endpoint's back-off (`endpointBackoffOf`): a 429 or 5xx told to one turn holds
- * back the requests of all of them until its `Retry-After` (at most 60 s).
- */
-export function createWorkerModel(config: WorkerConfig, endpoint: ModelEndpoint): ResponsesModel {
-  return createResponsesModel({
-    client: new OpenAI({
-      apiKey: endpoint.apiKey,
-      maxRetries: config.model.maxRetries,
-      ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
-      // An endpoint's 429s and 5xx hold back every turn of this process, not only the one told.
-      fetch: backoffFetch(endpointBackoffOf(endpoint.baseURL ?? OPENAI_BASE_URL)),
-    }),
-    model: endpoint.model,
-    chaining: config.model.chaining,
-    stream: config.model.stream,
-    ...(config.model.reasoningEffort === undefined
-      ? {}
-      : { reasoning: { effort: config.model.reasoningEffort } }),
-    ...(config.model.maxOutputTokens === undefined
-      ? {}
-      : { max_output_tokens: config.model.maxOutputTokens }),
-  });
 }
 
 /** How a configuration offers deferred tools: its `model.toolSearch`, else the model's default. */

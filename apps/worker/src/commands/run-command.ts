@@ -4,7 +4,8 @@ import { loadConfig } from '../config/load-config';
 import { resolveAgent } from '../config/resolve-agent';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
 import { mcpSkippedToolLines } from '../mcp-skipped-tools-log';
-import { type CommandIO, createWorkerModel, runTextTurnWithProgress } from '../run-text-turn';
+import { createWorkerModel } from '../model/worker-model';
+import { type CommandIO, runTextTurnWithProgress } from '../run-text-turn';
 import { findRunningDaemon } from '../running-daemon';
 import { startTraceRecorder } from '../telemetry/trace-recorder';
 import { startWorkerTelemetry } from '../telemetry/worker-telemetry';
@@ -70,7 +71,7 @@ export async function runCommand(options: RunCommandOptions, io: CommandIO): Pro
       config,
       agent,
       prompt: options.prompt,
-      model: createWorkerModel(config, endpoint),
+      model: createWorkerModel(config.model, endpoint),
       services: opened.services,
       json: options.json,
       confirmDestructive: options.confirmDestructive,

@@ -1,5 +1,4 @@
 import { type ControlPlane, openControlPlane } from '@switchyard/control-plane';
-import type { ResponsesModel } from '@switchyard/core';
 import { connectMcpServers, type McpServers } from '@switchyard/tools-mcp';
 import {
   approvalPolicyOf,
@@ -12,7 +11,8 @@ import {
 import { describeApprovalPolicy } from '../config/describe-approval-policy';
 import { WorkerConfigError } from '../config/worker-config-error';
 import { mcpSkippedToolLines } from '../mcp-skipped-tools-log';
-import { createWorkerModel, toolSearchMode } from '../run-text-turn';
+import { startThreadedModel, type ThreadedModel } from '../model/threaded-model';
+import { toolSearchMode } from '../run-text-turn';
 import { recordRunningDaemon } from '../running-daemon';
 import { readSkillManifest } from '../skill-manifest';
 import { observeQueues } from '../telemetry/queue-metrics';
@@ -104,8 +104,8 @@ interface ServePlan {
   token: string | undefined;
   /** The health port, when set. */
   healthPort: number | undefined;
-  /** The model every turn talks to. */
-  model: ResponsesModel;
+  /** The model every turn talks to, its requests made on a thread of their own. */
+  model: ThreadedModel;
   /** How each agent's commands run (the start-up probe), for the sandbox watch. */
   sandboxes: Awaited<ReturnType<typeof checkCommandSandbox>>;
 }
@@ -142,7 +142,8 @@ async function prepareServe(options: ServeCommandOptions, print: (line: string) 
   for (const agent of agents) {
     print(`switchyard serve: ${describeApprovalPolicy(agent, approvalPolicyOf(config, agent))}`);
   }
-  return { config, agents, host, token, healthPort, model: createWorkerModel(config, endpoint), sandboxes };
+  const model = await startThreadedModel(config.model, endpoint);
+  return { config, agents, host, token, healthPort, model, sandboxes };
 }
 
 /** Opens the control plane with the `serve` section's delivery policy, its errors printed. */
@@ -348,6 +349,8 @@ async function serveOn(
       print(`switchyard serve: OpenTelemetry export to ${telemetry.endpoint}`);
       opened.add(() => telemetry.shutdown());
     }
+    // After the daemon has drained (closed before it in reverse): its last turns may still ask it.
+    opened.add(() => plan.model.close());
     const controlPlane = await openServeControlPlane(options, print);
     opened.add(() => controlPlane.close());
     // Queue depth and job age, only when an SDK collects them (a no-op meter never calls back).

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/load-config';
 import { resolveModelEndpoint } from '../config/resolve-model-endpoint';
 import { waitFor } from '../daemon/__fixtures__/http-client';
-import { createWorkerModel } from '../run-text-turn';
 import { EndpointBackoff, endpointBackoffOf, MAX_BACKOFF_MS, retryAfterMsOf } from './endpoint-backoff';
+import { createWorkerModel } from './worker-model';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -39,7 +39,7 @@ describe("a model endpoint's back-off, shared by the process", () => {
       // Two models, as two turns' daemons would make them: one back-off, the endpoint's.
       const turn = (prompt: string) =>
         runAgentLoop({
-          model: createWorkerModel(config, resolveModelEndpoint(config)),
+          model: createWorkerModel(config.model, resolveModelEndpoint(config)),
           tools: [],
           input: prompt,
         }).result();

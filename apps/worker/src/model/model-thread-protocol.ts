@@ -1,0 +1,44 @@
+// The messages between the daemon's event loop and the thread its model requests run in
+// (`startThreadedModel`, `model-thread.ts`). Everything crosses by structured clone.
+import type { ResponsesModel } from '@switchyard/core';
+import type { ModelEndpoint } from '../config/resolve-model-endpoint';
+import type { WorkerModelSettings } from './worker-model';
+
+/** One request as the loop hands it to a model. */
+export type ModelRequest = Parameters<ResponsesModel['respond']>[0];
+
+/** A model's answer to one request. */
+export type ModelResponse = Awaited<ReturnType<ResponsesModel['respond']>>;
+
+/** What the thread is started with: what `createWorkerModel` takes. */
+export interface ModelThreadData {
+  settings: WorkerModelSettings;
+  endpoint: ModelEndpoint;
+}
+
+/** A request as it crosses: without its signal and its callback, which stay on the daemon's side. */
+export type ThreadRequest = Omit<ModelRequest, 'signal' | 'onTextDelta'>;
+
+/** To the thread: send a request, or abort one. */
+export type ToModelThread =
+  | { type: 'respond'; id: number; request: ThreadRequest }
+  | { type: 'abort'; id: number };
+
+/** An error as it crosses back: what it takes to rebuild it. */
+export interface ThreadError {
+  name: string;
+  message: string;
+  /** Whether it was a `ModelRequestError`, and its HTTP status. */
+  modelRequestError: boolean;
+  status?: number;
+}
+
+/**
+ * From the thread: ready once the model is made (or `failed` with id 0 when it cannot be), a piece
+ * of a request's text, its answer, or its error.
+ */
+export type FromModelThread =
+  | { type: 'ready'; model: string; defaultToolSearch: ResponsesModel['defaultToolSearch'] }
+  | { type: 'delta'; id: number; delta: string }
+  | { type: 'done'; id: number; response: ModelResponse }
+  | { type: 'failed'; id: number; error: ThreadError };

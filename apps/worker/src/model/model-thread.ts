@@ -1,0 +1,54 @@
+// The thread `startThreadedModel` runs the daemon's model requests in: each request's HTTP exchange,
+// the SDK's encoding of its body and the reading of its event stream happen here, off the event
+// loop that serves the daemon's API and runs its turns. Built as its own entry (dist/model-thread.js).
+import { parentPort, workerData } from 'node:worker_threads';
+import { ModelRequestError } from '@switchyard/core';
+import type { FromModelThread, ModelThreadData, ThreadError, ToModelThread } from './model-thread-protocol';
+import { createWorkerModel } from './worker-model';
+
+const port = parentPort;
+if (port === null) throw new Error('model-thread.js runs as a worker thread (startThreadedModel)');
+const send = (message: FromModelThread) => port.postMessage(message);
+
+function threadError(error: unknown): ThreadError {
+  const modelRequestError = ModelRequestError.isInstance(error);
+  return {
+    name: error instanceof Error ? error.name : 'Error',
+    message: error instanceof Error ? error.message : String(error),
+    modelRequestError,
+    ...(modelRequestError && error.status !== undefined ? { status: error.status } : {}),
+  };
+}
+
+const { settings, endpoint } = workerData as ModelThreadData;
+let model: ReturnType<typeof createWorkerModel>;
+try {
+  model = createWorkerModel(settings, endpoint);
+} catch (error) {
+  send({ type: 'failed', id: 0, error: threadError(error) });
+  throw error;
+}
+/** The requests under way, by id: what aborts each. */
+const open = new Map<number, AbortController>();
+
+port.on('message', (message: ToModelThread) => {
+  if (message.type === 'abort') {
+    open.get(message.id)?.abort(new Error('The turn was aborted'));
+    return;
+  }
+  const { id, request } = message;
+  const controller = new AbortController();
+  open.set(id, controller);
+  model
+    .respond({
+      ...request,
+      signal: controller.signal,
+      onTextDelta: (delta) => send({ type: 'delta', id, delta }),
+    })
+    .then(
+      (response) => send({ type: 'done', id, response }),
+      (error: unknown) => send({ type: 'failed', id, error: threadError(error) }),
+    )
+    .finally(() => open.delete(id));
+});
+send({ type: 'ready', model: model.model, defaultToolSearch: model.defaultToolSearch });

@@ -1,0 +1,157 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ModelRequestError } from '@switchyard/core';
+import { startFakeResponsesServer } from '@switchyard/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelEndpoint } from '../config/resolve-model-endpoint';
+import type { ModelRequest } from './model-thread-protocol';
+import { startThreadedModel } from './threaded-model';
+import { createWorkerModel, type WorkerModelSettings } from './worker-model';
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+const SETTINGS: WorkerModelSettings = {
+  maxRetries: 0,
+  chaining: 'stateless',
+  stream: true,
+  reasoningEffort: undefined,
+  maxOutputTokens: undefined,
+};
+
+const endpointAt = (baseURL: string): ModelEndpoint => ({ model: 'fake-model', baseURL, apiKey: 'test' });
+
+/** A request of a turn's first iteration; its text deltas go to `deltas`. */
+function requestOf(text: string, deltas: string[] = [], signal?: AbortSignal): ModelRequest {
+  return {
+    items: [{ role: 'user', content: text }],
+    pendingFrom: 0,
+    previousResponseId: undefined,
+    instructions: 'Be brief.',
+    tools: [
+      {
+        type: 'function',
+        name: 'read_file',
+        description: 'Reads a file.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        strict: true,
+      },
+    ],
+    signal,
+    onTextDelta: (delta) => deltas.push(delta),
+  };
+}
+
+async function started(...args: Parameters<typeof startThreadedModel>) {
+  const model = await startThreadedModel(...args);
+  closers.push(() => model.close());
+  return model;
+}
+
+describe('startThreadedModel: the configured model, its requests made on a thread of their own', () => {
+  it('answers as the model made in the process does: the same response, the same text deltas in order', async () => {
+    const answer = {
+      id: 'resp_same',
+      text: 'Reading it now, then I will answer.',
+      textChunks: 5,
+      functionCalls: [{ name: 'read_file', arguments: { path: 'a.txt' }, callId: 'call_1' }],
+    };
+    const server = await startFakeResponsesServer({ script: [answer, answer] });
+    closers.push(() => server.close());
+    const threadDeltas: string[] = [];
+    const localDeltas: string[] = [];
+    const threaded = await started(SETTINGS, endpointAt(server.baseURL));
+    const fromThread = await threaded.respond(requestOf('Read a.txt', threadDeltas));
+    const inProcess = await createWorkerModel(SETTINGS, endpointAt(server.baseURL)).respond(
+      requestOf('Read a.txt', localDeltas),
+    );
+    // The fake server numbers the output items by request: the first and the second here.
+    const itemsRenumbered = (response: typeof fromThread) =>
+      JSON.parse(JSON.stringify(response).replaceAll(/"(msg|fc)_\d+/g, '"$1_N'));
+    expect(JSON.stringify(fromThread)).toContain('"msg_1"');
+    expect(itemsRenumbered(fromThread)).toEqual(itemsRenumbered(inProcess));
+    expect(fromThread.functionCalls.map((call) => call.name)).toEqual(['read_file']);
+    expect(threadDeltas).toEqual(localDeltas);
+    expect(threadDeltas).toHaveLength(5);
+    expect(threadDeltas.join('')).toBe(answer.text);
+    // What went over the wire was the same request.
+    expect(server.requests[0]?.body).toEqual(server.requests[1]?.body);
+    expect(threaded.model).toBe('fake-model');
+    expect(threaded.defaultToolSearch).toBe('client');
+  });
+
+  it("rejects an HTTP error with ModelRequestError, keeping its status and the server's message", async () => {
+    const server = await startFakeResponsesServer({ script: [{ httpStatus: 400, message: 'no such tool' }] });
+    closers.push(() => server.close());
+    const threaded = await started(SETTINGS, endpointAt(server.baseURL));
+    const error = await threaded.respond(requestOf('hi')).catch((caught: unknown) => caught);
+    expect(ModelRequestError.isInstance(error)).toBe(true);
+    expect((error as ModelRequestError).status).toBe(400);
+    expect((error as Error).message).toContain('no such tool');
+  });
+
+  it("on an abort rejects with the signal's reason and ends the HTTP request in the thread", async () => {
+    // A server that never answers, and says when the client gave the request up.
+    let gaveUp: () => void = () => {};
+    const closedByClient = new Promise<void>((resolve) => {
+      gaveUp = resolve;
+    });
+    let received: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      received = resolve;
+    });
+    const silent = http.createServer((request, response) => {
+      received();
+      response.on('close', () => gaveUp());
+      request.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const { port } = silent.address() as AddressInfo;
+    const threaded = await started(SETTINGS, endpointAt(`http://127.0.0.1:${port}/v1`));
+    const controller = new AbortController();
+    const answer = threaded.respond(requestOf('hi', [], controller.signal));
+    await arrived;
+    const reason = new Error('the turn was cancelled');
+    controller.abort(reason);
+    await expect(answer).rejects.toBe(reason);
+    await closedByClient;
+  });
+
+  it('when its thread runs out of memory, fails the requests it carried and starts a new thread for the next', async () => {
+    // A 48 MB answer, against a thread whose heap holds 16 MB.
+    const server = await startFakeResponsesServer({
+      script: [{ text: 'x'.repeat(48 * 1024 * 1024), textChunks: 1 }, { text: 'fine' }],
+    });
+    closers.push(() => server.close());
+    const threaded = await started(SETTINGS, endpointAt(server.baseURL), {
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+    });
+    const error = await threaded.respond(requestOf('a lot')).catch((caught: unknown) => caught);
+    expect(ModelRequestError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /^the model thread stopped \(.+\): the request was not answered$/,
+    );
+    const deltas: string[] = [];
+    const next = await threaded.respond(requestOf('a little', deltas));
+    expect(deltas.join('')).toBe('fine');
+    expect(next.output).toHaveLength(1);
+  });
+
+  it('refuses a request once closed, and rejects at start when the thread cannot make the model', async () => {
+    const server = await startFakeResponsesServer({ script: [] });
+    closers.push(() => server.close());
+    const threaded = await startThreadedModel(SETTINGS, endpointAt(server.baseURL));
+    await threaded.close();
+    await expect(threaded.respond(requestOf('hi'))).rejects.toThrow('the model was closed');
+    expect(server.requests).toHaveLength(0);
+    await expect(startThreadedModel(SETTINGS, { ...endpointAt(server.baseURL), model: '' })).rejects.toThrow(
+      /^the model thread did not start: createResponsesModel: model must be a non-empty model name$/,
+    );
+  });
+});

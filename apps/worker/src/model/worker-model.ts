@@ -1,0 +1,37 @@
+import { createResponsesModel, type ResponsesModel } from '@switchyard/core';
+import OpenAI from 'openai';
+import type { ModelEndpoint } from '../config/resolve-model-endpoint';
+import type { WorkerConfig } from '../config/worker-config';
+import { backoffFetch, endpointBackoffOf } from './endpoint-backoff';
+
+/** The endpoint the SDK talks to when no base URL is configured. */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** What a model's requests take from the configuration's `model` section. */
+export type WorkerModelSettings = Pick<
+  WorkerConfig['model'],
+  'maxRetries' | 'chaining' | 'stream' | 'reasoningEffort' | 'maxOutputTokens'
+>;
+
+/**
+ * Creates the Responses model of a configuration's endpoint. Every model of the process (of the
+ * thread, for `startThreadedModel`) made for one base URL shares that endpoint's back-off
+ * (`endpointBackoffOf`): a 429 or 5xx told to one turn holds back the requests of all of them until
+ * its `Retry-After` (at most 60 s).
+ */
+export function createWorkerModel(settings: WorkerModelSettings, endpoint: ModelEndpoint): ResponsesModel {
+  return createResponsesModel({
+    client: new OpenAI({
+      apiKey: endpoint.apiKey,
+      maxRetries: settings.maxRetries,
+      ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
+      // An endpoint's 429s and 5xx hold back every turn of this process, not only the one told.
+      fetch: backoffFetch(endpointBackoffOf(endpoint.baseURL ?? OPENAI_BASE_URL)),
+    }),
+    model: endpoint.model,
+    chaining: settings.chaining,
+    stream: settings.stream,
+    ...(settings.reasoningEffort === undefined ? {} : { reasoning: { effort: settings.reasoningEffort } }),
+    ...(settings.maxOutputTokens === undefined ? {} : { max_output_tokens: settings.maxOutputTokens }),
+  });
+}
