@@ -118,7 +118,8 @@ describe('the console: a turn’s timeline, search and held calls an operator ca
     ]);
     const starts = bars.map((bar) => bar.start);
     expect(starts).toEqual(starts.toSorted((a, b) => a - b));
-    const duration = Date.parse(String(turn.endedAt)) - Date.parse(String(turn.createdAt));
+    const turnStart = Date.parse(String(turn.createdAt));
+    const duration = Date.parse(String(turn.endedAt)) - turnStart;
     for (const bar of bars) {
       expect(bar.start, bar.label).toBeGreaterThanOrEqual(0);
       expect(bar.end, bar.label).toBeGreaterThanOrEqual(bar.start);
@@ -131,20 +132,86 @@ describe('the console: a turn’s timeline, search and held calls an operator ca
     expect(write.start).toBeGreaterThanOrEqual(waiting.end);
     expect(model2.start).toBeGreaterThanOrEqual(write.end);
     expect(waiting.end - waiting.start).toBeGreaterThanOrEqual(400);
-    // The steps add up to the turn: its time is theirs but for the daemon's own work between them.
+
+    // Each bar is drawn at its step's real length: its ends are the times the daemon stamped on the
+    // step's events (`at`), read here from the turn's recorded log, whatever the load made them. Not
+    // a share of the turn: the daemon's own work between steps grows with the machine's load.
+    const stream = await fetch(`${bed.url}/v1/turns/${id}/events`, {
+      headers: { authorization: `Bearer ${BEARER_TOKEN}` },
+    });
+    expect(stream.status).toBe(200);
+    // The turn has ended: its stream replays the log and ends. One `data:` line per event.
+    const events = (await stream.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; [field: string]: unknown });
+    const recorded = (type: string, match: (event: { [field: string]: unknown }) => boolean) => {
+      const found = events.filter((event) => event.type === type && match(event));
+      expect(found, type).toHaveLength(1);
+      return Date.parse(String(found[0]?.at)) - turnStart;
+    };
+    const model = (iteration: number) => ({
+      start: recorded('model-request-start', (event) => event.iteration === iteration),
+      end: recorded('model-request-end', (event) => event.iteration === iteration),
+    });
+    // A call by the activity its end reports (the bar's label), then its start by its call id.
+    const call = (activity: string) => {
+      const ends = events.filter((event) => event.type === 'tool-call-end' && event.activity === activity);
+      expect(ends, activity).toHaveLength(1);
+      return {
+        start: recorded('tool-call-start', (event) => event.callId === ends[0]?.callId),
+        end: recorded('tool-call-end', (event) => event.callId === ends[0]?.callId),
+      };
+    };
+    const held = (type: string) =>
+      recorded(type, (event) => (event.approval as { id?: unknown } | undefined)?.id === approval.id);
+    const steps = [
+      model(1),
+      call(names[1] as string),
+      call(names[2] as string),
+      { start: held('approval-requested'), end: held('approval-resolved') },
+      call(names[4] as string),
+      model(2),
+    ] as const;
+    // One bar per recorded step: none left out.
+    const stepStarts = ['model-request-start', 'tool-call-start', 'approval-requested'];
+    expect(events.filter((event) => stepStarts.includes(event.type))).toHaveLength(bars.length);
+    for (const [index, step] of steps.entries()) {
+      const bar = bars[index] as Bar;
+      // Within a millisecond: the page rounds, the recorded times are whole milliseconds.
+      expect(Math.abs(bar.start - step.start), `${bar.label} starts at ${step.start}`).toBeLessThanOrEqual(1);
+      expect(Math.abs(bar.end - step.end), `${bar.label} ends at ${step.end}`).toBeLessThanOrEqual(1);
+    }
+
+    // The steps and `Other` (the daemon's own work between them) add up to the turn: how that time
+    // is split depends on the load, the sum does not.
     const covered =
-      model1.end -
-      model1.start +
-      (Math.max(readA.end, readB.end) - Math.min(readA.start, readB.start)) +
-      (waiting.end - waiting.start) +
-      (write.end - write.start) +
-      (model2.end - model2.start);
+      steps[0].end -
+      steps[0].start +
+      (Math.max(steps[1].end, steps[2].end) - Math.min(steps[1].start, steps[2].start)) +
+      (steps[3].end - steps[3].start) +
+      (steps[4].end - steps[4].start) +
+      (steps[5].end - steps[5].start);
     expect(covered).toBeLessThanOrEqual(duration + 1);
-    expect(covered).toBeGreaterThanOrEqual(duration * 0.5);
     const totals = page.locator('dl.facts').last();
     for (const label of ['Tokens in', 'Tokens out', 'Model time', 'Tool time', 'Waiting time']) {
       expect(await totals.getByText(label, { exact: true }).count(), label).toBe(1);
     }
+    // The page has the ended turn (its status and its end come in one snapshot): `Other` is final.
+    await page.locator('dl.facts').first().getByText('completed', { exact: true }).waitFor();
+    const otherText = String(
+      await totals
+        .locator('div')
+        .filter({ has: page.getByText('Other', { exact: true }) })
+        .locator('dd')
+        .textContent(),
+    );
+    // Shown rounded (`212 ms`, `1.2 s`, `1 min 3 s`): read back within that rounding.
+    const [, minutes, amount, unit] = /^(?:(\d+) min )?(\d+(?:\.\d)?) (ms|s)$/.exec(otherText) ?? [];
+    expect(amount, otherText).toBeDefined();
+    const other = Number(minutes ?? 0) * 60_000 + Number(amount) * (unit === 'ms' ? 1 : 1_000);
+    const rounding = minutes !== undefined ? 500 : unit === 's' ? 50 : 0;
+    expect(Math.abs(other + covered - duration), `Other: ${otherText}`).toBeLessThanOrEqual(rounding + 1);
     await bed.screenshot(page, 'turn-timeline');
   });
 
