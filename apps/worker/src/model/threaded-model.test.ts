@@ -124,13 +124,15 @@ describe('startThreadedModel: the configured model, its requests made on a threa
   });
 
   it('when its thread runs out of memory, fails the requests it carried and starts a new thread for the next', async () => {
-    // A 48 MB answer, against a thread whose heap holds 16 MB.
+    // A 96 MB answer (the thread holds it at least three times: the bytes read, the delta, the final
+    // response) against a 64 MB heap. Not smaller: the new thread takes the same limits, and under
+    // load a 16 MB heap ran out while the new thread loaded its modules.
     const server = await startFakeResponsesServer({
-      script: [{ text: 'x'.repeat(48 * 1024 * 1024), textChunks: 1 }, { text: 'fine' }],
+      script: [{ text: 'x'.repeat(96 * 1024 * 1024), textChunks: 1 }, { text: 'fine' }],
     });
     closers.push(() => server.close());
     const threaded = await started(SETTINGS, endpointAt(server.baseURL), {
-      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
     });
     const error = await threaded.respond(requestOf('a lot')).catch((caught: unknown) => caught);
     expect(ModelRequestError.isInstance(error)).toBe(true);
