@@ -12,13 +12,19 @@ import { promptOf } from './__fixtures__/model-requests';
 // calls fill in on its page; a held call is allowed from the page and its turn finishes; the read-only
 // token sees no controls and cannot answer; a token-less daemon on loopback needs no sign-in.
 
+/** Releases the `READ` turn's first answer: the test holds it until the page shows the turn running. */
+let releaseRead: () => void = () => {};
+const readHeld = new Promise<void>((resolve) => {
+  releaseRead = resolve;
+});
+
 /**
- * The fake model. `READ <file>`: a first, slow answer (so the turn is seen running) with text and
- * three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with
+ * The fake model. `READ <file>`: a first answer held until `releaseRead()` (so the turn is seen
+ * running, however slow the machine) with text and three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with
  * arguments that are not an object (refused); then it answers with the outputs. `WRITE <file>`: one
  * `write_file`, held by the policy. Anything else: `ok`.
  */
-function script(request: FakeRequest): FakeResponse {
+async function script(request: FakeRequest): Promise<FakeResponse> {
   const prompt = promptOf(request);
   const outputs = request.functionCallOutputs.map((output) => String(output.output));
   if (prompt === 'REUSE' && outputs.length < 2) {
@@ -29,8 +35,8 @@ function script(request: FakeRequest): FakeResponse {
   if (outputs.length > 0) return { text: `Done: ${outputs.length} outputs.` };
   if (prompt.startsWith('READ ')) {
     const file = prompt.slice(5);
+    await readHeld;
     return {
-      delayMs: 1_500,
       text: `Reading ${file} now.`,
       functionCalls: [
         { name: 'read_file', arguments: `\`\`\`json\n${JSON.stringify({ path: file })}\n\`\`\`` },
@@ -89,10 +95,12 @@ describe('the console: turns and approvals', () => {
     await page.getByText('live', { exact: true }).waitFor();
 
     const id = await startTurn('READ notes.txt');
-    // No reload: the row comes from `/v1/events`, first running, then completed.
+    // No reload: the row comes from `/v1/events`, first running (its model answer is held until the
+    // page shows it), then completed.
     const row = turnRow(page, id);
     await row.getByText('running').waitFor();
     expect(await row.getByRole('cell').nth(1).textContent()).toBe('console');
+    releaseRead();
     await row.getByText('completed').waitFor();
     await bed.screenshot(page, 'turns');
 
