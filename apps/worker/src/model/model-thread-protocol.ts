@@ -19,10 +19,23 @@ export interface ModelThreadData {
 /** A request as it crosses: without its signal and its callback, which stay on the daemon's side. */
 export type ThreadRequest = Omit<ModelRequest, 'signal' | 'onTextDelta'>;
 
-/** To the thread: send a request, or abort one. */
+/**
+ * To the thread: send a request, abort one, or forget a tool list no request under way uses.
+ *
+ * A request names its tool list by a number (`toolSet`) and carries the list only the first time
+ * the thread hears of it: thousands of turns in flight on one agent send the same list, which the
+ * thread then holds once instead of once a request.
+ */
 export type ToModelThread =
-  | { type: 'respond'; id: number; request: ThreadRequest }
-  | { type: 'abort'; id: number };
+  | {
+      type: 'respond';
+      id: number;
+      request: Omit<ThreadRequest, 'tools'>;
+      toolSet: number;
+      tools?: ThreadRequest['tools'];
+    }
+  | { type: 'abort'; id: number }
+  | { type: 'forget'; toolSet: number };
 
 /** An error as it crosses back: what it takes to rebuild it. */
 export interface ThreadError {

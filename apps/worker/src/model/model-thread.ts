@@ -30,18 +30,34 @@ try {
 }
 /** The requests under way, by id: what aborts each. */
 const open = new Map<number, AbortController>();
+/** The tool lists the daemon has sent, by number, until it says no request uses one. */
+const toolSets = new Map<number, ToolList>();
+type ToolList = NonNullable<Extract<ToModelThread, { type: 'respond' }>['tools']>;
 
 port.on('message', (message: ToModelThread) => {
   if (message.type === 'abort') {
     open.get(message.id)?.abort(new Error('The turn was aborted'));
     return;
   }
+  if (message.type === 'forget') {
+    toolSets.delete(message.toolSet);
+    return;
+  }
   const { id, request } = message;
+  if (message.tools !== undefined) toolSets.set(message.toolSet, message.tools);
+  const tools = toolSets.get(message.toolSet);
+  if (tools === undefined) {
+    // Never sent without its tools: a request is failed rather than sent with none.
+    const error = new Error(`the model thread does not hold tool list ${message.toolSet}`);
+    send({ type: 'failed', id, error: threadError(error) });
+    return;
+  }
   const controller = new AbortController();
   open.set(id, controller);
   model
     .respond({
       ...request,
+      tools,
       signal: controller.signal,
       onTextDelta: (delta) => send({ type: 'delta', id, delta }),
     })

@@ -2,24 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ModelRequestError } from '@switchyard/core';
 import { startFakeResponsesServer } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { closedAfterEach, MODEL_SETTINGS } from '../__fixtures__/model-settings';
 import type { ModelEndpoint } from '../config/resolve-model-endpoint';
 import type { ModelRequest } from './model-thread-protocol';
 import { startThreadedModel } from './threaded-model';
-import { createWorkerModel, type WorkerModelSettings } from './worker-model';
+import { createWorkerModel } from './worker-model';
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-const SETTINGS: WorkerModelSettings = {
-  maxRetries: 0,
-  chaining: 'stateless',
-  stream: true,
-  reasoningEffort: undefined,
-  maxOutputTokens: undefined,
-};
+const closers = closedAfterEach();
+const SETTINGS = MODEL_SETTINGS;
 
 const endpointAt = (baseURL: string): ModelEndpoint => ({ model: 'fake-model', baseURL, apiKey: 'test' });
 
@@ -80,6 +71,51 @@ describe('startThreadedModel: the configured model, its requests made on a threa
     expect(server.requests[0]?.body).toEqual(server.requests[1]?.body);
     expect(threaded.model).toBe('fake-model');
     expect(threaded.defaultToolSearch).toBe('client');
+  });
+
+  it('sends each request with its own tool list: lists shared by requests under way, and sent again once none uses them', async () => {
+    // The first three requests are held until all three have arrived: two share a list, one has another.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = await startFakeResponsesServer({
+      script: async (request) => {
+        if (request.index < 3) await held;
+        return { text: `answer ${request.index}` };
+      },
+    });
+    closers.push(() => server.close());
+    const threaded = await started(SETTINGS, endpointAt(server.baseURL));
+    const other = [
+      {
+        type: 'function' as const,
+        name: 'list_files',
+        description: 'Lists files.',
+        parameters: { type: 'object' },
+        strict: false,
+      },
+    ];
+    const withTools = (text: string, tools: ModelRequest['tools']) => ({ ...requestOf(text), tools });
+    const firstList = requestOf('a').tools;
+    const answers = [
+      threaded.respond(withTools('a', firstList)),
+      // Another array of the same list: the same list in the thread.
+      threaded.respond(withTools('b', structuredClone(firstList))),
+      threaded.respond(withTools('c', other)),
+    ];
+    await vi.waitFor(() => expect(server.requests).toHaveLength(3), { timeout: 30_000 });
+    release();
+    await Promise.all(answers);
+    // No request uses the first list now: the thread has forgotten it, and is sent it again.
+    await threaded.respond(withTools('d', firstList));
+    const sentTools = Object.fromEntries(
+      server.requests.map((request) => [
+        (request.body.input as Array<{ content: string }>)[0]?.content,
+        request.body.tools,
+      ]),
+    );
+    expect(sentTools).toEqual({ a: firstList, b: firstList, c: other, d: firstList });
   });
 
   it("rejects an HTTP error with ModelRequestError, keeping its status and the server's message", async () => {

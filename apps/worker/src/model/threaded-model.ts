@@ -48,6 +48,26 @@ interface Waiter {
   resolve(response: ModelResponse): void;
   reject(error: Error): void;
   onTextDelta(delta: string): void;
+  /** Its tool list's key in `toolSets`. */
+  toolsKey: string;
+}
+
+/** A tool list the thread holds: its number there, and how many requests under way use it. */
+interface ToolSet {
+  id: number;
+  users: number;
+}
+
+/** Each tool list's JSON, kept while the list lives (a turn sends the same list on each iteration). */
+const toolsJson = new WeakMap<ModelRequest['tools'], string>();
+
+function keyOf(tools: ModelRequest['tools']): string {
+  let key = toolsJson.get(tools);
+  if (key === undefined) {
+    key = JSON.stringify(tools);
+    toolsJson.set(tools, key);
+  }
+  return key;
 }
 
 /** What the thread said when it was ready. */
@@ -57,7 +77,10 @@ type Ready = Extract<FromModelThread, { type: 'ready' }>;
 class ModelThread {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiter>();
+  /** The tool lists sent to the thread and used by a request under way, by their JSON. */
+  readonly #toolSets = new Map<string, ToolSet>();
   #nextId = 1;
+  #nextToolSet = 1;
   #stopped: Error | undefined;
   readonly ready: Promise<Ready>;
 
@@ -113,19 +136,32 @@ class ModelThread {
   }
 
   #settled(id: number): void {
+    const waiter = this.#waiting.get(id);
     this.#waiting.delete(id);
+    if (waiter !== undefined) this.#release(waiter.toolsKey);
     if (this.#waiting.size === 0) this.#worker.unref();
+  }
+
+  /** One request fewer uses the tool list; the thread forgets a list none uses. */
+  #release(key: string): void {
+    const set = this.#toolSets.get(key);
+    if (set === undefined || --set.users > 0) return;
+    this.#toolSets.delete(key);
+    if (this.#stopped === undefined) this.#send({ type: 'forget', toolSet: set.id });
   }
 
   #send(message: ToModelThread): void {
     this.#worker.postMessage(message);
   }
 
-  respond({ signal, onTextDelta, ...request }: ModelRequest): Promise<ModelResponse> {
+  respond({ signal, onTextDelta, tools, ...request }: ModelRequest): Promise<ModelResponse> {
     return new Promise<ModelResponse>((resolve, reject) => {
       if (this.#stopped !== undefined) return reject(this.#stopped);
       if (signal?.aborted) return reject(abortError(signal));
       const id = this.#nextId++;
+      const toolsKey = keyOf(tools);
+      const known = this.#toolSets.get(toolsKey);
+      const toolSet = known ?? { id: this.#nextToolSet++, users: 0 };
       const onAbort = () => {
         this.#settled(id);
         this.#send({ type: 'abort', id });
@@ -138,12 +174,15 @@ class ModelThread {
           then(value);
         };
       try {
-        this.#send({ type: 'respond', id, request });
+        const first = known === undefined ? { tools } : {};
+        this.#send({ type: 'respond', id, request, toolSet: toolSet.id, ...first });
       } catch (error) {
-        // A request that cannot be cloned never left.
+        // A request that cannot be cloned never left (nor did its tool list, when it was new).
         return reject(error as Error);
       }
-      this.#waiting.set(id, { resolve: settle(resolve), reject: settle(reject), onTextDelta });
+      toolSet.users++;
+      this.#toolSets.set(toolsKey, toolSet);
+      this.#waiting.set(id, { resolve: settle(resolve), reject: settle(reject), onTextDelta, toolsKey });
       if (this.#waiting.size === 1) this.#worker.ref();
       signal?.addEventListener('abort', onAbort, { once: true });
     });
