@@ -58,7 +58,11 @@ interface ToolSet {
   users: number;
 }
 
-/** Each tool list's JSON, kept while the list lives (a turn sends the same list on each iteration). */
+/**
+ * Each tool list's JSON, kept while the list lives (a turn sends the same list on each iteration). A
+ * list is never changed in place: its type is read-only, and the loop makes a new one when the
+ * turn's tools change.
+ */
 const toolsJson = new WeakMap<ModelRequest['tools'], string>();
 
 function keyOf(tools: ModelRequest['tools']): string {
@@ -117,17 +121,21 @@ class ModelThread {
       if (message.type === 'done') waiter.resolve(message.response);
       else waiter.reject(rebuild(message.error));
     });
-    const stop = (reason: string) => {
+    // A thread that cannot make the model says why (`failed`, id 0) and throws it: whichever of the
+    // message and the thread's error comes first fails the start with that reason.
+    const stop = (reason: string, startError: Error) => {
+      failStart(startError);
       if (this.#stopped !== undefined) return;
       this.#stopped = new ModelRequestError({
         message: `the model thread stopped (${reason}): the request was not answered`,
       });
-      failStart(this.#stopped);
       for (const waiter of this.#waiting.values()) waiter.reject(this.#stopped);
       this.#waiting.clear();
     };
-    this.#worker.on('error', (error) => stop(error.message));
-    this.#worker.on('exit', (code) => stop(`exit code ${code}`));
+    this.#worker.on('error', (error) => stop(error.message, error));
+    this.#worker.on('exit', (code) =>
+      stop(`exit code ${code}`, new Error(`the thread exited (code ${code})`)),
+    );
   }
 
   /** Whether the thread has stopped (a later request needs a new one). */
