@@ -202,12 +202,15 @@ describe.runIf(onLinux)('two processes', () => {
     async () => {
       const perlHolder = new Holder(dataDir, { tool: 'perl' });
       holders.push(perlHolder);
-      expect(await perlHolder.line('held')).toMatchObject({ tool: 'perl' });
+      const held = await perlHolder.line('held');
+      expect(held).toMatchObject({ tool: 'perl' });
       expect((await refusal({ tools: ['flock'] })).message).toContain(
         `in use by process ${perlHolder.child.pid} (`,
       );
       perlHolder.child.kill('SIGKILL');
       await perlHolder.exited;
+      // Free once its lock process has seen its stdin close and exited (at a load of 16, after the holder).
+      await until('the perl lock process to exit', async () => gone(held.lockPid as number), Boolean);
       const taken = await lock({ tools: ['flock'] });
       expect(taken.tool).toBe('flock');
       expect((await refusal({ tools: ['perl'] })).message).toContain('in use by this process');
