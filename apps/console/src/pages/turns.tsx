@@ -71,6 +71,18 @@ function TurnsTable({ turns, now }: { turns: readonly Turn[]; now: number }) {
   );
 }
 
+/**
+ * The list with a turn from the live feed: a shown turn is updated even when it no longer matches (it
+ * does not vanish under the operator's eyes); a new one is added when it matches. The feed's turns
+ * carry no `origin`: the one listed stays.
+ */
+function withLiveTurn(shown: Turn[], turn: Turn, filters: TurnFilters): Turn[] {
+  const at = shown.findIndex((entry) => entry.id === turn.id);
+  if (at !== -1) return shown.map((entry, index) => (index === at ? { ...entry, ...turn } : entry));
+  if (!matchesFilters(turn, filters)) return shown;
+  return [turn, ...shown].sort(byNewest);
+}
+
 /** `#/turns`: the turns of the agents served, newest first, filtered, paged and kept live. */
 export function TurnsPage() {
   const live = useLiveState();
@@ -81,18 +93,26 @@ export function TurnsPage() {
   const [loadingMore, setLoadingMore] = useState(false);
   // Answers of an older load (filters changed meanwhile) are dropped.
   const generation = useRef(0);
+  // The feed's turns that came while the list was loading: its answer may predate them, so they are
+  // applied over it (a turn started meanwhile would otherwise vanish until the next reload).
+  const arrivedDuringLoad = useRef<Turn[] | undefined>(undefined);
 
   const load = useCallback((next: TurnFilters) => {
     const current = ++generation.current;
+    arrivedDuringLoad.current = [];
     unwrap(api.GET('/v1/turns', { params: { query: next } })).then(
       (page) => {
         if (current !== generation.current) return;
-        setTurns(page.turns);
+        const arrived = arrivedDuringLoad.current ?? [];
+        arrivedDuringLoad.current = undefined;
+        setTurns(arrived.reduce((shown, turn) => withLiveTurn(shown, turn, next), page.turns));
         setCursor(page.nextCursor);
         setError(undefined);
       },
       (failure: unknown) => {
-        if (current === generation.current) setError(errorText(failure));
+        if (current !== generation.current) return;
+        arrivedDuringLoad.current = undefined;
+        setError(errorText(failure));
       },
     );
   }, []);
@@ -123,16 +143,8 @@ export function TurnsPage() {
     onEvent: (event) => {
       if (event.type !== 'turn') return;
       const turn = event.data as Turn;
-      setTurns((shown) => {
-        if (shown === undefined) return shown;
-        const at = shown.findIndex((entry) => entry.id === turn.id);
-        // A shown turn is updated even when it no longer matches (it does not vanish under the
-        // operator's eyes); a new one is added when it matches.
-        // The feed's turns carry no `origin`: the one listed stays.
-        if (at !== -1) return shown.map((entry, index) => (index === at ? { ...entry, ...turn } : entry));
-        if (!matchesFilters(turn, filters)) return shown;
-        return [turn, ...shown].sort(byNewest);
-      });
+      arrivedDuringLoad.current?.push(turn);
+      setTurns((shown) => (shown === undefined ? shown : withLiveTurn(shown, turn, filters)));
     },
     onOpen: () => load(filters),
   });
