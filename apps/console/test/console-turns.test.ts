@@ -18,8 +18,14 @@ const readHeld = new Promise<void>((resolve) => {
   releaseRead = resolve;
 });
 
+/** Releases the `HOLD` turn's answer. */
+let releaseHold: () => void = () => {};
+const holdReleased = new Promise<void>((resolve) => {
+  releaseHold = resolve;
+});
+
 /**
- * The fake model. `READ <file>`: a first answer held until `releaseRead()` (so the turn is seen
+ * The fake model. `HOLD`: `released`, once `releaseHold()` is called. `READ <file>`: a first answer held until `releaseRead()` (so the turn is seen
  * running, however slow the machine) with text and three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with
  * arguments that are not an object (refused); then it answers with the outputs. `WRITE <file>`: one
  * `write_file`, held by the policy. Anything else: `ok`.
@@ -51,8 +57,56 @@ async function script(request: FakeRequest): Promise<FakeResponse> {
   if (prompt.startsWith('BIG ')) {
     return toolCallStep('write_file', { path: prompt.slice(4), content: BIG_CONTENT });
   }
+  if (prompt === 'HOLD') {
+    await holdReleased;
+    return { text: 'released' };
+  }
   if (prompt.startsWith('LONG ')) return { text: 'x'.repeat(Number(prompt.slice(5))), textChunks: 2048 };
   return { text: 'ok' };
+}
+
+/**
+ * What the page sees and when (run in the page before its own scripts): each answer of `GET
+ * /v1/turns` is read whole and then held until `releaseList()`, counted as asked and as read; the
+ * text of `/v1/events` is copied as it arrives. The daemon is real; only the order is the test's.
+ */
+function holdTheList(): void {
+  const page = globalThis as unknown as {
+    fetch: (input: unknown, init?: { method?: string }) => Promise<Response>;
+    location: { href: string };
+    listAsked: number;
+    listRead: number;
+    eventsText: string;
+    releaseList: () => void;
+  };
+  const fetch = page.fetch.bind(globalThis);
+  const released = new Promise<void>((resolve) => {
+    page.releaseList = resolve;
+  });
+  page.listAsked = 0;
+  page.listRead = 0;
+  page.eventsText = '';
+  page.fetch = async (input, init) => {
+    const request = input as { url?: string; method?: string };
+    const url = new URL(typeof input === 'string' ? input : String(request.url), page.location.href);
+    const method = init?.method ?? request.method ?? 'GET';
+    if (url.pathname === '/v1/turns' && method === 'GET') {
+      page.listAsked += 1;
+      const response = await fetch(input, init);
+      const body = await response.text();
+      page.listRead += 1;
+      await released;
+      return new Response(body, { status: response.status, headers: response.headers });
+    }
+    const response = await fetch(input, init);
+    if (url.pathname !== '/v1/events' || response.body === null) return response;
+    const [shown, copy] = response.body.tee();
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of copy) page.eventsText += decoder.decode(chunk, { stream: true });
+    })();
+    return new Response(shown, { status: response.status, headers: response.headers });
+  };
 }
 
 /** 100 KiB of arguments: a harmless start, a run of spaces, and a tail a preview of the start would hide. */
@@ -144,6 +198,42 @@ describe('the console: turns and approvals', () => {
       .waitFor();
     expect(await page.getByRole('button', { name: 'Cancel turn' }).count()).toBe(0);
     await bed.screenshot(page, 'turn');
+  });
+
+  it('keeps a turn the live feed brought while the list was loading, over an answer that predates it', async () => {
+    const page = await bed.newPage();
+    await page.addInitScript(holdTheList);
+    await page.goto(`${bed.url}/#/turns`);
+    await page.getByLabel('Bearer or read-only token').fill(BEARER_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Live: the page asked for the list on its first render and again as the stream opened.
+    await page.getByText('live', { exact: true }).waitFor();
+    const seen = () =>
+      page.evaluate(() => {
+        const { listAsked, listRead, eventsText } = globalThis as unknown as {
+          listAsked: number;
+          listRead: number;
+          eventsText: string;
+        };
+        return { listAsked, listRead, eventsText };
+      });
+    // Every answer the page asked for was made before the turn exists.
+    const asked = await waitFor('the list answers read', async () => {
+      const { listAsked, listRead } = await seen();
+      return listAsked > 0 && listRead === listAsked ? listAsked : undefined;
+    });
+    const id = await startTurn('HOLD');
+    await waitFor('the page to get the turn from the live feed', async () =>
+      (await seen()).eventsText.includes(id) ? true : undefined,
+    );
+    await page.evaluate(() => (globalThis as unknown as { releaseList: () => void }).releaseList());
+    // The list is drawn from the last answer, which predates the turn, with the turn over it.
+    await page.getByRole('table').waitFor();
+    expect(await turnRow(page, id).count()).toBe(1);
+    // No later load (whose answer would have had the turn anyway) was asked for.
+    expect((await seen()).listAsked).toBe(asked);
+    releaseHold();
+    await turnRow(page, id).getByText('completed').waitFor();
   });
 
   it('shows two calls of a turn whose endpoint reused a call id as two calls, each with its own end', async () => {

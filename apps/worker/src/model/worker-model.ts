@@ -18,7 +18,7 @@ export type WorkerModelSettings = Pick<
  * called as configured (a redirected POST would resend the key and the body wherever it points), and
  * a fetch that may follow one keeps a second copy of every request body until its answer ends: with
  * 2,000 requests in flight, 15 KB each of a request's 70 KB. A failure names its root cause (fetch's
- * own message is `fetch failed`, the reason two causes down: `unexpected redirect`, `connect
+ * own message is `fetch failed`, the reason in its cause: `unexpected redirect`, `connect
  * ECONNREFUSED ...`), which the SDK's `Connection error.` then carries.
  */
 export const modelFetch: typeof fetch = async (input, init) => {
