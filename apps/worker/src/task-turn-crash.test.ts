@@ -169,6 +169,9 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: a worker killed mid-task
     expect(rows[0]?.count).toBe(1);
     expect(taskRequests).toBe(2);
     expect(first.events.some((event) => event.event === 'turn-end')).toBe(false);
+    // The restarted worker prints its turn's end after the result is stored: the line can reach this
+    // process after the workflow reads completed.
+    await restarted.next((event) => event.event === 'turn-end');
     expect(restarted.events.filter((event) => event.event === 'turn-end')).toHaveLength(1);
   });
 });

@@ -213,6 +213,14 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     );
     expect(killedRun[0]?.status).toBe('completed');
     expect(killedRun[0]?.attempts).toBeGreaterThanOrEqual(2);
+    // A consumer prints a run's `done` before the run's row reads completed, but this process can
+    // read the row before it reads the line: wait for the lines (a deadline that is only a safety net).
+    const doneEvents = () =>
+      consumers.flatMap((consumer) => consumer.events.filter((event) => event.event === 'done'));
+    const linesDeadline = Date.now() + 15_000;
+    while (doneEvents().length < expected && Date.now() < linesDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const finishers = [second, restarted].flatMap((consumer) =>
       consumer.events.filter((event) => event.event === 'done' && event.runId === started?.runId),
     );
@@ -222,7 +230,7 @@ describe.runIf(postgresUrl !== null)(`${postgresTitle}: crash recovery with real
     );
 
     // Every delivery that finished belongs to a distinct run: no unit ran to completion twice.
-    const done = consumers.flatMap((consumer) => consumer.events.filter((event) => event.event === 'done'));
+    const done = doneEvents();
     expect(new Set(done.map((event) => event.runId)).size).toBe(done.length);
     expect(done.length).toBe(expected);
     // The queue marks a job completed only after the run's ledger row is written and the handler
