@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTestToolContext } from '@switchyard/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseParams } from '../__fixtures__/tool-harness';
 import { createComputerTools } from '../create-computer-tools';
 import { findBubblewrap } from './bubblewrap';
@@ -67,6 +67,11 @@ describe.runIf(process.platform === 'linux')("mode 'auto' after a failed probe",
     const marker = path.join(base, 'works');
     const bwrapPath = switchableBubblewrap(marker);
     const sandbox = { mode: 'auto', bwrapPath } as const;
+    // The probes' clock is the test's: a stalled machine cannot make the 1 s wait pass early.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const tools = createComputerTools({ home, sandbox });
     expect(tools[0]?.description).toContain('Commands are not sandboxed');
     const before = await runIn(tools, 'echo first');
@@ -74,8 +79,9 @@ describe.runIf(process.platform === 'linux')("mode 'auto' after a failed probe",
 
     writeFileSync(marker, '');
     // The first retry waits 1 s; until then the failed answer stands.
+    vi.advanceTimersByTime(900);
     expect((await checkSandbox(sandbox)).active).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    vi.advanceTimersByTime(200);
     const after = await runIn(tools, 'echo second');
     expect(after.details).toMatchObject({ sandboxed: true, exitCode: 0 });
     expect(after.content).toContain('This command ran in the sandbox');
@@ -88,6 +94,11 @@ describe.runIf(process.platform === 'linux')("mode 'auto' after a failed probe",
     writeFileSync(marker, '');
     const bwrapPath = switchableBubblewrap(marker);
     const sandbox = { mode: 'auto', bwrapPath } as const;
+    // The probes' clock is the test's: the failed command's answer stands however slow the machine.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const tools = createComputerTools({ home, sandbox });
     expect((await runIn(tools, 'echo ok')).details).toMatchObject({ sandboxed: true, exitCode: 0 });
 
