@@ -25,9 +25,10 @@ const holdReleased = new Promise<void>((resolve) => {
 });
 
 /**
- * The fake model. `HOLD`: `released`, once `releaseHold()` is called. `READ <file>`: a first answer held until `releaseRead()` (so the turn is seen
- * running, however slow the machine) with text and three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with
- * arguments that are not an object (refused); then it answers with the outputs. `WRITE <file>`: one
+ * The fake model. `HOLD`: `released`, once `releaseHold()` is called. `READ <file>`: a first answer
+ * held until `releaseRead()` (so the turn is seen running, however slow the machine) with text and
+ * three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with arguments
+ * that are not an object (refused); then it answers with the outputs. `WRITE <file>`: one
  * `write_file`, held by the policy. Anything else: `ok`.
  */
 async function script(request: FakeRequest): Promise<FakeResponse> {
