@@ -128,7 +128,7 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
   });
 
   it('cuts a /v1/events reader that reads nothing off with an overflow event; a reader that reads gets every delta', async () => {
-    const { url } = served();
+    const { url, serve } = served();
     const stalled = await stalledFeedReader(url);
     const reader = feedReader(url);
     const ids: string[] = [];
@@ -187,6 +187,10 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
     expect(numbered.length).toBeGreaterThan(0);
     expect(numbered).toEqual(numbered.map((_, index) => (numbered[0] ?? 0) + index));
     expect(numbered.length).toBeLessThan(read.length / 2);
+    // The operator's log says so once: one stream was cut off.
+    expect(serve.log.match(/a reader of GET \/v1\/events fell more than \d+ bytes behind/g)).toEqual([
+      `a reader of GET /v1/events fell more than ${LIMIT} bytes behind`,
+    ]);
 
     // A finished turn still in memory (the last): its stream replays the 512 deltas joined into one,
     // 2 MiB, far over the limit, to a reader that reads, without an overflow.

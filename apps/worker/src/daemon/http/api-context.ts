@@ -30,6 +30,16 @@ export function createApiContext(options: DaemonHttpApiOptions): ApiContext {
     pollMs: options.recordPollMs ?? 1000,
     serves: (agent) => agents.includes(agent),
     served: (agent) => (agent === undefined ? [...agents] : [agent]),
-    eventStream: (c, comment, start) => boundedEventStream(c, { comment, limitBytes, start }),
+    eventStream: (c, comment, start) =>
+      boundedEventStream(c, {
+        comment,
+        limitBytes,
+        start,
+        // An operator whose consoles keep reloading finds why here.
+        onOverflow: () =>
+          options.log?.(
+            `switchyard serve: a reader of GET ${c.req.path} fell more than ${limitBytes} bytes behind (serve.maxEventStreamBytes); its stream ended with an overflow event`,
+          ),
+      }),
   };
 }

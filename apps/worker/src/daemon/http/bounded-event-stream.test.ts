@@ -43,23 +43,27 @@ let port: number;
 const writers: EventStreamWriter[] = [];
 /** Streams whose clean-up ran, by the position their writer has in `writers`. */
 const cleanedUp = new Set<number>();
+/** Streams that called `onOverflow`, by the position their writer has in `writers` (in call order). */
+const overflowed: number[] = [];
 /** The server side of every connection, in the order they came. */
 const serverSockets: Socket[] = [];
 
 beforeAll(async () => {
   const app = new Hono<{ Bindings: HttpBindings }>();
-  app.get('/stream', (c) =>
-    boundedEventStream(c, {
+  app.get('/stream', (c) => {
+    let position = -1;
+    return boundedEventStream(c, {
       comment: 'test stream',
       limitBytes: LIMIT,
       // `?grace=short`: the grace period under test; otherwise long enough for a test to read on.
       overflowGraceMs: c.req.query('grace') === 'short' ? GRACE_MS : 60_000,
+      onOverflow: () => overflowed.push(position),
       start: (writer) => {
-        const position = writers.push(writer) - 1;
+        position = writers.push(writer) - 1;
         return () => cleanedUp.add(position);
       },
-    }),
-  );
+    });
+  });
   server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.on('connection', (socket) => serverSockets.push(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,6 +152,8 @@ describe('boundedEventStream over real sockets: a reader that reads nothing', ()
       expect(sent, 'the stream of the reader that reads nothing was never cut off').toBeLessThan(ceiling);
     }
     expect(cleanedUp.has(opened + 1)).toBe(false);
+    // Told once, for the stream it cut off only.
+    expect(overflowed.filter((position) => position >= opened)).toEqual([stalledPosition]);
     const read = parseEvents(reading.text());
     expect(read.map((event) => Number(event.id))).toEqual(
       Array.from({ length: sent / size }, (_, index) => index + 1),
