@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type FakeRequest, type FakeResponse, toolCallStep } from '@switchyard/testkit';
@@ -29,7 +30,8 @@ const holdReleased = new Promise<void>((resolve) => {
  * held until `releaseRead()` (so the turn is seen running, however slow the machine) with text and
  * three calls: `read_file` in a code fence (repaired), `read_file` of the file, and one with arguments
  * that are not an object (refused); then it answers with the outputs. `WRITE <file>`: one
- * `write_file`, held by the policy. Anything else: `ok`.
+ * `write_file`, held by the policy. `LONG <n>`: n characters of text in `LONG_TURN_DELTAS` deltas.
+ * Anything else: `ok`.
  */
 async function script(request: FakeRequest): Promise<FakeResponse> {
   const prompt = promptOf(request);
@@ -62,7 +64,9 @@ async function script(request: FakeRequest): Promise<FakeResponse> {
     await holdReleased;
     return { text: 'released' };
   }
-  if (prompt.startsWith('LONG ')) return { text: 'x'.repeat(Number(prompt.slice(5))), textChunks: 2048 };
+  if (prompt.startsWith('LONG ')) {
+    return { text: 'x'.repeat(Number(prompt.slice(5))), textChunks: LONG_TURN_DELTAS };
+  }
   return { text: 'ok' };
 }
 
@@ -115,6 +119,25 @@ const BIG_CONTENT = `harmless start${' '.repeat(100 * 1024)}hidden tail\n`;
 
 const STREAM_LIMIT = 64 * 1024;
 
+/**
+ * The text of a `LONG` turn in the fell-behind test, in deltas of 8 KiB: each turn streams far more
+ * than the stream's limit, and ends within a second or two on a loaded machine (the test waits for the
+ * one running when the daemon cut the page off, and the daemon gives the page 30 s from then).
+ */
+const LONG_TURN_CHARACTERS = 2 * 1024 * 1024;
+const LONG_TURN_DELTAS = 256;
+
+/**
+ * The most `LONG` turns the fell-behind test runs before it gives up on the cut-off: enough to fill
+ * the kernel's buffers at their largest (the daemon's send buffer, the browser's receive buffer) and
+ * 16 MiB more for the browser's own, twice over.
+ */
+const LONG_TURNS_AT_MOST = (() => {
+  const largest = (file: string) => Number(readFileSync(file, 'utf8').trim().split(/\s+/).at(-1));
+  const buffers = largest('/proc/sys/net/ipv4/tcp_wmem') + largest('/proc/sys/net/ipv4/tcp_rmem');
+  return 2 * Math.ceil((buffers + 16 * 1024 * 1024) / LONG_TURN_CHARACTERS);
+})();
+
 describe('the console: turns and approvals', () => {
   let bed: ConsoleBrowser;
   const startTurn = async (prompt: string) => {
@@ -130,6 +153,8 @@ describe('the console: turns and approvals', () => {
       return (listed.body.approvals as Array<{ id: string }>)[0];
     });
   const turnRow = (page: Page, id: string) => page.getByRole('row').filter({ hasText: id });
+  /** How many `/v1/events` streams the daemon has logged cutting off for a reader that fell behind. */
+  const cutOffs = () => bed.daemon.log.split('a reader of GET /v1/events fell more than').length - 1;
 
   beforeAll(async () => {
     bed = await ConsoleBrowser.start({
@@ -439,13 +464,21 @@ describe('the console: turns and approvals', () => {
       request.open('GET', '/hold-the-page', false);
       request.send();
     });
-    // 24 MB of text in small deltas, far past the limit and every buffer on the way.
-    for (let index = 0; index < 3; index += 1) {
-      const long = await startTurn(`LONG ${8 * 1024 * 1024}`);
+    // Turns of text in small deltas until the daemon logs that it cut the page's stream off (the
+    // browser's and the kernel's buffers take some megabytes first); the page is released soon after,
+    // well within the 30 s the daemon then gives it to take the overflow event before it closes the
+    // connection (which would make the page reconnect without knowing why).
+    const cutsBefore = cutOffs();
+    for (let index = 0; cutOffs() === cutsBefore; index += 1) {
+      expect(index, 'the daemon never cut the held page off').toBeLessThan(LONG_TURNS_AT_MOST);
+      const long = await startTurn(`LONG ${LONG_TURN_CHARACTERS}`);
+      // It ends before the page is released, cut off or not: its deltas would go on to the stream the
+      // page opens next, which it reads while it reloads, and could fall behind on again.
       await waitFor('the long turn to end', async () =>
         (await turnStatus(long)) === 'completed' ? true : undefined,
       );
     }
+    expect(cutOffs()).toBe(cutsBefore + 1);
     // Its events come after the daemon cut the stream off: only a reload shows this turn.
     const missed = await startTurn('after the cut');
     await waitFor('the turn to end', async () =>

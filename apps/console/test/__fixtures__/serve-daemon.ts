@@ -49,7 +49,13 @@ export class ServeDaemon {
     private readonly exited: Promise<void>,
     /** Its URL, `http://127.0.0.1:<port>`. */
     readonly url: string,
+    private readonly logText: () => string,
   ) {}
+
+  /** What the process has logged (stderr) so far, its last `LOG_KEPT_CHARACTERS` at most. */
+  get log(): string {
+    return this.logText();
+  }
 
   /** Starts the daemon and waits until it listens. */
   static async start(options: ServeDaemonOptions): Promise<ServeDaemon> {
@@ -62,8 +68,8 @@ export class ServeDaemon {
         ...options.settings(folder),
       };
       await writeFile(configOf(folder), JSON.stringify(settings));
-      const { child, exited, url } = await spawnServe(folder, options);
-      return new ServeDaemon(folder, dataDir, options, child, exited, url);
+      const { child, exited, url, log } = await spawnServe(folder, options);
+      return new ServeDaemon(folder, dataDir, options, child, exited, url, log);
     } catch (error) {
       await Promise.all([removeFolder(folder), removeFolder(dataDir)]);
       throw error;
@@ -80,8 +86,8 @@ export class ServeDaemon {
     const settings = JSON.parse(await readFile(configOf(this.folder), 'utf8')) as Record<string, unknown>;
     const merged = { ...settings, serve: { ...(settings.serve as Record<string, unknown>), ...serve } };
     await writeFile(configOf(this.folder), JSON.stringify(merged));
-    const { child, exited, url } = await spawnServe(this.folder, this.options);
-    return new ServeDaemon(this.folder, this.dataDir, this.options, child, exited, url);
+    const { child, exited, url, log } = await spawnServe(this.folder, this.options);
+    return new ServeDaemon(this.folder, this.dataDir, this.options, child, exited, url, log);
   }
 
   /** Ends the process and removes its folder and database. */
@@ -99,7 +105,7 @@ function configOf(folder: string): string {
 async function spawnServe(
   folder: string,
   options: ServeDaemonOptions,
-): Promise<{ child: ChildProcess; exited: Promise<void>; url: string }> {
+): Promise<{ child: ChildProcess; exited: Promise<void>; url: string; log: () => string }> {
   // --liftoff-only: a daemon that lives seconds spends more CPU on V8's optimising compiler for the
   // embedded database's WebAssembly than it gets back; it changes which machine code runs, not what
   // the daemon does.
@@ -127,32 +133,37 @@ async function spawnServe(
     },
   );
   const exited = exitOf(child);
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-LOG_KEPT_CHARACTERS);
+  });
   try {
-    return { child, exited, url: await listeningURL(child) };
+    return { child, exited, url: await listeningURL(child, () => log), log: () => log };
   } catch (error) {
     await stopChild(child, 10_000, exited);
     throw error;
   }
 }
 
+/** The most of a daemon's log a test keeps (its end): far more than a test's daemon writes. */
+const LOG_KEPT_CHARACTERS = 1024 * 1024;
+
 /**
- * Reads the daemon's log (stderr) until it names its URL. Rejects with the whole log once the process
- * has ended and its stderr is closed (`close`, not `exit`: the last lines may still be on their way).
+ * Waits until the daemon's log (stderr, as `log` reads it: the pipe is read by another listener,
+ * from before this one, so it never blocks the daemon) names its URL. Rejects with the log once the
+ * process has ended and its stderr is closed (`close`, not `exit`: the last lines may still be on their way).
  */
-function listeningURL(child: ChildProcess): Promise<string> {
+function listeningURL(child: ChildProcess, log: () => string): Promise<string> {
   return new Promise((resolve, reject) => {
-    let log = '';
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(log)?.[1];
+    const onData = () => {
+      const url = /listening on (http:\/\/\S+)/.exec(log())?.[1];
       if (url === undefined) return;
-      // What it logs from now on is not read, but still drained so the daemon never blocks on the pipe.
-      child.stderr?.off('data', onData).resume();
+      child.stderr?.off('data', onData);
       child.off('close', onClose);
       resolve(url);
     };
     const onClose = (code: number | null, signal: NodeJS.Signals | null) =>
-      reject(new Error(`serve exited (${String(signal ?? code)}) before listening:\n${log}`));
+      reject(new Error(`serve exited (${String(signal ?? code)}) before listening:\n${log()}`));
     child.stderr?.on('data', onData);
     child.once('close', onClose);
   });
