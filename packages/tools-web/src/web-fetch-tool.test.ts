@@ -1,4 +1,4 @@
-import { collectGarbageOften } from '@switchyard/test-support';
+import { collectGarbageOften, type ForcedCollections } from '@switchyard/test-support';
 import { createTestToolContext, runToolCall } from '@switchyard/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configErrorThrown } from './__fixtures__/config-error-thrown';
@@ -242,23 +242,33 @@ describe('web_fetch: failures become error results', () => {
 
 describe('web_fetch: the time limit under frequent garbage collection', () => {
   it('ends a render that outlasts what is left of timeoutMs, however often the heap is collected', async () => {
-    // A megabyte of paragraphs: seconds of conversion in the render thread, well past the limit
-    // (which leaves a loaded machine time to fetch it first), and well inside the conversion limit. Node 20 collects an AbortSignal.timeout that
-    // only an AbortSignal.any refers to before it fires: then the render ran to its end.
-    const paragraph = '<p>Some words in a paragraph, with <a href="/x">a link</a> and <b>bold</b>.</p>';
-    const body = `<html><body>${paragraph.repeat(14_000)}</body></html>`;
-    const server = await serve({ '/long': { type: 'text/html', body } });
+    // 120,000 list items in 600 KB: about 4 s of conversion in the render thread on an idle machine
+    // (14 s while the heap is collected every few milliseconds), well past the limit and well inside
+    // the conversion limit, while the fetch takes milliseconds. Node 20 collects an
+    // AbortSignal.timeout that only an AbortSignal.any refers to before it fires: then the render ran
+    // to its end. The collections start once the server has handed the whole page to the kernel: this
+    // thread both serves and reads the page, and with a collection between every read, a loaded
+    // machine took longer than the limit to fetch a page of a megabyte, and the limit ended the fetch
+    // instead of the render.
+    const body = `<html><body><ul>${'<li>x'.repeat(120_000)}</ul></body></html>`;
+    let collections: ForcedCollections | undefined;
+    const server = await startLocalServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(body, () => {
+        collections = collectGarbageOften();
+      });
+    });
+    servers.push(server);
     const { tool } = fetchTool(server, { timeoutMs: 2_500, conversionTimeoutMs: 120_000 });
-    const collections = collectGarbageOften();
     try {
       const result = await tool.execute({ url: `${server.origin}/long` }, createTestToolContext());
       // Fetched (its size is known), then stopped while rendering.
       expect(result).toMatchObject({ isError: true, details: { failure: 'timeout', bytes: body.length } });
       expect(result.content).toContain('could not be read within the 2500 ms limit');
     } finally {
-      collections.stop();
+      collections?.stop();
     }
-    expect(collections.count).toBeGreaterThan(0);
+    expect(collections?.count).toBeGreaterThan(0);
   });
 });
 
