@@ -58,7 +58,7 @@ export interface BoundedEventStreamOptions {
   limitBytes: number;
   /** How long after an overflow the final event may take to flush before the connection is closed. */
   overflowGraceMs?: number;
-  /** Called once when the stream cuts its reader off (for the log: the reader itself gets the overflow event). */
+  /** Called once when the stream cuts its reader off (for the log; the reader gets the overflow event). */
   onOverflow?: () => void;
   /** Feeds the stream; returns its clean-up, run once when the stream ends or its reader goes away. */
   start(writer: EventStreamWriter): (() => void) | Promise<() => void>;
@@ -250,7 +250,8 @@ class BoundedStream {
  * Contract: events reach a reader that keeps up in the order written, each whole. Once a reader is
  * `limitBytes` behind, what waits for it is dropped, it gets one `event: overflow` (`StreamOverflow`)
  * and the stream ends (`onOverflow` is called then); if that event is not flushed within
- * `overflowGraceMs`, the connection is closed. The clean-up `start` returns runs once, when the stream ends for any reason.
+ * `overflowGraceMs`, the connection is closed. The clean-up `start` returns runs once, when the
+ * stream ends for any reason.
  *
  * @example
  * app.get('/v1/events', (c) =>
