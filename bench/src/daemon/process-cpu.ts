@@ -62,3 +62,50 @@ export function mainThreadSchedule(pid: number): { runMs: number; waitMs: number
     return { runMs: Number.NaN, waitMs: Number.NaN };
   }
 }
+
+/** CPU time of a process and of the whole machine at one moment, to be subtracted from a later reading. */
+export interface CpuReading {
+  /** This process's user plus system time, ms. */
+  ownMs: number;
+  /** The machine's time over all its cores, ms: busy (neither idle nor waiting on I/O), and all. */
+  machineBusyMs: number;
+  machineAllMs: number;
+}
+
+/** The machine's CPU time from the first line of `/proc/stat`, ms summed over its cores. */
+function machineCpuMs(): { busyMs: number; allMs: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    // cpu user nice system idle iowait irq softirq steal (guest time is already in user).
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if (ticks.length < 8 || ticks.some((value) => !Number.isFinite(value))) {
+      return { busyMs: Number.NaN, allMs: Number.NaN };
+    }
+    const all = ticks.reduce((total, value) => total + value, 0);
+    const waiting = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    const ms = (value: number) => (value * 1000) / ticksPerSecond();
+    return { busyMs: ms(all - waiting), allMs: ms(all) };
+  } catch {
+    return { busyMs: Number.NaN, allMs: Number.NaN };
+  }
+}
+
+/** Reads this process's CPU time and the machine's, for `cpuSince`. */
+export function readCpu(): CpuReading {
+  const { user, system } = process.cpuUsage();
+  const machine = machineCpuMs();
+  return { ownMs: (user + system) / 1000, machineBusyMs: machine.busyMs, machineAllMs: machine.allMs };
+}
+
+/**
+ * What was used since `before`: this process's CPU time, ms, and the share of the machine's cores
+ * that were busy (0 to 1), for all of its processes.
+ */
+export function cpuSince(before: CpuReading): { ownMs: number; coresBusy: number } {
+  const now = readCpu();
+  const all = now.machineAllMs - before.machineAllMs;
+  return {
+    ownMs: now.ownMs - before.ownMs,
+    coresBusy: all > 0 ? (now.machineBusyMs - before.machineBusyMs) / all : Number.NaN,
+  };
+}

@@ -24,6 +24,8 @@ const row = (overrides: Partial<TurnsInFlightRow> = {}): TurnsInFlightRow => ({
   peakRss: 600 * 2 ** 20,
   rssPerTurn: 250 * 1024,
   cpuPerTurnMs: { process: 12, thread: 9, postgres: 3 },
+  benchCpuPerTurnMs: 4.5,
+  coresBusy: 0.974,
   loopDelay: { samples: 100, p50Ms: 1, p99Ms: 50, maxMs: 90 },
   statementsPerTurn: 3.7,
   problems: [],
@@ -94,15 +96,40 @@ describe('the turns-in-flight section', () => {
   it('reads each 2,000 level beside the bare loop of the same level, when there is one', () => {
     const withFloor = {
       ...result([row()]),
-      floors: [{ turns: 2000, completed: 2000, turnMs: { p50: 6_600, p99: 7_000 }, cpuPerTurnMs: 5 }],
+      floors: [
+        {
+          turns: 2000,
+          completed: 2000,
+          turnMs: { p50: 6_600, p99: 7_000 },
+          cpuPerTurnMs: 5,
+          benchCpuPerTurnMs: 4,
+          coresBusy: 0.9,
+        },
+      ],
     };
     const [line] = turnsInFlightTargetLines(withFloor);
     expect(line).toContain(
       "a bare openai loop's median at the same level is 1.10x the model's; the daemon's is 1.09x the bare loop's",
     );
     expect(renderTurnsInFlightSection(withFloor)).toContain(
-      '| floor: bare openai loop | 2000 | - | 2000 | 6.60 s / 7.00 s | 1.10x |',
+      '| floor: bare openai loop | 2000 | - | 2000 | 6.60 s / 7.00 s | 1.10x | - | - | - | - | - | - | - | 5.0 / - / - ms | 4.0 ms | 90% | - |',
     );
     expect(turnsInFlightTargetLines(result([row()]))[0]).not.toContain('bare openai loop');
+  });
+
+  it('says where the CPU of each 2,000 level went: the cores busy, each process a turn, and their sum over all cores', () => {
+    const [line] = turnsInFlightTargetLines(result([row()]));
+    expect(line).toContain(
+      "the machine's 2 cores were 97% busy from the burst to the last end; per completed turn the daemon's process used 12.0 ms of CPU, PostgreSQL 3.0 ms and the benchmark's process (the fake model's server) 4.5 ms: 2000 turns x 19.5 ms is 19.50 s of all 2 cores",
+    );
+    // PGlite has no server of its own: its share is in the daemon's process.
+    const [pglite] = turnsInFlightTargetLines(
+      result([row({ backend: 'pglite', cpuPerTurnMs: { process: 14, thread: 9, postgres: Number.NaN } })]),
+    );
+    expect(pglite).toContain("the daemon's process used 14.0 ms of CPU and the benchmark");
+    expect(pglite).toContain('2000 turns x 18.5 ms is 18.50 s of all 2 cores');
+    expect(renderTurnsInFlightSection(result([row()]))).toContain(
+      '| 12.0 / 9.0 / 3.0 ms | 4.5 ms | 97% | 3.7 |',
+    );
   });
 });

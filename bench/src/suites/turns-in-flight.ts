@@ -9,7 +9,7 @@ import { percentile } from '../daemon/daemon-stats';
 import type { ProbeReport } from '../daemon/health-probe-process';
 import { probeHealthElsewhere } from '../daemon/poll-health';
 import { type BurstAnswer, postBurst } from '../daemon/post-burst';
-import { mainThreadSchedule, processCpuMs } from '../daemon/process-cpu';
+import { cpuSince, mainThreadSchedule, processCpuMs, readCpu } from '../daemon/process-cpu';
 import { sampleRss } from '../daemon/sample-rss';
 import { type DaemonDatabase, type LoopDelay, startServeDaemon } from '../daemon/serve-daemon';
 import { runFloorLevel, startFloorProcess } from '../daemon/start-floor-process';
@@ -60,6 +60,10 @@ export interface TurnsInFlightRow {
   rssPerTurn: number;
   /** CPU of the daemon's process and its main thread per completed turn, ms; the PostgreSQL server's too. */
   cpuPerTurnMs: { process: number; thread: number; postgres: number };
+  /** The benchmark's own process (the fake model's server, the POSTs) per completed turn, ms. */
+  benchCpuPerTurnMs: number;
+  /** The share of the machine's cores busy from the burst's start until the daemon was idle (0 to 1). */
+  coresBusy: number;
   /** The daemon's event-loop delay over the burst (p50, p99, max, ms). */
   loopDelay: LoopDelay;
   /** PostgreSQL statements per completed turn (`pg_stat_statements`), NaN on PGlite or without it. */
@@ -88,6 +92,9 @@ export interface TurnsInFlightResult {
     completed: number;
     turnMs: { p50: number; p99: number };
     cpuPerTurnMs: number;
+    /** As the daemon rows': the benchmark's process per turn, ms, and the share of the cores busy. */
+    benchCpuPerTurnMs: number;
+    coresBusy: number;
   }>;
   skipped: string[];
 }
@@ -193,12 +200,17 @@ async function floorsOf(
     for (const [name, text] of Object.entries(HOME_FILES)) await writeFile(path.join(home, name), text);
     const floors: TurnsInFlightResult['floors'] = [];
     for (const turns of levels) {
+      const before = readCpu();
       const { result, cpu } = await runFloorLevel(floorProcess, { baseURL, turns, home, tools });
+      const used = cpuSince(before);
+      const completed = result.turnMs.length;
       const floor = {
         turns,
-        completed: result.turnMs.length,
+        completed,
         turnMs: { p50: percentile(result.turnMs, 50), p99: percentile(result.turnMs, 99) },
         cpuPerTurnMs: cpu.floorMs,
+        benchCpuPerTurnMs: completed > 0 ? used.ownMs / completed : Number.NaN,
+        coresBusy: used.coresBusy,
       };
       floors.push(floor);
       report(
@@ -252,8 +264,10 @@ async function levelOnce(options: {
     await probes.started;
     let probed: ProbeReport[] = [];
     const started = Date.now();
+    const cpuAtStart = readCpu();
     let answers: BurstAnswer[];
     let idle: boolean;
+    let used: ReturnType<typeof cpuSince>;
     try {
       answers = await postBurst({
         url: `${daemon.url}/v1/turns`,
@@ -261,6 +275,7 @@ async function levelOnce(options: {
         body: (index) => ({ prompt: `turn in flight ${index}` }),
       });
       idle = await waitUntilIdle(healthUrl, 600_000);
+      used = cpuSince(cpuAtStart);
     } finally {
       probed = await probes.stop();
     }
@@ -307,6 +322,8 @@ async function levelOnce(options: {
       peakRss,
       rssPerTurn: turns > 0 ? Math.max(0, peakRss - idleRss) / turns : Number.NaN,
       cpuPerTurnMs: { process: perTurn(cpuMs), thread: perTurn(threadMs), postgres: perTurn(postgresMs) },
+      benchCpuPerTurnMs: perTurn(used.ownMs),
+      coresBusy: used.coresBusy,
       loopDelay,
       statementsPerTurn: perTurn(statements),
       problems,
