@@ -1,12 +1,11 @@
 import { verdict } from '../daemon/daemon-stats';
 import { BUSY_DAEMON_TARGETS, type BusyDaemonResult, type BusyDaemonRow } from '../suites/busy-daemon';
 import { journalOverheadLines } from './journal-overhead-section';
-import { asPrinted, marked, msTenth, msText, perSecondText, ratioText } from './report-format';
+import { asPrinted, marked, msTenth, msText, percentText, perSecondText, ratioText } from './report-format';
 
 const mb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)} MB` : '-');
 const kb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(0)} KB` : '-');
 const msWhole = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} ms` : '-');
-const percent = (value: number) => (Number.isFinite(value) ? `${(value * 100).toFixed(0)} %` : '-');
 
 /**
  * Why a level's throughput stands where it does against the floor, from the level's own figures:
@@ -20,7 +19,7 @@ function floorWhy(row: BusyDaemonRow, backend: string): string {
     backend === 'postgres' && Number.isFinite(cpu.postgresMs)
       ? `, the PostgreSQL server (${msTenth(cpu.postgresMs)} a turn)`
       : '';
-  return `: the daemon's thread spent ${msTenth(cpu.daemonThreadMs)} of CPU a turn against the floor thread's ${msTenth(cpu.floorThreadMs)}, and ran ${percent(cpu.daemonThreadRunning)} of the level against the floor's ${percent(cpu.floorThreadRunning)}; it waited for a core ${percent(cpu.daemonThreadWaiting)} of it (the floor ${percent(cpu.floorThreadWaiting)}): the 2 cores are shared with its own other threads (${msTenth(cpu.daemonMs - cpu.daemonThreadMs)} a turn)${server} and the fake model`;
+  return `: the daemon's thread spent ${msTenth(cpu.daemonThreadMs)} of CPU a turn against the floor thread's ${msTenth(cpu.floorThreadMs)}, and ran ${percentText(cpu.daemonThreadRunning)} of the level against the floor's ${percentText(cpu.floorThreadRunning)}; it waited for a core ${percentText(cpu.daemonThreadWaiting)} of it (the floor ${percentText(cpu.floorThreadWaiting)}): the 2 cores are shared with its own other threads (${msTenth(cpu.daemonMs - cpu.daemonThreadMs)} a turn)${server} and the fake model`;
 }
 
 /** The busy-daemon section. */
@@ -81,7 +80,7 @@ export function renderBusyDaemonSection(result: BusyDaemonResult): string {
     ...ran.flatMap((backend) =>
       backend.rows.map(
         ({ turns, loopDelay, healthPort, cpu }) =>
-          `| ${backend.backend} | ${turns} | ${msWhole(loopDelay.p50Ms)} / ${msWhole(loopDelay.p99Ms)} / ${msWhole(loopDelay.maxMs)} | ${msWhole(healthPort.p50Ms)} / ${msWhole(healthPort.p99Ms)} / ${msWhole(healthPort.maxMs)} (${healthPort.samples}) | ${msTenth(cpu.daemonMs)} (${msTenth(cpu.daemonThreadMs)}) | ${percent(cpu.daemonThreadRunning)} / ${percent(cpu.daemonThreadWaiting)} | ${msTenth(cpu.floorMs)} (${msTenth(cpu.floorThreadMs)}) | ${percent(cpu.floorThreadRunning)} / ${percent(cpu.floorThreadWaiting)} | ${msTenth(cpu.postgresMs)} |`,
+          `| ${backend.backend} | ${turns} | ${msWhole(loopDelay.p50Ms)} / ${msWhole(loopDelay.p99Ms)} / ${msWhole(loopDelay.maxMs)} | ${msWhole(healthPort.p50Ms)} / ${msWhole(healthPort.p99Ms)} / ${msWhole(healthPort.maxMs)} (${healthPort.samples}) | ${msTenth(cpu.daemonMs)} (${msTenth(cpu.daemonThreadMs)}) | ${percentText(cpu.daemonThreadRunning)} / ${percentText(cpu.daemonThreadWaiting)} | ${msTenth(cpu.floorMs)} (${msTenth(cpu.floorThreadMs)}) | ${percentText(cpu.floorThreadRunning)} / ${percentText(cpu.floorThreadWaiting)} | ${msTenth(cpu.postgresMs)} |`,
       ),
     ),
     '',

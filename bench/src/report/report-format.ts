@@ -11,6 +11,10 @@ export const msText = (value: number) => `${value.toFixed(2)} ms`;
 export const msTenth = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : '-');
 
 /** A rate a second with one decimal; `-` for NaN. */
+/** A share from 0 to 1 as a whole percentage (`97 %`), or `-`. */
+export const percentText = (share: number) =>
+  Number.isFinite(share) ? `${(share * 100).toFixed(0)} %` : '-';
+
 export const perSecondText = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)}/s` : '-');
 
 /**

@@ -112,7 +112,7 @@ describe('the turns-in-flight section', () => {
       "a bare openai loop's median at the same level is 1.10x the model's; the daemon's is 1.09x the bare loop's",
     );
     expect(renderTurnsInFlightSection(withFloor)).toContain(
-      '| floor: bare openai loop | 2000 | - | 2000 | 6.60 s / 7.00 s | 1.10x | - | - | - | - | - | - | - | 5.0 / - / - ms | 4.0 ms | 90% | - |',
+      '| floor: bare openai loop | 2000 | - | 2000 | 6.60 s / 7.00 s | 1.10x | - | - | - | - | - | - | - | 5.0 / - / - ms | 4.0 ms | 90 % | - |',
     );
     expect(turnsInFlightTargetLines(result([row()]))[0]).not.toContain('bare openai loop');
   });
@@ -120,7 +120,7 @@ describe('the turns-in-flight section', () => {
   it('says where the CPU of each 2,000 level went: the cores busy, each process a turn, and their sum over all cores', () => {
     const [line] = turnsInFlightTargetLines(result([row()]));
     expect(line).toContain(
-      "the machine's 2 cores were 97% busy from the burst to the last end; per completed turn the daemon's process used 12.0 ms of CPU, PostgreSQL 3.0 ms and the benchmark's process (the fake model's server) 4.5 ms: 2000 turns x 19.5 ms is 19.50 s of all 2 cores",
+      "the machine's 2 cores were 97 % busy from the burst to the last end; per completed turn the daemon's process used 12.0 ms of CPU, PostgreSQL 3.0 ms and the benchmark's process (the fake model's server) 4.5 ms: 2000 turns x 19.5 ms is 19.50 s of all 2 cores",
     );
     // PGlite has no server of its own: its share is in the daemon's process.
     const [pglite] = turnsInFlightTargetLines(
@@ -129,7 +129,7 @@ describe('the turns-in-flight section', () => {
     expect(pglite).toContain("the daemon's process used 14.0 ms of CPU and the benchmark");
     expect(pglite).toContain('2000 turns x 18.5 ms is 18.50 s of all 2 cores');
     expect(renderTurnsInFlightSection(result([row()]))).toContain(
-      '| 12.0 / 9.0 / 3.0 ms | 4.5 ms | 97% | 3.7 |',
+      '| 12.0 / 9.0 / 3.0 ms | 4.5 ms | 97 % | 3.7 |',
     );
   });
 });

@@ -3,6 +3,7 @@ import {
   type TurnsInFlightResult,
   type TurnsInFlightRow,
 } from '../suites/turns-in-flight';
+import { percentText } from './report-format';
 
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '-');
 const millis = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(0)} ms` : '-');
@@ -26,7 +27,6 @@ export function allCompleted(row: TurnsInFlightRow): boolean {
   );
 }
 
-const percent = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : '-');
 const finite = (ms: number) => (Number.isFinite(ms) ? ms : 0);
 
 /**
@@ -39,7 +39,7 @@ function cpuNote(result: TurnsInFlightResult, row: TurnsInFlightRow): string {
   const postgres = Number.isFinite(row.cpuPerTurnMs.postgres)
     ? `, PostgreSQL ${row.cpuPerTurnMs.postgres.toFixed(1)} ms`
     : '';
-  return `the machine's ${result.cores} cores were ${percent(row.coresBusy)} busy from the burst to the last end; per completed turn the daemon's process used ${row.cpuPerTurnMs.process.toFixed(1)} ms of CPU${postgres} and the benchmark's process (the fake model's server) ${row.benchCpuPerTurnMs.toFixed(1)} ms: ${row.completed} turns x ${perTurn.toFixed(1)} ms is ${seconds((row.completed * perTurn) / result.cores)} of all ${result.cores} cores`;
+  return `the machine's ${result.cores} cores were ${percentText(row.coresBusy)} busy from the burst to the last end; per completed turn the daemon's process used ${row.cpuPerTurnMs.process.toFixed(1)} ms of CPU${postgres} and the benchmark's process (the fake model's server) ${row.benchCpuPerTurnMs.toFixed(1)} ms: ${row.completed} turns x ${perTurn.toFixed(1)} ms is ${seconds((row.completed * perTurn) / result.cores)} of all ${result.cores} cores`;
 }
 
 /** `(the floor's median: N x the model's; the daemon's median is M x the floor's; where the CPU went)`. */
@@ -98,11 +98,11 @@ export function renderTurnsInFlightSection(result: TurnsInFlightResult): string 
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...result.rows.map(
       (row) =>
-        `| ${row.backend} | ${row.turns} | ${answers(row)} | ${row.completed} | ${seconds(row.turnMs.p50)} / ${seconds(row.turnMs.p99)} | ${(row.turnMs.p50 / model).toFixed(2)}x | ${seconds(row.fromPostMs.p50)} / ${seconds(row.fromPostMs.p99)} | ${seconds(row.wallMs)} | ${millis(row.apiHealth.p99Ms)} / ${millis(row.apiHealth.maxMs)} | ${millis(row.healthPort.p99Ms)} / ${millis(row.healthPort.maxMs)} | ${millis(row.loopDelay.p99Ms)} / ${millis(row.loopDelay.maxMs)} | ${megabytes(row.idleRss)} / ${megabytes(row.peakRss)} | ${(row.rssPerTurn / 1024).toFixed(0)} KB | ${row.cpuPerTurnMs.process.toFixed(1)} / ${row.cpuPerTurnMs.thread.toFixed(1)} / ${Number.isFinite(row.cpuPerTurnMs.postgres) ? row.cpuPerTurnMs.postgres.toFixed(1) : '-'} ms | ${row.benchCpuPerTurnMs.toFixed(1)} ms | ${percent(row.coresBusy)} | ${Number.isFinite(row.statementsPerTurn) ? row.statementsPerTurn.toFixed(1) : '-'} |`,
+        `| ${row.backend} | ${row.turns} | ${answers(row)} | ${row.completed} | ${seconds(row.turnMs.p50)} / ${seconds(row.turnMs.p99)} | ${(row.turnMs.p50 / model).toFixed(2)}x | ${seconds(row.fromPostMs.p50)} / ${seconds(row.fromPostMs.p99)} | ${seconds(row.wallMs)} | ${millis(row.apiHealth.p99Ms)} / ${millis(row.apiHealth.maxMs)} | ${millis(row.healthPort.p99Ms)} / ${millis(row.healthPort.maxMs)} | ${millis(row.loopDelay.p99Ms)} / ${millis(row.loopDelay.maxMs)} | ${megabytes(row.idleRss)} / ${megabytes(row.peakRss)} | ${(row.rssPerTurn / 1024).toFixed(0)} KB | ${row.cpuPerTurnMs.process.toFixed(1)} / ${row.cpuPerTurnMs.thread.toFixed(1)} / ${Number.isFinite(row.cpuPerTurnMs.postgres) ? row.cpuPerTurnMs.postgres.toFixed(1) : '-'} ms | ${row.benchCpuPerTurnMs.toFixed(1)} ms | ${percentText(row.coresBusy)} | ${Number.isFinite(row.statementsPerTurn) ? row.statementsPerTurn.toFixed(1) : '-'} |`,
     ),
     ...result.floors.map(
       (floor) =>
-        `| floor: bare openai loop | ${floor.turns} | - | ${floor.completed} | ${seconds(floor.turnMs.p50)} / ${seconds(floor.turnMs.p99)} | ${(floor.turnMs.p50 / model).toFixed(2)}x | - | - | - | - | - | - | - | ${floor.cpuPerTurnMs.toFixed(1)} / - / - ms | ${floor.benchCpuPerTurnMs.toFixed(1)} ms | ${percent(floor.coresBusy)} | - |`,
+        `| floor: bare openai loop | ${floor.turns} | - | ${floor.completed} | ${seconds(floor.turnMs.p50)} / ${seconds(floor.turnMs.p99)} | ${(floor.turnMs.p50 / model).toFixed(2)}x | - | - | - | - | - | - | - | ${floor.cpuPerTurnMs.toFixed(1)} / - / - ms | ${floor.benchCpuPerTurnMs.toFixed(1)} ms | ${percentText(floor.coresBusy)} | - |`,
     ),
     '',
     ...result.rows.flatMap((row) =>
