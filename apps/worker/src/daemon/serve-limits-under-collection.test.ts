@@ -5,7 +5,7 @@ import { outputsOfPrompt, promptOf } from '../__fixtures__/scripted-model';
 import { requestJson, waitFor } from './__fixtures__/http-client';
 import { serveForSuite } from './__fixtures__/serve-folder';
 
-// A real `switchyard serve` process that collects garbage every 5 ms (node --expose-gc and a preloaded
+// A real `switchyard serve` process that collects garbage every 250 ms (node --expose-gc and a preloaded
 // fixture): the load under which a limit that nothing owns is collected before it fires (Node 20
 // collects an AbortSignal.timeout that only an AbortSignal.any refers to). The turn limit and an
 // approval's expiry must fire all the same.
@@ -14,7 +14,7 @@ const collectGarbageOften = fileURLToPath(
   new URL('../__fixtures__/collect-garbage-often.mjs', import.meta.url),
 );
 
-describe('switchyard serve under garbage collections every few milliseconds', () => {
+describe('switchyard serve under a full garbage collection every 250 ms', () => {
   const served = serveForSuite('limits-gc', {
     script: (request) => {
       const prompt = promptOf(request);
@@ -33,7 +33,9 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
     removeTimeoutMs: 10_000,
   });
 
-  it('ends a turn at limits.turnTimeoutMs', async () => {
+  // The two limits' tests run at once: each mostly waits for its limit (20 s and about 1 s), and a
+  // process under forced collections keeps a core busy the whole time it lives.
+  it.concurrent('ends a turn at limits.turnTimeoutMs', async ({ expect }) => {
     const started = await requestJson(`${served().url}/v1/turns`, { body: { prompt: 'SLOW' } });
     expect(started.status).toBe(202);
     const ended = await waitFor(
@@ -51,7 +53,9 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
     });
   });
 
-  it('denies a held call once its approval expires, and the model reads why', async () => {
+  it.concurrent('denies a held call once its approval expires, and the model reads why', async ({
+    expect,
+  }) => {
     const started = await requestJson(`${served().url}/v1/turns`, { body: { prompt: 'WRITE' } });
     expect(started.status).toBe(202);
     const id = String(started.body.id);
@@ -74,6 +78,8 @@ describe('switchyard serve under garbage collections every few milliseconds', ()
     const code = await served().serve.terminate(10_000);
     expect(code).toBe(0);
     const collections = Number(/forced garbage collections: (\d+)/.exec(served().serve.log)?.[1]);
-    expect(collections).toBeGreaterThan(0);
+    // The process lived through the 20 s turn limit: about 80 collections then, 20 on a machine so
+    // loaded that its timers run late.
+    expect(collections).toBeGreaterThanOrEqual(20);
   });
 });
