@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { testBackends } from '@switchyard/test-databases';
 import { describe, expect, it } from 'vitest';
 import { useControlPlane } from '../__fixtures__/control-plane-suite';
@@ -46,6 +47,10 @@ for (const backend of testBackends) {
         prompt,
         workerId: 'worker-s',
       });
+      // The next turn starts at least 2 ms later: a turn's createdAt is read back to the millisecond
+      // from a column that holds microseconds, so a turn started in the same millisecond before it
+      // would also be at or after its createdAt (a time range's test saw three turns for two).
+      await delay(2);
       return id;
     };
 
