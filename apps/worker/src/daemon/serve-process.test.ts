@@ -27,13 +27,17 @@ describe('switchyard serve refuses to listen off loopback without a token', () =
   });
 });
 
-/** `serve` flags, each with its value: one agent, a free port, a short grace period and fast ticks and polls. */
+/**
+ * `serve` flags, each with its value: one agent, a free port, fast ticks and polls, and a grace period
+ * of 2 s: the drain that answers 503 lasts that long, so a health poll sees it however slow a loaded
+ * machine makes each request.
+ */
 function serveArgs(config: string): string[] {
   const flags = {
     '--config': config,
     '--agent': 'ada',
     '--port': '0',
-    '--grace-ms': '500',
+    '--grace-ms': '2000',
     '--tick-ms': '200',
     '--poll-seconds': '0.5',
   };
@@ -131,7 +135,7 @@ describe('switchyard serve (a real child process on embedded PGlite): SIGTERM du
     expect(statuses).toContain(503);
     expect(statuses.at(-1)).toBe('closed');
     expect(serve.log).toContain('SIGTERM received');
-    expect(serve.log).toContain('draining (2 running turn(s), grace 500 ms)');
+    expect(serve.log).toContain('draining (2 running turn(s), grace 2000 ms)');
     expect(serve.log).toContain('cancelling 2 turn(s)');
     expect(serve.log).toContain('stopped (0 finished, 2 cancelled)');
 
