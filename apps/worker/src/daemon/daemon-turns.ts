@@ -87,8 +87,8 @@ export class DaemonTurns {
   readonly #registry: TurnRegistry;
   readonly #records: DaemonTurnRecords | undefined;
   readonly #gate: ApprovalGate | undefined;
-  /** The event loop's time for the steps of every turn here (`EventLoopShare`). */
-  readonly #share = new EventLoopShare();
+  /** The event loop's time for the steps of every turn here, and the API's requests that start one. */
+  readonly share = new EventLoopShare();
   /** Turns waiting for a slot among their agent's turns at once (with budgets). */
   readonly #slots: SlotWaiters | undefined;
   /** Starts waiting for their record to be written. */
@@ -262,7 +262,7 @@ export class DaemonTurns {
   async #run(entry: TurnEntry, context: DaemonTurnContext, plan: TurnPlan): Promise<DaemonTurnSnapshot> {
     try {
       // A burst of new turns is composed a share at a time: the API answers its requests meanwhile.
-      await this.#share.wait();
+      await this.share.wait();
       await this.#options.beforeTurn?.(context);
       const { budgets } = this.#options;
       // Its slot among its agent's turns at once before anything is built: a queued turn costs nothing.
@@ -288,7 +288,7 @@ export class DaemonTurns {
       const run = runAgentLoop({
         ...loopOptionsOf({
           options: this.#options,
-          share: this.#share,
+          share: this.share,
           gate: this.#gate,
           entry,
           context,

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { httpTraceMiddleware } from '../../telemetry/http-trace-middleware';
 import { checkBearerToken } from '../check-bearer-token';
 import type { ConsoleSite } from '../console-files';
+import type { EventLoopShare } from '../event-loop-share';
 import type { LoadShedder } from '../load-shedder';
+import { limitBody } from './bounded-body';
 import { isConsolePath } from './console/console-paths';
 import type { DaemonHttpApiOptions } from './daemon-http-api-options';
 import { HttpError } from './http-error';
@@ -16,11 +17,17 @@ export type MiddlewareChainOptions = Pick<
   DaemonHttpApiOptions,
   'shedder' | 'checkRequest' | 'token' | 'readToken' | 'maxBodyBytes'
 > & {
+  /** The event loop's share a request that starts work waits for (`DaemonTurns.share`). */
+  turns: { share: Pick<EventLoopShare, 'wait'> };
   /** The console's files: a `GET` of one is never shed and needs no token. */
   site: ConsoleSite;
 };
 
 const isRead = (c: Context) => c.req.method === 'GET' || c.req.method === 'HEAD';
+
+/** A request that starts a turn or a workflow. */
+const startsWork = (c: Context) =>
+  c.req.method === 'POST' && (c.req.path === '/v1/turns' || c.req.path === '/v1/workflows');
 
 /**
  * Load shedding comes before everything, tracing included: over the bound a request costs only its
@@ -31,9 +38,7 @@ const isRead = (c: Context) => c.req.method === 'GET' || c.req.method === 'HEAD'
 function shedLoad(shedder: LoadShedder, site: ConsoleSite): MiddlewareHandler<ApiBindings> {
   return async (c, next) => {
     if (c.req.path === '/healthz' || (isRead(c) && isConsolePath(c.req.path, site))) return next();
-    const startsWork =
-      c.req.method === 'POST' && (c.req.path === '/v1/turns' || c.req.path === '/v1/workflows');
-    const admission = shedder.admit({ startsWork });
+    const admission = shedder.admit({ startsWork: startsWork(c) });
     if (!admission.admitted) {
       throw new HttpError(
         503,
@@ -49,6 +54,19 @@ function shedLoad(shedder: LoadShedder, site: ConsoleSite): MiddlewareHandler<Ap
       // An event stream counts until its response is under way, not for as long as it is open.
       admission.done();
     }
+  };
+}
+
+/**
+ * A request that starts work waits for its share of the event loop, in line with the turns' steps:
+ * a burst of thousands of `POST`s read in one turn of the loop is then handled 10 ms at a time, and
+ * `/healthz`, reads and the running turns are served between the shares. Only its parsing, routing
+ * and admission run where it was read. After tracing, so its span shows the wait.
+ */
+function shareLoop(turns: MiddlewareChainOptions['turns']): MiddlewareHandler<ApiBindings> {
+  return async (c, next) => {
+    if (startsWork(c)) await turns.share.wait();
+    await next();
   };
 }
 
@@ -90,23 +108,17 @@ function checkTokens(options: MiddlewareChainOptions): MiddlewareHandler<ApiBind
 /**
  * Puts the API's middleware on `app`, in the order each request meets it: load shedding (with a
  * `shedder`), tracing (the request's span covers every check, and a turn it starts is its child),
- * the request guard (`checkRequest`: foreign `Host`, cross-site browser requests, bodies that are
- * not JSON), the tokens, and the body limit (`maxBodyBytes`, a 413). Registered before any route.
+ * the event loop's share for a request that starts work (`shareLoop`), the request guard
+ * (`checkRequest`: foreign `Host`, cross-site browser requests, bodies that are not JSON), the tokens,
+ * and the body limit (`limitBody`: `maxBodyBytes`, a 413). Registered before any route.
  */
 export function useMiddlewareChain(app: OpenAPIHono<ApiBindings>, options: MiddlewareChainOptions): void {
   if (options.shedder !== undefined) app.use('*', shedLoad(options.shedder, options.site));
   app.use('*', httpTraceMiddleware);
+  app.use('*', shareLoop(options.turns));
   app.use('*', guardRequest(options.checkRequest));
   app.use('*', checkTokens(options));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => {
-        throw new HttpError(413, 'body_too_large', `the request body is over ${options.maxBodyBytes} bytes`);
-      },
-    }),
-  );
+  app.use('*', limitBody(options.maxBodyBytes));
 }
 
 /**
