@@ -61,6 +61,31 @@ describe('EventLoopShare', () => {
     }
   });
 
+  it('runs steps read in one turn of the loop in place for SHARE_MS, then in shares', async () => {
+    const share = new EventLoopShare();
+    const ran: string[] = [];
+    // A poll phase reads 3 requests; the first two run a share between them: the third waits.
+    const steps = [0.1, 1, 0.1].map((shares, index) => {
+      const waiting = share.inPlace();
+      const run = () => {
+        hold(SHARE_MS * shares);
+        ran.push(`step ${index}`);
+      };
+      if (waiting === undefined) {
+        run();
+        return Promise.resolve();
+      }
+      ran.push(`step ${index} waits`);
+      return waiting.then(run);
+    });
+    expect(ran).toEqual(['step 0', 'step 1', 'step 2 waits']);
+    await Promise.all(steps);
+    expect(ran).toEqual(['step 0', 'step 1', 'step 2 waits', 'step 2']);
+    // The next turn of the loop counts afresh.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(share.inPlace()).toBeUndefined();
+  });
+
   it('lets one step go per check phase when each runs past the share', async () => {
     const share = new EventLoopShare();
     const seen: string[] = [];

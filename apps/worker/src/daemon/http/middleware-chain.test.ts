@@ -23,7 +23,7 @@ describe('the middleware chain', () => {
       maxBodyBytes: 1_000,
       turns: {
         share: {
-          wait: () => {
+          inPlace: () => {
             shares += 1;
             return new Promise<void>((resolve) => {
               const before = release;

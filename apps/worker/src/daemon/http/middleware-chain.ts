@@ -18,7 +18,7 @@ export type MiddlewareChainOptions = Pick<
   'shedder' | 'checkRequest' | 'token' | 'readToken' | 'maxBodyBytes'
 > & {
   /** The event loop's share a request that starts work waits for (`DaemonTurns.share`). */
-  turns: { share: Pick<EventLoopShare, 'wait'> };
+  turns: { share: Pick<EventLoopShare, 'inPlace'> };
   /** The console's files: a `GET` of one is never shed and needs no token. */
   site: ConsoleSite;
 };
@@ -58,14 +58,16 @@ function shedLoad(shedder: LoadShedder, site: ConsoleSite): MiddlewareHandler<Ap
 }
 
 /**
- * A request that starts work waits for its share of the event loop, in line with the turns' steps:
- * a burst of thousands of `POST`s read in one turn of the loop is then handled 10 ms at a time, and
- * `/healthz`, reads and the running turns are served between the shares. Only its parsing, routing
- * and admission run where it was read. After tracing, so its span shows the wait.
+ * A request that starts work runs where it was read while this turn of the event loop has run such
+ * requests for under 10 ms (`EventLoopShare.inPlace`), and past that waits for its share, in line
+ * with the turns' steps: a burst of hundreds of `POST`s read in one poll phase no longer holds the
+ * loop for all of them, and `/healthz`, reads and the running turns are served between the shares.
+ * After tracing, so its span shows a wait.
  */
 function shareLoop(turns: MiddlewareChainOptions['turns']): MiddlewareHandler<ApiBindings> {
   return async (c, next) => {
-    if (startsWork(c)) await turns.share.wait();
+    const waiting = startsWork(c) ? turns.share.inPlace() : undefined;
+    if (waiting !== undefined) await waiting;
     await next();
   };
 }
