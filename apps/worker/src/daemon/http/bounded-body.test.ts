@@ -1,9 +1,9 @@
-import { request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitBody } from './bounded-body';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { limitBody, readBoundedBody } from './bounded-body';
 import { answerError } from './http-error';
 import type { ApiBindings } from './route-builders';
 
@@ -109,5 +109,42 @@ describe('limitBody', { timeout: 10_000 }, () => {
     expect(Buffer.byteLength(body)).toBe(LIMIT);
     const answer = await send(url, { chunks: [body], contentLength: LIMIT });
     expect(answer).toMatchObject({ status: 200, body: { bytes: LIMIT } });
+  });
+});
+
+describe('readBoundedBody', () => {
+  it('rejects at once when the client went away before the read began', async () => {
+    let outcome: string | undefined;
+    const server = createServer((incoming) => {
+      // As a request that waited for its share of the event loop: its client is gone by then.
+      incoming.once('close', () => {
+        readBoundedBody(incoming, LIMIT).then(
+          () => {
+            outcome = 'resolved';
+          },
+          (error: Error) => {
+            outcome = `rejected: ${error.message}`;
+          },
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const req = httpRequest(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
+      req.on('error', () => {});
+      req.write('{"prompt":', () => req.destroy());
+      await vi.waitFor(
+        () => expect(outcome).toBe('rejected: the client closed the connection before the body ended'),
+        {
+          timeout: 5_000,
+        },
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

@@ -11,7 +11,8 @@ type BoundedBody = Buffer | undefined;
 
 /**
  * Reads a request's body from the Node request under a byte budget: resolves `undefined` at the
- * first byte over `maxBytes` (the rest is left unread), rejects when the client goes away first.
+ * first byte over `maxBytes` (the rest is left unread), rejects when the client goes away first,
+ * or went away before the read began.
  */
 export function readBoundedBody(incoming: IncomingMessage, maxBytes: number): Promise<BoundedBody> {
   return new Promise<BoundedBody>((resolve, reject) => {
@@ -47,6 +48,9 @@ export function readBoundedBody(incoming: IncomingMessage, maxBytes: number): Pr
     incoming.on('end', onEnd);
     incoming.on('error', onError);
     incoming.on('close', onClose);
+    // A request that waited for its share may have lost its client meanwhile: a destroyed stream
+    // emits nothing more.
+    if (incoming.destroyed && !incoming.readableEnded) onClose();
   });
 }
 
