@@ -62,7 +62,7 @@ function shedLoad(shedder: LoadShedder, site: ConsoleSite): MiddlewareHandler<Ap
  * requests for under 10 ms (`EventLoopShare.inPlace`), and past that waits for its share, in line
  * with the turns' steps: a burst of hundreds of `POST`s read in one poll phase no longer holds the
  * loop for all of them, and `/healthz`, reads and the running turns are served between the shares.
- * After tracing, so its span shows a wait.
+ * After the request guard and the tokens, so a refusal costs no wait; inside the request's span.
  */
 function shareLoop(turns: MiddlewareChainOptions['turns']): MiddlewareHandler<ApiBindings> {
   return async (c, next) => {
@@ -110,16 +110,17 @@ function checkTokens(options: MiddlewareChainOptions): MiddlewareHandler<ApiBind
 /**
  * Puts the API's middleware on `app`, in the order each request meets it: load shedding (with a
  * `shedder`), tracing (the request's span covers every check, and a turn it starts is its child),
- * the event loop's share for a request that starts work (`shareLoop`), the request guard
- * (`checkRequest`: foreign `Host`, cross-site browser requests, bodies that are not JSON), the tokens,
- * and the body limit (`limitBody`: `maxBodyBytes`, a 413). Registered before any route.
+ * the request guard (`checkRequest`: foreign `Host`, cross-site browser requests, bodies that are not
+ * JSON), the tokens, the event loop's share for a request that starts work (`shareLoop`: a refused
+ * request never waits for one), and the body limit (`limitBody`: `maxBodyBytes`, a 413). Registered
+ * before any route.
  */
 export function useMiddlewareChain(app: OpenAPIHono<ApiBindings>, options: MiddlewareChainOptions): void {
   if (options.shedder !== undefined) app.use('*', shedLoad(options.shedder, options.site));
   app.use('*', httpTraceMiddleware);
-  app.use('*', shareLoop(options.turns));
   app.use('*', guardRequest(options.checkRequest));
   app.use('*', checkTokens(options));
+  app.use('*', shareLoop(options.turns));
   app.use('*', limitBody(options.maxBodyBytes));
 }
 
