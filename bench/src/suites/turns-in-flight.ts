@@ -407,7 +407,7 @@ export async function turnsInFlight(options: TurnsInFlightOptions = {}): Promise
           report(
             `${backend}, ${turns} in flight`,
             `${row.completed}/${turns} completed, turn p50 ${(row.turnMs.p50 / 1000).toFixed(2)} s p99 ${(row.turnMs.p99 / 1000).toFixed(2)} s`,
-            `healthz p99 api ${row.apiHealth.p99Ms.toFixed(0)} ms, health port ${row.healthPort.p99Ms.toFixed(0)} ms; peak RSS ${(row.peakRss / 2 ** 20).toFixed(0)} MB; ${row.cpuPerTurnMs.process.toFixed(1)} ms CPU a turn; ${row.statementsPerTurn.toFixed(1)} statements a turn${row.problems.length === 0 ? '' : `; ${row.problems.join('; ')}`}`,
+            `healthz p99 api ${row.apiHealth.p99Ms.toFixed(0)} ms, health port ${row.healthPort.p99Ms.toFixed(0)} ms; peak RSS ${(row.peakRss / 2 ** 20).toFixed(0)} MB; ${row.cpuPerTurnMs.process.toFixed(1)} ms CPU a turn${Number.isFinite(row.statementsPerTurn) ? `; ${row.statementsPerTurn.toFixed(1)} statements a turn` : ''}${row.problems.length === 0 ? '' : `; ${row.problems.join('; ')}`}`,
           );
         }
       } finally {
