@@ -1,13 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { main } from './cli-main';
 import { quietOnClosedPipe } from './progress/closed-pipe';
+import { startUpV8Flags } from './start-up-v8-flags';
 
-// Every command but the daemon lives a second or a few: V8's optimising compiler for WebAssembly
-// (the embedded database) spends more CPU on background compiles than the optimised code saves in
-// that time. Without it a read-only view takes 1.0 s instead of 1.45 s (1.15 s of CPU instead of
-// 2.1 s). `serve` runs for hours and keeps it. (Set before any database opens: V8 reads it when it
-// compiles a WebAssembly module.)
-if (process.argv[2] !== 'serve') setFlagsFromString('--liftoff-only');
+// Set before any database opens: see `startUpV8Flags`.
+for (const flag of startUpV8Flags(process.argv[2], process.execArgv)) setFlagsFromString(flag);
 
 const controller = new AbortController();
 let interrupted = false;
