@@ -47,11 +47,12 @@ export interface ThreadError {
 }
 
 /**
- * From the thread: ready once the model is made (or `failed` with id 0 when it cannot be), a piece
- * of a request's text, its answer, or its error.
+ * From the thread: ready once the model is made (or `failed` with id 0 when it cannot be), the text
+ * read since the last such message of each request that streamed some (`[id, text]`, the request's
+ * deltas joined), a request's answer, or its error. A request's text comes before its answer.
  */
 export type FromModelThread =
   | { type: 'ready'; model: string; defaultToolSearch: ResponsesModel['defaultToolSearch'] }
-  | { type: 'delta'; id: number; delta: string }
+  | { type: 'deltas'; deltas: Array<[id: number, text: string]> }
   | { type: 'done'; id: number; response: ModelResponse }
   | { type: 'failed'; id: number; error: ThreadError };

@@ -42,7 +42,7 @@ async function started(...args: Parameters<typeof startThreadedModel>) {
 }
 
 describe('startThreadedModel: the configured model, its requests made on a thread of their own', () => {
-  it('answers as the model made in the process does: the same response, the same text deltas in order', async () => {
+  it('answers as the model made in the process does: the same response, the same text', async () => {
     const answer = {
       id: 'resp_same',
       text: 'Reading it now, then I will answer.',
@@ -64,13 +64,49 @@ describe('startThreadedModel: the configured model, its requests made on a threa
     expect(JSON.stringify(fromThread)).toContain('"msg_1"');
     expect(itemsRenumbered(fromThread)).toEqual(itemsRenumbered(inProcess));
     expect(fromThread.functionCalls.map((call) => call.name)).toEqual(['read_file']);
-    expect(threadDeltas).toEqual(localDeltas);
-    expect(threadDeltas).toHaveLength(5);
-    expect(threadDeltas.join('')).toBe(answer.text);
+    // The stream came in one piece: the in-process model saw its 5 deltas, the thread sent them joined.
+    expect(localDeltas).toHaveLength(5);
+    expect(threadDeltas).toEqual([answer.text]);
     // What went over the wire was the same request.
     expect(server.requests[0]?.body).toEqual(server.requests[1]?.body);
     expect(threaded.model).toBe('fake-model');
     expect(threaded.defaultToolSearch).toBe('client');
+  });
+
+  it("streams each request's text as it comes, deltas read together joined, before its answer", async () => {
+    // One request streams slowly (an event every 150 ms); the others are read in one piece at once.
+    const slow = 'one two three four';
+    const server = await startFakeResponsesServer({
+      script: (request) => {
+        const prompt = JSON.stringify(request.body.input);
+        return prompt.includes('slow')
+          ? { text: slow, textChunks: 4, eventDelayMs: 150 }
+          : { text: `answer to ${prompt.match(/quick \d/)?.[0]}`, textChunks: 50 };
+      },
+    });
+    closers.push(() => server.close());
+    const threaded = await started(SETTINGS, endpointAt(server.baseURL));
+    const slowDeltas: Array<{ text: string; at: number }> = [];
+    const request = requestOf('slow');
+    const slowAnswer = threaded.respond({
+      ...request,
+      onTextDelta: (text) => slowDeltas.push({ text, at: performance.now() }),
+    });
+    const quick = [0, 1, 2].map((index) => {
+      const deltas: string[] = [];
+      return { deltas, answer: threaded.respond(requestOf(`quick ${index}`, deltas)) };
+    });
+    for (const [index, { deltas, answer }] of quick.entries()) {
+      await answer;
+      expect(deltas).toEqual([`answer to quick ${index}`]);
+    }
+    const first = await vi.waitUntil(() => slowDeltas[0], { timeout: 10_000 });
+    await slowAnswer;
+    const answered = performance.now();
+    expect(slowDeltas.map((delta) => delta.text).join('')).toBe(slow);
+    // Not held until the end: the first words came while the rest of the stream was still on its way.
+    expect(slowDeltas.length).toBeGreaterThan(1);
+    expect(answered - first.at).toBeGreaterThan(200);
   });
 
   it('sends each request with its own tool list: lists shared by requests under way, and sent again once none uses them', async () => {

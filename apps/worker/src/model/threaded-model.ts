@@ -107,16 +107,16 @@ class ModelThread {
         markReady(message);
         return;
       }
+      if (message.type === 'deltas') {
+        for (const [id, text] of message.deltas) this.#waiting.get(id)?.onTextDelta(text);
+        return;
+      }
       if (message.id === 0 && message.type === 'failed') {
         failStart(rebuild(message.error));
         return;
       }
       const waiter = this.#waiting.get(message.id);
       if (waiter === undefined) return;
-      if (message.type === 'delta') {
-        waiter.onTextDelta(message.delta);
-        return;
-      }
       this.#settled(message.id);
       if (message.type === 'done') waiter.resolve(message.response);
       else waiter.reject(rebuild(message.error));
