@@ -22,7 +22,7 @@ const run = (
   cutOffWithEvent: stalledReaders,
   closedByDaemon: 0,
   neverCutOff: 0,
-  readerDeltas: reading ? 393_216 : Number.NaN,
+  readerText: reading ? 12_582_912 : Number.NaN,
   readerCutOff: false,
 });
 
@@ -65,7 +65,7 @@ describe('the stalled-readers section', () => {
       '| 40 stalled | 3 | 24 of 24 | 6.3 | 400.0 MB | +150.0 MB (+140.0 MB, +260.0 MB, +150.0 MB) | +100.0 MB (+110.0 MB, +100.0 MB, +95.0 MB) | +21.0 MB | 120 / 0 / 0 | - |',
     );
     expect(text).toContain('| 40 stalled, 1 reading | 3 |');
-    expect(text).toContain('| 393,216 of 393,216 |');
+    expect(text).toContain('| 12,582,912 of 12,582,912 |');
   });
 
   it('judges the target on what the stalled readers add over the turns alone, and states the whole growth too', () => {

@@ -24,9 +24,9 @@ function stalledReadersRow(result: StalledReadersResult, stalled: number, readin
     runs.reduce((total, run) => total + run[key], 0);
   const cut =
     stalled === 0 ? '-' : `${sum('cutOffWithEvent')} / ${sum('closedByDaemon')} / ${sum('neverCutOff')}`;
-  const fewest = Math.min(...runs.map((run) => run.readerDeltas));
+  const fewest = Math.min(...runs.map((run) => run.readerText));
   const readingText = reading
-    ? `${formatNumber(fewest)} of ${formatNumber(result.turns * result.deltas)}${runs.some((run) => run.readerCutOff) ? ' (cut off)' : ''}`
+    ? `${formatNumber(fewest)} of ${formatNumber(result.turns * result.textBytes)}${runs.some((run) => run.readerCutOff) ? ' (cut off)' : ''}`
     : '-';
   return `| ${readers} | ${runs.length} | ${Math.min(...runs.map((run) => run.completed))} of ${result.turns} | ${median(runs.map((run) => run.seconds)).toFixed(1)} | ${megabytes(median(runs.map((run) => run.rssBefore)))} | ${spread('peak')} | ${spread('after')} | ${signedMegabytes(median(growths.map((growth) => growth.live)))} | ${cut} | ${readingText} |`;
 }
@@ -53,7 +53,7 @@ export function renderStalledReadersSection(result: StalledReadersResult): strin
     '',
     `Measured ${result.date} on Node ${result.node}, ${result.cores} cores, 1-minute load average ${result.load[0].toFixed(1)} before and ${result.load[1].toFixed(1)} after (\`BENCH_SUITES=stalled-readers\` reruns only this section). \`switchyard serve\` (the built CLI, embedded PGlite, default settings: an event stream holds at most 4 MiB for its reader, \`serve.maxEventStreamBytes\`; finished turns kept in memory up to 32 MiB, \`serve.maxRetainedTurnBytes\`) with the testkit's fake model: ${result.turns} turns started at once, each streaming ${formatNumber(result.textBytes)} characters of text in ${formatNumber(result.deltas)} deltas. Every run on a fresh daemon after 2 such turns as a warm-up, ${result.repeats} runs of each kind, the kinds interleaved: the daemon's RSS (\`/proc\`) before the readers opened, the highest sampled every 100 ms while the turns ran, and 5 s after the last ended (the readers still connected); and what its main thread held (V8 heap in use and the buffers it holds) after a full garbage collection before the run and after it (\`heap-monitor.mjs\`, after the RSS was read), which leaves out garbage not yet collected and memory the allocators keep for reuse, both in RSS. A stalled reader is a raw socket that reads the answer's head and the stream's opening comment, then nothing; once the turns ended each reads on: its stream ended with the overflow event, the daemon had closed its connection (the event not taken within 30 s), or neither (not cut off). The reading reader reads \`/v1/events\` as fast as it can in the benchmark's process.`,
     '',
-    '| readers | runs | turns completed | seconds | RSS before | RSS growth to peak: median (each run) | RSS growth 5 s after: median (each run) | held after a full collection: growth | stalled readers: overflow event / closed / not cut off | reading reader: text deltas |',
+    '| readers | runs | turns completed | seconds | RSS before | RSS growth to peak: median (each run) | RSS growth 5 s after: median (each run) | held after a full collection: growth | stalled readers: overflow event / closed / not cut off | reading reader: characters of text |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...kinds
       .filter(([stalled, reading]) => runsOf(result, stalled, reading).length > 0)

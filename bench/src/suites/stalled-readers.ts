@@ -38,8 +38,11 @@ export interface StalledReadersRun {
   closedByDaemon: number;
   /** Stalled readers still open and not cut off when they read on (each one a failure). */
   neverCutOff: number;
-  /** Text deltas the one `/v1/events` reader that reads got; NaN without it. */
-  readerDeltas: number;
+  /**
+   * Characters of streamed text the one `/v1/events` reader that reads got (its `text-delta` events'
+   * `delta`s; the daemon may join deltas that arrive together); NaN without it.
+   */
+  readerText: number;
   /** Whether that reader was cut off itself. */
   readerCutOff: boolean;
 }
@@ -139,10 +142,10 @@ async function readOn(
   return state;
 }
 
-/** A `/v1/events` reader in this process that reads everything: counts the text deltas it gets. */
+/** A `/v1/events` reader in this process that reads everything: counts the characters of text it gets. */
 function openReadingReader(url: string) {
   const controller = new AbortController();
-  let deltas = 0;
+  let text = 0;
   let cutOff = false;
   const done = (async () => {
     const response = await fetch(`${url}/v1/events`, { signal: controller.signal });
@@ -151,11 +154,14 @@ function openReadingReader(url: string) {
       .pipeThrough(new EventSourceParserStream());
     for await (const message of messages) {
       if (message.event === 'overflow') cutOff = true;
-      else if (message.data.includes('"type":"text-delta"')) deltas += 1;
+      else if (message.data.includes('"type":"text-delta"')) {
+        const data: { event: { delta: string } } = JSON.parse(message.data);
+        text += data.event.delta.length;
+      }
     }
   })().catch(() => {});
   return {
-    deltas: () => deltas,
+    text: () => text,
     cutOff: () => cutOff,
     close: async () => {
       controller.abort();
@@ -246,7 +252,7 @@ async function runOnce(
       cutOffWithEvent: outcomes.filter((outcome) => outcome === 'event').length,
       closedByDaemon: outcomes.filter((outcome) => outcome === 'closed').length,
       neverCutOff: outcomes.filter((outcome) => outcome === 'open').length,
-      readerDeltas: reading === undefined ? Number.NaN : reading.deltas(),
+      readerText: reading === undefined ? Number.NaN : reading.text(),
       readerCutOff: reading?.cutOff() ?? false,
     };
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
@@ -256,6 +262,11 @@ async function runOnce(
       `held ${mb(liveBefore)} -> ${mb(liveAfter)}; ${completed} of ${options.turns} turns completed in ${seconds.toFixed(1)} s`,
     );
     return run;
+  } catch (error) {
+    // What the daemon said is what explains a run that broke off (a reset connection, a crash).
+    throw new Error(`a stalled-readers run broke off; the daemon's log ends:\n${daemon.log().slice(-4000)}`, {
+      cause: error,
+    });
   } finally {
     await daemon.stop();
   }
