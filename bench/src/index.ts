@@ -14,6 +14,7 @@ import { renderParallelSection } from './report/parallel-batch-section';
 import { renderRequestBurstSection } from './report/request-burst-section';
 import { renderSchemaSection } from './report/schema-bytes-section';
 import { renderStalledReadersSection } from './report/stalled-readers-section';
+import { renderStreamedTextSection } from './report/streamed-text-section';
 import { renderStrictCoverageSection } from './report/strict-coverage-section';
 import { SUITE_NAMES, type SuiteName } from './report/suite-names';
 import { renderTestSuiteSection } from './report/test-suite-section';
@@ -38,6 +39,7 @@ import { parallelBatch } from './suites/parallel-batch';
 import { requestBurst } from './suites/request-burst';
 import { schemaBytes } from './suites/schema-bytes';
 import { stalledReaders } from './suites/stalled-readers';
+import { streamedText } from './suites/streamed-text';
 import { strictCoverage } from './suites/strict-coverage';
 import { testSuite } from './suites/test-suite';
 import { toolStall } from './suites/tool-stall';
@@ -107,6 +109,7 @@ const inFlight = runs('turns-in-flight')
     })
   : undefined;
 const readers = runs('stalled-readers') ? await stalledReaders() : undefined;
+const streamed = runs('streamed-text') ? await streamedText() : undefined;
 const suite = runs('test-suite') ? testSuite(fileURLToPath(new URL('../..', import.meta.url))) : undefined;
 const recall = runs('brain-recall')
   ? await brainRecall(
@@ -155,6 +158,7 @@ if (
   burst !== undefined &&
   inFlight !== undefined &&
   readers !== undefined &&
+  streamed !== undefined &&
   suite !== undefined &&
   recall !== undefined &&
   chaosRun !== undefined
@@ -173,6 +177,7 @@ if (
       requestBurst: burst,
       turnsInFlight: inFlight,
       stalledReaders: readers,
+      streamedText: streamed,
       testSuite: suite,
       brainRecall: recall,
       chaos: chaosRun,
@@ -195,6 +200,7 @@ if (
       ...(burst === undefined ? {} : { 'request-burst': renderRequestBurstSection(burst) }),
       ...(inFlight === undefined ? {} : { 'turns-in-flight': renderTurnsInFlightSection(inFlight) }),
       ...(readers === undefined ? {} : { 'stalled-readers': renderStalledReadersSection(readers) }),
+      ...(streamed === undefined ? {} : { 'streamed-text': renderStreamedTextSection(streamed) }),
       ...(suite === undefined ? {} : { 'test-suite': renderTestSuiteSection(suite) }),
       ...(recall === undefined ? {} : { 'brain-recall': renderBrainRecallSection(recall) }),
       ...(chaosRun === undefined ? {} : { chaos: renderChaosSection(chaosRun) }),

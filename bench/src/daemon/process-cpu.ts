@@ -25,6 +25,11 @@ export function processCpuMs(pid: number): number {
   return statCpuMs(`/proc/${pid}/stat`);
 }
 
+/** CPU time of a process's main thread (a Node process's JavaScript thread, its event loop), ms. */
+export function mainThreadCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
 /**
  * CPU time of a process and of its children alive now (a PostgreSQL postmaster and its backends),
  * ms; a child that has exited no longer counts.

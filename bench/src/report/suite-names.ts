@@ -11,6 +11,7 @@ export const SUITE_NAMES = [
   'request-burst',
   'turns-in-flight',
   'stalled-readers',
+  'streamed-text',
   'test-suite',
   'brain-recall',
   'chaos',

@@ -14,6 +14,7 @@ const SECTION_HEADINGS: Record<SuiteName, string> = {
   'request-burst': '## Request burst',
   'turns-in-flight': '## Turns in flight',
   'stalled-readers': '## Stalled readers',
+  'streamed-text': '## Streamed text',
   'test-suite': '## Test suite',
   'brain-recall': '## Brain recall',
   chaos: '## Chaos (durable turns)',

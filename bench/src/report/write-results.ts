@@ -12,6 +12,7 @@ import type { ParallelBatchRow } from '../suites/parallel-batch';
 import type { RequestBurstResult } from '../suites/request-burst';
 import type { SchemaBytesResult } from '../suites/schema-bytes';
 import type { StalledReadersResult } from '../suites/stalled-readers';
+import type { StreamedTextResult } from '../suites/streamed-text';
 import type { StrictCoverageResult } from '../suites/strict-coverage';
 import type { TestSuiteResult } from '../suites/test-suite';
 import type { ToolStallResult } from '../suites/tool-stall';
@@ -26,6 +27,7 @@ import { renderParallelSection } from './parallel-batch-section';
 import { renderRequestBurstSection } from './request-burst-section';
 import { renderSchemaSection } from './schema-bytes-section';
 import { renderStalledReadersSection } from './stalled-readers-section';
+import { renderStreamedTextSection } from './streamed-text-section';
 import { renderStrictCoverageSection } from './strict-coverage-section';
 import { renderTestSuiteSection } from './test-suite-section';
 import { renderToolStallSection } from './tool-stall-section';
@@ -52,6 +54,8 @@ export interface BenchResults {
   testSuite: TestSuiteResult;
   /** The stalled-readers suite. */
   stalledReaders: StalledReadersResult;
+  /** The streamed-text suite. */
+  streamedText: StreamedTextResult;
   /** The Brain recall suite. */
   brainRecall: BrainRecallResult;
   /** The chaos suite. */
@@ -125,6 +129,7 @@ export function renderResults(results: BenchResults, now = new Date()): string {
     renderRequestBurstSection(results.requestBurst),
     renderTurnsInFlightSection(results.turnsInFlight),
     renderStalledReadersSection(results.stalledReaders),
+    renderStreamedTextSection(results.streamedText),
     renderTestSuiteSection(results.testSuite),
     renderBrainRecallSection(results.brainRecall),
     renderChaosSection(results.chaos),
