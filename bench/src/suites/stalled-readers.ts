@@ -124,15 +124,28 @@ async function readOn(
   const closed = new Promise<void>((resolve) => reader.socket.once('close', () => resolve()));
   reader.socket.resume();
   const deadline = Date.now() + waitMs;
+  // Each chunk is scanned once (with the end of the one before, for a match across them): 40 readers
+  // of several MB each, scanned whole every 50 ms, kept this process too busy to read them on in time.
+  let scanned = 0;
+  let tail = '';
+  let overflow = false;
+  const scan = () => {
+    for (; scanned < reader.chunks.length; scanned += 1) {
+      const text = tail + (reader.chunks[scanned] as Buffer).toString('latin1');
+      if (text.includes('event: overflow')) overflow = true;
+      tail = text.slice(-64);
+    }
+  };
   let state: 'event' | 'closed' | 'open' = 'open';
   for (;;) {
-    const text = Buffer.concat(reader.chunks).toString('latin1');
-    if (text.includes('event: overflow') && text.endsWith('\r\n0\r\n\r\n')) {
+    scan();
+    if (overflow && tail.endsWith('\r\n0\r\n\r\n')) {
       state = 'event';
       break;
     }
     if (reader.socket.destroyed || reader.socket.readableEnded) {
-      state = text.includes('event: overflow') ? 'event' : 'closed';
+      scan();
+      state = overflow ? 'event' : 'closed';
       break;
     }
     if (Date.now() > deadline) break;
