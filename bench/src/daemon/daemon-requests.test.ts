@@ -44,7 +44,9 @@ describe('daemonJson', () => {
 
   it('never sends a POST again: it may have started a turn', async () => {
     const once = await resettingServer(1);
-    await expect(daemonJson(once.url, { body: { prompt: 'hi' }, expect: 202 })).rejects.toThrow('fetch failed');
+    await expect(daemonJson(once.url, { body: { prompt: 'hi' }, expect: 202 })).rejects.toThrow(
+      'fetch failed',
+    );
     expect(once.requests()).toBe(1);
   });
 });
