@@ -127,7 +127,7 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
     settings: { serve: { maxEventStreamBytes: LIMIT, maxRetainedTurnBytes: 10 * 1024 * 1024 } },
   });
 
-  it('cuts a /v1/events reader that reads nothing off with an overflow event; a reader that reads gets every delta', async () => {
+  it('cuts a /v1/events reader that reads nothing off with an overflow event; a reader that reads gets all the text', async () => {
     const { url, serve } = served();
     const stalled = await stalledFeedReader(url);
     const reader = feedReader(url);
@@ -171,7 +171,10 @@ describe('switchyard serve: event streams bounded per reader (embedded PGlite, f
           event.data.turnId === id &&
           (event.data.event as { type: string }).type === 'text-delta',
       );
-      expect(deltas).toHaveLength(DELTAS);
+      // The model's thread joins deltas it reads together (more of them when the machine is busy): the
+      // text comes whole and in order, in more than one piece and at most one per delta.
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.length).toBeLessThanOrEqual(DELTAS);
       expect(deltas.map((event) => (event.data.event as { delta: string }).delta).join('')).toBe(
         bigText(`BIG ${index + 1}`),
       );
