@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { startFakeResponsesServer } from '@switchyard/testkit';
 import { daemonJson } from '../daemon/daemon-requests';
+import { msPer } from '../daemon/daemon-stats';
 import { mainThreadCpuMs, processCpuMs } from '../daemon/process-cpu';
 import { startServeDaemon } from '../daemon/serve-daemon';
 import { heading, machineNow, median, report } from '../measure';
@@ -101,8 +102,11 @@ export async function streamedText(options: StreamedTextOptions = {}): Promise<S
       }),
     );
     let completed = 0;
+    const deadline = Date.now() + 5 * 60_000;
     for (const id of ids) {
       for (;;) {
+        if (Date.now() > deadline)
+          throw new Error(`turn ${id} of ${row.deltas} deltas still running after 5 minutes`);
         const turn: { status: string; endedAt?: string; output: string } = await daemonJson(
           `${daemon.url}/v1/turns/${id}`,
         );
@@ -115,8 +119,8 @@ export async function streamedText(options: StreamedTextOptions = {}): Promise<S
       }
     }
     return {
-      processMs: (processCpuMs(daemon.pid) - processBefore) / completed,
-      mainThreadMs: (mainThreadCpuMs(daemon.pid) - mainBefore) / completed,
+      processMs: msPer(processCpuMs(daemon.pid) - processBefore, completed),
+      mainThreadMs: msPer(mainThreadCpuMs(daemon.pid) - mainBefore, completed),
     };
   };
   try {
