@@ -10,6 +10,7 @@ describePublicApi('@switchyard/core', {
   module: publicApi,
   runtime: [
     'DEFAULT_MAX_PARALLEL_CALLS',
+    'DEFAULT_MAX_RESPONSE_BYTES',
     'ModelRequestError',
     'SwitchyardConfigError',
     'SwitchyardError',

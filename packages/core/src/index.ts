@@ -38,6 +38,7 @@ export {
 } from './loop/run-agent-loop';
 export type { TurnBudget } from './loop/turn-budget';
 export type { RecordedTurn, TurnJournal } from './loop/turn-journal';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './model/response-shape';
 export {
   createResponsesModel,
   type ResponsesModel,

@@ -12,7 +12,11 @@ export {
   type ArgumentRefusalReason,
   type ArgumentRepair,
 } from './arguments/argument-ids';
-export { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './arguments/argument-limits';
+export {
+  MAX_TOOL_ARGUMENT_BYTES,
+  MAX_TOOL_ARGUMENT_DEPTH,
+  MAX_TOOL_ARGUMENT_VALUES,
+} from './arguments/argument-limits';
 export { type AjvErrorLike, issueFromAjvError } from './arguments/issue-from-ajv-error';
 export { escapePointerSegment, toJSONPointer } from './arguments/json-pointer';
 export {

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_RESPONSE_BYTES } from '@switchyard/core';
 import { afterEach } from 'vitest';
 import type { WorkerModelSettings } from '../model/worker-model';
 
@@ -8,6 +9,7 @@ export const MODEL_SETTINGS: WorkerModelSettings = {
   stream: true,
   reasoningEffort: undefined,
   maxOutputTokens: undefined,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
 };
 
 /** What a test opened (servers, models), closed after each test of the file whatever happened. */

@@ -315,6 +315,8 @@ export const configFileSchema = z.strictObject({
       chaining: z.enum(['stateless', 'previous-response-id']).optional(),
       stream: z.boolean().optional(),
       maxRetries: z.number().int().min(0).max(10).optional(),
+      // At least 64 KiB: one response of a few tools' calls is bigger than a handful of kilobytes.
+      maxResponseBytes: z.number().int().min(65_536).max(Number.MAX_SAFE_INTEGER).optional(),
     })
     .optional(),
   agent: z

@@ -30,6 +30,8 @@ describe('configuration errors name the field', () => {
     [{ limits: { maxIterations: 0 } }, 'limits.maxIterations', /1/],
     [{ limits: { turnTimeoutMs: 'soon' } }, 'limits.turnTimeoutMs', /number/],
     [{ model: { baseURL: 'ftp://x' } }, 'model.baseURL', /http/],
+    [{ model: { maxResponseBytes: 1000 } }, 'model.maxResponseBytes', /65536/],
+    [{ model: { maxResponseBytes: 1.5e6 + 0.5 } }, 'model.maxResponseBytes', /expected int/],
     [{ database: { url: 'mysql://x' } }, 'database.url', /postgres/],
     [
       { categories: { computer: { limits: { maxReadLines: -1 } } } },
@@ -456,7 +458,11 @@ describe('defaults and environment overrides', () => {
       name: 'from-file',
       baseURL: 'http://file.example/v1',
       apiKey: undefined,
+      maxResponseBytes: 32 * 1024 * 1024,
     });
+    expect(parseConfig({ model: { maxResponseBytes: 65_536 } }, { env: {} }).model.maxResponseBytes).toBe(
+      65_536,
+    );
     const overridden = parseConfig(raw, {
       env: {
         OPENAI_API_KEY: 'sk-test',

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DEFAULT_MAX_PARALLEL_CALLS } from '@switchyard/core';
+import { DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_RESPONSE_BYTES } from '@switchyard/core';
 import { resolveBudgets } from './agent-budgets';
 import { type ConfigEnvironment, variableOf } from './config-environment';
 import { configIssuesOf } from './config-issues-of';
@@ -103,6 +103,7 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Wor
       chaining: file.model?.chaining ?? 'stateless',
       stream: file.model?.stream ?? true,
       maxRetries: file.model?.maxRetries ?? 3,
+      maxResponseBytes: file.model?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     },
     agent: file.agent ?? 'main',
     instructions: file.instructions ?? DEFAULT_INSTRUCTIONS,

@@ -31,6 +31,8 @@ export interface WorkerModelConfig {
   stream: boolean;
   /** The SDK's retries on 429 and 5xx (default 3). */
   maxRetries: number;
+  /** The most bytes of one response's body read (`model.maxResponseBytes`, default 32 MiB). */
+  maxResponseBytes: number;
 }
 
 /** The computer category: file and command tools in the agent's home, and Skills. */

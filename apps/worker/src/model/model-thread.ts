@@ -92,6 +92,9 @@ port.on('message', (message: ToModelThread) => {
         send({ type: 'failed', id, error: threadError(error) });
       },
     )
+    // A message that cannot be sent (a response that cannot be cloned) fails its own request: the
+    // others of this thread go on, and this one is answered rather than waited on until its turn's limit.
+    .catch((error: unknown) => send({ type: 'failed', id, error: threadError(error) }))
     .finally(() => open.delete(id));
 });
 send({ type: 'ready', model: model.model, defaultToolSearch: model.defaultToolSearch });

@@ -195,6 +195,49 @@ describe('startThreadedModel: the configured model, its requests made on a threa
     await closedByClient;
   });
 
+  it('fails only the request whose response is malformed: the thread and the requests beside it go on', async () => {
+    // Served raw: the second request's answer nests an item 20,000 levels deep (a structured clone of
+    // it overflows the stack), or is cut past maxResponseBytes; the first is answered 300 ms later.
+    const deep = `${'{"nest":'.repeat(19_999)}{}${'}'.repeat(19_999)}`;
+    const completed = (output: string) =>
+      `event: response.completed\ndata: {"type":"response.completed","sequence_number":1,"response":{"id":"resp_1","output":${output}}}\n\n`;
+    const fine = `[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"fine","annotations":[]}]}]`;
+    const raw = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (body.includes('slow')) setTimeout(() => response.end(completed(fine)), 300);
+        else if (body.includes('deep')) response.end(completed(`[{"type":"odd","payload":${deep}}]`));
+        else
+          response.end(
+            `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"${'z'.repeat(400_000)}"}\n\n`,
+          );
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      raw.closeAllConnections();
+      await new Promise((resolve) => raw.close(resolve));
+    });
+    const { port } = raw.address() as AddressInfo;
+    const threaded = await started(
+      { ...SETTINGS, maxResponseBytes: 262_144 },
+      endpointAt(`http://127.0.0.1:${port}/v1`),
+    );
+    const slowDeltas: string[] = [];
+    const slow = threaded.respond(requestOf('slow', slowDeltas));
+    await expect(threaded.respond(requestOf('deep'))).rejects.toThrow(
+      /^Model response malformed: output\[0\]\.payload\.nest[a-z.]*\.\.\. nests deeper than 64 levels$/,
+    );
+    await expect(threaded.respond(requestOf('large'))).rejects.toThrow(
+      'Model response too large: its body passed 262144 bytes (maxResponseBytes), so it was not read further',
+    );
+    expect((await slow).output).toHaveLength(1);
+  });
+
   it('when its thread runs out of memory, fails the requests it carried and starts a new thread for the next', async () => {
     // A 96 MB answer (the thread holds it at least three times: the bytes read, the delta, the final
     // response) against a 64 MB heap. Not smaller: the new thread takes the same limits, and under
@@ -203,9 +246,14 @@ describe('startThreadedModel: the configured model, its requests made on a threa
       script: [{ text: 'x'.repeat(96 * 1024 * 1024), textChunks: 1 }, { text: 'fine' }],
     });
     closers.push(() => server.close());
-    const threaded = await started(SETTINGS, endpointAt(server.baseURL), {
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
-    });
+    // Over the default maxResponseBytes (32 MiB), which would refuse it before the heap ran out.
+    const threaded = await started(
+      { ...SETTINGS, maxResponseBytes: 256 * 1024 * 1024 },
+      endpointAt(server.baseURL),
+      {
+        resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+      },
+    );
     const error = await threaded.respond(requestOf('a lot')).catch((caught: unknown) => caught);
     expect(ModelRequestError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(

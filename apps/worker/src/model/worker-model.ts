@@ -10,7 +10,7 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** What a model's requests take from the configuration's `model` section. */
 export type WorkerModelSettings = Pick<
   WorkerConfig['model'],
-  'maxRetries' | 'chaining' | 'stream' | 'reasoningEffort' | 'maxOutputTokens'
+  'maxRetries' | 'chaining' | 'stream' | 'reasoningEffort' | 'maxOutputTokens' | 'maxResponseBytes'
 >;
 
 /**
@@ -52,6 +52,7 @@ export function createWorkerModel(settings: WorkerModelSettings, endpoint: Model
     model: endpoint.model,
     chaining: settings.chaining,
     stream: settings.stream,
+    maxResponseBytes: settings.maxResponseBytes,
     ...(settings.reasoningEffort === undefined ? {} : { reasoning: { effort: settings.reasoningEffort } }),
     ...(settings.maxOutputTokens === undefined ? {} : { max_output_tokens: settings.maxOutputTokens }),
   });

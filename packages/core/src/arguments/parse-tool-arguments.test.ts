@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ARGUMENT_REFUSAL_REASONS, ARGUMENT_REPAIRS, type ArgumentRepair } from './argument-ids';
-import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
+import {
+  MAX_TOOL_ARGUMENT_BYTES,
+  MAX_TOOL_ARGUMENT_DEPTH,
+  MAX_TOOL_ARGUMENT_VALUES,
+} from './argument-limits';
 import {
   type ParseToolArgumentsOptions,
   type ParseToolArgumentsResult,
@@ -69,6 +73,21 @@ describe('step 1: size and depth caps', () => {
   it('refuses deep nesting of arrays, and in tolerant input too', () => {
     expect(refused(`{"a":${'['.repeat(70)}${']'.repeat(70)}}`).reason).toBe('too-deep');
     expect(refused(`{'a':${'['.repeat(70)}`).reason).toBe('too-deep');
+  });
+
+  it(`accepts ${MAX_TOOL_ARGUMENT_VALUES} values and refuses one more, strict or tolerant; commas in strings do not count`, () => {
+    const values = (count: number, quote = '"') =>
+      `{${quote}todos${quote}:[${Array(count).fill(1).join(',')}]}`;
+    expect(repaired(values(MAX_TOOL_ARGUMENT_VALUES)).value.todos).toHaveLength(MAX_TOOL_ARGUMENT_VALUES);
+    for (const raw of [values(MAX_TOOL_ARGUMENT_VALUES + 1), values(MAX_TOOL_ARGUMENT_VALUES + 1, "'")]) {
+      const result = refused(raw);
+      expect(result.reason).toBe('too-large');
+      expect(result.message).toBe(
+        `The arguments hold more than ${MAX_TOOL_ARGUMENT_VALUES} values, so they were not read and nothing was run. Send fewer values, e.g. split the work over several calls.`,
+      );
+    }
+    const commas = JSON.stringify({ csv: ','.repeat(MAX_TOOL_ARGUMENT_VALUES * 2) });
+    expect(repaired(commas).value.csv).toHaveLength(MAX_TOOL_ARGUMENT_VALUES * 2);
   });
 
   it('does not count brackets inside strings', () => {

@@ -1,6 +1,10 @@
 import { isPlainObject } from '../shared/is-plain-object';
 import { type ArgumentRepair, addRepair, type LadderRefusalReason } from './argument-ids';
-import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_ARGUMENT_DEPTH } from './argument-limits';
+import {
+  MAX_TOOL_ARGUMENT_BYTES,
+  MAX_TOOL_ARGUMENT_DEPTH,
+  MAX_TOOL_ARGUMENT_VALUES,
+} from './argument-limits';
 import { LadderRefusal } from './ladder-refusal';
 import { stripFences, stripWrappers } from './ladder-wrappers';
 import { parseTolerantJSON } from './tolerant-json-parser';
@@ -76,8 +80,9 @@ function checkSize(raw: string): void {
 }
 
 /**
- * One pass over the text before any parsing: the nesting depth (refused past the cap) and the
- * number of `:` outside double-quoted strings, which for strict JSON is the number of members.
+ * One pass over the text before any parsing: the nesting depth and the values (commas outside
+ * double-quoted strings), each refused past its cap, and the number of `:` outside strings, which
+ * for strict JSON is the number of members.
  * Returns -1 instead when the text cannot be strict JSON (open brackets or an open string at the
  * end; outside strings a quote other than `"`, a comment, a backslash, a capital letter, anything
  * non-ASCII), so `JSON.parse` and the cost of its exception are skipped. Strings are skipped with `indexOf`: long values cost little.
@@ -85,6 +90,7 @@ function checkSize(raw: string): void {
 function scanStructure(text: string): number {
   let depth = 0;
   let colons = 0;
+  let commas = 0;
   let strict = true;
   let index = 0;
   const length = text.length;
@@ -118,6 +124,14 @@ function scanStructure(text: string): number {
       if (depth > 0) depth -= 1;
     } else if (code === 58) {
       colons += 1;
+    } else if (code === 44) {
+      commas += 1;
+      if (commas >= MAX_TOOL_ARGUMENT_VALUES) {
+        throw new LadderRefusal(
+          'too-large',
+          `The arguments hold more than ${MAX_TOOL_ARGUMENT_VALUES} values, so they were not read and nothing was run. Send fewer values, e.g. split the work over several calls.`,
+        );
+      }
     } else if (
       code === 39 ||
       code === 47 ||

@@ -107,6 +107,24 @@ describe('validation with a Zod schema', () => {
     expect(error.message).toContain('- /items/0/name: expected string, received number');
   });
 
+  it('lists the first 20 problems and counts the rest, for a Zod and an external schema alike', () => {
+    // 99,999 items that each fail: under the ladder's value cap, every one a problem of its own.
+    const raw = JSON.stringify({ todos: Array(99_999).fill(1) });
+    const zod = zodTool(z.object({ todos: z.array(z.object({ content: z.string() })) }), { name: 'todos' });
+    const external = externalTool({
+      type: 'object',
+      properties: { todos: { type: 'array', items: { type: 'object' } } },
+      required: ['todos'],
+    });
+    for (const tool of [zod, external]) {
+      const { issues } = failure(validateToolArguments(tool, raw));
+      expect(issues).toHaveLength(21);
+      expect(issues[0]?.path).toBe('/todos/0');
+      expect(issues[19]?.path).toBe('/todos/19');
+      expect(issues[20]).toEqual({ path: '', message: '99979 more problems not listed' });
+    }
+  });
+
   it('never echoes the raw input: it gives its length, and each problem by pointer and kind', () => {
     const raw = JSON.stringify({ path: 1, content: `SECRET-${'x'.repeat(5000)}` });
     const error = failure(validateToolArguments(writeFile, raw));

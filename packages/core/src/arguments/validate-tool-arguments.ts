@@ -127,12 +127,37 @@ export function compileJSONSchema(toolName: string, schema: JSONSchemaObject): V
   return validate;
 }
 
-function capIssues(issues: ToolArgumentIssue[]): ToolArgumentIssue[] {
-  if (issues.length <= MAX_ISSUES) return issues;
+/** `issues` and `unlisted` more at most `MAX_ISSUES` long: past it, the first ones and a count of the rest. */
+function capIssues(issues: ToolArgumentIssue[], unlisted = 0): ToolArgumentIssue[] {
+  const total = issues.length + unlisted;
+  if (total <= MAX_ISSUES) return issues;
   return [
     ...issues.slice(0, MAX_ISSUES),
-    { path: '', message: `${issues.length - MAX_ISSUES} more problems not listed` },
+    { path: '', message: `${total - MAX_ISSUES} more problems not listed` },
   ];
+}
+
+/**
+ * A validator's problems mapped until `MAX_ISSUES` are listed, the rest only counted (`count`): an
+ * array of 100,000 items can fail every one, and only the first few are shown.
+ */
+function mapCapped<T>(
+  problems: readonly T[],
+  map: (problem: T) => ToolArgumentIssue[],
+  count: (problem: T) => number,
+): { listed: ToolArgumentIssue[]; unlisted: number } {
+  const listed: ToolArgumentIssue[] = [];
+  let unlisted = 0;
+  for (const problem of problems) {
+    if (listed.length < MAX_ISSUES) listed.push(...map(problem));
+    else unlisted += count(problem);
+  }
+  return { listed, unlisted };
+}
+
+/** How many issues `fromZodIssue` makes of one Zod issue. */
+function zodIssueCount(issue: z.core.$ZodIssue): number {
+  return issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
 }
 
 function fromZodIssue(issue: z.core.$ZodIssue): ToolArgumentIssue[] {
@@ -189,7 +214,12 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
         // A projected external schema made optional properties nullable: their nulls mean "absent".
         const value = restore !== undefined && !noNulls ? restore(raw) : raw;
         if (validate(value)) return { ok: true, params: value };
-        return { ok: false, issues: capIssues((validate.errors ?? []).map(issueFromAjvError)) };
+        const { listed, unlisted } = mapCapped(
+          validate.errors ?? [],
+          (error) => [issueFromAjvError(error)],
+          () => 1,
+        );
+        return { ok: false, issues: capIssues(listed, unlisted) };
       },
     };
   }
@@ -217,11 +247,13 @@ function createValidator(tool: WorkerAgentTool<unknown>): ToolValidator {
       // Strict mode made optional properties required-but-nullable: their nulls mean "absent".
       const result = schema.safeParse(restore !== undefined && !noNulls ? restore(value) : value);
       if (result.success && unknown.length === 0) return { ok: true, params: result.data };
-      const issues = result.success ? [] : result.error.issues.flatMap(fromZodIssue);
-      const reported = new Set(issues.map((issue) => issue.path));
+      const { listed, unlisted } = result.success
+        ? { listed: [], unlisted: 0 }
+        : mapCapped(result.error.issues, fromZodIssue, zodIssueCount);
+      const reported = new Set(listed.map((issue) => issue.path));
       return {
         ok: false,
-        issues: capIssues([...issues, ...unknown.filter((issue) => !reported.has(issue.path))]),
+        issues: capIssues([...listed, ...unknown.filter((issue) => !reported.has(issue.path))], unlisted),
       };
     },
   };

@@ -8,12 +8,12 @@ import type {
   Tool,
 } from 'openai/resources/responses/responses';
 import { ModelRequestError } from '../errors/model-request-error';
-import { ZERO_USAGE } from '../events/add-usage';
 import type { AgentUsage } from '../events/agent-event';
 import type { ResponsesToolSchema, ToolSearchMode } from '../schema/collect-tool-schemas';
 import { isOpenAIEndpoint } from './is-openai-endpoint';
 import { toReplayItems } from './replay-items';
-import { readServerSentEvents } from './server-sent-events';
+import { checkResponseOutput, DEFAULT_MAX_RESPONSE_BYTES, toUsage } from './response-shape';
+import { readBoundedText, readServerSentEvents } from './server-sent-events';
 
 /** The part of an `openai` SDK client the adapter uses: `new OpenAI({ baseURL, apiKey, maxRetries })`. */
 export type ResponsesClient = Pick<OpenAI, 'responses' | 'baseURL'>;
@@ -45,6 +45,12 @@ export interface ResponsesModelOptions extends ResponsesRequestDefaults {
   chaining?: ResponsesChaining;
   /** Stream the response (default `true`); `false` for endpoints that cannot stream. */
   stream?: boolean;
+  /**
+   * The most bytes of one response's body read (default `DEFAULT_MAX_RESPONSE_BYTES`, 32 MiB): a
+   * server that sends more (a stream that never ends) fails the request with `ModelRequestError`,
+   * and the body is cancelled. A response of 128,000 output tokens streams about 25 MB.
+   */
+  maxResponseBytes?: number;
 }
 
 /** What the loop hands the model for one request. */
@@ -95,17 +101,6 @@ export interface ResponsesModel {
    * `response.failed`/`error` event; when `signal` aborts it rejects promptly.
    */
   respond(request: ModelRequest): Promise<ModelResponse>;
-}
-
-function toUsage(usage: ResponseUsage | undefined): AgentUsage {
-  if (!usage) return { ...ZERO_USAGE };
-  return {
-    inputTokens: usage.input_tokens ?? 0,
-    cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? 0,
-    outputTokens: usage.output_tokens ?? 0,
-    reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
-    totalTokens: usage.total_tokens ?? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
-  };
 }
 
 function describeCause(error: unknown): string {
@@ -176,14 +171,25 @@ interface ResponsesSettings {
   requestDefaults: ResponsesRequestDefaults;
   /** The client's base URL, named in the error when the endpoint was not reached. */
   endpoint: string | undefined;
+  /** The most bytes of one response's body read. */
+  maxResponseBytes: number;
 }
 
-function checkModelOptions({ client, model, chaining }: ResponsesModelOptions): void {
+function checkModelOptions(options: ResponsesModelOptions): void {
+  const { client, model, chaining } = options;
   if (typeof client !== 'object' || client === null || typeof client.responses?.create !== 'function') {
     throw new TypeError('createResponsesModel: client must be an openai SDK client (new OpenAI(...))');
   }
   if (typeof model !== 'string' || model === '') {
     throw new TypeError('createResponsesModel: model must be a non-empty model name');
+  }
+  if (
+    options.maxResponseBytes !== undefined &&
+    (!Number.isSafeInteger(options.maxResponseBytes) || options.maxResponseBytes < 1)
+  ) {
+    throw new TypeError(
+      `createResponsesModel: maxResponseBytes must be a whole number of bytes of at least 1, got ${String(options.maxResponseBytes)}`,
+    );
   }
   if (chaining !== undefined && chaining !== 'stateless' && chaining !== 'previous-response-id') {
     throw new TypeError(
@@ -193,7 +199,14 @@ function checkModelOptions({ client, model, chaining }: ResponsesModelOptions): 
 }
 
 function resolveSettings(options: ResponsesModelOptions): ResponsesSettings {
-  const { client, model, chaining = 'stateless', stream: _stream, ...requestDefaults } = options;
+  const {
+    client,
+    model,
+    chaining = 'stateless',
+    stream: _stream,
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    ...requestDefaults
+  } = options;
   const chained = chaining === 'previous-response-id';
   const store = requestDefaults.store ?? chained;
   // Stateless, the server keeps no reasoning to look up by id: ask for it encrypted, so it can be
@@ -207,7 +220,7 @@ function resolveSettings(options: ResponsesModelOptions): ResponsesSettings {
       ? [...(requestDefaults.include ?? []), 'reasoning.encrypted_content' as const]
       : requestDefaults.include;
   const endpoint = typeof client.baseURL === 'string' ? client.baseURL : undefined;
-  return { client, model, chained, store, include, requestDefaults, endpoint };
+  return { client, model, chained, store, include, requestDefaults, endpoint, maxResponseBytes };
 }
 
 function buildBody(settings: ResponsesSettings, request: ModelRequest): ResponseCreateParamsBase {
@@ -225,14 +238,22 @@ function buildBody(settings: ResponsesSettings, request: ModelRequest): Response
   };
 }
 
-/** The response as the loop reads it: its function calls, and its items as the transcript replays them. */
+/**
+ * The response as the loop reads it: its function calls, and its items as the transcript replays
+ * them. What the server sent is checked first (`checkResponseOutput`, `toUsage`): a malformed response
+ * fails its request with `ModelRequestError` naming what is wrong, before anything copies or replays it.
+ */
 function toModelResponse(
   settings: ResponsesSettings,
-  id: string,
-  output: ResponseOutputItem[],
-  incomplete: { reason?: string } | null | undefined,
+  id: unknown,
+  output: unknown,
+  incomplete: { reason?: unknown } | null | undefined,
   usage: ResponseUsage | undefined,
 ): ModelResponse {
+  if (id !== undefined && typeof id !== 'string') {
+    throw new ModelRequestError({ message: 'Model response malformed: its id is not a string' });
+  }
+  checkResponseOutput(output);
   const functionCalls: ResponseFunctionToolCall[] = [];
   for (const item of output) {
     if (item.type !== 'function_call') continue;
@@ -240,15 +261,38 @@ function toModelResponse(
     if (item.namespace === null) delete item.namespace;
     functionCalls.push(item);
   }
-  return {
-    id,
-    functionCalls,
+  let items: ResponseInputItem[];
+  try {
     // Without store, a reasoning item can only be replayed with its encrypted content.
-    items: toReplayItems(output, { stateless: !settings.store }),
+    items = toReplayItems(output, { stateless: !settings.store });
+  } catch (error) {
+    // An item of a known type without the fields its type has (a message whose content is no array).
+    throw new ModelRequestError({
+      message: `Model response malformed: its output cannot be replayed (${describeCause(error)})`,
+      cause: error,
+    });
+  }
+  const reason = incomplete?.reason;
+  return {
+    id: id as string,
+    functionCalls,
+    items,
     output,
-    finishReason: incomplete?.reason ?? undefined,
+    finishReason: typeof reason === 'string' ? reason : undefined,
     usage: toUsage(usage),
   };
+}
+
+/** The text of a response's output messages, as the SDK's `output_text` joins it. */
+function outputTextOf(output: readonly ResponseOutputItem[]): string {
+  let text = '';
+  for (const item of output) {
+    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) {
+      if (part?.type === 'output_text' && typeof part.text === 'string') text += part.text;
+    }
+  }
+  return text;
 }
 
 async function respondOnce(settings: ResponsesSettings, request: ModelRequest): Promise<ModelResponse> {
@@ -256,24 +300,38 @@ async function respondOnce(settings: ResponsesSettings, request: ModelRequest): 
   const link = linkSignal(signal);
   let response: OpenAI.Responses.Response;
   try {
-    response = await settings.client.responses.create(
-      { ...buildBody(settings, request), stream: false },
-      { signal: link.signal },
-    );
+    // The SDK makes the request (headers, retries, HTTP errors); the body is read here, under the
+    // byte limit the SDK's own reading does not have.
+    const answer = await settings.client.responses
+      .create({ ...buildBody(settings, request), stream: false }, { signal: link.signal })
+      .asResponse();
+    response = JSON.parse(
+      await readBoundedText(answer.body, settings.maxResponseBytes),
+    ) as OpenAI.Responses.Response;
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
     throw toModelRequestError(error, 'request', settings.endpoint);
   } finally {
     link.release();
   }
+  if (typeof response !== 'object' || response === null) {
+    throw new ModelRequestError({ message: 'Model response malformed: its body is not a JSON object' });
+  }
   if (response.status === 'failed') {
     throw new ModelRequestError({
       message: `Model response failed: ${response.error?.message ?? 'no reason given'}`,
     });
   }
-  const text = response.output_text;
+  const answer = toModelResponse(
+    settings,
+    response.id,
+    response.output,
+    response.incomplete_details,
+    response.usage,
+  );
+  const text = outputTextOf(answer.output);
   if (text) request.onTextDelta(text);
-  return toModelResponse(settings, response.id, response.output, response.incomplete_details, response.usage);
+  return answer;
 }
 
 async function respondStreaming(settings: ResponsesSettings, request: ModelRequest): Promise<ModelResponse> {
@@ -329,12 +387,20 @@ async function streamResponse(
     }
   };
   try {
-    if (body !== null) await readServerSentEvents(body, onEvent, { skipEvent: isUnreadResponseEvent });
+    if (body !== null) {
+      await readServerSentEvents(body, onEvent, {
+        skipEvent: isUnreadResponseEvent,
+        maxBytes: settings.maxResponseBytes,
+      });
+    }
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
     throw toModelRequestError(error, 'stream', settings.endpoint);
   }
   if (signal?.aborted) throw abortError(signal);
+  if (final !== undefined && (typeof final !== 'object' || final === null)) {
+    throw new ModelRequestError({ message: 'Model response malformed: its final response is not an object' });
+  }
   if (final === undefined) {
     throw new ModelRequestError({
       message:
@@ -342,7 +408,7 @@ async function streamResponse(
     });
   }
   // Some compatible servers send the final response without its output; the streamed items have it.
-  const output = final.output.length > 0 ? final.output : doneItems;
+  const output = Array.isArray(final.output) && final.output.length > 0 ? final.output : doneItems;
   return toModelResponse(settings, final.id, output, final.incomplete_details, final.usage);
 }
 

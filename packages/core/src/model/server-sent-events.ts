@@ -1,5 +1,35 @@
 import { createParser } from 'eventsource-parser';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { ModelRequestError } from '../errors/model-request-error';
+
+function responseTooLarge(maxBytes: number): ModelRequestError {
+  return new ModelRequestError({
+    message: `Model response too large: its body passed ${maxBytes} bytes (maxResponseBytes), so it was not read further`,
+  });
+}
+
+/**
+ * Reads a whole body as UTF-8 text, at most `maxBytes` of it.
+ *
+ * Contract: rejects with `ModelRequestError` naming the limit as soon as the body passes it (the
+ * body is cancelled), or with the body's own error; an absent body reads as `''`.
+ */
+export async function readBoundedText(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<string> {
+  if (body === null) return '';
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) throw responseTooLarge(maxBytes);
+    parts.push(decoder.decode(chunk, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join('');
+}
 
 /**
  * Reads a Responses stream's server-sent events and hands each one, parsed, to `onEvent`, until
@@ -18,14 +48,17 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
  * message whose `event:` field `skipEvent` is true for is dropped unparsed: the Responses API
  * repeats the whole response, tools included, in `response.created` and `response.in_progress`,
  * and a reader that has no use for them need not parse them (nor see an `error` member in them).
+ * A body longer than `maxBytes` (unlimited by default) rejects with `ModelRequestError` naming the
+ * limit as soon as it passes it: each event may be small and the stream never end.
  */
 export async function readServerSentEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: (event: ResponseStreamEvent) => void,
   {
     maxEventCharacters = 64 * 1024 * 1024,
+    maxBytes = Number.POSITIVE_INFINITY,
     skipEvent,
-  }: { maxEventCharacters?: number; skipEvent?: (name: string) => boolean } = {},
+  }: { maxEventCharacters?: number; maxBytes?: number; skipEvent?: (name: string) => boolean } = {},
 ): Promise<void> {
   const messages: string[] = [];
   let overflow: Error | undefined;
@@ -59,7 +92,10 @@ export async function readServerSentEvents(
     }
     messages.length = 0;
   };
+  let bytes = 0;
   for await (const chunk of body) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) throw responseTooLarge(maxBytes);
     parser.feed(decoder.decode(chunk, { stream: true }));
     dispatch();
   }
