@@ -213,6 +213,8 @@ const serveSchema = z.strictObject({
     .min(16 * 1024, 'must be at least 16384 (16 KiB): one event must fit')
     .max(1024 * 1024 * 1024, 'must be at most 1073741824 (1 GiB)')
     .optional(),
+  maxEventStreams: z.number().int().min(1).max(100_000).optional(),
+  bodyTimeoutMs: z.number().int().min(100).max(600_000).optional(),
   maxRetainedTurnBytes: z
     .number()
     .int()

@@ -514,6 +514,8 @@ describe('the serve section', () => {
       retryBackoff: true,
       console: true,
       maxEventStreamBytes: 4 * 1024 * 1024,
+      maxEventStreams: 128,
+      bodyTimeoutMs: 10_000,
       maxRetainedTurnBytes: 32 * 1024 * 1024,
     });
     expect(parseConfig({ limits: { turnTimeoutMs: 90_500 } }, { env: {} }).serve.expireSeconds).toBe(151);
@@ -537,6 +539,8 @@ describe('the serve section', () => {
       retryBackoff: false,
       console: false,
       maxEventStreamBytes: 65_536,
+      maxEventStreams: 7,
+      bodyTimeoutMs: 2_500,
       maxRetainedTurnBytes: 0,
     };
     const serve = parseConfig(

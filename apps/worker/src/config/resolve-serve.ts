@@ -1,4 +1,9 @@
-import { DEFAULT_MAX_EVENT_STREAM_BYTES, DEFAULT_MAX_RETAINED_TURN_BYTES } from '../daemon/memory-limits';
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_EVENT_STREAM_BYTES,
+  DEFAULT_MAX_EVENT_STREAMS,
+  DEFAULT_MAX_RETAINED_TURN_BYTES,
+} from '../daemon/memory-limits';
 import type { ConfigEnvironment } from './config-environment';
 import type { ConfigFile } from './config-schema';
 import type { WorkerServeConfig } from './worker-config';
@@ -124,6 +129,8 @@ export function resolveServe(
     retryBackoff: serve?.retryBackoff ?? true,
     console: serve?.console ?? true,
     maxEventStreamBytes: serve?.maxEventStreamBytes ?? DEFAULT_MAX_EVENT_STREAM_BYTES,
+    maxEventStreams: serve?.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
+    bodyTimeoutMs: serve?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
     maxRetainedTurnBytes: serve?.maxRetainedTurnBytes ?? DEFAULT_MAX_RETAINED_TURN_BYTES,
   };
 }

@@ -217,6 +217,16 @@ export interface WorkerServeConfig {
    */
   maxEventStreamBytes: number;
   /**
+   * The most HTTP event streams open at once (`serve.maxEventStreams`, default 128): another gets
+   * `503 overloaded` until one closes. Each event is written to every stream on the event loop.
+   */
+  maxEventStreams: number;
+  /**
+   * How long a request's body may take to arrive, in ms (`serve.bodyTimeoutMs`, default 10 s): a
+   * body not all there by then is answered `408 body_timeout` and its connection closed.
+   */
+  bodyTimeoutMs: number;
+  /**
    * The most bytes of finished turns kept in memory for the HTTP API (`serve.maxRetainedTurnBytes`,
    * default 32 MiB): each turn's event log as JSON, text deltas joined, plus its output; those that
    * ended first are dropped first and read from the records.

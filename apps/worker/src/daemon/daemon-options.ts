@@ -89,6 +89,16 @@ export interface DaemonOptions
    */
   maxEventStreamBytes?: number;
   /**
+   * The most HTTP event streams open at once (`serve.maxEventStreams`): another is answered `503
+   * overloaded` with `Retry-After` until one closes. Default 128.
+   */
+  maxEventStreams?: number;
+  /**
+   * How long a request's body may take to arrive, in ms (`serve.bodyTimeoutMs`): one not all there
+   * by then is answered `408 body_timeout` and its connection closed. Default 10 s.
+   */
+  bodyTimeoutMs?: number;
+  /**
    * Whether the agents' commands run in the sandbox, as `/healthz` reports it (`watchCommandSandbox`).
    * Default: not reported.
    */
@@ -165,9 +175,9 @@ export function refuseDaemonOption(field: string, message: string): never {
 }
 
 /** Refuses a byte limit that is not a whole number of at least `least`. */
-function checkByteLimit(field: string, value: number | undefined, least: number): void {
+function checkWholeLimit(field: string, value: number | undefined, least: number, unit = 'bytes'): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value >= least)) {
-    refuseDaemonOption(field, `expected a whole number of bytes >= ${least}, got ${String(value)}`);
+    refuseDaemonOption(field, `expected a whole number of ${unit} >= ${least}, got ${String(value)}`);
   }
 }
 
@@ -244,8 +254,10 @@ export function checkDaemonOptions(options: DaemonOptions): void {
       );
     }
   }
-  checkByteLimit('serve.maxEventStreamBytes', options.maxEventStreamBytes, 16 * 1024);
-  checkByteLimit('serve.maxRetainedTurnBytes', options.maxRetainedTurnBytes, 0);
+  checkWholeLimit('serve.maxEventStreamBytes', options.maxEventStreamBytes, 16 * 1024);
+  checkWholeLimit('serve.maxEventStreams', options.maxEventStreams, 1, 'streams');
+  checkWholeLimit('serve.bodyTimeoutMs', options.bodyTimeoutMs, 100, 'milliseconds');
+  checkWholeLimit('serve.maxRetainedTurnBytes', options.maxRetainedTurnBytes, 0);
   if ((options.staleTurnMs ?? 60_000) <= (options.heartbeatMs ?? 10_000)) {
     refuseDaemonOption(
       'serve.staleTurnMs',

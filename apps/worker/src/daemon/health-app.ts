@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import type { CommandSandboxReport } from '../config/command-sandbox';
+import { closeUnreadBody } from './http/close-unread-body';
 import type { RequestRefusal } from './request-guard';
 
 /** What the health listener needs from the daemon. */
@@ -55,6 +56,7 @@ function fail(
  */
 export function createHealthApp(options: HealthAppOptions): Hono<Bindings> {
   const app = new Hono<Bindings>();
+  app.use('*', closeUnreadBody());
   app.onError((_error, c) => fail(c, 500, 'internal_error', 'internal error'));
   app.notFound((c) =>
     fail(c, 404, 'not_found', `no route for ${c.req.path}: this port answers /healthz only`),

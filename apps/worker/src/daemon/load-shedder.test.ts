@@ -21,6 +21,36 @@ describe('load shedding', () => {
     expect(shedder.admit({ startsWork: false }).admitted).toBe(false);
   });
 
+  it('does not count a request while it waits on its client, and counts it again after, whatever the bound', async () => {
+    const shedder = new LoadShedder({ maxWaitingWork: 1, runningTurns: () => 0 });
+    const slow = shedder.admit({ startsWork: false });
+    if (!slow.admitted) throw new Error('expected the first request to be admitted');
+    let arrive: (body: string) => void = () => {};
+    const body = slow.awaitClient(
+      new Promise<string>((resolve) => {
+        arrive = resolve;
+      }),
+    );
+    expect(shedder.requestsUnderWay).toBe(0);
+    // Its place is free while its body arrives.
+    const other = shedder.admit({ startsWork: false });
+    expect(other.admitted).toBe(true);
+    arrive('{}');
+    expect(await body).toBe('{}');
+    expect(shedder.requestsUnderWay).toBe(2);
+    if (other.admitted) other.done();
+    slow.done();
+    slow.done();
+    expect(shedder.requestsUnderWay).toBe(0);
+    // Done while waiting: it never counts again, and a rejection passes through.
+    const gone = shedder.admit({ startsWork: false });
+    if (!gone.admitted) throw new Error('expected an admission');
+    const failed = gone.awaitClient(Promise.reject(new Error('the client went away')));
+    gone.done();
+    await expect(failed).rejects.toThrow('the client went away');
+    expect(shedder.requestsUnderWay).toBe(0);
+  });
+
   it('counts running turns against a request that starts work, not against one that reads or cancels', () => {
     let running = 3;
     const shedder = new LoadShedder({ maxWaitingWork: 4, runningTurns: () => running, retryAfterSeconds: 5 });

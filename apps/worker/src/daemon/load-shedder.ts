@@ -20,6 +20,12 @@ export type Admission =
       admitted: true;
       /** Ends the request's share of the waiting work. Idempotent. */
       done(): void;
+      /**
+       * Resolves as `waiting` does, the request not counted meanwhile: it waits on its client (its
+       * body arriving), not on this process. A client that sends its body slowly holds a connection,
+       * not a share of the bound, so a thousand of them do not lock everyone else out.
+       */
+      awaitClient<T>(waiting: Promise<T>): Promise<T>;
     }
   | {
       /** Refused: answer `503` with `Retry-After`, doing none of its work. */
@@ -38,7 +44,8 @@ export type Admission =
  * Contract: a request that starts work (`POST /v1/turns`, `POST /v1/workflows`) is refused once
  * requests under way plus turns running reach `maxWaitingWork`; any other request once requests
  * under way alone reach it, so an operator can still read and cancel while turns fill the bound.
- * An admitted request counts until `done()`. Refusals are logged once when they begin and once,
+ * An admitted request counts until `done()`, except while it waits on its client (`awaitClient`).
+ * Refusals are logged once when they begin and once,
  * with their count, when a request is admitted below nine tenths of the bound: a burst costs two
  * log lines, however long the load hovers at the bound.
  *
@@ -88,12 +95,29 @@ export class LoadShedder {
     }
     this.#underWay += 1;
     let open = true;
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      this.#underWay -= 1;
+    };
     return {
       admitted: true,
       done: () => {
-        if (!open) return;
         open = false;
-        this.#underWay -= 1;
+        uncount();
+      },
+      awaitClient: async (waiting) => {
+        uncount();
+        try {
+          return await waiting;
+        } finally {
+          // Admitted already: it counts again whatever the bound says now (unless it was done).
+          if (open && !counted) {
+            counted = true;
+            this.#underWay += 1;
+          }
+        }
       },
     };
   }

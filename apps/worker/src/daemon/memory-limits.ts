@@ -1,5 +1,5 @@
-// The defaults of the daemon's memory limits, in a module of their own: the configuration reads them
-// without loading the daemon.
+// The defaults of the daemon's memory and connection limits, in a module of their own: the
+// configuration reads them without loading the daemon.
 
 /**
  * Default of `serve.maxEventStreamBytes`: how far (in bytes of events) the reader of an HTTP event
@@ -12,3 +12,16 @@ export const DEFAULT_MAX_EVENT_STREAM_BYTES = 4 * 1024 * 1024;
  * JSON, text deltas joined, and outputs) kept in memory for the HTTP API.
  */
 export const DEFAULT_MAX_RETAINED_TURN_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Default of `serve.maxEventStreams`: the most HTTP event streams open at once. Each event is written
+ * to every stream on the event loop: with 256 streams open, 20 turns held it for up to half a second.
+ */
+export const DEFAULT_MAX_EVENT_STREAMS = 128;
+
+/**
+ * Default of `serve.bodyTimeoutMs`: how long a request's body may take to arrive, in ms. Its reading
+ * holds a connection, and a client that sends a byte now and then would otherwise hold it for
+ * Node's five minutes.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;

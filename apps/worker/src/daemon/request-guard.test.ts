@@ -103,6 +103,16 @@ describe('request guard: browsers on another site’s behalf', () => {
       post({ host: '127.0.0.1:8787', 'content-type': 'application/json; charset=utf-8' }),
     ).toBeUndefined();
     expect(
+      post({ host: '127.0.0.1:8787', 'content-type': 'Application/JSON;Charset="UTF-8"' }),
+    ).toBeUndefined();
+    // JSON is UTF-8: a body said to be in another charset would be read wrong.
+    for (const charset of ['utf-16', 'iso-8859-1', 'utf-8x']) {
+      expect(
+        post({ host: '127.0.0.1:8787', 'content-type': `application/json; charset=${charset}` }),
+        charset,
+      ).toMatchObject({ status: 415, code: 'unsupported_media_type' });
+    }
+    expect(
       guard({ method: 'PUT', headers: { host: '127.0.0.1:8787', 'transfer-encoding': 'chunked' } })?.status,
     ).toBe(415);
   });

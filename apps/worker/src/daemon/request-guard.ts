@@ -158,12 +158,19 @@ export function createRequestGuard(
       (headers['content-length'] !== undefined && headers['content-length'] !== '0');
     // A body, or a body-carrying method that declares a type, must be JSON.
     if (hasBody || (BODY_METHODS.has(method) && type !== undefined)) {
-      const mediaType = (type ?? '').split(';')[0]?.trim().toLowerCase();
-      if (mediaType !== 'application/json') {
+      const [mediaType, ...parameters] = (type ?? '').split(';').map((part) => part.trim().toLowerCase());
+      // JSON is UTF-8 (RFC 8259): a body said to be in another charset would be read as UTF-8 anyway.
+      const charset = parameters
+        .find((parameter) => parameter.startsWith('charset='))
+        ?.slice('charset='.length);
+      if (
+        mediaType !== 'application/json' ||
+        (charset !== undefined && charset.replaceAll('"', '') !== 'utf-8')
+      ) {
         return {
           status: 415,
           code: 'unsupported_media_type',
-          message: `the request body must be JSON, sent with Content-Type: application/json (got ${type === undefined ? 'none' : JSON.stringify(type)})`,
+          message: `the request body must be JSON in UTF-8, sent with Content-Type: application/json (got ${type === undefined ? 'none' : JSON.stringify(type)})`,
         };
       }
     }

@@ -218,6 +218,8 @@ function daemonOptionsOf(
     allowedHosts: serve.allowedHosts,
     console: serve.console,
     maxEventStreamBytes: serve.maxEventStreamBytes,
+    maxEventStreams: serve.maxEventStreams,
+    bodyTimeoutMs: serve.bodyTimeoutMs,
     maxRetainedTurnBytes: serve.maxRetainedTurnBytes,
     // `GET /v1/tools`: composed as the turns compose their tools, over the open MCP connections.
     toolManifest: async (agentId) => {

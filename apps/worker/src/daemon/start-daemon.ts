@@ -13,6 +13,7 @@ import { drainDaemon } from './drain-daemon';
 import { createHealthApp } from './health-app';
 import { createDaemonHttpApi } from './http/daemon-http-api';
 import { LoadShedder } from './load-shedder';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_EVENT_STREAMS } from './memory-limits';
 import { readOpenFileLimit } from './open-file-limit';
 import { stopWorkOnLockLost } from './stop-work-on-lock-lost';
 import { continueAnsweredTurns, resumeInterruptedTurns, sweepInterruptedTurns } from './turn-recovery';
@@ -248,6 +249,8 @@ function createApi(
     defaultAgent: options.agents[0] as string,
     agents: options.agents,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    maxEventStreams: options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
     ...(options.maxEventStreamBytes === undefined
       ? {}
       : { maxEventStreamBytes: options.maxEventStreamBytes }),

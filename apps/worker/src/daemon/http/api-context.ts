@@ -1,7 +1,9 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import { DEFAULT_MAX_EVENT_STREAM_BYTES } from '../memory-limits';
+import { DEFAULT_MAX_EVENT_STREAM_BYTES, DEFAULT_MAX_EVENT_STREAMS } from '../memory-limits';
 import { type BoundedEventStreamOptions, boundedEventStream } from './bounded-event-stream';
 import type { DaemonHttpApiOptions } from './daemon-http-api-options';
+import { HttpError } from './http-error';
 import { type AgentFields, agentFields } from './shared-schemas';
 
 /** What every resource's sub-app is made from: the API's options, and what is derived from them once. */
@@ -24,14 +26,37 @@ export interface ApiContext {
 export function createApiContext(options: DaemonHttpApiOptions): ApiContext {
   const { agents } = options;
   const limitBytes = options.maxEventStreamBytes ?? DEFAULT_MAX_EVENT_STREAM_BYTES;
+  const maxStreams = options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+  // Event streams open now, across the API: each event is written to every one on the event loop.
+  let openStreams = 0;
+  const countStream = (c: Context) => {
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+    // Without a Node response (`app.request` in a test) there is no connection to count.
+    if (outgoing === undefined) return;
+    if (openStreams >= maxStreams) {
+      throw new HttpError(
+        503,
+        'overloaded',
+        `this process has ${openStreams} event stream(s) open, at its bound of ${maxStreams} (serve.maxEventStreams): nothing was done; open it again after 2 s, or close another`,
+        undefined,
+        { 'retry-after': '2', connection: 'close' },
+      );
+    }
+    openStreams += 1;
+    // A response's close: its stream ended, or its connection went, whichever way.
+    outgoing.once('close', () => {
+      openStreams -= 1;
+    });
+  };
   return {
     options,
     fields: agentFields(agents),
     pollMs: options.recordPollMs ?? 1000,
     serves: (agent) => agents.includes(agent),
     served: (agent) => (agent === undefined ? [...agents] : [agent]),
-    eventStream: (c, comment, start) =>
-      boundedEventStream(c, {
+    eventStream: (c, comment, start) => {
+      countStream(c);
+      return boundedEventStream(c, {
         comment,
         limitBytes,
         start,
@@ -40,6 +65,7 @@ export function createApiContext(options: DaemonHttpApiOptions): ApiContext {
           options.log?.(
             `switchyard serve: a reader of GET ${c.req.path} fell more than ${limitBytes} bytes behind (serve.maxEventStreamBytes); its stream ended with an overflow event`,
           ),
-      }),
+      });
+    },
   };
 }

@@ -56,6 +56,10 @@ export interface DaemonHttpApiOptions {
   agents: readonly string[];
   /** Largest request body in bytes. */
   maxBodyBytes: number;
+  /** How long a request's body may take to arrive, in ms: past it, `408 body_timeout` (`serve.bodyTimeoutMs`). Default 10 s. */
+  bodyTimeoutMs?: number;
+  /** The most event streams open at once: another is answered `503 overloaded` (`serve.maxEventStreams`). Default 128. */
+  maxEventStreams?: number;
   /** `serving`, `draining`, or `lock-lost` (the embedded database's lock is gone: no new turns). */
   state(): 'serving' | 'draining' | 'lock-lost';
   /** Whether the agents' commands run in the sandbox, for `/healthz`; absent: not reported. */

@@ -6,7 +6,9 @@ import { checkBearerToken } from '../check-bearer-token';
 import type { ConsoleSite } from '../console-files';
 import type { EventLoopShare } from '../event-loop-share';
 import type { LoadShedder } from '../load-shedder';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../memory-limits';
 import { limitBody } from './bounded-body';
+import { closeUnreadBody } from './close-unread-body';
 import { isConsolePath } from './console/console-paths';
 import type { DaemonHttpApiOptions } from './daemon-http-api-options';
 import { HttpError } from './http-error';
@@ -15,7 +17,7 @@ import type { ApiBindings } from './route-builders';
 /** What the middleware chain reads of the API's options. */
 export type MiddlewareChainOptions = Pick<
   DaemonHttpApiOptions,
-  'shedder' | 'checkRequest' | 'token' | 'readToken' | 'maxBodyBytes'
+  'shedder' | 'checkRequest' | 'token' | 'readToken' | 'maxBodyBytes' | 'bodyTimeoutMs'
 > & {
   /** The event loop's share a request that starts work waits for (`DaemonTurns.share`). */
   turns: { share: Pick<EventLoopShare, 'inPlace'> };
@@ -29,6 +31,14 @@ const isRead = (c: Context) => c.req.method === 'GET' || c.req.method === 'HEAD'
 const startsWork = (c: Context) =>
   c.req.method === 'POST' && (c.req.path === '/v1/turns' || c.req.path === '/v1/workflows');
 
+/** The admission of each request under way, for the body limit: it reads the body uncounted. */
+const admissions = new WeakMap<IncomingMessage, { awaitClient<T>(waiting: Promise<T>): Promise<T> }>();
+
+/** While a request's body arrives, the request waits on its client and is not counted (`awaitClient`). */
+function awaitClient<T>(incoming: IncomingMessage, waiting: Promise<T>): Promise<T> {
+  return admissions.get(incoming)?.awaitClient(waiting) ?? waiting;
+}
+
 /**
  * Load shedding comes before everything, tracing included: over the bound a request costs only its
  * 503, and the process takes on no more work. The connection is closed after it, so a burst of
@@ -39,6 +49,8 @@ function shedLoad(shedder: LoadShedder, site: ConsoleSite): MiddlewareHandler<Ap
   return async (c, next) => {
     if (c.req.path === '/healthz' || (isRead(c) && isConsolePath(c.req.path, site))) return next();
     const admission = shedder.admit({ startsWork: startsWork(c) });
+    const incoming = c.env?.incoming as IncomingMessage | undefined;
+    if (admission.admitted && incoming !== undefined) admissions.set(incoming, admission);
     if (!admission.admitted) {
       throw new HttpError(
         503,
@@ -108,7 +120,9 @@ function checkTokens(options: MiddlewareChainOptions): MiddlewareHandler<ApiBind
 }
 
 /**
- * Puts the API's middleware on `app`, in the order each request meets it: load shedding (with a
+ * Puts the API's middleware on `app`, in the order each request meets it: a body not all read when
+ * its answer is sent is read for a little more, then its connection closed (`closeUnreadBody`), load
+ * shedding (with a
  * `shedder`), tracing (the request's span covers every check, and a turn it starts is its child),
  * the request guard (`checkRequest`: foreign `Host`, cross-site browser requests, bodies that are not
  * JSON), the tokens, the event loop's share for a request that starts work (`shareLoop`: a refused
@@ -116,12 +130,16 @@ function checkTokens(options: MiddlewareChainOptions): MiddlewareHandler<ApiBind
  * before any route.
  */
 export function useMiddlewareChain(app: OpenAPIHono<ApiBindings>, options: MiddlewareChainOptions): void {
+  app.use('*', closeUnreadBody());
   if (options.shedder !== undefined) app.use('*', shedLoad(options.shedder, options.site));
   app.use('*', httpTraceMiddleware);
   app.use('*', guardRequest(options.checkRequest));
   app.use('*', checkTokens(options));
   app.use('*', shareLoop(options.turns));
-  app.use('*', limitBody(options.maxBodyBytes));
+  app.use(
+    '*',
+    limitBody(options.maxBodyBytes, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, awaitClient),
+  );
 }
 
 /**

@@ -39,13 +39,17 @@ export const SHARED_ERRORS = {
     'A body or query that does not match the schema (`fields` names each problem)',
   ),
   tooLarge: sharedError('PayloadTooLarge', 'A body over the size limit'),
+  bodyTimeout: sharedError(
+    'BodyTimeout',
+    'A body that did not all arrive within serve.bodyTimeoutMs: nothing was done, and the connection is closed',
+  ),
   noTurn: sharedError('TurnNotFound', 'No such turn'),
   noApproval: sharedError('ApprovalNotFound', 'No such approval'),
   noWorkflow: sharedError('WorkflowNotFound', 'No such workflow'),
   noBrainPage: sharedError('BrainPageNotFound', 'No such Brain page of an agent served'),
   overloaded: sharedError(
     'Overloaded',
-    'Over the daemon’s bound of waiting work (serve.maxWaitingWork): nothing was done; send it again after Retry-After',
+    'Over the daemon’s bound of waiting work (serve.maxWaitingWork), or of event streams open at once for an event stream (serve.maxEventStreams): nothing was done; send it again after Retry-After',
     RETRY_AFTER_HEADER,
   ),
   keyInUse: sharedError(
@@ -78,5 +82,6 @@ export const COMMON_ERRORS = {
 /** The errors of a route that reads a body or a query. */
 export const BODY_ERRORS = {
   400: SHARED_ERRORS.invalid.ref,
+  408: SHARED_ERRORS.bodyTimeout.ref,
   413: SHARED_ERRORS.tooLarge.ref,
 } as const;
