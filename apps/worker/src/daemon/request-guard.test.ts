@@ -105,6 +105,9 @@ describe('request guard: browsers on another site’s behalf', () => {
     expect(
       post({ host: '127.0.0.1:8787', 'content-type': 'Application/JSON;Charset="UTF-8"' }),
     ).toBeUndefined();
+    expect(
+      post({ host: '127.0.0.1:8787', 'content-type': 'application/json; charset=utf8' }),
+    ).toBeUndefined();
     // JSON is UTF-8: a body said to be in another charset would be read wrong.
     for (const charset of ['utf-16', 'iso-8859-1', 'utf-8x']) {
       expect(

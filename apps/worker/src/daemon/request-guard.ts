@@ -2,6 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import os from 'node:os';
 
+/** What a `charset` parameter may say of a JSON body: its label, and the common misspelling. */
+const UTF_8_NAMES: ReadonlySet<string> = new Set(['utf-8', 'utf8']);
+
 /** Why a request was refused before it reached a route. */
 export interface RequestRefusal {
   /** 421 for a foreign `Host`, 403 for a cross-site request, 415 for a body that is not JSON. */
@@ -165,7 +168,7 @@ export function createRequestGuard(
         ?.slice('charset='.length);
       if (
         mediaType !== 'application/json' ||
-        (charset !== undefined && charset.replaceAll('"', '') !== 'utf-8')
+        (charset !== undefined && !UTF_8_NAMES.has(charset.replaceAll('"', '')))
       ) {
         return {
           status: 415,
