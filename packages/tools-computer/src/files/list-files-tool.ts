@@ -81,7 +81,7 @@ export function createListFilesTool(
         // One checked open for the usual call; the step by step path below only when it cannot tell,
         // so a refusal names what is wrong.
         base =
-          (await readFolderInHome(settings.home, path ?? '.')) ??
+          (await readFolderInHome(settings.home, path ?? '.', limits.maxWalkEntries + 1)) ??
           (await resolveExistingInHome(settings.home, path ?? '.'));
       } catch (caught) {
         return homePathFailure(caught);

@@ -50,7 +50,8 @@ export interface WalkSummary {
  * Walks a directory depth-first in name order without following symlinks: a symlink is reported as
  * an entry but never entered, and every folder is opened with `O_NOFOLLOW` and checked to still be
  * where it was seen before it is listed, so a folder swapped for a symlink mid-walk is skipped, never
- * followed out of the tree. Unreadable folders are skipped.
+ * followed out of the tree. Unreadable folders are skipped. Of a folder, only as many entries are
+ * kept as the walk has left (`maxEntries`): the least by name, which are those it would visit.
  *
  * Contract: throws `HomePathError` when `base` itself is not the folder it was (changed or gone);
  * throws `GlobWorkLimitError` when the glob runs out of work; stops early (keeping what it visited)
@@ -63,8 +64,12 @@ export async function walkDirectory(
 ): Promise<WalkSummary> {
   const summary: WalkSummary = { visited: 0, exhausted: false, changed: 0 };
   const { glob, slice } = options;
+  // Of a folder, only the entries the walk can still visit are kept (the least by name).
+  const left = () => options.maxEntries - summary.visited + 1;
   const first: DirectoryRead =
-    options.baseEntries === undefined ? await readDirectoryAt(base) : { entries: options.baseEntries };
+    options.baseEntries === undefined
+      ? await readDirectoryAt(base, left())
+      : { entries: options.baseEntries };
   if (first.entries === undefined) {
     throw new HomePathError(
       first.problem === 'unreadable'
@@ -98,7 +103,7 @@ export async function walkDirectory(
         (glob === undefined || (next !== undefined && glob.canDescend(next))) &&
         (!SKIPPED_DIRECTORIES.has(dirent.name) || options.include?.has(dirent.name) === true);
       if (!descend) continue;
-      const read = await readDirectoryAt(absolute);
+      const read = await readDirectoryAt(absolute, left());
       if (read.entries === undefined) {
         if (read.problem === 'changed') summary.changed += 1;
         continue;

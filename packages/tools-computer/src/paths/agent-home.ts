@@ -1,9 +1,10 @@
 import { constants, type Dirent, realpathSync, statSync } from 'node:fs';
-import { type FileHandle, open, readdir } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { ComputerToolsConfigError } from '../errors/computer-tools-config-error';
 import { describeFileKind } from './checked-open';
 import { HomePathError } from './home-path-error';
+import { readDirectory } from './read-directory';
 import {
   type OpenFolder,
   openFolderBeneath,
@@ -146,7 +147,8 @@ export async function resolveExistingInHome(
 
 /**
  * Lists a folder the model named inside the home, resolved by `walkBeneath` and read through its
- * open descriptor.
+ * open descriptor: at most `maxEntries` entries, the least by name, in name order (`readDirectory`;
+ * `more` says it has others).
  *
  * Contract: throws `HomePathError` as `resolveInHome` does; undefined when the path is missing, is
  * not a folder or leads outside the home: `resolveExistingInHome` then says what is wrong.
@@ -154,7 +156,8 @@ export async function resolveExistingInHome(
 export async function readFolderInHome(
   home: AgentHome,
   userPath: string,
-): Promise<{ real: string; entries: Dirent[] } | undefined> {
+  maxEntries = Number.POSITIVE_INFINITY,
+): Promise<{ real: string; entries: Dirent[]; more: boolean } | undefined> {
   const { components, options } = walkOf(home, userPath);
   let folder: OpenFolder;
   try {
@@ -164,7 +167,7 @@ export async function readFolderInHome(
     throw error;
   }
   try {
-    return { real: folder.real, entries: await readdir(folder.entry('.'), { withFileTypes: true }) };
+    return { real: folder.real, ...(await readDirectory(folder.entry('.'), maxEntries, { byName: true })) };
   } catch {
     return undefined;
   } finally {

@@ -1,5 +1,6 @@
 import { constants, type Dirent, existsSync, readlinkSync, type Stats } from 'node:fs';
-import { type FileHandle, open, readdir, realpath, stat } from 'node:fs/promises';
+import { type FileHandle, open, realpath, stat } from 'node:fs/promises';
+import { readDirectory } from './read-directory';
 
 const hasProcFd = process.platform === 'linux' && existsSync('/proc/self/fd');
 
@@ -39,7 +40,7 @@ async function descriptorIsAt(handle: FileHandle, expected: string): Promise<boo
 
 /** What `readDirectoryAt` found. */
 export type DirectoryRead =
-  | { entries: Dirent[]; problem?: undefined }
+  | { entries: Dirent[]; problem?: undefined; more?: boolean }
   | { entries?: undefined; problem: 'missing' | 'changed' | 'unreadable' };
 
 /**
@@ -47,11 +48,15 @@ export type DirectoryRead =
  * that folder: it is opened with `O_NOFOLLOW | O_DIRECTORY` (a symlink in its place is refused), the
  * opened descriptor is checked to be at `expected` (a parent swapped for a symlink is caught), and
  * the entries are read through the descriptor itself (`/proc/self/fd/N` on Linux), so what is
- * listed is the folder that was checked.
+ * listed is the folder that was checked. At most `maxEntries` entries are kept, the least by name,
+ * in name order (`readDirectory`); `more` says the folder has others.
  *
  * Contract: never throws for file-system errors; says why it read nothing instead.
  */
-export async function readDirectoryAt(expected: string): Promise<DirectoryRead> {
+export async function readDirectoryAt(
+  expected: string,
+  maxEntries = Number.POSITIVE_INFINITY,
+): Promise<DirectoryRead> {
   let handle: FileHandle;
   try {
     handle = await open(
@@ -66,10 +71,9 @@ export async function readDirectoryAt(expected: string): Promise<DirectoryRead> 
   }
   try {
     if (!(await descriptorIsAt(handle, expected))) return { problem: 'changed' };
-    const entries = await readdir(hasProcFd ? `/proc/self/fd/${handle.fd}` : expected, {
-      withFileTypes: true,
+    return await readDirectory(hasProcFd ? `/proc/self/fd/${handle.fd}` : expected, maxEntries, {
+      byName: true,
     });
-    return { entries };
   } catch {
     return { problem: 'unreadable' };
   } finally {

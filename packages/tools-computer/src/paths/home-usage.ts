@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
+import { readDirectory } from './read-directory';
 
 /** Entries one measurement visits at most: past it, the size seen so far stands (a lower bound). */
 const MAX_ENTRIES = 1_000_000;
@@ -35,7 +36,7 @@ async function measure(root: string): Promise<number> {
     const folder = folders.pop() as string;
     let entries: Dirent[];
     try {
-      entries = await readdir(folder, { withFileTypes: true });
+      entries = (await readDirectory(folder, MAX_ENTRIES - visited)).entries;
     } catch {
       continue;
     }
