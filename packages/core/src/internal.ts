@@ -64,7 +64,9 @@ export { resolveToolParameters, type ToolParameters } from './schema/tool-parame
 export { zodToJSONSchema } from './schema/zod-to-json-schema';
 export { isJsSpace } from './shared/is-js-space';
 export { isPlainObject } from './shared/is-plain-object';
+export { jsonTextNestsDeeperThan } from './shared/json-text-depth';
 export { raceAbort } from './shared/race-abort';
+export { tooDeepPath } from './shared/too-deep-path';
 export {
   TELEMETRY_ATTRIBUTES,
   TELEMETRY_METRICS,

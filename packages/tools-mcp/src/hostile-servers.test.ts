@@ -175,14 +175,14 @@ describe.each<Transport>(['stdio', 'http'])('a hostile MCP server over %s', (tra
     expectBounded(measured);
     const servers = measured.value;
     expect(createMcpTools({ servers })).toHaveLength(512);
-    // The server's 9 ordinary tools come first, then tool_0, tool_1, ...: the 513th is tool_503.
+    // The server's 14 ordinary tools come first, then tool_0, tool_1, ...: the 513th is tool_498.
     expect(servers.skippedTools()).toEqual([
       {
         server: 'hostile',
-        tool: 'tool_503',
+        tool: 'tool_498',
         kind: 'over-budget',
         reason:
-          "MCP server 'hostile' lists more than 512 tools (maxTools); 'tool_503' and every tool after it are left out.",
+          "MCP server 'hostile' lists more than 512 tools (maxTools); 'tool_498' and every tool after it are left out.",
       },
     ]);
     expect(await add(servers)).toBe('42');
@@ -310,6 +310,63 @@ describe('a hostile MCP server over stdio', () => {
     );
     // The next call restarts it.
     expect(await add(servers)).toBe('42');
+  });
+
+  it('refuses a message nested 2,000,000 deep before parsing it, and leaves out a structuredContent nested too deep', async () => {
+    const servers = await connect('stdio', 'none');
+    const measured = await measureAttack(() =>
+      find(servers, 'deep_message').execute({ depth: 2_000_000 }, CALL_CONTEXT),
+    );
+    expectBounded(measured);
+    expect(measured.value).toMatchObject({ isError: true, details: { failure: 'over-budget' } });
+    expect(text(measured.value)).toContain(
+      "MCP server 'hostile' sent a message nested deeper than 256 levels; it was not read",
+    );
+    // Under the message's limit, over what details keep: the text comes through, the rest is left out.
+    const kept = await find(servers, 'deep_structured').execute({ depth: 200 }, CALL_CONTEXT);
+    expect(text(kept)).toBe('hi');
+    expect(kept.details).toEqual({
+      server: 'hostile',
+      tool: 'deep_structured',
+      structuredContentOmitted: 'nested deeper than 64 levels',
+    });
+    expect(() => JSON.stringify(kept)).not.toThrow();
+    expect(await add(servers)).toBe('42');
+  });
+
+  it("passes on a server's own error of code -32000 or -32001 as its error, not as a lost server or a timeout", async () => {
+    const servers = await connect('stdio', 'none');
+    const pid = await serverPid(servers);
+    for (const code of [-32000, -32001, -32603]) {
+      const result = await find(servers, 'error_code').execute({ code }, CALL_CONTEXT);
+      expect(result, String(code)).toMatchObject({ isError: true });
+      expect(text(result)).toContain(`MCP error ${code}: quota exceeded for project x`);
+      expect(result.details).not.toMatchObject({ failure: 'server-exited' });
+      expect(result.details).not.toMatchObject({ failure: 'timeout' });
+    }
+    expect(await serverPid(servers)).toBe(pid);
+  });
+
+  it('stops a server that leaves what is sent to it unread, or writes lines that are not messages, naming the limit', async () => {
+    for (const [tool, limit] of [
+      [
+        'ping_flood',
+        /stopped reading its stdin \(\d+ bytes and \d+ messages sent to it waiting, over 16777216 bytes or 10000 messages\); the server was stopped/,
+      ],
+      [
+        'garbage_forever',
+        /wrote more than 1000 lines that are not JSON-RPC messages within 10 s; the server was stopped/,
+      ],
+    ] as const) {
+      // A server of its own each: one that dies twice is not restarted again.
+      const servers = await connect('stdio', 'none');
+      const measured = await measureAttack(() => find(servers, tool).execute({}, CALL_CONTEXT));
+      expectBounded(measured);
+      expect(measured.value, tool).toMatchObject({ isError: true, details: { failure: 'server-exited' } });
+      expect(text(measured.value)).toMatch(limit);
+      // The next call restarts it.
+      expect(await add(servers)).toBe('42');
+    }
   });
 
   it('lists once more, not 5,000 times, for a storm of list_changed notifications', async () => {

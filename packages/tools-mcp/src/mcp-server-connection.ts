@@ -110,6 +110,9 @@ export class McpServerConnection {
   private checking: Promise<void> | undefined;
   // Each client's progress routes (its transport's progress tokens are its own request ids).
   private readonly progressRoutes = new WeakMap<Client, ProgressRoutes>();
+  // Clients whose connection closed: only for them is a `ConnectionClosed` error the SDK's own (a
+  // server may answer a call with the same code, -32000, for its own reasons).
+  private readonly closedClients = new WeakSet<Client>();
 
   constructor(
     name: string,
@@ -153,7 +156,10 @@ export class McpServerConnection {
     };
     const client = new Client(this.clientInfo, { capabilities: {} });
     this.progressRoutes.set(client, progressRoutes);
-    client.onclose = () => this.closed(generation);
+    client.onclose = () => {
+      this.closedClients.add(client);
+      this.closed(generation);
+    };
     client.onerror = (error) => {
       // A stdio transport reports the limit that made it stop the server just before it closes.
       if (McpLimitError.isInstance(error) && this.config.kind === 'stdio') this.limitFailure = error;
@@ -239,6 +245,7 @@ export class McpServerConnection {
     this.inflight.add(call);
     // The call's total limit, whatever progress it reports: a timer the call holds until it ends.
     let pastDeadline = false;
+    const started = Date.now();
     const deadline = setTimeout(() => {
       pastDeadline = true;
       call.abort(new Error(`the call passed its callDeadlineMs of ${this.config.callDeadlineMs}`));
@@ -271,14 +278,22 @@ export class McpServerConnection {
       if (this.state === 'closed') return serversClosed(label, details);
       // An HTTP request that fails below MCP (fetch failed, session gone): is the server still there?
       if (this.config.kind === 'http' && !(error instanceof McpError)) await this.checkAlive(generation);
+      // The SDK's own errors share their codes with what a server may answer (-32000, -32001): only
+      // a closed connection, or a call as old as its time limit, is the SDK's.
       if (
         call.signal.aborted ||
-        (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) ||
+        (error instanceof McpError &&
+          error.code === ErrorCode.ConnectionClosed &&
+          this.closedClients.has(client)) ||
         client !== this.client
       ) {
         return serverLostDuringCall(label, details, this.config.kind, this.downReason, this.stderrNote());
       }
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (
+        error instanceof McpError &&
+        error.code === ErrorCode.RequestTimeout &&
+        Date.now() - started >= this.config.callTimeoutMs
+      ) {
         return callTimedOut(label, details, this.config.callTimeoutMs);
       }
       return callFailed(label, details, error);

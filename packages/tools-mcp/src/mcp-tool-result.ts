@@ -1,5 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentToolResult, ToolResultContentPart } from '@switchyard/core';
+import { tooDeepPath } from '@switchyard/core/internal';
 import { decodedBase64Length } from './decoded-base64-length';
 
 /** What an MCP tool's result carries in `details` (for logs; never sent to the model). */
@@ -8,8 +9,10 @@ export interface McpToolCallDetails {
   server: string;
   /** The tool's name on the server (may differ from the worker tool's name, see the README). */
   tool: string;
-  /** The server's `structuredContent`, when it sent one. */
+  /** The server's `structuredContent`, when it sent one nested at most `MAX_STRUCTURED_DEPTH` levels. */
   structuredContent?: unknown;
+  /** Why the server's `structuredContent` is not here (`nested deeper than 64 levels`). */
+  structuredContentOmitted?: string;
   /** What went wrong when the call did not reach a result: `tool-error` is the server's own `isError`. */
   failure?:
     | 'tool-error'
@@ -20,6 +23,13 @@ export interface McpToolCallDetails {
     | 'server-unavailable'
     | 'over-budget';
 }
+
+/**
+ * The deepest a result's `structuredContent` may nest to be kept: it travels in the call's `details`,
+ * which the worker serialises into its events and records, and 10,000 nested arrays overflowed the
+ * stack there (the turn's end was never recorded).
+ */
+export const MAX_STRUCTURED_DEPTH = 64;
 
 /** What `toAgentToolResult` enforces. */
 export interface McpResultLimits {
@@ -130,7 +140,9 @@ function contentPart(block: ContentBlock): ToolResultContentPart {
  * image; an empty image (no data) becomes a placeholder saying so, and images of other types (SVG,
  * BMP, ...), other binary content and audio become a short
  * placeholder naming the type and the exact decoded size; a resource link becomes a line naming it. A result with no
- * content but `structuredContent` shows that as JSON. `isError` carries over.
+ * content but `structuredContent` shows that as JSON. `isError` carries over. A `structuredContent`
+ * nested deeper than `MAX_STRUCTURED_DEPTH` levels is left out (`details.structuredContentOmitted`
+ * says why; with no content the model reads that too).
  *
  * Contract: a result whose parts would reach the model with more than `limits.maxResultBytes` beyond
  * their text (`bytesBeyondText`) becomes an `isError` result naming the server and the limit, with
@@ -142,9 +154,17 @@ export function toAgentToolResult(
   limits: McpResultLimits,
 ): AgentToolResult<McpToolCallDetails> {
   const isError = result.isError === true;
+  const tooDeep =
+    result.structuredContent !== undefined &&
+    tooDeepPath(result.structuredContent, 'structuredContent', MAX_STRUCTURED_DEPTH) !== undefined;
+  const omitted = `nested deeper than ${MAX_STRUCTURED_DEPTH} levels`;
   const fullDetails: McpToolCallDetails = {
     ...details,
-    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result.structuredContent === undefined
+      ? {}
+      : tooDeep
+        ? { structuredContentOmitted: omitted }
+        : { structuredContent: result.structuredContent }),
     ...(isError ? { failure: 'tool-error' as const } : {}),
   };
   let content: string | ToolResultContentPart[];
@@ -161,7 +181,9 @@ export function toAgentToolResult(
     }
     content = parts;
   } else if (result.structuredContent !== undefined) {
-    content = JSON.stringify(result.structuredContent);
+    content = tooDeep
+      ? `The tool's structuredContent is ${omitted}; it was not passed on.`
+      : JSON.stringify(result.structuredContent);
   } else if (result.toolResult !== undefined) {
     content = typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult);
   } else {

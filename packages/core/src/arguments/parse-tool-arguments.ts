@@ -1,4 +1,5 @@
 import { isPlainObject } from '../shared/is-plain-object';
+import { closingQuoteOf } from '../shared/json-text-depth';
 import { type ArgumentRepair, addRepair, type LadderRefusalReason } from './argument-ids';
 import {
   MAX_TOOL_ARGUMENT_BYTES,
@@ -97,13 +98,7 @@ function scanStructure(text: string): number {
   while (index < length) {
     const code = text.charCodeAt(index);
     if (code === 34) {
-      let close = text.indexOf('"', index + 1);
-      while (close !== -1) {
-        let backslashes = 0;
-        while (text.charCodeAt(close - 1 - backslashes) === 92) backslashes += 1;
-        if (backslashes % 2 === 0) break;
-        close = text.indexOf('"', close + 1);
-      }
+      const close = closingQuoteOf(text, index);
       if (close === -1) {
         // An unterminated string: JSON.parse would fail.
         strict = false;

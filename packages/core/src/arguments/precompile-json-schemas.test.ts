@@ -105,4 +105,19 @@ describe('precompileJSONSchemas', () => {
       /^its validator would be \d+ bytes of code, over the 100/,
     );
   });
+
+  it('refuses a schema nested deeper than 128 levels before any work, and compiles the others', async () => {
+    // 2,000 levels of properties: a structured clone of it to the compiler's thread overflows the stack.
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 2_000; level += 1) deep = { type: 'object', properties: { a: deep } };
+    let limit: Record<string, unknown> = { type: 'string' };
+    // 63 levels of properties: 126 levels of JSON, under the limit.
+    for (let level = 0; level < 63; level += 1) limit = { type: 'object', properties: { a: limit } };
+    const [refused, kept] = await precompileJSONSchemas([deep, limit]);
+    expect(refused).toMatchObject({ ok: false, refusal: 'too-large' });
+    expect(refused?.ok === false && refused.reason).toMatch(
+      /^it nests deeper than 128 levels \(at #\.properties\.a[.a-z]*\.\.\.\), more than a schema may$/,
+    );
+    expect(kept).toEqual({ ok: true });
+  });
 });

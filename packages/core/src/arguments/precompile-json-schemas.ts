@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { ValidateFunction } from 'ajv';
+import { tooDeepPath } from '../shared/too-deep-path';
 import type { JSONSchemaObject } from '../tool/worker-agent-tool';
 import {
   EXTERNAL_SCHEMA_AJV_OPTIONS,
@@ -84,6 +85,12 @@ export interface PrecompileJSONSchemasOptions {
 const DEFAULT_SCHEMA_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_VALIDATOR_CODE_BYTES = 1024 * 1024;
 const DEFAULT_MAX_VALIDATOR_NESTING = 256;
+/**
+ * The deepest a schema's JSON may nest (objects and arrays): a schema 2,000 levels deep could not
+ * even be sent to the compiler's thread (its structured clone overflows the stack). A schema nested
+ * 64 properties deep is 128 levels.
+ */
+const MAX_SCHEMA_DEPTH = 128;
 
 /**
  * Compiles external JSON Schemas (an MCP server's `inputSchema`s) for validation in a worker thread,
@@ -92,8 +99,9 @@ const DEFAULT_MAX_VALIDATOR_NESTING = 256;
  * (parsing is linear in its size, which `maxValidatorCodeBytes` bounds) and used by every later
  * `defineWorkerTool` of the same schema object, which then compiles nothing.
  *
- * Contract: resolves with one outcome per schema, in order; never rejects for a schema's sake. A
- * schema already compiled is `ok` at once. A refused schema must not be given to `defineWorkerTool`,
+ * Contract: resolves with one outcome per schema, in order; never rejects for a schema's sake (one
+ * nested deeper than 128 levels is `too-large` before any work). A schema already compiled is `ok`
+ * at once. A refused schema must not be given to `defineWorkerTool`,
  * which would compile it on the main thread. The thread is stopped when the work ends.
  *
  * @example
@@ -117,6 +125,16 @@ export async function precompileJSONSchemas(
       }
       if (options.signal?.aborted) {
         outcomes.push({ ok: false, refusal: 'too-slow', reason: String(options.signal.reason) });
+        continue;
+      }
+      const deep = tooDeepPath(schema, '#', MAX_SCHEMA_DEPTH);
+      if (deep !== undefined) {
+        const shown = deep.length > 120 ? `${deep.slice(0, 120)}...` : deep;
+        outcomes.push({
+          ok: false,
+          refusal: 'too-large',
+          reason: `it nests deeper than ${MAX_SCHEMA_DEPTH} levels (at ${shown}), more than a schema may`,
+        });
         continue;
       }
       try {
@@ -234,7 +252,12 @@ function compileIn(
     thread.on('error', onError);
     thread.on('exit', onExit);
     signal?.addEventListener('abort', onAbort, { once: true });
-    thread.postMessage({ schema, draft: jsonSchemaDraft(schema) });
+    try {
+      thread.postMessage({ schema, draft: jsonSchemaDraft(schema) });
+    } catch (error) {
+      // A schema the thread cannot be sent (a structured clone past its depth) is refused, not thrown.
+      finish({ kind: 'error', message: error instanceof Error ? error.message : String(error) });
+    }
   });
 }
 

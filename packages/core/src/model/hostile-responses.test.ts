@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelRequestError } from '../errors/model-request-error';
-import { MAX_RESPONSE_DEPTH, tooDeepPath } from './response-shape';
+import { tooDeepPath } from '../shared/too-deep-path';
+import { MAX_RESPONSE_DEPTH } from './response-shape';
 import { createResponsesModel, type ModelRequest, type ResponsesModelOptions } from './responses-model';
 
 // What a server that is not well-behaved sends, through the real SDK over HTTP: a local server

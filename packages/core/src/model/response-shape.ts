@@ -2,6 +2,7 @@ import type { ResponseOutputItem, ResponseUsage } from 'openai/resources/respons
 import { ModelRequestError } from '../errors/model-request-error';
 import { ZERO_USAGE } from '../events/add-usage';
 import type { AgentUsage } from '../events/agent-event';
+import { tooDeepPath } from '../shared/too-deep-path';
 
 /**
  * The deepest a response's output may nest (an item is level 1, its fields level 2, ...). The
@@ -17,37 +18,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 function malformed(detail: string): ModelRequestError {
   return new ModelRequestError({ message: `Model response malformed: ${detail}` });
-}
-
-/**
- * The path (`output[2].content[0]...`) of the first object or array nested deeper than `maxDepth`
- * levels (`root` itself is level 0, its members level 1), or undefined. Walks with a stack of its own, in one pass that stops at the first value too deep:
- * linear in the values it visits, and never deeper than `maxDepth` on the call stack.
- */
-export function tooDeepPath(root: unknown, rootName: string, maxDepth: number): string | undefined {
-  const pending: Array<{ value: unknown; depth: number; path: () => string }> = [
-    { value: root, depth: 0, path: () => rootName },
-  ];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { value, depth, path } = next;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > maxDepth) return path();
-    // Paths are built only for the one reported: a closure over its parent's, not a string per value.
-    if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index -= 1) {
-        pending.push({ value: value[index], depth: depth + 1, path: () => `${path()}[${index}]` });
-      }
-    } else {
-      for (const key of Object.keys(value)) {
-        pending.push({
-          value: (value as Record<string, unknown>)[key],
-          depth: depth + 1,
-          path: () => `${path()}.${key}`,
-        });
-      }
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -5,7 +5,8 @@
 // The listing attack is chosen by HOSTILE_ATTACK: `none`, `endless-pages`, `slow-pages`, `many-tools`,
 // `huge-schema`, `costly-schema`, `long-instructions`, `list-changed-storm` (stdio), `endless-event` (HTTP: the standing GET stream sends
 // one event without end). Call attacks are tools, always listed: `huge_result`, `endless_message`,
-// `huge_notification`, `image`, `many_parts`, `progress_storm`, `progress_forever`; `add` and
+// `huge_notification`, `image`, `many_parts`, `progress_storm`, `progress_forever`, `deep_message`,
+// `deep_structured`, `error_code`, and over stdio `ping_flood` and `garbage_forever`; `add` and
 // `stats` are ordinary.
 
 const attack = process.env.HOSTILE_ATTACK ?? 'none';
@@ -36,6 +37,17 @@ export const ordinaryTools = [
     count: integer,
   }),
   readOnlyTool('progress_forever', 'Report progress every 20 ms and never answer.'),
+  readOnlyTool('deep_message', 'Answer with a result nested `depth` arrays deep (4 MB for 2,000,000).', {
+    depth: integer,
+  }),
+  readOnlyTool('deep_structured', "Answer 'hi' with a structuredContent nested `depth` arrays deep.", {
+    depth: integer,
+  }),
+  readOnlyTool('error_code', 'Answer with a JSON-RPC error of `code` and the message "quota exceeded".', {
+    code: integer,
+  }),
+  readOnlyTool('ping_flood', 'Stop reading stdin and send ping requests without end (stdio).'),
+  readOnlyTool('garbage_forever', 'Write lines that are not JSON without end (stdio).'),
 ];
 
 /** The `tools/list` page for `cursor` under the current attack. */
@@ -90,7 +102,7 @@ export function countRequest(method) {
   received[method] = (received[method] ?? 0) + 1;
 }
 
-export function createHostileServer({ write, openStream, notify }) {
+export function createHostileServer({ write, openStream, notify, stopReading, rawLine }) {
   const respond = (id, result) => write(JSON.stringify({ jsonrpc: '2.0', id, result }));
 
   /** The start of a result of one text part, up to where the text goes. */
@@ -159,6 +171,33 @@ export function createHostileServer({ write, openStream, notify }) {
           }
         }, 20);
         return;
+      }
+      case 'deep_message': {
+        const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"deep"}],"structuredContent":{"nest":`;
+        return write(`${head}${'['.repeat(args.depth)}${']'.repeat(args.depth)}}}}`);
+      }
+      case 'deep_structured': {
+        const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"nest":`;
+        return write(`${head}${'['.repeat(args.depth)}${']'.repeat(args.depth)}}}}`);
+      }
+      case 'error_code':
+        return write(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            error: { code: args.code, message: 'quota exceeded for project x' },
+          }),
+        );
+      case 'ping_flood': {
+        stopReading();
+        for (let ping = 1; ; ping += 1) {
+          if (!(await rawLine(JSON.stringify({ jsonrpc: '2.0', id: `ping-${ping}`, method: 'ping' }))))
+            return;
+        }
+      }
+      case 'garbage_forever': {
+        const line = 'this is not JSON '.repeat(4);
+        for (;;) if (!(await rawLine(line))) return;
       }
       default:
         return write(

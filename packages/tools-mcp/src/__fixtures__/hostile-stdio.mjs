@@ -15,8 +15,15 @@ function piece(text) {
   return new Promise((resolve) => process.stdout.once('drain', () => resolve(!gone)));
 }
 
+let lines;
 const server = createHostileServer({
   write: (text) => piece(`${text}\n`),
+  rawLine: (text) => piece(`${text}\n`),
+  // Reads nothing more: what the client sends piles up in the pipe and in its own buffer.
+  stopReading: () => {
+    lines.pause();
+    process.stdin.pause();
+  },
   openStream: () => ({ piece, end: () => piece('\n') }),
   notify: (message) => {
     if (gone) return false;
@@ -25,6 +32,7 @@ const server = createHostileServer({
   },
 });
 
-createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => {
+lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+lines.on('line', (line) => {
   server.handle(JSON.parse(line)).catch((error) => process.stderr.write(`${error.stack}\n`));
 });

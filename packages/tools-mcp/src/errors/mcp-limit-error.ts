@@ -1,7 +1,15 @@
 import { SwitchyardError } from '@switchyard/core';
 
-/** The name of a server's limit, as it is configured (see `McpServerCommonConfig`). */
-export type McpLimitName = 'maxMessageBytes' | 'startupTimeoutMs';
+/**
+ * The name of a server's limit, as it is configured (see `McpServerCommonConfig`), or one of the
+ * fixed limits of a stdio server's messages (`MAX_MESSAGE_DEPTH`, `MAX_UNREAD_BYTES`, `MAX_INVALID_LINES`).
+ */
+export type McpLimitName =
+  | 'maxMessageBytes'
+  | 'startupTimeoutMs'
+  | 'maxMessageDepth'
+  | 'maxUnreadBytes'
+  | 'maxInvalidLines';
 
 /**
  * Internal: an MCP server went past a limit that fails a request: a message over `maxMessageBytes`

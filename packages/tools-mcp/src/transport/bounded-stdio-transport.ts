@@ -3,8 +3,9 @@ import { PassThrough } from 'node:stream';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { jsonTextNestsDeeperThan } from '@switchyard/core/internal';
 import { McpLimitError } from '../errors/mcp-limit-error';
-import { BoundedLineReader, type OversizedLine } from './bounded-line-reader';
+import { BoundedLineReader, OVERSIZED_LINE_ENDS, type OversizedLine } from './bounded-line-reader';
 import { refusedMessageId, refusedResponse } from './refused-response';
 
 /** What `BoundedStdioTransport` starts and how much it reads. */
@@ -27,11 +28,39 @@ export interface BoundedStdioTransportOptions {
 const RUNAWAY_FACTOR = 4;
 
 /**
+ * The deepest one message may nest: `JSON.parse` of deeper text takes time that grows faster than
+ * its length (10 messages of 4 MB nested 2,000,000 deep held the event loop for 0.7 to 2 s), and
+ * what it builds overflows the stack of whatever copies it. An input schema of 128 levels (core's
+ * limit) in a `tools/list` answer nests about 135.
+ */
+export const MAX_MESSAGE_DEPTH = 256;
+
+/**
+ * The most bytes written to a server's stdin and not yet taken by it, and the most messages waiting
+ * to be written: a server that stops reading while it sends requests (a flood of `ping`s, each
+ * answered, each answer's request held by the SDK until it is sent) would otherwise grow the worker
+ * without end (2.4 GB in 20 s). Past either the server is stopped.
+ */
+export const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+export const MAX_WAITING_MESSAGES = 10_000;
+
+/**
+ * The most lines that are not JSON-RPC messages a server may write in `INVALID_LINES_WINDOW_MS`:
+ * a stray log line is dropped, a server that writes nothing else is stopped (each line costs a
+ * failed parse on the main thread: such a stream held `/healthz` for seconds).
+ */
+export const MAX_INVALID_LINES = 1_000;
+const INVALID_LINES_WINDOW_MS = 10_000;
+
+/**
  * The SDK's stdio client transport, with one difference: a line (a message) over `maxMessageBytes`
  * is dropped as it arrives instead of being held whole (the SDK holds up to 10 MiB and then stops
  * the server). The request it answered fails at once with an `McpLimitError` naming the server and
  * the limit, and the server keeps serving its other calls; a line whose id cannot be read, or that
  * runs past four times the limit without ending, stops the server (`onerror` gets the error first).
+ * A message nested deeper than `MAX_MESSAGE_DEPTH` is refused the same way, before it is parsed; a
+ * server that leaves more than `MAX_UNREAD_BYTES` of what is sent to it unread, or writes more than
+ * `MAX_INVALID_LINES` lines that are not JSON-RPC within 10 s, is stopped.
  */
 export class BoundedStdioTransport implements Transport {
   onclose?: () => void;
@@ -43,6 +72,13 @@ export class BoundedStdioTransport implements Transport {
 
   private process: ChildProcess | undefined;
   private readonly reader: BoundedLineReader;
+  /** Lines that were not JSON-RPC messages in the window that started at `invalidSince`. */
+  private invalidLines = 0;
+  private invalidSince = 0;
+  /** Sends waiting for stdin to drain (one `drain` listener settles them all). */
+  private waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  /** Stopped for going past a limit: nothing more is read from it or sent to it. */
+  private stopped = false;
 
   constructor(private readonly options: BoundedStdioTransportOptions) {
     const limit = options.maxMessageBytes;
@@ -79,6 +115,7 @@ export class BoundedStdioTransport implements Transport {
       child.on('close', () => {
         this.process = undefined;
         this.reader.clear();
+        this.rejectWaiting(new Error('Not connected'));
         this.onclose?.();
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
@@ -91,12 +128,32 @@ export class BoundedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
       const stdin = this.process?.stdin;
-      if (!stdin) {
+      if (!stdin || this.stopped) {
         reject(new Error('Not connected'));
         return;
       }
-      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once('drain', resolve);
+      if (stdin.write(`${JSON.stringify(message)}\n`)) {
+        resolve();
+        return;
+      }
+      this.waiting.push({ resolve, reject });
+      if (this.waiting.length === 1) {
+        stdin.once('drain', () => {
+          const drained = this.waiting;
+          this.waiting = [];
+          for (const send of drained) send.resolve();
+        });
+      }
+      if (stdin.writableLength > MAX_UNREAD_BYTES || this.waiting.length > MAX_WAITING_MESSAGES) {
+        const { server } = this.options;
+        this.stop(
+          new McpLimitError({
+            server,
+            limit: 'maxUnreadBytes',
+            message: `MCP server '${server}' stopped reading its stdin (${stdin.writableLength} bytes and ${this.waiting.length} messages sent to it waiting, over ${MAX_UNREAD_BYTES} bytes or ${MAX_WAITING_MESSAGES} messages); the server was stopped`,
+          }),
+        );
+      }
     });
   }
 
@@ -123,15 +180,63 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private receive(text: string): void {
-    if (text.trim() === '') return;
+    if (this.stopped) return;
+    const start = text.trimStart();
+    if (start === '') return;
+    // Not an object: not a message, and not worth a failed parse.
+    if (!start.startsWith('{')) {
+      this.invalid(new SyntaxError(`not a JSON-RPC message: ${JSON.stringify(start.slice(0, 80))}`));
+      return;
+    }
+    if (jsonTextNestsDeeperThan(text, MAX_MESSAGE_DEPTH)) {
+      this.refuseDeep(text);
+      return;
+    }
     let message: JSONRPCMessage;
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(text));
     } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.invalid(error instanceof Error ? error : new Error(String(error)));
       return;
     }
     this.onmessage?.(message);
+  }
+
+  /** A line that is not a message: reported, and counted against `MAX_INVALID_LINES`. */
+  private invalid(error: Error): void {
+    const now = Date.now();
+    if (now - this.invalidSince > INVALID_LINES_WINDOW_MS) {
+      this.invalidSince = now;
+      this.invalidLines = 0;
+    }
+    this.invalidLines += 1;
+    if (this.invalidLines > MAX_INVALID_LINES) {
+      const { server } = this.options;
+      this.stop(
+        new McpLimitError({
+          server,
+          limit: 'maxInvalidLines',
+          message: `MCP server '${server}' wrote more than ${MAX_INVALID_LINES} lines that are not JSON-RPC messages within ${INVALID_LINES_WINDOW_MS / 1000} s; the server was stopped`,
+        }),
+      );
+      return;
+    }
+    this.onerror?.(error);
+  }
+
+  private refuseDeep(text: string): void {
+    const { server } = this.options;
+    const id = refusedMessageId(text.slice(0, OVERSIZED_LINE_ENDS), text.slice(-OVERSIZED_LINE_ENDS));
+    const error = new McpLimitError({
+      server,
+      limit: 'maxMessageDepth',
+      message: `MCP server '${server}' sent a message nested deeper than ${MAX_MESSAGE_DEPTH} levels; it was not read${id === undefined ? ', and as it answered no request this client can name, the server was stopped' : ''}`,
+    });
+    if (id === undefined) {
+      this.stop(error);
+      return;
+    }
+    this.onmessage?.(refusedResponse(id, error));
   }
 
   private refuse(line: OversizedLine): void {
@@ -150,7 +255,20 @@ export class BoundedStdioTransport implements Transport {
   }
 
   private stop(error: McpLimitError): void {
+    if (this.stopped) return;
+    this.stopped = true;
     this.onerror?.(error);
+    // What waited to be sent never will be: the requests behind it are let go now, not at exit.
+    this.rejectWaiting(error);
+    this.reader.clear();
+    // Nothing more is read: a server that floods its stdout waits on a full pipe until it is stopped.
+    this.process?.stdout?.pause();
     this.close().catch(() => {});
+  }
+
+  private rejectWaiting(error: Error): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const send of waiting) send.reject(error);
   }
 }

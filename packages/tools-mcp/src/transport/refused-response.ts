@@ -51,7 +51,7 @@ export function limitErrorOf(error: unknown, server: string): McpLimitError | un
   if (McpLimitError.isInstance(error)) return error;
   if (!(error instanceof McpError) || error.code !== REFUSED_RESPONSE_CODE) return undefined;
   const limit = (error.data as { limit?: unknown } | undefined)?.limit;
-  if (limit !== 'maxMessageBytes') return undefined;
+  if (limit !== 'maxMessageBytes' && limit !== 'maxMessageDepth') return undefined;
   const message = error.message.replace(`MCP error ${REFUSED_RESPONSE_CODE}: `, '');
   return new McpLimitError({ server, limit, message });
 }
