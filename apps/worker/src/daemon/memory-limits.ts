@@ -15,7 +15,8 @@ export const DEFAULT_MAX_RETAINED_TURN_BYTES = 32 * 1024 * 1024;
 
 /**
  * Default of `serve.maxEventStreams`: the most HTTP event streams open at once. Each event is written
- * to every stream on the event loop: with 256 streams open, 20 turns held it for up to half a second.
+ * to every stream on the event loop: while 20 turns ran, `/healthz` took at most 33 to 41 ms with 128
+ * streams open, 386 ms with 1,000 and 2.5 s with 4,000.
  */
 export const DEFAULT_MAX_EVENT_STREAMS = 128;
 
