@@ -147,8 +147,7 @@ export async function resolveExistingInHome(
 
 /**
  * Lists a folder the model named inside the home, resolved by `walkBeneath` and read through its
- * open descriptor: at most `maxEntries` entries, the least by name, in name order (`readDirectory`;
- * `more` says it has others).
+ * open descriptor: at most `maxEntries` entries, the least by name, in name order (`readDirectory`).
  *
  * Contract: throws `HomePathError` as `resolveInHome` does; undefined when the path is missing, is
  * not a folder or leads outside the home: `resolveExistingInHome` then says what is wrong.
@@ -157,7 +156,7 @@ export async function readFolderInHome(
   home: AgentHome,
   userPath: string,
   maxEntries = Number.POSITIVE_INFINITY,
-): Promise<{ real: string; entries: Dirent[]; more: boolean } | undefined> {
+): Promise<{ real: string; entries: Dirent[] } | undefined> {
   const { components, options } = walkOf(home, userPath);
   let folder: OpenFolder;
   try {
@@ -167,7 +166,8 @@ export async function readFolderInHome(
     throw error;
   }
   try {
-    return { real: folder.real, ...(await readDirectory(folder.entry('.'), maxEntries, { byName: true })) };
+    const read = await readDirectory(folder.entry('.'), maxEntries, { byName: true });
+    return { real: folder.real, entries: read.entries };
   } catch {
     return undefined;
   } finally {

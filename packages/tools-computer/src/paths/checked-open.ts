@@ -40,7 +40,7 @@ async function descriptorIsAt(handle: FileHandle, expected: string): Promise<boo
 
 /** What `readDirectoryAt` found. */
 export type DirectoryRead =
-  | { entries: Dirent[]; problem?: undefined; more?: boolean }
+  | { entries: Dirent[]; problem?: undefined }
   | { entries?: undefined; problem: 'missing' | 'changed' | 'unreadable' };
 
 /**
@@ -49,7 +49,7 @@ export type DirectoryRead =
  * opened descriptor is checked to be at `expected` (a parent swapped for a symlink is caught), and
  * the entries are read through the descriptor itself (`/proc/self/fd/N` on Linux), so what is
  * listed is the folder that was checked. At most `maxEntries` entries are kept, the least by name,
- * in name order (`readDirectory`); `more` says the folder has others.
+ * in name order (`readDirectory`).
  *
  * Contract: never throws for file-system errors; says why it read nothing instead.
  */
@@ -71,9 +71,10 @@ export async function readDirectoryAt(
   }
   try {
     if (!(await descriptorIsAt(handle, expected))) return { problem: 'changed' };
-    return await readDirectory(hasProcFd ? `/proc/self/fd/${handle.fd}` : expected, maxEntries, {
+    const read = await readDirectory(hasProcFd ? `/proc/self/fd/${handle.fd}` : expected, maxEntries, {
       byName: true,
     });
+    return { entries: read.entries };
   } catch {
     return { problem: 'unreadable' };
   } finally {
